@@ -1,0 +1,1 @@
+"""pando-cluster: bring a Pando cluster up, down, and report its status."""

@@ -1,0 +1,45 @@
+"""pando-osd configuration files (format: osd-target/README.md, Configuration)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+NFS_PORT_OFFSET = 0     # NFS data server: base + osd id
+CTL_PORT_OFFSET = 100   # control protocol: base + 100 + osd id
+MAX_OSDS = 99           # keeps the two port ranges apart
+
+
+@dataclass(frozen=True)
+class OsdConfig:
+    osd_id: int
+    data_dir: Path
+    key_file: Path
+    bind: str
+    base_port: int
+    threads: int = 8
+    log_level: str = "info"
+
+    @property
+    def nfs_listen(self) -> str:
+        return _addr(self.bind, self.base_port + NFS_PORT_OFFSET + self.osd_id)
+
+    @property
+    def ctl_listen(self) -> str:
+        return _addr(self.bind, self.base_port + CTL_PORT_OFFSET + self.osd_id)
+
+    def render(self) -> str:
+        return (f"# written by pando-cluster; edits are replaced by the next `up`\n"
+                f"osd_id     = {self.osd_id}\n"
+                f"data_dir   = {self.data_dir}\n"
+                f"key_file   = {self.key_file}\n"
+                f"nfs_listen = {self.nfs_listen}\n"
+                f"ctl_listen = {self.ctl_listen}\n"
+                f"threads    = {self.threads}\n"
+                f"log_level  = {self.log_level}\n")
+
+    def write(self, path: Path) -> None:
+        path.write_text(self.render())
+
+
+def _addr(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -1,0 +1,73 @@
+"""Detached daemons, identified by pid (and checked to be ours before signals)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Sequence
+
+
+def spawn_detached(argv: Sequence[str | os.PathLike[str]], cwd: Path, output: Path) -> int:
+    """Starts argv in its own session (setsid), stdin from /dev/null, stdout and
+    stderr appended to `output`, immune to the terminal's hangup; returns its pid."""
+    with open(output, "ab") as out, open(os.devnull, "rb") as devnull:
+        p = subprocess.Popen([str(a) for a in argv], cwd=cwd, stdin=devnull, stdout=out,
+                             stderr=subprocess.STDOUT, start_new_session=True,
+                             close_fds=True)
+    return p.pid
+
+
+def is_running(pid: int | None, exe_name: str) -> bool:
+    """True when `pid` is alive and runs `exe_name` (not a recycled pid)."""
+    if not pid:
+        return False
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    if stat.rsplit(")", 1)[-1].split()[0] == "Z":
+        _reap(pid)
+        return False
+    return bool(cmdline) and os.path.basename(cmdline[0].decode(errors="replace")) == exe_name
+
+
+def pid_alive(pid: int | None) -> bool:
+    """True when `pid` exists and is not a zombie (reaped here if it is ours)."""
+    if not pid:
+        return False
+    _reap(pid)
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def terminate(pid: int, exe_name: str, timeout: float) -> str:
+    """SIGTERM, wait up to `timeout`, then SIGKILL. Returns what happened."""
+    if not is_running(pid, exe_name):
+        return "not running"
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _reap(pid)
+        if not is_running(pid, exe_name):
+            return "stopped"
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(100):
+        _reap(pid)
+        if not is_running(pid, exe_name):
+            break
+        time.sleep(0.05)
+    return f"killed (no exit {timeout:.0f} s after SIGTERM)"

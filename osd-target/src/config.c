@@ -1,0 +1,136 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void osd_config_defaults(struct osd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->nfs_listen, sizeof(cfg->nfs_listen), "127.0.0.1:20491");
+	snprintf(cfg->ctl_listen, sizeof(cfg->ctl_listen), "127.0.0.1:20591");
+	cfg->threads = 8;
+	cfg->max_conns = 256;
+	cfg->log_level = LOG_INFO;
+}
+
+static int set_uint(const char *value, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(value, &end, 10);
+	if (errno || end == value || *end || *out > max || value[0] == '-')
+		return -1;
+	return 0;
+}
+
+static int set_string(char *dst, size_t cap, const char *value)
+{
+	if (strlen(value) >= cap)
+		return -1;
+	strcpy(dst, value);
+	return 0;
+}
+
+int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
+		   char *err, size_t errcap)
+{
+	unsigned long n;
+	int rc = 0;
+
+	if (!strcmp(name, "osd_id")) {
+		rc = set_uint(value, UINT32_MAX, &n);
+		cfg->osd_id = (uint32_t)n;
+	} else if (!strcmp(name, "data_dir")) {
+		rc = set_string(cfg->data_dir, sizeof(cfg->data_dir), value);
+	} else if (!strcmp(name, "key_file")) {
+		rc = set_string(cfg->key_file, sizeof(cfg->key_file), value);
+	} else if (!strcmp(name, "nfs_listen")) {
+		rc = set_string(cfg->nfs_listen, sizeof(cfg->nfs_listen), value);
+	} else if (!strcmp(name, "ctl_listen")) {
+		rc = set_string(cfg->ctl_listen, sizeof(cfg->ctl_listen), value);
+	} else if (!strcmp(name, "log_file")) {
+		rc = set_string(cfg->log_file, sizeof(cfg->log_file), value);
+	} else if (!strcmp(name, "threads")) {
+		rc = set_uint(value, 1024, &n) || n == 0;
+		cfg->threads = (unsigned)n;
+	} else if (!strcmp(name, "max_conns")) {
+		rc = set_uint(value, 65536, &n) || n == 0;
+		cfg->max_conns = (unsigned)n;
+	} else if (!strcmp(name, "log_level")) {
+		rc = log_level_parse(value, &cfg->log_level);
+	} else {
+		snprintf(err, errcap, "unknown setting '%s'", name);
+		return -1;
+	}
+	if (rc) {
+		snprintf(err, errcap, "bad value '%s' for %s", value, name);
+		return -1;
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = 0;
+	return s;
+}
+
+int osd_config_load(struct osd_config *cfg, const char *path, char *err, size_t errcap)
+{
+	char line[1024];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		snprintf(err, errcap, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), *eq, *name;
+		char why[256];
+
+		lineno++;
+		if (hash)
+			*hash = 0;
+		name = trim(line);
+		if (!*name)
+			continue;
+		eq = strchr(name, '=');
+		if (!eq) {
+			snprintf(err, errcap, "%s:%u: expected name = value", path, lineno);
+			fclose(f);
+			return -1;
+		}
+		*eq = 0;
+		if (osd_config_set(cfg, trim(name), trim(eq + 1), why, sizeof(why))) {
+			snprintf(err, errcap, "%s:%u: %s", path, lineno, why);
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int osd_config_check(const struct osd_config *cfg, char *err, size_t errcap)
+{
+	if (!cfg->osd_id)
+		snprintf(err, errcap, "osd_id is required (1 or more)");
+	else if (!cfg->data_dir[0])
+		snprintf(err, errcap, "data_dir is required");
+	else if (!cfg->key_file[0])
+		snprintf(err, errcap, "key_file is required");
+	else
+		return 0;
+	return -1;
+}

@@ -1,0 +1,33 @@
+/* pando-osd configuration: a "name = value" file, overridden by flags of
+ * the same names (--data-dir for data_dir).  Keys in README.md. */
+#ifndef PANDO_CONFIG_H
+#define PANDO_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+
+struct osd_config {
+	uint32_t osd_id;
+	char data_dir[PATH_MAX];
+	char key_file[PATH_MAX];
+	char nfs_listen[256];
+	char ctl_listen[256];
+	char log_file[PATH_MAX];
+	unsigned threads;
+	unsigned max_conns;
+	enum log_level log_level;
+};
+
+void osd_config_defaults(struct osd_config *cfg);
+/* Sets one key; 0 or -1 with a message in err. */
+int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
+		   char *err, size_t errcap);
+int osd_config_load(struct osd_config *cfg, const char *path, char *err, size_t errcap);
+/* Checks that everything required is set. */
+int osd_config_check(const struct osd_config *cfg, char *err, size_t errcap);
+
+#endif

@@ -1,0 +1,72 @@
+/* WRITE: the data goes from the record buffer to pwrite() uncopied.
+ * UNSTABLE lands in the page cache (FLUSH makes it durable); DATA_SYNC
+ * and FILE_SYNC are durable before the reply.  The verifier changes on
+ * every start, so a caller that sees it change re-sends unflushed data. */
+#include <string.h>
+
+#include "ctl_server.h"
+
+bool_t ctl_xdr_write_args_inplace(XDR *xdrs, osd_write_args *args)
+{
+	u_int len;
+	int32_t *data;
+
+	if (xdrs->x_op == XDR_FREE)
+		return TRUE;            /* the data belongs to the record */
+	if (xdrs->x_op != XDR_DECODE)
+		return FALSE;
+	if (!xdr_osd_obj_id(xdrs, &args->id) || !xdr_osd_u64(xdrs, &args->offset) ||
+	    !xdr_osd_stable(xdrs, &args->stable) || !xdr_u_int(xdrs, &len))
+		return FALSE;
+	/* An enum outside its declared values does not decode. */
+	if ((unsigned)args->stable > OSD_FILE_SYNC || len > OSD_CTL_MAX_DATA)
+		return FALSE;
+	data = xdr_inline_decode(xdrs, RNDUP(len));
+	if (!data)
+		return FALSE;
+	args->data.data_len = len;
+	args->data.data_val = (char *)data;
+	return TRUE;
+}
+
+static enum obj_stable store_stable(osd_stable stable)
+{
+	switch (stable) {
+	case OSD_DATA_SYNC:
+		return OBJ_DATA_SYNC;
+	case OSD_FILE_SYNC:
+		return OBJ_FILE_SYNC;
+	default:
+		return OBJ_UNSTABLE;
+	}
+}
+
+static int write_object(struct objstore *store, const struct obj_id *id, uint64_t off,
+			const void *data, size_t len, enum obj_stable stable)
+{
+	struct obj_ref *ref;
+	int err = objstore_get(store, id, &ref);
+
+	if (err)
+		return err;
+	err = obj_ref_write(ref, off, data, len, stable);
+	objstore_put(store, ref);
+	return err;
+}
+
+enum rpc_outcome ctl_proc_write(struct osd_ctx *ctx, void *argp, struct rpc_reply *reply)
+{
+	const osd_write_args *args = argp;
+	const struct obj_id id = { args->id.partition, args->id.object };
+	osd_write_res res = { 0 };
+	int err = write_object(ctx->store, &id, args->offset, args->data.data_val,
+			       args->data.data_len, store_stable(args->stable));
+
+	res.status = ctl_status(err);
+	if (!err) {
+		res.osd_write_res_u.ok.count = args->data.data_len;
+		memcpy(res.osd_write_res_u.ok.verifier, ctx->write_verf,
+		       sizeof(res.osd_write_res_u.ok.verifier));
+	}
+	return ctl_reply_encode(reply, CTL_XDRPROC(xdr_osd_write_res), &res, CTL_SMALL_RES);
+}

@@ -1,0 +1,272 @@
+/* pando-osd: one object storage target.  Loads its config and the cluster
+ * key, opens the object store, serves the NFSv3 data-server and control
+ * programs, and on SIGTERM/SIGINT drains requests and closes cleanly. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "osd.h"
+#include "osd_ctl.h"
+
+struct osd_daemon {
+	struct osd_config cfg;
+	struct cluster_key key;
+	struct osd_ctx ctx;
+	struct rpc_server *nfs;
+	struct rpc_server *ctl;
+	FILE *log;
+	int format;
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "osd-id", required_argument, NULL, 'i' },
+	{ "data-dir", required_argument, NULL, 'd' },
+	{ "key-file", required_argument, NULL, 'k' },
+	{ "nfs-listen", required_argument, NULL, 'n' },
+	{ "ctl-listen", required_argument, NULL, 'l' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "max-conns", required_argument, NULL, 'm' },
+	{ "log-level", required_argument, NULL, 'v' },
+	{ "log-file", required_argument, NULL, 'o' },
+	{ "format", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pando-osd [--config FILE] [options]\n"
+		"  --config FILE       settings file (name = value lines)\n"
+		"  --osd-id N          this target's id (required)\n"
+		"  --data-dir DIR      formatted data directory (required)\n"
+		"  --key-file FILE     cluster key (required)\n"
+		"  --nfs-listen H:P    NFSv3 data server address [127.0.0.1:20491]\n"
+		"  --ctl-listen H:P    control protocol address [127.0.0.1:20591]\n"
+		"  --threads N         worker threads per program [8]\n"
+		"  --max-conns N       connections per program [256]\n"
+		"  --log-level L       error, warn, info, debug [info]\n"
+		"  --log-file FILE     log here instead of stderr\n"
+		"  --format            format DATA_DIR first if it is empty\n");
+}
+
+/* Maps a long option back to its config name: --data-dir -> data_dir. */
+static void option_config_name(const char *opt, char *name, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; opt[i] && i + 1 < cap; i++)
+		name[i] = opt[i] == '-' ? '_' : opt[i];
+	name[i] = 0;
+}
+
+static int parse_args(struct osd_daemon *d, int argc, char **argv)
+{
+	char err[512], name[64];
+	int c, idx;
+
+	osd_config_defaults(&d->cfg);
+	/* First pass: the config file, so flags can override it. */
+	for (int i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--config") && osd_config_load(&d->cfg, argv[i + 1], err, sizeof(err))) {
+			fprintf(stderr, "pando-osd: %s\n", err);
+			return -1;
+		}
+	}
+	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == '?') {
+			usage(stderr);
+			return -1;
+		}
+		if (c == 'c')
+			continue;
+		if (c == 'F') {
+			d->format = 1;
+			continue;
+		}
+		option_config_name(long_opts[idx].name, name, sizeof(name));
+		if (osd_config_set(&d->cfg, name, optarg, err, sizeof(err))) {
+			fprintf(stderr, "pando-osd: %s\n", err);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pando-osd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (osd_config_check(&d->cfg, err, sizeof(err))) {
+		fprintf(stderr, "pando-osd: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int open_log(struct osd_daemon *d)
+{
+	d->log = NULL;
+	if (d->cfg.log_file[0]) {
+		d->log = fopen(d->cfg.log_file, "a");
+		if (!d->log) {
+			fprintf(stderr, "pando-osd: %s: %s\n", d->cfg.log_file, strerror(errno));
+			return -1;
+		}
+	}
+	log_init(d->cfg.log_level, d->log);
+	return 0;
+}
+
+static int load_key(struct osd_daemon *d)
+{
+	const char *why = "";
+
+	if (cluster_key_load(d->cfg.key_file, &d->key, &why)) {
+		log_error("cluster key %s: %s", d->cfg.key_file, why);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t fsid_from_uuid(const uint8_t uuid[16])
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | (uint64_t)(uuid[i] ^ uuid[i + 8]);
+	return v;
+}
+
+static int open_store(struct osd_daemon *d)
+{
+	const struct objstore_superblock *sb;
+	int rc;
+
+	if (d->format) {
+		rc = objstore_format(d->cfg.data_dir, d->cfg.osd_id, d->key.id);
+		if (rc && rc != -EEXIST) {
+			log_error("format %s: %s", d->cfg.data_dir, strerror(-rc));
+			return -1;
+		}
+	}
+	rc = objstore_open(d->cfg.data_dir, &d->ctx.store);
+	if (rc) {
+		log_error("open %s: %s%s", d->cfg.data_dir, strerror(-rc),
+			  rc == -ENOENT ? " (not formatted? see pando-osd-tool format)" : "");
+		return -1;
+	}
+	sb = objstore_superblock(d->ctx.store);
+	if (sb->osd_id != d->cfg.osd_id || sb->key_id != d->key.id) {
+		log_error("%s was formatted for osd %u with key %u, not osd %u with key %u",
+			  d->cfg.data_dir, sb->osd_id, sb->key_id, d->cfg.osd_id, d->key.id);
+		objstore_close(d->ctx.store);
+		return -1;
+	}
+	d->ctx.key = &d->key;
+	d->ctx.osd_id = d->cfg.osd_id;
+	d->ctx.fsid = fsid_from_uuid(sb->uuid);
+	/* A fresh verifier on every start tells clients that UNSTABLE writes
+	 * they have not COMMITted may be gone. */
+	if (getrandom(d->ctx.write_verf, sizeof(d->ctx.write_verf), 0) != sizeof(d->ctx.write_verf)) {
+		log_error("no randomness for the write verifier");
+		objstore_close(d->ctx.store);
+		return -1;
+	}
+	return 0;
+}
+
+static int start_servers(struct osd_daemon *d)
+{
+	struct rpc_server_config nfs_cfg = {
+		.listen = d->cfg.nfs_listen, .threads = d->cfg.threads,
+		.max_conns = d->cfg.max_conns, .max_record = OSD_MAX_RECORD, .max_inflight = 32,
+	};
+	struct rpc_server_config ctl_cfg = nfs_cfg;
+	struct rpc_program nfs = { "nfs3", NFS3_PROGRAM, NFS3_VERSION, nfs3_dispatch, &d->ctx };
+	struct rpc_program ctl = { "osdctl", PANDO_OSD_CTL, PANDO_OSD_CTL_V1, ctl_dispatch, &d->ctx };
+	const char *why = "";
+	int rc;
+
+	ctl_cfg.listen = d->cfg.ctl_listen;
+	rc = rpc_server_start(&nfs_cfg, &nfs, &d->nfs, &why);
+	if (rc) {
+		log_error("nfs3 on %s: %s: %s", d->cfg.nfs_listen, why, strerror(-rc));
+		return -1;
+	}
+	rc = rpc_server_start(&ctl_cfg, &ctl, &d->ctl, &why);
+	if (rc) {
+		log_error("osdctl on %s: %s: %s", d->cfg.ctl_listen, why, strerror(-rc));
+		rpc_server_stop(d->nfs);
+		return -1;
+	}
+	return 0;
+}
+
+static int wait_for_stop(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		if (sigwait(&set, &sig))
+			return -1;
+		if (sig != SIGHUP)
+			return sig;
+		log_info("SIGHUP: nothing to reload");
+	}
+}
+
+/* Signals are taken synchronously by main; every thread inherits this mask. */
+static void block_signals(void)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct osd_daemon d;
+	int sig;
+
+	if (parse_args(&d, argc, argv) || open_log(&d))
+		return 2;
+	block_signals();
+	if (load_key(&d) || open_store(&d))
+		return 1;
+	if (start_servers(&d)) {
+		objstore_close(d.ctx.store);
+		return 1;
+	}
+	log_info("pando-osd %u serving %s: nfs %s (port %u), control %s (port %u)",
+		 d.cfg.osd_id, d.cfg.data_dir, d.cfg.nfs_listen, rpc_server_port(d.nfs),
+		 d.cfg.ctl_listen, rpc_server_port(d.ctl));
+	sig = wait_for_stop();
+	log_info("%s: draining requests and stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
+	rpc_server_stop(d.nfs);
+	rpc_server_stop(d.ctl);
+	objstore_close(d.ctx.store);
+	log_info("pando-osd %u stopped cleanly", d.cfg.osd_id);
+	if (d.log)
+		fclose(d.log);
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* File handle = capability: the checks every NFS request goes through
+ * before it may touch an object (order and statuses in README.md). */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "nfs3.h"
+
+int nfs3_decode_fh_args(struct xdr_in *in, struct nfs3_fh *fh)
+{
+	fh->data = xin_opaque(in, NFS3_FHSIZE, &fh->len);
+	return in->err ? -EINVAL : 0;
+}
+
+/* Authenticity first: a handle we cannot verify tells its sender nothing
+ * about the target, not even whether the object exists. */
+static enum nfsstat3 check_handle(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
+				  struct capability *cap)
+{
+	enum cap_verdict v = capability_verify(ctx->key, fh->data, fh->len, cap);
+
+	if (v != CAP_VALID) {
+		log_debug("nfs3: bad handle (%s)", cap_verdict_name(v));
+		return NFS3ERR_BADHANDLE;
+	}
+	if (cap->osd_id != ctx->osd_id) {
+		log_debug("nfs3: handle for osd %u", cap->osd_id);
+		return NFS3ERR_STALE;
+	}
+	if (cap->expiry != 0 && cap->expiry < (uint64_t)time(NULL)) {
+		log_debug("nfs3: handle expired at %llu", (unsigned long long)cap->expiry);
+		return NFS3ERR_STALE;
+	}
+	return NFS3_OK;
+}
+
+/* A handle for an object that is gone (or, with id 0, never was) is
+ * stale; any other failure is the target's own. */
+static enum nfsstat3 open_failed(const struct obj_id *id, int err)
+{
+	if (err == -ENOENT || err == -EINVAL)
+		return NFS3ERR_STALE;
+	log_warn("nfs3: open %llx.%llx: %s", (unsigned long long)id->partition,
+		 (unsigned long long)id->object, strerror(-err));
+	return NFS3ERR_IO;
+}
+
+enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
+			    enum nfs3_need need, struct nfs3_obj *obj)
+{
+	struct obj_id id;
+	enum nfsstat3 st;
+	int err;
+
+	obj->ref = NULL;
+	st = check_handle(ctx, fh, &obj->cap);
+	if (st != NFS3_OK)
+		return st;
+
+	id.partition = obj->cap.partition;
+	id.object = obj->cap.object;
+	err = objstore_get(ctx->store, &id, &obj->ref);
+	if (err) {
+		obj->ref = NULL;
+		return open_failed(&id, err);
+	}
+	if (obj_ref_cap_version(obj->ref) != obj->cap.cap_version)
+		st = NFS3ERR_STALE;
+	else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
+		st = NFS3ERR_ACCES;
+	if (st != NFS3_OK)
+		nfs3_obj_close(ctx, obj);
+	return st;
+}
+
+void nfs3_obj_close(const struct osd_ctx *ctx, struct nfs3_obj *obj)
+{
+	if (obj->ref)
+		objstore_put(ctx->store, obj->ref);
+	obj->ref = NULL;
+}
+
+enum nfsstat3 nfs3_stat_from_errno(int err)
+{
+	switch (err) {
+	case 0:
+		return NFS3_OK;
+	case -ENOSPC:
+		return NFS3ERR_NOSPC;
+	case -EFBIG:
+		return NFS3ERR_FBIG;
+	case -ENOENT:		/* removed while we held it */
+		return NFS3ERR_STALE;
+	default:
+		return NFS3ERR_IO;
+	}
+}

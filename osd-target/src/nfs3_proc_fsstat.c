@@ -1,0 +1,50 @@
+/* FSSTAT: the target's capacity.  The store has no inode table, so the
+ * file counts are bounded by space: every object takes a block or more. */
+#include <string.h>
+
+#include "log.h"
+#include "nfs3.h"
+
+#define FSSTAT_BYTES_PER_FILE 4096u
+
+static void encode_fsstat_ok(struct xdr_out *out, const struct objstore_stat *st)
+{
+	uint64_t free_files = st->free_bytes / FSSTAT_BYTES_PER_FILE;
+
+	xout_u64(out, st->total_bytes);		/* tbytes */
+	xout_u64(out, st->free_bytes);		/* fbytes */
+	xout_u64(out, st->free_bytes);		/* abytes: nothing is reserved */
+	xout_u64(out, st->objects + free_files);	/* tfiles */
+	xout_u64(out, free_files);		/* ffiles */
+	xout_u64(out, free_files);		/* afiles */
+	xout_u32(out, 0);			/* invarsec: changes any time */
+}
+
+enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_in *args,
+				  struct rpc_reply *reply)
+{
+	struct objstore_stat st;
+	struct nfs3_obj obj;
+	struct nfs3_fh fh;
+	enum nfsstat3 status;
+	int err;
+
+	if (nfs3_decode_fh_args(args, &fh))
+		return RPC_OUT_GARBAGE_ARGS;
+
+	status = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
+	if (status != NFS3_OK) {
+		xout_u32(&reply->res, status);
+		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
+		return RPC_OUT_SUCCESS;
+	}
+	err = objstore_statfs(ctx->store, &st);
+	if (err)
+		log_warn("nfs3 FSSTAT: %s", strerror(-err));
+	xout_u32(&reply->res, nfs3_stat_from_errno(err));
+	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
+	if (!err)
+		encode_fsstat_ok(&reply->res, &st);
+	nfs3_obj_close(ctx, &obj);
+	return RPC_OUT_SUCCESS;
+}

@@ -1,0 +1,87 @@
+/* READ: pread into a buffer that the transport sends as the reply's
+ * payload, so the data is never copied into the result encoding. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "nfs3.h"
+
+int nfs3_decode_read_args(struct xdr_in *in, struct nfs3_read_args *a)
+{
+	if (nfs3_decode_fh_args(in, &a->fh))
+		return -EINVAL;
+	a->offset = xin_u64(in);
+	a->count = xin_u32(in);
+	return in->err ? -EINVAL : 0;
+}
+
+static void reply_read_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+			    enum nfsstat3 st, struct rpc_reply *reply)
+{
+	xout_u32(&reply->res, st);
+	nfs3_encode_post_op_attr(&reply->res, ctx, obj);
+}
+
+/* The count is cut to rtmax, as FSINFO advertises (RFC 1813, 3.3.6). */
+static enum nfsstat3 read_object(const struct nfs3_obj *obj, const struct nfs3_read_args *a,
+				 struct rpc_reply *reply, size_t *got, bool *eof)
+{
+	size_t want = a->count < OSD_NFS_MAX_IO ? a->count : OSD_NFS_MAX_IO;
+	void *buf;
+	int err;
+
+	if (a->offset > OBJSTORE_MAX_OFFSET)
+		return NFS3ERR_FBIG;
+	buf = malloc(want ? want : 1);
+	if (!buf)
+		return NFS3ERR_SERVERFAULT;
+	*got = 0;
+	err = obj_ref_read(obj->ref, a->offset, want, buf, got, eof);
+	if (err) {
+		free(buf);
+		log_warn("nfs3 READ %llx.%llx at %llu: %s", (unsigned long long)obj->cap.partition,
+			 (unsigned long long)obj->cap.object, (unsigned long long)a->offset,
+			 strerror(-err));
+		return nfs3_stat_from_errno(err);
+	}
+	if (*got == 0) {
+		free(buf);
+		return NFS3_OK;
+	}
+	reply->payload = buf;
+	reply->payload_len = *got;
+	reply->payload_free = free;
+	return NFS3_OK;
+}
+
+enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
+				struct rpc_reply *reply)
+{
+	struct nfs3_read_args a;
+	struct nfs3_obj obj;
+	enum nfsstat3 st;
+	size_t got = 0;
+	bool eof = false;
+
+	if (nfs3_decode_read_args(args, &a))
+		return RPC_OUT_GARBAGE_ARGS;
+
+	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_READ, &obj);
+	if (st != NFS3_OK) {
+		reply_read_fail(ctx, NULL, st, reply);
+		return RPC_OUT_SUCCESS;
+	}
+	st = read_object(&obj, &a, reply, &got, &eof);
+	if (st != NFS3_OK) {
+		reply_read_fail(ctx, &obj, st, reply);
+	} else {
+		xout_u32(&reply->res, NFS3_OK);
+		nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
+		xout_u32(&reply->res, (uint32_t)got);	/* count */
+		xout_bool(&reply->res, eof);
+		xout_u32(&reply->res, (uint32_t)got);	/* data<> length; payload follows */
+	}
+	nfs3_obj_close(ctx, &obj);
+	return RPC_OUT_SUCCESS;
+}

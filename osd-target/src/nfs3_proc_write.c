@@ -1,0 +1,77 @@
+/* WRITE: the data is decoded in place and goes from the record buffer to
+ * the object in one write.  DATA_SYNC and FILE_SYNC both sync data and
+ * size before the reply, so both are answered FILE_SYNC. */
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "nfs3.h"
+
+int nfs3_decode_write_args(struct xdr_in *in, struct nfs3_write_args *a)
+{
+	if (nfs3_decode_fh_args(in, &a->fh))
+		return -EINVAL;
+	a->offset = xin_u64(in);
+	a->count = xin_u32(in);
+	a->stable = xin_u32(in);
+	/* Data longer than a record cannot be there; within that, its length
+	 * is checked against count and wtmax after the handle (NFS3ERR_INVAL). */
+	a->data = xin_opaque(in, OSD_MAX_RECORD, &a->data_len);
+	if (in->err || a->stable > NFS3_FILE_SYNC)
+		return -EINVAL;
+	return 0;
+}
+
+static void reply_write_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+			     enum nfsstat3 st, struct rpc_reply *reply)
+{
+	xout_u32(&reply->res, st);
+	nfs3_encode_wcc_data(&reply->res, ctx, obj);
+}
+
+static enum nfsstat3 write_object(const struct nfs3_obj *obj, const struct nfs3_write_args *a)
+{
+	enum obj_stable how = a->stable == NFS3_UNSTABLE ? OBJ_UNSTABLE : OBJ_FILE_SYNC;
+	int err;
+
+	if (a->count != a->data_len || a->count > OSD_NFS_MAX_IO)
+		return NFS3ERR_INVAL;
+	if (a->offset > OBJSTORE_MAX_OFFSET)
+		return NFS3ERR_FBIG;
+	err = obj_ref_write(obj->ref, a->offset, a->data, a->data_len, how);
+	if (err && err != -ENOSPC && err != -EFBIG)
+		log_warn("nfs3 WRITE %llx.%llx at %llu+%u: %s",
+			 (unsigned long long)obj->cap.partition,
+			 (unsigned long long)obj->cap.object, (unsigned long long)a->offset,
+			 a->count, strerror(-err));
+	return nfs3_stat_from_errno(err);
+}
+
+enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
+				 struct rpc_reply *reply)
+{
+	struct nfs3_write_args a;
+	struct nfs3_obj obj;
+	enum nfsstat3 st;
+
+	if (nfs3_decode_write_args(args, &a))
+		return RPC_OUT_GARBAGE_ARGS;
+
+	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_WRITE, &obj);
+	if (st != NFS3_OK) {
+		reply_write_fail(ctx, NULL, st, reply);
+		return RPC_OUT_SUCCESS;
+	}
+	st = write_object(&obj, &a);
+	if (st != NFS3_OK) {
+		reply_write_fail(ctx, &obj, st, reply);
+	} else {
+		xout_u32(&reply->res, NFS3_OK);
+		nfs3_encode_wcc_data(&reply->res, ctx, &obj);
+		xout_u32(&reply->res, a.count);
+		xout_u32(&reply->res, a.stable == NFS3_UNSTABLE ? NFS3_UNSTABLE : NFS3_FILE_SYNC);
+		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+	}
+	nfs3_obj_close(ctx, &obj);
+	return RPC_OUT_SUCCESS;
+}

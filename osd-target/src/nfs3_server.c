@@ -1,0 +1,136 @@
+/* The NFSv3 program: credential check and procedure dispatch.  Procedures
+ * a data server has no use for answer NFS3ERR_NOTSUPP with their own
+ * failure arm, so a client decodes the reply as it expects to. */
+#include "log.h"
+#include "nfs3.h"
+
+#define AUTH_SYS_MAX_MACHINE 255
+#define AUTH_SYS_MAX_GIDS 16
+
+struct nfs3_proc_desc {
+	const char *name;
+	nfs3_proc_fn fn;          /* NULL: answered NFS3ERR_NOTSUPP */
+	unsigned absent_attrs;    /* words of the failure arm, all "no attributes" */
+};
+
+/* The failure arms of the unsupported procedures are post_op_attr
+ * (one word) and wcc_data (two words: pre_op_attr, post_op_attr). */
+static const struct nfs3_proc_desc nfs3_procs[NFSPROC3_COUNT] = {
+	[NFSPROC3_NULL] = { "NULL", nfs3_proc_null, 0 },
+	[NFSPROC3_GETATTR] = { "GETATTR", nfs3_proc_getattr, 0 },
+	[NFSPROC3_SETATTR] = { "SETATTR", NULL, 2 },
+	[NFSPROC3_LOOKUP] = { "LOOKUP", NULL, 1 },
+	[NFSPROC3_ACCESS] = { "ACCESS", nfs3_proc_access, 0 },
+	[NFSPROC3_READLINK] = { "READLINK", NULL, 1 },
+	[NFSPROC3_READ] = { "READ", nfs3_proc_read, 0 },
+	[NFSPROC3_WRITE] = { "WRITE", nfs3_proc_write, 0 },
+	[NFSPROC3_CREATE] = { "CREATE", NULL, 2 },
+	[NFSPROC3_MKDIR] = { "MKDIR", NULL, 2 },
+	[NFSPROC3_SYMLINK] = { "SYMLINK", NULL, 2 },
+	[NFSPROC3_MKNOD] = { "MKNOD", NULL, 2 },
+	[NFSPROC3_REMOVE] = { "REMOVE", NULL, 2 },
+	[NFSPROC3_RMDIR] = { "RMDIR", NULL, 2 },
+	[NFSPROC3_RENAME] = { "RENAME", NULL, 4 },	/* fromdir_wcc, todir_wcc */
+	[NFSPROC3_LINK] = { "LINK", NULL, 3 },		/* file_attributes, linkdir_wcc */
+	[NFSPROC3_READDIR] = { "READDIR", NULL, 1 },
+	[NFSPROC3_READDIRPLUS] = { "READDIRPLUS", NULL, 1 },
+	[NFSPROC3_FSSTAT] = { "FSSTAT", nfs3_proc_fsstat, 0 },
+	[NFSPROC3_FSINFO] = { "FSINFO", nfs3_proc_fsinfo, 0 },
+	[NFSPROC3_PATHCONF] = { "PATHCONF", nfs3_proc_pathconf, 0 },
+	[NFSPROC3_COMMIT] = { "COMMIT", nfs3_proc_commit, 0 },
+};
+
+/* authsys_parms (RFC 5531, appendix A), which must fill the body exactly. */
+static bool auth_sys_body_valid(const uint8_t *body, uint32_t len)
+{
+	struct xdr_in in;
+	uint32_t name_len, ngids;
+
+	xin_init(&in, body, len);
+	xin_u32(&in);					/* stamp */
+	xin_opaque(&in, AUTH_SYS_MAX_MACHINE, &name_len);
+	xin_u32(&in);					/* uid */
+	xin_u32(&in);					/* gid */
+	ngids = xin_u32(&in);
+	if (ngids > AUTH_SYS_MAX_GIDS)
+		return false;
+	xin_take(&in, (size_t)ngids * 4);
+	return !in.err && xin_left(&in) == 0;
+}
+
+/* The handle carries the authority, so the credential only has to be
+ * well formed; the verifier of both flavors is an empty AUTH_NONE. */
+static enum rpc_outcome check_auth(const struct rpc_call *call)
+{
+	switch (call->cred.flavor) {
+	case RPC_AUTH_NONE:
+		if (call->cred.len != 0)
+			return RPC_OUT_AUTH_BADCRED;
+		break;
+	case RPC_AUTH_SYS:
+		if (!auth_sys_body_valid(call->cred.body, call->cred.len))
+			return RPC_OUT_AUTH_BADCRED;
+		break;
+	default:
+		return RPC_OUT_AUTH_TOOWEAK;
+	}
+	if (call->verf.flavor != RPC_AUTH_NONE || call->verf.len != 0)
+		return RPC_OUT_AUTH_BADVERF;
+	return RPC_OUT_SUCCESS;
+}
+
+static enum rpc_outcome reply_notsupp(const struct nfs3_proc_desc *p, struct rpc_reply *reply)
+{
+	unsigned i;
+
+	xout_u32(&reply->res, NFS3ERR_NOTSUPP);
+	for (i = 0; i < p->absent_attrs; i++)
+		xout_bool(&reply->res, false);
+	return RPC_OUT_SUCCESS;
+}
+
+/* Every NFSv3 result but NULL's starts with its nfsstat3. */
+static uint32_t reply_status(const struct rpc_reply *reply)
+{
+	struct xdr_in in;
+
+	xin_init(&in, reply->res.buf, reply->res.len);
+	return xin_u32(&in);
+}
+
+static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_call *call,
+				 struct rpc_reply *reply)
+{
+	const struct nfs3_proc_desc *p = &nfs3_procs[call->proc];
+	enum rpc_outcome out;
+	struct xdr_in args;
+
+	xin_init(&args, call->args, call->args_len);
+	out = p->fn ? p->fn(ctx, &args, reply) : reply_notsupp(p, reply);
+	if (out != RPC_OUT_SUCCESS)
+		log_debug("nfs3 %s xid %#x: rpc outcome %d", p->name, call->xid, (int)out);
+	else if (call->proc != NFSPROC3_NULL)
+		log_debug("nfs3 %s xid %#x: status %u", p->name, call->xid, reply_status(reply));
+	return out;
+}
+
+enum rpc_outcome nfs3_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+{
+	enum rpc_outcome out = check_auth(call);
+
+	if (out != RPC_OUT_SUCCESS) {
+		log_debug("nfs3 xid %#x: credential flavor %u refused", call->xid,
+			  call->cred.flavor);
+		return out;
+	}
+	if (call->prog != NFS3_PROGRAM)
+		return RPC_OUT_PROG_UNAVAIL;
+	if (call->vers != NFS3_VERSION) {
+		reply->mismatch_low = NFS3_VERSION;
+		reply->mismatch_high = NFS3_VERSION;
+		return RPC_OUT_PROG_MISMATCH;
+	}
+	if (call->proc >= NFSPROC3_COUNT)
+		return RPC_OUT_PROC_UNAVAIL;
+	return run_proc(opaque, call, reply);
+}

@@ -1,0 +1,142 @@
+/* The object store: partitions and objects with 64-bit ids, object data in
+ * sharded files, the index and attributes in RocksDB.  No RPC in here.
+ *
+ * Every function returns 0 or a negative errno:
+ *   -ENOENT    no such partition / object
+ *   -EEXIST    already exists
+ *   -ENOTEMPTY partition still holds objects
+ *   -EINVAL    bad id (0 is reserved), bad attribute, bad length
+ *   -EFBIG     offset or length past the largest object
+ *   -ENOSPC    the target is full
+ *   -EIO       anything the disk or RocksDB refused
+ * The store is safe to use from many threads at once. */
+#ifndef PANDO_OBJSTORE_H
+#define PANDO_OBJSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OBJSTORE_MAX_OFFSET ((uint64_t)INT64_MAX)
+#define OBJSTORE_ATTR_PAGE_INFO 1u
+#define OBJSTORE_ATTR_PAGE_USER_MIN 0x10000u
+#define OBJSTORE_ATTR_MAX_LEN 1024u
+
+enum objstore_info_attr {
+	OBJ_ATTR_LENGTH = 1,
+	OBJ_ATTR_MTIME = 2,
+	OBJ_ATTR_CTIME = 3,
+	OBJ_ATTR_CREATED = 4,
+	OBJ_ATTR_OWNER = 5,
+	OBJ_ATTR_COMPONENT = 6,
+	OBJ_ATTR_CAP_VERSION = 7,
+	OBJ_ATTR_USED = 8,
+};
+
+struct objstore;
+struct obj_ref;
+
+struct obj_id {
+	uint64_t partition;
+	uint64_t object;
+};
+
+struct objstore_superblock {
+	uint8_t uuid[16];
+	uint32_t osd_id;
+	uint32_t key_id;
+	uint64_t created_ns;
+};
+
+struct objstore_stat {
+	uint64_t total_bytes;
+	uint64_t free_bytes;
+	uint64_t partitions;
+	uint64_t objects;
+};
+
+/* The "object info" attribute page. */
+struct obj_info {
+	uint64_t length;
+	uint64_t used_bytes;
+	uint64_t mtime_ns;
+	uint64_t ctime_ns;
+	uint64_t created_ns;
+	uint64_t owner_file;
+	uint32_t component;
+	uint32_t cap_version;
+};
+
+struct obj_create_req {
+	uint64_t object;      /* 0: the store picks the next free id */
+	uint64_t owner_file;
+	uint32_t component;
+	uint32_t cap_version;
+};
+
+enum obj_stable {
+	OBJ_UNSTABLE = 0,    /* page cache only */
+	OBJ_DATA_SYNC = 1,   /* data (and size) durable before return */
+	OBJ_FILE_SYNC = 2,
+};
+
+/* Creates DIR (if missing) and writes a fresh superblock and empty index.
+ * Fails with -EEXIST if DIR already holds a superblock. */
+int objstore_format(const char *dir, uint32_t osd_id, uint32_t key_id);
+int objstore_open(const char *dir, struct objstore **out);
+/* Syncs everything and frees the store; no obj_ref may be outstanding. */
+void objstore_close(struct objstore *s);
+const struct objstore_superblock *objstore_superblock(const struct objstore *s);
+int objstore_statfs(struct objstore *s, struct objstore_stat *st);
+/* Removes every partition and object, keeps the superblock identity. */
+int objstore_wipe(struct objstore *s);
+
+int objstore_partition_create(struct objstore *s, uint64_t partition);
+int objstore_partition_remove(struct objstore *s, uint64_t partition);
+/* Partitions with id > after, ascending, at most max; *eof when no more. */
+int objstore_partition_list(struct objstore *s, uint64_t after, uint64_t *ids,
+			    size_t max, size_t *n, bool *eof);
+
+/* Creates n objects in one durable batch.  results[i] gets 0 or -errno;
+ * reqs[i].object is filled in when the store picked the id.  Returns
+ * -errno only when nothing could be attempted (bad partition, I/O). */
+int objstore_object_create(struct objstore *s, uint64_t partition,
+			   struct obj_create_req *reqs, size_t n, int *results);
+int objstore_object_remove(struct objstore *s, uint64_t partition,
+			   const uint64_t *objects, size_t n, int *results);
+int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after,
+			 uint64_t *ids, size_t max, size_t *n, bool *eof);
+
+/* Open-object references: a cached descriptor plus the object's capability
+ * version, shared by all requests on the object.  Every get must be paired
+ * with a put.  A removed object's outstanding refs answer -ENOENT. */
+int objstore_get(struct objstore *s, const struct obj_id *id, struct obj_ref **out);
+void objstore_put(struct objstore *s, struct obj_ref *ref);
+
+uint32_t obj_ref_cap_version(const struct obj_ref *ref);
+/* Reads up to len bytes at off; *n is what was read, *eof when off + *n
+ * reaches the logical length. */
+int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
+		 size_t *n, bool *eof);
+int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
+		  enum obj_stable stable);
+int obj_ref_sync(struct obj_ref *ref);
+int obj_ref_info(struct obj_ref *ref, struct obj_info *info);
+
+/* Attribute access by (page, number); see README.md for the pages.
+ * Page 1 values are big-endian integers of their natural width. */
+int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page,
+		      uint32_t number, void *buf, size_t cap, size_t *len);
+/* len 0 on a user page deletes the attribute. */
+int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page,
+		      uint32_t number, const void *val, size_t len);
+/* Lists the user attributes of an object: pages/numbers ascending. */
+int objstore_attr_list(struct objstore *s, const struct obj_id *id,
+		       uint32_t *pages, uint32_t *numbers, size_t max, size_t *n);
+
+int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
+			     uint32_t version, uint32_t *old);
+/* Makes the object's data, or with id NULL every object's, durable. */
+int objstore_flush(struct objstore *s, const struct obj_id *id);
+
+#endif

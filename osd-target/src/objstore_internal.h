@@ -1,0 +1,158 @@
+/* Private to the object store's own files: what lies behind the opaque
+ * handles of objstore.h, and the helpers those files share. */
+#ifndef PANDO_OBJSTORE_INTERNAL_H
+#define PANDO_OBJSTORE_INTERNAL_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rocksdb/c.h>
+
+#include "objstore.h"
+
+#define SHARDS 256
+#define OBJ_PATH_LEN 37               /* "XX/" 16 hex "." 16 hex NUL */
+#define CACHE_BUCKETS 8192
+
+/* Key types and record sizes: see objstore_db.c for the layout. */
+enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_NEXT = 'N', K_RUNNING = 'R' };
+#define KEY_MAX 25
+#define PART_REC_LEN 9
+#define OBJ_REC_LEN 33
+#define REC_VERSION 1
+
+struct obj_rec {
+	uint64_t created_ns;
+	uint64_t ctime_ns;
+	uint64_t owner_file;
+	uint32_t component;
+	uint32_t cap_version;
+};
+
+struct lru {
+	struct lru *prev, *next;
+};
+
+struct obj_ref {
+	struct lru lru;                 /* first: idle list, only while refs == 0 */
+	struct obj_ref *hnext;          /* hash chain, then free list */
+	struct objstore *s;
+	struct obj_id id;
+	int fd;
+	unsigned refs;                  /* under cache_lock */
+	atomic_bool removed;
+	_Atomic uint32_t cap_version;
+};
+
+struct objstore {
+	struct objstore_superblock sb;
+	int dirfd;
+	int objfd;
+	rocksdb_t *db;
+	rocksdb_options_t *opts;
+	rocksdb_block_based_table_options_t *topts;
+	rocksdb_cache_t *bcache;
+	rocksdb_writeoptions_t *wsync;
+	rocksdb_readoptions_t *ropts;
+
+	/* Index changes check, then write: one at a time. */
+	pthread_mutex_t meta_lock;
+	_Atomic uint64_t npartitions;
+	_Atomic uint64_t nobjects;
+
+	/* Open-object cache.  cache_gen moves whenever a record the cache
+	 * mirrors changes, so a loader that raced with it starts again.
+	 * Lock order: meta_lock, then cache_lock. */
+	pthread_mutex_t cache_lock;
+	struct obj_ref *buckets[CACHE_BUCKETS];
+	struct lru idle;                /* next: most recently used */
+	size_t nidle;
+	size_t idle_max;
+	uint64_t cache_gen;
+};
+
+/* An iterator over [start, end).  Each has its own read options because
+ * they carry the bound, and its own copy of the bound because RocksDB
+ * keeps only a pointer to it. */
+struct db_iter {
+	rocksdb_readoptions_t *ro;
+	rocksdb_iterator_t *it;
+	uint8_t end[KEY_MAX];
+};
+
+static inline uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts_ns(&ts);
+}
+
+/* Callers tell a full disk and a too-large file apart from a broken one. */
+static inline int errno_io(int e)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		return -ENOSPC;
+	if (e == EFBIG)
+		return -EFBIG;
+	return -EIO;
+}
+
+/* objstore_db.c */
+size_t key_part(uint8_t *k, uint8_t type, uint64_t partition);
+size_t key_obj(uint8_t *k, uint64_t partition, uint64_t object);
+size_t key_attr(uint8_t *k, const struct obj_id *id, uint32_t page, uint32_t number);
+void prefix_end(uint8_t *k, size_t len);
+void rec_encode(const struct obj_rec *r, uint8_t *v);
+int rec_load(struct objstore *s, const struct obj_id *id, struct obj_rec *r);
+int part_exists(struct objstore *s, uint64_t partition);
+int db_err(const char *what, char *err);
+int db_get(struct objstore *s, const uint8_t *k, size_t klen, char **val, size_t *vlen);
+int db_exists(struct objstore *s, const uint8_t *k, size_t klen);
+int db_write(struct objstore *s, rocksdb_writebatch_t *b);
+int db_put(struct objstore *s, const uint8_t *k, size_t klen, const void *v, size_t vlen);
+int db_delete(struct objstore *s, const uint8_t *k, size_t klen);
+void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start,
+	       size_t slen, const uint8_t *end, size_t elen);
+void iter_open_attrs(struct objstore *s, struct db_iter *i, const struct obj_id *id);
+bool iter_valid(struct db_iter *i);
+const uint8_t *iter_key(struct db_iter *i, size_t *len);
+int iter_close(struct db_iter *i);
+int db_count(struct objstore *s, uint8_t type, uint64_t *count);
+int db_list_ids(struct objstore *s, const uint8_t *prefix, size_t plen, uint64_t after,
+		uint64_t *ids, size_t max, size_t *n, bool *eof);
+int db_create(const char *dir);
+int db_open(struct objstore *s, const char *dir);
+void db_free(struct objstore *s);
+
+/* objstore_super.c */
+uint64_t id_hash(uint64_t partition, uint64_t object);
+unsigned obj_shard(const struct obj_id *id);
+void obj_path(char *buf, const struct obj_id *id);
+bool obj_name_parse(const char *name, struct obj_id *id);
+int open_dir(const char *dir);
+int fsync_at(int dirfd, const char *name);
+DIR *shard_open(struct objstore *s, unsigned shard);
+int sb_read(int dirfd, struct objstore_superblock *sb);
+
+/* objstore_cache.c */
+void cache_init(struct objstore *s);
+void cache_forget(struct objstore *s, const struct obj_id *id);
+void cache_forget_all(struct objstore *s);
+void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version);
+
+/* objstore_io.c */
+int ref_truncate(struct obj_ref *ref, uint64_t length);
+
+#endif

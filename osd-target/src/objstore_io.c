@@ -1,0 +1,148 @@
+/* Object data I/O through an open-object reference.  Every call checks
+ * removed first: a removed object's descriptor stays open until the last
+ * put, and I/O through it would quietly succeed on an unlinked file. */
+#include "objstore_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+uint32_t obj_ref_cap_version(const struct obj_ref *ref)
+{
+	return atomic_load(&ref->cap_version);
+}
+
+static int ref_stat(struct obj_ref *ref, struct stat *st)
+{
+	if (fstat(ref->fd, st) == 0)
+		return 0;
+	log_error("objstore: fstat %" PRIx64 ".%" PRIx64 ": %s",
+		  ref->id.partition, ref->id.object, strerror(errno));
+	return -EIO;
+}
+
+static int ref_datasync(struct obj_ref *ref)
+{
+	if (fdatasync(ref->fd) == 0)
+		return 0;
+	log_error("objstore: fdatasync %" PRIx64 ".%" PRIx64 ": %s",
+		  ref->id.partition, ref->id.object, strerror(errno));
+	return errno_io(errno);
+}
+
+int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
+		 size_t *n, bool *eof)
+{
+	struct stat st;
+	size_t done = 0;
+	int rc;
+
+	if (atomic_load(&ref->removed))
+		return -ENOENT;
+	if (off > OBJSTORE_MAX_OFFSET)
+		return -EFBIG;
+	if (len > OBJSTORE_MAX_OFFSET - off)
+		len = OBJSTORE_MAX_OFFSET - off;
+	while (done < len) {
+		ssize_t r = pread(ref->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			log_error("objstore: read %" PRIx64 ".%" PRIx64 ": %s",
+				  ref->id.partition, ref->id.object, strerror(errno));
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	/* After the read, so that a concurrent extension is not reported
+	 * as the end of the object. */
+	rc = ref_stat(ref, &st);
+	if (rc)
+		return rc;
+	*n = done;
+	*eof = off + done >= (uint64_t)st.st_size;
+	return 0;
+}
+
+int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
+		  enum obj_stable stable)
+{
+	size_t done = 0;
+
+	if (atomic_load(&ref->removed))
+		return -ENOENT;
+	if ((unsigned)stable > OBJ_FILE_SYNC)
+		return -EINVAL;
+	if (off > OBJSTORE_MAX_OFFSET || len > OBJSTORE_MAX_OFFSET - off)
+		return -EFBIG;
+	while (done < len) {
+		ssize_t r = pwrite(ref->fd, (const char *)buf + done, len - done,
+				   (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+
+			/* A full disk or a too-large file is the client's to handle,
+			 * not a fault to log. */
+			if (e != ENOSPC && e != EDQUOT && e != EFBIG)
+				log_error("objstore: write %" PRIx64 ".%" PRIx64 ": %s",
+					  ref->id.partition, ref->id.object, strerror(e));
+			return errno_io(e);
+		}
+		done += (size_t)r;
+	}
+	return stable == OBJ_UNSTABLE ? 0 : ref_datasync(ref);
+}
+
+/* Durably: the length is an attribute the caller is told is set. */
+int ref_truncate(struct obj_ref *ref, uint64_t length)
+{
+	if (atomic_load(&ref->removed))
+		return -ENOENT;
+	if (ftruncate(ref->fd, (off_t)length) < 0) {
+		if (errno != ENOSPC && errno != EFBIG)
+			log_error("objstore: truncate %" PRIx64 ".%" PRIx64 ": %s",
+				  ref->id.partition, ref->id.object, strerror(errno));
+		return errno_io(errno);
+	}
+	return ref_datasync(ref);
+}
+
+int obj_ref_sync(struct obj_ref *ref)
+{
+	if (atomic_load(&ref->removed))
+		return -ENOENT;
+	return ref_datasync(ref);
+}
+
+int obj_ref_info(struct obj_ref *ref, struct obj_info *info)
+{
+	struct obj_rec r;
+	struct stat st;
+	int rc;
+
+	if (atomic_load(&ref->removed))
+		return -ENOENT;
+	rc = ref_stat(ref, &st);
+	if (!rc)
+		rc = rec_load(ref->s, &ref->id, &r);
+	if (rc)
+		return rc;
+	info->length = (uint64_t)st.st_size;
+	info->used_bytes = (uint64_t)st.st_blocks * 512;
+	info->mtime_ns = ts_ns(&st.st_mtim);
+	info->ctime_ns = r.ctime_ns;
+	info->created_ns = r.created_ns;
+	info->owner_file = r.owner_file;
+	info->component = r.component;
+	info->cap_version = atomic_load(&ref->cap_version);
+	return 0;
+}

@@ -1,0 +1,105 @@
+/* ONC RPC (RFC 5531) server over TCP: record marking, one reader thread per
+ * connection, a shared worker pool, replies written whole under a
+ * per-connection lock.  A program plugs in one dispatch function. */
+#ifndef PANDO_RPC_SERVER_H
+#define PANDO_RPC_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "xdr_cursor.h"
+
+#define RPC_AUTH_NONE 0
+#define RPC_AUTH_SYS 1
+#define RPC_MAX_AUTH_BYTES 400
+
+/* How a dispatch function tells the transport what to answer. */
+enum rpc_outcome {
+	RPC_OUT_SUCCESS = 0,      /* accepted, SUCCESS, results in reply->res */
+	RPC_OUT_PROG_UNAVAIL,
+	RPC_OUT_PROG_MISMATCH,
+	RPC_OUT_PROC_UNAVAIL,
+	RPC_OUT_GARBAGE_ARGS,
+	RPC_OUT_SYSTEM_ERR,
+	RPC_OUT_AUTH_BADCRED,     /* denied, AUTH_ERROR with this auth_stat */
+	RPC_OUT_AUTH_REJECTEDCRED,
+	RPC_OUT_AUTH_BADVERF,
+	RPC_OUT_AUTH_REJECTEDVERF,
+	RPC_OUT_AUTH_TOOWEAK,
+	RPC_OUT_DROP,             /* send nothing */
+};
+
+struct rpc_opaque_auth {
+	uint32_t flavor;
+	uint32_t len;
+	const uint8_t *body;      /* points into the record */
+};
+
+/* A decoded call.  Everything points into the record buffer, which lives
+ * until the dispatch function returns. */
+struct rpc_call {
+	uint32_t xid;
+	uint32_t prog;
+	uint32_t vers;
+	uint32_t proc;
+	struct rpc_opaque_auth cred;
+	struct rpc_opaque_auth verf;
+	const uint8_t *header;    /* start of the call message */
+	size_t header_len;        /* bytes up to the end of the verifier */
+	const uint8_t *args;
+	size_t args_len;
+	struct sockaddr_storage peer;
+};
+
+/* The reply a dispatch function builds.  `res` holds the encoded results
+ * (its buffer is preallocated by the transport, RPC_REPLY_RES_CAP bytes).
+ * A large opaque that ends the results (READ data) goes in `payload`
+ * instead of being copied into res: the transport sends res, then
+ * payload, then the XDR padding.  payload_free (if set) is called on
+ * payload after sending. */
+#define RPC_REPLY_RES_CAP 8192
+struct rpc_reply {
+	struct xdr_out res;
+	void *payload;
+	size_t payload_len;
+	void (*payload_free)(void *);
+	uint32_t verf_flavor;     /* reply verifier, AUTH_NONE by default */
+	uint8_t verf[RPC_MAX_AUTH_BYTES];
+	uint32_t verf_len;
+	uint32_t mismatch_low;    /* for RPC_OUT_PROG_MISMATCH */
+	uint32_t mismatch_high;
+};
+
+typedef enum rpc_outcome (*rpc_dispatch_fn)(void *ctx, const struct rpc_call *call,
+					    struct rpc_reply *reply);
+
+struct rpc_program {
+	const char *name;         /* for logs */
+	uint32_t prog;
+	uint32_t vers;
+	rpc_dispatch_fn dispatch;
+	void *ctx;
+};
+
+struct rpc_server_config {
+	const char *listen;       /* "HOST:PORT"; PORT 0 picks a free one */
+	unsigned threads;         /* worker pool size */
+	unsigned max_conns;
+	size_t max_record;        /* larger records close the connection */
+	unsigned max_inflight;    /* per connection, before the reader waits */
+};
+
+struct rpc_server;
+
+/* Binds, listens and starts the accept, reader and worker threads.
+ * 0 or -errno; *why points at a static description on failure. */
+int rpc_server_start(const struct rpc_server_config *cfg, const struct rpc_program *prog,
+		     struct rpc_server **out, const char **why);
+/* The bound port (useful with PORT 0). */
+uint16_t rpc_server_port(const struct rpc_server *srv);
+/* Stops accepting, shuts connections, waits for requests in flight, frees. */
+void rpc_server_stop(struct rpc_server *srv);
+
+#endif

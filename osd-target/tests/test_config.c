@@ -1,0 +1,54 @@
+/* pando-osd configuration parsing: file syntax, values, required keys. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+
+static int load_text(struct osd_config *cfg, const char *text, char *err, size_t cap)
+{
+	char path[] = "/tmp/pando-config-XXXXXX";
+	int fd = mkstemp(path);
+	int rc;
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		return -99;
+	close(fd);
+	osd_config_defaults(cfg);
+	rc = osd_config_load(cfg, path, err, cap);
+	unlink(path);
+	return rc;
+}
+
+int main(void)
+{
+	struct osd_config cfg;
+	char err[256];
+
+	CHECK_EQ(load_text(&cfg, "# a target\nosd_id = 4\n  data_dir=/srv/osd4 # inline\n"
+			   "key_file = /k\nthreads = 3\nlog_level = debug\n", err, sizeof(err)), 0);
+	CHECK_EQ(cfg.osd_id, 4);
+	CHECK(strcmp(cfg.data_dir, "/srv/osd4") == 0);
+	CHECK_EQ(cfg.threads, 3);
+	CHECK_EQ(cfg.log_level, LOG_DEBUG);
+	CHECK(strcmp(cfg.nfs_listen, "127.0.0.1:20491") == 0);
+	CHECK_EQ(osd_config_check(&cfg, err, sizeof(err)), 0);
+
+	CHECK(load_text(&cfg, "osd_id = -1\n", err, sizeof(err)) < 0);
+	CHECK(strstr(err, ":1:") != NULL);
+	CHECK(load_text(&cfg, "threads = 0\n", err, sizeof(err)) < 0);
+	CHECK(load_text(&cfg, "threads = 12abc\n", err, sizeof(err)) < 0);
+	CHECK(load_text(&cfg, "colour = blue\n", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "colour") != NULL);
+	CHECK(load_text(&cfg, "osd_id\n", err, sizeof(err)) < 0);
+	CHECK(load_text(&cfg, "log_level = loud\n", err, sizeof(err)) < 0);
+
+	CHECK_EQ(load_text(&cfg, "data_dir = /d\nkey_file = /k\n", err, sizeof(err)), 0);
+	CHECK(osd_config_check(&cfg, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "osd_id") != NULL);
+	osd_config_defaults(&cfg);
+	CHECK(osd_config_load(&cfg, "/nonexistent/pando.conf", err, sizeof(err)) < 0);
+	CHECK_DONE();
+}

@@ -1,0 +1,60 @@
+"""`pando-cluster up/status/down` with the real pando-osd, run inside a pod
+(so its loopback ports are the pod's own): starts every OSD, is idempotent,
+reports, and stops every OSD by pid."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pando_testing.pod import Pod
+
+BASE_PORT = 21490
+
+
+def _cli(cdir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pando_cluster.cli", "--dir", str(cdir), *args]
+
+
+def _pids(cdir: Path) -> dict[int, int | None]:
+    st = json.loads((cdir / "cluster.json").read_text())
+    return {o["osd_id"]: o["pid"] for o in st["osds"]}
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) -> None:
+    cdir = tmp_path / "cluster"
+    up = _cli(cdir, "up", "--osds", "2", "--base-port", str(BASE_PORT))
+    started: dict[int, int | None] = {}
+    try:
+        cp = pod.run(up, check=False, timeout=90)
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        started = _pids(cdir)
+        assert sorted(started) == [1, 2] and all(started.values())
+        assert (cdir / "osd.1.conf").read_text().count("127.0.0.1:21491") == 1
+        for i in (1, 2):  # NFSv3 and control ports answer inside the pod
+            pod.wait_port("127.0.0.1", BASE_PORT + i, timeout=5)
+            pod.wait_port("127.0.0.1", BASE_PORT + 100 + i, timeout=5)
+
+        again = pod.run(up, check=False, timeout=90)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert again.stdout.count("already running") == 2
+        assert _pids(cdir) == started
+
+        st = pod.run(_cli(cdir, "status"), check=False)
+        assert st.returncode == 0, st.stdout + st.stderr
+        assert "127.0.0.1:21592" in st.stdout and " up " in st.stdout
+    finally:
+        down = pod.run(_cli(cdir, "down"), check=False, timeout=90)
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert down.stdout.count("stopped") == 2, down.stdout
+    assert not any(_running(p) for p in started.values() if p)
+    st = pod.run(_cli(cdir, "status"), check=False)
+    assert st.returncode == 1 and st.stdout.count(" down ") == 2, st.stdout

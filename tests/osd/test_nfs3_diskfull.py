@@ -1,0 +1,91 @@
+"""A full target: WRITE answers NFS3ERR_NOSPC, data committed before stays
+intact, the target keeps serving, and space freed by removing an object can
+be written again.  The data directory sits on a 16 MiB tmpfs mounted inside
+the test's pod, so nothing outside it fills up."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from pando_testing import nfs3
+from pando_testing.capability import handle_for
+from pando_testing.daemons import OsdProcess
+from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.pod import Pod
+
+PART = 4
+KEEP, FILL, SPARE = 1, 2, 3
+MIB = 1 << 20
+
+
+@pytest.fixture
+def full_osd(pod: Pod, tmp_path: Path,
+             osd_factory: Callable[..., OsdProcess]) -> Iterator[OsdProcess]:
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    pod.run(["mount", "-t", "tmpfs", "-o", "size=16m", "pando-full", mnt])
+    osd = osd_factory(1, data_dir=mnt / "osd.1")
+    osd.tool("mkpart", str(PART))
+    for oid in (KEEP, FILL, SPARE):
+        osd.tool("create", str(PART), str(oid))
+    yield osd
+
+
+def fill_until_nospc(c: Nfs3Client, fh: bytes, stable: int, limit: int) -> int:
+    """Writes 1 MiB pieces until NOSPC; returns the bytes acknowledged."""
+    chunk = random.Random(2).randbytes(MIB)
+    offset = 0
+    for _ in range(limit):
+        w = c.write(fh, offset, chunk, stable)
+        if w.status == nfs3.NFS3ERR_NOSPC:
+            assert w.count == 0 and w.verf == b""
+            return offset
+        assert w.status == NFS3_OK, w.status
+        offset += w.count
+    raise AssertionError(f"no NFS3ERR_NOSPC after {limit} MiB on a 16 MiB target")
+
+
+@pytest.mark.parametrize("stable", [nfs3.UNSTABLE, nfs3.FILE_SYNC])
+def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: int) -> None:
+    osd = full_osd
+    keep, fill, spare = (handle_for(osd, PART, oid) for oid in (KEEP, FILL, SPARE))
+    kept = random.Random(1).randbytes(3 * MIB + 5)
+    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+        for at in range(0, len(kept), MIB):
+            assert c.write(keep, at, kept[at:at + MIB], nfs3.UNSTABLE).status == NFS3_OK
+        assert c.commit(keep).status == NFS3_OK
+
+        filled = fill_until_nospc(c, fill, stable, limit=64)
+        assert filled < 16 * MIB
+        # a small write into another object fails the same way, cleanly
+        small = c.write(spare, 0, bytes(MIB), nfs3.FILE_SYNC)
+        assert small.status in (NFS3_OK, nfs3.NFS3ERR_NOSPC)
+
+        st = c.fsstat(keep)
+        assert st.status == NFS3_OK and st.fbytes < 2 * MIB
+        c.null()
+        assert c.read_all(keep, 0, len(kept) + 1) == kept
+        ka = c.getattr(keep).attrs
+        assert ka is not None and ka.size == len(kept)
+        assert c.commit(fill).status in (NFS3_OK, nfs3.NFS3ERR_NOSPC)
+        # what the full object acknowledged reads back as written
+        piece = random.Random(2).randbytes(MIB)
+        assert c.read(fill, 0, MIB).data == piece
+        assert c.read(fill, filled - MIB, MIB).data == piece
+
+    # freeing space makes room again, and nothing else moved
+    osd.tool("rm", str(PART), str(FILL))
+    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+        assert c.getattr(fill).status == nfs3.NFS3ERR_STALE
+        w = c.write(spare, 0, b"room again" * 1000, nfs3.FILE_SYNC)
+        assert w.status == NFS3_OK
+        assert c.read_all(keep, 0, len(kept) + 1) == kept
+
+    # and a clean restart on the once-full disk brings it all back
+    osd.restart()
+    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+        assert c.read_all(keep, 0, len(kept) + 1) == kept
+        assert c.read(spare, 0, 10).data == b"room again"

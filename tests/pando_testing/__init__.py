@@ -1,0 +1,1 @@
+"""Test harness for Pando: namespaces, daemons, and protocol clients."""

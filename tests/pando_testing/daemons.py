@@ -1,0 +1,112 @@
+"""pando-osd processes inside a Pod, started, killed and restarted by pid."""
+from __future__ import annotations
+
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .keys import ClusterKey
+from .pod import Pod, build_dir
+
+NFS_PORT_BASE = 20490
+CTL_PORT_BASE = 20590
+
+
+def osd_binary(name: str = "pando-osd") -> Path:
+    path = build_dir() / "osd-target" / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run ci/build first")
+    return path
+
+
+@dataclass
+class OsdProcess:
+    pod: Pod
+    workdir: Path
+    key: ClusterKey
+    osd_id: int = 1
+    host: str = "127.0.0.1"
+    threads: int = 4
+    data_dir: Path | None = None
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    def __post_init__(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.data_dir is None:
+            self.data_dir = self.workdir / f"osd.{self.osd_id}"
+
+    @property
+    def nfs_port(self) -> int:
+        return NFS_PORT_BASE + self.osd_id
+
+    @property
+    def ctl_port(self) -> int:
+        return CTL_PORT_BASE + self.osd_id
+
+    @property
+    def ctl_addr(self) -> str:
+        return f"{self.host}:{self.ctl_port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / f"osd.{self.osd_id}.log"
+
+    def tool(self, *args: str, check: bool = True, **kw: object) -> subprocess.CompletedProcess[str]:
+        """pando-osd-tool against this target's control port."""
+        argv = [osd_binary("pando-osd-tool"), "--ctl", self.ctl_addr,
+                "--key-file", self.key.path, *args]
+        return self.pod.run(argv, check=check, **kw)  # type: ignore[arg-type]
+
+    def format(self) -> None:
+        self.pod.run([osd_binary("pando-osd-tool"), "format", "--data-dir", self.data_dir,
+                      "--osd-id", str(self.osd_id), "--key-file", self.key.path])
+
+    def start(self) -> "OsdProcess":
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        log = open(self.log_path, "ab")
+        log.write(f"--- start {self.starts} ---\n".encode())
+        log.flush()
+        argv = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_dir,
+                "--key-file", self.key.path,
+                "--nfs-listen", f"{self.host}:{self.nfs_port}",
+                "--ctl-listen", f"{self.host}:{self.ctl_port}",
+                "--threads", str(self.threads), "--log-level", "debug", *self.extra_args]
+        self.proc = self.pod.popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        alive = lambda: self.proc is not None and self.proc.poll() is None  # noqa: E731
+        self.pod.wait_port(self.host, self.nfs_port, alive=alive)
+        self.pod.wait_port(self.host, self.ctl_port, alive=alive)
+        return self
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait; returns the exit status (0 is a clean stop)."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def restart(self) -> "OsdProcess":
+        if self.alive():
+            self.stop()
+        return self.start()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -33,7 +33,6 @@
 #define RPC_VERSION 2
 #define MSG_CALL 0
 #define MSG_REPLY 1
-#define MSG_ACCEPTED 0
 #define MSG_DENIED 1
 #define REJECT_AUTH_ERROR 1
 #define ACCEPT_SUCCESS 0
@@ -43,7 +42,7 @@
 /* xid, type, rpcvers, prog, vers, proc; cred and verf with flavor and length */
 #define CALL_HEADER_LEN (6 * 4 + 8 + CTL_AUTH_CRED_LEN + 8 + CTL_AUTH_VERF_LEN)
 #define MARK_LEN 4
-#define SEND_BUF_MIN 4096
+#define BUF_MIN 4096                   /* first size of both buffers */
 /* The largest arguments (SETATTR with 256 full attributes) are 265 KiB. */
 #define SEND_BUF_MAX (512u << 10)
 /* The largest reply is a full READ. */
@@ -302,7 +301,7 @@ static int send_all(int fd, struct iovec *iov, int n, int64_t deadline)
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
-	size_t n = *cap ? *cap : SEND_BUF_MIN;
+	size_t n = *cap ? *cap : BUF_MIN;
 	uint8_t *p;
 
 	if (need <= *cap)
@@ -373,7 +372,7 @@ static int encode_call(struct osd_ctl_client *c, const struct ctl_call *call, ui
 	static const uint8_t zeros[4];
 	size_t pad = XDR_PAD(call->tail_len) - call->tail_len;
 	size_t args_len, body;
-	int rc = grow(&c->sbuf, &c->scap, SEND_BUF_MIN);
+	int rc = grow(&c->sbuf, &c->scap, BUF_MIN);
 
 	if (!rc)
 		rc = encode_args(c, call, &args_len);
@@ -425,7 +424,9 @@ static int recv_record(struct osd_ctl_client *c, size_t *len, int64_t deadline)
 
 	*len = 0;
 	do {
-		int rc = recv_exact(c->fd, mark, sizeof(mark), deadline);
+		/* Checked per fragment too: a stream of empty fragments never waits. */
+		int rc = now_ms() < deadline ? recv_exact(c->fd, mark, sizeof(mark), deadline)
+					     : -ETIMEDOUT;
 
 		if (rc)
 			return rc;

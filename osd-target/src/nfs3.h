@@ -158,8 +158,9 @@ enum nfs3_need {
 enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 			    enum nfs3_need need, struct nfs3_obj *obj);
 void nfs3_obj_close(const struct osd_ctx *ctx, struct nfs3_obj *obj);
-/* Maps an objstore -errno to the status a data-server client can act on. */
-enum nfsstat3 nfs3_stat_from_errno(int err);
+/* Maps an objstore -errno from `op` on obj to the status a data-server
+ * client can act on, logging the failures that are the target's own. */
+enum nfsstat3 nfs3_stat_from_errno(const char *op, const struct nfs3_obj *obj, int err);
 
 /* Result encoders.  obj may be NULL (no attributes to report). */
 uint64_t nfs3_fileid(uint64_t partition, uint64_t object);

@@ -81,7 +81,7 @@ void nfs3_obj_close(const struct osd_ctx *ctx, struct nfs3_obj *obj)
 	obj->ref = NULL;
 }
 
-enum nfsstat3 nfs3_stat_from_errno(int err)
+enum nfsstat3 nfs3_stat_from_errno(const char *op, const struct nfs3_obj *obj, int err)
 {
 	switch (err) {
 	case 0:
@@ -93,6 +93,8 @@ enum nfsstat3 nfs3_stat_from_errno(int err)
 	case -ENOENT:		/* removed while we held it */
 		return NFS3ERR_STALE;
 	default:
+		log_warn("nfs3 %s %llx.%llx: %s", op, (unsigned long long)obj->cap.partition,
+			 (unsigned long long)obj->cap.object, strerror(-err));
 		return NFS3ERR_IO;
 	}
 }

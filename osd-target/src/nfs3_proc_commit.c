@@ -1,10 +1,8 @@
 /* COMMIT: makes the object's data durable before answering.  The whole
- * object is synced whatever the range: fdatasync has no cheaper form
- * that also covers the size, and clients commit whole files anyway. */
+ * object is synced whatever the range: there is no ranged fdatasync that
+ * also makes the size durable. */
 #include <errno.h>
-#include <string.h>
 
-#include "log.h"
 #include "nfs3.h"
 
 int nfs3_decode_commit_args(struct xdr_in *in, struct nfs3_commit_args *a)
@@ -34,10 +32,7 @@ enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_in *args
 		return RPC_OUT_SUCCESS;
 	}
 	err = obj_ref_sync(obj.ref);
-	if (err)
-		log_warn("nfs3 COMMIT %llx.%llx: %s", (unsigned long long)obj.cap.partition,
-			 (unsigned long long)obj.cap.object, strerror(-err));
-	xout_u32(&reply->res, nfs3_stat_from_errno(err));
+	xout_u32(&reply->res, nfs3_stat_from_errno("COMMIT", &obj, err));
 	nfs3_encode_wcc_data(&reply->res, ctx, &obj);
 	if (!err)
 		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);

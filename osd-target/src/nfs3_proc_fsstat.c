@@ -1,8 +1,5 @@
 /* FSSTAT: the target's capacity.  The store has no inode table, so the
  * file counts are bounded by space: every object takes a block or more. */
-#include <string.h>
-
-#include "log.h"
 #include "nfs3.h"
 
 #define FSSTAT_BYTES_PER_FILE 4096u
@@ -39,9 +36,7 @@ enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_in *args
 		return RPC_OUT_SUCCESS;
 	}
 	err = objstore_statfs(ctx->store, &st);
-	if (err)
-		log_warn("nfs3 FSSTAT: %s", strerror(-err));
-	xout_u32(&reply->res, nfs3_stat_from_errno(err));
+	xout_u32(&reply->res, nfs3_stat_from_errno("FSSTAT", &obj, err));
 	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
 	if (!err)
 		encode_fsstat_ok(&reply->res, &st);

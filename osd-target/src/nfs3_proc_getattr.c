@@ -1,7 +1,4 @@
 /* GETATTR: the object's attributes as fattr3. */
-#include <string.h>
-
-#include "log.h"
 #include "nfs3.h"
 
 enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *args,
@@ -23,9 +20,7 @@ enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *arg
 	}
 	err = obj_ref_info(obj.ref, &info);
 	if (err) {
-		log_warn("nfs3 GETATTR %llx.%llx: %s", (unsigned long long)obj.cap.partition,
-			 (unsigned long long)obj.cap.object, strerror(-err));
-		xout_u32(&reply->res, nfs3_stat_from_errno(err));
+		xout_u32(&reply->res, nfs3_stat_from_errno("GETATTR", &obj, err));
 	} else {
 		xout_u32(&reply->res, NFS3_OK);
 		nfs3_encode_fattr(&reply->res, ctx, &obj, &info);

@@ -2,9 +2,7 @@
  * payload, so the data is never copied into the result encoding. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "log.h"
 #include "nfs3.h"
 
 int nfs3_decode_read_args(struct xdr_in *in, struct nfs3_read_args *a)
@@ -36,14 +34,10 @@ static enum nfsstat3 read_object(const struct nfs3_obj *obj, const struct nfs3_r
 	buf = malloc(want ? want : 1);
 	if (!buf)
 		return NFS3ERR_SERVERFAULT;
-	*got = 0;
 	err = obj_ref_read(obj->ref, a->offset, want, buf, got, eof);
 	if (err) {
 		free(buf);
-		log_warn("nfs3 READ %llx.%llx at %llu: %s", (unsigned long long)obj->cap.partition,
-			 (unsigned long long)obj->cap.object, (unsigned long long)a->offset,
-			 strerror(-err));
-		return nfs3_stat_from_errno(err);
+		return nfs3_stat_from_errno("READ", obj, err);
 	}
 	if (*got == 0) {
 		free(buf);

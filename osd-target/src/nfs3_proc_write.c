@@ -2,9 +2,7 @@
  * the object in one write.  DATA_SYNC and FILE_SYNC both sync data and
  * size before the reply, so both are answered FILE_SYNC. */
 #include <errno.h>
-#include <string.h>
 
-#include "log.h"
 #include "nfs3.h"
 
 int nfs3_decode_write_args(struct xdr_in *in, struct nfs3_write_args *a)
@@ -39,12 +37,7 @@ static enum nfsstat3 write_object(const struct nfs3_obj *obj, const struct nfs3_
 	if (a->offset > OBJSTORE_MAX_OFFSET)
 		return NFS3ERR_FBIG;
 	err = obj_ref_write(obj->ref, a->offset, a->data, a->data_len, how);
-	if (err && err != -ENOSPC && err != -EFBIG)
-		log_warn("nfs3 WRITE %llx.%llx at %llu+%u: %s",
-			 (unsigned long long)obj->cap.partition,
-			 (unsigned long long)obj->cap.object, (unsigned long long)a->offset,
-			 a->count, strerror(-err));
-	return nfs3_stat_from_errno(err);
+	return nfs3_stat_from_errno("WRITE", obj, err);
 }
 
 enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XDR_PAD(n) (((n) + 3u) & ~(size_t)3u)
+#define XDR_PAD(n) (((size_t)(n) + 3u) & ~(size_t)3u)
 
 struct xdr_in {
 	const uint8_t *p;

@@ -27,8 +27,11 @@
 #define DEFAULT_CTL "127.0.0.1:20591"
 #define CHUNK OSD_CTL_CLIENT_MAX_DATA
 
+struct command;
+
 struct tool {
-	const char *cmd;             /* the subcommand, for messages */
+	const struct command *command;
+	const char *cmd;             /* the command's name, for messages */
 	const char *ctl;
 	const char *key_file;
 	int timeout_ms;
@@ -42,7 +45,7 @@ struct command {
 	int (*run)(struct tool *t, int argc, char **argv);
 };
 
-static const struct command commands[];
+static void usage(FILE *f);
 
 /* ---- messages and argument parsing ---------------------------------------- */
 
@@ -139,16 +142,6 @@ enum { OPT_CTL = 1000, OPT_KEY_FILE, OPT_TIMEOUT, OPT_HELP };
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: %s [--ctl HOST:PORT] [--key-file FILE] [--timeout SECONDS] COMMAND ...\n\n"
-		"commands:\n", PROG);
-	for (const struct command *c = commands; c->name; c++)
-		fprintf(f, "  %s %s\n", c->name, c->usage);
-	fprintf(f, "\n--ctl defaults to %s; --timeout (per call) to 30 s.\n"
-		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n", DEFAULT_CTL);
-}
-
 /* 0: handled; 1: not a common option; -1: bad value (message printed). */
 static int common_option(struct tool *t, int opt, const char *arg)
 {
@@ -210,9 +203,7 @@ static int positional(struct tool *t, int argc, char **argv, int first, int min,
 	int n = argc - first;
 
 	if (n < min || (max >= 0 && n > max)) {
-		for (const struct command *c = commands; c->name; c++)
-			if (strcmp(c->name, t->cmd) == 0)
-				fail(t, "usage: %s %s %s", PROG, c->name, c->usage);
+		fail(t, "usage: %s %s %s", PROG, t->command->name, t->command->usage);
 		return -1;
 	}
 	return n;
@@ -878,7 +869,7 @@ static const char *const info_names[] = {
 
 static void print_attr(const struct osd_ctl_attr *a)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
 	if (a->page == OBJSTORE_ATTR_PAGE_INFO && a->number <= OBJ_ATTR_USED &&
 	    info_names[a->number] && (a->len == 4 || a->len == 8)) {
@@ -1004,6 +995,16 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: %s [--ctl HOST:PORT] [--key-file FILE] [--timeout SECONDS] COMMAND ...\n\n"
+		"commands:\n", PROG);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %s %s\n", c->name, c->usage);
+	fprintf(f, "\n--ctl defaults to %s; --timeout (per call) to 30 s.\n"
+		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n", DEFAULT_CTL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { COMMON_OPTIONS, { 0 } };
@@ -1024,6 +1025,7 @@ int main(int argc, char **argv)
 			break;
 	if (!c->name)
 		return fail(&t, "unknown command '%s' (see --help)", argv[first]);
+	t.command = c;
 	t.cmd = c->name;
 	rc = c->run(&t, argc - first, argv + first);
 	osd_ctl_close(t.client);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Iterator, Union
+from typing import Iterator
 
 import pytest
 
@@ -21,8 +21,8 @@ from pando_testing.nfs3 import (NFS3_OK, NFS3ERR_ACCES, NFS3ERR_BADHANDLE, NFS3E
 PART, OBJ = 3, 9
 SECRET = b"object data, only for its owner"
 
-# Minted by hand from the README layout (and checked with `openssl dgst
-# -sha256 -mac HMAC`): key id 1, secret bytes 0..31, OSD 7, partition
+# Computed once from the README layout and checked with `openssl dgst
+# -sha256 -mac HMAC` over bytes 0..39: key id 1, secret bytes 0..31, OSD 7, partition
 # 0x0102030405060708, object 0x1112131415161718, read-write, version 5,
 # expiry 1893456000.
 KNOWN_FIELDS = dict(osd_id=7, partition=0x0102030405060708, object=0x1112131415161718,
@@ -31,10 +31,9 @@ KNOWN_HANDLE = bytes.fromhex(
     "0103000100000007010203040506070811121314151617180000000500000000"
     "70dbd880000000003eadc134188abc95ffe8245e4f14497c")
 
-
-AttrResult = Union[nfs3.GetattrRes, nfs3.AccessRes, nfs3.ReadRes, nfs3.FsstatRes,
-                   nfs3.FsinfoRes, nfs3.PathconfRes]
-WccResult = Union[nfs3.WriteRes, nfs3.CommitRes]
+AttrResult = (nfs3.GetattrRes | nfs3.AccessRes | nfs3.ReadRes | nfs3.FsstatRes
+              | nfs3.FsinfoRes | nfs3.PathconfRes)
+WccResult = nfs3.WriteRes | nfs3.CommitRes
 
 
 @pytest.fixture

@@ -60,8 +60,13 @@ class OsdProcess:
                 "--key-file", self.key.path, *args]
         return self.pod.run(argv, check=check, **kw)  # type: ignore[arg-type]
 
+    @property
+    def data_path(self) -> Path:
+        assert self.data_dir is not None
+        return self.data_dir
+
     def format(self) -> None:
-        self.pod.run([osd_binary("pando-osd-tool"), "format", "--data-dir", self.data_dir,
+        self.pod.run([osd_binary("pando-osd-tool"), "format", "--data-dir", self.data_path,
                       "--osd-id", str(self.osd_id), "--key-file", self.key.path])
 
     def start(self) -> "OsdProcess":
@@ -70,7 +75,7 @@ class OsdProcess:
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts} ---\n".encode())
         log.flush()
-        argv = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_dir,
+        argv = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_path,
                 "--key-file", self.key.path,
                 "--nfs-listen", f"{self.host}:{self.nfs_port}",
                 "--ctl-listen", f"{self.host}:{self.ctl_port}",

@@ -1,0 +1,519 @@
+/* The control-protocol client library against a scripted fake target on
+ * loopback: the exact bytes of a call (header, AUTH_PANDO credential and
+ * MAC computed here independently with OpenSSL, arguments, WRITE data and
+ * padding), and how replies are judged: statuses, a wrong verifier or xid,
+ * an oversized READ, a denial, a timeout, a closed connection, the
+ * reconnect on the next call, and one client shared by several threads. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "byteorder.h"
+#include "check.h"
+#include "osd_ctl_client.h"
+
+#define PROG 0x20504e44u
+#define FLAVOR 0x50414e44u
+#define KEY_ID 3
+
+static struct cluster_key test_key;
+
+/* ---- the fake target ---------------------------------------------------------- */
+
+struct call_seen {
+	uint32_t xid, rpcvers, prog, vers, proc;
+	uint32_t cred_flavor, cred_len, verf_flavor, verf_len;
+	uint8_t cred[20], verf[32];
+	uint64_t nonce;
+	const uint8_t *args;
+	size_t args_len;
+};
+
+static int listen_loopback(uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		return -1;
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int accept_conn(int lfd)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static bool read_exact(int fd, uint8_t *buf, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, buf, n);
+
+		if (r <= 0)
+			return false;
+		buf += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static size_t read_record(int fd, uint8_t *buf, size_t cap)
+{
+	uint8_t mark[4];
+	uint32_t len;
+
+	if (!read_exact(fd, mark, 4))
+		return 0;
+	len = get_be32(mark);
+	CHECK(len & 0x80000000u);
+	len &= 0x7fffffffu;
+	if (len > cap || !read_exact(fd, buf, len))
+		return 0;
+	return len;
+}
+
+static void parse_call(const uint8_t *rec, size_t len, struct call_seen *c)
+{
+	memset(c, 0, sizeof(*c));
+	CHECK(len >= 92);
+	if (len < 92) {
+		c->args = rec;
+		return;
+	}
+	c->xid = get_be32(rec);
+	CHECK_EQ(get_be32(rec + 4), 0);                  /* CALL */
+	c->rpcvers = get_be32(rec + 8);
+	c->prog = get_be32(rec + 12);
+	c->vers = get_be32(rec + 16);
+	c->proc = get_be32(rec + 20);
+	c->cred_flavor = get_be32(rec + 24);
+	c->cred_len = get_be32(rec + 28);
+	memcpy(c->cred, rec + 32, 20);
+	c->verf_flavor = get_be32(rec + 52);
+	c->verf_len = get_be32(rec + 56);
+	memcpy(c->verf, rec + 60, 32);
+	c->nonce = get_be64(c->cred + 12);
+	c->args = rec + 92;
+	c->args_len = len - 92;
+}
+
+/* What the target's reply verifier must be, computed without ctl_auth.c. */
+static void reply_verf(uint32_t xid, uint64_t nonce, uint8_t out[16])
+{
+	uint8_t msg[11 + 12], mac[32];
+	unsigned int mac_len = 0;
+
+	memcpy(msg, "pando-reply", 11);
+	put_be32(msg + 11, xid);
+	put_be64(msg + 15, nonce);
+	HMAC(EVP_sha256(), test_key.secret, sizeof(test_key.secret), msg, sizeof(msg), mac,
+	     &mac_len);
+	memcpy(out, mac, 16);
+}
+
+enum verf_kind { VERF_RIGHT, VERF_WRONG };
+
+static void send_reply(int fd, uint32_t xid, uint64_t nonce, enum verf_kind kind,
+		       const uint8_t *res, size_t res_len)
+{
+	uint8_t buf[256];
+	size_t n = 0;
+
+	CHECK(res_len + 48 <= sizeof(buf));
+	put_be32(buf + 4, xid);
+	put_be32(buf + 8, 1);                           /* REPLY */
+	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
+	put_be32(buf + 16, FLAVOR);
+	put_be32(buf + 20, 16);
+	reply_verf(xid, nonce, buf + 24);
+	if (kind == VERF_WRONG)
+		buf[24] ^= 1;
+	put_be32(buf + 40, 0);                          /* SUCCESS */
+	memcpy(buf + 44, res, res_len);
+	n = 44 + res_len;
+	put_be32(buf, 0x80000000u | (uint32_t)(n - 4));
+	CHECK_EQ(write(fd, buf, n), (long long)n);
+}
+
+static void send_status(int fd, const struct call_seen *c, uint32_t status)
+{
+	uint8_t res[4];
+
+	put_be32(res, status);
+	send_reply(fd, c->xid, c->nonce, VERF_RIGHT, res, sizeof(res));
+}
+
+static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
+{
+	uint8_t buf[24];
+
+	put_be32(buf, 0x80000000u | 20);
+	put_be32(buf + 4, xid);
+	put_be32(buf + 8, 1);                           /* REPLY */
+	put_be32(buf + 12, 1);                          /* MSG_DENIED */
+	put_be32(buf + 16, 1);                          /* AUTH_ERROR */
+	put_be32(buf + 20, auth_stat);
+	CHECK_EQ(write(fd, buf, sizeof(buf)), (long long)sizeof(buf));
+}
+
+/* ---- client calls on their own thread, the test playing the target ------------ */
+
+enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE };
+
+struct pending {
+	pthread_t thread;
+	struct osd_ctl_client *c;
+	enum op op;
+	uint8_t buf[64];
+	size_t n;
+	bool eof;
+	int rc;
+};
+
+static void *run_op(void *arg)
+{
+	static const struct osd_ctl_obj_id id = { 0x11, 0x22 };
+	struct pending *p = arg;
+
+	switch (p->op) {
+	case OP_NULL:
+		p->rc = osd_ctl_null(p->c);
+		break;
+	case OP_MKPART:
+		p->rc = osd_ctl_partition_create(p->c, 0x0102030405060708ull);
+		break;
+	case OP_READ:
+		p->rc = osd_ctl_read(p->c, &id, 7, p->buf, 8, &p->n, &p->eof);
+		break;
+	case OP_WRITE:
+		p->rc = osd_ctl_write(p->c, &id, 9, "hello", 5, OSD_CTL_DATA_SYNC, NULL);
+		break;
+	}
+	return NULL;
+}
+
+static void start(struct pending *p, struct osd_ctl_client *c, enum op op)
+{
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->op = op;
+	pthread_create(&p->thread, NULL, run_op, p);
+}
+
+static int finish(struct pending *p)
+{
+	pthread_join(p->thread, NULL);
+	return p->rc;
+}
+
+/* ---- tests ---------------------------------------------------------------------------- */
+
+static void test_call_bytes(struct osd_ctl_client *c, int fd)
+{
+	uint8_t rec[4096], cred_msg[36], mac[32];
+	unsigned int mac_len = 0;
+	struct call_seen s;
+	struct pending p;
+	uint64_t now = (uint64_t)time(NULL);
+	size_t len;
+
+	start(&p, c, OP_MKPART);
+	len = read_record(fd, rec, sizeof(rec));
+	parse_call(rec, len, &s);
+	CHECK_EQ(s.rpcvers, 2);
+	CHECK_EQ(s.prog, PROG);
+	CHECK_EQ(s.vers, 1);
+	CHECK_EQ(s.proc, 3);                             /* CREATE_PARTITION */
+	CHECK_EQ(s.cred_flavor, FLAVOR);
+	CHECK_EQ(s.cred_len, 20);
+	CHECK_EQ(get_be32(s.cred), KEY_ID);
+	CHECK(get_be64(s.cred + 4) + 5 >= now && get_be64(s.cred + 4) <= now + 5);
+	CHECK_EQ(s.verf_flavor, FLAVOR);
+	CHECK_EQ(s.verf_len, 32);
+	put_be32(cred_msg, s.xid);
+	put_be32(cred_msg + 4, PROG);
+	put_be32(cred_msg + 8, 1);
+	put_be32(cred_msg + 12, 3);
+	memcpy(cred_msg + 16, s.cred, 20);
+	HMAC(EVP_sha256(), test_key.secret, sizeof(test_key.secret), cred_msg, sizeof(cred_msg),
+	     mac, &mac_len);
+	CHECK(memcmp(mac, s.verf, 32) == 0);
+	CHECK_EQ(s.args_len, 8);
+	CHECK(memcmp(s.args, "\1\2\3\4\5\6\7\10", 8) == 0);
+	send_status(fd, &s, 0);
+	CHECK_EQ(finish(&p), 0);
+}
+
+static void test_write_data_and_padding(struct osd_ctl_client *c, int fd)
+{
+	static const uint8_t want[] = {
+		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,  /* id */
+		0, 0, 0, 0, 0, 0, 0, 9,                                /* offset */
+		0, 0, 0, 1,                                            /* DATA_SYNC */
+		0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,          /* data, pad */
+	};
+	uint8_t rec[4096], res[16] = { 0 };
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_WRITE);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 8);
+	CHECK_EQ(s.args_len, sizeof(want));
+	CHECK(memcmp(s.args, want, sizeof(want)) == 0);
+	put_be32(res + 4, 5);                            /* count, then the verifier */
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), 0);
+	/* a target that claims to have written less than it was sent */
+	start(&p, c, OP_WRITE);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	put_be32(res + 4, 4);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), -EIO);
+}
+
+/* A NULL round trip on the connection the client opens next. */
+static int expect_reconnect(struct osd_ctl_client *c, int lfd, int old_fd)
+{
+	uint8_t rec[4096];
+	struct call_seen s;
+	struct pending p;
+	int fd;
+
+	close(old_fd);
+	start(&p, c, OP_NULL);
+	fd = accept_conn(lfd);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 0);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, rec, 0);
+	CHECK_EQ(finish(&p), 0);
+	return fd;
+}
+
+static int test_statuses(struct osd_ctl_client *c, int lfd, int fd)
+{
+	static const struct { uint32_t status; int err; } map[] = {
+		{ 2, -ENOENT }, { 17, -EEXIST }, { 39, -ENOTEMPTY }, { 28, -ENOSPC },
+		{ 10006, -EREMOTEIO }, { 12345, -EPROTO },
+	};
+	uint8_t rec[4096];
+	struct call_seen s;
+	struct pending p;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		start(&p, c, OP_MKPART);
+		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+		send_status(fd, &s, map[i].status);
+		CHECK_EQ(finish(&p), map[i].err);
+	}
+	/* a status outside the protocol: a peer not to be trusted further */
+	return expect_reconnect(c, lfd, fd);
+}
+
+static int test_read(struct osd_ctl_client *c, int lfd, int fd)
+{
+	uint8_t rec[4096], res[24];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_READ);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.args_len, 28);
+	CHECK_EQ(get_be32(s.args + 24), 8);             /* count */
+	put_be32(res, 0);
+	put_be32(res + 4, 1);                            /* eof */
+	put_be32(res + 8, 3);
+	memcpy(res + 12, "abc\0", 4);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, 16);
+	CHECK_EQ(finish(&p), 0);
+	CHECK_EQ(p.n, 3);
+	CHECK(p.eof);
+	CHECK(memcmp(p.buf, "abc", 3) == 0);
+	/* more data than asked for is refused before it is copied */
+	start(&p, c, OP_READ);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	put_be32(res + 4, 0);
+	put_be32(res + 8, 12);
+	memset(res + 12, 'x', 12);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, 24);
+	CHECK_EQ(finish(&p), -EPROTO);
+	return expect_reconnect(c, lfd, fd);
+}
+
+/* A reply the client must not trust closes the connection; the next call
+ * opens a new one. */
+static int test_untrusted_reply(struct osd_ctl_client *c, int lfd, int fd, bool wrong_xid)
+{
+	uint8_t rec[4096], res[4] = { 0 };
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_NULL);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	if (wrong_xid)
+		send_reply(fd, s.xid + 1, s.nonce, VERF_RIGHT, res, 0);
+	else
+		send_reply(fd, s.xid, s.nonce, VERF_WRONG, res, 0);
+	CHECK_EQ(finish(&p), -EPROTO);
+	return expect_reconnect(c, lfd, fd);
+}
+
+static void test_denied_keeps_connection(struct osd_ctl_client *c, int fd)
+{
+	uint8_t rec[4096];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_MKPART);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_denied(fd, s.xid, 3);                       /* AUTH_BADVERF */
+	CHECK_EQ(finish(&p), -EACCES);
+	start(&p, c, OP_MKPART);                         /* same connection */
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_status(fd, &s, 0);
+	CHECK_EQ(finish(&p), 0);
+}
+
+static int test_timeout_then_reconnect(struct osd_ctl_client *c, int lfd, int fd)
+{
+	uint8_t rec[4096];
+	struct call_seen s;
+	struct pending p;
+	struct timespec t0, t1;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	start(&p, c, OP_MKPART);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(finish(&p), -ETIMEDOUT);                /* we never answer */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	CHECK(ms >= 250 && ms < 2000);
+	/* A late reply on that connection could be taken for the next call's:
+	 * the client must have dropped it and come back on a new one. */
+	return expect_reconnect(c, lfd, fd);
+}
+
+static int test_peer_closes(struct osd_ctl_client *c, int lfd, int fd)
+{
+	uint8_t rec[4096];
+	struct pending p;
+
+	start(&p, c, OP_NULL);
+	read_record(fd, rec, sizeof(rec));
+	shutdown(fd, SHUT_RDWR);
+	CHECK_EQ(finish(&p), -ECONNRESET);
+	return expect_reconnect(c, lfd, fd);
+}
+
+#define THREADS 4
+#define CALLS_PER_THREAD 25
+
+struct worker {
+	pthread_t thread;
+	struct osd_ctl_client *c;
+	int failures;
+};
+
+static void *null_calls(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < CALLS_PER_THREAD; i++)
+		w->failures += osd_ctl_null(w->c) != 0;
+	return NULL;
+}
+
+/* One client shared by several threads: calls reach the target one whole
+ * record at a time, each answered by its own reply. */
+static void test_shared_between_threads(struct osd_ctl_client *c, int fd)
+{
+	struct worker w[THREADS];
+	uint8_t rec[4096];
+	struct call_seen s;
+
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .c = c };
+		pthread_create(&w[i].thread, NULL, null_calls, &w[i]);
+	}
+	for (int i = 0; i < THREADS * CALLS_PER_THREAD; i++) {
+		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+		CHECK_EQ(s.args_len, 0);
+		send_reply(fd, s.xid, s.nonce, VERF_RIGHT, rec, 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(w[i].thread, NULL);
+		CHECK_EQ(w[i].failures, 0);
+	}
+}
+
+static void test_local_argument_checks(struct osd_ctl_client *c)
+{
+	static const struct osd_ctl_obj_id id = { 1, 1 };
+	static uint8_t big[OSD_CTL_CLIENT_MAX_DATA + 1];
+	uint64_t ids[4];
+	size_t n;
+	bool eof;
+
+	/* refused before anything is sent: the fake target sees nothing */
+	CHECK_EQ(osd_ctl_write(c, &id, 0, big, sizeof(big), OSD_CTL_UNSTABLE, NULL), -EINVAL);
+	CHECK_EQ(osd_ctl_write(c, &id, 0, big, 1, (enum osd_ctl_stable)3, NULL), -EINVAL);
+	CHECK_EQ(osd_ctl_objects_create(c, 1, NULL, OSD_CTL_CLIENT_MAX_BATCH + 1, NULL), -EINVAL);
+	CHECK_EQ(osd_ctl_list(c, 1, 0, ids, 0, &n, &eof), -EINVAL);
+}
+
+int main(void)
+{
+	struct osd_ctl_client *c;
+	char addr[32];
+	uint16_t port = 0;
+	int lfd, fd, err;
+
+	test_key.id = KEY_ID;
+	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
+		test_key.secret[i] = (uint8_t)i;
+	lfd = listen_loopback(&port);
+	CHECK(lfd >= 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+
+	CHECK(osd_ctl_connect("no-port", &test_key, 300, &err) == NULL);
+	CHECK_EQ(err, -EINVAL);
+	c = osd_ctl_connect(addr, &test_key, 300, &err);
+	CHECK(c != NULL);
+	if (!c)
+		CHECK_DONE();
+	fd = accept_conn(lfd);
+
+	test_call_bytes(c, fd);
+	test_write_data_and_padding(c, fd);
+	fd = test_statuses(c, lfd, fd);
+	fd = test_read(c, lfd, fd);
+	test_local_argument_checks(c);
+	test_shared_between_threads(c, fd);
+	test_denied_keeps_connection(c, fd);
+	fd = test_untrusted_reply(c, lfd, fd, false);
+	fd = test_untrusted_reply(c, lfd, fd, true);
+	fd = test_timeout_then_reconnect(c, lfd, fd);
+	fd = test_peer_closes(c, lfd, fd);
+
+	osd_ctl_close(c);
+	close(fd);
+	close(lfd);
+	CHECK_DONE();
+}

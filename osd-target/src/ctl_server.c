@@ -11,6 +11,8 @@
 #include "ctl_auth.h"
 #include "log.h"
 
+_Static_assert(AUTH_PANDO == CTL_AUTH_FLAVOR, "osd_ctl.x and ctl_auth.h disagree on AUTH_PANDO");
+
 union ctl_args {
 	osd_format_args format;
 	osd_partition_args partition;

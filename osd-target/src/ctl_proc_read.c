@@ -24,8 +24,8 @@ enum rpc_outcome ctl_proc_read(struct osd_ctx *ctx, void *argp, struct rpc_reply
 	/* Longer reads are cut, as NFS does: the caller sees a short read
 	 * without eof and goes on from there. */
 	size_t count = args->count < OSD_CTL_MAX_DATA ? args->count : OSD_CTL_MAX_DATA;
-	/* One spare byte, so a zero-length read still gets a real buffer. */
-	void *buf = malloc(count + 1);
+	/* Released by the transport after the reply, whatever it says. */
+	void *buf = rpc_reply_alloc_payload(reply, count);
 	size_t n = 0;
 	bool eof = false;
 	int err;
@@ -33,15 +33,11 @@ enum rpc_outcome ctl_proc_read(struct osd_ctx *ctx, void *argp, struct rpc_reply
 	if (!buf)
 		return RPC_OUT_SYSTEM_ERR;
 	err = read_object(ctx->store, &id, args->offset, buf, count, &n, &eof);
-	if (err) {
-		free(buf);
+	if (err)
 		return ctl_reply_status(reply, ctl_status(err));
-	}
 	xout_u32(&reply->res, OSD_OK);
 	xout_bool(&reply->res, eof);
 	xout_u32(&reply->res, (uint32_t)n);
-	reply->payload = buf;
 	reply->payload_len = n;
-	reply->payload_free = free;
 	return RPC_OUT_SUCCESS;
 }

@@ -31,21 +31,14 @@ static enum nfsstat3 read_object(const struct nfs3_obj *obj, const struct nfs3_r
 
 	if (a->offset > OBJSTORE_MAX_OFFSET)
 		return NFS3ERR_FBIG;
-	buf = malloc(want ? want : 1);
+	/* The transport releases the buffer after the reply, sent or not. */
+	buf = rpc_reply_alloc_payload(reply, want);
 	if (!buf)
 		return NFS3ERR_SERVERFAULT;
 	err = obj_ref_read(obj->ref, a->offset, want, buf, got, eof);
-	if (err) {
-		free(buf);
+	if (err)
 		return nfs3_stat_from_errno("READ", obj, err);
-	}
-	if (*got == 0) {
-		free(buf);
-		return NFS3_OK;
-	}
-	reply->payload = buf;
 	reply->payload_len = *got;
-	reply->payload_free = free;
 	return NFS3_OK;
 }
 

@@ -14,11 +14,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "bufpool.h"
 #include "log.h"
 #include "rpc_msg.h"
 
 #define LAST_FRAGMENT 0x80000000u
 #define MAX_FRAGMENTS 1024
+/* Records and payloads above this come from the buffer pool. */
+#define SMALL_BUF (64u << 10)
 
 struct rpc_conn {
 	struct rpc_server *srv;
@@ -37,6 +40,7 @@ struct rpc_job {
 	struct rpc_conn *conn;
 	uint8_t *record;
 	size_t len;
+	int pooled;             /* record is a pool buffer */
 	struct rpc_job *next;
 };
 
@@ -48,6 +52,7 @@ struct rpc_server {
 	uint16_t port;
 	pthread_t acceptor;
 	pthread_t *workers;
+	struct bufpool pool;            /* max_record-sized buffers */
 
 	pthread_mutex_t lock;           /* guards everything below */
 	pthread_cond_t work;
@@ -181,40 +186,73 @@ static uint32_t be32(const uint8_t b[4])
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* Appends one fragment to *buf; sets *last.  -errno closes the connection. */
-static int read_fragment(struct rpc_conn *c, uint8_t **buf, size_t *len, int *last)
+/* Room for `more` bytes after `len`: a large or fragmented record moves
+ * into a pool buffer (max_record bytes, so it never grows again), a small
+ * single-fragment one gets a plain allocation of its size. */
+static int reserve_record(struct rpc_conn *c, struct rpc_job *job, size_t more, int last)
+{
+	struct bufpool *pool = &c->srv->pool;
+	uint8_t *buf;
+
+	if (job->pooled)
+		return 0;
+	if (job->len == 0 && last && more <= SMALL_BUF) {
+		job->record = malloc(more ? more : 1);
+		return job->record ? 0 : -ENOMEM;
+	}
+	buf = bufpool_get(pool);
+	if (!buf)
+		return -ENOMEM;
+	if (job->len)
+		memcpy(buf, job->record, job->len);
+	free(job->record);
+	job->record = buf;
+	job->pooled = 1;
+	return 0;
+}
+
+/* Appends one fragment to the job's record; sets *last.  -errno closes
+ * the connection. */
+static int read_fragment(struct rpc_conn *c, struct rpc_job *job, int *last)
 {
 	size_t max = c->srv->cfg.max_record;
 	uint8_t mark[4];
 	uint32_t flen;
-	uint8_t *grown;
 	int rc = read_full(c->fd, mark, 4);
 
 	if (rc)
 		return rc;
 	flen = be32(mark) & ~LAST_FRAGMENT;
 	*last = (be32(mark) & LAST_FRAGMENT) != 0;
-	if (flen > max - *len) {
+	if (flen > max - job->len) {
 		log_warn("%s: %s sent a record over %zu bytes: closing", c->srv->prog.name,
 			 c->name, max);
 		return -EMSGSIZE;
 	}
-	grown = realloc(*buf, *len + flen ? *len + flen : 1);
-	if (!grown)
-		return -ENOMEM;
-	*buf = grown;
-	rc = read_full(c->fd, *buf + *len, flen);
+	rc = reserve_record(c, job, flen, *last);
 	if (rc)
 		return rc;
-	*len += flen;
+	rc = read_full(c->fd, job->record + job->len, flen);
+	if (rc)
+		return rc;
+	job->len += flen;
 	return 0;
 }
 
-/* Reads one record (all its fragments) into a malloc'd buffer. */
-static int read_record(struct rpc_conn *c, uint8_t **out, size_t *out_len)
+static void release_record(struct rpc_server *srv, struct rpc_job *job)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0;
+	if (job->pooled)
+		bufpool_put(&srv->pool, job->record);
+	else
+		free(job->record);
+	job->record = NULL;
+	job->pooled = 0;
+	job->len = 0;
+}
+
+/* Reads one record (all its fragments) into the job. */
+static int read_record(struct rpc_conn *c, struct rpc_job *job)
+{
 	int last = 0, rc = 0;
 
 	for (int frags = 0; !last && !rc; frags++) {
@@ -224,15 +262,11 @@ static int read_record(struct rpc_conn *c, uint8_t **out, size_t *out_len)
 			rc = -EPROTO;
 			break;
 		}
-		rc = read_fragment(c, &buf, &len, &last);
+		rc = read_fragment(c, job, &last);
 	}
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*out_len = len;
-	return 0;
+	if (rc)
+		release_record(c->srv, job);
+	return rc;
 }
 
 static void queue_job(struct rpc_server *srv, struct rpc_job *job)
@@ -263,27 +297,22 @@ static void *reader_main(void *arg)
 	struct rpc_conn *c = arg;
 
 	for (;;) {
-		struct rpc_job *job;
-		uint8_t *rec;
-		size_t len;
-		int rc = read_record(c, &rec, &len);
+		struct rpc_job *job = calloc(1, sizeof(*job));
+		int rc;
 
+		if (!job)
+			break;
+		rc = read_record(c, job);
 		if (rc) {
+			free(job);
 			/* A broken stream is dropped at once, replies in flight
 			 * included; a peer that simply closed still gets them. */
 			if (rc != -ECONNRESET)
 				shutdown(c->fd, SHUT_RDWR);
 			break;
 		}
-		job = calloc(1, sizeof(*job));
-		if (!job) {
-			free(rec);
-			break;
-		}
 		conn_admit(c);
 		job->conn = c;
-		job->record = rec;
-		job->len = len;
 		queue_job(c->srv, job);
 	}
 	conn_put(c);
@@ -348,6 +377,26 @@ static void send_reply(struct rpc_conn *c, const uint8_t *hdr, size_t hdr_len,
 	pthread_mutex_unlock(&c->send_lock);
 }
 
+void *rpc_reply_alloc_payload(struct rpc_reply *reply, size_t len)
+{
+	if (reply->pool && len > SMALL_BUF && len <= reply->pool->size) {
+		reply->payload = bufpool_get(reply->pool);
+		reply->payload_pooled = reply->payload != NULL;
+	} else {
+		reply->payload = malloc(len ? len : 1);
+		reply->payload_free = free;
+	}
+	return reply->payload;
+}
+
+static void release_payload(struct rpc_reply *reply)
+{
+	if (reply->payload_pooled)
+		bufpool_put(reply->pool, reply->payload);
+	else if (reply->payload && reply->payload_free)
+		reply->payload_free(reply->payload);
+}
+
 static enum rpc_outcome dispatch_call(struct rpc_server *srv, const struct rpc_call *call,
 				      struct rpc_reply *reply)
 {
@@ -371,6 +420,7 @@ static void handle_job(struct rpc_server *srv, struct rpc_job *job)
 		return;
 	}
 	xout_init(&reply.res, res, RPC_REPLY_RES_CAP);
+	reply.pool = &srv->pool;
 	call.peer = c->peer;
 	switch (rpc_msg_decode_call(job->record, job->len, &call)) {
 	case RPC_CALL_IGNORE:
@@ -397,8 +447,7 @@ static void handle_job(struct rpc_server *srv, struct rpc_job *job)
 		hdr_len = rpc_msg_encode_reply_header(hdr, call.xid, outcome, &reply);
 		send_reply(c, hdr, hdr_len, &reply, outcome == RPC_OUT_SUCCESS);
 	}
-	if (reply.payload && reply.payload_free)
-		reply.payload_free(reply.payload);
+	release_payload(&reply);
 	free(res);
 }
 
@@ -410,7 +459,7 @@ static void job_done(struct rpc_job *job)
 	c->inflight--;
 	pthread_cond_signal(&c->drained);
 	pthread_mutex_unlock(&c->lock);
-	free(job->record);
+	release_record(c->srv, job);
 	free(job);
 	conn_put(c);
 }
@@ -540,6 +589,7 @@ static void server_free(struct rpc_server *srv)
 	pthread_mutex_destroy(&srv->lock);
 	pthread_cond_destroy(&srv->work);
 	pthread_cond_destroy(&srv->conns_gone);
+	bufpool_destroy(&srv->pool);
 	free(srv->workers);
 	free(srv);
 }
@@ -594,6 +644,14 @@ int rpc_server_start(const struct rpc_server_config *cfg, const struct rpc_progr
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->work, NULL);
 	pthread_cond_init(&srv->conns_gone, NULL);
+	/* Enough for every worker's record and payload, plus a reader each
+	 * for a few busy connections. */
+	if (bufpool_init(&srv->pool, srv->cfg.max_record, 2 * srv->cfg.threads + 16)) {
+		*why = "out of memory";
+		srv->listen_fd = -1;
+		server_free(srv);
+		return -ENOMEM;
+	}
 	srv->listen_fd = open_listener(cfg->listen, &srv->port, why);
 	if (srv->listen_fd < 0) {
 		rc = srv->listen_fd;

@@ -57,10 +57,14 @@ struct rpc_call {
  * (its buffer is preallocated by the transport, RPC_REPLY_RES_CAP bytes).
  * A large opaque that ends the results (READ data) goes in `payload`
  * instead of being copied into res: the transport sends res, then
- * payload, then the XDR padding.  payload_free (if set) is called on
- * payload after sending. */
+ * payload_len bytes of payload, then the XDR padding.  The payload is
+ * released after sending: with payload_free if set, or back to the
+ * transport's pool if it came from rpc_reply_alloc_payload. */
 #define RPC_REPLY_RES_CAP 8192
+struct bufpool;
 struct rpc_reply {
+	struct bufpool *pool;     /* the transport's, for rpc_reply_alloc_payload */
+	int payload_pooled;
 	struct xdr_out res;
 	void *payload;
 	size_t payload_len;
@@ -71,6 +75,11 @@ struct rpc_reply {
 	uint32_t mismatch_low;    /* for RPC_OUT_PROG_MISMATCH */
 	uint32_t mismatch_high;
 };
+
+/* A payload buffer of at least len bytes (len at most the server's
+ * max_record), attached to the reply and released by the transport after
+ * sending, whatever the outcome.  NULL when memory is short. */
+void *rpc_reply_alloc_payload(struct rpc_reply *reply, size_t len);
 
 typedef enum rpc_outcome (*rpc_dispatch_fn)(void *ctx, const struct rpc_call *call,
 					    struct rpc_reply *reply);

@@ -34,13 +34,16 @@ class LoadResult:
     ops: int
     ops_s: float
     lat_avg_us: float
+    data_seconds: float
+    data_mb_s: float
     raw: dict[str, Any]
 
     @classmethod
     def parse(cls, line: str) -> "LoadResult":
         d = json.loads(line)
         return cls(d["op"], d["req_size"], d["streams"], d["depth"], d["bytes"], d["seconds"],
-                   d["mb_s"], d["ops"], d["ops_s"], d["lat_avg_us"], d)
+                   d["mb_s"], d["ops"], d["ops_s"], d["lat_avg_us"], d["data_seconds"],
+                   d["data_mb_s"], d)
 
 
 def run_nfs3load(pod: Pod, server: str, fhs: Sequence[bytes], op: str, req_size: int,

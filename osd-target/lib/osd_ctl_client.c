@@ -23,6 +23,7 @@
 #include "byteorder.h"
 #include "ctl_auth.h"
 #include "hmac.h"
+#include "iov.h"
 #include "osd_ctl.h"
 #include "xdr_cursor.h"
 
@@ -286,15 +287,7 @@ static int send_all(int fd, struct iovec *iov, int n, int64_t deadline)
 				return rc;
 			continue;
 		}
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		iov_advance(&iov, &n, (size_t)w);
 	}
 	return 0;
 }

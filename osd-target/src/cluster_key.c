@@ -6,16 +6,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "hex.h"
 
 static int parse_secret(const char *hex, size_t len, uint8_t *out)
 {

@@ -177,6 +177,12 @@ void nfs3_encode_wcc_data(struct xdr_out *out, const struct osd_ctx *ctx,
 typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx, struct xdr_in *args,
 					 struct rpc_reply *reply);
 
+/* The shape FSINFO and PATHCONF share: a handle in; status, post_op_attr
+ * and, on success, fixed results out (written by encode_ok). */
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_in *args,
+					struct rpc_reply *reply,
+					void (*encode_ok)(struct xdr_out *out));
+
 enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_in *args,
 				struct rpc_reply *reply);
 enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *args,

@@ -16,21 +16,5 @@ static void encode_pathconf_ok(struct xdr_out *out)
 enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, struct xdr_in *args,
 				    struct rpc_reply *reply)
 {
-	struct nfs3_obj obj;
-	struct nfs3_fh fh;
-	enum nfsstat3 st;
-
-	if (nfs3_decode_fh_args(args, &fh))
-		return RPC_OUT_GARBAGE_ARGS;
-
-	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
-	xout_u32(&reply->res, st);
-	if (st != NFS3_OK) {
-		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
-		return RPC_OUT_SUCCESS;
-	}
-	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
-	encode_pathconf_ok(&reply->res);
-	nfs3_obj_close(ctx, &obj);
-	return RPC_OUT_SUCCESS;
+	return nfs3_reply_static_info(ctx, args, reply, encode_pathconf_ok);
 }

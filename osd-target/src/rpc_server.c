@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bufpool.h"
+#include "iov.h"
 #include "log.h"
 #include "rpc_msg.h"
 
@@ -330,15 +331,7 @@ static int send_all(int fd, struct iovec *iov, int n)
 				continue;
 			return -errno;
 		}
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		iov_advance(&iov, &n, (size_t)w);
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "byteorder.h"
 #include "capability.h"
 #include "cluster_key.h"
+#include "hex.h"
 #include "log.h"
 #include "objstore.h"
 #include "osd_ctl_client.h"
@@ -84,17 +85,6 @@ static int parse_u32(const char *s, uint32_t *v)
 		return -EINVAL;
 	*v = (uint32_t)w;
 	return 0;
-}
-
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Hex digits into out (at most cap bytes); dashes are skipped so a uuid

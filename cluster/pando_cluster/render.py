@@ -22,14 +22,14 @@ STATE_STYLE = {"up": "green", "down": "red", "no answer": "yellow"}
 
 def status_table(rows: list[OsdView], title: str) -> Table:
     t = Table(title=title)
-    for col in ("osd", "nfs addr", "ctl addr", "pid", "state", "used", "free"):
-        t.add_column(col, justify="right" if col in ("osd", "pid", "used", "free") else "left")
+    for col in ("osd", "nfs addr", "ctl addr", "pid", "state", "objects", "free"):
+        t.add_column(col, justify="right" if col in ("osd", "pid", "objects", "free") else "left")
     for r in rows:
         style = STATE_STYLE.get(r.state, "")
         t.add_row(str(r.rec.osd_id), r.rec.nfs_addr, r.rec.ctl_addr,
                   str(r.rec.pid) if r.running and r.rec.pid else "-",
                   f"[{style}]{r.state}[/]" if style else r.state,
-                  human(r.stat.used_bytes if r.stat else None),
+                  str(r.stat.objects) if r.stat and r.stat.objects is not None else "-",
                   human(r.stat.free_bytes if r.stat else None))
     return t
 

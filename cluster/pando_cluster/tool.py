@@ -1,8 +1,6 @@
 """Calls to pando-osd-tool: key generation, formatting, and STATFS."""
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,29 +37,16 @@ def format_data_dir(data_dir: Path, osd_id: int, key_file: Path) -> None:
 
 @dataclass
 class Stat:
+    """What `pando-osd-tool stat` prints: one `name value` line each."""
     fields: dict[str, str]
 
-    def _int(self, *names: str) -> int | None:
-        for n in names:
-            v = self.fields.get(n)
-            if v is not None:
-                m = re.match(r"\s*(\d+)", v)
-                if m:
-                    return int(m.group(1))
-        return None
-
-    @property
-    def total_bytes(self) -> int | None:
-        return self._int("total_bytes", "total", "size_bytes")
+    def _int(self, name: str) -> int | None:
+        v = self.fields.get(name)
+        return int(v) if v is not None and v.isdigit() else None
 
     @property
     def free_bytes(self) -> int | None:
-        return self._int("free_bytes", "free", "avail_bytes")
-
-    @property
-    def used_bytes(self) -> int | None:
-        t, f = self.total_bytes, self.free_bytes
-        return t - f if t is not None and f is not None else self._int("used_bytes", "used")
+        return self._int("free_bytes")
 
     @property
     def objects(self) -> int | None:
@@ -69,20 +54,11 @@ class Stat:
 
 
 def parse_stat(text: str) -> Stat:
-    """Accepts `key value` lines (what pando-osd-tool prints), `key: value`,
-    `key = value`, or JSON."""
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            return Stat({str(k).lower(): str(v) for k, v in json.loads(text).items()})
-        except (ValueError, AttributeError):
-            pass
     fields: dict[str, str] = {}
     for line in text.splitlines():
-        m = (re.match(r"\s*([A-Za-z][\w .-]*?)\s*[:=]\s*(.*)$", line)
-             or re.match(r"\s*([A-Za-z]\w*)\s+(.*)$", line))  # pando-osd-tool: "key   value"
-        if m:
-            fields[re.sub(r"[\s.-]+", "_", m.group(1).strip().lower())] = m.group(2).strip()
+        name, _, value = line.strip().partition(" ")
+        if name:
+            fields[name] = value.strip()
     return Stat(fields)
 
 

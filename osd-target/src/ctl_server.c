@@ -114,16 +114,10 @@ enum rpc_outcome ctl_reply_encode(struct rpc_reply *reply, xdrproc_t proc, void 
 	}
 	/* Too big for the preallocated buffer (long id lists, many
 	 * attributes): the whole result travels as the payload. */
-	buf = malloc(max_len);
-	if (!buf)
+	buf = rpc_reply_alloc_payload(reply, max_len);
+	if (!buf || !xdr_encode_into(buf, max_len, proc, res, &len))
 		return RPC_OUT_SYSTEM_ERR;
-	if (!xdr_encode_into(buf, max_len, proc, res, &len)) {
-		free(buf);
-		return RPC_OUT_SYSTEM_ERR;
-	}
-	reply->payload = buf;
 	reply->payload_len = len;
-	reply->payload_free = free;
 	return RPC_OUT_SUCCESS;
 }
 

@@ -1,0 +1,76 @@
+/* Test clusters and random maps shared by the layout tests. */
+#ifndef PANDO_LAYOUT_FIXTURE_H
+#define PANDO_LAYOUT_FIXTURE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pando/placement.h"
+
+#define TB (1ull << 40)
+
+static uint64_t fixture_rng = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t fixture_rand(void)
+{
+	fixture_rng ^= fixture_rng << 13;
+	fixture_rng ^= fixture_rng >> 7;
+	fixture_rng ^= fixture_rng << 17;
+	return fixture_rng;
+}
+
+/* n OSDs with ids first_id.., 1 TB each, half full; domains of
+ * per_domain OSDs (0: none declared). */
+static inline struct pando_osd *fixture_osds(uint32_t n, uint32_t first_id, uint32_t per_domain)
+{
+	struct pando_osd *osds = calloc(n, sizeof(*osds));
+
+	for (uint32_t i = 0; osds && i < n; i++) {
+		osds[i].id = first_id + i;
+		osds[i].domain = per_domain ? i / per_domain : PANDO_DOMAIN_NONE;
+		osds[i].capacity = TB;
+		osds[i].used = TB / 2;
+	}
+	return osds;
+}
+
+static inline struct pando_cluster *fixture_cluster(const struct pando_osd *osds, uint32_t n)
+{
+	struct pando_placement_policy policy = { .spares = 1, .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
+	struct pando_cluster *c = NULL;
+
+	if (pando_cluster_new(osds, n, &policy, &c))
+		return NULL;
+	return c;
+}
+
+/* A random request that a cluster of at least 16 OSDs can always meet. */
+static inline struct pando_layout_request fixture_request(uint64_t seed)
+{
+	static const uint32_t units[] = { 512, 4096, 65536, 1u << 20 };
+	struct pando_layout_request req = {
+		.stripe_unit = units[fixture_rand() % 4], .seed = seed, .partition_id = 1 + seed % 7,
+		.first_object_id = 1 + fixture_rand() % (1ull << 40),
+		.visit_bytes = (1 + fixture_rand() % 64) << 20, .max_groups = (uint32_t)(fixture_rand() % 4),
+	};
+
+	switch (fixture_rand() % 3) {
+	case 0:
+		req.raid = PANDO_RAID0;
+		req.data = (uint8_t)(fixture_rand() % 6);
+		break;
+	case 1:
+		req.raid = PANDO_RAID1;
+		req.copies = (uint8_t)(2 + fixture_rand() % 2);
+		req.data = (uint8_t)(1 + fixture_rand() % 3);
+		break;
+	default:
+		req.raid = PANDO_RS;
+		req.parity = (uint8_t)(1 + fixture_rand() % 3);
+		req.data = (uint8_t)(fixture_rand() % 2 ? 0 : 2 + fixture_rand() % 6);
+		break;
+	}
+	return req;
+}
+
+#endif

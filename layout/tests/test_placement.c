@@ -1,0 +1,437 @@
+/* Placement: determinism, hard constraints over many random files and
+ * clusters, balance over 100,000 files against the stated bounds, the
+ * passive-balancing bias, failure domains, and replacements. */
+#include <errno.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "pando/placement.h"
+
+#define FILES 100000
+/* Stated balance bound (README.md): every OSD's share of components
+ * within 3% of its expected share.  The expected share is exact by
+ * construction; sampling noise over 100,000 files is about 0.6% (one
+ * standard deviation) for the mixes below. */
+#define BALANCE_BOUND 0.03
+
+static uint32_t domain_of(const struct pando_osd *osds, uint32_t n, uint32_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (osds[i].id == id)
+			return osds[i].domain == PANDO_DOMAIN_NONE ? 1000000 + id : osds[i].domain;
+	return UINT32_MAX;
+}
+
+/* The hard rules, checked from outside. */
+static int check_map(const struct pando_storage_map *map, const struct pando_osd *osds, uint32_t n,
+		     const struct pando_layout_request *req)
+{
+	uint32_t width = pando_map_width(map);
+	int bad = pando_map_validate(map) != 0;
+
+	for (uint32_t i = 0; i < map->groups * width; i++) {
+		bad += map->comp[i].object_id != req->first_object_id + i;
+		for (uint32_t j = 0; j < i; j++) {
+			uint32_t a = map->comp[i].osd_id, b = map->comp[j].osd_id;
+
+			bad += a == b;	/* groups of one file use distinct OSDs */
+			if (i / width == j / width)
+				bad += domain_of(osds, n, a) == domain_of(osds, n, b);
+		}
+	}
+	for (uint32_t s = 0; s < map->spare_count; s++)
+		bad += domain_of(osds, n, map->spares[s]) == UINT32_MAX;
+	bad += map->spare_count != 1 || map->seed != req->seed || map->partition_id != req->partition_id;
+	return bad;
+}
+
+static void test_constraints(void)
+{
+	int bad = 0, placed = 0;
+
+	for (int round = 0; round < 40; round++) {
+		uint32_t n = 16 + (uint32_t)(fixture_rand() % 150);
+		uint32_t per_domain = round % 2 ? 1 + (uint32_t)(fixture_rand() % 8) : 0;
+		struct pando_osd *osds = fixture_osds(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
+		struct pando_cluster *c;
+
+		for (uint32_t i = 0; i < n; i++) {
+			osds[i].capacity = TB * (1 + fixture_rand() % 4);
+			osds[i].used = fixture_rand() % osds[i].capacity;
+		}
+		c = fixture_cluster(osds, n);
+		for (uint64_t seed = 0; seed < 250; seed++) {
+			struct pando_layout_request req = fixture_request(seed * 7919 + (uint64_t)round);
+			struct pando_storage_map *map;
+			int rc = pando_place(c, &req, &map);
+
+			/* few domains may not hold a wide group: that is the only refusal */
+			if (rc == -ENOSPC && per_domain && n / per_domain < 16)
+				continue;
+			bad += rc != 0;
+			if (rc)
+				continue;
+			bad += check_map(map, osds, n, &req);
+			placed++;
+			pando_map_free(map);
+		}
+		pando_cluster_free(c);
+		free(osds);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(placed > 5000);
+}
+
+static int maps_same(const struct pando_storage_map *a, const struct pando_storage_map *b)
+{
+	size_t n = (size_t)a->groups * pando_map_width(a);
+
+	return a->groups == b->groups && !memcmp(&a->shape, &b->shape, sizeof(a->shape)) &&
+	       !memcmp(a->comp, b->comp, n * sizeof(a->comp[0])) &&
+	       !memcmp(a->spares, b->spares, a->spare_count * sizeof(a->spares[0]));
+}
+
+/* Same seed, same map, whatever order the OSDs were listed in; another
+ * seed, (almost surely) another map. */
+static void test_determinism(void)
+{
+	struct pando_osd *osds = fixture_osds(60, 1, 6), *reversed = fixture_osds(60, 1, 6);
+	struct pando_cluster *a, *b;
+	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 2, .stripe_unit = 65536,
+					    .seed = 12345, .partition_id = 9, .first_object_id = 1 };
+	struct pando_storage_map *m1, *m2, *m3;
+
+	for (uint32_t i = 0; i < 60; i++)
+		reversed[i] = osds[59 - i];
+	a = fixture_cluster(osds, 60);
+	b = fixture_cluster(reversed, 60);
+	CHECK_EQ(pando_place(a, &req, &m1), 0);
+	CHECK_EQ(pando_place(b, &req, &m2), 0);
+	CHECK(maps_same(m1, m2));
+	req.seed++;
+	CHECK_EQ(pando_place(a, &req, &m3), 0);
+	CHECK(!maps_same(m1, m3));
+	/* Table 1 for 60 OSDs: 7 groups of 8, here RS(6,2) */
+	CHECK_EQ(m1->groups, 7);
+	CHECK_EQ(m1->shape.data, 6);
+	CHECK_EQ(m1->shape.parity, 2);
+	/* 1 GiB visits: 2048 rows of 6 x 64 KiB, rounded down */
+	CHECK_EQ(m1->shape.visit_rows, (1u << 30) / (6 * 65536));
+	pando_map_free(m1);
+	pando_map_free(m2);
+	pando_map_free(m3);
+	pando_cluster_free(a);
+	pando_cluster_free(b);
+	free(osds);
+	free(reversed);
+}
+
+/* The file mix of the balance runs: mirrored small files, single-group
+ * RS(8,2) files, and large files striped over all groups. */
+static struct pando_layout_request mixed_request(uint64_t seed)
+{
+	struct pando_layout_request req = { .stripe_unit = 65536, .seed = seed, .partition_id = 1,
+					    .first_object_id = 1 + seed * 256 };
+
+	switch (seed % 3) {
+	case 0:
+		req.raid = PANDO_RAID1;
+		req.copies = 2;
+		break;
+	case 1:
+		req.raid = PANDO_RS;
+		req.data = 8;
+		req.parity = 2;
+		req.max_groups = 1;
+		break;
+	default:
+		req.raid = PANDO_RS;
+		req.parity = 1;
+		break;
+	}
+	return req;
+}
+
+/* Places FILES files; counts components per OSD (by index). */
+static uint64_t place_many(const struct pando_cluster *c, const struct pando_osd *osds, uint32_t n,
+			   struct pando_layout_request (*request)(uint64_t), uint64_t *count)
+{
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		count[i] = 0;
+	for (uint64_t f = 0; f < FILES; f++) {
+		struct pando_layout_request req = request(f);
+		struct pando_storage_map *map;
+
+		if (pando_place(c, &req, &map)) {
+			CHECK(0);
+			continue;
+		}
+		for (uint32_t k = 0; k < map->groups * pando_map_width(map); k++) {
+			count[map->comp[k].osd_id - osds[0].id]++;
+			total++;
+		}
+		pando_map_free(map);
+	}
+	return total;
+}
+
+static double share_ratio(uint64_t count, uint64_t total, double share)
+{
+	return (double)count / ((double)total * share);
+}
+
+static void test_balance_uniform(void)
+{
+	const uint32_t n = 40;
+	struct pando_osd *osds = fixture_osds(n, 1, 0);
+	struct pando_cluster *c = fixture_cluster(osds, n);
+	uint64_t count[40], total = place_many(c, osds, n, mixed_request, count);
+	double worst = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		double dev = share_ratio(count[i], total, 1.0 / n) - 1;
+
+		worst = dev < 0 ? (-dev > worst ? -dev : worst) : (dev > worst ? dev : worst);
+	}
+	printf("  uniform, %u OSDs, %d files, %llu components: worst OSD %.2f%% off its share "
+	       "(bound %.0f%%)\n", n, FILES, (unsigned long long)total, worst * 100, BALANCE_BOUND * 100);
+	CHECK(worst < BALANCE_BOUND);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+static struct pando_layout_request small_request(uint64_t seed)
+{
+	return (struct pando_layout_request){ .raid = PANDO_RS, .data = 4, .parity = 2, .max_groups = 1,
+					      .stripe_unit = 65536, .seed = seed, .partition_id = 1,
+					      .first_object_id = 1 };
+}
+
+/* Half the OSDs twice the size: twice the share, within the bound. */
+static void test_balance_weighted(void)
+{
+	const uint32_t n = 40;
+	struct pando_osd *osds = fixture_osds(n, 1, 0);
+	struct pando_cluster *c;
+	uint64_t count[40], total;
+	double worst = 0;
+
+	for (uint32_t i = 0; i < n; i += 2) {
+		osds[i].capacity = 2 * TB;
+		osds[i].used = TB;	/* the same utilisation: no bias */
+	}
+	c = fixture_cluster(osds, n);
+	total = place_many(c, osds, n, small_request, count);
+	for (uint32_t i = 0; i < n; i++) {
+		double dev = share_ratio(count[i], total, (i % 2 ? 1.0 : 2.0) / 60) - 1;
+
+		worst = dev < 0 ? (-dev > worst ? -dev : worst) : (dev > worst ? dev : worst);
+	}
+	printf("  capacities 2:1, %d RS(4,2) files: worst OSD %.2f%% off its share\n", FILES, worst * 100);
+	CHECK(worst < BALANCE_BOUND);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+/* One OSD just replaced (empty) among half-full ones: passive balancing
+ * favours it, by at most the bias limit (5%), not more. */
+static void test_empty_osd_bias(void)
+{
+	const uint32_t n = 40;
+	struct pando_osd *osds = fixture_osds(n, 1, 0);
+	struct pando_cluster *c;
+	uint64_t count[40], total, rest = 0;
+	uint32_t ppm;
+	double ratio;
+
+	osds[7].used = 0;
+	osds[8].used = TB * 9 / 10;
+	c = fixture_cluster(osds, n);
+	CHECK_EQ(pando_cluster_bias_ppm(c, osds[7].id, &ppm), 0);
+	CHECK_EQ(ppm, 1000000 + PANDO_BIAS_DEFAULT_PPM);
+	CHECK_EQ(pando_cluster_bias_ppm(c, osds[8].id, &ppm), 0);
+	CHECK_EQ(ppm, 1000000 - PANDO_BIAS_DEFAULT_PPM);
+	CHECK_EQ(pando_cluster_bias_ppm(c, 999, &ppm), -ENOENT);
+	total = place_many(c, osds, n, small_request, count);
+	for (uint32_t i = 0; i < n; i++)
+		if (i != 7 && i != 8)
+			rest += count[i];
+	/* the empty OSD against the average of the untouched ones */
+	ratio = (double)count[7] / ((double)rest / (n - 2));
+	printf("  one empty OSD: %.3f x the others' components (bias limit %.2f)\n", ratio,
+	       1 + PANDO_BIAS_DEFAULT_PPM / 1e6);
+	CHECK(ratio > 1.02);
+	CHECK(ratio < 1 + PANDO_BIAS_DEFAULT_PPM / 1e6 + BALANCE_BOUND);
+	ratio = (double)count[8] / ((double)rest / (n - 2));
+	CHECK(ratio < 0.98 && ratio > 1 - PANDO_BIAS_DEFAULT_PPM / 1e6 - BALANCE_BOUND);
+	CHECK(total > 0);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+/* 12 shelves of 10 (Panasas' 120-blade system): groups of 9 over 9
+ * shelves, 13 groups, and shelves balanced. */
+static void test_domains(void)
+{
+	struct pando_osd *osds = fixture_osds(120, 1, 10);
+	struct pando_cluster *c = fixture_cluster(osds, 120);
+	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 1, .stripe_unit = 65536,
+					    .partition_id = 1, .first_object_id = 1 };
+	uint64_t shelf[12] = { 0 }, total = 0;
+	int bad = 0;
+
+	for (uint64_t seed = 0; seed < 2000; seed++) {
+		struct pando_storage_map *map;
+
+		req.seed = seed;
+		if (pando_place(c, &req, &map)) {
+			bad++;
+			continue;
+		}
+		bad += map->groups != 13 || pando_map_width(map) != 9;
+		bad += check_map(map, osds, 120, &req);
+		for (uint32_t k = 0; k < map->groups * 9; k++) {
+			shelf[(map->comp[k].osd_id - 1) / 10]++;
+			total++;
+		}
+		pando_map_free(map);
+	}
+	CHECK_EQ(bad, 0);
+	for (int s = 0; s < 12; s++)
+		CHECK(share_ratio(shelf[s], total, 1.0 / 12) > 1 - BALANCE_BOUND &&
+		      share_ratio(shelf[s], total, 1.0 / 12) < 1 + BALANCE_BOUND);
+	/* nine shelves cannot hold a group of ten */
+	pando_cluster_free(c);
+	c = fixture_cluster(osds, 90);
+	req.data = 9;
+	CHECK_EQ(pando_place(c, &req, &(struct pando_storage_map *){ NULL }), -ENOSPC);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+/* A failed OSD's components move: never into their group, never into a
+ * domain the group already uses; without domains the file's own spare
+ * always qualifies, so the first move of a file takes it. */
+static void test_replacement(void)
+{
+	struct pando_osd *osds = fixture_osds(50, 1, 0), *domained = fixture_osds(50, 1, 5);
+	struct pando_cluster *c = fixture_cluster(osds, 50), *cd = fixture_cluster(domained, 50);
+	int bad = 0, moved = 0;
+
+	for (uint64_t seed = 0; seed < 500; seed++) {
+		const struct pando_cluster *cl = seed % 2 ? cd : c;
+		const struct pando_osd *list = seed % 2 ? domained : osds;
+		struct pando_layout_request req = fixture_request(seed);
+		struct pando_storage_map *map;
+
+		if (pando_place(cl, &req, &map))
+			continue;
+		for (uint32_t g = 0; g < map->groups; g++) {
+			uint32_t lost = (uint32_t)(seed % pando_map_width(map)), osd;
+
+			bad += pando_place_replacement(cl, map, g, lost, seed, &osd) != 0;
+			if (g == 0 && cl == c)
+				bad += osd != map->spares[0];
+			for (uint32_t k = 0; k < pando_map_width(map); k++) {
+				uint32_t other = pando_map_component(map, g, k)->osd_id;
+
+				bad += other == osd;
+				bad += k != lost && domain_of(list, 50, other) == domain_of(list, 50, osd);
+			}
+			bad += pando_map_replace_component(map, g, lost, osd, 1u << 30) != 0;
+			bad += pando_map_validate(map) != 0;
+			moved++;
+		}
+		pando_map_free(map);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(moved > 500);
+	pando_cluster_free(c);
+	pando_cluster_free(cd);
+	free(osds);
+	free(domained);
+}
+
+static void test_replacement_tiers(void)
+{
+	struct pando_osd *osds = fixture_osds(3, 1, 0);
+	struct pando_cluster *c = fixture_cluster(osds, 3), *two;
+	struct pando_layout_request req = { .raid = PANDO_RAID1, .copies = 2, .stripe_unit = 4096,
+					    .seed = 1, .partition_id = 1, .first_object_id = 1 };
+	struct pando_storage_map *map;
+	uint32_t osd;
+
+	CHECK_EQ(pando_place(c, &req, &map), 0);
+	/* three OSDs: two mirrors and the spare; the spare is the only home */
+	CHECK_EQ(pando_place_replacement(c, map, 0, 1, 77, &osd), 0);
+	CHECK_EQ(osd, map->spares[0]);
+	CHECK_EQ(pando_place_replacement(c, map, 1, 0, 77, &osd), -EINVAL);
+	/* without the spare in the cluster, nowhere to go */
+	osds[map->spares[0] - 1].capacity = 0;
+	CHECK_EQ(pando_cluster_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two), 0);
+	CHECK_EQ(pando_place_replacement(two, map, 0, 1, 77, &osd), -ENOSPC);
+	pando_cluster_free(two);
+	pando_map_free(map);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+static void test_refusals(void)
+{
+	struct pando_osd *osds = fixture_osds(12, 1, 0);
+	struct pando_cluster *c = fixture_cluster(osds, 12), *bad_cluster;
+	struct pando_layout_request ok = { .raid = PANDO_RS, .data = 8, .parity = 3, .stripe_unit = 4096,
+					   .seed = 1, .partition_id = 1, .first_object_id = 1 };
+	struct pando_layout_request req;
+	struct pando_storage_map *map;
+
+	CHECK_EQ(pando_place(c, &ok, &map), 0);		/* 11 + a spare = 12 */
+	pando_map_free(map);
+	req = ok;
+	req.data = 9;					/* 12 + a spare > 12 */
+	CHECK_EQ(pando_place(c, &req, &map), -ENOSPC);
+	CHECK(map == NULL);
+	req = ok;
+	req.first_object_id = 0;
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	req = ok;
+	req.first_object_id = UINT64_MAX - 5;		/* ids would wrap */
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	req = ok;
+	req.partition_id = 0;
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	req = ok;
+	req.stripe_unit = 1000;
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	req = ok;
+	req.raid = PANDO_RAID1;
+	req.copies = 1;
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	req = ok;
+	req.parity = 0;
+	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
+	osds[3].id = osds[2].id;
+	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 0 }, &bad_cluster), -EINVAL);
+	osds[3].id = 4;
+	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), -EINVAL);
+	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 }, &bad_cluster),
+		 -EINVAL);
+	pando_cluster_free(c);
+	free(osds);
+}
+
+int main(void)
+{
+	test_determinism();
+	test_constraints();
+	test_balance_uniform();
+	test_balance_weighted();
+	test_empty_osd_bias();
+	test_domains();
+	test_replacement();
+	test_replacement_tiers();
+	test_refusals();
+	CHECK_DONE();
+}

@@ -1,0 +1,46 @@
+/* POSIX permission checks on attributes the caller already has: the FSAL's
+ * test_access, and the sticky-directory rule for removes and renames.
+ * Mode bits only; ACLs are the FSAL's business. */
+#include "ns_internal.h"
+
+static bool in_group(const struct ns_cred *c, uint32_t gid)
+{
+	if (c->gid == gid)
+		return true;
+	for (size_t i = 0; i < c->ngroups; i++) {
+		if (c->groups[i] == gid)
+			return true;
+	}
+	return false;
+}
+
+/* The rwx bits that apply to c: owner's, else group's, else other's. */
+static unsigned class_bits(const struct ns_attr *a, const struct ns_cred *c)
+{
+	if (c->uid == a->uid)
+		return (a->mode >> 6) & 7;
+	if (in_group(c, a->gid))
+		return (a->mode >> 3) & 7;
+	return a->mode & 7;
+}
+
+int ns_access(const struct ns_attr *a, const struct ns_cred *c, unsigned want)
+{
+	want &= NS_MAY_READ | NS_MAY_WRITE | NS_MAY_EXEC;
+	/* Root reads and writes anything, and executes what anyone may
+	 * execute; searching a directory needs no x bit at all. */
+	if (c->uid == 0) {
+		if (!(want & NS_MAY_EXEC) || a->type == NS_DIR || (a->mode & 0111))
+			return 0;
+		return -EACCES;
+	}
+	return (class_bits(a, c) & want) == want ? 0 : -EACCES;
+}
+
+int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
+		     const struct ns_cred *c)
+{
+	if (!(dir->mode & 01000) || c->uid == 0)
+		return 0;
+	return c->uid == dir->uid || c->uid == victim->uid ? 0 : -EPERM;
+}

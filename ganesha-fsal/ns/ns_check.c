@@ -1,0 +1,587 @@
+/* The consistency check: walks every key and reports what a crash or a bug
+ * could have left wrong.  pando-fsck builds on it.
+ *
+ *   1. directory entries ('D'), each with its readdir index entry ('R'),
+ *      its parent (a directory whose next_seq is above the entry's seq);
+ *   2. index entries without their directory entry;
+ *   3. reachability: a walk down from the root over the entries;
+ *   4. inodes ('I'): link counts, entry counts, parents, the keys their
+ *      flags promise, orphans (no name, or only names no walk reaches);
+ *   5. names of inodes that do not exist;
+ *   6. data, targets and maps of inodes that should not have them, intents;
+ *   7. the statfs counters and the next id.
+ *
+ * Entries are held in memory twice (by parent in key order, and sorted by
+ * child), 32 bytes each: 100 million names fit in a few GiB. */
+#include "ns_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+
+struct link {
+	uint64_t child;
+	uint64_t parent;
+	uint8_t type;           /* as the index says */
+	bool matched;           /* the child's inode exists */
+	bool reached;           /* the walk from the root came here */
+};
+
+struct links {
+	struct link *v;
+	size_t n, cap;
+};
+
+struct checker {
+	struct ns_store *s;
+	ns_check_say_fn say;
+	void *arg;
+	struct ns_check_result *res;
+	struct links by_parent;         /* key order: sorted by parent */
+	struct links by_child;
+	uint64_t max_id;
+	uint64_t bytes;
+	uint64_t inline_bytes;
+};
+
+static void problem(struct checker *c, uint64_t *counter, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct checker *c, uint64_t *counter, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	(*counter)++;
+	c->res->problems++;
+	if (!c->say)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->say(c->arg, msg);
+}
+
+static int links_push(struct links *l, const struct link *x)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		struct link *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *x;
+	return 0;
+}
+
+/* The first link whose parent (by_parent) or child (by_child) is >= id. */
+static size_t lower_bound(const struct links *l, uint64_t id, bool by_child)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = by_child ? l->v[mid].child : l->v[mid].parent;
+
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct link *x = a, *y = b;
+
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+/* 0, -ESTALE when absent, BAD when undecodable (scan_inodes reports
+ * that once), or -EIO when RocksDB failed. */
+#define BAD 1
+
+static int load(struct checker *c, uint64_t ino, struct ns_inode *r)
+{
+	uint8_t k[ID_KEY_LEN];
+	size_t vlen;
+	char *v;
+	int rc = db_get(c->s, k, key_id(k, K_INODE, ino), &v, &vlen);
+
+	if (rc)
+		return rc;
+	if (!v)
+		return -ESTALE;
+	rc = inode_decode(ino, (const uint8_t *)v, vlen, r) ? BAD : 0;
+	rocksdb_free(v);
+	return rc;
+}
+
+static void note_id(struct checker *c, uint64_t id)
+{
+	if (id > c->max_id)
+		c->max_id = id;
+}
+
+/* ---- 1. directory entries -------------------------------------------- */
+
+/* The index entry an entry points to must name it back. */
+static int check_index_of(struct checker *c, uint64_t dir, const uint8_t *name,
+			  size_t len, const struct dirent_rec *d, struct link *l)
+{
+	uint8_t k[INDEX_KEY_LEN], type;
+	const char *iname;
+	size_t vlen, ilen;
+	uint64_t ino;
+	char *v;
+	int rc = db_get(c->s, k, key_index(k, dir, d->seq), &v, &vlen);
+
+	if (rc)
+		return rc;
+	if (!v || index_decode((const uint8_t *)v, vlen, &ino, &type, &iname, &ilen) ||
+	    ino != d->ino || ilen != len || memcmp(iname, name, len) != 0)
+		problem(c, &c->res->index_mismatches, "dir %llu: entry '%.*s' (cookie %llu): "
+			"index entry missing or different", (unsigned long long)dir,
+			(int)len, name, (unsigned long long)d->seq);
+	else
+		l->type = type;
+	rocksdb_free(v);
+	return 0;
+}
+
+/* With the index entry broken, the type comes from the inode (0: none). */
+static int type_of(struct checker *c, uint64_t ino, uint8_t *type)
+{
+	struct ns_inode r;
+	int rc = load(c, ino, &r);
+
+	*type = rc ? 0 : r.type;
+	return rc == -ESTALE || rc == BAD ? 0 : rc;
+}
+
+/* Loads the directory a run of entries belongs to; *ok false if none. */
+static int entry_parent(struct checker *c, uint64_t dir, struct ns_inode *p, bool *ok)
+{
+	int rc = load(c, dir, p);
+
+	*ok = !rc && p->type == NS_DIR;
+	return rc == -ESTALE || rc == BAD ? 0 : rc;
+}
+
+static int check_entry(struct checker *c, const uint8_t *k, size_t klen, const uint8_t *v,
+		       size_t vlen, struct ns_inode *p, bool *p_ok)
+{
+	uint64_t dir = get_be64(k + 1);
+	struct link l = { .parent = dir };
+	struct dirent_rec d;
+	int rc = 0;
+
+	c->res->dirents++;
+	if (klen <= ID_KEY_LEN || klen > ID_KEY_LEN + NS_NAME_MAX ||
+	    dirent_decode(v, vlen, &d)) {
+		problem(c, &c->res->bad_records, "dir %llu: malformed entry",
+			(unsigned long long)dir);
+		return 0;
+	}
+	if (!c->by_parent.n || c->by_parent.v[c->by_parent.n - 1].parent != dir)
+		rc = entry_parent(c, dir, p, p_ok);
+	if (rc)
+		return rc;
+	if (!*p_ok)
+		problem(c, &c->res->dangling_dirents, "dir %llu: entry '%.*s' in a missing "
+			"or non-directory inode", (unsigned long long)dir,
+			(int)(klen - ID_KEY_LEN), k + ID_KEY_LEN);
+	else if (d.seq < NS_COOKIE_FIRST || d.seq >= p->next_seq)
+		problem(c, &c->res->index_mismatches, "dir %llu: entry '%.*s' has cookie "
+			"%llu outside [3, %llu)", (unsigned long long)dir,
+			(int)(klen - ID_KEY_LEN), k + ID_KEY_LEN,
+			(unsigned long long)d.seq, (unsigned long long)p->next_seq);
+	l.child = d.ino;
+	rc = check_index_of(c, dir, k + ID_KEY_LEN, klen - ID_KEY_LEN, &d, &l);
+	if (!rc && !l.type)
+		rc = type_of(c, d.ino, &l.type);
+	return rc ? rc : links_push(&c->by_parent, &l);
+}
+
+static int scan_entries(struct checker *c)
+{
+	uint8_t prefix = K_DIRENT;
+	struct ns_inode parent;
+	bool parent_ok = false;
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(c->s, &i, &prefix, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		rc = check_entry(c, k, klen, v, vlen, &parent, &parent_ok);
+	}
+	return iter_close(c->s, &i) ? -EIO : rc;
+}
+
+/* ---- 2. index entries ------------------------------------------------ */
+
+static int check_index(struct checker *c, const uint8_t *k, size_t klen, const uint8_t *v,
+		       size_t vlen)
+{
+	uint64_t dir = get_be64(k + 1), ino;
+	struct dirent_rec d;
+	const char *name;
+	size_t len;
+	uint8_t type;
+	int rc;
+
+	if (klen != INDEX_KEY_LEN || index_decode(v, vlen, &ino, &type, &name, &len)) {
+		problem(c, &c->res->bad_records, "dir %llu: malformed index entry",
+			(unsigned long long)dir);
+		return 0;
+	}
+	rc = dirent_get(c->s, dir, name, len, &d);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (rc || d.ino != ino || d.seq != get_be64(k + ID_KEY_LEN))
+		problem(c, &c->res->index_mismatches, "dir %llu: index entry %llu ('%.*s') "
+			"without its entry", (unsigned long long)dir,
+			(unsigned long long)get_be64(k + ID_KEY_LEN), (int)len, name);
+	return 0;
+}
+
+static int scan_index(struct checker *c)
+{
+	uint8_t prefix = K_INDEX;
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(c->s, &i, &prefix, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		rc = check_index(c, k, klen, v, vlen);
+	}
+	return iter_close(c->s, &i) ? -EIO : rc;
+}
+
+/* ---- 3. reachability ------------------------------------------------- */
+
+static int walk_from_root(struct checker *c)
+{
+	uint64_t *queue = malloc((c->by_child.n + 1) * sizeof(*queue));
+	size_t head = 0, tail = 0;
+
+	if (!queue)
+		return -ENOMEM;
+	queue[tail++] = NS_ROOT_INO;
+	while (head < tail) {
+		uint64_t dir = queue[head++];
+
+		for (size_t i = lower_bound(&c->by_parent, dir, false);
+		     i < c->by_parent.n && c->by_parent.v[i].parent == dir; i++) {
+			const struct link *l = &c->by_parent.v[i];
+			size_t j = lower_bound(&c->by_child, l->child, true);
+
+			if (j == c->by_child.n || c->by_child.v[j].reached)
+				continue;
+			c->by_child.v[j].reached = true;
+			if (l->type == NS_DIR && l->child != NS_ROOT_INO)
+				queue[tail++] = l->child;
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+/* ---- 4. inodes ------------------------------------------------------- */
+
+/* How many entries a directory has, and how many of them are directories. */
+static size_t count_children(const struct checker *c, uint64_t dir, uint64_t *subdirs)
+{
+	size_t n = 0;
+
+	*subdirs = 0;
+	for (size_t i = lower_bound(&c->by_parent, dir, false);
+	     i < c->by_parent.n && c->by_parent.v[i].parent == dir; i++, n++)
+		*subdirs += c->by_parent.v[i].type == NS_DIR;
+	return n;
+}
+
+static void check_dir_links(struct checker *c, const struct ns_inode *r, size_t first,
+			    size_t names)
+{
+	uint64_t subdirs, entries = count_children(c, r->ino, &subdirs);
+	unsigned long long ino = r->ino;
+	bool root = r->ino == NS_ROOT_INO;
+
+	/* No name at all is an orphan, reported as such. */
+	if (names > (root ? 0 : 1))
+		problem(c, &c->res->bad_links, "dir %llu: %zu names", ino, names);
+	else if (root && r->parent != NS_ROOT_INO)
+		problem(c, &c->res->bad_links, "root: parent %llu", (unsigned long long)r->parent);
+	else if (names && c->by_child.v[first].parent != r->parent)
+		problem(c, &c->res->bad_links, "dir %llu: parent %llu, but named in %llu", ino,
+			(unsigned long long)r->parent,
+			(unsigned long long)c->by_child.v[first].parent);
+	if (r->nlink != 2 + subdirs)
+		problem(c, &c->res->bad_links, "dir %llu: nlink %u, %llu subdirectories", ino,
+			r->nlink, (unsigned long long)subdirs);
+	if (r->nentries != entries)
+		problem(c, &c->res->bad_links, "dir %llu: %llu entries counted, %llu found",
+			ino, (unsigned long long)r->nentries, (unsigned long long)entries);
+}
+
+/* 1 if the key is there with length want (any length if want < 0). */
+static int has_key(struct checker *c, uint8_t type, uint64_t ino, long want)
+{
+	uint8_t k[ID_KEY_LEN];
+	size_t vlen;
+	char *v;
+	int rc = db_get(c->s, k, key_id(k, type, ino), &v, &vlen);
+
+	if (rc)
+		return rc;
+	rc = v && (want < 0 || vlen == (size_t)want);
+	rocksdb_free(v);
+	return rc;
+}
+
+/* The keys the record's type and flags promise. */
+static int check_extras(struct checker *c, const struct ns_inode *r)
+{
+	unsigned long long ino = r->ino;
+	int rc = 1;
+
+	if (r->type == NS_LNK)
+		rc = has_key(c, K_SYMLINK, r->ino, (long)r->size);
+	else if (r->type == NS_REG && (r->flags & IF_OBJECTS))
+		rc = has_key(c, K_MAP, r->ino, -1);
+	else if (r->type == NS_REG && r->inline_len)
+		rc = has_key(c, K_DATA, r->ino, r->inline_len);
+	if (rc == 0)
+		problem(c, &c->res->bad_records, "inode %llu: target, map or inline data "
+			"missing or of the wrong length", ino);
+	if (r->type == NS_REG && r->inline_len > r->size)
+		problem(c, &c->res->bad_records, "inode %llu: %u inline bytes, size %llu", ino,
+			r->inline_len, (unsigned long long)r->size);
+	return rc < 0 ? rc : 0;
+}
+
+static int check_inode(struct checker *c, const struct ns_inode *r)
+{
+	size_t first = lower_bound(&c->by_child, r->ino, true), names = 0;
+	bool reached = false;
+
+	for (size_t i = first; i < c->by_child.n && c->by_child.v[i].child == r->ino; i++) {
+		c->by_child.v[i].matched = true;
+		reached |= c->by_child.v[i].reached;
+		if (c->by_child.v[i].type != r->type)
+			problem(c, &c->res->index_mismatches, "inode %llu: index says type %u, "
+				"inode %u", (unsigned long long)r->ino,
+				c->by_child.v[i].type, r->type);
+		names++;
+	}
+	if (r->ino != NS_ROOT_INO && !reached)
+		problem(c, &c->res->orphans, "inode %llu: %s", (unsigned long long)r->ino,
+			names ? "no path from the root reaches it" : "no name");
+	if (r->type == NS_DIR)
+		check_dir_links(c, r, first, names);
+	else if (r->nlink != names)
+		problem(c, &c->res->bad_links, "inode %llu: nlink %u, %zu names",
+			(unsigned long long)r->ino, r->nlink, names);
+	if (r->type == NS_REG) {
+		c->bytes += r->size;
+		c->inline_bytes += r->inline_len;
+	}
+	return check_extras(c, r);
+}
+
+static int scan_inodes(struct checker *c)
+{
+	uint8_t prefix = K_INODE;
+	bool root = false;
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(c->s, &i, &prefix, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+		struct ns_inode r;
+
+		if (klen != ID_KEY_LEN || inode_decode(get_be64(k + 1), v, vlen, &r)) {
+			problem(c, &c->res->bad_records, "malformed inode record");
+			continue;
+		}
+		c->res->inodes++;
+		note_id(c, r.ino);
+		root |= r.ino == NS_ROOT_INO && r.type == NS_DIR;
+		rc = check_inode(c, &r);
+	}
+	if (!rc && !root)
+		problem(c, &c->res->bad_records, "no root directory");
+	return iter_close(c->s, &i) ? -EIO : rc;
+}
+
+/* ---- 5. names of missing inodes -------------------------------------- */
+
+static void check_dangling(struct checker *c)
+{
+	for (size_t i = 0; i < c->by_child.n; i++) {
+		const struct link *l = &c->by_child.v[i];
+
+		if (!l->matched)
+			problem(c, &c->res->dangling_dirents, "dir %llu: entry for missing inode "
+				"%llu", (unsigned long long)l->parent,
+				(unsigned long long)l->child);
+	}
+}
+
+/* ---- 6. per-inode keys and intents ----------------------------------- */
+
+static bool key_belongs(uint8_t type, const struct ns_inode *r)
+{
+	if (type == K_SYMLINK)
+		return r->type == NS_LNK;
+	if (type == K_MAP)
+		return r->type == NS_REG && (r->flags & IF_OBJECTS);
+	return r->type == NS_REG && !(r->flags & IF_OBJECTS) && r->inline_len;
+}
+
+static int check_owned(struct checker *c, uint8_t type, uint64_t ino)
+{
+	struct ns_inode r;
+	int rc = load(c, ino, &r);
+
+	if (rc == BAD)
+		return 0;
+	if (rc && rc != -ESTALE)
+		return rc;
+	if (rc || !key_belongs(type, &r))
+		problem(c, &c->res->stray_keys, "'%c' key of inode %llu, which %s", type,
+			(unsigned long long)ino, rc ? "does not exist" : "should not have one");
+	return 0;
+}
+
+static int scan_owned(struct checker *c, uint8_t type)
+{
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(c->s, &i, &type, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen;
+		const uint8_t *k = iter_key(&i, &klen);
+
+		if (klen != ID_KEY_LEN)
+			problem(c, &c->res->bad_records, "malformed '%c' key", type);
+		else
+			rc = check_owned(c, type, get_be64(k + 1));
+	}
+	return iter_close(c->s, &i) ? -EIO : rc;
+}
+
+static int scan_intents(struct checker *c)
+{
+	uint8_t prefix = K_INTENT;
+	struct ns_intent in;
+	struct db_iter i;
+
+	iter_open_prefix(c->s, &i, &prefix, 1);
+	for (; iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		if (klen != ID_KEY_LEN || intent_decode(get_be64(k + 1), v, vlen, &in))
+			problem(c, &c->res->bad_records, "malformed intent");
+		else
+			note_id(c, in.id);
+	}
+	return iter_close(c->s, &i) ? -EIO : 0;
+}
+
+/* ---- 7. counters ----------------------------------------------------- */
+
+static int check_counter(struct checker *c, uint8_t which, uint64_t want, const char *what)
+{
+	uint8_t k[2];
+	uint64_t have;
+	int rc = db_get_u64(c->s, k, key_counter(k, which), &have);
+
+	if (!rc && have != want)
+		problem(c, &c->res->bad_counters, "%s counter %llu, counted %llu", what,
+			(unsigned long long)have, (unsigned long long)want);
+	return rc;
+}
+
+static int check_counters(struct checker *c)
+{
+	uint8_t k = K_NEXT;
+	uint64_t next;
+	int rc = check_counter(c, C_INODES, c->res->inodes, "inode");
+
+	if (!rc)
+		rc = check_counter(c, C_BYTES, c->bytes, "bytes");
+	if (!rc)
+		rc = check_counter(c, C_INLINE, c->inline_bytes, "inline bytes");
+	if (!rc)
+		rc = db_get_u64(c->s, &k, 1, &next);
+	if (!rc && next <= c->max_id)
+		problem(c, &c->res->bad_counters, "next id %llu, but id %llu is in use",
+			(unsigned long long)next, (unsigned long long)c->max_id);
+	return rc;
+}
+
+/* ---- the whole check ------------------------------------------------- */
+
+static int sort_by_child(struct checker *c)
+{
+	size_t n = c->by_parent.n;
+
+	c->by_child.v = malloc((n ? n : 1) * sizeof(struct link));
+	if (!c->by_child.v)
+		return -ENOMEM;
+	memcpy(c->by_child.v, c->by_parent.v, n * sizeof(struct link));
+	c->by_child.n = c->by_child.cap = n;
+	qsort(c->by_child.v, n, sizeof(struct link), cmp_child);
+	return 0;
+}
+
+int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check_result *res)
+{
+	struct checker c = { .s = s, .say = say, .arg = arg, .res = res };
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = scan_entries(&c);
+	if (!rc)
+		rc = scan_index(&c);
+	if (!rc)
+		rc = sort_by_child(&c);
+	if (!rc)
+		rc = walk_from_root(&c);
+	if (!rc)
+		rc = scan_inodes(&c);
+	if (!rc)
+		check_dangling(&c);
+	if (!rc)
+		rc = scan_owned(&c, K_DATA);
+	if (!rc)
+		rc = scan_owned(&c, K_MAP);
+	if (!rc)
+		rc = scan_owned(&c, K_SYMLINK);
+	if (!rc)
+		rc = scan_intents(&c);
+	if (!rc)
+		rc = check_counters(&c);
+	free(c.by_parent.v);
+	free(c.by_child.v);
+	return rc;
+}

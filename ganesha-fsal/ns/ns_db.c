@@ -1,0 +1,225 @@
+/* The store's RocksDB: options, open, and thin wrappers that turn RocksDB's
+ * error strings into a logged message and -EIO. */
+#include "ns_internal.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "byteorder.h"
+
+#define BLOCK_CACHE_BYTES (64u << 20)
+#define MULTI_MAX 4
+#define MERGES_MAX 64
+
+void db_say(struct ns_store *s, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->log)
+		s->log(s->log_arg, msg);
+	else
+		fprintf(stderr, "pando-ns: %s\n", msg);
+}
+
+int db_err(struct ns_store *s, const char *what, char *err)
+{
+	db_say(s, "%s: %s", what, err);
+	rocksdb_free(err);
+	return -EIO;
+}
+
+/* ---- open / close ---------------------------------------------------- */
+
+static void set_options(struct ns_store *s, bool create)
+{
+	s->opts = rocksdb_options_create();
+	rocksdb_options_set_create_if_missing(s->opts, create);
+	rocksdb_options_set_keep_log_file_num(s->opts, 4);
+	rocksdb_options_set_max_background_jobs(s->opts, 2);
+	/* A crash keeps a prefix of the batches, each whole: every invariant
+	 * that holds between batches holds after recovery. */
+	rocksdb_options_set_wal_recovery_mode(s->opts, rocksdb_point_in_time_recovery);
+	/* The options own the operator from here on. */
+	rocksdb_options_set_merge_operator(s->opts, merge_operator());
+	/* Every operation merges into the same few counter keys: fold them
+	 * on the way in, so a statfs never folds a memtable's worth.  Exact
+	 * under concurrency: RocksDB inserts batches that merge one by one. */
+	rocksdb_options_set_max_successive_merges(s->opts, MERGES_MAX);
+	s->bcache = rocksdb_cache_create_lru(BLOCK_CACHE_BYTES);
+	s->topts = rocksdb_block_based_options_create();
+	rocksdb_block_based_options_set_block_cache(s->topts, s->bcache);
+	/* Every create first looks for a name that is not there. */
+	rocksdb_block_based_options_set_filter_policy(s->topts,
+						      rocksdb_filterpolicy_create_bloom_full(10));
+	rocksdb_options_set_block_based_table_factory(s->opts, s->topts);
+	s->wopts = rocksdb_writeoptions_create();
+	s->ropts = rocksdb_readoptions_create();
+}
+
+/* RocksDB would make the directory before finding it holds no database. */
+static bool db_exists(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/CURRENT", dir);
+	return access(path, F_OK) == 0;
+}
+
+int db_open(struct ns_store *s, const char *dir, bool create)
+{
+	char *err = NULL;
+
+	if (!create && !db_exists(dir))
+		return -ENOENT;
+	set_options(s, create);
+	s->db = rocksdb_open(s->opts, dir, &err);
+	if (!err)
+		return 0;
+	if (strstr(err, "lock")) {
+		db_say(s, "%s: %s", dir, err);
+		rocksdb_free(err);
+		return -EBUSY;
+	}
+	return db_err(s, "open", err);
+}
+
+void db_free(struct ns_store *s)
+{
+	if (s->db)
+		rocksdb_close(s->db);
+	if (s->opts)
+		rocksdb_options_destroy(s->opts);
+	if (s->topts)
+		rocksdb_block_based_options_destroy(s->topts);
+	if (s->bcache)
+		rocksdb_cache_destroy(s->bcache);
+	if (s->wopts)
+		rocksdb_writeoptions_destroy(s->wopts);
+	if (s->ropts)
+		rocksdb_readoptions_destroy(s->ropts);
+}
+
+/* ---- get / write ----------------------------------------------------- */
+
+/* *v is NULL when the key is absent; free it with rocksdb_free. */
+int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *vlen)
+{
+	char *err = NULL;
+
+	*v = rocksdb_get(s->db, s->ropts, (const char *)k, klen, vlen, &err);
+	return err ? db_err(s, "get", err) : 0;
+}
+
+/* Up to MULTI_MAX keys from one consistent view; absent ones get NULL. */
+int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys,
+		 const size_t *klens, char **vals, size_t *vlens)
+{
+	char *errs[MULTI_MAX];
+	int rc = 0;
+
+	if (n > MULTI_MAX)
+		return -EINVAL;
+	rocksdb_multi_get(s->db, s->ropts, n, (const char *const *)keys, klens, vals, vlens,
+			  errs);
+	for (size_t i = 0; i < n; i++) {
+		if (errs[i])
+			rc = db_err(s, "multi get", errs[i]);
+	}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			rocksdb_free(vals[i]);
+	}
+	return rc;
+}
+
+/* A u64 value, 0 when absent. */
+int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
+{
+	size_t vlen;
+	char *v;
+	int rc = db_get(s, k, klen, &v, &vlen);
+
+	if (rc)
+		return rc;
+	*val = 0;
+	if (v && vlen == 8)
+		*val = get_be64((const uint8_t *)v);
+	else if (v)
+		rc = -EIO;
+	rocksdb_free(v);
+	return rc;
+}
+
+/* Writes the batch (not synced) and says what sequence number covers it. */
+int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
+{
+	char *err = NULL;
+
+	rocksdb_write(s->db, s->wopts, b, &err);
+	if (err)
+		return db_err(s, "write", err);
+	*seq = rocksdb_get_latest_sequence_number(s->db);
+	return 0;
+}
+
+/* ---- iteration ------------------------------------------------------- */
+
+void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,
+	       const uint8_t *end, size_t elen)
+{
+	memcpy(i->end, end, elen);
+	i->ro = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_iterate_upper_bound(i->ro, (const char *)i->end, elen);
+	i->it = rocksdb_create_iterator(s->db, i->ro);
+	rocksdb_iter_seek(i->it, (const char *)start, slen);
+}
+
+/* Over every key that starts with prefix. */
+void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix,
+		      size_t plen)
+{
+	uint8_t end[KEY_MAX];
+
+	memcpy(end, prefix, plen);
+	prefix_end(end, plen);
+	iter_open(s, i, prefix, plen, end, plen);
+}
+
+bool iter_valid(struct db_iter *i)
+{
+	return rocksdb_iter_valid(i->it);
+}
+
+const uint8_t *iter_key(struct db_iter *i, size_t *len)
+{
+	return (const uint8_t *)rocksdb_iter_key(i->it, len);
+}
+
+const uint8_t *iter_value(struct db_iter *i, size_t *len)
+{
+	return (const uint8_t *)rocksdb_iter_value(i->it, len);
+}
+
+void iter_next(struct db_iter *i)
+{
+	rocksdb_iter_next(i->it);
+}
+
+/* Closes the iterator and says whether it stopped on an error. */
+int iter_close(struct ns_store *s, struct db_iter *i)
+{
+	char *err = NULL;
+
+	rocksdb_iter_get_error(i->it, &err);
+	rocksdb_iter_destroy(i->it);
+	rocksdb_readoptions_destroy(i->ro);
+	return err ? db_err(s, "iterate", err) : 0;
+}

@@ -1,0 +1,228 @@
+/* Private to the namespace store's own files (and its tests): what lies
+ * behind struct ns_store, the key and record codecs, and the transaction
+ * every mutating operation runs in. */
+#ifndef PANDO_NS_INTERNAL_H
+#define PANDO_NS_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rocksdb/c.h>
+
+#include "ns_store.h"
+
+/* Key types, the first byte of every key; see ns_keys.c for the layout. */
+enum {
+	K_COUNTER = 'C',
+	K_DIRENT = 'D',
+	K_DATA = 'F',
+	K_INODE = 'I',
+	K_SYMLINK = 'L',
+	K_MAP = 'M',
+	K_NEXT = 'N',
+	K_INDEX = 'R',
+	K_SUPER = 'S',
+	K_INTENT = 'X',
+};
+
+/* Second byte of a 'C' key. */
+enum { C_INODES = 'i', C_BYTES = 'b', C_INLINE = 'l' };
+
+#define KEY_MAX (1 + 8 + NS_NAME_MAX)
+#define ID_KEY_LEN 9
+#define INDEX_KEY_LEN 17
+#define INODE_REC_LEN 136
+#define INODE_REC_VERSION 1
+#define DIRENT_REC_LEN 16
+#define INDEX_REC_HDR 9
+#define INTENT_REC_HDR 10
+#define INTENT_REC_VERSION 1
+#define SUPER_REC_LEN 29
+#define FORMAT_VERSION 1
+
+/* Inode record flags. */
+#define IF_OBJECTS 0x1u         /* data in objects; 'M' holds the map */
+#define IF_VERF 0x2u            /* made by an exclusive create */
+
+#define LOCK_STRIPES 1024
+#define TXN_INODES 4
+
+/* An inode record, decoded. */
+struct ns_inode {
+	uint64_t ino;
+	uint8_t type;
+	uint16_t flags;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t nlink;
+	uint32_t gen;
+	uint64_t size;
+	uint64_t rdev;          /* major << 32 | minor */
+	uint64_t change;
+	uint64_t parent;        /* directories */
+	uint64_t next_seq;      /* directories: next readdir cookie */
+	uint64_t nentries;      /* directories */
+	uint32_t inline_len;    /* regular files: length of the 'F' value */
+	uint8_t verf[NS_VERF_LEN];
+	struct timespec atime;
+	struct timespec mtime;
+	struct timespec ctime;
+	struct timespec btime;
+};
+
+/* A 'D' value: the entry's inode and its readdir cookie. */
+struct dirent_rec {
+	uint64_t ino;
+	uint64_t seq;
+};
+
+struct ns_store {
+	rocksdb_t *db;
+	rocksdb_options_t *opts;
+	rocksdb_block_based_table_options_t *topts;
+	rocksdb_cache_t *bcache;
+	rocksdb_writeoptions_t *wopts;  /* never synced: see ns_sync.c */
+	rocksdb_readoptions_t *ropts;
+	size_t inline_max;
+	bool nosync;
+	void (*log)(void *arg, const char *msg);
+	void *log_arg;
+	uint8_t uuid[16];
+
+	_Atomic uint64_t next_id;       /* inode and intent ids */
+	_Atomic uint64_t gen_seed;
+
+	/* Inode locks, striped by id; taken in stripe order.  rename_lock
+	 * comes first and keeps directory parents still during a
+	 * cross-directory rename's loop check. */
+	pthread_mutex_t stripes[LOCK_STRIPES];
+	pthread_mutex_t rename_lock;
+
+	/* Group commit: one WAL sync at a time covers every write before it. */
+	pthread_mutex_t sync_lock;
+	pthread_cond_t sync_done;
+	bool syncing;
+	uint64_t synced_seq;
+};
+
+/* One inode a transaction read or made.  raw is the record as read, so
+ * commit writes only what changed. */
+struct txn_slot {
+	struct ns_inode rec;
+	uint8_t raw[INODE_REC_LEN];
+	uint64_t old_size;
+	uint32_t old_inline;
+	bool fresh;
+};
+
+/* A mutating operation: inode locks, the inodes it loaded, one write
+ * batch.  Commit writes changed inodes, deletes those left with no link,
+ * and adds the counter deltas, all in the batch. */
+struct txn {
+	struct ns_store *s;
+	rocksdb_writebatch_t *b;
+	unsigned stripes[TXN_INODES];
+	int nstripes;
+	struct txn_slot slot[TXN_INODES];
+	int nslots;
+	uint64_t top_id;
+	struct timespec now;
+};
+
+/* An iterator over [start, end) with its own copy of the bound, which
+ * RocksDB only points to. */
+struct db_iter {
+	rocksdb_readoptions_t *ro;
+	rocksdb_iterator_t *it;
+	uint8_t end[KEY_MAX];
+};
+
+/* ns_keys.c */
+size_t key_id(uint8_t *k, uint8_t type, uint64_t id);
+size_t key_dirent(uint8_t *k, uint64_t dir, const char *name, size_t len);
+size_t key_index(uint8_t *k, uint64_t dir, uint64_t seq);
+size_t key_counter(uint8_t *k, uint8_t which);
+void prefix_end(uint8_t *k, size_t len);
+void inode_encode(const struct ns_inode *r, uint8_t *v);
+int inode_decode(uint64_t ino, const uint8_t *v, size_t len, struct ns_inode *r);
+void dirent_encode(const struct dirent_rec *d, uint8_t *v);
+int dirent_decode(const uint8_t *v, size_t len, struct dirent_rec *d);
+size_t index_encode(uint64_t ino, uint8_t type, const char *name, size_t len, uint8_t *v);
+int index_decode(const uint8_t *v, size_t vlen, uint64_t *ino, uint8_t *type,
+		 const char **name, size_t *len);
+void intent_encode_hdr(uint64_t ino, uint8_t kind, uint8_t *v);
+int intent_decode(uint64_t id, const uint8_t *v, size_t len, struct ns_intent *in);
+void super_encode(const uint8_t *uuid, const struct timespec *created, uint8_t *v);
+int super_decode(const uint8_t *v, size_t len, uint8_t *uuid);
+
+/* ns_db.c */
+void db_say(struct ns_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int db_err(struct ns_store *s, const char *what, char *err);
+int db_open(struct ns_store *s, const char *dir, bool create);
+void db_free(struct ns_store *s);
+int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *vlen);
+int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys,
+		 const size_t *klens, char **vals, size_t *vlens);
+int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
+int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
+void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,
+	       const uint8_t *end, size_t elen);
+void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix,
+		      size_t plen);
+bool iter_valid(struct db_iter *i);
+const uint8_t *iter_key(struct db_iter *i, size_t *len);
+const uint8_t *iter_value(struct db_iter *i, size_t *len);
+void iter_next(struct db_iter *i);
+int iter_close(struct ns_store *s, struct db_iter *i);
+
+/* ns_merge.c */
+rocksdb_mergeoperator_t *merge_operator(void);
+void merge_add(rocksdb_writebatch_t *b, uint8_t which, int64_t delta);
+void merge_next_id(rocksdb_writebatch_t *b, uint64_t next);
+
+/* ns_sync.c */
+int sync_upto(struct ns_store *s, uint64_t seq);
+
+/* ns_txn.c */
+void txn_begin(struct txn *t, struct ns_store *s);
+void txn_lock(struct txn *t, const uint64_t *inos, int n);
+int txn_inode(struct txn *t, uint64_t ino, struct ns_inode **out);
+struct ns_inode *txn_fresh_inode(struct txn *t);
+void txn_touch(struct txn *t, struct ns_inode *r);
+void txn_touch_data(struct txn *t, struct ns_inode *r);
+int txn_intent(struct txn *t, uint64_t ino, const void *blob, size_t len, uint64_t *id);
+int txn_commit(struct txn *t, bool durable);
+void txn_abort(struct txn *t);
+
+/* ns_inode.c */
+int inode_load(struct ns_store *s, uint64_t ino, struct ns_inode *r);
+void inode_to_attr(const struct ns_inode *r, struct ns_attr *a);
+void inode_unlink(struct txn *t, struct ns_inode *r);
+struct ns_inode *inode_new(struct txn *t, uint8_t type, const struct ns_new *in);
+int inode_release_map(struct txn *t, struct ns_inode *r);
+int inode_drop(struct txn *t, struct ns_inode *r, uint32_t old_inline);
+
+/* ns_data.c */
+int data_truncate(struct txn *t, struct ns_inode *r, uint64_t size);
+
+/* ns_dir.c */
+int name_check(const char *name, size_t *len);
+int dirent_get(struct ns_store *s, uint64_t dir, const char *name, size_t len,
+	       struct dirent_rec *d);
+int dirent_absent(struct ns_store *s, uint64_t dir, const char *name, size_t len);
+int dirent_find(struct ns_store *s, uint64_t dir, const char *name, size_t len,
+		struct dirent_rec *d);
+void dirent_add(struct txn *t, struct ns_inode *dir, const char *name, size_t len,
+		const struct ns_inode *child);
+void dirent_del(struct txn *t, struct ns_inode *dir, const char *name, size_t len,
+		const struct dirent_rec *d, uint8_t child_type);
+void dirent_put(struct txn *t, uint64_t dir, const char *name, size_t len,
+		const struct dirent_rec *d, uint8_t child_type);
+
+#endif

@@ -1,0 +1,88 @@
+/* Storage maps: where an object-backed file's data lives.  The map is an
+ * opaque blob the layout library makes and reads; the store only keeps it
+ * with the inode and hands orphaned objects to removal intents. */
+#include "ns_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Why a file has no map. */
+static int no_map(struct ns_store *s, uint64_t ino)
+{
+	struct ns_inode r;
+	int rc = inode_load(s, ino, &r);
+
+	if (rc)
+		return rc;
+	return r.type == NS_REG ? -ENODATA : -EINVAL;
+}
+
+int ns_map_get(struct ns_store *s, uint64_t ino, void **map, size_t *len)
+{
+	uint8_t k[ID_KEY_LEN];
+	char *v;
+	int rc = db_get(s, k, key_id(k, K_MAP, ino), &v, len);
+
+	if (rc)
+		return rc;
+	if (!v)
+		return no_map(s, ino);
+	*map = malloc(*len ? *len : 1);
+	if (*map)
+		memcpy(*map, v, *len);
+	rocksdb_free(v);
+	return *map ? 0 : -ENOMEM;
+}
+
+static int map_target_ok(const struct ns_inode *r, uint64_t expect_change)
+{
+	if (r->type == NS_DIR)
+		return -EISDIR;
+	if (r->type != NS_REG)
+		return -EINVAL;
+	if (expect_change && r->change != expect_change)
+		return -EAGAIN;
+	return 0;
+}
+
+/* An inline file becomes object-backed: the caller copied its data out. */
+static void leave_inline(struct txn *t, struct ns_inode *r)
+{
+	uint8_t k[ID_KEY_LEN];
+
+	if (r->inline_len)
+		rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_DATA, r->ino));
+	r->inline_len = 0;
+	r->flags |= IF_OBJECTS;
+}
+
+int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+	       size_t len, const void *orphans, size_t olen, uint64_t claim)
+{
+	uint8_t k[ID_KEY_LEN];
+	struct ns_inode *r;
+	struct txn t;
+	uint64_t id;
+	int rc;
+
+	if (!map || !len)
+		return -EINVAL;
+	txn_begin(&t, s);
+	txn_lock(&t, &ino, 1);
+	rc = txn_inode(&t, ino, &r);
+	if (!rc)
+		rc = map_target_ok(r, expect_change);
+	if (!rc && orphans && olen)
+		rc = txn_intent(&t, ino, orphans, olen, &id);
+	if (rc) {
+		txn_abort(&t);
+		return rc;
+	}
+	if (!(r->flags & IF_OBJECTS))
+		leave_inline(&t, r);
+	rocksdb_writebatch_put(t.b, (const char *)k, key_id(k, K_MAP, ino), map, len);
+	if (claim)
+		rocksdb_writebatch_delete(t.b, (const char *)k, key_id(k, K_INTENT, claim));
+	txn_touch(&t, r);
+	return txn_commit(&t, true);
+}

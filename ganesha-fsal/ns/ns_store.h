@@ -1,0 +1,288 @@
+/* The namespace store of the metadata manager: inodes, directory entries,
+ * symlink targets, small-file data and storage maps in RocksDB, after
+ * TableFS (seed 001).  No Ganesha types in here or below; the FSAL adapts
+ * Ganesha's ops onto these calls.  The key schema is in ../README.md.
+ *
+ * Inodes are named by a 64-bit id that is never reused, plus a 32-bit
+ * generation: (ino, gen) is what a file handle carries.  Calls that take a
+ * bare ino expect one the caller already resolved (from a handle or a
+ * lookup); if the inode has gone since, they answer -ESTALE.
+ *
+ * Every function returns 0 (or what it says) or a negative errno:
+ *   -ESTALE        no inode with that id (removed), or another generation
+ *   -ENOENT        no such name
+ *   -EEXIST        the name is taken
+ *   -EINVAL        bad argument: empty name, '/' in a name, "." or ".."
+ *                  where a new name is needed, a directory moved under itself
+ *   -ENAMETOOLONG  a name past NS_NAME_MAX, a target past NS_SYMLINK_MAX
+ *   -ENOTDIR, -EISDIR, -ENOTEMPTY, -EMLINK, -EPERM: as POSIX says
+ *   -EFBIG         the write or size would take inline data past the inline
+ *                  threshold: move the file to objects (ns_map_set), retry
+ *   -EREMOTE       the file's data lives in objects, not in the store
+ *   -ENODATA       the file has no storage map (still inline)
+ *   -EAGAIN        the inode changed since the caller read it (ns_map_set)
+ *   -EIO           RocksDB failed, or a record is corrupt
+ * The store is safe to use from many threads at once. */
+#ifndef PANDO_NS_STORE_H
+#define PANDO_NS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define NS_ROOT_INO 1
+#define NS_NAME_MAX 255
+#define NS_SYMLINK_MAX 4095
+#define NS_LINK_MAX 65000
+#define NS_INLINE_MAX_DEFAULT (64u << 10)
+/* Readdir cookies start here: NFS gives 0 (start), 1 and 2 other meanings. */
+#define NS_COOKIE_FIRST 3
+#define NS_VERF_LEN 8
+
+struct ns_store;
+
+enum ns_type {
+	NS_REG = 1,
+	NS_DIR = 2,
+	NS_LNK = 3,
+	NS_CHR = 4,
+	NS_BLK = 5,
+	NS_FIFO = 6,
+	NS_SOCK = 7,
+};
+
+struct ns_options {
+	size_t inline_max;      /* 0: NS_INLINE_MAX_DEFAULT */
+	/* Namespace changes do not wait for the disk.  For tests and bulk
+	 * loads only: NFS requires them stable before the reply. */
+	bool nosync;
+	/* Where RocksDB's error messages go; NULL: stderr. */
+	void (*log)(void *arg, const char *msg);
+	void *log_arg;
+};
+
+struct ns_attr {
+	uint64_t ino;
+	uint32_t gen;
+	enum ns_type type;
+	uint32_t mode;          /* permission bits only, 07777 */
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;          /* directories: number of entries */
+	uint32_t rdev_major;
+	uint32_t rdev_minor;
+	uint64_t change;        /* moves on every change (NFSv4 change attr) */
+	uint64_t parent;        /* directories: the one that holds it */
+	uint32_t inline_len;    /* bytes of data stored inline */
+	bool objects;           /* data in OSD objects, see ns_map_get */
+	struct timespec atime;
+	struct timespec mtime;
+	struct timespec ctime;
+	struct timespec btime;  /* creation */
+};
+
+/* What a new inode starts with. */
+struct ns_new {
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t rdev_major;    /* ns_mknod of NS_CHR / NS_BLK */
+	uint32_t rdev_minor;
+};
+
+enum ns_createmode {
+	NS_UNCHECKED,           /* an existing regular file is fine */
+	NS_GUARDED,             /* an existing name is -EEXIST */
+	NS_EXCLUSIVE,           /* as GUARDED, but a retry with the verifier
+				 * the file was created with succeeds */
+};
+
+enum ns_setattr_mask {
+	NS_SET_MODE = 1u << 0,
+	NS_SET_UID = 1u << 1,
+	NS_SET_GID = 1u << 2,
+	NS_SET_SIZE = 1u << 3,
+	NS_SET_ATIME = 1u << 4,         /* to sa->atime */
+	NS_SET_MTIME = 1u << 5,         /* to sa->mtime */
+	NS_SET_ATIME_NOW = 1u << 6,
+	NS_SET_MTIME_NOW = 1u << 7,
+	/* With NS_SET_SIZE: only ever grow (LAYOUTCOMMIT's last write). */
+	NS_SET_SIZE_GROW = 1u << 8,
+};
+
+struct ns_setattr {
+	unsigned mask;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	struct timespec atime;
+	struct timespec mtime;
+};
+
+struct ns_dirent {
+	uint64_t cookie;        /* resume after this entry with it */
+	uint64_t ino;
+	enum ns_type type;
+	size_t namelen;
+	char name[NS_NAME_MAX + 1];
+};
+
+/* Return non-zero to stop after this entry. */
+typedef int (*ns_readdir_fn)(void *arg, const struct ns_dirent *de);
+
+enum ns_intent_kind {
+	NS_INTENT_REMOVE = 1,   /* remove the objects the blob names */
+};
+
+struct ns_intent {
+	uint64_t id;
+	uint64_t ino;           /* the file the objects belonged to */
+	enum ns_intent_kind kind;
+	const void *blob;       /* a storage map, or the part of one orphaned */
+	size_t len;
+};
+
+/* Return non-zero to stop. */
+typedef int (*ns_intent_fn)(void *arg, const struct ns_intent *in);
+
+struct ns_statfs {
+	uint64_t inodes;
+	uint64_t bytes;         /* sum of regular files' sizes */
+	uint64_t inline_bytes;  /* of which stored inline */
+};
+
+struct ns_cred {
+	uint32_t uid;
+	uint32_t gid;
+	const uint32_t *groups; /* supplementary groups */
+	size_t ngroups;
+};
+
+#define NS_MAY_EXEC 1u
+#define NS_MAY_WRITE 2u
+#define NS_MAY_READ 4u
+
+struct ns_check_result {
+	uint64_t inodes;
+	uint64_t dirents;
+	uint64_t bad_records;        /* undecodable or malformed keys/values */
+	uint64_t dangling_dirents;   /* name of an inode that is not there */
+	uint64_t index_mismatches;   /* name and cookie index disagree */
+	uint64_t bad_links;          /* nlink, entry count or parent wrong */
+	uint64_t orphans;            /* inodes no directory reaches */
+	uint64_t stray_keys;         /* data, map or target of a wrong inode */
+	uint64_t bad_counters;       /* statfs counters or next id wrong */
+	uint64_t problems;           /* the sum of the above */
+};
+
+/* One line per problem found. */
+typedef void (*ns_check_say_fn)(void *arg, const char *msg);
+
+/* ns_store.c */
+/* Creates the store in DIR with an empty root directory (0755, uid 0).
+ * -EEXIST if DIR already holds one. */
+int ns_format(const char *dir, const struct ns_options *opts);
+/* -ENOENT if DIR holds no store; -EBUSY if another process has it open. */
+int ns_open(const char *dir, const struct ns_options *opts, struct ns_store **out);
+void ns_close(struct ns_store *s);
+/* The file system's identity, fixed at format. */
+void ns_uuid(const struct ns_store *s, uint8_t uuid[16]);
+size_t ns_inline_max(const struct ns_store *s);
+int ns_statfs(struct ns_store *s, struct ns_statfs *st);
+/* Makes every change so far durable (NFS COMMIT of inline data). */
+int ns_sync(struct ns_store *s);
+
+/* ns_attr.c */
+int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out);
+/* As ns_getattr, for a file handle: -ESTALE unless gen matches too. */
+int ns_getattr_handle(struct ns_store *s, uint64_t ino, uint32_t gen, struct ns_attr *out);
+int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
+	       struct ns_attr *out);
+
+/* ns_dir.c */
+/* "." and ".." resolve too (".." of the root is the root). */
+int ns_lookup(struct ns_store *s, uint64_t dir, const char *name, struct ns_attr *out);
+int ns_lookup_cookie(struct ns_store *s, uint64_t dir, const char *name, uint64_t *cookie);
+/* Entries after cookie (0: from the start), in cookie order.  *eof when
+ * the directory had no more entries.  A cookie stays good while the
+ * directory changes, even after its own entry is gone. */
+int ns_readdir(struct ns_store *s, uint64_t dir, uint64_t cookie, ns_readdir_fn fn,
+	       void *arg, bool *eof);
+
+/* ns_create.c; out may be NULL everywhere. */
+/* *existed (may be NULL) says the name was already there and nothing was
+ * created: UNCHECKED on a regular file, EXCLUSIVE with the same verifier. */
+int ns_create(struct ns_store *s, uint64_t dir, const char *name, const struct ns_new *in,
+	      enum ns_createmode how, const uint8_t verf[NS_VERF_LEN],
+	      struct ns_attr *out, bool *existed);
+int ns_mkdir(struct ns_store *s, uint64_t dir, const char *name, const struct ns_new *in,
+	     struct ns_attr *out);
+int ns_mknod(struct ns_store *s, uint64_t dir, const char *name, enum ns_type type,
+	     const struct ns_new *in, struct ns_attr *out);
+int ns_symlink(struct ns_store *s, uint64_t dir, const char *name, const char *target,
+	       const struct ns_new *in, struct ns_attr *out);
+
+/* ns_link.c */
+int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name,
+	    struct ns_attr *out);
+int ns_unlink(struct ns_store *s, uint64_t dir, const char *name);
+int ns_rmdir(struct ns_store *s, uint64_t dir, const char *name);
+
+/* ns_rename.c */
+int ns_rename(struct ns_store *s, uint64_t sdir, const char *sname, uint64_t ddir,
+	      const char *dname);
+
+/* ns_data.c */
+/* Reads inline data; bytes past the stored ones up to the size are zeros. */
+int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf,
+	    size_t *n, bool *eof);
+/* Writes inline data.  stable: durable before return (FILE_SYNC);
+ * otherwise ns_sync makes it so. */
+int ns_write(struct ns_store *s, uint64_t ino, uint64_t off, const void *buf, size_t len,
+	     bool stable, struct ns_attr *out);
+/* The target, NUL-terminated; *len excludes the NUL.  -ERANGE if cap is
+ * too small. */
+int ns_readlink(struct ns_store *s, uint64_t ino, char *buf, size_t cap, size_t *len);
+
+/* ns_map.c */
+/* The storage map in a malloc'd buffer the caller frees. */
+int ns_map_get(struct ns_store *s, uint64_t ino, void **map, size_t *len);
+/* Sets a regular file's storage map, in one durable batch with:
+ *  - an inline file: its inline data dropped, from now on object-backed;
+ *  - orphans (may be NULL): a removal intent for the objects the old map
+ *    had that the new one no longer has;
+ *  - claim (0: none): the intent ns_intent_add recorded for the new
+ *    objects before they were created, deleted now that the map owns them.
+ * expect_change (0: any): -EAGAIN unless the inode's change attribute
+ * still has this value, so inline data copied out was not written since. */
+int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+	       size_t len, const void *orphans, size_t olen, uint64_t claim);
+
+/* ns_intent.c.  Object removal the namespace owes: written in the batch
+ * that orphans the objects (unlink of the last name, truncate to 0,
+ * ns_map_set), finished by the FSAL's background worker, which calls
+ * ns_intent_done once the objects are gone. */
+int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len,
+		  uint64_t *id);
+/* Intents with id > after, oldest first. */
+int ns_intent_list(struct ns_store *s, uint64_t after, ns_intent_fn fn, void *arg);
+/* Not synced: losing it to a crash repeats a removal, which is harmless. */
+int ns_intent_done(struct ns_store *s, uint64_t id);
+
+/* ns_access.c: POSIX permission checks, no store needed. */
+/* 0 if c may do everything in want (NS_MAY_*) to a, else -EACCES. */
+int ns_access(const struct ns_attr *a, const struct ns_cred *c, unsigned want);
+/* 0 if c may remove or rename an entry for victim from dir as far as the
+ * sticky bit goes, else -EPERM. */
+int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
+		     const struct ns_cred *c);
+
+/* ns_check.c: the consistency check pando-fsck builds on.  Walks the
+ * whole store; run it on a quiet store.  Returns 0 (problems counted in
+ * *res) or -errno when it could not walk. */
+int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check_result *res);
+
+#endif

@@ -1,0 +1,51 @@
+/* Group commit.  Batches are written unsynced while the operation holds its
+ * inode locks (so a directory's creates do not queue behind each other's
+ * fsync), and the operation waits for durability after unlocking.  The WAL
+ * is one sequential log: a sync covers every batch written before it, so
+ * one thread syncs for all the batches that piled up meanwhile.
+ *
+ * Other threads may read a batch before it is durable; a crash can then
+ * take back something another client saw, but never anything a reply
+ * acknowledged as stable: knfsd over a local file system behaves the same. */
+#include "ns_internal.h"
+
+static int sync_wal(struct ns_store *s)
+{
+	char *err = NULL;
+
+	rocksdb_flush_wal(s->db, 1, &err);
+	return err ? db_err(s, "sync wal", err) : 0;
+}
+
+/* Returns once every batch up to sequence number seq is on disk. */
+int sync_upto(struct ns_store *s, uint64_t seq)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&s->sync_lock);
+	while (!rc && s->synced_seq < seq) {
+		uint64_t upto;
+
+		if (s->syncing) {
+			pthread_cond_wait(&s->sync_done, &s->sync_lock);
+			continue;
+		}
+		/* Everything up to here is already in the log file. */
+		upto = rocksdb_get_latest_sequence_number(s->db);
+		s->syncing = true;
+		pthread_mutex_unlock(&s->sync_lock);
+		rc = sync_wal(s);
+		pthread_mutex_lock(&s->sync_lock);
+		s->syncing = false;
+		if (!rc && upto > s->synced_seq)
+			s->synced_seq = upto;
+		pthread_cond_broadcast(&s->sync_done);
+	}
+	pthread_mutex_unlock(&s->sync_lock);
+	return rc;
+}
+
+int ns_sync(struct ns_store *s)
+{
+	return sync_upto(s, rocksdb_get_latest_sequence_number(s->db));
+}

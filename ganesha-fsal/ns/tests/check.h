@@ -1,0 +1,36 @@
+/* Minimal assertion helpers for the C unit tests: a failed check prints
+ * where and what, and the test binary exits non-zero at the end. */
+#ifndef PANDO_CHECK_H
+#define PANDO_CHECK_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond) do { \
+	check_count++; \
+	if (!(cond)) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+	check_count++; \
+	if (check_a_ != check_b_) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", \
+			__FILE__, __LINE__, #a, check_a_, #b, check_b_); \
+	} \
+} while (0)
+
+#define CHECK_DONE() do { \
+	printf("%s: %d checks, %d failed\n", __FILE__, check_count, check_failures); \
+	return check_failures ? 1 : 0; \
+} while (0)
+
+#endif

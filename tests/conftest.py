@@ -3,8 +3,6 @@ pando-osd targets in it.  When a test fails, its daemons' logs are copied
 to build/test-logs/<test> and their tails shown in the report."""
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -12,7 +10,9 @@ import pytest
 
 from pando_testing.daemons import OsdProcess
 from pando_testing.keys import ClusterKey, write_cluster_key
-from pando_testing.pod import Pod, build_dir
+from pando_testing.logs import FAILED_KEY as _failed_key
+from pando_testing.logs import keep_logs as _keep_logs
+from pando_testing.pod import Pod
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -22,21 +22,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if rep.failed:
         item.stash[_failed_key] = True
     return rep
-
-
-_failed_key = pytest.StashKey[bool]()
-
-
-def _keep_logs(request: pytest.FixtureRequest, logs: list[Path]) -> None:
-    if not request.node.stash.get(_failed_key, False):
-        return
-    dest = build_dir() / "test-logs" / re.sub(r"[^\w.-]+", "_", request.node.nodeid)
-    dest.mkdir(parents=True, exist_ok=True)
-    for log in logs:
-        if log.exists():
-            shutil.copy(log, dest / log.name)
-            tail = log.read_text(errors="replace").splitlines()[-30:]
-            print(f"\n--- {log.name} (kept in {dest}) ---\n" + "\n".join(tail))
 
 
 @pytest.fixture

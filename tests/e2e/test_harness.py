@@ -1,0 +1,298 @@
+"""Unit tests of the kernel-client harness itself (no VM is booted): the
+mountstats parser on text captured from real guests, the cpio writer, module
+ordering, the guest library's JSON output, scenario scripts."""
+from __future__ import annotations
+
+import json
+import lzma
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pando_testing.initramfs import (CpioWriter, load_order, module_name, modinfo,
+                                     read_cpio, scenario_archive)
+from pando_testing.kernels import KERNELS, mirror_uri
+from pando_testing.mountstats import KEY_OPS, ops_by_server, parse_mountstats
+from pando_testing.vm import MountTarget, Scenario
+
+DATA = Path(__file__).parent / "data"
+GUEST = Path(__file__).parent / "guest"
+
+
+# ---- mountstats -------------------------------------------------------------
+
+@pytest.mark.parametrize("kernel", ["6.1", "7.x"])
+def test_mountstats_parses_captured_guest_text(kernel: str) -> None:
+    """Captured in a guest after reading a 1 MiB+1 file over v3 and over v4.1
+    (each read after a remount, so WRITE counts are zero)."""
+    text = (DATA / f"mountstats-{kernel}-v3-v41.txt").read_text()
+    mounts = parse_mountstats(text)
+    assert [(m.mountpoint, m.fstype) for m in mounts] == [("/mnt/v3", "nfs"), ("/mnt/v4.1", "nfs4")]
+    v3, v41 = mounts
+    assert v3.server == v41.server == "10.0.2.2"
+    assert v41.export.startswith("/pando")
+    assert v3.opts["vers"] == "3" and v41.opts["vers"] == "4.1"
+    assert v41.nfsv4["pnfs"] == "not configured"
+    assert v3.rpc_program == "100003/3 (nfs)"
+    for m in mounts:
+        assert m.bytes["serverreadbytes"] == 1048577
+        assert m.count("READ") >= 2 and m.count("WRITE") == 0
+        assert m.ops["READ"].bytes_recv > 1048577
+        assert m.events["pnfsread"] == 0
+        assert len(m.xprts) == 1 and m.xprts[0][0] == "tcp"
+    for op in ("LAYOUTGET", "GETDEVICEINFO", "LAYOUTCOMMIT", "LAYOUTRETURN"):
+        assert op in v41.ops and v41.count(op) == 0
+        assert op not in v3.ops
+    per = ops_by_server(text)
+    assert list(per) == ["10.0.2.2"]
+    assert set(per["10.0.2.2"]) == set(KEY_OPS)
+    assert per["10.0.2.2"]["READ"] == v3.count("READ") + v41.count("READ")
+
+
+def test_mountstats_pnfs_counts_per_server() -> None:
+    """A hand-made pNFS block: LAYOUTGET etc. are counted per server; other
+    file systems are skipped."""
+    text = (
+        "device proc mounted on /proc with fstype proc\n"
+        "device 10.0.2.2:/pando mounted on /mnt/v4.1 with fstype nfs4 statvers=1.1\n"
+        "\topts:\trw,vers=4.1\n"
+        "\tnfsv4:\tbm0=0x1,sessions,pnfs=LAYOUT_FLEX_FILES,lease_time=60\n"
+        "\tevents:\t" + " ".join(["0"] * 25) + " 3 9 \n"
+        "\tper-op statistics\n"
+        "\t        READ: 0 0 0 0 0 0 0 0 0\n"
+        "\t       WRITE: 0 0 0 0 0 0 0 0 0\n"
+        "\t   LAYOUTGET: 4 4 0 800 900 0 4 5 0\n"
+        "\tGETDEVICEINFO: 2 2 0 300 400 0 2 2 0\n"
+        "\tLAYOUTCOMMIT: 1 1 0 300 200 0 1 1 0\n"
+        "\tLAYOUTRETURN: 1 1 0 300 200 0 1 1 1\n"
+        "\n"
+        "device 127.0.0.9:/other mounted on /mnt/o with fstype nfs statvers=1.1\n"
+        "\tper-op statistics\n"
+        "\t        READ: 7 7 0 1 2 0 0 0\n")
+    mounts = parse_mountstats(text)
+    assert len(mounts) == 2
+    assert mounts[0].nfsv4["pnfs"] == "LAYOUT_FLEX_FILES"
+    assert mounts[0].events["pnfsread"] == 3 and mounts[0].events["pnfswrite"] == 9
+    assert mounts[0].ops["LAYOUTRETURN"].errors == 1
+    assert mounts[1].ops["READ"].errors == 0   # statvers 1.0 lines have 8 numbers
+    per = ops_by_server(mounts)
+    assert per["10.0.2.2"] == {"LAYOUTGET": 4, "GETDEVICEINFO": 2, "LAYOUTCOMMIT": 1,
+                               "LAYOUTRETURN": 1, "READ": 0, "WRITE": 0}
+    assert per["127.0.0.9"]["READ"] == 7
+    assert len(parse_mountstats(text, nfs_only=False)) == 3
+
+
+# ---- cpio and modules -------------------------------------------------------
+
+def test_cpio_round_trip_and_busybox_reads_it(tmp_path: Path) -> None:
+    w = CpioWriter()
+    w.dir("etc")
+    w.file("etc/hello", b"hello\n")
+    w.file("bin/run", b"#!/bin/sh\necho hi\n", 0o755)
+    w.symlink("bin/sh", "busybox")
+    w.chardev("dev/console", 5, 1)
+    base = w.finish()
+    assert len(base) % 512 == 0
+    later = scenario_archive({"etc/hello": (b"replaced\n", 0o644), "pando/x.sh": (b"x", 0o644)})
+    entries = read_cpio(base + later)
+    assert entries["etc/hello"][1] == b"replaced\n"          # later archive wins
+    assert entries["bin/run"][0] == 0o100755
+    assert entries["bin/sh"] == (0o120777, b"busybox")
+    assert entries["dev/console"][0] == 0o020600
+    assert entries["pando/x.sh"][1] == b"x"
+    with pytest.raises(ValueError):
+        w2 = CpioWriter()
+        w2.file("a", b"")
+        w2.file("a", b"")
+    # An independent reader: busybox cpio lists and extracts the first archive.
+    (tmp_path / "a.cpio").write_bytes(base)
+    out = subprocess.run(["busybox", "cpio", "-t", "-F", str(tmp_path / "a.cpio")],
+                         capture_output=True, text=True, check=True)
+    assert set(out.stdout.split()) >= {"etc", "etc/hello", "bin/run", "bin/sh", "dev/console"}
+
+
+def _fake_module(path: Path, depends: str, xz: bool = False) -> None:
+    """A minimal ELF64 file with a .modinfo section, as a kernel module has."""
+    modinfo_data = f"license=GPL\0depends={depends}\0name={module_name(path)}\0".encode()
+    shstr = b"\0.modinfo\0.shstrtab\0"
+    data_off = 64
+    shstr_off = data_off + len(modinfo_data)
+    sh_off = (shstr_off + len(shstr) + 7) & ~7
+    hdr = bytearray(64)
+    hdr[:5] = b"\x7fELF\x02"
+    struct.pack_into("<Q", hdr, 0x28, sh_off)
+    struct.pack_into("<HHH", hdr, 0x3A, 64, 3, 2)
+    body = bytes(hdr) + modinfo_data + shstr
+    body += b"\0" * (sh_off - len(body))
+    sects = bytes(64)
+    sects += struct.pack("<IIQQQQIIQQ", 1, 1, 0, 0, data_off, len(modinfo_data), 0, 0, 1, 0)
+    sects += struct.pack("<IIQQQQIIQQ", 10, 3, 0, 0, shstr_off, len(shstr), 0, 0, 1, 0)
+    elf = body + sects
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if xz:
+        path.with_name(path.name + ".xz").write_bytes(lzma.compress(elf, format=lzma.FORMAT_XZ))
+    else:
+        path.write_bytes(elf)
+
+
+def test_module_order_follows_depends(tmp_path: Path) -> None:
+    k = tmp_path / "kernel"
+    _fake_module(k / "net" / "sunrpc.ko", "")
+    _fake_module(k / "fs" / "lockd.ko", "sunrpc,grace", xz=True)
+    _fake_module(k / "fs" / "grace.ko", "")
+    _fake_module(k / "fs" / "nfs.ko", "sunrpc,lockd", xz=True)
+    _fake_module(k / "fs" / "nfsv4.ko", "nfs,sunrpc,dns-resolver")
+    _fake_module(k / "net" / "dns_resolver.ko", "")
+    assert modinfo((k / "fs" / "grace.ko").read_bytes())["depends"] == [""]
+    order = [name for name, _ in load_order(tmp_path, ["virtio_pci", "nfsv4"])]
+    assert order == ["sunrpc", "grace", "lockd", "nfs", "dns_resolver", "nfsv4"]
+    # decompressed .ko.xz contents are what goes into the image
+    elf = dict(load_order(tmp_path, ["lockd"]))["lockd"]
+    assert elf[:4] == b"\x7fELF"
+    _fake_module(k / "fs" / "broken.ko", "not_there")
+    with pytest.raises(FileNotFoundError, match="not_there"):
+        load_order(tmp_path, ["broken"])
+
+
+# ---- guest library -----------------------------------------------------------
+
+def _guest_sh(tmp_path: Path, script: str) -> str:
+    busybox = shutil.which("busybox")
+    assert busybox, "busybox-static is needed (ci/install-deps)"
+    cp = subprocess.run([busybox, "sh", "-c", f". {GUEST / 'lib.sh'}; cd {tmp_path}; {script}"],
+                        capture_output=True, text=True, check=True)
+    return cp.stdout
+
+
+def test_guest_json_strings_parse(tmp_path: Path) -> None:
+    nasty = "quote \" backslash \\ tab \t bell \a utf8 \u00e9\nsecond line"
+    (tmp_path / "in").write_text(nasty)
+    out = _guest_sh(tmp_path, "json_str < in")
+    assert json.loads(out) == nasty.replace("\a", "?").replace("\u00e9", "??")
+
+
+def test_guest_metrics_become_json(tmp_path: Path) -> None:
+    out = _guest_sh(tmp_path, ": > /tmp/metrics; metric a 1; metric b 2.50; metric c 007x; "
+                              "metric sha256.1 9defb0a9; metric d -3; metrics_json; rm -f /tmp/metrics")
+    assert json.loads(out) == {"a": 1, "b": 2.5, "c": "007x", "sha256.1": "9defb0a9", "d": -3}
+
+
+def test_scenario_script_quotes_arguments() -> None:
+    sc = Scenario().step("verify", "v3", 0, 1).step("sh", "v4.1", "echo 'a b'; ls")
+    assert len(sc) == 2
+    assert sc.script().splitlines()[1:] == [
+        "step verify v3 0 1", "step sh v4.1 'echo '\"'\"'a b'\"'\"'; ls'"]
+
+
+def test_mount_target_params() -> None:
+    t = MountTarget(port=2050, export3="/srv/x", export4="/x")
+    assert t.params() == {"PANDO_SERVER": "10.0.2.2", "PANDO_PORT": "2050",
+                          "PANDO_MOUNTPORT": "20048", "PANDO_EXPORT3": "/srv/x",
+                          "PANDO_EXPORT4": "/x"}
+
+
+def test_kernel_specs_and_mirror_from_apt_sources() -> None:
+    assert list(KERNELS) == ["6.1", "6.12", "7.x"]
+    assert KERNELS["7.x"].suites == ("sid", "trixie-backports")
+    assert mirror_uri().startswith(("http://", "https://"))
+
+
+# ---- the runner, with a fake qemu --------------------------------------------
+
+FAKE_QEMU = r'''#!/usr/bin/env python3
+import os, sys, time
+args = sys.argv[1:]
+res = next(a.split("path=", 1)[1] for a in args if a.startswith("file,id=res,"))
+con = next(a.split("path=", 1)[1] for a in args if a.startswith("file,id=con,"))
+count_file = os.environ["FAKE_QEMU_COUNT"]
+n = int(open(count_file).read() or 0) + 1 if os.path.exists(count_file) else 1
+open(count_file, "w").write(str(n))
+mode = os.environ["FAKE_QEMU_MODE"]
+open(con, "a").write(f"fake boot {n}\n")
+if mode == "die-before-init" or (mode == "die-once" and n == 1):
+    sys.exit(1)
+if mode == "hang-before-init":
+    time.sleep(60)
+with open(res, "a") as f:
+    f.write('PANDO {"event":"init","kernel":"fake"}\r\n')
+    f.flush()
+    if mode == "hang-after-init":
+        time.sleep(60)
+    f.write('PANDO {"event":"step","n":1,"scenario":"verify","vers":"v3","args":"1","status":"fail",'
+            '"rc":1,"seconds":0.1,"metrics":{"x":1},"output":"sha256 mismatch for f.1 (v3)"}\r\n')
+    f.write('PANDO {"event":"done","steps":1,"failed":1}\r\n')
+'''
+
+
+@pytest.fixture
+def fake_vm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from pando_testing.kernels import Kernel
+    from pando_testing.vm import Vm
+    root = tmp_path / "kernel"
+    (root / "lib" / "modules" / "0.0-fake" / "kernel").mkdir(parents=True)
+    kernel = Kernel("fake", "0.0-1", "0.0-fake", root, ("linux-image-fake",))
+    qemu = tmp_path / "qemu"
+    qemu.write_text(FAKE_QEMU)
+    qemu.chmod(0o755)
+    monkeypatch.setenv("FAKE_QEMU_COUNT", str(tmp_path / "count"))
+
+    def make(mode: str, timeout: float = 20) -> Vm:
+        monkeypatch.setenv("FAKE_QEMU_MODE", mode)
+        return Vm(None, kernel, tmp_path / "vm", f"fake-{mode}", MountTarget(), Scenario(),
+                  timeout=timeout, accel="tcg", qemu=str(qemu))
+    return make
+
+
+def test_runner_retries_a_boot_that_dies_before_init(fake_vm) -> None:
+    res = fake_vm("die-once").run()
+    assert res.attempts == 2 and res.done and not res.timed_out
+    assert res.step("verify", "v3").output == "sha256 mismatch for f.1 (v3)"
+    assert res.step("verify").metrics == {"x": 1}
+    assert not res.ok and "sha256 mismatch for f.1 (v3)" in res.report()
+    first = res.console_log.with_name(res.console_log.name + ".attempt1")
+    assert first.read_text() == "fake boot 1\n"
+
+
+def test_runner_gives_up_after_one_retry(fake_vm) -> None:
+    res = fake_vm("die-before-init").run()
+    assert res.attempts == 2 and not res.reached_init and not res.ok
+    assert "never reached /init" in res.report()
+
+
+def test_runner_timeout_before_init_is_retried_after_is_not(fake_vm) -> None:
+    res = fake_vm("hang-before-init", timeout=1.5).run()
+    assert res.attempts == 2 and res.timed_out
+    res = fake_vm("hang-after-init", timeout=1.5).run()
+    assert res.attempts == 1 and res.timed_out and res.reached_init and not res.done
+    assert "timed out" in res.report()
+
+
+# ---- the kernel cache ---------------------------------------------------------
+
+def test_cached_kernel_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pando_testing.kernels import KernelCache
+    cache = KernelCache()
+    cache.get("6.1")  # downloads once on a machine that has no cache yet
+
+    def no_apt(*args: object, **kw: object) -> str:
+        raise AssertionError(f"apt was run for a cached kernel: {args}")
+    monkeypatch.setattr(KernelCache, "_apt", no_apt)
+    k = cache.get("6.1")
+    assert k.vmlinuz.exists() and (k.modules_dir / "kernel").is_dir()
+    assert k.release in cache.manifest()["6.1"]["release"]
+
+
+def test_unfetchable_kernel_is_reported_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pando_testing import kernels
+    monkeypatch.setattr(kernels, "mirror_uri", lambda: "http://127.0.0.1:9/debian")
+    opts = kernels.KernelCache._apt_opts
+    monkeypatch.setattr(kernels.KernelCache, "_apt_opts",
+                        lambda self: [*opts(self), "-o", "Acquire::Retries=0"])
+    with pytest.raises(kernels.KernelUnavailable) as e:
+        kernels.KernelCache(tmp_path / "cache").get("6.12")
+    msg = str(e.value)
+    assert "kernel 6.12 is not cached" in msg and "cannot be fetched" in msg
+    assert "python3 -m pando_testing.kernels fetch 6.12" in msg

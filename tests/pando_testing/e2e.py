@@ -1,0 +1,86 @@
+"""What the e2e tests share: KernelClient (what the `kernel_client` fixture
+makes), the kernel ids, the data sizes, and checks on the server's side."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from .kernels import KERNELS, KernelUnavailable, get_kernel
+from .pod import Pod
+from .vm import NfsServerHandle, Scenario, StepResult, Vm, VmResult
+
+KERNEL_IDS = list(KERNELS)
+
+# What a stock client needs to work around NFS-Ganesha 4.3: Linux 7.x asks for
+# directory delegations (GET_DIR_DELEGATION), which Ganesha 4.3 answers with
+# NFS4ERR_OP_ILLEGAL instead of NFS4ERR_NOTSUPP; the client then fails
+# stat() of a changed directory with EREMOTEIO.  Older kernels lack the
+# parameter and ignore it.
+GANESHA43_CLIENT_MODOPTS = {"nfsv4": "directory_delegations=0"}
+
+# The data-verification sizes of issue 3: empty, one byte, one page,
+# just over 1 MiB (a partial last rsize/wsize chunk) and 64 MiB.
+SIZES = (0, 1, 4096, 1048577, 64 << 20)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def check_on_server(server: NfsServerHandle, res: VmResult, step: StepResult,
+                    sizes: tuple[int, ...] = SIZES) -> None:
+    """The server's own copy of each file a `verify` step wrote has the size
+    and sha256 the guest reported (skipped for servers without a local export)."""
+    for size in sizes:
+        path = server.local_path(res.name, f"s{step.n}-verify/f.{size}")
+        if path is None:
+            return
+        assert path.exists(), f"{path} missing on the server"
+        assert path.stat().st_size == size, f"{path}: {path.stat().st_size} bytes on the server, want {size}"
+        want = step.metrics[f"sha256.{size}"]
+        assert sha256_file(path) == want, f"{path}: server copy differs from what {res.name} wrote"
+
+
+def timing_line(res: VmResult) -> str:
+    parts = [f"{s.scenario} {s.vers} {s.seconds:.1f}s" for s in res.steps]
+    return f"{res.name}: total {res.seconds:.1f}s, boots {res.attempts}; " + ", ".join(parts)
+
+
+class KernelClient:
+    """One kernel version, ready to boot as many VMs as a test needs."""
+
+    def __init__(self, pod: Pod, version: str, workdir: Path, server: NfsServerHandle,
+                 name: str) -> None:
+        try:
+            self.kernel = get_kernel(version)
+        except KernelUnavailable as e:
+            pytest.fail(str(e), pytrace=False)
+        self.pod, self.workdir, self.server, self.name = pod, workdir, server, name
+        self.vms: list[Vm] = []
+
+    def vm(self, scenario: Scenario, **kw: object) -> Vm:
+        """A prepared (not started) VM; each gets its own name, run directory
+        on the server and NFSv4 client id."""
+        name = self.name if not self.vms else f"{self.name}-{len(self.vms) + 1}"
+        kw["params"] = {**self.server.guest_params(), **(kw.get("params") or {})}  # type: ignore[dict-item]
+        vm = Vm(self.pod, self.kernel, self.workdir, name, self.server.target, scenario, **kw)  # type: ignore[arg-type]
+        self.vms.append(vm)
+        return vm
+
+    def start(self, scenario: Scenario, **kw: object) -> Vm:
+        return self.vm(scenario, **kw).start()
+
+    def run(self, scenario: Scenario, **kw: object) -> VmResult:
+        vm = self.vm(scenario, **kw)
+        try:
+            res = vm.run()
+        finally:
+            vm.kill()
+        print(res.report())
+        return res

@@ -1,8 +1,7 @@
-/* Minimal assertion helpers for the layout unit tests: a failed check
- * prints where and what, and the test binary exits non-zero at the end.
- * (The same idea as osd-target/tests/check.h; each folder keeps its own.) */
-#ifndef PANDO_LAYOUT_CHECK_H
-#define PANDO_LAYOUT_CHECK_H
+/* Minimal assertion helpers for the C unit tests of every folder: a failed
+ * check prints where and what, and the test binary exits non-zero at the end. */
+#ifndef PANDO_CHECK_H
+#define PANDO_CHECK_H
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -45,7 +45,29 @@ struct checker {
 	uint64_t max_id;
 	uint64_t bytes;
 	uint64_t inline_bytes;
+	struct ns_inode parent;         /* the directory whose entries are being read */
+	bool parent_ok;
+	bool saw_root;
 };
+
+/* Visits one key of a scanned prefix; a non-zero return stops the scan. */
+typedef int (*visit_fn)(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+			const uint8_t *v, size_t vlen);
+
+static int scan_prefix(struct checker *c, uint8_t type, visit_fn visit)
+{
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(c->s, &i, &type, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		rc = visit(c, type, k, klen, v, vlen);
+	}
+	return iter_close(c->s, &i) ? -EIO : rc;
+}
 
 static void problem(struct checker *c, uint64_t *counter, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -175,9 +197,11 @@ static int entry_parent(struct checker *c, uint64_t dir, struct ns_inode *p, boo
 	return rc == -ESTALE || rc == BAD ? 0 : rc;
 }
 
-static int check_entry(struct checker *c, const uint8_t *k, size_t klen, const uint8_t *v,
-		       size_t vlen, struct ns_inode *p, bool *p_ok)
+static int check_entry(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+		       const uint8_t *v, size_t vlen)
 {
+	struct ns_inode *p = &c->parent;
+	bool *p_ok = &c->parent_ok;
 	uint64_t dir = get_be64(k + 1);
 	struct link l = { .parent = dir };
 	struct dirent_rec d;
@@ -210,28 +234,10 @@ static int check_entry(struct checker *c, const uint8_t *k, size_t klen, const u
 	return rc ? rc : links_push(&c->by_parent, &l);
 }
 
-static int scan_entries(struct checker *c)
-{
-	uint8_t prefix = K_DIRENT;
-	struct ns_inode parent;
-	bool parent_ok = false;
-	struct db_iter i;
-	int rc = 0;
-
-	iter_open_prefix(c->s, &i, &prefix, 1);
-	for (; !rc && iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-
-		rc = check_entry(c, k, klen, v, vlen, &parent, &parent_ok);
-	}
-	return iter_close(c->s, &i) ? -EIO : rc;
-}
-
 /* ---- 2. index entries ------------------------------------------------ */
 
-static int check_index(struct checker *c, const uint8_t *k, size_t klen, const uint8_t *v,
-		       size_t vlen)
+static int check_index(struct checker *c, uint8_t prefix, const uint8_t *k, size_t klen,
+		       const uint8_t *v, size_t vlen)
 {
 	uint64_t dir = get_be64(k + 1), ino;
 	struct dirent_rec d;
@@ -253,22 +259,6 @@ static int check_index(struct checker *c, const uint8_t *k, size_t klen, const u
 			"without its entry", (unsigned long long)dir,
 			(unsigned long long)get_be64(k + ID_KEY_LEN), (int)len, name);
 	return 0;
-}
-
-static int scan_index(struct checker *c)
-{
-	uint8_t prefix = K_INDEX;
-	struct db_iter i;
-	int rc = 0;
-
-	iter_open_prefix(c->s, &i, &prefix, 1);
-	for (; !rc && iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-
-		rc = check_index(c, k, klen, v, vlen);
-	}
-	return iter_close(c->s, &i) ? -EIO : rc;
 }
 
 /* ---- 3. reachability ------------------------------------------------- */
@@ -403,31 +393,28 @@ static int check_inode(struct checker *c, const struct ns_inode *r)
 	return check_extras(c, r);
 }
 
+static int visit_inode(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+		       const uint8_t *v, size_t vlen)
+{
+	struct ns_inode r;
+
+	if (klen != ID_KEY_LEN || inode_decode(get_be64(k + 1), v, vlen, &r)) {
+		problem(c, &c->res->bad_records, "malformed inode record");
+		return 0;
+	}
+	c->res->inodes++;
+	note_id(c, r.ino);
+	c->saw_root |= r.ino == NS_ROOT_INO && r.type == NS_DIR;
+	return check_inode(c, &r);
+}
+
 static int scan_inodes(struct checker *c)
 {
-	uint8_t prefix = K_INODE;
-	bool root = false;
-	struct db_iter i;
-	int rc = 0;
+	int rc = scan_prefix(c, K_INODE, visit_inode);
 
-	iter_open_prefix(c->s, &i, &prefix, 1);
-	for (; !rc && iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-		struct ns_inode r;
-
-		if (klen != ID_KEY_LEN || inode_decode(get_be64(k + 1), v, vlen, &r)) {
-			problem(c, &c->res->bad_records, "malformed inode record");
-			continue;
-		}
-		c->res->inodes++;
-		note_id(c, r.ino);
-		root |= r.ino == NS_ROOT_INO && r.type == NS_DIR;
-		rc = check_inode(c, &r);
-	}
-	if (!rc && !root)
+	if (!rc && !c->saw_root)
 		problem(c, &c->res->bad_records, "no root directory");
-	return iter_close(c->s, &i) ? -EIO : rc;
+	return rc;
 }
 
 /* ---- 5. names of missing inodes -------------------------------------- */
@@ -470,41 +457,26 @@ static int check_owned(struct checker *c, uint8_t type, uint64_t ino)
 	return 0;
 }
 
-static int scan_owned(struct checker *c, uint8_t type)
+static int visit_owned(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+		       const uint8_t *v, size_t vlen)
 {
-	struct db_iter i;
-	int rc = 0;
-
-	iter_open_prefix(c->s, &i, &type, 1);
-	for (; !rc && iter_valid(&i); iter_next(&i)) {
-		size_t klen;
-		const uint8_t *k = iter_key(&i, &klen);
-
-		if (klen != ID_KEY_LEN)
-			problem(c, &c->res->bad_records, "malformed '%c' key", type);
-		else
-			rc = check_owned(c, type, get_be64(k + 1));
+	if (klen != ID_KEY_LEN) {
+		problem(c, &c->res->bad_records, "malformed '%c' key", type);
+		return 0;
 	}
-	return iter_close(c->s, &i) ? -EIO : rc;
+	return check_owned(c, type, get_be64(k + 1));
 }
 
-static int scan_intents(struct checker *c)
+static int visit_intent(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+			const uint8_t *v, size_t vlen)
 {
-	uint8_t prefix = K_INTENT;
 	struct ns_intent in;
-	struct db_iter i;
 
-	iter_open_prefix(c->s, &i, &prefix, 1);
-	for (; iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-
-		if (klen != ID_KEY_LEN || intent_decode(get_be64(k + 1), v, vlen, &in))
-			problem(c, &c->res->bad_records, "malformed intent");
-		else
-			note_id(c, in.id);
-	}
-	return iter_close(c->s, &i) ? -EIO : 0;
+	if (klen != ID_KEY_LEN || intent_decode(get_be64(k + 1), v, vlen, &in))
+		problem(c, &c->res->bad_records, "malformed intent");
+	else
+		note_id(c, in.id);
+	return 0;
 }
 
 /* ---- 7. counters ----------------------------------------------------- */
@@ -560,9 +532,9 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = scan_entries(&c);
+	rc = scan_prefix(&c, K_DIRENT, check_entry);
 	if (!rc)
-		rc = scan_index(&c);
+		rc = scan_prefix(&c, K_INDEX, check_index);
 	if (!rc)
 		rc = sort_by_child(&c);
 	if (!rc)
@@ -572,13 +544,13 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 	if (!rc)
 		check_dangling(&c);
 	if (!rc)
-		rc = scan_owned(&c, K_DATA);
+		rc = scan_prefix(&c, K_DATA, visit_owned);
 	if (!rc)
-		rc = scan_owned(&c, K_MAP);
+		rc = scan_prefix(&c, K_MAP, visit_owned);
 	if (!rc)
-		rc = scan_owned(&c, K_SYMLINK);
+		rc = scan_prefix(&c, K_SYMLINK, visit_owned);
 	if (!rc)
-		rc = scan_intents(&c);
+		rc = scan_prefix(&c, K_INTENT, visit_intent);
 	if (!rc)
 		rc = check_counters(&c);
 	free(c.by_parent.v);

@@ -341,7 +341,7 @@ static void test_write_read_roundtrip(struct fixture *f)
 	CHECK(r.reply.payload && ((uint8_t *)r.reply.payload)[4095] == 0);
 	result_free(&r);
 
-	/* past the end: nothing, at eof, no payload */
+	/* past the end: nothing, at eof, no payload bytes */
 	fh_buf(&b, fh);
 	put64(&b, 1ull << 40);
 	put32(&b, 4096);
@@ -350,6 +350,7 @@ static void test_write_read_roundtrip(struct fixture *f)
 	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), 0);
 	CHECK_EQ(get32(r.res + 8 + POST_OP_LEN), 1);
 	CHECK_EQ(r.reply.payload_len, 0);
+	result_free(&r);
 }
 
 static void test_write_rejects(struct fixture *f)

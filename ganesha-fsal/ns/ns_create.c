@@ -44,9 +44,7 @@ static int make_entry(struct ns_store *s, uint64_t dir, const char *name, const 
 		return rc;
 	txn_begin(&t, s);
 	txn_lock(&t, &dir, 1);
-	rc = txn_inode(&t, dir, &d);
-	if (!rc && d->type != NS_DIR)
-		rc = -ENOTDIR;
+	rc = txn_dir(&t, dir, &d);
 	if (!rc)
 		rc = dirent_absent(s, dir, name, len);
 	if (rc) {

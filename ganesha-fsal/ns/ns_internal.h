@@ -193,6 +193,8 @@ int sync_upto(struct ns_store *s, uint64_t seq);
 void txn_begin(struct txn *t, struct ns_store *s);
 void txn_lock(struct txn *t, const uint64_t *inos, int n);
 int txn_inode(struct txn *t, uint64_t ino, struct ns_inode **out);
+/* txn_inode for a directory: -ENOTDIR when it is something else. */
+int txn_dir(struct txn *t, uint64_t ino, struct ns_inode **out);
 struct ns_inode *txn_fresh_inode(struct txn *t);
 void txn_touch(struct txn *t, struct ns_inode *r);
 void txn_touch_data(struct txn *t, struct ns_inode *r);

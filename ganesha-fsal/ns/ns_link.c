@@ -23,9 +23,7 @@ int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name,
 		return rc;
 	txn_begin(&t, s);
 	txn_lock(&t, inos, 2);
-	rc = txn_inode(&t, dir, &d);
-	if (!rc && d->type != NS_DIR)
-		rc = -ENOTDIR;
+	rc = txn_dir(&t, dir, &d);
 	if (!rc)
 		rc = txn_inode(&t, ino, &r);
 	if (!rc && r->type == NS_DIR)
@@ -62,10 +60,8 @@ static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len
 		       uint64_t seen, struct dirent_rec *e, struct ns_inode **d,
 		       struct ns_inode **r)
 {
-	int rc = txn_inode(t, dir, d);
+	int rc = txn_dir(t, dir, d);
 
-	if (!rc && (*d)->type != NS_DIR)
-		rc = -ENOTDIR;
 	if (!rc)
 		rc = dirent_get(t->s, dir, name, len, e);
 	if (!rc && e->ino != seen)

@@ -32,13 +32,9 @@ struct rename_state {
 
 static int load_dirs(struct txn *t, const struct rename_args *a, struct rename_state *st)
 {
-	int rc = txn_inode(t, a->sdir, &st->sd);
+	int rc = txn_dir(t, a->sdir, &st->sd);
 
-	if (!rc)
-		rc = txn_inode(t, a->ddir, &st->dd);
-	if (!rc && (st->sd->type != NS_DIR || st->dd->type != NS_DIR))
-		rc = -ENOTDIR;
-	return rc;
+	return rc ? rc : txn_dir(t, a->ddir, &st->dd);
 }
 
 /* Both names as the lookups before the lock saw them, or RETRY. */

@@ -97,6 +97,13 @@ int txn_inode(struct txn *t, uint64_t ino, struct ns_inode **out)
 	return 0;
 }
 
+int txn_dir(struct txn *t, uint64_t ino, struct ns_inode **out)
+{
+	int rc = txn_inode(t, ino, out);
+
+	return !rc && (*out)->type != NS_DIR ? -ENOTDIR : rc;
+}
+
 static uint64_t txn_new_id(struct txn *t)
 {
 	uint64_t id = atomic_fetch_add(&t->s->next_id, 1);

@@ -12,6 +12,7 @@ from pando_testing.daemons import OsdProcess
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.logs import FAILED_KEY as _failed_key
 from pando_testing.logs import keep_logs as _keep_logs
+from pando_testing.mds import PandoMds
 from pando_testing.pod import Pod
 
 
@@ -60,3 +61,33 @@ def osd_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
 @pytest.fixture
 def osd(osd_factory: Callable[..., OsdProcess]) -> OsdProcess:
     return osd_factory(1)
+
+
+@pytest.fixture
+def mds_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
+                cluster_key: ClusterKey,
+                osd_factory: Callable[..., OsdProcess]) -> Iterator[Callable[..., PandoMds]]:
+    """Makes a Pando metadata manager (Ganesha + libfsalpando.so) over
+    `osds` new targets (ids 1..osds); keyword arguments go to PandoMds.  At
+    teardown Ganesha must stop cleanly on SIGTERM unless the test killed it."""
+    made: list[PandoMds] = []
+
+    def make(osds: int = 4, start: bool = True, **kw: object) -> PandoMds:
+        targets = [osd_factory(i) for i in range(1, osds + 1)]
+        m = PandoMds(pod, tmp_path / f"mds{len(made)}", osds=targets, key=cluster_key,
+                     **kw)  # type: ignore[arg-type]
+        made.append(m)
+        if start:
+            m.start()
+        return m
+
+    yield make
+    codes = [m.stop() for m in made if m.alive()]
+    _keep_logs(request, [p for m in made for p in (m.log_path, m.workdir / "ganesha.stdout")])
+    assert all(c == 0 for c in codes), f"ganesha.nfsd did not exit cleanly on SIGTERM: {codes}"
+
+
+@pytest.fixture
+def mds(mds_factory: Callable[..., PandoMds]) -> PandoMds:
+    """Four OSDs and one metadata manager serving NFSv3 and NFSv4.1."""
+    return mds_factory(4)

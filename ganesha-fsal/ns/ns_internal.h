@@ -196,6 +196,8 @@ int txn_inode(struct txn *t, uint64_t ino, struct ns_inode **out);
 /* txn_inode for a directory: -ENOTDIR when it is something else. */
 int txn_dir(struct txn *t, uint64_t ino, struct ns_inode **out);
 struct ns_inode *txn_fresh_inode(struct txn *t);
+/* n consecutive fresh ids, the allocator moved past them at commit. */
+uint64_t txn_reserve_ids(struct txn *t, uint32_t n);
 void txn_touch(struct txn *t, struct ns_inode *r);
 void txn_touch_data(struct txn *t, struct ns_inode *r);
 int txn_intent(struct txn *t, uint64_t ino, const void *blob, size_t len, uint64_t *id);

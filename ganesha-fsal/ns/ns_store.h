@@ -261,6 +261,13 @@ int ns_map_get(struct ns_store *s, uint64_t ino, void **map, size_t *len);
 int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
 	       size_t len, const void *orphans, size_t olen, uint64_t claim);
 
+/* Reserves n (1..2^20) fresh ids for the caller's own use (the object ids
+ * of a new storage map): never handed out again, by this call or to
+ * inodes and intents.  Not synced on its own: the caller records the ids
+ * in a durable intent (ns_intent_add, whose id is later) before it uses
+ * them, and that batch carries the allocator past them. */
+int ns_ids_reserve(struct ns_store *s, uint32_t n, uint64_t *first);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls

@@ -113,6 +113,15 @@ static uint64_t txn_new_id(struct txn *t)
 	return id;
 }
 
+uint64_t txn_reserve_ids(struct txn *t, uint32_t n)
+{
+	uint64_t first = atomic_fetch_add(&t->s->next_id, n);
+
+	if (first + n - 1 > t->top_id)
+		t->top_id = first + n - 1;
+	return first;
+}
+
 /* A zeroed record with a new id, written at commit.  Only creates make
  * one, beside the one directory they load: always a free slot. */
 struct ns_inode *txn_fresh_inode(struct txn *t)

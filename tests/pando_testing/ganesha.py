@@ -1,6 +1,6 @@
-"""Stock NFS-Ganesha 4.3 with FSAL VFS, inside a Pod: the NFSv3 baseline
-the OSD target is measured against, and the server later kernel-client
-tests reuse.
+"""Stock NFS-Ganesha 4.3 inside a Pod.  `GaneshaServer` runs it with any
+FSAL block; `GaneshaVfs` exports a local directory with FSAL VFS (the
+baseline Pando is measured against); `mds.PandoMds` loads Pando's FSAL.
 
 Inside the pod it starts its own rpcbind (Ganesha registers NFS and MOUNT
 with it; /run is private to the pod), then `ganesha.nfsd -F` exporting one
@@ -11,6 +11,7 @@ clients (see shared/notes/kernel-client.md).  Everything is stopped by pid.
 """
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -57,15 +58,31 @@ EXPORT {{
     Squash = No_Root_Squash;
     SecType = sys, none;
     FSAL {{
-        Name = VFS;
+{fsal}
     }}
 }}
+{extra}"""
+
+DBUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
 """
 
 
 @dataclass
-class GaneshaVfs:
-    """NFS-Ganesha exporting `export_dir` (default: workdir/export) with FSAL VFS."""
+class GaneshaServer:
+    """NFS-Ganesha exporting `export_dir` through the FSAL `fsal_block()` names.
+    With dbus=True it gets a private system bus (`dbus_env()` reaches it)."""
 
     pod: Pod
     workdir: Path
@@ -79,7 +96,10 @@ class GaneshaVfs:
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
     access_type: str = "RW"                  # "RO" for a read-only export
     start_timeout: float = 30.0
+    dbus: bool = False
+    plugins_dir: str = VFS_PLUGINS_DIR
     rpcbind: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    dbus_daemon: subprocess.Popen[bytes] | None = field(default=None, init=False)
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -87,8 +107,13 @@ class GaneshaVfs:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.export_dir is None:
             self.export_dir = self.workdir / "export"
-        self.export_dir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "recovery").mkdir(exist_ok=True)
+
+    def fsal_block(self) -> str:
+        raise NotImplementedError
+
+    def extra_config(self) -> str:
+        return ""
 
     @property
     def conf_path(self) -> Path:
@@ -106,29 +131,51 @@ class GaneshaVfs:
     def nfs_addr(self) -> str:
         return f"{self.host}:{self.nfs_port}"
 
+    @property
+    def dbus_socket(self) -> Path:
+        return self.workdir / "dbus.sock"
+
+    def dbus_env(self) -> dict[str, str]:
+        """Environment for ganesha_mgr, ganesha_stats or dbus-send to reach
+        this server's private bus (run them with pod.run)."""
+        return {"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.dbus_socket}"}
+
     def write_config(self) -> None:
         self.conf_path.write_text(CONFIG_TEMPLATE.format(
-            nfs_port=self.nfs_port, mnt_port=self.mnt_port, plugins_dir=VFS_PLUGINS_DIR,
+            fsal=self.fsal_block(), extra=self.extra_config(),
+            nfs_port=self.nfs_port, mnt_port=self.mnt_port, plugins_dir=self.plugins_dir,
             workdir=self.workdir, export_dir=self.export_dir, log_level=self.log_level,
             protocols=", ".join(map(str, self.protocols)),
             minor_versions=", ".join(map(str, self.minor_versions)),
             pseudo=self.pseudo, access_type=self.access_type))
 
-    def start(self) -> "GaneshaVfs":
-        assert self.proc is None, "already started"
-        with open(self.rpcbind_log_path, "ab") as log:
-            # -f: foreground. No -h: the pod's network has only loopback (and
-            # Debian's rpcbind 1.2.6 double-frees with "-h 127.0.0.1").
-            # The pod's /run (rpcbind.sock, state) is private.
-            self.rpcbind = self.pod.popen([RPCBIND, "-f"],
-                                          stdout=log, stderr=subprocess.STDOUT)
-        self.pod.wait_port("127.0.0.1", 111, timeout=10, alive=self._rpcbind_alive)
+    def _start_dbus(self) -> None:
+        conf = self.workdir / "dbus.conf"
+        conf.write_text(DBUS_CONFIG.format(socket=self.dbus_socket))
+        self.dbus_socket.unlink(missing_ok=True)
+        with open(self.workdir / "dbus.log", "ab") as log:
+            self.dbus_daemon = self.pod.popen(
+                ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={conf}"],
+                stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while not self.dbus_socket.exists():
+            if self.dbus_daemon.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"dbus-daemon did not start (see {self.workdir}/dbus.log)")
+            time.sleep(0.05)
+
+    def start(self) -> "GaneshaServer":
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        if self.dbus and self.dbus_daemon is None:
+            self._start_dbus()
+        if self.rpcbind is None:
+            self._start_rpcbind()
         self.write_config()
+        env = {**os.environ, **(self.dbus_env() if self.dbus else {})}
         with open(self.workdir / "ganesha.stdout", "ab") as out:
             self.proc = self.pod.popen(
                 [GANESHA, "-F", "-f", self.conf_path, "-L", self.log_path,
                  "-p", self.workdir / "ganesha.pid"],
-                stdout=out, stderr=subprocess.STDOUT)
+                stdout=out, stderr=subprocess.STDOUT, env=env)
         try:
             self.pod.wait_port(self.host, self.nfs_port, timeout=self.start_timeout,
                                alive=self.alive)
@@ -140,6 +187,15 @@ class GaneshaVfs:
             self.stop()
             raise
         return self
+
+    def _start_rpcbind(self) -> None:
+        with open(self.rpcbind_log_path, "ab") as log:
+            # -f: foreground. No -h: the pod's network has only loopback (and
+            # Debian's rpcbind 1.2.6 double-frees with "-h 127.0.0.1").
+            # The pod's /run (rpcbind.sock, state) is private.
+            self.rpcbind = self.pod.popen([RPCBIND, "-f"],
+                                          stdout=log, stderr=subprocess.STDOUT)
+        self.pod.wait_port("127.0.0.1", 111, timeout=10, alive=self._rpcbind_alive)
 
     def _rpcbind_alive(self) -> bool:
         return self.rpcbind is not None and self.rpcbind.poll() is None
@@ -186,11 +242,37 @@ class GaneshaVfs:
         finally:
             c.close()
 
+    def kill9(self) -> None:
+        """SIGKILL Ganesha alone (a crash); rpcbind and dbus stay for a restart."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+
+    def restart(self) -> "GaneshaServer":
+        """Stops Ganesha alone (SIGTERM) if it runs and starts it again."""
+        if self.alive():
+            self.stop_ganesha()
+        return self.start()
+
+    def stop_ganesha(self, timeout: float = 15.0) -> int | None:
+        """SIGTERM Ganesha alone; SIGKILL after `timeout`.  Its exit status."""
+        p = self.proc
+        if p is None:
+            return None
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        return p.returncode
+
     def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM Ganesha (then rpcbind) by pid; SIGKILL after `timeout`.
-        Returns Ganesha's exit status (None if it never started)."""
+        """SIGTERM Ganesha (then rpcbind and dbus) by pid; SIGKILL after
+        `timeout`.  Returns Ganesha's exit status (None if it never started)."""
         code = None
-        for p in (self.proc, self.rpcbind):
+        for p in (self.proc, self.rpcbind, self.dbus_daemon):
             if p is None:
                 continue
             if p.poll() is None:
@@ -207,8 +289,21 @@ class GaneshaVfs:
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-    def __enter__(self) -> "GaneshaVfs":
+    def __enter__(self) -> "GaneshaServer":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+@dataclass
+class GaneshaVfs(GaneshaServer):
+    """Exports `export_dir` (default: workdir/export) with FSAL VFS."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        assert self.export_dir is not None
+        Path(self.export_dir).mkdir(parents=True, exist_ok=True)
+
+    def fsal_block(self) -> str:
+        return "        Name = VFS;"

@@ -1,0 +1,232 @@
+/* Parser for the static cluster description (cluster_desc.h). */
+#include "cluster_desc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct parse {
+	const char *path;
+	int line;
+	char *why;
+	size_t cap;
+	char key_file[PATH_MAX];
+};
+
+static int fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->why, p->cap, "%s:%d: ", p->path, p->line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < p->cap)
+		vsnprintf(p->why + n, p->cap - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+}
+
+/* host:port or [v6]:port, with a port in 1..65535. */
+static int valid_addr(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	uint64_t port;
+
+	if (!colon || colon == s || strlen(s) >= CLUSTER_DESC_ADDR_MAX)
+		return 0;
+	return !parse_u64(colon + 1, &port) && port > 0 && port < 65536;
+}
+
+static int osd_option(struct parse *p, struct cluster_osd *o, char *opt)
+{
+	char *eq = strchr(opt, '=');
+	char *dst = NULL;
+
+	if (!eq)
+		return fail(p, "expected name=value, got \"%s\"", opt);
+	*eq = 0;
+	if (!strcmp(opt, "capacity"))
+		return parse_u64(eq + 1, &o->capacity) ? fail(p, "bad capacity") : 0;
+	if (!strcmp(opt, "ctl"))
+		dst = o->ctl;
+	else if (!strcmp(opt, "nfs"))
+		dst = o->nfs;
+	else if (!strcmp(opt, "advertise"))
+		dst = o->advertise;
+	else
+		return fail(p, "unknown osd option \"%s\"", opt);
+	if (!valid_addr(eq + 1))
+		return fail(p, "%s: \"%s\" is not host:port", opt, eq + 1);
+	strcpy(dst, eq + 1);
+	return 0;
+}
+
+static int parse_osd(struct parse *p, struct cluster_desc *d, char *rest)
+{
+	struct cluster_osd o = { 0 };
+	char *save = NULL, *tok = strtok_r(rest, " \t", &save);
+	uint64_t id;
+	int rc;
+
+	if (!tok || parse_u64(tok, &id) || id == 0 || id > UINT32_MAX)
+		return fail(p, "osd needs an id in 1..4294967295");
+	o.id = (uint32_t)id;
+	while ((tok = strtok_r(NULL, " \t", &save)))
+		if ((rc = osd_option(p, &o, tok)))
+			return rc;
+	if (!o.ctl[0] || !o.nfs[0])
+		return fail(p, "osd %u needs ctl= and nfs=", o.id);
+	if (!o.advertise[0])
+		strcpy(o.advertise, o.nfs);
+	if (cluster_desc_osd(d, o.id))
+		return fail(p, "osd %u listed twice", o.id);
+	if (d->nosds == CLUSTER_DESC_MAX_OSDS)
+		return fail(p, "more than %d OSDs", CLUSTER_DESC_MAX_OSDS);
+	d->osds[d->nosds++] = o;
+	return 0;
+}
+
+static int parse_setting(struct parse *p, struct cluster_desc *d, char *name, char *value)
+{
+	name = trim(name);
+	value = trim(value);
+	if (!strcmp(name, "key_file")) {
+		if (!*value || strlen(value) >= sizeof(p->key_file))
+			return fail(p, "bad key_file");
+		strcpy(p->key_file, value);
+		return 0;
+	}
+	if (!strcmp(name, "partition"))
+		return parse_u64(value, &d->partition) || d->partition == 0
+			       ? fail(p, "partition must be a positive integer")
+			       : 0;
+	return fail(p, "unknown setting \"%s\"", name);
+}
+
+static int parse_line(struct parse *p, struct cluster_desc *d, char *line)
+{
+	char *hash = strchr(line, '#'), *eq;
+
+	if (hash)
+		*hash = 0;
+	line = trim(line);
+	if (!*line)
+		return 0;
+	if (!strncmp(line, "osd", 3) && (line[3] == ' ' || line[3] == '\t'))
+		return parse_osd(p, d, line + 4);
+	eq = strchr(line, '=');
+	if (!eq)
+		return fail(p, "expected \"name = value\" or \"osd ID ...\"");
+	*eq = 0;
+	return parse_setting(p, d, line, eq + 1);
+}
+
+static int cmp_osd(const void *a, const void *b)
+{
+	uint32_t x = ((const struct cluster_osd *)a)->id, y = ((const struct cluster_osd *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int load_key(struct parse *p, struct cluster_desc *d)
+{
+	char dir[PATH_MAX], full[PATH_MAX * 2];
+	const char *why = NULL;
+	int rc;
+
+	if (!p->key_file[0])
+		return fail(p, "no key_file");
+	if (p->key_file[0] == '/') {
+		snprintf(full, sizeof(full), "%s", p->key_file);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", p->path);
+		snprintf(full, sizeof(full), "%s/%s", dirname(dir), p->key_file);
+	}
+	rc = cluster_key_load(full, &d->key, &why);
+	if (rc) {
+		snprintf(p->why, p->cap, "%s: key file %s: %s", p->path, full,
+			 why ? why : strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, size_t cap)
+{
+	struct parse p = { .path = path, .why = why, .cap = cap };
+	struct cluster_desc d = { .partition = 1 };
+	char line[1024];
+	int rc = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		rc = -errno;
+		snprintf(why, cap, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	d.osds = calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*d.osds));
+	if (!d.osds) {
+		fclose(f);
+		snprintf(why, cap, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		p.line++;
+		if (!strchr(line, '\n') && !feof(f))
+			rc = fail(&p, "line too long");
+		else
+			rc = parse_line(&p, &d, line);
+	}
+	fclose(f);
+	if (!rc && d.nosds == 0)
+		rc = fail(&p, "no osd lines");
+	if (!rc)
+		rc = load_key(&p, &d);
+	if (rc) {
+		cluster_desc_free(&d);
+		return rc;
+	}
+	qsort(d.osds, d.nosds, sizeof(*d.osds), cmp_osd);
+	*out = d;
+	return 0;
+}
+
+void cluster_desc_free(struct cluster_desc *d)
+{
+	free(d->osds);
+	d->osds = NULL;
+	d->nosds = 0;
+}
+
+const struct cluster_osd *cluster_desc_osd(const struct cluster_desc *d, uint32_t id)
+{
+	for (size_t i = 0; i < d->nosds; i++)
+		if (d->osds[i].id == id)
+			return &d->osds[i];
+	return NULL;
+}

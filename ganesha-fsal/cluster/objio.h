@@ -1,0 +1,53 @@
+/* Gateway I/O: a file's bytes on its component objects, under its storage
+ * map (layout/), through the OSD control protocol.
+ *
+ * RAID-0 and RAID-1 (RS files are not written through the gateway yet:
+ * -EOPNOTSUPP).  A write goes to every mirror of every stripe unit it
+ * touches and succeeds only if all of them took it: a file with an
+ * unreachable mirror refuses writes (-EIO after the OSD's error) rather
+ * than let the mirrors diverge unrecorded.  A read takes each stripe unit
+ * from the first mirror that answers, and reports each mirror that failed
+ * through the callback, so the caller can record the damage.
+ *
+ * Objects are sparse and keep file offsets (pando/stripe.h): a hole or a
+ * short object reads as zeros up to the file size the caller gives. */
+#ifndef PANDO_OBJIO_H
+#define PANDO_OBJIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osd_pool.h"
+#include "pando/storage_map.h"
+
+/* Told about each component that failed a read or write: (group,
+ * component), its OSD and the error. */
+typedef void (*objio_fault_fn)(void *arg, uint32_t group, uint32_t component, uint32_t osd_id,
+			       int err);
+
+struct objio {
+	struct osd_pool *pool;
+	uint64_t owner;                 /* the file's inode id, stored on create */
+	objio_fault_fn fault;           /* may be NULL */
+	void *fault_arg;
+	uint8_t verf[8];                /* out: an OSD write verifier seen (writes) */
+	bool verf_changed;              /* out: two OSDs or two calls disagreed */
+};
+
+/* Creates every component object of map (-EEXIST counts as done). */
+int objio_create(struct objio *io, const struct pando_storage_map *map);
+/* Removes every component object of map (-ENOENT counts as done).  Fails
+ * if any OSD could not be reached: the caller keeps its intent and retries. */
+int objio_remove(struct objio *io, const struct pando_storage_map *map);
+/* Writes len bytes at off on every mirror.  stable: durable on the OSDs
+ * before return. */
+int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t off,
+		const void *buf, size_t len, bool stable);
+/* Reads [off, off + len) clipped to size into buf; *n gets the bytes. */
+int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size,
+	       uint64_t off, void *buf, size_t len, size_t *n);
+/* Makes every component object's data durable (NFS COMMIT). */
+int objio_flush(struct objio *io, const struct pando_storage_map *map);
+
+#endif

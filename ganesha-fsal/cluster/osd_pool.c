@@ -1,0 +1,197 @@
+/* Connections to the OSDs and their health (osd_pool.h). */
+#include "osd_pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct osd_slot {
+	pthread_mutex_t lock;           /* connect and state */
+	const struct cluster_osd *osd;
+	struct osd_ctl_client **conns;
+	atomic_uint next;
+	struct osd_health health;
+	struct timespec down_until;
+};
+
+struct osd_pool {
+	const struct cluster_desc *desc;
+	struct osd_pool_options opt;
+	size_t n;
+	struct osd_slot *slots;
+};
+
+static struct osd_slot *slot_of(struct osd_pool *p, uint32_t id)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->slots[mid].osd->id == id)
+			return &p->slots[mid];
+		if (p->slots[mid].osd->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
+		 struct osd_pool **out)
+{
+	struct osd_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->desc = desc;
+	p->opt = opt ? *opt : (struct osd_pool_options){ 0 };
+	if (p->opt.conns_per_osd <= 0)
+		p->opt.conns_per_osd = 4;
+	if (p->opt.timeout_ms <= 0)
+		p->opt.timeout_ms = 10000;
+	if (p->opt.backoff_ms <= 0)
+		p->opt.backoff_ms = 2000;
+	p->n = desc->nosds;
+	p->slots = calloc(p->n, sizeof(*p->slots));
+	if (!p->slots) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct osd_slot *s = &p->slots[i];
+
+		pthread_mutex_init(&s->lock, NULL);
+		s->osd = &desc->osds[i];
+		s->health.id = s->osd->id;
+		s->health.reachable = true;
+		s->conns = calloc(p->opt.conns_per_osd, sizeof(*s->conns));
+		if (!s->conns) {
+			p->n = i + 1;
+			osd_pool_free(p);
+			return -ENOMEM;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+void osd_pool_free(struct osd_pool *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		struct osd_slot *s = &p->slots[i];
+
+		for (int c = 0; s->conns && c < p->opt.conns_per_osd; c++)
+			if (s->conns[c])
+				osd_ctl_close(s->conns[c]);
+		free(s->conns);
+		pthread_mutex_destroy(&s->lock);
+	}
+	free(p->slots);
+	free(p);
+}
+
+bool osd_pool_is_transport_error(int rc)
+{
+	switch (rc) {
+	case -ETIMEDOUT: case -ECONNRESET: case -ECONNREFUSED: case -ECONNABORTED:
+	case -EHOSTUNREACH: case -ENETUNREACH: case -EHOSTDOWN: case -EPIPE:
+	case -EPROTO: case -ENOTCONN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool backing_off(struct osd_slot *s)
+{
+	struct timespec now;
+
+	if (s->health.reachable)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec < s->down_until.tv_sec ||
+	       (now.tv_sec == s->down_until.tv_sec && now.tv_nsec < s->down_until.tv_nsec);
+}
+
+static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
+{
+	bool ok = !osd_pool_is_transport_error(rc);
+
+	s->health.calls++;
+	if (rc)
+		s->health.last_error = rc;
+	if (!ok) {
+		s->health.failures++;
+		clock_gettime(CLOCK_MONOTONIC, &s->down_until);
+		s->down_until.tv_sec += p->opt.backoff_ms / 1000;
+		s->down_until.tv_nsec += (long)(p->opt.backoff_ms % 1000) * 1000000L;
+		if (s->down_until.tv_nsec >= 1000000000L) {
+			s->down_until.tv_sec++;
+			s->down_until.tv_nsec -= 1000000000L;
+		}
+	}
+	if (ok != s->health.reachable) {
+		s->health.reachable = ok;
+		s->health.last_change = time(NULL);
+	}
+}
+
+struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
+{
+	struct osd_slot *s = slot_of(p, id);
+	struct osd_ctl_client *c;
+	unsigned i;
+
+	if (!s) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	i = atomic_fetch_add(&s->next, 1) % (unsigned)p->opt.conns_per_osd;
+	pthread_mutex_lock(&s->lock);
+	if (backing_off(s)) {
+		pthread_mutex_unlock(&s->lock);
+		*err = -EHOSTDOWN;
+		return NULL;
+	}
+	c = s->conns[i];
+	if (!c) {
+		c = osd_ctl_connect(s->osd->ctl, &p->desc->key, p->opt.timeout_ms, err);
+		if (c)
+			s->conns[i] = c;
+		else
+			mark(p, s, *err);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return c;
+}
+
+void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
+{
+	struct osd_slot *s = slot_of(p, id);
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	mark(p, s, rc);
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t osd_pool_count(const struct osd_pool *p)
+{
+	return p->n;
+}
+
+void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out)
+{
+	struct osd_slot *s = &p->slots[i];
+
+	pthread_mutex_lock(&s->lock);
+	*out = s->health;
+	pthread_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,54 @@
+/* Connections from a metadata manager to every OSD of the cluster
+ * description, and what it has seen of each OSD's health.
+ *
+ * Each OSD gets a few control-protocol connections, opened on first use
+ * and reopened after a transport error; a call takes one (round robin)
+ * and the client library serialises calls on it.  Every call's result
+ * updates the OSD's state: a transport error marks it unreachable, any
+ * answer marks it reachable.  While an OSD is unreachable, calls to it
+ * fail at once with -EHOSTDOWN for a short back-off, so a dead mirror
+ * costs a failed connect per back-off period rather than per request. */
+#ifndef PANDO_OSD_POOL_H
+#define PANDO_OSD_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cluster_desc.h"
+#include "osd_ctl_client.h"
+
+struct osd_pool;
+
+struct osd_pool_options {
+	int conns_per_osd;      /* 0: 4 */
+	int timeout_ms;         /* per call; 0: 10000 */
+	int backoff_ms;         /* how long a failure keeps an OSD marked down; 0: 2000 */
+};
+
+struct osd_health {
+	uint32_t id;
+	bool reachable;         /* the last call got an answer (true before any) */
+	int last_error;         /* -errno of the last failed call, 0 if none */
+	uint64_t calls;
+	uint64_t failures;
+	time_t last_change;     /* when reachable last flipped (0: never) */
+};
+
+/* The pool keeps a pointer to desc, which must outlive it. */
+int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
+		 struct osd_pool **out);
+void osd_pool_free(struct osd_pool *p);
+
+/* A connection to OSD id for one call, or NULL with *err (-ENOENT: not in
+ * the description; -EHOSTDOWN: backing off; what connect said). */
+struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err);
+/* Records the result of a call made on a connection from osd_pool_get. */
+void osd_pool_result(struct osd_pool *p, uint32_t id, int rc);
+/* True for the errors that say the OSD, not the request, failed. */
+bool osd_pool_is_transport_error(int rc);
+
+size_t osd_pool_count(const struct osd_pool *p);
+void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);
+
+#endif

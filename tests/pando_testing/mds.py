@@ -1,0 +1,97 @@
+"""The Pando metadata manager: stock ganesha.nfsd 4.3 loading
+libfsalpando.so from the build tree, over a set of pando-osd targets in
+the same Pod.  `write_cluster_desc` writes the static cluster description
+the FSAL and pando-fsck read (format in ganesha-fsal/cluster/cluster_desc.h).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from .daemons import OsdProcess
+from .ganesha import GaneshaServer
+from .keys import ClusterKey
+from .pod import build_dir
+
+EXPORT_PATH = "/pando"
+
+
+def fsal_dir() -> Path:
+    path = build_dir() / "ganesha-fsal" / "fsal"
+    if not (path / "libfsalpando.so").exists():
+        raise FileNotFoundError(f"{path}/libfsalpando.so is missing: run ci/build first")
+    return path
+
+
+def fsck_binary() -> Path:
+    path = build_dir() / "ganesha-fsal" / "tools" / "pando-fsck"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run ci/build first")
+    return path
+
+
+def write_cluster_desc(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],
+                       advertise_host: str | None = None, partition: int = 1) -> Path:
+    """One `osd` line per target; `advertise_host` replaces the data-server
+    host pNFS clients are told (10.0.2.2 for a qemu guest)."""
+    lines = [f"key_file = {key.path}", f"partition = {partition}"]
+    for o in osds:
+        nfs = f"{o.host}:{o.nfs_port}"
+        line = f"osd {o.osd_id} ctl={o.ctl_addr} nfs={nfs}"
+        if advertise_host:
+            line += f" advertise={advertise_host}:{o.nfs_port}"
+        lines.append(line)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@dataclass
+class PandoMds(GaneshaServer):
+    """Ganesha with FSAL PANDO exporting the namespace store at `db_path`
+    (formatted by the FSAL on first start) over the targets in `osds`."""
+
+    osds: Sequence[OsdProcess] = ()
+    key: ClusterKey | None = None
+    inline_max: int = 65536
+    mirrors: int = 2
+    stripe_unit: int = 1 << 20
+    advertise_host: str | None = None
+    db_path: Path | None = None
+    pseudo: str = EXPORT_PATH
+    protocols: tuple[int, ...] = (3, 4)
+    dbus: bool = True
+    extra_fsal: str = ""
+    cluster_desc: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.export_dir is None:
+            self.export_dir = Path(EXPORT_PATH)
+        super().__post_init__()
+        if self.db_path is None:
+            self.db_path = self.workdir / "ns"
+        self.plugins_dir = str(fsal_dir())
+        self.cluster_desc = self.workdir / "cluster.conf"
+
+    def fsal_block(self) -> str:
+        return "\n".join(f"        {line}" for line in [
+            "Name = PANDO;",
+            f'Db_Path = "{self.db_path}";',
+            f'Cluster = "{self.cluster_desc}";',
+            f"Inline_Max = {self.inline_max};",
+            f"Mirrors = {self.mirrors};",
+            f"Stripe_Unit = {self.stripe_unit};",
+            *([self.extra_fsal] if self.extra_fsal else []),
+        ])
+
+    def write_config(self) -> None:
+        assert self.key is not None, "PandoMds needs the cluster key"
+        write_cluster_desc(self.cluster_desc, self.key, self.osds, self.advertise_host)
+        super().write_config()
+
+    def fsck(self, *args: str, check: bool = False) -> tuple[int, str]:
+        """pando-fsck on this manager's store and OSDs (Ganesha must be
+        stopped: the store is single-writer).  (exit status, output)."""
+        cp = self.pod.run([fsck_binary(), "--db", str(self.db_path),
+                           "--cluster", str(self.cluster_desc), *args], check=check)
+        return cp.returncode, cp.stdout + cp.stderr

@@ -8,7 +8,11 @@ from pathlib import Path
 from rich.console import Console
 
 from . import cluster, render, tool
+from .cluster import ClusterView, UpOptions
+from .mds import MdsOptions
 from .paths import default_cluster_dir
+from .process import StartError
+from .ui import Ui
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -16,18 +20,41 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, default=None,
                    help="cluster directory (default $PANDO_CLUSTER_DIR or ~/.pando-cluster)")
     sub = p.add_subparsers(dest="cmd", required=True)
-    u = sub.add_parser("up", help="format, configure and start the OSD targets")
+    u = sub.add_parser("up", help="start the OSD targets, then Ganesha with the Pando FSAL")
     u.add_argument("--osds", type=int, default=4, help="number of OSD targets (default 4)")
     u.add_argument("--base-port", type=int, default=20490,
                    help="OSD i listens on BASE+i (NFSv3) and BASE+100+i (control); default 20490")
     u.add_argument("--bind", default="127.0.0.1", help="listen address (default 127.0.0.1)")
-    u.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each OSD")
-    d = sub.add_parser("down", help="stop every OSD target (SIGTERM by pid); data is kept")
+    u.add_argument("--nfs-port", type=int, default=2049, help="Ganesha's NFS port (default 2049)")
+    u.add_argument("--mnt-port", type=int, default=20048,
+                   help="Ganesha's MOUNT (NFSv3 mountd) port (default 20048)")
+    u.add_argument("--no-mds", action="store_true",
+                   help="start the OSD targets only, not Ganesha (no root needed)")
+    u.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds to wait for each daemon to answer (default 30)")
+    d = sub.add_parser("down", help="stop Ganesha, the OSDs, and the dbus-daemon and rpcbind "
+                                    "`up` started (SIGTERM by pid); data is kept")
     d.add_argument("--timeout", type=float, default=30.0, help="seconds before SIGKILL")
-    s = sub.add_parser("status", help="show the OSD targets: pid alive, control answer, space")
+    s = sub.add_parser("status", help="show the OSD targets and Ganesha")
     for sp in (u, d, s):  # --dir also after the command
         sp.add_argument("--dir", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return p
+
+
+def _show(console: Console, view: ClusterView, cdir: Path) -> None:
+    console.print(render.status_table(view.osds, f"Pando cluster in {cdir}"))
+    if view.services:
+        console.print(render.services_table(view.services, "Metadata manager"))
+
+
+def _show_failure(console: Console, ui: Ui, e: StartError) -> None:
+    ui.say(f"[red]error[/]: {e}")
+    for log in e.logs:
+        tail = render.log_tail(log)
+        if tail:
+            console.rule(f"last lines of {log}", style="dim")
+            for line in tail:
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,31 +62,37 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=120)  # logs and pipes: keep addresses whole
+    ui = Ui(console)
     cdir: Path = (args.dir or default_cluster_dir()).expanduser().resolve()
-
-    def say(msg: str) -> None:
-        console.print(f"[bold]pando-cluster[/]: {msg}", highlight=False, soft_wrap=True)
 
     try:
         if args.cmd == "up":
-            rows = cluster.up(cdir, args.osds, args.base_port, args.bind, say, args.timeout)
-            console.print(render.status_table(rows, f"Pando cluster in {cdir}"))
-            return 0 if rows and all(r.state == "up" for r in rows) else 1
+            mds = None if args.no_mds else MdsOptions(args.bind, args.nfs_port, args.mnt_port,
+                                                      args.timeout)
+            view = cluster.up(cdir, UpOptions(args.osds, args.base_port, args.bind,
+                                              args.timeout, mds), ui)
+            _show(console, view, cdir)
+            for line in render.how_to_use(view.state):
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+            return 0 if view.healthy else 1
         if args.cmd == "status":
-            rows = cluster.status(cdir)
-            if not rows:
-                say(f"no cluster in {cdir} (run `pando-cluster up`)")
+            view = cluster.status(cdir)
+            if not view.osds and not view.services:
+                ui.say(f"no cluster in {cdir} (run `pando-cluster up`)")
                 return 1
-            console.print(render.status_table(rows, f"Pando cluster in {cdir}"))
-            return 0 if all(r.state == "up" for r in rows) else 1
-        results = cluster.down(cdir, say, args.timeout)
+            _show(console, view, cdir)
+            return 0 if view.healthy else 1
+        results = cluster.down(cdir, ui, args.timeout)
         if not results:
-            say(f"no cluster in {cdir}")
+            ui.say(f"no cluster in {cdir}")
             return 0
         console.print(render.down_table(results, f"Pando cluster in {cdir}: down"))
-        return 0 if all(r[2] in ("stopped", "not running") for r in results) else 1
+        return 0 if all(r.outcome in ("stopped", "not running") for r in results) else 1
+    except StartError as e:
+        _show_failure(console, ui, e)
+        return 1
     except (tool.ToolError, FileNotFoundError, ValueError) as e:
-        say(f"[red]error[/]: {e}")
+        ui.say(f"[red]error[/]: {e}")
         return 1
 
 

@@ -1,19 +1,20 @@
-"""up / down / status of a cluster of pando-osd targets on this machine."""
+"""up / down / status of a Pando cluster on this machine: pando-osd targets,
+then the metadata manager (mds.py) over them."""
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Protocol
 
-from . import tool
-from .config import MAX_OSDS, OsdConfig
+from . import mds, tool
+from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
 from .paths import binary
-from .process import is_running, pid_alive, spawn_detached, terminate
+from .process import StartError, is_running, spawn_detached, terminate, wait_ready
 from .state import ClusterState, OsdRecord
+from .ui import Ui
 
 OSD_EXE = "pando-osd"
-Say = Callable[[str], None]
 
 
 @dataclass
@@ -26,10 +27,42 @@ class OsdView:
     error: str = ""
 
 
-def _key_file(st: ClusterState, say: Say) -> Path:
+@dataclass(frozen=True)
+class UpOptions:
+    osds: int = 4
+    base_port: int = 20490
+    bind: str = "127.0.0.1"
+    timeout: float = 30.0
+    mds: mds.MdsOptions | None = field(default_factory=mds.MdsOptions)  # None: OSDs only
+
+
+@dataclass
+class ClusterView:
+    osds: list[OsdView]
+    services: list[mds.ServiceView]
+    state: ClusterState
+
+    @property
+    def healthy(self) -> bool:
+        return bool(self.osds) and all(r.state == "up" for r in self.osds) and \
+            all(s.state.startswith("up") for s in self.services)
+
+
+@dataclass(frozen=True)
+class StopResult:
+    name: str
+    pid: int | None
+    outcome: str
+
+
+class _HasPid(Protocol):
+    pid: int | None
+
+
+def _key_file(st: ClusterState, ui: Ui) -> Path:
     key = st.dir / "cluster.key"
     if not key.exists():
-        say(f"generating cluster key {key}")
+        ui.say(f"generating cluster key {key}")
         tool.genkey(key, key_id=1)
     st.key_file = str(key)
     return key
@@ -42,69 +75,95 @@ def _record(cfg: OsdConfig, cluster_dir: Path) -> OsdRecord:
                      log=str(cluster_dir / f"osd.{cfg.osd_id}.log"))
 
 
-def up(cluster_dir: Path, osds: int, base_port: int, bind: str, say: Say,
-       timeout: float = 30.0) -> list[OsdView]:
-    """Makes OSDs 1..osds run (formatting and configuring what is missing);
-    leaves running ones alone. Returns the status rows."""
-    if not 1 <= osds <= MAX_OSDS:
+def _check_options(opts: UpOptions) -> None:
+    if not 1 <= opts.osds <= MAX_OSDS:
         raise ValueError(f"--osds must be 1..{MAX_OSDS}")
+    if opts.mds is None:
+        return
+    m = opts.mds
+    osd_ports = {opts.base_port + off + i for off in (NFS_PORT_OFFSET, CTL_PORT_OFFSET)
+                 for i in range(1, opts.osds + 1)}
+    if m.nfs_port == m.mnt_port or {m.nfs_port, m.mnt_port} & osd_ports:
+        raise ValueError(f"--nfs-port {m.nfs_port} and --mnt-port {m.mnt_port} must differ "
+                         f"from each other and from the OSD ports")
+
+
+def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
+    """Makes OSDs 1..opts.osds run (formatting and configuring what is
+    missing), then Ganesha over them; leaves running ones alone. If anything
+    fails to come up, stops what this call started and raises StartError."""
+    _check_options(opts)
     cluster_dir.mkdir(parents=True, exist_ok=True)
     st = ClusterState.load(cluster_dir)
-    key = _key_file(st, say)
+    key = _key_file(st, ui)
+    started: list[str] = []
+    try:
+        _start_osds(st, key, opts, ui, started)
+        if opts.mds is not None:
+            mds.start(st, [st.osds[i] for i in range(1, opts.osds + 1)], opts.mds, ui,
+                      started)
+    except (StartError, tool.ToolError, FileNotFoundError) as e:
+        if started:
+            ui.say(f"[red]failed[/]; stopping what this `up` started: {', '.join(started)}")
+            _stop(st, opts.timeout, set(started), ui)
+        raise
+    st.save()
+    return _view(st)
+
+
+def _start_osds(st: ClusterState, key: Path, opts: UpOptions, ui: Ui,
+                started: list[str]) -> None:
+    cluster_dir = st.dir
     osd_bin = binary(OSD_EXE)
-    started: list[int] = []
-    for i in range(1, osds + 1):
-        cfg = OsdConfig(i, cluster_dir / f"osd.{i}", key, bind, base_port)
+    new: list[OsdRecord] = []
+    for i in range(1, opts.osds + 1):
+        cfg = OsdConfig(i, cluster_dir / f"osd.{i}", key, opts.bind, opts.base_port)
         old = st.osds.get(i)
         if old is not None and is_running(old.pid, OSD_EXE):
             if (old.nfs_addr, old.ctl_addr) != (cfg.nfs_listen, cfg.ctl_listen):
-                say(f"osd.{i}: already running (pid {old.pid}) on {old.nfs_addr} / "
-                    f"{old.ctl_addr}; not restarted with the new addresses (run `down` first)")
+                ui.say(f"osd.{i}: already running (pid {old.pid}) on {old.nfs_addr} / "
+                       f"{old.ctl_addr}; not restarted with the new addresses (run `down` first)")
             else:
-                say(f"osd.{i}: already running (pid {old.pid})")
+                ui.say(f"osd.{i}: already running (pid {old.pid})")
             continue
         rec = _record(cfg, cluster_dir)
         if not (cfg.data_dir / "superblock").exists():
-            say(f"osd.{i}: formatting {cfg.data_dir}")
+            ui.say(f"osd.{i}: formatting {cfg.data_dir}")
             tool.format_data_dir(cfg.data_dir, i, key)
         cfg.write(Path(rec.conf))
         rec.pid = spawn_detached([osd_bin, "--config", rec.conf, "--log-file", rec.log],
                                  cwd=cluster_dir, output=cluster_dir / f"osd.{i}.out")
-        say(f"osd.{i}: started pid {rec.pid} (nfs {rec.nfs_addr}, ctl {rec.ctl_addr})")
+        ui.say(f"osd.{i}: started pid {rec.pid} (nfs {rec.nfs_addr}, ctl {rec.ctl_addr})")
         st.osds[i] = rec
         st.save()
-        started.append(i)
+        started.append(f"osd.{i}")
+        new.append(rec)
     for i in sorted(st.osds):
-        if i > osds:
+        if i > opts.osds:
             if is_running(st.osds[i].pid, OSD_EXE):
-                say(f"osd.{i}: running, beyond --osds {osds}: left alone (`down` stops it)")
+                ui.say(f"osd.{i}: running, beyond --osds {opts.osds}: left alone "
+                       f"(`down` stops it)")
             else:
                 del st.osds[i]  # forgotten; its data directory stays
     st.save()
-    for i in started:
-        _wait_up(st, st.osds[i], timeout, say)
-    return status_rows(st)
+    for rec in new:
+        assert rec.pid is not None
+        wait_ready(ui, f"osd.{rec.osd_id}",
+                   [(f"a control STATFS answer on {rec.ctl_addr}", partial(_answers, st, rec))],
+                   rec.pid, opts.timeout,
+                   [Path(rec.log), Path(rec.log).with_suffix(".out")])
+        ui.say(f"osd.{rec.osd_id}: answering on {rec.ctl_addr}")
 
 
-def _wait_up(st: ClusterState, rec: OsdRecord, timeout: float, say: Say) -> None:
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        if not pid_alive(rec.pid):  # our own child: no pid reuse possible yet
-            say(f"osd.{rec.osd_id}: exited during start-up; see {rec.log} and "
-                f"{Path(rec.log).with_suffix('.out')}")
-            return
-        try:
-            tool.stat(rec.ctl_addr, Path(st.key_file), timeout=2.0)
-            say(f"osd.{rec.osd_id}: answering on {rec.ctl_addr}")
-            return
-        except tool.ToolError as e:
-            last = str(e)
-        time.sleep(0.2)
-    say(f"osd.{rec.osd_id}: no answer after {timeout:.0f} s: {last}")
+def _answers(st: ClusterState, rec: OsdRecord) -> bool:
+    try:
+        tool.stat(rec.ctl_addr, Path(st.key_file), timeout=2.0)
+        return True
+    except tool.ToolError:
+        return False
 
 
-def status_rows(st: ClusterState) -> list[OsdView]:
+def _osd_rows(st: ClusterState) -> list[OsdView]:
     rows = []
     for _, rec in sorted(st.osds.items()):
         running = is_running(rec.pid, OSD_EXE)
@@ -119,26 +178,47 @@ def status_rows(st: ClusterState) -> list[OsdView]:
     return rows
 
 
-def status(cluster_dir: Path) -> list[OsdView]:
-    return status_rows(ClusterState.load(cluster_dir))
+def _view(st: ClusterState) -> ClusterView:
+    return ClusterView(_osd_rows(st), mds.status_rows(st), st)
 
 
-def down(cluster_dir: Path, say: Say, timeout: float = 30.0) -> list[tuple[int, int | None, str]]:
-    """SIGTERM every recorded OSD by pid; returns (osd id, pid, outcome)."""
-    st = ClusterState.load(cluster_dir)
-    results: list[tuple[int, int | None, str]] = []
-    pending: list[OsdRecord] = []
-    for _, rec in sorted(st.osds.items()):
-        if is_running(rec.pid, OSD_EXE):
-            pending.append(rec)
+def status(cluster_dir: Path) -> ClusterView:
+    return _view(ClusterState.load(cluster_dir))
+
+
+def _targets(st: ClusterState) -> list[tuple[str, _HasPid, str]]:
+    """Everything `up` records, in stopping order: Ganesha before the OSDs it
+    writes to, its dbus and rpcbind last."""
+    t: list[tuple[str, _HasPid, str]] = []
+    if st.mds is not None:
+        t.append((mds.GANESHA_EXE, st.mds, mds.GANESHA_EXE))
+    t += [(f"osd.{i}", rec, OSD_EXE) for i, rec in sorted(st.osds.items())]
+    if st.dbus is not None:
+        t.append((mds.DBUS_EXE, st.dbus, mds.DBUS_EXE))
+    if st.rpcbind is not None:
+        t.append((mds.RPCBIND_EXE, st.rpcbind, mds.RPCBIND_EXE))
+    return t
+
+
+def _stop(st: ClusterState, timeout: float, only: set[str] | None, ui: Ui) -> list[StopResult]:
+    results = []
+    for name, rec, exe in _targets(st):
+        if only is not None and name not in only:
+            continue
+        pid = rec.pid
+        if pid is not None and is_running(pid, exe):
+            ui.say(f"{name}: SIGTERM pid {pid}")
+            outcome = terminate(pid, exe, timeout)
         else:
-            results.append((rec.osd_id, rec.pid, "not running"))
-            rec.pid = None
-    for rec in pending:
-        assert rec.pid is not None
-        say(f"osd.{rec.osd_id}: SIGTERM pid {rec.pid}")
-        results.append((rec.osd_id, rec.pid, terminate(rec.pid, OSD_EXE, timeout)))
+            outcome = "not running"
+        results.append(StopResult(name, pid, outcome))
         rec.pid = None
         st.save()
-    st.save()
-    return sorted(results, key=lambda r: r[0])
+    return results
+
+
+def down(cluster_dir: Path, ui: Ui, timeout: float = 30.0) -> list[StopResult]:
+    """SIGTERM, by pid, Ganesha, every OSD, then the dbus-daemon and rpcbind
+    that `up` started; what happened to each."""
+    st = ClusterState.load(cluster_dir)
+    return _stop(st, timeout, None, ui)

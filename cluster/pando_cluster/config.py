@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .net import host_port
+
 NFS_PORT_OFFSET = 0     # NFS data server: base + osd id
 CTL_PORT_OFFSET = 100   # control protocol: base + 100 + osd id
 MAX_OSDS = 99           # keeps the two port ranges apart
@@ -21,11 +23,11 @@ class OsdConfig:
 
     @property
     def nfs_listen(self) -> str:
-        return _addr(self.bind, self.base_port + NFS_PORT_OFFSET + self.osd_id)
+        return host_port(self.bind, self.base_port + NFS_PORT_OFFSET + self.osd_id)
 
     @property
     def ctl_listen(self) -> str:
-        return _addr(self.bind, self.base_port + CTL_PORT_OFFSET + self.osd_id)
+        return host_port(self.bind, self.base_port + CTL_PORT_OFFSET + self.osd_id)
 
     def render(self) -> str:
         return (f"# written by pando-cluster; edits are replaced by the next `up`\n"
@@ -39,7 +41,3 @@ class OsdConfig:
 
     def write(self, path: Path) -> None:
         path.write_text(self.render())
-
-
-def _addr(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+
+FSAL_LIBRARY = "libfsalpando.so"
 
 
 def repo_root() -> Path:
@@ -21,6 +24,24 @@ def binary(name: str) -> Path:
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run ci/build (or cluster/up) first")
     return path
+
+
+def fsal_dir() -> Path:
+    """Ganesha's Plugins_Dir: the build tree's folder holding libfsalpando.so."""
+    path = build_dir() / "ganesha-fsal" / "fsal"
+    if not (path / FSAL_LIBRARY).exists():
+        raise FileNotFoundError(f"{path / FSAL_LIBRARY} is missing: run ci/build (or "
+                                f"cluster/up) first, or `up --no-mds` for the OSDs alone")
+    return path
+
+
+def system_binary(name: str) -> Path:
+    """A distribution binary (ganesha.nfsd, rpcbind, dbus-daemon, dbus-send);
+    /usr/sbin is searched too because root's PATH is not everyone's."""
+    found = shutil.which(name, path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
+    if not found:
+        raise FileNotFoundError(f"{name} is not installed: run ci/install-deps (or cluster/up)")
+    return Path(found)
 
 
 def default_cluster_dir() -> Path:

@@ -6,16 +6,20 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
+
+from .ui import Ui
 
 
-def spawn_detached(argv: Sequence[str | os.PathLike[str]], cwd: Path, output: Path) -> int:
+def spawn_detached(argv: Sequence[str | os.PathLike[str]], cwd: Path, output: Path,
+                   env: Mapping[str, str] | None = None) -> int:
     """Starts argv in its own session (setsid), stdin from /dev/null, stdout and
-    stderr appended to `output`, immune to the terminal's hangup; returns its pid."""
+    stderr appended to `output`, immune to the terminal's hangup; returns its pid.
+    `env` is added to this process's environment."""
     with open(output, "ab") as out, open(os.devnull, "rb") as devnull:
         p = subprocess.Popen([str(a) for a in argv], cwd=cwd, stdin=devnull, stdout=out,
                              stderr=subprocess.STDOUT, start_new_session=True,
-                             close_fds=True)
+                             close_fds=True, env={**os.environ, **(env or {})})
     return p.pid
 
 
@@ -71,3 +75,27 @@ def terminate(pid: int, exe_name: str, timeout: float) -> str:
             break
         time.sleep(0.05)
     return f"killed (no exit {timeout:.0f} s after SIGTERM)"
+
+
+class StartError(Exception):
+    """A daemon did not come up; `logs` are the files that tell why."""
+
+    def __init__(self, msg: str, logs: Sequence[Path] = ()) -> None:
+        super().__init__(msg)
+        self.logs = list(logs)
+
+
+def wait_ready(ui: Ui, what: str, steps: Sequence[tuple[str, Callable[[], bool]]],
+               pid: int, timeout: float, logs: Sequence[Path]) -> None:
+    """Waits, with a spinner, until each step's check passes in turn, while
+    `pid` (our child) lives; StartError when it exits or `timeout` runs out."""
+    deadline = time.monotonic() + timeout
+    with ui.waiting(what) as update:
+        for label, ready in steps:
+            update(f"waiting for {label}")
+            while not ready():
+                if not pid_alive(pid):
+                    raise StartError(f"{what}: exited (pid {pid}) while waiting for {label}", logs)
+                if time.monotonic() > deadline:
+                    raise StartError(f"{what}: no {label} after {timeout:.0f} s", logs)
+                time.sleep(0.1)

@@ -1,9 +1,16 @@
-"""Rich tables for the CLI."""
+"""Rich tables and text blocks for the CLI."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from rich.table import Table
 
-from .cluster import OsdView
+from .cluster import OsdView, StopResult
+from .mds import ServiceView
+from .mds_config import EXPORT_PATH
+from .state import ClusterState
+
+MOUNT_POINT = "/mnt/pando"
 
 
 def human(n: int | None) -> str:
@@ -20,25 +27,63 @@ def human(n: int | None) -> str:
 STATE_STYLE = {"up": "green", "down": "red", "no answer": "yellow"}
 
 
+def _state(state: str) -> str:
+    style = STATE_STYLE.get(state, "")
+    return f"[{style}]{state}[/]" if style else state
+
+
 def status_table(rows: list[OsdView], title: str) -> Table:
     t = Table(title=title)
     for col in ("osd", "nfs addr", "ctl addr", "pid", "state", "objects", "free"):
         t.add_column(col, justify="right" if col in ("osd", "pid", "objects", "free") else "left")
     for r in rows:
-        style = STATE_STYLE.get(r.state, "")
         t.add_row(str(r.rec.osd_id), r.rec.nfs_addr, r.rec.ctl_addr,
                   str(r.rec.pid) if r.running and r.rec.pid else "-",
-                  f"[{style}]{r.state}[/]" if style else r.state,
+                  _state(r.state),
                   str(r.stat.objects) if r.stat and r.stat.objects is not None else "-",
                   human(r.stat.free_bytes if r.stat else None))
     return t
 
 
-def down_table(results: list[tuple[int, int | None, str]], title: str) -> Table:
+def services_table(rows: list[ServiceView], title: str) -> Table:
     t = Table(title=title)
-    t.add_column("osd", justify="right")
+    t.add_column("service")
+    t.add_column("pid", justify="right")
+    t.add_column("state")
+    t.add_column("address")
+    for r in rows:
+        t.add_row(r.name, str(r.pid) if r.pid else "-", _state(r.state), r.where)
+    return t
+
+
+def down_table(results: list[StopResult], title: str) -> Table:
+    t = Table(title=title)
+    t.add_column("process")
     t.add_column("pid", justify="right")
     t.add_column("result")
-    for osd_id, pid, what in results:
-        t.add_row(str(osd_id), str(pid) if pid else "-", what)
+    for r in results:
+        t.add_row(r.name, str(r.pid) if r.pid else "-", r.outcome)
     return t
+
+
+def how_to_use(st: ClusterState) -> list[str]:
+    """Mount commands for the metadata manager, and how to reach its dbus."""
+    m = st.mds
+    if m is None:
+        return []
+    server = f"[{m.host}]" if ":" in m.host else m.host
+    lines = ["Mount it (as root; any mount point):",
+             f"  mount -t nfs -o vers=4.1,port={m.nfs_port} {server}:{EXPORT_PATH} {MOUNT_POINT}",
+             f"  mount -t nfs -o vers=3,port={m.nfs_port},mountport={m.mnt_port},nolock "
+             f"{server}:{EXPORT_PATH} {MOUNT_POINT}"]
+    if st.dbus is not None:
+        lines += ["Ganesha's dbus (ganesha_mgr, ganesha_stats) is private to this cluster:",
+                  f"  export DBUS_SYSTEM_BUS_ADDRESS={st.dbus.address}",
+                  "  ganesha_mgr show exports"]
+    return lines
+
+
+def log_tail(path: Path, lines: int = 20) -> list[str]:
+    if not path.exists():
+        return []
+    return path.read_text(errors="replace").splitlines()[-lines:]

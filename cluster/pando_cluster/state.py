@@ -5,6 +5,9 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from .net import host_port
 
 STATE_FILE = "cluster.json"
 
@@ -21,10 +24,38 @@ class OsdRecord:
 
 
 @dataclass
+class DaemonRecord:
+    """A helper daemon `up` started: dbus-daemon (address: its bus) or rpcbind.
+    Only daemons pando-cluster started are recorded, so only those are stopped."""
+    pid: int | None
+    log: str
+    address: str = ""
+
+
+@dataclass
+class MdsRecord:
+    """The metadata manager: ganesha.nfsd loading libfsalpando.so."""
+    host: str               # the address clients mount from
+    nfs_port: int
+    mnt_port: int
+    conf: str
+    log: str
+    osd_ids: list[int]      # the OSDs its cluster description names
+    pid: int | None = None
+
+    @property
+    def nfs_addr(self) -> str:
+        return host_port(self.host, self.nfs_port)
+
+
+@dataclass
 class ClusterState:
     dir: Path
     key_file: str = ""
     osds: dict[int, OsdRecord] = field(default_factory=dict)
+    mds: MdsRecord | None = None
+    dbus: DaemonRecord | None = None
+    rpcbind: DaemonRecord | None = None
 
     @property
     def path(self) -> Path:
@@ -34,15 +65,21 @@ class ClusterState:
     def load(cls, cluster_dir: Path) -> "ClusterState":
         st = cls(cluster_dir)
         if st.path.exists():
-            raw = json.loads(st.path.read_text())
+            raw: dict[str, Any] = json.loads(st.path.read_text())
             st.key_file = raw.get("key_file", "")
             st.osds = {int(o["osd_id"]): OsdRecord(**o) for o in raw.get("osds", [])}
+            st.mds = MdsRecord(**raw["mds"]) if raw.get("mds") else None
+            st.dbus = DaemonRecord(**raw["dbus"]) if raw.get("dbus") else None
+            st.rpcbind = DaemonRecord(**raw["rpcbind"]) if raw.get("rpcbind") else None
         return st
 
     def save(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         raw = {"key_file": self.key_file,
-               "osds": [asdict(o) for _, o in sorted(self.osds.items())]}
+               "osds": [asdict(o) for _, o in sorted(self.osds.items())],
+               "mds": asdict(self.mds) if self.mds else None,
+               "dbus": asdict(self.dbus) if self.dbus else None,
+               "rpcbind": asdict(self.rpcbind) if self.rpcbind else None}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(raw, indent=2) + "\n")
         os.replace(tmp, self.path)

@@ -126,15 +126,6 @@ struct write_arg {
 	bool stable;
 };
 
-static void note_verf(struct objio *io, const uint8_t v[8])
-{
-	static const uint8_t zero[8];
-
-	if (memcmp(io->verf, zero, 8) && memcmp(io->verf, v, 8))
-		io->verf_changed = true;
-	memcpy(io->verf, v, 8);
-}
-
 static int write_piece(struct objio *io, const struct pando_storage_map *map,
 		       const struct pando_piece *pc, void *arg)
 {
@@ -152,7 +143,8 @@ static int write_piece(struct objio *io, const struct pando_storage_map *map,
 		fault(io, pc->group, pc->component, k->osd_id, rc);
 		return -EIO;
 	}
-	note_verf(io, v);
+	if (osd_pool_note_verf(io->pool, k->osd_id, v))
+		io->verf_changed = true;
 	return 0;
 }
 
@@ -230,6 +222,33 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 	if (!rc)
 		*n = len;
 	return rc;
+}
+
+int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size)
+{
+	uint32_t width = pando_map_width(map);
+	struct osd_ctl_attr len = { .page = 1, .number = 1, .len = 8 };
+
+	if (map->shape.raid == PANDO_RS)
+		return -EOPNOTSUPP;
+	for (int i = 0; i < 8; i++)
+		len.value[i] = (uint8_t)(size >> (56 - 8 * i));
+	for (uint32_t g = 0; g < map->groups; g++) {
+		for (uint32_t c = 0; c < width; c++) {
+			const struct pando_component *k = comp_of(map, g, c);
+			struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+			int rc;
+
+			OSD_CALL(io, k->osd_id, rc, osd_ctl_setattr(c_, &id, &len, 1, NULL));
+			if (!rc)
+				OSD_CALL(io, k->osd_id, rc, osd_ctl_flush(c_, &id));
+			if (rc) {
+				fault(io, g, c, k->osd_id, rc);
+				return -EIO;
+			}
+		}
+	}
+	return 0;
 }
 
 int objio_flush(struct objio *io, const struct pando_storage_map *map)

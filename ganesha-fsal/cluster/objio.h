@@ -31,8 +31,8 @@ struct objio {
 	uint64_t owner;                 /* the file's inode id, stored on create */
 	objio_fault_fn fault;           /* may be NULL */
 	void *fault_arg;
-	uint8_t verf[8];                /* out: an OSD write verifier seen (writes) */
-	bool verf_changed;              /* out: two OSDs or two calls disagreed */
+	bool verf_changed;              /* out: an OSD's write verifier changed
+					 * (it restarted): unstable data may be lost */
 };
 
 /* Creates every component object of map (-EEXIST counts as done). */
@@ -47,6 +47,9 @@ int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t 
 /* Reads [off, off + len) clipped to size into buf; *n gets the bytes. */
 int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size,
 	       uint64_t off, void *buf, size_t len, size_t *n);
+/* Cuts every component object to size bytes: objects keep file offsets,
+ * so this drops every byte of the file at or past size.  Durable. */
+int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size);
 /* Makes every component object's data durable (NFS COMMIT). */
 int objio_flush(struct objio *io, const struct pando_storage_map *map);
 

@@ -14,6 +14,8 @@ struct osd_slot {
 	atomic_uint next;
 	struct osd_health health;
 	struct timespec down_until;
+	bool have_verf;
+	uint8_t verf[8];
 };
 
 struct osd_pool {
@@ -124,9 +126,8 @@ static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
 	bool ok = !osd_pool_is_transport_error(rc);
 
 	s->health.calls++;
-	if (rc)
-		s->health.last_error = rc;
 	if (!ok) {
+		s->health.last_error = rc;
 		s->health.failures++;
 		clock_gettime(CLOCK_MONOTONIC, &s->down_until);
 		s->down_until.tv_sec += p->opt.backoff_ms / 1000;
@@ -180,6 +181,21 @@ void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
 	pthread_mutex_lock(&s->lock);
 	mark(p, s, rc);
 	pthread_mutex_unlock(&s->lock);
+}
+
+bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8])
+{
+	struct osd_slot *s = slot_of(p, id);
+	bool changed;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	changed = s->have_verf && memcmp(s->verf, verf, 8) != 0;
+	memcpy(s->verf, verf, 8);
+	s->have_verf = true;
+	pthread_mutex_unlock(&s->lock);
+	return changed;
 }
 
 size_t osd_pool_count(const struct osd_pool *p)

@@ -29,7 +29,7 @@ struct osd_pool_options {
 struct osd_health {
 	uint32_t id;
 	bool reachable;         /* the last call got an answer (true before any) */
-	int last_error;         /* -errno of the last failed call, 0 if none */
+	int last_error;         /* -errno of the last transport failure, 0 if none */
 	uint64_t calls;
 	uint64_t failures;
 	time_t last_change;     /* when reachable last flipped (0: never) */
@@ -47,6 +47,11 @@ struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err);
 void osd_pool_result(struct osd_pool *p, uint32_t id, int rc);
 /* True for the errors that say the OSD, not the request, failed. */
 bool osd_pool_is_transport_error(int rc);
+
+/* Records the write verifier an OSD answered with; true when it differs
+ * from the one seen before (the OSD restarted and may have lost unstable
+ * writes: the manager must change its own verifier so clients resend). */
+bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8]);
 
 size_t osd_pool_count(const struct osd_pool *p);
 void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);

@@ -2,7 +2,8 @@
 #include "ns_internal.h"
 
 #define SET_ALL (NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | \
-		 NS_SET_MTIME | NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW)
+		 NS_SET_MTIME | NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | \
+		 NS_SET_LAZY)
 
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out)
 {
@@ -121,5 +122,5 @@ int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
 	txn_touch(&t, r);
 	if (out)
 		inode_to_attr(r, out);
-	return txn_commit(&t, true);
+	return txn_commit(&t, !(sa->mask & NS_SET_LAZY));
 }

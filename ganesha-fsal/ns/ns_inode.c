@@ -40,6 +40,8 @@ void inode_to_attr(const struct ns_inode *r, struct ns_attr *a)
 	a->parent = r->parent;
 	a->inline_len = r->inline_len;
 	a->objects = r->flags & IF_OBJECTS;
+	a->has_verf = r->flags & IF_VERF;
+	memcpy(a->verf, r->verf, NS_VERF_LEN);
 	a->atime = r->atime;
 	a->mtime = r->mtime;
 	a->ctime = r->ctime;

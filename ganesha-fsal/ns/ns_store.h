@@ -77,6 +77,8 @@ struct ns_attr {
 	uint64_t parent;        /* directories: the one that holds it */
 	uint32_t inline_len;    /* bytes of data stored inline */
 	bool objects;           /* data in OSD objects, see ns_map_get */
+	bool has_verf;          /* made by an exclusive create: verf is its verifier */
+	uint8_t verf[NS_VERF_LEN];
 	struct timespec atime;
 	struct timespec mtime;
 	struct timespec ctime;
@@ -110,6 +112,10 @@ enum ns_setattr_mask {
 	NS_SET_MTIME_NOW = 1u << 7,
 	/* With NS_SET_SIZE: only ever grow (LAYOUTCOMMIT's last write). */
 	NS_SET_SIZE_GROW = 1u << 8,
+	/* Durable at the next ns_sync rather than before return: the size and
+	 * mtime an UNSTABLE write to objects leaves, which NFS makes stable
+	 * only at COMMIT. */
+	NS_SET_LAZY = 1u << 9,
 };
 
 struct ns_setattr {

@@ -124,6 +124,13 @@ static void test_inline(void)
 	sa.size = 12;
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 	CHECK_EQ(a.size, 12);
+	/* Lazy: applied at once, durable at the next ns_sync. */
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_LAZY, .size = 16 };
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+	CHECK_EQ(a.size, 16);
+	CHECK_EQ(ns_sync(s), 0);
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = 12 };
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 
 	/* The threshold: up to it inline, past it the caller must move on. */
 	memset(big, 'b', sizeof(big));

@@ -68,6 +68,9 @@ static void test_create_modes(void)
 	/* Exclusive: a retransmission with the same verifier gets the file. */
 	CHECK_EQ(ns_create(s, d, "x", TEST_NEW, NS_EXCLUSIVE, v1, &a, &existed), 0);
 	CHECK(!existed);
+	CHECK(a.has_verf);
+	CHECK(memcmp(a.verf, v1, NS_VERF_LEN) == 0);
+	CHECK(!b.has_verf);
 	CHECK_EQ(ns_create(s, d, "x", TEST_NEW, NS_EXCLUSIVE, v1, &b, &existed), 0);
 	CHECK(existed);
 	CHECK_EQ(b.ino, a.ino);

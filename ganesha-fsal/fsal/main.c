@@ -1,0 +1,71 @@
+/* The module: what Ganesha's loader finds in libfsalpando.so.  It
+ * registers FSAL "PANDO", states what the file system supports, and
+ * starts the dbus interface once Ganesha's dbus is up. */
+#include "pando_fsal.h"
+
+#include "FSAL/fsal_init.h"
+#include "fsal_convert.h"
+
+struct pando_fsal_module PandoFSAL = {
+	.fsal = {
+		.fs_info = {
+			.maxfilesize = INT64_MAX,
+			.maxlink = NS_LINK_MAX,
+			.maxnamelen = NS_NAME_MAX,
+			.maxpathlen = MAXPATHLEN,
+			.no_trunc = true,
+			.chown_restricted = true,
+			.case_insensitive = false,
+			.case_preserving = true,
+			.link_support = true,
+			.symlink_support = true,
+			/* Ganesha's state layer arbitrates locks (file.c). */
+			.lock_support = false,
+			.lock_support_async_block = false,
+			.named_attr = false,
+			.unique_handles = true,
+			.acl_support = 0,
+			.cansettime = true,
+			.homogenous = true,
+			.supported_attrs = PANDO_SUPPORTED_ATTRS,
+			.maxread = 1u << 20,
+			.maxwrite = 1u << 20,
+			.umask = 0,
+			.auth_exportpath_xdev = false,
+			.link_supports_permission_checks = false,
+			.readdir_plus = true,
+			.expire_time_parent = -1,
+		},
+	},
+};
+
+struct glist_head pando_exports = { &pando_exports, &pando_exports };
+pthread_mutex_t pando_exports_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static fsal_status_t pando_init_config(struct fsal_module *m, config_file_t cfg,
+				       struct config_error_type *err_type)
+{
+	display_fsinfo(m);
+	pando_dbus_start();
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+MODULE_INIT void pando_fsal_init(void)
+{
+	struct fsal_module *m = &PandoFSAL.fsal;
+
+	if (register_fsal(m, PANDO_FSAL_NAME, FSAL_MAJOR_VERSION, FSAL_MINOR_VERSION,
+			  FSAL_ID_EXPERIMENTAL) != 0) {
+		LogCrit(COMPONENT_FSAL, "pando: FSAL registration failed");
+		return;
+	}
+	m->m_ops.create_export = pando_create_export;
+	m->m_ops.init_config = pando_init_config;
+	pando_handle_ops_init(&PandoFSAL.handle_ops);
+}
+
+MODULE_FINI void pando_fsal_fini(void)
+{
+	if (unregister_fsal(&PandoFSAL.fsal) != 0)
+		LogCrit(COMPONENT_FSAL, "pando: FSAL unregistration failed");
+}

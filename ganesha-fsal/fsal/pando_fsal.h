@@ -1,0 +1,181 @@
+/* libfsalpando.so: the Pando metadata manager as an FSAL for the stock
+ * NFS-Ganesha 4.3.  The glue between Ganesha's FSAL API and the
+ * Ganesha-free parts below it: the namespace store (../ns), the OSD pool
+ * and gateway I/O (../cluster), the layout library (../../layout).
+ *
+ * One concern per file: main.c (module, registration), export.c (export
+ * config and ops), handle.c (handles, attributes, errors), dir.c
+ * (namespace ops), file.c (open state, shares, locks), io.c (read, write,
+ * commit: inline data and gateway I/O), objects.c (storage maps, moving
+ * files to objects, truncating them), reaper.c (background object
+ * removal), dbus.c (org.ganesha.nfsd.pando). */
+#ifndef PANDO_FSAL_H
+#define PANDO_FSAL_H
+
+#include "config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fsal.h"
+#include "fsal_api.h"
+#include "fsal_types.h"
+#include "FSAL/fsal_commonlib.h"
+
+#include "cluster_desc.h"
+#include "ns_store.h"
+#include "osd_pool.h"
+#include "pando/storage_map.h"
+
+#define PANDO_FSAL_NAME "PANDO"
+
+/* The file handle on the wire (the opaque part Ganesha wraps with its own
+ * header and the export id): big-endian, documented in ../README.md. */
+#define PANDO_FH_VERSION 1
+#define PANDO_FH_LEN 24
+
+#define PANDO_SUPPORTED_ATTRS (ATTRS_POSIX | ATTR_CREATION | ATTR_GENERATION)
+
+struct pando_fsal_module {
+	struct fsal_module fsal;
+	struct fsal_obj_ops handle_ops;
+};
+
+extern struct pando_fsal_module PandoFSAL;
+
+/* Per-export configuration (the EXPORT { FSAL { ... } } block). */
+struct pando_export_config {
+	char *db_path;
+	char *cluster_path;
+	uint32_t inline_max;
+	uint32_t mirrors;
+	uint32_t stripe_unit;
+	uint32_t osd_timeout_ms;
+};
+
+struct pando_reaper;
+struct pando_cluster;
+
+#define PANDO_MAX_INFLIGHT 256
+
+struct pando_export {
+	struct fsal_export export;
+	struct pando_export_config cfg;
+	struct ns_store *ns;
+	uint8_t uuid[16];
+	struct cluster_desc cluster;
+	struct osd_pool *pool;
+	struct pando_reaper *reaper;
+	/* Bumped when an OSD restarts under unstable writes, so clients
+	 * resend what they have not committed. */
+	atomic_uint_fast64_t verf_epoch;
+	uint64_t boot_ns;
+	struct pando_cluster *placement;
+	/* statfs from the OSDs, cached a few seconds (export.c). */
+	pthread_mutex_t space_lock;
+	time_t space_at;
+	uint64_t space_total;
+	uint64_t space_avail;
+	/* Intents of moves to objects in progress (objects.c). */
+	pthread_mutex_t inflight_lock;
+	pthread_cond_t inflight_cond;
+	int ninflight;
+	uint64_t inflight[PANDO_MAX_INFLIGHT];
+	struct glist_head node;         /* in pando_exports */
+};
+
+struct pando_handle {
+	struct fsal_obj_handle obj;
+	struct pando_export *exp;
+	uint64_t ino;
+	uint32_t gen;
+	uint8_t key[PANDO_FH_LEN];
+	/* Regular files: Ganesha's share counters and the "global fd" used
+	 * by I/O without an open state (NFSv3); no OS descriptor behind it. */
+	struct fsal_share share;
+	struct fsal_fd fd;
+	/* One move to objects at a time per file in this process. */
+	pthread_mutex_t move_lock;
+};
+
+/* Every export of this module, for dbus. */
+extern struct glist_head pando_exports;
+extern pthread_mutex_t pando_exports_lock;
+
+/* handle.c */
+fsal_status_t pando_status(int neg_errno);
+struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_attr *a);
+void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
+			struct fsal_attrlist *out);
+fsal_status_t pando_fill_attrs(struct pando_handle *h, const struct ns_attr *a,
+			       struct fsal_attrlist *out);
+void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen,
+		     enum ns_type type, uint8_t out[PANDO_FH_LEN]);
+int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
+		    uint64_t *ino, uint32_t *gen);
+fsal_status_t pando_handle_from_ino(struct pando_export *exp, uint64_t ino, uint32_t gen,
+				    struct fsal_obj_handle **out, struct fsal_attrlist *attrs);
+void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attrlist *in,
+			  uint32_t default_mode, struct ns_new *out);
+fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in,
+			       attrmask_t done, struct fsal_attrlist *out);
+fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
+			    struct ns_attr *out);
+void pando_handle_ops_init(struct fsal_obj_ops *ops);
+
+/* dir.c */
+void pando_dir_ops_init(struct fsal_obj_ops *ops);
+
+/* file.c */
+void pando_file_ops_init(struct fsal_obj_ops *ops);
+
+/* io.c */
+void pando_io_ops_init(struct fsal_obj_ops *ops);
+int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt,
+		    size_t *n, bool *eof);
+int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov,
+		     int iovcnt, bool stable, size_t *n);
+
+/* objects.c */
+int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out);
+/* Moves an inline file to new objects (the ns_map_set dance). */
+int pando_move_to_objects(struct pando_handle *h);
+/* Size change of an object-backed file: objects first, then the store. */
+int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
+int pando_objects_flush(struct pando_export *exp, uint64_t ino);
+void pando_note_verf_change(struct pando_export *exp);
+bool pando_intent_inflight(struct pando_export *exp, uint64_t id);
+
+/* reaper.c */
+int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);
+void pando_reaper_kick(struct pando_reaper *r);
+void pando_reaper_stop(struct pando_reaper *r);
+void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *failed);
+
+/* export.c */
+fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node,
+				  struct config_error_type *err_type,
+				  const struct fsal_up_vector *up_ops);
+
+/* dbus.c */
+void pando_dbus_start(void);
+
+static inline struct pando_handle *to_handle(struct fsal_obj_handle *o)
+{
+	return container_of(o, struct pando_handle, obj);
+}
+
+static inline struct pando_export *to_export(struct fsal_export *e)
+{
+	return container_of(e, struct pando_export, export);
+}
+
+/* The current request's export: Ganesha sets op_ctx for every call. */
+static inline struct pando_export *cur_export(void)
+{
+	return to_export(op_ctx->fsal_export);
+}
+
+#endif

@@ -1,0 +1,184 @@
+/* The reaper: one thread per export that finishes the object removals the
+ * namespace owes (removal intents, ns_store.h).  Unlink, truncate to zero
+ * and replaced maps only record an intent in their own batch, so they
+ * never wait for the OSDs; the reaper removes the objects afterwards and
+ * drops the intent.  Intents left by a crash are found at start.  An
+ * intent whose OSD is unreachable stays and is retried later. */
+#include "pando_fsal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "objio.h"
+
+#define REAPER_BATCH 256
+#define REAPER_RETRY_S 5
+
+struct pando_reaper {
+	struct pando_export *exp;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool kicked;
+	bool stop;
+	uint64_t removed;
+	uint64_t failed;
+};
+
+struct pending {
+	uint64_t id;
+	uint64_t ino;
+	uint8_t *blob;
+	size_t len;
+};
+
+struct batch {
+	struct pending item[REAPER_BATCH];
+	int n;
+};
+
+static int collect(void *arg, const struct ns_intent *in)
+{
+	struct batch *b = arg;
+	struct pending *p = &b->item[b->n];
+
+	p->blob = malloc(in->len ? in->len : 1);
+	if (!p->blob)
+		return 1;
+	memcpy(p->blob, in->blob, in->len);
+	p->id = in->id;
+	p->ino = in->ino;
+	p->len = in->len;
+	return ++b->n == REAPER_BATCH;
+}
+
+/* 0 when the objects are gone (or were never made). */
+static int reap_one(struct pando_reaper *r, const struct pending *p)
+{
+	struct objio io = { .pool = r->exp->pool, .owner = p->ino };
+	struct pando_storage_map *map;
+	int rc = pando_map_decode(p->blob, p->len, &map);
+
+	if (rc) {
+		LogCrit(COMPONENT_FSAL, "pando: intent %" PRIu64 " names no decodable map; dropped",
+			p->id);
+		return 0;
+	}
+	rc = objio_remove(&io, map);
+	pando_map_free(map);
+	return rc;
+}
+
+/* One pass over every intent; true if any must be retried. */
+static bool reap_all(struct pando_reaper *r)
+{
+	uint64_t after = 0;
+	bool retry = false;
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return true;
+	for (;;) {
+		int rc;
+
+		b->n = 0;
+		rc = ns_intent_list(r->exp->ns, after, collect, b);
+		for (int i = 0; i < b->n; i++) {
+			struct pending *p = &b->item[i];
+
+			after = p->id;
+			if (pando_intent_inflight(r->exp, p->id)) {
+				retry = true;
+			} else if (reap_one(r, p) == 0) {
+				ns_intent_done(r->exp->ns, p->id);
+				r->removed++;
+			} else {
+				r->failed++;
+				retry = true;
+			}
+			free(p->blob);
+		}
+		if (rc || b->n < REAPER_BATCH)
+			break;
+	}
+	free(b);
+	return retry;
+}
+
+static void *reaper_main(void *arg)
+{
+	struct pando_reaper *r = arg;
+	bool retry = true;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		struct timespec until;
+
+		if (r->kicked || retry) {
+			r->kicked = false;
+			pthread_mutex_unlock(&r->lock);
+			retry = reap_all(r);
+			pthread_mutex_lock(&r->lock);
+			if (r->kicked || r->stop)
+				continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += REAPER_RETRY_S;
+		pthread_cond_timedwait(&r->cond, &r->lock, &until);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out)
+{
+	struct pando_reaper *r = gsh_calloc(1, sizeof(*r));
+	int rc;
+
+	r->exp = exp;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	rc = pthread_create(&r->thread, NULL, reaper_main, r);
+	if (rc) {
+		pthread_cond_destroy(&r->cond);
+		pthread_mutex_destroy(&r->lock);
+		gsh_free(r);
+		return -rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void pando_reaper_kick(struct pando_reaper *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->kicked = true;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void pando_reaper_stop(struct pando_reaper *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	LogEvent(COMPONENT_FSAL, "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64
+		 " retried)", r->removed, r->failed);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	gsh_free(r);
+}
+
+void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *failed)
+{
+	pthread_mutex_lock(&r->lock);
+	*removed = r->removed;
+	*failed = r->failed;
+	pthread_mutex_unlock(&r->lock);
+}

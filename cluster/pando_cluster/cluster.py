@@ -10,7 +10,7 @@ from typing import Protocol
 from . import mds, tool
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
 from .paths import binary
-from .process import StartError, is_running, spawn_detached, terminate, wait_ready
+from .process import is_running, spawn_detached, terminate, wait_ready
 from .state import ClusterState, OsdRecord
 from .ui import Ui
 
@@ -102,7 +102,9 @@ def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
         if opts.mds is not None:
             mds.start(st, [st.osds[i] for i in range(1, opts.osds + 1)], opts.mds, ui,
                       started)
-    except (StartError, tool.ToolError, FileNotFoundError) as e:
+        else:
+            mds.forget_stopped(st, ui)
+    except BaseException:  # Ctrl-C included: leave things as they were
         if started:
             ui.say(f"[red]failed[/]; stopping what this `up` started: {', '.join(started)}")
             _stop(st, opts.timeout, set(started), ui)

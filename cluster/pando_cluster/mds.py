@@ -10,8 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .mds_config import (EXPORT_PATH, GaneshaConfig, MdsPaths, mirrors_for,
-                         render_cluster_desc, render_dbus_conf)
+from .mds_config import (
+    EXPORT_PATH,
+    GaneshaConfig,
+    MdsPaths,
+    mirrors_for,
+    render_cluster_desc,
+    render_dbus_conf,
+)
 from .net import WILDCARDS, client_host, ganesha_listen_addr, host_port, port_open
 from .paths import fsal_dir, system_binary
 from .process import StartError, is_running, spawn_detached, wait_ready
@@ -88,6 +94,19 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
         (f"export {EXPORT_PATH} on dbus", lambda: export_listed(dbus_send, dbus.address)),
     ], rec.pid, opts.timeout, [log, out])
     ui.say(f"ganesha: serving {EXPORT_PATH} on {rec.nfs_addr}")
+
+
+def forget_stopped(st: ClusterState, ui: Ui) -> None:
+    """For an OSD-only `up`: drops the records of a metadata manager that no
+    longer runs; a running one is left alone (`down` stops it)."""
+    if st.mds is not None and is_running(st.mds.pid, GANESHA_EXE):
+        ui.say(f"ganesha: running (pid {st.mds.pid}), --no-mds: left alone (`down` stops it)")
+        return
+    st.mds = None
+    if st.dbus is not None and not is_running(st.dbus.pid, DBUS_EXE):
+        st.dbus = None
+    if st.rpcbind is not None and not is_running(st.rpcbind.pid, RPCBIND_EXE):
+        st.rpcbind = None
 
 
 def _report_running(m: MdsRecord, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui) -> None:
@@ -174,7 +193,7 @@ def export_listed(dbus_send: Path, address: str) -> bool:
             [str(dbus_send), "--system", "--print-reply", "--reply-timeout=2000",
              "--dest=org.ganesha.nfsd", "/org/ganesha/nfsd/ExportMgr",
              "org.ganesha.nfsd.exportmgr.ShowExports"],
-            capture_output=True, text=True, timeout=5,
+            capture_output=True, text=True, timeout=5, check=False,
             env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": address})
     except subprocess.TimeoutExpired:
         return False

@@ -66,21 +66,23 @@ static int encode_map(const struct pando_storage_map *map, uint8_t **blob, size_
 	return rc;
 }
 
-/* Intents of moves still running: the reaper must leave their objects. */
-static void inflight_add(struct pando_export *exp, uint64_t id)
+/* Files whose move to objects is running: the reaper must leave the
+ * objects their intents name.  Keyed by file, and entered before the
+ * intent exists, so the reaper cannot see the intent first. */
+static void inflight_add(struct pando_export *exp, uint64_t ino)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	while (exp->ninflight == PANDO_MAX_INFLIGHT)
 		pthread_cond_wait(&exp->inflight_cond, &exp->inflight_lock);
-	exp->inflight[exp->ninflight++] = id;
+	exp->inflight[exp->ninflight++] = ino;
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-static void inflight_del(struct pando_export *exp, uint64_t id)
+static void inflight_del(struct pando_export *exp, uint64_t ino)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight; i++) {
-		if (exp->inflight[i] == id) {
+		if (exp->inflight[i] == ino) {
 			exp->inflight[i] = exp->inflight[--exp->ninflight];
 			break;
 		}
@@ -89,13 +91,13 @@ static void inflight_del(struct pando_export *exp, uint64_t id)
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-bool pando_intent_inflight(struct pando_export *exp, uint64_t id)
+bool pando_move_inflight(struct pando_export *exp, uint64_t ino)
 {
 	bool found = false;
 
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight && !found; i++)
-		found = exp->inflight[i] == id;
+		found = exp->inflight[i] == ino;
 	pthread_mutex_unlock(&exp->inflight_lock);
 	return found;
 }
@@ -121,16 +123,16 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 		rc = new_map(exp, h->ino, &map);
 	if (!rc)
 		rc = encode_map(map, &blob, &blen);
-	if (!rc)
-		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
 	if (!rc) {
-		inflight_add(exp, intent);
-		rc = objio_create(&io, map);
+		inflight_add(exp, h->ino);
+		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
+		if (!rc)
+			rc = objio_create(&io, map);
 		if (!rc && n > 0)
 			rc = objio_write(&io, map, 0, data, n, true);
 		if (!rc)
 			rc = ns_map_set(exp->ns, h->ino, a->change, blob, blen, NULL, 0, intent);
-		inflight_del(exp, intent);
+		inflight_del(exp, h->ino);
 		if (rc)
 			pando_reaper_kick(exp->reaper);
 	}

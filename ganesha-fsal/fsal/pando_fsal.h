@@ -78,7 +78,7 @@ struct pando_export {
 	time_t space_at;
 	uint64_t space_total;
 	uint64_t space_avail;
-	/* Intents of moves to objects in progress (objects.c). */
+	/* Files moving to objects right now (objects.c). */
 	pthread_mutex_t inflight_lock;
 	pthread_cond_t inflight_cond;
 	int ninflight;
@@ -146,7 +146,7 @@ int pando_move_to_objects(struct pando_handle *h);
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
 int pando_objects_flush(struct pando_export *exp, uint64_t ino);
 void pando_note_verf_change(struct pando_export *exp);
-bool pando_intent_inflight(struct pando_export *exp, uint64_t id);
+bool pando_move_inflight(struct pando_export *exp, uint64_t ino);
 
 /* reaper.c */
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);

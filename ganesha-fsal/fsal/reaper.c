@@ -21,8 +21,8 @@ struct pando_reaper {
 	pthread_cond_t cond;
 	bool kicked;
 	bool stop;
-	uint64_t removed;
-	uint64_t failed;
+	_Atomic uint64_t removed;
+	_Atomic uint64_t failed;
 };
 
 struct pending {
@@ -87,7 +87,7 @@ static bool reap_all(struct pando_reaper *r)
 			struct pending *p = &b->item[i];
 
 			after = p->id;
-			if (pando_intent_inflight(r->exp, p->id)) {
+			if (pando_move_inflight(r->exp, p->ino)) {
 				retry = true;
 			} else if (reap_one(r, p) == 0) {
 				ns_intent_done(r->exp->ns, p->id);
@@ -169,7 +169,7 @@ void pando_reaper_stop(struct pando_reaper *r)
 	pthread_mutex_unlock(&r->lock);
 	pthread_join(r->thread, NULL);
 	LogEvent(COMPONENT_FSAL, "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64
-		 " retried)", r->removed, r->failed);
+		 " retried)", atomic_load(&r->removed), atomic_load(&r->failed));
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
 	gsh_free(r);
@@ -177,8 +177,6 @@ void pando_reaper_stop(struct pando_reaper *r)
 
 void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *failed)
 {
-	pthread_mutex_lock(&r->lock);
-	*removed = r->removed;
-	*failed = r->failed;
-	pthread_mutex_unlock(&r->lock);
+	*removed = atomic_load(&r->removed);
+	*failed = atomic_load(&r->failed);
 }

@@ -31,7 +31,7 @@ def _running(pid: int) -> bool:
 
 def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) -> None:
     cdir = tmp_path / "cluster"
-    up = _cli(cdir, "up", "--osds", "2", "--base-port", str(BASE_PORT))
+    up = _cli(cdir, "up", "--osds", "2", "--base-port", str(BASE_PORT), "--no-mds")
     started: dict[int, int | None] = {}
     try:
         cp = pod.run(up, check=False, timeout=90)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from . import cluster, render, tool
 from .cluster import ClusterView, UpOptions
@@ -48,9 +49,8 @@ def _show(console: Console, view: ClusterView, cdir: Path) -> None:
 
 
 def _show_failure(console: Console, ui: Ui, e: StartError) -> None:
-    ui.say(f"[red]error[/]: {e}")
-    for log in e.logs:
-        tail = render.log_tail(log)
+    ui.say(f"[red]error[/]: {escape(str(e))}")
+    for log, tail in e.tails.items():
         if tail:
             console.rule(f"last lines of {log}", style="dim")
             for line in tail:
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         _show_failure(console, ui, e)
         return 1
     except (tool.ToolError, FileNotFoundError, ValueError) as e:
-        ui.say(f"[red]error[/]: {e}")
+        ui.say(f"[red]error[/]: {escape(str(e))}")
         return 1
 
 

@@ -56,7 +56,7 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
         _report_running(st.mds, osds, opts, ui)
         return
     plugins = fsal_dir()  # before anything starts: the usual reason to fail
-    ganesha = system_binary(GANESHA_EXE)
+    ganesha, dbus_send = system_binary(GANESHA_EXE), system_binary("dbus-send")
     host = _check_bind(opts, ui)
     for port in (opts.nfs_port, opts.mnt_port):
         if port_open(host, port):
@@ -87,13 +87,29 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     started.append(GANESHA_EXE)
     ui.say(f"ganesha: started pid {rec.pid} (nfs {rec.nfs_addr}, mountd {rec.mnt_port}, "
            f"OSDs {', '.join(map(str, rec.osd_ids))})")
-    dbus_send = system_binary("dbus-send")
-    wait_ready(ui, "ganesha", [
-        (f"NFS port {rec.nfs_port}", lambda: port_open(host, rec.nfs_port)),
-        (f"MOUNT port {rec.mnt_port}", lambda: port_open(host, rec.mnt_port)),
-        (f"export {EXPORT_PATH} on dbus", lambda: export_listed(dbus_send, dbus.address)),
-    ], rec.pid, opts.timeout, [log, out])
+    try:
+        wait_ready(ui, "ganesha", [
+            (f"NFS port {rec.nfs_port}", lambda: port_open(host, rec.nfs_port)),
+            (f"MOUNT port {rec.mnt_port}", lambda: port_open(host, rec.mnt_port)),
+            (f"export {EXPORT_PATH} on dbus", lambda: export_listed(dbus_send, dbus.address)),
+        ], rec.pid, opts.timeout, [log, out])
+    except StartError as e:
+        errors = ganesha_errors(log)
+        raise StartError("\n  ".join([str(e), "ganesha.nfsd logged:", *errors]) if errors
+                         else str(e), [log, out]) from None
     ui.say(f"ganesha: serving {EXPORT_PATH} on {rec.nfs_addr}")
+
+
+def ganesha_errors(log: Path, limit: int = 10) -> list[str]:
+    """Ganesha's CRIT/MAJ/FATAL lines, without the log's prefix. Ganesha
+    goes on running when an export fails (the FSAL refused its config), so
+    the reason is often far above the tail. The NFS CB lines are skipped:
+    Kerberos callback noise that Active_krb5 = false does not silence."""
+    if not log.exists():
+        return []
+    found = [line.split("] ", 1)[-1] for line in log.read_text(errors="replace").splitlines()
+             if re.search(r":(CRIT|MAJ|FATAL) :", line) and ":NFS CB :" not in line]
+    return found[-limit:]
 
 
 def forget_stopped(st: ClusterState, ui: Ui) -> None:
@@ -132,7 +148,7 @@ def _check_bind(opts: MdsOptions, ui: Ui) -> str:
     if listen != opts.bind and opts.bind not in WILDCARDS:
         ui.say(f"[yellow]warning[/]: Ganesha 4.3 will listen on every address, not only "
                f"{opts.bind} (its Bind_Addr parsing needs a non-loopback IPv6 address on "
-               f"this host); the export is reachable from the network")
+               f"this host): the export is reachable on every address this host has")
     return client_host(opts.bind)
 
 

@@ -78,11 +78,13 @@ def terminate(pid: int, exe_name: str, timeout: float) -> str:
 
 
 class StartError(Exception):
-    """A daemon did not come up; `logs` are the files that tell why."""
+    """A daemon did not come up. `tails` holds the last lines of the logs
+    that tell why, read now: stopping the other daemons adds more lines."""
 
-    def __init__(self, msg: str, logs: Sequence[Path] = ()) -> None:
+    def __init__(self, msg: str, logs: Sequence[Path] = (), lines: int = 20) -> None:
         super().__init__(msg)
-        self.logs = list(logs)
+        self.tails = {log: log.read_text(errors="replace").splitlines()[-lines:]
+                      for log in logs if log.exists()}
 
 
 def wait_ready(ui: Ui, what: str, steps: Sequence[tuple[str, Callable[[], bool]]],

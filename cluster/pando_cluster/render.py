@@ -1,8 +1,6 @@
 """Rich tables and text blocks for the CLI."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.table import Table
 
 from .cluster import OsdView, StopResult
@@ -50,7 +48,7 @@ def services_table(rows: list[ServiceView], title: str) -> Table:
     t.add_column("service")
     t.add_column("pid", justify="right")
     t.add_column("state")
-    t.add_column("address")
+    t.add_column("address", overflow="fold")
     for r in rows:
         t.add_row(r.name, str(r.pid) if r.pid else "-", _state(r.state), r.where)
     return t
@@ -81,9 +79,3 @@ def how_to_use(st: ClusterState) -> list[str]:
                   f"  export DBUS_SYSTEM_BUS_ADDRESS={st.dbus.address}",
                   "  ganesha_mgr show exports"]
     return lines
-
-
-def log_tail(path: Path, lines: int = 20) -> list[str]:
-    if not path.exists():
-        return []
-    return path.read_text(errors="replace").splitlines()[-lines:]

@@ -5,14 +5,24 @@
  *                        a(ussbitt) osds: id, ctl address, data address,
  *                        reachable, last error (-errno), calls, failures,
  *                        t objects removals done, t removals retried)
+ *   layout_status()  -> (b, s, t files with layouts, t segments out,
+ *                        t granted, t returned, t recalls, t fenced,
+ *                        t I/O errors clients reported)
+ *   recall_file(s path) -> (b, s)   every layout of the file at path (from
+ *                        the export root, e.g. "/dir/file"); holders that
+ *                        do not return them in Recall_Timeout are fenced
+ *   recall_client(s address) -> (b, s, u files)   everything one client
+ *                        (by IP address as ganesha_mgr shows it) holds
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
 #include "pando_fsal.h"
 
 #include <dbus/dbus.h>
+#include <string.h>
 
 #include "gsh_dbus.h"
+#include "layouts.h"
 #include "nfs_init.h"
 
 static bool append_osd(DBusMessageIter *arr, const struct cluster_osd *o,
@@ -79,8 +89,147 @@ static struct gsh_dbus_method cluster_status_method = {
 	},
 };
 
+/* The first export: a manager serves one Pando file system. */
+static struct pando_export *first_export(void)
+{
+	struct pando_export *exp = NULL;
+
+	pthread_mutex_lock(&pando_exports_lock);
+	if (!glist_empty(&pando_exports))
+		exp = glist_first_entry(&pando_exports, struct pando_export, node);
+	pthread_mutex_unlock(&pando_exports_lock);
+	return exp;
+}
+
+static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = first_export();
+	struct pando_layout_stats st = { 0 };
+	DBusMessageIter iter;
+	uint64_t v[7];
+
+	if (exp)
+		pando_layouts_stats(exp->layouts, &st);
+	v[0] = st.files;
+	v[1] = st.segments;
+	v[2] = st.granted;
+	v[3] = st.returned;
+	v[4] = st.recalls;
+	v[5] = st.fenced;
+	v[6] = st.io_errors;
+	dbus_message_iter_init_append(reply, &iter);
+	gsh_dbus_status_reply(&iter, exp != NULL, exp ? "OK" : "no Pando export");
+	for (int i = 0; i < 7; i++)
+		if (!dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT64, &v[i]))
+			return false;
+	return true;
+}
+
+static int resolve(struct pando_export *exp, const char *path, struct ns_attr *a)
+{
+	char *copy = gsh_strdup(path), *save = NULL, *name;
+	int rc = ns_getattr(exp->ns, NS_ROOT_INO, a);
+
+	for (name = strtok_r(copy, "/", &save); !rc && name; name = strtok_r(NULL, "/", &save))
+		rc = ns_lookup(exp->ns, a->ino, name, a);
+	gsh_free(copy);
+	return rc;
+}
+
+static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = first_export();
+	DBusMessageIter iter;
+	const char *path = NULL;
+	char msg[256];
+	struct ns_attr a;
+	int rc = -ENOENT;
+
+	dbus_message_iter_init_append(reply, &iter);
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING) {
+		gsh_dbus_status_reply(&iter, false, "expected a path");
+		return true;
+	}
+	dbus_message_iter_get_basic(args, &path);
+	if (exp)
+		rc = resolve(exp, path, &a);
+	if (!rc)
+		rc = pando_layouts_recall_file(exp->layouts, a.ino, 0, false, "admin request");
+	if (rc == -EBUSY)
+		snprintf(msg, sizeof(msg), "recalling the layouts of %s (inode %" PRIu64 ")", path,
+			 a.ino);
+	else if (rc == 0)
+		snprintf(msg, sizeof(msg), "no layouts of %s are out", path);
+	else
+		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(-rc));
+	gsh_dbus_status_reply(&iter, rc == 0 || rc == -EBUSY, msg);
+	return true;
+}
+
+static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = first_export();
+	DBusMessageIter iter;
+	const char *client = NULL;
+	uint32_t files = 0;
+	char msg[128];
+
+	dbus_message_iter_init_append(reply, &iter);
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING) {
+		gsh_dbus_status_reply(&iter, false, "expected a client address");
+		return true;
+	}
+	dbus_message_iter_get_basic(args, &client);
+	if (exp)
+		files = (uint32_t)pando_layouts_recall_client(exp->layouts, client, "admin request");
+	snprintf(msg, sizeof(msg), "recalling layouts of %u file(s) from %s", files,
+		 *client ? client : "every client");
+	gsh_dbus_status_reply(&iter, exp != NULL, msg);
+	return dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &files);
+}
+
+static struct gsh_dbus_method layout_status_method = {
+	.name = "layout_status",
+	.method = layout_status,
+	.args = {
+		STATUS_REPLY,
+		{ .name = "files", .type = "t", .direction = "out" },
+		{ .name = "segments", .type = "t", .direction = "out" },
+		{ .name = "granted", .type = "t", .direction = "out" },
+		{ .name = "returned", .type = "t", .direction = "out" },
+		{ .name = "recalls", .type = "t", .direction = "out" },
+		{ .name = "fenced", .type = "t", .direction = "out" },
+		{ .name = "io_errors", .type = "t", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
+static struct gsh_dbus_method recall_file_method = {
+	.name = "recall_file",
+	.method = recall_file,
+	.args = {
+		{ .name = "path", .type = "s", .direction = "in" },
+		STATUS_REPLY,
+		END_ARG_LIST
+	},
+};
+
+static struct gsh_dbus_method recall_client_method = {
+	.name = "recall_client",
+	.method = recall_client,
+	.args = {
+		{ .name = "address", .type = "s", .direction = "in" },
+		STATUS_REPLY,
+		{ .name = "files", .type = "u", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
 static struct gsh_dbus_method *pando_methods[] = {
 	&cluster_status_method,
+	&layout_status_method,
+	&recall_file_method,
+	&recall_client_method,
 	NULL
 };
 
@@ -99,7 +248,8 @@ static struct gsh_dbus_interface *pando_interfaces[] = {
 static void *register_when_ready(void *arg)
 {
 	nfs_init_wait();
-	if (gsh_dbus_register_path("pando", pando_interfaces) != 0)
+	/* It answers dbus's TRUE on success, 0 without a bus connection. */
+	if (gsh_dbus_register_path("pando", pando_interfaces) == 0)
 		LogMajor(COMPONENT_DBUS, "pando: could not register /org/ganesha/nfsd/pando");
 	else
 		LogEvent(COMPONENT_DBUS, "pando: org.ganesha.nfsd.pando is on dbus");

@@ -10,6 +10,9 @@
  *       Mirrors = 2;                          # copies of object data
  *       Stripe_Unit = 1048576;
  *       Osd_Timeout_Ms = 10000;
+ *       Stripe_Width = 1;                     # data columns per mirror
+ *       Recall_Timeout = 10;                  # seconds, then fence
+ *       Striped_Clients = "10.0.0.5, ...";    # Linux 6.18+ hosts ("*": all)
  *   } } */
 #include "pando_fsal.h"
 
@@ -20,6 +23,7 @@
 #include "config_parsing.h"
 #include "fsal_convert.h"
 #include "nfs_exports.h"
+#include "layouts.h"
 #include "pando/placement.h"
 
 #define STATFS_CACHE_S 5
@@ -35,6 +39,9 @@ static struct config_item export_params[] = {
 		       stripe_unit),
 	CONF_ITEM_UI32("Osd_Timeout_Ms", 100, 600000, 10000, pando_export_config,
 		       osd_timeout_ms),
+	CONF_ITEM_UI32("Stripe_Width", 1, 16, 1, pando_export_config, stripe_width),
+	CONF_ITEM_UI32("Recall_Timeout", 1, 3600, 10, pando_export_config, recall_timeout_s),
+	CONF_ITEM_STR("Striped_Clients", 0, 4096, "", pando_export_config, striped_clients),
 	CONFIG_EOL
 };
 
@@ -91,8 +98,8 @@ static int make_placement(struct pando_export *exp)
 		osds[i].capacity = exp->cluster.osds[i].capacity ? exp->cluster.osds[i].capacity
 								 : 1ull << 40;
 	}
-	/* Spares are for rebuild; with fewer OSDs than mirrors + 1, none. */
-	if (n <= exp->cfg.mirrors)
+	/* Spares are for rebuild; with no OSD left over for one, none. */
+	if (n <= exp->cfg.mirrors * exp->cfg.stripe_width)
 		pol.spares = 0;
 	rc = pando_cluster_new(osds, n, &pol, &exp->placement);
 	gsh_free(osds);
@@ -109,9 +116,11 @@ static int open_cluster(struct pando_export *exp)
 		LogCrit(COMPONENT_FSAL, "pando: cluster description: %s", why);
 		return rc;
 	}
-	if (exp->cluster.nosds < exp->cfg.mirrors) {
-		LogCrit(COMPONENT_FSAL, "pando: Mirrors = %u but the cluster lists %zu OSDs",
-			exp->cfg.mirrors, exp->cluster.nosds);
+	if (exp->cluster.nosds < exp->cfg.mirrors * exp->cfg.stripe_width) {
+		LogCrit(COMPONENT_FSAL,
+			"pando: Mirrors = %u and Stripe_Width = %u need %u OSDs; the cluster lists %zu",
+			exp->cfg.mirrors, exp->cfg.stripe_width,
+			exp->cfg.mirrors * exp->cfg.stripe_width, exp->cluster.nosds);
 		return -EINVAL;
 	}
 	rc = osd_pool_new(&exp->cluster, &po, &exp->pool);
@@ -124,6 +133,7 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_layouts_free(exp->layouts);
 	pando_reaper_stop(exp->reaper);
 	if (exp->placement)
 		pando_cluster_free(exp->placement);
@@ -136,6 +146,7 @@ static void export_free(struct pando_export *exp)
 	pthread_mutex_destroy(&exp->space_lock);
 	gsh_free(exp->cfg.db_path);
 	gsh_free(exp->cfg.cluster_path);
+	gsh_free(exp->cfg.striped_clients);
 	gsh_free(exp);
 }
 
@@ -283,6 +294,7 @@ static void export_ops_init(struct export_ops *ops)
 	ops->get_fs_dynamic_info = pando_dynamic_info;
 	ops->alloc_state = pando_alloc_state;
 	ops->get_write_verifier = pando_write_verifier;
+	pando_mds_export_ops_init(ops);
 }
 
 static int export_open(struct pando_export *exp)
@@ -294,6 +306,8 @@ static int export_open(struct pando_export *exp)
 		rc = open_cluster(exp);
 	if (!rc)
 		rc = pando_reaper_start(exp, &exp->reaper);
+	if (!rc)
+		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -6,12 +6,16 @@
 
 #include "byteorder.h"
 #include "fsal_convert.h"
+#include "layouts.h"
 
 fsal_status_t pando_status(int neg_errno)
 {
 	if (neg_errno == 0)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	/* Internal states the store reports that NFS has no word for. */
+	/* Layouts of other clients are being recalled: retry shortly. */
+	if (neg_errno == -EBUSY)
+		return fsalstat(ERR_FSAL_DELAY, EBUSY);
 	if (neg_errno == -EREMOTE || neg_errno == -ENODATA || neg_errno == -EAGAIN)
 		return fsalstat(ERR_FSAL_SERVERFAULT, -neg_errno);
 	if (neg_errno == -EHOSTDOWN || neg_errno == -ETIMEDOUT || neg_errno == -ECONNREFUSED)
@@ -191,6 +195,13 @@ static void ns_setattr_from(const struct fsal_attrlist *in, struct ns_setattr *s
 	}
 }
 
+/* The NFSv4 client making this call (0 for NFSv3): its own layouts are
+ * not recalled by its own changes. */
+static uint64_t caller_clientid(void)
+{
+	return op_ctx->clientid ? *op_ctx->clientid : 0;
+}
+
 /* setattr for every caller (setattr2, open2 with attributes, creates):
  * a size change of an object-backed file cuts the objects first. */
 fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
@@ -206,6 +217,10 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 			return fsalstat(h->obj.type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL,
 					0);
 		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		/* Holders of layouts must not race a size change: recall first. */
+		if (!rc && a.objects && sa.size != a.size)
+			rc = pando_layouts_recall_file(h->exp->layouts, h->ino, caller_clientid(),
+						       false, "size change");
 		if (!rc && a.objects && sa.size > 0 && sa.size < a.size)
 			rc = pando_truncate_objects(h->exp, h->ino, sa.size);
 		if (rc)
@@ -336,4 +351,5 @@ void pando_handle_ops_init(struct fsal_obj_ops *ops)
 	pando_dir_ops_init(ops);
 	pando_file_ops_init(ops);
 	pando_io_ops_init(ops);
+	pando_mds_ops_init(ops);
 }

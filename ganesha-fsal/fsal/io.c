@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "layouts.h"
 #include "objio.h"
 
 static fsal_status_t fd_open(struct fsal_obj_handle *o, fsal_openflags_t flags,
@@ -107,8 +108,14 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 	struct objio io = { .pool = exp->pool, .owner = h->ino };
 	struct pando_storage_map *map;
 	struct ns_setattr sa = { 0 };
-	int rc = pando_map_load(exp, h->ino, &map);
+	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
+	int rc;
 
+	/* Bytes written here and through another client's write layout
+	 * would race on the OSDs: recall those layouts first. */
+	rc = pando_layouts_recall_file(exp->layouts, h->ino, self, true, "write through the MDS");
+	if (!rc)
+		rc = pando_map_load(exp, h->ino, &map);
 	if (rc)
 		return rc;
 	*n = 0;

@@ -35,6 +35,9 @@ struct pando_fsal_module PandoFSAL = {
 			.link_supports_permission_checks = false,
 			.readdir_plus = true,
 			.expire_time_parent = -1,
+			/* flexfiles layouts over the OSDs (mds.c) */
+			.pnfs_mds = true,
+			.pnfs_ds = false,
 		},
 	},
 };
@@ -61,6 +64,7 @@ MODULE_INIT void pando_fsal_init(void)
 	}
 	m->m_ops.create_export = pando_create_export;
 	m->m_ops.init_config = pando_init_config;
+	pando_mds_module_ops_init(&m->m_ops);
 	pando_handle_ops_init(&PandoFSAL.handle_ops);
 }
 

@@ -38,13 +38,13 @@ static int new_map(struct pando_export *exp, uint64_t ino, struct pando_storage_
 	struct pando_layout_request req = {
 		.raid = mirrors > 1 ? PANDO_RAID1 : PANDO_RAID0,
 		.copies = (uint8_t)(mirrors > 1 ? mirrors : 1),
-		.data = 1,
+		.data = (uint8_t)exp->cfg.stripe_width,
 		.stripe_unit = exp->cfg.stripe_unit,
 		.max_groups = 1,
 		.seed = ino,
 		.partition_id = exp->cluster.partition,
 	};
-	int rc = ns_ids_reserve(exp->ns, mirrors, &req.first_object_id);
+	int rc = ns_ids_reserve(exp->ns, mirrors * exp->cfg.stripe_width, &req.first_object_id);
 
 	if (rc)
 		return rc;

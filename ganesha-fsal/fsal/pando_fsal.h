@@ -53,10 +53,14 @@ struct pando_export_config {
 	uint32_t mirrors;
 	uint32_t stripe_unit;
 	uint32_t osd_timeout_ms;
+	uint32_t stripe_width;          /* data columns of a new file's map */
+	uint32_t recall_timeout_s;      /* then a holder is fenced */
+	char *striped_clients;          /* addresses given striped layouts ("*": all) */
 };
 
 struct pando_reaper;
 struct pando_cluster;
+struct pando_layouts;
 
 #define PANDO_MAX_INFLIGHT 256
 
@@ -68,6 +72,7 @@ struct pando_export {
 	struct cluster_desc cluster;
 	struct osd_pool *pool;
 	struct pando_reaper *reaper;
+	struct pando_layouts *layouts;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
@@ -148,6 +153,9 @@ int pando_objects_flush(struct pando_export *exp, uint64_t ino);
 void pando_note_verf_change(struct pando_export *exp);
 bool pando_move_inflight(struct pando_export *exp, uint64_t ino);
 
+/* ganesha_fix.c: see the file for the Ganesha 4.3 bug it works around. */
+bool pando_fix_layout_state_ref(struct pando_handle *h);
+
 /* reaper.c */
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);
 void pando_reaper_kick(struct pando_reaper *r);
@@ -158,6 +166,11 @@ void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *fai
 fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 				  struct config_error_type *err_type,
 				  const struct fsal_up_vector *up_ops);
+
+/* mds.c */
+void pando_mds_export_ops_init(struct export_ops *ops);
+void pando_mds_module_ops_init(struct fsal_ops *ops);
+void pando_mds_ops_init(struct fsal_obj_ops *ops);
 
 /* dbus.c */
 void pando_dbus_start(void);

@@ -57,6 +57,7 @@ typedef int (*visit_fn)(struct checker *c, uint8_t type, const uint8_t *k, size_
 static int scan_prefix(struct checker *c, uint8_t type, visit_fn visit)
 {
 	struct db_iter i;
+	uint64_t n = 0;
 	int rc = 0;
 
 	iter_open_prefix(c->s, &i, &type, 1);
@@ -64,6 +65,7 @@ static int scan_prefix(struct checker *c, uint8_t type, visit_fn visit)
 		size_t klen, vlen;
 		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
 
+		walk_progress(c->s, type, ++n);
 		rc = visit(c, type, k, klen, v, vlen);
 	}
 	return iter_close(c->s, &i) ? -EIO : rc;
@@ -433,7 +435,7 @@ static void check_dangling(struct checker *c)
 
 /* ---- 6. per-inode keys and intents ----------------------------------- */
 
-static bool key_belongs(uint8_t type, const struct ns_inode *r)
+bool inode_owns_key(const struct ns_inode *r, uint8_t type)
 {
 	if (type == K_SYMLINK)
 		return r->type == NS_LNK;
@@ -451,7 +453,7 @@ static int check_owned(struct checker *c, uint8_t type, uint64_t ino)
 		return 0;
 	if (rc && rc != -ESTALE)
 		return rc;
-	if (rc || !key_belongs(type, &r))
+	if (rc || !inode_owns_key(&r, type))
 		problem(c, &c->res->stray_keys, "'%c' key of inode %llu, which %s", type,
 			(unsigned long long)ino, rc ? "does not exist" : "should not have one");
 	return 0;

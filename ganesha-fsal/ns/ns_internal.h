@@ -109,6 +109,10 @@ struct ns_store {
 	pthread_cond_t sync_done;
 	bool syncing;
 	uint64_t synced_seq;
+
+	/* Told how far a whole-store walk (ns_check, ns_repair) has come. */
+	ns_progress_fn progress;
+	void *progress_arg;
 };
 
 /* One inode a transaction read or made.  raw is the record as read, so
@@ -228,5 +232,13 @@ void dirent_del(struct txn *t, struct ns_inode *dir, const char *name, size_t le
 		const struct dirent_rec *d, uint8_t child_type);
 void dirent_put(struct txn *t, uint64_t dir, const char *name, size_t len,
 		const struct dirent_rec *d, uint8_t child_type);
+
+/* ns_check.c */
+/* Whether r should have a key of this type ('F', 'L' or 'M'). */
+bool inode_owns_key(const struct ns_inode *r, uint8_t type);
+
+/* ns_repair.c */
+/* Counts the n-th key of a walk over one key type, for the progress hook. */
+void walk_progress(struct ns_store *s, uint8_t type, uint64_t n);
 
 #endif

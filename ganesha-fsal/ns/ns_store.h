@@ -298,4 +298,35 @@ int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
  * *res) or -errno when it could not walk. */
 int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check_result *res);
 
+/* ns_repair.c: what pando-fsck needs beyond ns_check.  Like ns_check, for
+ * a quiet store: the caller holds it alone. */
+/* Fixes every kind of problem ns_check counts, one line per fix through
+ * say (may be NULL); *fixed counts the fixes by kind.  Entries of missing
+ * inodes go, the readdir index is rebuilt from the entries (an index entry
+ * whose entry is gone gives the name back), counts, parents and counters
+ * are recomputed, inodes no path from the root reaches are linked into
+ * /lost+found (made if absent) as "#<ino>", and stray data and targets are
+ * deleted; a stray map becomes a removal intent, so its objects are
+ * removed rather than leaked.  Durable on return.  -ENOTDIR if an orphan
+ * needs /lost+found and that name is taken by something else. */
+int ns_repair(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check_result *fixed);
+
+/* Every storage map ('M' key), in inode order; the blob is valid during
+ * the call only.  Return non-zero to stop: ns_map_list returns it. */
+typedef int (*ns_map_fn)(void *arg, uint64_t ino, const void *blob, size_t len);
+int ns_map_list(struct ns_store *s, ns_map_fn fn, void *arg);
+
+/* The next id the store will hand out (inodes, intents, ns_ids_reserve). */
+uint64_t ns_next_id(struct ns_store *s);
+/* Makes the next id at least next, durably: for ids found in use outside
+ * the store (object ids on the OSDs). */
+int ns_ids_raise(struct ns_store *s, uint64_t next);
+
+/* How far a walk over the whole store (ns_check, ns_repair, ns_map_list)
+ * has come: every NS_PROGRESS_EVERY keys of one type ("inodes",
+ * "entries", ...).  fn NULL: silence. */
+#define NS_PROGRESS_EVERY 10000
+typedef void (*ns_progress_fn)(void *arg, const char *what, uint64_t done);
+void ns_set_progress(struct ns_store *s, ns_progress_fn fn, void *arg);
+
 #endif

@@ -37,6 +37,7 @@
 #define MSG_DENIED 1
 #define REJECT_AUTH_ERROR 1
 #define ACCEPT_SUCCESS 0
+#define ACCEPT_PROC_UNAVAIL 3
 #define RPC_MAX_AUTH 400
 #define LAST_FRAGMENT 0x80000000u
 
@@ -462,6 +463,9 @@ static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint6
 	if (flavor != CTL_AUTH_FLAVOR || verf_len != sizeof(want) ||
 	    !hmac_equal(verf, want, sizeof(want)))
 		return -EPROTO;
+	/* A procedure newer than the target: the stream is still in step. */
+	if (stat == ACCEPT_PROC_UNAVAIL)
+		return -EOPNOTSUPP;
 	if (stat != ACCEPT_SUCCESS)
 		return -EPROTO;
 	*res = x.p;
@@ -491,7 +495,8 @@ static int transmit(struct osd_ctl_client *c, struct iovec *iov, int niov, uint3
 /* Runs a call and decodes its results.  A transport or protocol failure
  * leaves the stream in doubt (a late reply, a half-sent record, a peer we
  * do not trust), so the connection is closed and the next call opens a
- * fresh one; an authentication denial or a target status does not. */
+ * fresh one; an authentication denial, an unknown procedure or a target
+ * status does not. */
 static int ctl_call(struct osd_ctl_client *c, const struct ctl_call *call)
 {
 	const uint8_t *res = NULL;
@@ -509,7 +514,7 @@ static int ctl_call(struct osd_ctl_client *c, const struct ctl_call *call)
 	rc = encode_call(c, call, xid, nonce, iov, &niov);
 	if (!rc) {
 		rc = transmit(c, iov, niov, xid, nonce, &res, &res_len);
-		if (rc && rc != -EACCES)
+		if (rc && rc != -EACCES && rc != -EOPNOTSUPP)
 			conn_close(c);
 	}
 	if (!rc) {
@@ -585,6 +590,46 @@ int osd_ctl_statfs(struct osd_ctl_client *c, struct osd_ctl_statfs *out)
 {
 	struct ctl_call call = { .proc = OSDCTL_STATFS, .xdr_args = CTL_XDRPROC(xdr_void),
 				 .decode = decode_statfs, .out = out };
+
+	return ctl_call(c, &call);
+}
+
+static int decode_stats(const uint8_t *res, size_t len, void *arg)
+{
+	struct osd_ctl_stats *out = arg;
+	osd_stats_res r = { 0 };
+	const osd_stats_res_ok *ok = &r.osd_stats_res_u.ok;
+	int rc = xdr_decode_exact(res, len, CTL_XDRPROC(xdr_osd_stats_res), &r);
+
+	if (rc)
+		return rc;
+	rc = status_errno(r.status);
+	if (!rc) {
+		out->started_ns = ok->started_ns;
+		out->nfs_read_ops = ok->nfs_read_ops;
+		out->nfs_read_bytes = ok->nfs_read_bytes;
+		out->nfs_write_ops = ok->nfs_write_ops;
+		out->nfs_write_bytes = ok->nfs_write_bytes;
+		out->nfs_write_unstable = ok->nfs_write_unstable;
+		out->nfs_write_data_sync = ok->nfs_write_data_sync;
+		out->nfs_write_file_sync = ok->nfs_write_file_sync;
+		out->nfs_commit_ops = ok->nfs_commit_ops;
+		out->nfs_err_rejected = ok->nfs_err_rejected;
+		out->nfs_err_io = ok->nfs_err_io;
+		out->nfs_err_other = ok->nfs_err_other;
+		out->ctl_read_ops = ok->ctl_read_ops;
+		out->ctl_read_bytes = ok->ctl_read_bytes;
+		out->ctl_write_ops = ok->ctl_write_ops;
+		out->ctl_write_bytes = ok->ctl_write_bytes;
+	}
+	xdr_free(CTL_XDRPROC(xdr_osd_stats_res), &r);
+	return rc;
+}
+
+int osd_ctl_stats(struct osd_ctl_client *c, struct osd_ctl_stats *out)
+{
+	struct ctl_call call = { .proc = OSDCTL_STATS, .xdr_args = CTL_XDRPROC(xdr_void),
+				 .decode = decode_stats, .out = out };
 
 	return ctl_call(c, &call);
 }

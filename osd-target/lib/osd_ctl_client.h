@@ -15,6 +15,8 @@
  *                        -ENOSPC -ENOTEMPTY; -EREMOTEIO for SERVERFAULT
  *   authentication       -EACCES: the target denied our credential
  *                        (another key, or clock skew over 300 s)
+ *   procedure            -EOPNOTSUPP: the target does not know it (an
+ *                        older pando-osd); the connection stays open
  *   transport            -ETIMEDOUT (no reply within the timeout),
  *                        -ECONNRESET (connection lost), -EPROTO (a reply
  *                        that is malformed, for another call, has a wrong
@@ -66,6 +68,27 @@ struct osd_ctl_statfs {
 	uint64_t created_ns;
 };
 
+/* The target's I/O counters since it started (STATS; what each counts
+ * is in osd_ctl.x and README.md). */
+struct osd_ctl_stats {
+	uint64_t started_ns;
+	uint64_t nfs_read_ops;
+	uint64_t nfs_read_bytes;
+	uint64_t nfs_write_ops;
+	uint64_t nfs_write_bytes;
+	uint64_t nfs_write_unstable;
+	uint64_t nfs_write_data_sync;
+	uint64_t nfs_write_file_sync;
+	uint64_t nfs_commit_ops;
+	uint64_t nfs_err_rejected;
+	uint64_t nfs_err_io;
+	uint64_t nfs_err_other;
+	uint64_t ctl_read_ops;
+	uint64_t ctl_read_bytes;
+	uint64_t ctl_write_ops;
+	uint64_t ctl_write_bytes;
+};
+
 struct osd_ctl_create_item {
 	uint64_t object;          /* 0: the target picks; set to the id created */
 	uint64_t owner_file;
@@ -97,6 +120,8 @@ void osd_ctl_close(struct osd_ctl_client *c);
 /* NULL with AUTH_PANDO: reachability and proof that both sides hold the key. */
 int osd_ctl_null(struct osd_ctl_client *c);
 int osd_ctl_statfs(struct osd_ctl_client *c, struct osd_ctl_statfs *out);
+/* -EOPNOTSUPP from a target older than the counters. */
+int osd_ctl_stats(struct osd_ctl_client *c, struct osd_ctl_stats *out);
 /* Removes every partition and object; uuid must be the target's (statfs). */
 int osd_ctl_format(struct osd_ctl_client *c, const uint8_t uuid[OSD_CTL_UUID_LEN]);
 

@@ -13,6 +13,7 @@ void osd_config_defaults(struct osd_config *cfg)
 	snprintf(cfg->ctl_listen, sizeof(cfg->ctl_listen), "127.0.0.1:20591");
 	cfg->threads = 8;
 	cfg->max_conns = 256;
+	cfg->stats_interval = 60;
 	cfg->log_level = LOG_INFO;
 }
 
@@ -60,6 +61,9 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 	} else if (!strcmp(name, "max_conns")) {
 		rc = set_uint(value, 65536, &n) || n == 0;
 		cfg->max_conns = (unsigned)n;
+	} else if (!strcmp(name, "stats_interval")) {
+		rc = set_uint(value, 86400, &n) || n == 0;
+		cfg->stats_interval = (unsigned)n;
 	} else if (!strcmp(name, "log_level")) {
 		rc = log_level_parse(value, &cfg->log_level);
 	} else {

@@ -19,6 +19,7 @@ struct osd_config {
 	char log_file[PATH_MAX];
 	unsigned threads;
 	unsigned max_conns;
+	unsigned stats_interval;  /* seconds between counter log lines */
 	enum log_level log_level;
 };
 

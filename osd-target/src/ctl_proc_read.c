@@ -39,5 +39,7 @@ enum rpc_outcome ctl_proc_read(struct osd_ctx *ctx, void *argp, struct rpc_reply
 	xout_bool(&reply->res, eof);
 	xout_u32(&reply->res, (uint32_t)n);
 	reply->payload_len = n;
+	osd_stats_add(ctx->stats, OSD_STAT_CTL_READ_OPS, 1);
+	osd_stats_add(ctx->stats, OSD_STAT_CTL_READ_BYTES, n);
 	return RPC_OUT_SUCCESS;
 }

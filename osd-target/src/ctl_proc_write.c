@@ -67,6 +67,8 @@ enum rpc_outcome ctl_proc_write(struct osd_ctx *ctx, void *argp, struct rpc_repl
 		res.osd_write_res_u.ok.count = args->data.data_len;
 		memcpy(res.osd_write_res_u.ok.verifier, ctx->write_verf,
 		       sizeof(res.osd_write_res_u.ok.verifier));
+		osd_stats_add(ctx->stats, OSD_STAT_CTL_WRITE_OPS, 1);
+		osd_stats_add(ctx->stats, OSD_STAT_CTL_WRITE_BYTES, args->data.data_len);
 	}
 	return ctl_reply_encode(reply, CTL_XDRPROC(xdr_osd_write_res), &res, CTL_SMALL_RES);
 }

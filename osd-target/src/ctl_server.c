@@ -58,6 +58,7 @@ static const struct ctl_proc ctl_procs[] = {
 	[OSDCTL_FLUSH] = { "FLUSH", CTL_XDRPROC(xdr_osd_flush_args), ctl_proc_flush },
 	[OSDCTL_SET_CAP_VERSION] = { "SET_CAP_VERSION", CTL_XDRPROC(xdr_osd_setcap_args),
 				     ctl_proc_setcap },
+	[OSDCTL_STATS] = { "STATS", CTL_XDRPROC(xdr_void), ctl_proc_stats },
 };
 
 osd_status ctl_status(int err)

@@ -17,8 +17,9 @@
  * way; the detour through void (*)(void) says the cast is meant. */
 #define CTL_XDRPROC(fn) ((xdrproc_t)(void (*)(void))(fn))
 
-/* Bound on the encoded size of every fixed-size result (STATFS is 68). */
-#define CTL_SMALL_RES 128
+/* Bound on the encoded size of every fixed-size result (STATS, the
+ * largest, is 132). */
+#define CTL_SMALL_RES 256
 
 typedef enum rpc_outcome (*ctl_handler_fn)(struct osd_ctx *ctx, void *args,
 					   struct rpc_reply *reply);
@@ -53,5 +54,6 @@ enum rpc_outcome ctl_proc_setattr(struct osd_ctx *ctx, void *args, struct rpc_re
 enum rpc_outcome ctl_proc_list(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_flush(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_setcap(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
+enum rpc_outcome ctl_proc_stats(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 
 #endif

@@ -1,6 +1,7 @@
 /* pando-osd: one object storage target.  Loads its config and the cluster
  * key, opens the object store, serves the NFSv3 data-server and control
- * programs, and on SIGTERM/SIGINT drains requests and closes cleanly. */
+ * programs, logs its I/O counters now and then, and on SIGTERM/SIGINT
+ * drains requests and closes cleanly. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -19,6 +21,7 @@ struct osd_daemon {
 	struct osd_config cfg;
 	struct cluster_key key;
 	struct osd_ctx ctx;
+	struct osd_stats stats;
 	struct rpc_server *nfs;
 	struct rpc_server *ctl;
 	FILE *log;
@@ -34,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "ctl-listen", required_argument, NULL, 'l' },
 	{ "threads", required_argument, NULL, 't' },
 	{ "max-conns", required_argument, NULL, 'm' },
+	{ "stats-interval", required_argument, NULL, 's' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "log-file", required_argument, NULL, 'o' },
 	{ "format", no_argument, NULL, 'F' },
@@ -53,6 +57,7 @@ static void usage(FILE *out)
 		"  --ctl-listen H:P    control protocol address [127.0.0.1:20591]\n"
 		"  --threads N         worker threads per program [8]\n"
 		"  --max-conns N       connections per program [256]\n"
+		"  --stats-interval S  seconds between counter log lines [60]\n"
 		"  --log-level L       error, warn, info, debug [info]\n"
 		"  --log-file FILE     log here instead of stderr\n"
 		"  --format            format DATA_DIR first if it is empty\n");
@@ -212,8 +217,36 @@ static int start_servers(struct osd_daemon *d)
 	return 0;
 }
 
-static int wait_for_stop(void)
+static int64_t now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Logs the counters if they moved since the last line (an idle target
+ * stays quiet); logged holds that line's values. */
+static void log_counters_if_changed(const struct osd_stats *stats,
+				    uint64_t logged[OSD_STAT_COUNT])
+{
+	uint64_t now[OSD_STAT_COUNT];
+
+	osd_stats_snapshot(stats, now);
+	if (!memcmp(now, logged, sizeof(now)))
+		return;
+	osd_stats_log(now, "since start");
+	memcpy(logged, now, sizeof(now));
+}
+
+/* Waits for SIGTERM or SIGINT, logging the counters every stats_interval
+ * seconds meanwhile; the next line is due on a fixed schedule, so a
+ * SIGHUP does not put it off. */
+static int wait_for_stop(const struct osd_daemon *d)
+{
+	uint64_t logged[OSD_STAT_COUNT] = { 0 };
+	int64_t interval_ms = (int64_t)d->cfg.stats_interval * 1000;
+	int64_t due = now_ms() + interval_ms;
 	sigset_t set;
 	int sig;
 
@@ -222,7 +255,19 @@ static int wait_for_stop(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	for (;;) {
-		if (sigwait(&set, &sig))
+		int64_t left = due - now_ms();
+		struct timespec ts = { .tv_sec = left > 0 ? left / 1000 : 0,
+				       .tv_nsec = left > 0 ? left % 1000 * 1000000 : 0 };
+
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig < 0 && errno == EAGAIN) {
+			log_counters_if_changed(d->ctx.stats, logged);
+			due += interval_ms;
+			continue;
+		}
+		if (sig < 0 && errno == EINTR)
+			continue;
+		if (sig < 0)
 			return -1;
 		if (sig != SIGHUP)
 			return sig;
@@ -246,6 +291,7 @@ static void block_signals(void)
 int main(int argc, char **argv)
 {
 	static struct osd_daemon d;
+	uint64_t final[OSD_STAT_COUNT];
 	int sig;
 
 	if (parse_args(&d, argc, argv) || open_log(&d))
@@ -253,6 +299,8 @@ int main(int argc, char **argv)
 	block_signals();
 	if (load_key(&d) || open_store(&d))
 		return 1;
+	osd_stats_init(&d.stats);
+	d.ctx.stats = &d.stats;
 	if (start_servers(&d)) {
 		objstore_close(d.ctx.store);
 		return 1;
@@ -260,10 +308,13 @@ int main(int argc, char **argv)
 	log_info("pando-osd %u serving %s: nfs %s (port %u), control %s (port %u)",
 		 d.cfg.osd_id, d.cfg.data_dir, d.cfg.nfs_listen, rpc_server_port(d.nfs),
 		 d.cfg.ctl_listen, rpc_server_port(d.ctl));
-	sig = wait_for_stop();
+	sig = wait_for_stop(&d);
 	log_info("%s: draining requests and stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
+	/* After the drain, so the last requests are in. */
+	osd_stats_snapshot(&d.stats, final);
+	osd_stats_log(final, "at shutdown");
 	objstore_close(d.ctx.store);
 	log_info("pando-osd %u stopped cleanly", d.cfg.osd_id);
 	if (d.log)

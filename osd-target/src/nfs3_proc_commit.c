@@ -34,8 +34,10 @@ enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_in *args
 	err = obj_ref_sync(obj.ref);
 	xout_u32(&reply->res, nfs3_stat_from_errno("COMMIT", &obj, err));
 	nfs3_encode_wcc_data(&reply->res, ctx, &obj);
-	if (!err)
+	if (!err) {
 		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		osd_stats_add(ctx->stats, OSD_STAT_NFS_COMMIT_OPS, 1);
+	}
 	nfs3_obj_close(ctx, &obj);
 	return RPC_OUT_SUCCESS;
 }

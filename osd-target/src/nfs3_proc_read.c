@@ -68,6 +68,8 @@ enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
 		xout_u32(&reply->res, (uint32_t)got);	/* count */
 		xout_bool(&reply->res, eof);
 		xout_u32(&reply->res, (uint32_t)got);	/* data<> length; payload follows */
+		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_OPS, 1);
+		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_BYTES, got);
 	}
 	nfs3_obj_close(ctx, &obj);
 	return RPC_OUT_SUCCESS;

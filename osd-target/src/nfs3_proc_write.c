@@ -64,6 +64,7 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
 		xout_u32(&reply->res, a.count);
 		xout_u32(&reply->res, a.stable == NFS3_UNSTABLE ? NFS3_UNSTABLE : NFS3_FILE_SYNC);
 		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		osd_stats_nfs_write(ctx->stats, a.count, a.stable);
 	}
 	nfs3_obj_close(ctx, &obj);
 	return RPC_OUT_SUCCESS;

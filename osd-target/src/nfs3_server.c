@@ -98,19 +98,46 @@ static uint32_t reply_status(const struct rpc_reply *reply)
 	return xin_u32(&in);
 }
 
+/* Failures counted by who is to blame: the handle (it does not grant the
+ * call: forged, for another target, expired, fenced, read-only, or its
+ * object is gone), the target (it could not do what was asked), or the
+ * request (out of bounds or not supported). */
+static enum osd_stat error_class(uint32_t status)
+{
+	switch (status) {
+	case NFS3ERR_BADHANDLE:
+	case NFS3ERR_STALE:
+	case NFS3ERR_ACCES:
+		return OSD_STAT_NFS_ERR_REJECTED;
+	case NFS3ERR_IO:
+	case NFS3ERR_NOSPC:
+	case NFS3ERR_SERVERFAULT:
+		return OSD_STAT_NFS_ERR_IO;
+	default:
+		return OSD_STAT_NFS_ERR_OTHER;
+	}
+}
+
 static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_call *call,
 				 struct rpc_reply *reply)
 {
 	const struct nfs3_proc_desc *p = &nfs3_procs[call->proc];
 	enum rpc_outcome out;
 	struct xdr_in args;
+	uint32_t status;
 
 	xin_init(&args, call->args, call->args_len);
 	out = p->fn ? p->fn(ctx, &args, reply) : reply_notsupp(p, reply);
-	if (out != RPC_OUT_SUCCESS)
+	if (out != RPC_OUT_SUCCESS) {
 		log_debug("nfs3 %s xid %#x: rpc outcome %d", p->name, call->xid, (int)out);
-	else if (call->proc != NFSPROC3_NULL)
-		log_debug("nfs3 %s xid %#x: status %u", p->name, call->xid, reply_status(reply));
+		return out;
+	}
+	if (call->proc == NFSPROC3_NULL)
+		return out;
+	status = reply_status(reply);
+	if (status != NFS3_OK)
+		osd_stats_add(ctx->stats, error_class(status), 1);
+	log_debug("nfs3 %s xid %#x: status %u", p->name, call->xid, status);
 	return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cluster_key.h"
 #include "objstore.h"
+#include "osd_stats.h"
 #include "rpc_server.h"
 
 #define OSD_NFS_MAX_IO (1u << 20)                 /* rtmax/wtmax */
@@ -17,6 +18,9 @@ struct osd_ctx {
 	uint32_t osd_id;
 	uint8_t write_verf[8];    /* drawn at start: changes on every restart */
 	uint64_t fsid;            /* from the target uuid */
+	/* Through a pointer: the NFS procedures get the context const, yet
+	 * count what they serve. */
+	struct osd_stats *stats;
 };
 
 enum rpc_outcome nfs3_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);

@@ -35,6 +35,11 @@ int main(void)
 	CHECK_EQ(cfg.log_level, LOG_DEBUG);
 	CHECK(strcmp(cfg.nfs_listen, "127.0.0.1:20491") == 0);
 	CHECK_EQ(osd_config_check(&cfg, err, sizeof(err)), 0);
+	CHECK_EQ(cfg.stats_interval, 60);
+	CHECK_EQ(load_text(&cfg, "stats_interval = 2\n", err, sizeof(err)), 0);
+	CHECK_EQ(cfg.stats_interval, 2);
+	CHECK(load_text(&cfg, "stats_interval = 0\n", err, sizeof(err)) < 0);
+	CHECK(load_text(&cfg, "stats_interval = 86401\n", err, sizeof(err)) < 0);
 
 	CHECK(load_text(&cfg, "osd_id = -1\n", err, sizeof(err)) < 0);
 	CHECK(strstr(err, ":1:") != NULL);

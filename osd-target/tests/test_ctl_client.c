@@ -2,8 +2,9 @@
  * loopback: the exact bytes of a call (header, AUTH_PANDO credential and
  * MAC computed here independently with OpenSSL, arguments, WRITE data and
  * padding), and how replies are judged: statuses, a wrong verifier or xid,
- * an oversized READ, a denial, a timeout, a closed connection, the
- * reconnect on the next call, and one client shared by several threads. */
+ * an oversized READ, STATS from known bytes, a procedure the target does
+ * not know, a denial, a timeout, a closed connection, the reconnect on the
+ * next call, and one client shared by several threads. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
@@ -159,6 +160,23 @@ static void send_status(int fd, const struct call_seen *c, uint32_t status)
 	send_reply(fd, c->xid, c->nonce, VERF_RIGHT, res, sizeof(res));
 }
 
+/* Accepted, with the right verifier, but PROC_UNAVAIL: what an older
+ * target answers to a procedure it does not have. */
+static void send_proc_unavail(int fd, uint32_t xid, uint64_t nonce)
+{
+	uint8_t buf[44];
+
+	put_be32(buf, 0x80000000u | 40);
+	put_be32(buf + 4, xid);
+	put_be32(buf + 8, 1);                           /* REPLY */
+	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
+	put_be32(buf + 16, FLAVOR);
+	put_be32(buf + 20, 16);
+	reply_verf(xid, nonce, buf + 24);
+	put_be32(buf + 40, 3);                          /* PROC_UNAVAIL */
+	CHECK_EQ(write(fd, buf, sizeof(buf)), (long long)sizeof(buf));
+}
+
 static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 {
 	uint8_t buf[24];
@@ -174,13 +192,14 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
-enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE };
+enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS };
 
 struct pending {
 	pthread_t thread;
 	struct osd_ctl_client *c;
 	enum op op;
 	uint8_t buf[64];
+	struct osd_ctl_stats stats;
 	size_t n;
 	bool eof;
 	int rc;
@@ -203,6 +222,9 @@ static void *run_op(void *arg)
 		break;
 	case OP_WRITE:
 		p->rc = osd_ctl_write(p->c, &id, 9, "hello", 5, OSD_CTL_DATA_SYNC, NULL);
+		break;
+	case OP_STATS:
+		p->rc = osd_ctl_stats(p->c, &p->stats);
 		break;
 	}
 	return NULL;
@@ -356,6 +378,56 @@ static int test_read(struct osd_ctl_client *c, int lfd, int fd)
 	return expect_reconnect(c, lfd, fd);
 }
 
+/* STATS: procedure 14 without arguments; its result, status and sixteen
+ * hypers in osd_ctl.x's order, decoded field by field. */
+static int test_stats(struct osd_ctl_client *c, int lfd, int fd)
+{
+	uint8_t rec[4096], res[4 + 16 * 8];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_STATS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 14);
+	CHECK_EQ(s.args_len, 0);
+	put_be32(res, 0);
+	for (int i = 0; i < 16; i++)                     /* field i holds 0x0i0000000000010i */
+		put_be64(res + 4 + 8 * i, (uint64_t)i << 56 | 0x100 | (uint64_t)i);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), 0);
+	CHECK_EQ(p.stats.started_ns, 0x0000000000000100ull);
+	CHECK_EQ(p.stats.nfs_read_ops, 0x0100000000000101ull);
+	CHECK_EQ(p.stats.nfs_read_bytes, 0x0200000000000102ull);
+	CHECK_EQ(p.stats.nfs_write_ops, 0x0300000000000103ull);
+	CHECK_EQ(p.stats.nfs_write_bytes, 0x0400000000000104ull);
+	CHECK_EQ(p.stats.nfs_write_unstable, 0x0500000000000105ull);
+	CHECK_EQ(p.stats.nfs_write_data_sync, 0x0600000000000106ull);
+	CHECK_EQ(p.stats.nfs_write_file_sync, 0x0700000000000107ull);
+	CHECK_EQ(p.stats.nfs_commit_ops, 0x0800000000000108ull);
+	CHECK_EQ(p.stats.nfs_err_rejected, 0x0900000000000109ull);
+	CHECK_EQ(p.stats.nfs_err_io, 0x0a0000000000010aull);
+	CHECK_EQ(p.stats.nfs_err_other, 0x0b0000000000010bull);
+	CHECK_EQ(p.stats.ctl_read_ops, 0x0c0000000000010cull);
+	CHECK_EQ(p.stats.ctl_read_bytes, 0x0d0000000000010dull);
+	CHECK_EQ(p.stats.ctl_write_ops, 0x0e0000000000010eull);
+	CHECK_EQ(p.stats.ctl_write_bytes, 0x0f0000000000010full);
+	/* a target older than STATS: -EOPNOTSUPP on the same connection */
+	start(&p, c, OP_STATS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_proc_unavail(fd, s.xid, s.nonce);
+	CHECK_EQ(finish(&p), -EOPNOTSUPP);
+	start(&p, c, OP_MKPART);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_status(fd, &s, 0);
+	CHECK_EQ(finish(&p), 0);
+	/* a result one hyper short does not decode */
+	start(&p, c, OP_STATS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res) - 8);
+	CHECK_EQ(finish(&p), -EPROTO);
+	return expect_reconnect(c, lfd, fd);
+}
+
 /* A reply the client must not trust closes the connection; the next call
  * opens a new one. */
 static int test_untrusted_reply(struct osd_ctl_client *c, int lfd, int fd, bool wrong_xid)
@@ -504,6 +576,7 @@ int main(void)
 	test_write_data_and_padding(c, fd);
 	fd = test_statuses(c, lfd, fd);
 	fd = test_read(c, lfd, fd);
+	fd = test_stats(c, lfd, fd);
 	test_local_argument_checks(c);
 	test_shared_between_threads(c, fd);
 	test_denied_keeps_connection(c, fd);

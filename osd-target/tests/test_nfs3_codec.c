@@ -1,7 +1,8 @@
 /* NFSv3 argument decoding from known bytes, malformed and truncated
  * arguments, and whole calls through nfs3_dispatch() against a real object
  * store in a temporary directory: statuses, result arms byte for byte,
- * READ payloads, handle checks and the RPC-level refusals. */
+ * READ payloads, handle checks, the RPC-level refusals and what each call
+ * adds to the I/O counters. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,7 @@ struct fixture {
 	char dir[64];
 	struct objstore *store;
 	struct cluster_key key;
+	struct osd_stats stats;
 	struct osd_ctx ctx;
 };
 
@@ -227,8 +229,9 @@ static void fixture_up(struct fixture *f)
 	CHECK_EQ(objstore_partition_create(f->store, PART), 0);
 	CHECK_EQ(objstore_object_create(f->store, PART, &req, 1, &result), 0);
 	CHECK_EQ(result, 0);
+	osd_stats_init(&f->stats);
 	f->ctx = (struct osd_ctx){ .store = f->store, .key = &f->key, .osd_id = OSD_ID,
-				   .write_verf = "verifier", .fsid = 0x1234 };
+				   .write_verf = "verifier", .fsid = 0x1234, .stats = &f->stats };
 }
 
 static void fixture_down(struct fixture *f)
@@ -575,6 +578,81 @@ static void test_rpc_refusals(struct fixture *f)
 	CHECK_EQ(r.out, RPC_OUT_AUTH_BADCRED);
 }
 
+static void write_args(struct buf *b, const uint8_t fh[CAPABILITY_SIZE], uint64_t off,
+		       uint32_t stable, const char *data)
+{
+	fh_buf(b, fh);
+	put64(b, off);
+	put32(b, (uint32_t)strlen(data));
+	put32(b, stable);
+	put_opaque(b, data, (uint32_t)strlen(data));
+}
+
+/* Ops and bytes for what was answered OK, by stable_how for WRITE; each
+ * failure in the class of its status; NULL and undecodable calls nowhere. */
+static void test_counters(struct fixture *f)
+{
+	uint8_t fh[CAPABILITY_SIZE], ro[CAPABILITY_SIZE], forged[CAPABILITY_SIZE];
+	uint64_t want[OSD_STAT_COUNT] = { 0 }, got[OSD_STAT_COUNT];
+	struct result r;
+	struct buf b;
+
+	osd_stats_init(&f->stats);
+	mint(f, CAP_RIGHTS_RW, 1, 0, fh);
+	mint(f, CAP_RIGHTS_READ, 1, 0, ro);
+	memcpy(forged, fh, sizeof(forged));
+	forged[CAPABILITY_SIZE - 1] ^= 1;
+
+	write_args(&b, fh, 0, NFS3_UNSTABLE, "abcdefg");
+	expect_status(f, NFSPROC3_WRITE, &b, NFS3_OK, 4 + 4 + POST_OP_LEN + 4 + 4 + 8);
+	write_args(&b, fh, 7, NFS3_DATA_SYNC, "hij");
+	expect_status(f, NFSPROC3_WRITE, &b, NFS3_OK, 4 + 4 + POST_OP_LEN + 4 + 4 + 8);
+	write_args(&b, fh, 10, NFS3_FILE_SYNC, "kl");
+	expect_status(f, NFSPROC3_WRITE, &b, NFS3_OK, 4 + 4 + POST_OP_LEN + 4 + 4 + 8);
+	fh_buf(&b, fh);
+	put64(&b, 2);
+	put32(&b, 6);
+	call(f, NFSPROC3_READ, &b, &r);
+	CHECK_EQ(get32(r.res), NFS3_OK);
+	result_free(&r);
+	fh_buf(&b, fh);
+	put64(&b, 0);
+	put32(&b, 0);
+	expect_status(f, NFSPROC3_COMMIT, &b, NFS3_OK, 4 + 4 + POST_OP_LEN + 8);
+	want[OSD_STAT_NFS_WRITE_OPS] = 3;
+	want[OSD_STAT_NFS_WRITE_BYTES] = 12;
+	want[OSD_STAT_NFS_WRITE_UNSTABLE] = 1;
+	want[OSD_STAT_NFS_WRITE_DATA_SYNC] = 1;
+	want[OSD_STAT_NFS_WRITE_FILE_SYNC] = 1;
+	want[OSD_STAT_NFS_READ_OPS] = 1;
+	want[OSD_STAT_NFS_READ_BYTES] = 6;
+	want[OSD_STAT_NFS_COMMIT_OPS] = 1;
+
+	read_args(&b, forged);                          /* BADHANDLE */
+	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_BADHANDLE, 8);
+	fh_buf(&b, forged);
+	expect_status(f, NFSPROC3_GETATTR, &b, NFS3ERR_BADHANDLE, 4);
+	write_args(&b, ro, 0, NFS3_FILE_SYNC, "x");     /* ACCES */
+	expect_status(f, NFSPROC3_WRITE, &b, NFS3ERR_ACCES, 12);
+	want[OSD_STAT_NFS_ERR_REJECTED] = 3;
+	write_args(&b, fh, 0xfffffffffffff000ull, NFS3_UNSTABLE, "x");
+	expect_status(f, NFSPROC3_WRITE, &b, NFS3ERR_FBIG, 4 + 4 + POST_OP_LEN);
+	b.len = 0;
+	expect_status(f, NFSPROC3_LOOKUP, &b, NFS3ERR_NOTSUPP, 8);
+	want[OSD_STAT_NFS_ERR_OTHER] = 2;
+	call(f, NFSPROC3_NULL, &b, &r);
+	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
+	call(f, NFSPROC3_READ, &b, &r);
+	CHECK_EQ(r.out, RPC_OUT_GARBAGE_ARGS);
+
+	osd_stats_snapshot(&f->stats, got);
+	for (int i = 0; i < OSD_STAT_COUNT; i++) {
+		if (got[i] != want[i])
+			fprintf(stderr, "counter %s\n", osd_stat_names[i]);
+		CHECK_EQ(got[i], want[i]);
+	}
+}
+
 int main(void)
 {
 	struct fixture f;
@@ -595,6 +673,7 @@ int main(void)
 	test_small_procs(&f);
 	test_notsupp(&f);
 	test_rpc_refusals(&f);
+	test_counters(&f);
 	fixture_down(&f);
 	CHECK_DONE();
 }

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,6 +448,39 @@ static int plain_args(struct tool *t, int argc, char **argv, int min, int max, i
 	return 0;
 }
 
+/* The STATS counters in the order `stat` prints them, after the STATFS lines. */
+#define COUNTER(field) { #field, offsetof(struct osd_ctl_stats, field) }
+static const struct { const char *name; size_t off; } stat_counters[] = {
+	COUNTER(started_ns),
+	COUNTER(nfs_read_ops), COUNTER(nfs_read_bytes),
+	COUNTER(nfs_write_ops), COUNTER(nfs_write_bytes),
+	COUNTER(nfs_write_unstable), COUNTER(nfs_write_data_sync), COUNTER(nfs_write_file_sync),
+	COUNTER(nfs_commit_ops),
+	COUNTER(nfs_err_rejected), COUNTER(nfs_err_io), COUNTER(nfs_err_other),
+	COUNTER(ctl_read_ops), COUNTER(ctl_read_bytes),
+	COUNTER(ctl_write_ops), COUNTER(ctl_write_bytes),
+};
+#undef COUNTER
+
+static int print_counters(struct tool *t)
+{
+	struct osd_ctl_stats cs;
+	int rc = osd_ctl_stats(t->client, &cs);
+
+	/* A target older than the counters still gets its STATFS lines. */
+	if (rc == -EOPNOTSUPP)
+		return 0;
+	if (rc)
+		return fail(t, "counters: %s", strerror(-rc));
+	for (size_t i = 0; i < sizeof(stat_counters) / sizeof(stat_counters[0]); i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&cs + stat_counters[i].off, sizeof(v));
+		printf("%-19s %" PRIu64 "\n", stat_counters[i].name, v);
+	}
+	return 0;
+}
+
 static int cmd_stat(struct tool *t, int argc, char **argv)
 {
 	struct osd_ctl_statfs st;
@@ -467,7 +501,7 @@ static int cmd_stat(struct tool *t, int argc, char **argv)
 	printf("partitions  %" PRIu64 "\n", st.partitions);
 	printf("objects     %" PRIu64 "\n", st.objects);
 	printf("created_ns  %" PRIu64 "\n", st.created_ns);
-	return 0;
+	return print_counters(t);
 }
 
 static int cmd_ls(struct tool *t, int argc, char **argv)

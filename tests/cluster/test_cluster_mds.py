@@ -10,7 +10,10 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
+import pytest
+from pando_testing.logs import keep_logs
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client
 from pando_testing.nfs3_setup import Nfs3Setup, mount_root
 from pando_testing.pod import Pod, build_dir
@@ -18,6 +21,14 @@ from pando_testing.pod import Pod, build_dir
 HOST = "127.0.0.1"
 NFS_PORT = 2049
 MNT_PORT = 20048
+
+
+@pytest.fixture
+def cdir(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """The cluster directory; its daemons' logs are kept when the test fails."""
+    d = tmp_path / "cluster"
+    yield d
+    keep_logs(request, [d / "mds" / "ganesha.log", *sorted(d.glob("osd.*.log"))])
 
 
 def _cli(*args: str) -> list[str]:
@@ -80,14 +91,13 @@ def _nfs3_roundtrip(pod: Pod) -> None:
         setup.close()
 
 
-def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, tmp_path: Path) -> None:
-    cdir = tmp_path / "cluster"
+def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) -> None:
     pids: dict[str, int] = {}
     try:
-        up = pod.run(_cli("up", "--osds", "2"), env=_env(cdir), check=False, timeout=120)
+        up = pod.run(_cli("up", "--osds", "3"), env=_env(cdir), check=False, timeout=120)
         assert up.returncode == 0, up.stdout + up.stderr
         pids = _pids(cdir)
-        assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "rpcbind"], pids
+        assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "osd.3", "rpcbind"], pids
         assert "mount -t nfs -o vers=4.1,port=2049 127.0.0.1:/pando /mnt/pando" in up.stdout
         assert ("mount -t nfs -o vers=3,port=2049,mountport=20048,nolock "
                 "127.0.0.1:/pando /mnt/pando") in up.stdout
@@ -101,11 +111,11 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, tmp_path: Pa
         mgr = pod.run(["ganesha_mgr", "show", "exports"], check=False,
                       env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": bus.group(1)})
         assert mgr.returncode == 0, mgr.stdout + mgr.stderr
-        assert re.search(r"^\s*1,\s+/pando,", mgr.stdout, re.M), mgr.stdout
+        assert re.search(r"^\s*1,\s+/pando,", mgr.stdout, re.MULTILINE), mgr.stdout
 
-        again = pod.run(_cli("up", "--osds", "2"), env=_env(cdir), check=False, timeout=120)
+        again = pod.run(_cli("up", "--osds", "3"), env=_env(cdir), check=False, timeout=120)
         assert again.returncode == 0, again.stdout + again.stderr
-        assert again.stdout.count("already running") == 3, again.stdout
+        assert again.stdout.count("already running") == 4, again.stdout
         assert _pids(cdir) == pids
 
         st = pod.run(_cli("status"), env=_env(cdir), check=False)
@@ -114,10 +124,11 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, tmp_path: Pa
     finally:
         down = pod.run(_cli("down"), env=_env(cdir), check=False, timeout=120)
     assert down.returncode == 0, down.stdout + down.stderr
-    assert down.stdout.count("stopped") == 5, down.stdout
+    assert down.stdout.count("stopped") == 6, down.stdout
     assert [p for p in pids.values() if _running(p)] == []
+    assert (cdir / "mds" / "ganesha.log").read_text().rstrip().endswith("NFS EXIT: regular exit")
     st = pod.run(_cli("status"), env=_env(cdir), check=False)
-    assert st.returncode == 1 and st.stdout.count(" down ") == 5, st.stdout
+    assert st.returncode == 1 and st.stdout.count(" down ") == 6, st.stdout
 
 
 def _broken_build(tmp_path: Path) -> Path:
@@ -129,8 +140,8 @@ def _broken_build(tmp_path: Path) -> Path:
     return fake
 
 
-def test_up_stops_what_it_started_when_ganesha_fails(pod: Pod, tmp_path: Path) -> None:
-    cdir = tmp_path / "cluster"
+def test_up_stops_what_it_started_when_ganesha_fails(pod: Pod, tmp_path: Path,
+                                                     cdir: Path) -> None:
     env = _env(cdir, PANDO_BUILD_DIR=str(_broken_build(tmp_path)))
     up = pod.run(_cli("up", "--osds", "1", "--timeout", "20"), env=env, check=False,
                  timeout=120)

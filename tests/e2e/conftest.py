@@ -1,33 +1,73 @@
 """Fixtures for end-to-end tests with stock Linux kernels as NFS clients.
 
 * `nfs_server`: the server under test, as a NfsServerHandle (mount
-  parameters, logs, export location).  Today NFS-Ganesha 4.3 with FSAL VFS
-  serving NFSv3 and NFSv4.1 inside the test's pod; when the Pando metadata
-  manager lands, a Pando cluster fixture returning the same handle replaces
-  it here and every scenario runs against Pando unchanged.
+  parameters, logs, how to read the server's copy of a file).  A Pando
+  cluster: one metadata manager (stock ganesha.nfsd 4.3 + libfsalpando.so,
+  NFSv3 and NFSv4.1) over four pando-osd targets, in the test's pod
+  (`pando_cluster` is the PandoMds behind it).
+* `ganesha_vfs`: the same handle for NFS-Ganesha 4.3 with FSAL VFS over a
+  local directory, for the tests that are about Ganesha itself or about the
+  harness and need a plain server.  A test uses one of the two servers,
+  never both (they take the same ports in the pod).
 * `kernel_client(version)`: a factory of KernelClient objects that boot that
   Debian kernel ("6.1", "6.12", "7.x") in qemu inside the same pod and run
-  scenarios against `nfs_server`.
+  scenarios against `nfs_server` (started when the first client is made, so
+  a test that passes `server=` starts no Pando cluster).
 
-When a test fails, the serial logs of its VMs and the server's logs are
-copied to build/test-logs/<test id>/ (see pando_testing.logs).
+PANDO_E2E_MDS_LOG_LEVEL (e.g. DEBUG, FULL_DEBUG) raises the metadata
+manager's Ganesha log level for a reproduction.  When a test fails, the
+serial logs of its VMs and the servers' logs are copied to
+build/test-logs/<test id>/ (see pando_testing.logs).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
-from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient
+from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient, Nfs3Peek
 from pando_testing.ganesha import GaneshaVfs
 from pando_testing.logs import keep_logs
+from pando_testing.mds import PandoMds
 from pando_testing.pod import Pod
-from pando_testing.vm import NfsServerHandle
+from pando_testing.vm import GUEST_ADDR, NfsServerHandle
+
+PANDO_PSEUDO = "/pando"
 
 
 @pytest.fixture
-def nfs_server(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[NfsServerHandle]:
+def pando_cluster(mds_factory: Callable[..., PandoMds]) -> PandoMds:
+    """One metadata manager over four OSDs, serving NFSv3 and NFSv4.1 on
+    2049 (MOUNT on 20048); data servers advertised as the guests see them.
+    mds_factory stops it and checks that it exits cleanly."""
+    return mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
+                       advertise_host=GUEST_ADDR,
+                       log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"))
+
+
+@pytest.fixture
+def nfs_server(request: pytest.FixtureRequest, pod: Pod,
+               pando_cluster: PandoMds) -> Iterator[NfsServerHandle]:
+    m = pando_cluster
+    assert m.export_dir is not None
+    handle = NfsServerHandle(
+        name="pando", target=m.mount_target(), export_root=None,
+        logs=[m.log_path, m.rpcbind_log_path, m.workdir / "ganesha.stdout", m.conf_path,
+              m.cluster_desc, *(o.log_path for o in m.osds)],
+        read_plus_ok=False,
+        # The MDS is Ganesha 4.3: the same GET_DIR_DELEGATION bug as FSAL VFS
+        # (see ganesha_vfs below); test_directory_delegation_bug[pando] shows it.
+        client_modopts=GANESHA43_CLIENT_MODOPTS,
+        # No directory on this machine: the server's copy is read over NFSv3.
+        server_copy=Nfs3Peek(pod, m.host, m.nfs_port, m.mnt_port, str(m.export_dir)))
+    yield handle
+    keep_logs(request, [m.rpcbind_log_path, m.conf_path, m.cluster_desc])
+
+
+@pytest.fixture
+def ganesha_vfs(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[NfsServerHandle]:
     g = GaneshaVfs(pod, tmp_path / "ganesha", protocols=(3, 4), minor_versions=(1,),
                    pseudo="/pando-e2e")
     g.start()
@@ -38,8 +78,9 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iter
         # Linux 7.x sends GET_DIR_DELEGATION (in the GETATTR of a changed
         # directory); Ganesha 4.3 answers NFS4ERR_OP_ILLEGAL instead of
         # NFS4ERR_NOTSUPP and the client fails the stat with EREMOTEIO.
-        # test_scenarios.py::test_ganesha43_directory_delegation_bug shows it.
-        client_modopts=GANESHA43_CLIENT_MODOPTS)
+        # test_scenarios.py::test_directory_delegation_bug shows it.
+        client_modopts=GANESHA43_CLIENT_MODOPTS,
+        reports_holes=True)
     yield handle
     code = g.stop()
     keep_logs(request, handle.logs)
@@ -47,15 +88,18 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iter
 
 
 @pytest.fixture
-def kernel_client(request: pytest.FixtureRequest, pod: Pod, nfs_server: NfsServerHandle,
+def kernel_client(request: pytest.FixtureRequest, pod: Pod,
                   tmp_path: Path) -> Iterator[Callable[..., KernelClient]]:
     made: list[KernelClient] = []
 
     def make(version: str, name: str | None = None, server: NfsServerHandle | None = None,
              in_pod: Pod | None = None) -> KernelClient:
-        """`server` overrides nfs_server (e.g. a proxy in front of it), and
-        `in_pod` the pod the VMs run in (where that server listens)."""
-        kc = KernelClient(in_pod or pod, version, tmp_path / "vms", server or nfs_server,
+        """`server` overrides nfs_server (e.g. a proxy in front of it, or
+        ganesha_vfs), and `in_pod` the pod the VMs run in (where that server
+        listens)."""
+        if server is None:
+            server = request.getfixturevalue("nfs_server")
+        kc = KernelClient(in_pod or pod, version, tmp_path / "vms", server,
                           name or f"k{version.replace('.', '_')}-{len(made) + 1}")
         made.append(kc)
         return kc
@@ -65,4 +109,3 @@ def kernel_client(request: pytest.FixtureRequest, pod: Pod, nfs_server: NfsServe
     for vm in vms:
         vm.kill()
     keep_logs(request, [log for vm in vms for log in vm.logs()])
-

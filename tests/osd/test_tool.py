@@ -107,8 +107,8 @@ def test_mint_handle_known_bytes(pod: Pod, tmp_path: Path) -> None:
 def test_stat_ls_put_get(osd: OsdProcess) -> None:
     stat = osd.tool("stat").stdout
     fields = dict(line.split(None, 1) for line in stat.splitlines())
-    assert set(fields) == {"uuid", "osd_id", "key_id", "total_bytes", "free_bytes",
-                           "partitions", "objects", "created_ns"}
+    assert {"uuid", "osd_id", "key_id", "total_bytes", "free_bytes", "partitions", "objects",
+            "created_ns", "started_ns", "nfs_read_ops", "ctl_write_bytes"} <= set(fields)
     assert (fields["osd_id"], fields["key_id"]) == ("1", str(osd.key.key_id))
     assert fields["uuid"].replace("-", "") in (osd.data_path / "superblock").read_text()
     assert int(fields["total_bytes"]) >= int(fields["free_bytes"]) > 0

@@ -41,7 +41,7 @@ NFSV4 {{
     RecoveryRoot = "{workdir}/recovery";
     Minor_Versions = {minor_versions};
     Only_Numeric_Owners = true;
-}}
+{nfsv4_extra}}}
 NFS_KRB5 {{
     Active_krb5 = false;
 }}
@@ -115,6 +115,10 @@ class GaneshaServer:
     def extra_config(self) -> str:
         return ""
 
+    def nfsv4_extra(self) -> str:
+        """Lines added to the NFSV4 block."""
+        return ""
+
     @property
     def conf_path(self) -> Path:
         return self.workdir / "ganesha.conf"
@@ -142,7 +146,7 @@ class GaneshaServer:
 
     def write_config(self) -> None:
         self.conf_path.write_text(CONFIG_TEMPLATE.format(
-            fsal=self.fsal_block(), extra=self.extra_config(),
+            fsal=self.fsal_block(), extra=self.extra_config(), nfsv4_extra=self.nfsv4_extra(),
             nfs_port=self.nfs_port, mnt_port=self.mnt_port, plugins_dir=self.plugins_dir,
             workdir=self.workdir, export_dir=self.export_dir, log_level=self.log_level,
             protocols=", ".join(map(str, self.protocols)),

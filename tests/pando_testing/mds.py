@@ -62,6 +62,10 @@ class PandoMds(GaneshaServer):
     protocols: tuple[int, ...] = (3, 4)
     dbus: bool = True
     extra_fsal: str = ""
+    # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
+    # their listen address); off by default so plain gateway tests see
+    # no layouts.
+    pnfs: bool = False
     cluster_desc: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,6 +87,9 @@ class PandoMds(GaneshaServer):
             f"Stripe_Unit = {self.stripe_unit};",
             *([self.extra_fsal] if self.extra_fsal else []),
         ])
+
+    def nfsv4_extra(self) -> str:
+        return "    PNFS_MDS = true;\n" if self.pnfs else ""
 
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"

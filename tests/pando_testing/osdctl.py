@@ -14,7 +14,7 @@ import os
 import socket
 import struct
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .daemons import OsdProcess
 from .keys import ClusterKey
@@ -50,6 +50,7 @@ class Proc(enum.IntEnum):
     LIST = 11
     FLUSH = 12
     SET_CAP_VERSION = 13
+    STATS = 14
 
 
 class Status(enum.IntEnum):
@@ -214,6 +215,32 @@ class StatFs:
 
 
 @dataclass
+class Stats:
+    """STATS: the I/O counters since the target started, in osd_ctl.x's
+    order (which is also the order `pando-osd-tool stat` prints them)."""
+    started_ns: int
+    nfs_read_ops: int
+    nfs_read_bytes: int
+    nfs_write_ops: int
+    nfs_write_bytes: int
+    nfs_write_unstable: int
+    nfs_write_data_sync: int
+    nfs_write_file_sync: int
+    nfs_commit_ops: int
+    nfs_err_rejected: int
+    nfs_err_io: int
+    nfs_err_other: int
+    ctl_read_ops: int
+    ctl_read_bytes: int
+    ctl_write_ops: int
+    ctl_write_bytes: int
+
+    def counters(self) -> dict[str, int]:
+        """Every counter by name (all but started_ns)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "started_ns"}
+
+
+@dataclass
 class ReadResult:
     status: Status
     eof: bool = False
@@ -317,6 +344,13 @@ class OsdCtl:
         u = self.call(Proc.STATFS)
         _ok("STATFS", u.u32())
         st = StatFs(u.fixed(16), u.u32(), u.u32(), u.u64(), u.u64(), u.u64(), u.u64(), u.u64())
+        u.done()
+        return st
+
+    def stats(self) -> Stats:
+        u = self.call(Proc.STATS)
+        _ok("STATS", u.u32())
+        st = Stats(*(u.u64() for _ in fields(Stats)))
         u.done()
         return st
 

@@ -17,6 +17,7 @@ result.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shlex
@@ -25,11 +26,11 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .initramfs import build_initrd
 from .kernels import Kernel, cache_dir, get_kernel
-from .pod import Pod, repo_root
+from .pod import Pod, build_dir, repo_root
 
 QEMU = "qemu-system-x86_64"
 GUEST_DIR = repo_root() / "tests" / "e2e" / "guest"
@@ -75,6 +76,12 @@ class NfsServerHandle:
     # Client module options this server needs ({"nfsv4": "directory_delegations=0"}):
     # workarounds for server bugs, each documented where the handle is made.
     client_modopts: dict[str, str] = field(default_factory=dict)
+    # For servers without export_root: (size, sha256) of a file given by its
+    # path under the export root, read on this machine by another client than
+    # the guest (e2e.Nfs3Peek); None when the file does not exist.
+    server_copy: Callable[[str], tuple[int, str] | None] | None = None
+    # Whether st_blocks shows holes (a local file system behind the export).
+    reports_holes: bool = False
 
     def guest_params(self) -> dict[str, str]:
         if not self.client_modopts:
@@ -205,6 +212,34 @@ class VmResult:
         return self
 
 
+# ---- guest tools ---------------------------------------------------------------
+
+# C programs the guest runs where busybox has no applet (tests/e2e/guest/*.c),
+# built static with the machine's cc and put in every per-test archive.
+GUEST_TOOLS = {"bin/plock": "plock.c"}
+
+
+@functools.lru_cache(maxsize=None)
+def guest_tool(source: str) -> bytes:
+    """The static binary built from tests/e2e/guest/SOURCE, cached in the
+    build directory by the source's sha256.  If it cannot be built, a shell
+    stub that says why and exits 3, so only the scenarios that use it fail."""
+    src = GUEST_DIR / source
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
+    out = build_dir() / "e2e-guest" / f"{src.stem}-{digest}"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+        cp = subprocess.run([os.environ.get("CC", "cc"), "-static", "-Os", "-s", "-Wall",
+                             "-o", str(tmp), str(src)], capture_output=True, text=True)
+        if cp.returncode != 0:
+            why = (cp.stderr or cp.stdout).strip().replace("'", "")[-500:]
+            return (f"#!/bin/sh\necho '{src.stem}: not built on the host "
+                    f"(cc -static {source} failed: {why})' >&2\nexit 3\n").encode()
+        tmp.replace(out)
+    return out.read_bytes()
+
+
 # ---- accelerator -----------------------------------------------------------
 
 def _kvm_usable_device() -> bool:
@@ -318,6 +353,7 @@ class Vm:
             "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
             "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
             "pando/scenario.sh": (self.scenario.script().encode(), 0o644),
+            **{path: (guest_tool(src), 0o755) for path, src in GUEST_TOOLS.items()},
         }
         self._path("scenario.sh").write_text(self.scenario.script())
         return build_initrd(self.kernel, self._path("initrd"), files)

@@ -1,0 +1,532 @@
+/* Layout bookkeeping, recall and fencing (layouts.h). */
+#include "layouts.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fridgethr.h"
+#include "fsal_up.h"
+#include "objio.h"
+
+#define BUCKETS 1024
+
+struct flayouts {
+	uint64_t ino;
+	uint32_t gen;
+	uint32_t cap_version;           /* 0: not read from the OSDs yet */
+	uint64_t epoch;                 /* moves on every recall */
+	time_t deadline;                /* of the running recall, 0: none */
+	struct pando_seg *segs;
+	struct flayouts *next;
+};
+
+struct pando_layouts {
+	struct pando_export *exp;
+	uint32_t timeout_s;
+	pthread_mutex_t lock;
+	struct flayouts *bucket[BUCKETS];
+	struct pando_layout_stats st;
+	bool *osd_was_up;               /* per OSD in the pool, for the watcher */
+	pthread_t watcher;
+	pthread_cond_t cond;
+	bool stop;
+};
+
+static struct flayouts **slot(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts **p = &l->bucket[ino % BUCKETS];
+
+	while (*p && (*p)->ino != ino)
+		p = &(*p)->next;
+	return p;
+}
+
+static struct flayouts *file_get(struct pando_layouts *l, uint64_t ino, bool create)
+{
+	struct flayouts **p = slot(l, ino);
+
+	if (!*p && create) {
+		*p = gsh_calloc(1, sizeof(**p));
+		(*p)->ino = ino;
+		l->st.files++;
+	}
+	return *p;
+}
+
+static void file_put(struct pando_layouts *l, struct flayouts *f)
+{
+	struct flayouts **p;
+
+	if (f->segs || f->deadline)
+		return;
+	p = slot(l, f->ino);
+	*p = f->next;
+	gsh_free(f);
+	l->st.files--;
+}
+
+static void client_name(char *buf, size_t cap)
+{
+	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
+
+	buf[0] = 0;
+	if (!sa)
+		return;
+	if (sa->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, cap);
+	else if (sa->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, cap);
+}
+
+int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
+			struct pando_seg **out)
+{
+	struct pando_seg *seg;
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, true);
+	if (f->deadline) {
+		pthread_mutex_unlock(&l->lock);
+		return -EAGAIN;
+	}
+	seg = gsh_calloc(1, sizeof(*seg));
+	seg->owner = l;
+	seg->ino = ino;
+	seg->clientid = op_ctx->clientid ? *op_ctx->clientid : 0;
+	client_name(seg->client, sizeof(seg->client));
+	seg->write = write;
+	seg->epoch = f->epoch;
+	f->gen = gen;
+	seg->next = f->segs;
+	f->segs = seg;
+	l->st.segments++;
+	l->st.granted++;
+	pthread_mutex_unlock(&l->lock);
+	*out = seg;
+	return 0;
+}
+
+static void unlink_seg(struct pando_layouts *l, struct pando_seg *seg)
+{
+	struct flayouts *f = file_get(l, seg->ino, false);
+	struct pando_seg **p;
+
+	if (!f)
+		return;
+	for (p = &f->segs; *p; p = &(*p)->next) {
+		if (*p == seg) {
+			*p = seg->next;
+			l->st.segments--;
+			break;
+		}
+	}
+	file_put(l, f);
+}
+
+void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg)
+{
+	pthread_mutex_lock(&l->lock);
+	unlink_seg(l, seg);
+	l->st.granted--;
+	pthread_mutex_unlock(&l->lock);
+	gsh_free(seg);
+}
+
+void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg)
+{
+	pthread_mutex_lock(&l->lock);
+	unlink_seg(l, seg);
+	l->st.returned++;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	gsh_free(seg);
+}
+
+bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg)
+{
+	struct flayouts *f;
+	bool stale;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, seg->ino, false);
+	stale = seg->fenced || (f && f->epoch != seg->epoch);
+	pthread_mutex_unlock(&l->lock);
+	return stale;
+}
+
+/* The version on the first OSD that answers. */
+static int read_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
+			    uint32_t *ver)
+{
+	uint32_t width = pando_map_width(map);
+	struct osd_ctl_attr_key key = { .page = 1, .number = 7 };
+	int rc = -EIO;
+
+	for (uint32_t c = 0; c < width * map->groups; c++) {
+		const struct pando_component *k = &map->comp[c];
+		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+		struct osd_ctl_attr attr;
+		struct osd_ctl_client *cl = osd_pool_get(exp->pool, k->osd_id, &rc);
+		size_t n = 0;
+
+		if (!cl)
+			continue;
+		rc = osd_ctl_getattr(cl, &id, &key, 1, &attr, 1, &n);
+		osd_pool_result(exp->pool, k->osd_id, rc);
+		if (!rc && n == 1 && attr.len == 4) {
+			*ver = (uint32_t)attr.value[0] << 24 | (uint32_t)attr.value[1] << 16 |
+			       (uint32_t)attr.value[2] << 8 | attr.value[3];
+			return 0;
+		}
+		if (!rc)
+			rc = -EIO;
+	}
+	return rc;
+}
+
+int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
+			      const struct pando_storage_map *map, uint32_t *ver)
+{
+	struct flayouts *f;
+	uint32_t v = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f)
+		v = f->cap_version;
+	pthread_mutex_unlock(&l->lock);
+	if (!v) {
+		rc = read_cap_version(l->exp, map, &v);
+		if (rc)
+			return rc;
+		pthread_mutex_lock(&l->lock);
+		f = file_get(l, ino, true);
+		if (!f->cap_version)
+			f->cap_version = v;
+		v = f->cap_version;
+		file_put(l, f);
+		pthread_mutex_unlock(&l->lock);
+	}
+	*ver = v;
+	return 0;
+}
+
+static void send_recall(struct pando_layouts *l, uint64_t ino, uint32_t gen,
+			enum layoutrecall_howspec how, uint64_t client)
+{
+	struct pando_export *exp = l->exp;
+	struct pnfs_segment whole = { .io_mode = LAYOUTIOMODE4_ANY, .offset = 0,
+				      .length = NFS4_UINT64_MAX };
+	struct layoutrecall_spec spec = { .how = how, .u.client = client };
+	uint8_t key[PANDO_FH_LEN];
+	struct gsh_buffdesc handle = { .addr = key, .len = PANDO_FH_LEN };
+	fsal_status_t st;
+
+	pando_fh_encode(exp, ino, gen, NS_REG, key);
+	/* Asynchronous: the up-call takes state locks a caller may hold. */
+	st = up_async_layoutrecall(general_fridge, exp->export.up_ops, &handle,
+				   LAYOUT4_FLEX_FILES, true, &whole, NULL,
+				   how == layoutrecall_not_specced ? NULL : &spec, NULL, NULL);
+	if (FSAL_IS_ERROR(st))
+		LogMajor(COMPONENT_PNFS, "pando: recall of inode %" PRIu64 " not sent: %s", ino,
+			 msg_fsal_err(st.major));
+}
+
+/* Under l->lock: marks the segments a recall covers; true if any. */
+static bool mark_recalled(struct pando_layouts *l, struct flayouts *f, uint64_t except,
+			  bool writers_only, const char *client)
+{
+	bool any = false;
+
+	for (struct pando_seg *s = f->segs; s; s = s->next) {
+		if (s->fenced || (except && s->clientid == except) || (writers_only && !s->write))
+			continue;
+		if (client && strcmp(client, s->client) != 0)
+			continue;
+		s->recalled = true;
+		any = true;
+	}
+	return any;
+}
+
+static bool recall_pending(const struct flayouts *f)
+{
+	for (const struct pando_seg *s = f->segs; s; s = s->next)
+		if (s->recalled && !s->fenced)
+			return true;
+	return false;
+}
+
+int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t except,
+			      bool writers_only, const char *why)
+{
+	struct flayouts *f;
+	bool send = false;
+	uint32_t gen = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f && mark_recalled(l, f, except, writers_only, NULL)) {
+		if (!f->deadline) {
+			f->deadline = time(NULL) + l->timeout_s;
+			f->epoch++;
+			l->st.recalls++;
+			send = true;
+			gen = f->gen;
+		}
+		rc = -EBUSY;
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (send) {
+		LogEvent(COMPONENT_PNFS, "pando: recalling the layouts of inode %" PRIu64 " (%s)",
+			 ino, why);
+		send_recall(l, ino, gen, except ? layoutrecall_howspec_complement
+						: layoutrecall_not_specced, except);
+	}
+	return rc;
+}
+
+int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why)
+{
+	uint64_t inos[64], ids[64];
+	uint32_t gens[64];
+	int n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	for (int b = 0; b < BUCKETS && n < 64; b++) {
+		for (struct flayouts *f = l->bucket[b]; f && n < 64; f = f->next) {
+			if (!mark_recalled(l, f, 0, false, *client ? client : NULL))
+				continue;
+			if (!f->deadline) {
+				f->deadline = time(NULL) + l->timeout_s;
+				f->epoch++;
+				l->st.recalls++;
+			}
+			inos[n] = f->ino;
+			gens[n] = f->gen;
+			ids[n] = 0;
+			for (struct pando_seg *s = f->segs; s; s = s->next)
+				if (s->recalled && !ids[n])
+					ids[n] = s->clientid;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	for (int i = 0; i < n; i++) {
+		LogEvent(COMPONENT_PNFS, "pando: recalling inode %" PRIu64 " from %s (%s)", inos[i],
+			 *client ? client : "every client", why);
+		send_recall(l, inos[i], gens[i],
+			    *client ? layoutrecall_howspec_exactly : layoutrecall_not_specced,
+			    ids[i]);
+	}
+	return n;
+}
+
+void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
+				 int32_t status, uint32_t opnum)
+{
+	pthread_mutex_lock(&l->lock);
+	l->st.io_errors++;
+	pthread_mutex_unlock(&l->lock);
+	LogWarn(COMPONENT_PNFS,
+		"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
+		": component suspect", status, opnum, osd_id, ino);
+}
+
+void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out)
+{
+	pthread_mutex_lock(&l->lock);
+	*out = l->st;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Revokes the handles of every layout of the file: a new capability
+ * version on each component object.  Components on unreachable OSDs
+ * cannot be fenced; those OSDs serve nobody meanwhile. */
+static void fence(struct pando_layouts *l, uint64_t ino, uint32_t cur)
+{
+	struct pando_export *exp = l->exp;
+	struct pando_storage_map *map;
+	struct flayouts *f;
+	uint32_t next = cur + 1;
+	int failed = 0;
+
+	if (pando_map_load(exp, ino, &map) != 0)
+		return;
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
+		const struct pando_component *k = &map->comp[c];
+		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+		int rc;
+		struct osd_ctl_client *cl = osd_pool_get(exp->pool, k->osd_id, &rc);
+
+		if (cl) {
+			rc = osd_ctl_set_cap_version(cl, &id, next, NULL);
+			osd_pool_result(exp->pool, k->osd_id, rc);
+		}
+		if (rc)
+			failed++;
+	}
+	pando_map_free(map);
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f) {
+		f->cap_version = next;
+		for (struct pando_seg *s = f->segs; s; s = s->next) {
+			if (s->recalled && !s->fenced) {
+				s->fenced = true;
+				l->st.fenced++;
+				LogWarn(COMPONENT_PNFS,
+					"pando: %s did not return its layout of inode %" PRIu64
+					" in time: fenced (capability version %u%s)",
+					s->client, ino, next, failed ? ", some OSDs unreachable" : "");
+			}
+		}
+		f->deadline = 0;
+		file_put(l, f);
+	}
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Under l->lock: finished recalls end; overdue ones are collected. */
+static int overdue(struct pando_layouts *l, time_t now, uint64_t *inos, uint32_t *vers, int max)
+{
+	int n = 0;
+
+	for (int b = 0; b < BUCKETS; b++) {
+		for (struct flayouts *f = l->bucket[b], *next; f; f = next) {
+			next = f->next;
+			if (!f->deadline)
+				continue;
+			if (!recall_pending(f)) {
+				f->deadline = 0;
+				file_put(l, f);
+			} else if (now >= f->deadline && n < max) {
+				inos[n] = f->ino;
+				vers[n++] = f->cap_version;
+			}
+		}
+	}
+	return n;
+}
+
+/* Files whose layouts name an OSD that just became unreachable. */
+static void recall_osd(struct pando_layouts *l, uint32_t osd_id)
+{
+	uint64_t inos[256];
+	int n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	for (int b = 0; b < BUCKETS && n < 256; b++)
+		for (struct flayouts *f = l->bucket[b]; f && n < 256; f = f->next)
+			if (f->segs)
+				inos[n++] = f->ino;
+	pthread_mutex_unlock(&l->lock);
+	for (int i = 0; i < n; i++) {
+		struct pando_storage_map *map;
+		bool uses = false;
+
+		if (pando_map_load(l->exp, inos[i], &map) != 0)
+			continue;
+		for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
+			uses |= map->comp[c].osd_id == osd_id;
+		pando_map_free(map);
+		if (uses)
+			pando_layouts_recall_file(l, inos[i], 0, false,
+						  "an OSD it uses is unreachable");
+	}
+}
+
+static void watch_osds(struct pando_layouts *l)
+{
+	for (size_t i = 0; i < osd_pool_count(l->exp->pool); i++) {
+		struct osd_health h;
+
+		osd_pool_health(l->exp->pool, i, &h);
+		if (l->osd_was_up[i] && !h.reachable) {
+			LogWarn(COMPONENT_PNFS, "pando: OSD %u is unreachable (%d)", h.id,
+				h.last_error);
+			recall_osd(l, h.id);
+		}
+		l->osd_was_up[i] = h.reachable;
+	}
+}
+
+static void *watcher_main(void *arg)
+{
+	struct pando_layouts *l = arg;
+	uint64_t inos[64];
+	uint32_t vers[64];
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop) {
+		struct timespec until;
+		int n = overdue(l, time(NULL), inos, vers, 64);
+
+		pthread_mutex_unlock(&l->lock);
+		for (int i = 0; i < n; i++)
+			fence(l, inos[i], vers[i]);
+		watch_osds(l);
+		pthread_mutex_lock(&l->lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		if (!l->stop)
+			pthread_cond_timedwait(&l->cond, &l->lock, &until);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
+		      struct pando_layouts **out)
+{
+	struct pando_layouts *l = gsh_calloc(1, sizeof(*l));
+	int rc;
+
+	l->exp = exp;
+	l->timeout_s = recall_timeout_s;
+	l->osd_was_up = gsh_calloc(osd_pool_count(exp->pool) + 1, sizeof(bool));
+	for (size_t i = 0; i < osd_pool_count(exp->pool); i++)
+		l->osd_was_up[i] = true;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	rc = pthread_create(&l->watcher, NULL, watcher_main, l);
+	if (rc) {
+		pthread_mutex_destroy(&l->lock);
+		pthread_cond_destroy(&l->cond);
+		gsh_free(l->osd_was_up);
+		gsh_free(l);
+		return -rc;
+	}
+	*out = l;
+	return 0;
+}
+
+void pando_layouts_free(struct pando_layouts *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->watcher, NULL);
+	for (int b = 0; b < BUCKETS; b++) {
+		for (struct flayouts *f = l->bucket[b], *next; f; f = next) {
+			next = f->next;
+			/* Ganesha still holds the segments and frees them
+			 * when it disposes of them (mds.c). */
+			for (struct pando_seg *s = f->segs; s; s = s->next)
+				s->owner = NULL;
+			gsh_free(f);
+		}
+	}
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	gsh_free(l->osd_was_up);
+	gsh_free(l);
+}

@@ -1,0 +1,74 @@
+/* Layouts handed out (pNFS), recalls and fencing, per export.
+ *
+ * Every segment Ganesha grants is recorded against its file (Ganesha
+ * keeps the record as the segment's fsal_seg_data and gives it back on
+ * LAYOUTCOMMIT and LAYOUTRETURN).  A change another client must not race
+ * (a truncate, an NFSv3 write, a map change, an admin request, an OSD
+ * going down) recalls the file's layouts through Ganesha's up-call; a
+ * holder that has not returned them by the deadline is fenced: the file's
+ * objects get a new capability version on the OSDs, so the handles in its
+ * layouts go STALE, and the layouts no longer count. */
+#ifndef PANDO_LAYOUTS_H
+#define PANDO_LAYOUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pando_fsal.h"
+
+struct pando_layouts;
+
+struct pando_seg {
+	struct pando_layouts *owner;
+	uint64_t ino;
+	uint64_t clientid;
+	char client[64];                /* the holder's address, for admins */
+	bool write;                     /* iomode RW */
+	bool recalled;                  /* a recall covers it */
+	bool fenced;                    /* its handles were revoked */
+	uint64_t epoch;                 /* the file's epoch when granted */
+	struct pando_seg *next;         /* in the file's list */
+};
+
+struct pando_layout_stats {
+	uint64_t files;                 /* files with layouts out now */
+	uint64_t segments;              /* segments out now */
+	uint64_t granted;
+	uint64_t returned;
+	uint64_t recalls;
+	uint64_t fenced;
+	uint64_t io_errors;             /* reported in LAYOUTRETURN bodies */
+};
+
+int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
+		      struct pando_layouts **out);
+void pando_layouts_free(struct pando_layouts *l);
+
+/* The capability version handles for this file must carry (read from the
+ * OSDs the first time after a start, then kept while layouts are out). */
+int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
+			      const struct pando_storage_map *map, uint32_t *ver);
+/* Records a granted segment; -EAGAIN while the file is being recalled
+ * (the caller answers LAYOUTTRYLATER). */
+int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
+			struct pando_seg **out);
+/* Takes back a grant that Ganesha did not keep (LAYOUTGET failed later). */
+void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg);
+void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg);
+/* True if a segment granted before the file's last recall: its
+ * LAYOUTCOMMIT must not grow a file someone truncated since. */
+bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg);
+
+/* Recalls the file's layouts (write layouts only, with writers_only)
+ * held by clients other than `except` (0: none excepted).  Returns -EBUSY
+ * while such layouts are still out and not fenced (the caller answers
+ * DELAY and the client retries), 0 when there are none. */
+int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t except,
+			      bool writers_only, const char *why);
+/* Recalls every layout of the holder with this address ("" : all). */
+int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why);
+void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
+				 int32_t status, uint32_t opnum);
+void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out);
+
+#endif

@@ -1,0 +1,433 @@
+/* The pNFS metadata server: LAYOUTGET (flexfiles layouts over the OSDs,
+ * the shape each client can handle), LAYOUTRETURN (the flexfiles error
+ * and statistics body), LAYOUTCOMMIT (size and mtime), GETDEVICEINFO
+ * (an OSD's data-server address), and the export's pNFS limits.
+ *
+ * Shapes (shared/notes/flexfiles-clients.md, measured here): a file whose
+ * map has one data column gets ONE whole-file segment with one data
+ * server per mirror, which every Linux kernel handles.  Several columns:
+ * clients named in Striped_Clients (Linux 6.18+) get one whole-file
+ * striped layout; other clients get stripe-unit segments only when the
+ * file has one mirror, and no layout at all (I/O through the manager)
+ * when it has several, because every tested kernel misdirects mirror 0
+ * of multi-segment mirrored layouts, silently. */
+#include "pando_fsal.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capability.h"
+#include "layouts.h"
+#include "pando/ff_xdr.h"
+#include "pando/stripe.h"
+#include "pnfs_utils.h"
+
+#define DS_RWSIZE (1u << 20)
+/* An encoded ff_layout4: stripe unit 8, mirror count 4, flags 4, stats
+ * hint 4; per mirror its data-server count 4; per data server deviceid
+ * 16, efficiency 4, stateid 16, fh count 4, fh length 4 + 56, user and
+ * group "0" 8 each. */
+#define FF_HEADER_BYTES 20
+#define FF_MIRROR_BYTES 4
+#define FF_DS_BYTES 116
+
+struct pando_devid {
+	uint8_t fsal_id;
+	uint8_t zero1;
+	uint16_t export_id;
+	uint32_t zero4;
+	uint64_t osd_id;
+};
+
+static void make_devid(uint16_t export_id, uint32_t osd_id, uint8_t out[16])
+{
+	struct pando_devid d = { .fsal_id = FSAL_ID_EXPERIMENTAL, .export_id = export_id,
+				 .osd_id = osd_id };
+
+	memcpy(out, &d, sizeof(d));
+}
+
+static bool striped_client(const struct pando_export *exp)
+{
+	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
+	char addr[INET6_ADDRSTRLEN] = "";
+	const char *list = exp->cfg.striped_clients;
+	size_t n;
+
+	if (!list || !*list)
+		return false;
+	if (!strcmp(list, "*"))
+		return true;
+	if (sa && sa->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
+	else if (sa && sa->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr,
+			  sizeof(addr));
+	n = strlen(addr);
+	for (const char *p = strstr(list, addr); n && p; p = strstr(p + 1, addr))
+		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
+		    (p[n] == 0 || p[n] == ',' || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/* The segment this client gets, or -EOPNOTSUPP for none (UNAVAILABLE). */
+static int choose_segment(const struct pando_export *exp, const struct pando_storage_map *map,
+			  uint64_t offset, struct pando_segment *seg)
+{
+	uint32_t copies = map->shape.raid == PANDO_RAID1 ? map->shape.copies : 1;
+
+	if (map->shape.raid == PANDO_RS)
+		return -EOPNOTSUPP;
+	if (map->shape.data > 1 && striped_client(exp))
+		return pando_stripe_striped(map, offset, seg);
+	/* Mirrored layouts must be one whole-file segment. */
+	if (copies > 1 && (map->shape.data > 1 || map->groups > 1))
+		return -EOPNOTSUPP;
+	return pando_stripe_segment(map, offset, seg);
+}
+
+static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map,
+		   const struct pando_segment *seg, uint32_t idx, bool write, uint32_t cap_version,
+		   struct pando_ff_data_server *ds)
+{
+	const struct pando_component *k = pando_map_component(map, seg->group, seg->component[idx]);
+	struct capability cap = {
+		.rights = write ? CAP_RIGHTS_RW : CAP_RIGHTS_READ,
+		.osd_id = k->osd_id,
+		.partition = map->partition_id,
+		.object = k->object_id,
+		.cap_version = cap_version,
+		.expiry = 0,
+	};
+
+	make_devid(exp->export.export_id, k->osd_id, ds->deviceid);
+	ds->efficiency = 1;
+	ds->fh_count = 1;
+	ds->fh_vers = gsh_calloc(1, sizeof(*ds->fh_vers));
+	ds->fh_vers->len = CAPABILITY_SIZE;
+	capability_mint(&exp->cluster.key, &cap, ds->fh_vers->data);
+	strcpy(ds->user, "0");
+	strcpy(ds->group, "0");
+	return 0;
+}
+
+static int encode_layout(struct pando_export *exp, const struct pando_storage_map *map,
+			 const struct pando_segment *seg, bool write, uint32_t cap_version,
+			 XDR *xdrs)
+{
+	struct pando_ff_layout ff = { .stripe_unit = seg->columns > 1 ? seg->stripe_unit : 0,
+				      .mirror_count = seg->mirrors, .flags = 0,
+				      .stats_collect_hint = 0 };
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	ff.mirrors = gsh_calloc(seg->mirrors, sizeof(*ff.mirrors));
+	for (uint32_t m = 0; m < seg->mirrors; m++) {
+		ff.mirrors[m].ds_count = seg->columns;
+		ff.mirrors[m].ds = gsh_calloc(seg->columns, sizeof(*ff.mirrors[m].ds));
+		for (uint32_t c = 0; !rc && c < seg->columns; c++)
+			rc = fill_ds(exp, map, seg, m * seg->columns + c, write, cap_version,
+				     &ff.mirrors[m].ds[c]);
+	}
+	if (!rc) {
+		rc = pando_ff_layout_encode(&ff, NULL, 0, &len);
+		if (rc == -ENOSPC || rc == 0) {
+			buf = gsh_malloc(len);
+			rc = pando_ff_layout_encode(&ff, buf, len, &len);
+		}
+	}
+	if (!rc && !xdr_putbytes(xdrs, (char *)buf, len))
+		rc = -ENOSPC;
+	gsh_free(buf);
+	for (uint32_t m = 0; m < seg->mirrors; m++) {
+		for (uint32_t c = 0; c < ff.mirrors[m].ds_count; c++)
+			gsh_free(ff.mirrors[m].ds[c].fh_vers);
+		gsh_free(ff.mirrors[m].ds);
+	}
+	gsh_free(ff.mirrors);
+	return rc;
+}
+
+/* An empty inline file asked for a write layout moves to objects now (a
+ * pNFS writer's new file); one with inline data stays in the store and
+ * its clients do I/O through the manager until it outgrows Inline_Max. */
+static nfsstat4 ensure_objects(struct pando_handle *h, bool write)
+{
+	struct ns_attr a;
+	int rc = ns_getattr(h->exp->ns, h->ino, &a);
+
+	if (rc)
+		return posix2nfs4_error(-rc);
+	if (a.objects)
+		return NFS4_OK;
+	if (!write || a.size != 0)
+		return NFS4ERR_LAYOUTUNAVAILABLE;
+	rc = pando_move_to_objects(h);
+	return rc ? NFS4ERR_LAYOUTTRYLATER : NFS4_OK;
+}
+
+static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
+				const struct fsal_layoutget_arg *arg,
+				struct fsal_layoutget_res *res)
+{
+	struct pando_handle *h = to_handle(o);
+	struct pando_export *exp = h->exp;
+	bool write = res->segment.io_mode == LAYOUTIOMODE4_RW;
+	struct pando_storage_map *map = NULL;
+	struct pando_segment seg;
+	struct pando_seg *granted = NULL;
+	uint32_t ver = 0;
+	nfsstat4 st;
+	int rc;
+
+	pando_fix_layout_state_ref(h);
+	if (arg->type != LAYOUT4_FLEX_FILES)
+		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
+	if (o->type != REGULAR_FILE)
+		return NFS4ERR_WRONG_TYPE;
+	st = ensure_objects(h, write);
+	if (st != NFS4_OK)
+		return st;
+	rc = pando_map_load(exp, h->ino, &map);
+	if (!rc)
+		rc = choose_segment(exp, map, res->segment.offset, &seg);
+	if (!rc)
+		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, &ver);
+	if (!rc)
+		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, &granted);
+	if (!rc) {
+		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
+		if (rc)
+			pando_layouts_ungrant(exp->layouts, granted);
+	}
+	pando_map_free(map);
+	switch (rc) {
+	case 0:
+		break;
+	case -EOPNOTSUPP:
+		return NFS4ERR_LAYOUTUNAVAILABLE;
+	case -EAGAIN:
+		return NFS4ERR_LAYOUTTRYLATER;
+	case -ENOSPC:
+		return NFS4ERR_TOOSMALL;
+	default:
+		LogMajor(COMPONENT_PNFS, "pando: LAYOUTGET of inode %" PRIu64 " failed: %d",
+			 h->ino, rc);
+		return NFS4ERR_LAYOUTTRYLATER;
+	}
+	res->segment.offset = seg.offset;
+	res->segment.length = seg.length == PANDO_LENGTH_EOF ? NFS4_UINT64_MAX : seg.length;
+	res->fsal_seg_data = granted;
+	res->return_on_close = false;
+	res->last_segment = true;
+	return NFS4_OK;
+}
+
+static void note_return_body(struct pando_handle *h, XDR *body)
+{
+	struct pando_ff_layoutreturn ret;
+	size_t len = xdr_size_inline(body);
+
+	if (len == 0)
+		return;
+	if (pando_ff_layoutreturn_decode(body->x_data, len, &ret) != 0) {
+		LogInfo(COMPONENT_PNFS, "pando: undecodable flexfiles LAYOUTRETURN body (%zu bytes)",
+			len);
+		return;
+	}
+	for (uint32_t i = 0; i < ret.ioerr_count; i++) {
+		for (uint32_t e = 0; e < ret.ioerrs[i].error_count; e++) {
+			const struct pando_device_error *de = &ret.ioerrs[i].errors[e];
+			struct pando_devid d;
+
+			memcpy(&d, de->deviceid, sizeof(d));
+			pando_layouts_note_io_error(h->exp->layouts, h->ino, (uint32_t)d.osd_id,
+						    de->status, de->opnum);
+		}
+	}
+	pando_ff_layoutreturn_release(&ret);
+}
+
+static nfsstat4 pando_layoutreturn(struct fsal_obj_handle *o, XDR *lrf_body,
+				   const struct fsal_layoutreturn_arg *arg)
+{
+	struct pando_handle *h = to_handle(o);
+	struct pando_seg *seg = arg->fsal_seg_data;
+
+	if (arg->lo_type != LAYOUT4_FLEX_FILES)
+		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
+	if (lrf_body)
+		note_return_body(h, lrf_body);
+	if (arg->dispose && seg) {
+		if (seg->owner)
+			pando_layouts_returned(seg->owner, seg);
+		else
+			gsh_free(seg);
+	}
+	return NFS4_OK;
+}
+
+static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
+				   const struct fsal_layoutcommit_arg *arg,
+				   struct fsal_layoutcommit_res *res)
+{
+	struct pando_handle *h = to_handle(o);
+	struct pando_seg *seg = arg->fsal_seg_data;
+	struct ns_setattr sa = { 0 };
+	struct ns_attr a;
+	int rc;
+
+	/* A segment from before a recall (a truncate) must not grow the
+	 * file back: its writes lost the race with the change. */
+	if (arg->new_offset && !(seg && pando_layouts_stale(h->exp->layouts, seg))) {
+		sa.mask |= NS_SET_SIZE | NS_SET_SIZE_GROW;
+		sa.size = arg->last_write + 1;
+	}
+	if (arg->time_changed) {
+		sa.mask |= NS_SET_MTIME;
+		sa.mtime.tv_sec = arg->new_time.seconds;
+		sa.mtime.tv_nsec = arg->new_time.nseconds;
+	} else {
+		sa.mask |= NS_SET_MTIME_NOW;
+	}
+	rc = ns_setattr(h->exp->ns, h->ino, &sa, &a);
+	if (rc)
+		return posix2nfs4_error(-rc);
+	res->size_supplied = true;
+	res->new_size = a.size;
+	res->commit_done = true;
+	return NFS4_OK;
+}
+
+static struct pando_export *export_by_id(uint16_t id)
+{
+	struct pando_export *found = NULL;
+	struct glist_head *node;
+
+	pthread_mutex_lock(&pando_exports_lock);
+	glist_for_each(node, &pando_exports) {
+		struct pando_export *exp = glist_entry(node, struct pando_export, node);
+
+		if (exp->export.export_id == id)
+			found = exp;
+	}
+	pthread_mutex_unlock(&pando_exports_lock);
+	return found;
+}
+
+static int advertised_netaddr(const char *hostport, struct pando_netaddr *na)
+{
+	const char *colon = strrchr(hostport, ':');
+	char host[INET6_ADDRSTRLEN + 2];
+	struct sockaddr_storage ss = { 0 };
+	unsigned port = (unsigned)atoi(colon + 1);
+	size_t hl = (size_t)(colon - hostport);
+
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, hostport, hl);
+	host[hl] = 0;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		ss.ss_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	} else {
+		if (hl > 2 && host[0] == '[') {
+			memmove(host, host + 1, hl - 2);
+			host[hl - 2] = 0;
+		}
+		if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&ss)->sin6_addr) != 1)
+			return -EINVAL;
+		ss.ss_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	}
+	return pando_netaddr_from_sockaddr((struct sockaddr *)&ss, na);
+}
+
+static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
+				    const layouttype4 type, const struct pnfs_deviceid *id)
+{
+	struct pando_ff_device_version v = { .version = 3, .minorversion = 0,
+					     .rsize = DS_RWSIZE, .wsize = DS_RWSIZE,
+					     .tightly_coupled = false };
+	struct pando_ff_device_addr addr = { .netaddr_count = 1, .version_count = 1,
+					     .versions = &v };
+	struct pando_netaddr na;
+	struct pando_devid d;
+	struct pando_export *exp;
+	const struct cluster_osd *osd;
+	uint8_t buf[256];
+	size_t len;
+
+	if (type != LAYOUT4_FLEX_FILES)
+		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
+	memcpy(&d, id, sizeof(d));
+	exp = export_by_id(d.export_id);
+	osd = exp && d.osd_id <= UINT32_MAX ? cluster_desc_osd(&exp->cluster, (uint32_t)d.osd_id)
+					     : NULL;
+	if (!osd)
+		return NFS4ERR_NOENT;
+	if (advertised_netaddr(osd->advertise, &na) != 0)
+		return NFS4ERR_SERVERFAULT;
+	addr.netaddrs = &na;
+	if (pando_ff_device_addr_encode(&addr, buf, sizeof(buf), &len) != 0)
+		return NFS4ERR_SERVERFAULT;
+	if (!xdr_putbytes(da_addr_body, (char *)buf, len))
+		return NFS4ERR_TOOSMALL;
+	return NFS4_OK;
+}
+
+static size_t pando_da_addr_size(struct fsal_module *m)
+{
+	return 256;
+}
+
+static const layouttype4 flexfiles[] = { LAYOUT4_FLEX_FILES };
+
+static void pando_layouttypes(struct fsal_export *e, int32_t *count, const layouttype4 **types)
+{
+	*count = 1;
+	*types = flexfiles;
+}
+
+static uint32_t pando_layout_blocksize(struct fsal_export *e)
+{
+	return to_export(e)->cfg.stripe_unit;
+}
+
+static uint32_t pando_maximum_segments(struct fsal_export *e)
+{
+	return 1;
+}
+
+/* Tight: Ganesha 4.3 never frees this buffer (one per LAYOUTGET). */
+static size_t pando_loc_body_size(struct fsal_export *e)
+{
+	const struct pando_export *exp = to_export(e);
+
+	return FF_HEADER_BYTES +
+	       (size_t)exp->cfg.mirrors * (FF_MIRROR_BYTES + exp->cfg.stripe_width * FF_DS_BYTES);
+}
+
+void pando_mds_export_ops_init(struct export_ops *ops)
+{
+	ops->fs_layouttypes = pando_layouttypes;
+	ops->fs_layout_blocksize = pando_layout_blocksize;
+	ops->fs_maximum_segments = pando_maximum_segments;
+	ops->fs_loc_body_size = pando_loc_body_size;
+}
+
+void pando_mds_module_ops_init(struct fsal_ops *ops)
+{
+	ops->getdeviceinfo = pando_getdeviceinfo;
+	ops->fs_da_addr_size = pando_da_addr_size;
+}
+
+void pando_mds_ops_init(struct fsal_obj_ops *ops)
+{
+	ops->layoutget = pando_layoutget;
+	ops->layoutreturn = pando_layoutreturn;
+	ops->layoutcommit = pando_layoutcommit;
+}

@@ -1,0 +1,127 @@
+/* The I/O counters: start at zero, adds by stable_how, the log line, and
+ * STATS through ctl_dispatch() (signed as a client signs it) encoded byte
+ * for byte as osd_ctl.x lays it out. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "byteorder.h"
+#include "check.h"
+#include "ctl_auth.h"
+#include "ctl_server.h"
+#include "log.h"
+#include "osd_stats.h"
+
+#define PROG 0x20504e44u
+
+static void test_init_and_adds(void)
+{
+	struct osd_stats s;
+	uint64_t v[OSD_STAT_COUNT];
+	uint64_t before = (uint64_t)time(NULL) * 1000000000u;
+
+	osd_stats_init(&s);
+	CHECK(s.started_ns >= before && s.started_ns < before + 5000000000u);
+	osd_stats_snapshot(&s, v);
+	for (int i = 0; i < OSD_STAT_COUNT; i++) {
+		CHECK_EQ(v[i], 0);
+		CHECK(osd_stat_names[i] != NULL);
+	}
+	osd_stats_nfs_write(&s, 10, 0);
+	osd_stats_nfs_write(&s, 20, 1);
+	osd_stats_nfs_write(&s, 30, 2);
+	osd_stats_nfs_write(&s, 40, 2);
+	osd_stats_add(&s, OSD_STAT_CTL_READ_BYTES, 1ull << 40);
+	osd_stats_add(&s, OSD_STAT_CTL_READ_BYTES, 1);
+	osd_stats_snapshot(&s, v);
+	CHECK_EQ(v[OSD_STAT_NFS_WRITE_OPS], 4);
+	CHECK_EQ(v[OSD_STAT_NFS_WRITE_BYTES], 100);
+	CHECK_EQ(v[OSD_STAT_NFS_WRITE_UNSTABLE], 1);
+	CHECK_EQ(v[OSD_STAT_NFS_WRITE_DATA_SYNC], 1);
+	CHECK_EQ(v[OSD_STAT_NFS_WRITE_FILE_SYNC], 2);
+	CHECK_EQ(v[OSD_STAT_CTL_READ_BYTES], (1ull << 40) + 1);
+	CHECK_EQ(v[OSD_STAT_NFS_READ_OPS], 0);
+}
+
+/* One info line, every counter as name=value in the enum's order, each
+ * value whole even at its largest. */
+static void test_log_line(void)
+{
+	uint64_t v[OSD_STAT_COUNT];
+	char line[1024], want[1024];
+	size_t n = 0;
+	FILE *f = tmpfile();
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < OSD_STAT_COUNT; i++) {
+		v[i] = i == OSD_STAT_NFS_ERR_OTHER ? UINT64_MAX : (uint64_t)i * 1000;
+		n += (size_t)snprintf(want + n, sizeof(want) - n, " %s=%llu", osd_stat_names[i],
+				      (unsigned long long)v[i]);
+	}
+	log_init(LOG_INFO, f);
+	osd_stats_log(v, "at shutdown");
+	log_init(LOG_ERROR, stderr);
+	rewind(f);
+	CHECK(fgets(line, sizeof(line), f) != NULL);
+	CHECK(strstr(line, " info  counters at shutdown: nfs_read_ops=0 nfs_read_bytes=1000 ") != NULL);
+	CHECK(strstr(line, "nfs_err_other=18446744073709551615 ") != NULL);
+	line[strcspn(line, "\n")] = 0;
+	CHECK(strstr(line, want) != NULL && strlen(strstr(line, want)) == strlen(want));
+	CHECK(fgets(line, sizeof(line), f) == NULL);
+	fclose(f);
+}
+
+static void test_stats_call_bytes(void)
+{
+	static const uint8_t want_head[] = { 0, 0, 0, 0 };      /* OSD_OK */
+	struct cluster_key key = { .id = 9 };
+	struct osd_stats s;
+	struct osd_ctx ctx = { .key = &key, .osd_id = 1, .stats = &s };
+	struct ctl_auth_cred cred = { .key_id = 9, .time_s = (uint64_t)time(NULL), .nonce = 77 };
+	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
+	uint8_t res[RPC_REPLY_RES_CAP], want_verf[CTL_AUTH_REPLY_VERF_LEN];
+	struct rpc_call call = { .xid = 5, .prog = PROG, .vers = 1, .proc = 14 };
+	struct rpc_reply reply;
+
+	memset(key.secret, 0x42, sizeof(key.secret));
+	osd_stats_init(&s);
+	s.started_ns = 0x1122334455667788ull;
+	for (int i = 0; i < OSD_STAT_COUNT; i++)
+		osd_stats_add(&s, (enum osd_stat)i, 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
+	ctl_auth_sign(&key, call.xid, PROG, 1, 14, &cred, cred_body, verf_body);
+	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_body };
+	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_body };
+	memset(&reply, 0, sizeof(reply));
+	xout_init(&reply.res, res, sizeof(res));
+
+	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_SUCCESS);
+	CHECK_EQ(reply.res.len, 4 + 16 * 8);
+	CHECK_EQ(reply.payload_len, 0);
+	CHECK_MEM(res, want_head, sizeof(want_head));
+	CHECK_EQ(get_be64(res + 4), 0x1122334455667788ull);     /* started_ns */
+	/* then the counters in osd_ctl.x's order, which is the enum's */
+	for (int i = 0; i < OSD_STAT_COUNT; i++)
+		CHECK_EQ(get_be64(res + 12 + 8 * i), 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
+	ctl_auth_reply_verf(&key, call.xid, cred.nonce, want_verf);
+	CHECK_EQ(reply.verf_flavor, CTL_AUTH_FLAVOR);
+	CHECK_EQ(reply.verf_len, sizeof(want_verf));
+	CHECK_MEM(reply.verf, want_verf, sizeof(want_verf));
+
+	/* no arguments means none: a trailing word is GARBAGE_ARGS */
+	call.args = res;
+	call.args_len = 4;
+	memset(&reply, 0, sizeof(reply));
+	xout_init(&reply.res, res + 1024, sizeof(res) - 1024);
+	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_GARBAGE_ARGS);
+}
+
+int main(void)
+{
+	log_init(LOG_ERROR, stderr);
+	test_init_and_adds();
+	test_log_line();
+	test_stats_call_bytes();
+	CHECK_DONE();
+}

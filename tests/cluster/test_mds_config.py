@@ -1,0 +1,87 @@
+"""The metadata manager's generated files, Ganesha's Bind_Addr resolution,
+and the error lines `up` quotes from Ganesha's log: no daemons needed."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from pando_cluster.mds import ganesha_errors
+from pando_cluster.mds_config import (
+    GaneshaConfig,
+    MdsPaths,
+    mirrors_for,
+    render_cluster_desc,
+    render_dbus_conf,
+)
+from pando_cluster.state import OsdRecord
+
+
+def _osd(i: int, host: str = "127.0.0.1") -> OsdRecord:
+    return OsdRecord(osd_id=i, nfs_addr=f"{host}:{20490 + i}", ctl_addr=f"{host}:{20590 + i}",
+                     data_dir=f"/c/osd.{i}", conf=f"/c/osd.{i}.conf", log=f"/c/osd.{i}.log")
+
+
+def test_ganesha_conf_serves_pando_on_loopback() -> None:
+    conf = GaneshaConfig(MdsPaths(Path("/c")), "127.0.0.1", 2049, 20048,
+                         Path("/repo/build/ganesha-fsal/fsal"), mirrors=2).render()
+    lines = [x.strip() for x in conf.splitlines()]
+    for want in ("NFS_Port = 2049;", "MNT_Port = 20048;", "NFS_Protocols = 3, 4;",
+                 "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+                 "Bind_Addr = 127.0.0.1;", 'Plugins_Dir = "/repo/build/ganesha-fsal/fsal";',
+                 "Minor_Versions = 1;", 'RecoveryRoot = "/c/mds/recovery";',
+                 "Only_Numeric_Owners = true;", "Active_krb5 = false;", "Export_Id = 1;",
+                 'Path = "/pando";', 'Pseudo = "/pando";', "Protocols = 3, 4;",
+                 "Transports = TCP;", "Access_Type = RW;", "Squash = No_Root_Squash;",
+                 "SecType = sys;", "Name = PANDO;", 'Db_Path = "/c/mds/ns";',
+                 'Cluster = "/c/cluster.conf";', "Inline_Max = 65536;", "Mirrors = 2;",
+                 "Stripe_Unit = 1048576;"):
+        assert want in lines, want
+    assert conf.count("{") == conf.count("}") == 5
+
+
+def test_cluster_desc_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:
+    desc = render_cluster_desc(Path("/c/cluster.key"), [_osd(2), _osd(1)])
+    assert desc.splitlines()[1:] == [
+        "key_file = /c/cluster.key", "partition = 1",
+        "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491",
+        "osd 2 ctl=127.0.0.1:20592 nfs=127.0.0.1:20492"]
+    assert "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491" in \
+        render_cluster_desc(Path("/k"), [_osd(1, "0.0.0.0")])
+    assert "osd 1 ctl=[::1]:20591 nfs=[::1]:20491" in \
+        render_cluster_desc(Path("/k"), [_osd(1, "[::]")])
+
+
+def test_mirrors_and_dbus_policy() -> None:
+    assert [mirrors_for(n) for n in (1, 2, 3, 8)] == [1, 2, 2, 2]
+    conf = render_dbus_conf(Path("/c/mds/dbus.sock"))
+    assert "<listen>unix:path=/c/mds/dbus.sock</listen>" in conf
+    assert '<allow own="*"/>' in conf
+
+
+def test_ganesha_bind_addr_resolution_in_a_fresh_network_namespace() -> None:
+    """With only 127.0.0.1 on lo, Ganesha 4.3 cannot resolve Bind_Addr =
+    127.0.0.1 (AI_ADDRCONFIG); with a second IPv4 address but no IPv6 one it
+    binds to every address."""
+    probe = (f"{sys.executable} -c 'from pando_cluster.net import ganesha_listen_addr as g; "
+             f"print(g(\"127.0.0.1\"))'")
+    cp = subprocess.run(["unshare", "--net", "sh", "-ec",
+                         f"ip link set lo up; {probe}; ip addr add 127.0.0.2/8 dev lo; {probe}"],
+                        capture_output=True, text=True, timeout=30, check=False)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.split() == ["None", "::"]
+
+
+def test_ganesha_errors_skips_kerberos_callback_noise(tmp_path: Path) -> None:
+    pre = "22/11/2026 05:24:10 : epoch 6b027c5c : vm : ganesha.nfsd-1[main]"
+    log = tmp_path / "ganesha.log"
+    log.write_text("\n".join([
+        f"{pre} main :MAIN :EVENT :ganesha.nfsd Starting: Ganesha Version 4.3",
+        f"{pre} open_cluster :FSAL :CRIT :pando: cannot set up the OSDs: Invalid argument",
+        f"{pre} gssd_refresh_krb5_machine_credential :NFS CB :CRIT :ERROR: no keytab",
+        f"{pre} load_fsal :NFS STARTUP :FATAL :Could not dlopen module",
+    ]) + "\n")
+    assert ganesha_errors(log) == [
+        "open_cluster :FSAL :CRIT :pando: cannot set up the OSDs: Invalid argument",
+        "load_fsal :NFS STARTUP :FATAL :Could not dlopen module"]
+    assert ganesha_errors(tmp_path / "missing.log") == []

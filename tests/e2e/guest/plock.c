@@ -1,0 +1,150 @@
+/* plock: byte-range and whole-file locks from the shell of a kernel-client VM
+ * (busybox has no flock applet).  Built static by the harness
+ * (pando_testing.vm.guest_tools) and put in the guest as /bin/plock.
+ *
+ *   plock [-s|-x] [-n] [-k posix|ofd|flock] [-r START:LEN] [-t SECS] FILE [CMD [ARG...]]
+ *   plock -g [-s|-x] [-k posix|ofd] [-r START:LEN] FILE
+ *
+ * Opens FILE (created if missing; read-only for -s, read-write for -x),
+ * takes a shared (-s) or exclusive (-x, the default) lock on START:LEN
+ * (default 0:0, the whole file; LEN 0 means "to the end") and, with CMD,
+ * runs it while holding the lock (the lock goes when CMD exits); without
+ * CMD it exits at once, which releases the lock.
+ *   -k posix  fcntl F_SETLK/F_SETLKW (default), the lock of the process
+ *   -k ofd    fcntl F_OFD_SETLK/F_OFD_SETLKW, the lock of the open file
+ *   -k flock  flock(2) (NFS clients turn it into a whole-file POSIX lock)
+ *   -n        do not wait: a conflicting lock is an error (exit 1)
+ *   -t SECS   wait at most SECS seconds (exit 2 when they pass)
+ *   -g        F_GETLK / F_OFD_GETLK: print "free" or the conflicting lock
+ *             ("conflict W 0:0 pid 123"), exit 0 either way
+ * On success it prints one line to stdout before running CMD:
+ *   locked posix W 0:0 waited 0.000
+ * Exit status: 0, or CMD's; 1 conflict with -n (the error is printed);
+ * 2 timed out; 3 usage or another error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on_alarm(int sig) { (void)sig; }
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: plock [-g] [-s|-x] [-n] [-k posix|ofd|flock] "
+			"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n");
+	return 3;
+}
+
+int main(int argc, char **argv)
+{
+	int shared = 0, nowait = 0, getlk = 0, timeout = 0, opt;
+	const char *kind = "posix";
+	long long start = 0, len = 0;
+
+	while ((opt = getopt(argc, argv, "+sxngk:r:t:")) != -1) {
+		switch (opt) {
+		case 's': shared = 1; break;
+		case 'x': shared = 0; break;
+		case 'n': nowait = 1; break;
+		case 'g': getlk = 1; break;
+		case 'k': kind = optarg; break;
+		case 'r':
+			if (sscanf(optarg, "%lld:%lld", &start, &len) != 2)
+				return usage();
+			break;
+		case 't': timeout = atoi(optarg); break;
+		default: return usage();
+		}
+	}
+	if (optind >= argc)
+		return usage();
+	const char *path = argv[optind];
+	int is_flock = !strcmp(kind, "flock"), is_ofd = !strcmp(kind, "ofd");
+	if (!is_flock && !is_ofd && strcmp(kind, "posix"))
+		return usage();
+
+	int fd = open(path, (shared ? O_RDONLY : O_RDWR) | O_CREAT, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "plock: open %s: %s\n", path, strerror(errno));
+		return 3;
+	}
+	struct flock fl = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = start, .l_len = len };
+	char range[64];
+	snprintf(range, sizeof(range), "%lld:%lld", start, len);
+
+	if (getlk) {
+		if (is_flock)
+			return usage();
+		if (fcntl(fd, is_ofd ? F_OFD_GETLK : F_GETLK, &fl) < 0) {
+			fprintf(stderr, "plock: F_GETLK %s: %s\n", path, strerror(errno));
+			return 3;
+		}
+		if (fl.l_type == F_UNLCK)
+			printf("free\n");
+		else
+			printf("conflict %s %lld:%lld pid %d\n", fl.l_type == F_RDLCK ? "R" : "W",
+			       (long long)fl.l_start, (long long)fl.l_len, (int)fl.l_pid);
+		return 0;
+	}
+
+	if (timeout > 0) {
+		struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART */
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(timeout);
+	}
+	double t0 = now();
+	int rc;
+	if (is_flock)
+		rc = flock(fd, (shared ? LOCK_SH : LOCK_EX) | (nowait ? LOCK_NB : 0));
+	else
+		rc = fcntl(fd, is_ofd ? (nowait ? F_OFD_SETLK : F_OFD_SETLKW)
+				      : (nowait ? F_SETLK : F_SETLKW), &fl);
+	int err = errno;
+	alarm(0);
+	if (rc < 0) {
+		if (err == EINTR) {
+			fprintf(stderr, "plock: %s %s %s %s: still waiting after %d s\n", kind,
+				shared ? "R" : "W", range, path, timeout);
+			return 2;
+		}
+		fprintf(stderr, "plock: %s %s %s %s: %s\n", kind, shared ? "R" : "W", range, path,
+			strerror(err));
+		return (err == EAGAIN || err == EACCES || err == EWOULDBLOCK) ? 1 : 3;
+	}
+	printf("locked %s %s %s waited %.3f\n", kind, shared ? "R" : "W", range, now() - t0);
+	fflush(stdout);
+	if (optind + 1 >= argc)
+		return 0;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("plock: fork");
+		return 3;
+	}
+	if (pid == 0) {
+		close(fd);   /* the child must not hold an OFD or flock reference */
+		execvp(argv[optind + 1], argv + optind + 1);
+		fprintf(stderr, "plock: exec %s: %s\n", argv[optind + 1], strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

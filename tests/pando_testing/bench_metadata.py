@@ -1,0 +1,562 @@
+"""Pieces of tests/bench/metadata: the guest's workload program, the guest
+script that mounts two NFS servers from one kernel client, a VM that carries
+the program in its initramfs, and a pipelined NFSv3 populator for big
+directories.
+
+The workload runs in a stock kernel under qemu TCG, where every guest
+instruction is emulated: a busybox loop of `touch` costs milliseconds of
+emulated CPU per file, more than either server.  So the guest runs
+`metabench`, a small static C program (source below, compiled on the host
+with `gcc -static`, cached by the hash of its source) that times its own
+loop of system calls with CLOCK_MONOTONIC and prints one JSON line:
+
+    metabench create DIR N        mkdir DIR, then N x open(O_CREAT|O_WRONLY, 0644) + close
+    metabench stat DIR N          N x stat(DIR/fNNNNNNN)
+    metabench readdir DIR [WANT]  getdents64 until the end; the entry count (., .. left out)
+    metabench write FILE MIB      MIB x write(1 MiB), fsync, close
+    metabench read FILE MIB       read(1 MiB) until EOF; size and block headers checked
+
+File names are `f%07d`.  Each 1 MiB block written carries its index in its
+first 8 bytes (the rest is one fixed pattern, so the emulated CPU does not
+fill buffers); `read` checks every header and the total size.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import socket
+import struct
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .initramfs import build_initrd
+from .nfs3_setup import NFS3_FHSIZE, NFS_PROGRAM, NFS_V3, NFSPROC3_CREATE, UNCHECKED, Nfs3Error
+from .oncrpc import LAST_FRAGMENT, auth_sys, decode_reply, encode_call
+from .pod import Pod, build_dir
+from .vm import GUEST_DIR, GUEST_ADDR, Vm
+from .xdr import Packer, Unpacker
+
+NFSPROC3_MKDIR = 9
+NFS3ERR_EXIST = 17
+
+GUEST_C = r"""
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1u << 20)
+#define MAGIC 0x50414e444f000000ull /* "PANDO" */
+
+static const char *op = "?";
+static double t0;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Failure: one JSON line with what failed and how far it got; exit 1. */
+static void die(const char *what, const char *name, long done)
+{
+	int e = errno;
+	printf("{\"op\":\"%s\",\"ok\":false,\"done\":%ld,\"seconds\":%.6f,"
+	       "\"error\":\"%s %s: %s\"}\n", op, done, t0 ? now() - t0 : 0.0,
+	       what, name, e ? strerror(e) : "unexpected result");
+	exit(1);
+}
+
+static void name_of(char *buf, size_t len, const char *dir, long i)
+{
+	snprintf(buf, len, "%s/f%07ld", dir, i);
+}
+
+static int do_create(const char *dir, long n)
+{
+	char p[4096];
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir", dir, 0);
+	t0 = now();
+	for (long i = 0; i < n; i++) {
+		name_of(p, sizeof(p), dir, i);
+		int fd = open(p, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			die("open", p, i);
+		if (close(fd) != 0)
+			die("close", p, i);
+	}
+	double s = now() - t0;
+	printf("{\"op\":\"create\",\"ok\":true,\"n\":%ld,\"seconds\":%.6f,\"rate\":%.1f}\n",
+	       n, s, n / s);
+	return 0;
+}
+
+static int do_stat(const char *dir, long n)
+{
+	char p[4096];
+	struct stat st;
+	t0 = now();
+	for (long i = 0; i < n; i++) {
+		name_of(p, sizeof(p), dir, i);
+		if (stat(p, &st) != 0)
+			die("stat", p, i);
+		if (!S_ISREG(st.st_mode)) {
+			errno = 0;
+			die("stat (not a regular file)", p, i);
+		}
+	}
+	double s = now() - t0;
+	printf("{\"op\":\"stat\",\"ok\":true,\"n\":%ld,\"seconds\":%.6f,\"rate\":%.1f}\n",
+	       n, s, n / s);
+	return 0;
+}
+
+static int do_readdir(const char *dir, long want)
+{
+	static char buf[1 << 18];
+	long n = 0, calls = 0;
+	t0 = now();
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die("open", dir, 0);
+	for (;;) {
+		long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (got < 0)
+			die("getdents64", dir, n);
+		if (got == 0)
+			break;
+		calls++;
+		for (long off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+				n++;
+			off += d->d_reclen;
+		}
+	}
+	close(fd);
+	double s = now() - t0;
+	if (want >= 0 && n != want) {
+		errno = 0;
+		char msg[64];
+		snprintf(msg, sizeof(msg), "(%ld entries, want %ld)", n, want);
+		die("readdir", msg, n);
+	}
+	printf("{\"op\":\"readdir\",\"ok\":true,\"n\":%ld,\"getdents\":%ld,\"seconds\":%.6f,"
+	       "\"rate\":%.1f}\n", n, calls, s, n / s);
+	return 0;
+}
+
+static char *block(void)
+{
+	char *b = aligned_alloc(4096, MIB);
+	if (!b)
+		die("malloc", "1 MiB", 0);
+	for (unsigned i = 0; i < MIB; i++)
+		b[i] = (char)(i * 31 + 7);
+	return b;
+}
+
+static int do_write(const char *file, long mib)
+{
+	char *b = block();
+	t0 = now();
+	int fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0)
+		die("open", file, 0);
+	for (long i = 0; i < mib; i++) {
+		uint64_t h = MAGIC | (uint64_t)i;
+		memcpy(b, &h, sizeof(h));
+		for (size_t off = 0; off < MIB;) {
+			ssize_t w = write(fd, b + off, MIB - off);
+			if (w <= 0)
+				die("write", file, i);
+			off += (size_t)w;
+		}
+	}
+	double tw = now() - t0;
+	if (fsync(fd) != 0)
+		die("fsync", file, mib);
+	if (close(fd) != 0)
+		die("close", file, mib);
+	double s = now() - t0;
+	double bytes = (double)mib * MIB;
+	printf("{\"op\":\"write\",\"ok\":true,\"bytes\":%.0f,\"seconds\":%.6f,\"mb_s\":%.2f,"
+	       "\"write_seconds\":%.6f}\n", bytes, s, bytes / s / 1e6, tw);
+	return 0;
+}
+
+static int do_read(const char *file, long mib)
+{
+	char *b = block();
+	long blocks = 0;
+	uint64_t total = 0;
+	t0 = now();
+	int fd = open(file, O_RDONLY);
+	if (fd < 0)
+		die("open", file, 0);
+	for (;;) {
+		size_t off = 0;
+		while (off < MIB) {
+			ssize_t r = read(fd, b + off, MIB - off);
+			if (r < 0)
+				die("read", file, blocks);
+			if (r == 0)
+				break;
+			off += (size_t)r;
+		}
+		if (off == 0)
+			break;
+		uint64_t h;
+		memcpy(&h, b, sizeof(h));
+		if (h != (MAGIC | (uint64_t)blocks)) {
+			errno = 0;
+			die("read: wrong block header in", file, blocks);
+		}
+		total += off;
+		blocks++;
+		if (off < MIB)
+			break;
+	}
+	close(fd);
+	double s = now() - t0;
+	if (total != (uint64_t)mib * MIB) {
+		errno = 0;
+		die("read: wrong size of", file, blocks);
+	}
+	printf("{\"op\":\"read\",\"ok\":true,\"bytes\":%llu,\"seconds\":%.6f,\"mb_s\":%.2f}\n",
+	       (unsigned long long)total, s, total / s / 1e6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 3) {
+		fprintf(stderr, "usage: metabench create|stat DIR N | readdir DIR [WANT] | "
+				"write|read FILE MIB\n");
+		return 2;
+	}
+	op = argv[1];
+	long n = argc > 3 ? atol(argv[3]) : -1;
+	if (!strcmp(op, "create") && n >= 0)
+		return do_create(argv[2], n);
+	if (!strcmp(op, "stat") && n >= 0)
+		return do_stat(argv[2], n);
+	if (!strcmp(op, "readdir"))
+		return do_readdir(argv[2], n);
+	if (!strcmp(op, "write") && n > 0)
+		return do_write(argv[2], n);
+	if (!strcmp(op, "read") && n > 0)
+		return do_read(argv[2], n);
+	fprintf(stderr, "metabench: bad arguments\n");
+	return 2;
+}
+"""
+
+
+def build_guest_tool(out_dir: Path | None = None) -> Path:
+    """`metabench`, statically linked, in build/bench-metadata/ (rebuilt
+    only when the source above changes)."""
+    out_dir = out_dir or build_dir() / "bench-metadata"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tag = hashlib.sha256(GUEST_C.encode()).hexdigest()[:12]
+    exe = out_dir / f"metabench-{tag}"
+    if exe.exists():
+        return exe
+    src = out_dir / f"metabench-{tag}.c"
+    src.write_text(GUEST_C)
+    tmp = exe.with_suffix(f".tmp{os.getpid()}")
+    subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Werror", "-o", str(tmp), str(src)],
+                   check=True)
+    tmp.replace(exe)
+    return exe
+
+
+# ---- the guest side ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class GuestMount:
+    """One server as the guest mounts it at /mnt/LABEL."""
+    label: str
+    vers: str              # "v4.1" or "v3"
+    port: int
+    mountport: int
+    export3: str
+    export4: str
+    address: str = GUEST_ADDR
+    extra_opts: str = ""   # appended to the mount options
+
+    def options(self) -> str:
+        if self.vers == "v3":
+            o = (f"vers=3,proto=tcp,addr={self.address},port={self.port},"
+                 f"mountport={self.mountport},mountproto=tcp,nolock")
+        else:
+            o = f"vers={self.vers[1:]},proto=tcp,addr={self.address},port={self.port}"
+        return o + (f",{self.extra_opts}" if self.extra_opts else "")
+
+    def source(self) -> str:
+        return f"{self.address}:{self.export3 if self.vers == 'v3' else self.export4}"
+
+    @property
+    def mountpoint(self) -> str:
+        return f"/mnt/{self.label}"
+
+
+@dataclass
+class Item:
+    """One timed run: `metabench OP PATH ARG` on one server's fresh mount."""
+    id: int
+    label: str
+    op: str
+    path: str       # relative to the mount
+    arg: int
+    rep: int
+
+
+# The guest script: sourced by tests/e2e/guest/lib.sh's pando_main once the
+# modules are loaded and the network is up (so emit, say and json_str exist).
+# Every item mounts its server afresh (after the previous item unmounted it),
+# so stat, readdir and read start from a cold client cache: the unmount
+# dropped every inode, dentry and page of that mount.  The per-op counts and
+# RTTs of the item's mount come from /proc/self/mountstats.
+GUEST_SCRIPT_HEAD = r"""
+MB=/pando/metabench
+# per-op statistics: OP ops trans timeouts sent recv queue_ms rtt_ms exec_ms
+opstats() {
+  awk -v m="$1" '$1 == "device" { cur = ($5 == m) ; p = 0; next }
+       cur && /per-op statistics/ { p = 1; next }
+       cur && p && $1 ~ /:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s%s %s %s %s", s, $1, $2, $8, $9; s = "," }' \
+      /proc/self/mountstats
+}
+item() {  # ID LABEL OP PATH ARG
+  id=$1; label=$2; op=$3; path=/mnt/$2/$4; arg=$5
+  say "item $id: $label $op $path $arg"
+  cd /
+  sync; echo 3 > /proc/sys/vm/drop_caches
+  mkdir -p "/mnt/$label"
+  if ! "mount_$label" > /tmp/mnt.out 2>&1; then
+    emit "{\"event\":\"item\",\"id\":$id,\"rc\":-1,\"error\":$(json_str 2000 < /tmp/mnt.out)}"
+    return
+  fi
+  opts=$(awk -v m="/mnt/$label" '$2 == m { print $4 }' /proc/mounts)
+  "$MB" "$op" "$path" "$arg" > /tmp/res.out 2> /tmp/res.err
+  rc=$?
+  ops=$(opstats "/mnt/$label")
+  res=$(head -n 1 /tmp/res.out)
+  case "$res" in "{"*"}") ;; *) res=null ;; esac
+  umount "/mnt/$label" > /tmp/umnt.out 2>&1 || echo "umount: $(cat /tmp/umnt.out)" >> /tmp/res.err
+  emit "{\"event\":\"item\",\"id\":$id,\"rc\":$rc,\"result\":$res,\"ops\":\"$ops\",\"mount_opts\":\"$opts\",\"stderr\":$(json_str 2000 < /tmp/res.err)}"
+}
+"""
+
+
+def guest_script(mounts: Iterable[GuestMount], items: Iterable[Item]) -> str:
+    lines = ["# generated by pando_testing.bench_metadata", GUEST_SCRIPT_HEAD]
+    for m in mounts:
+        lines.append(f"mount_{m.label}() {{ mount -t nfs -o {shlex.quote(m.options())} "
+                     f"{shlex.quote(m.source())} {m.mountpoint}; }}")
+    for it in items:
+        lines.append(shlex.join(["item", str(it.id), it.label, it.op, it.path, str(it.arg)]))
+    return "\n".join(lines) + "\n"
+
+
+class BenchVm(Vm):
+    """A Vm whose initramfs also carries /pando/metabench, and whose
+    scenario is a ready-made guest script (not Scenario steps)."""
+
+    def __init__(self, *a: Any, tool: Path, script: str, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.tool, self.script = tool, script
+
+    def _initrd(self) -> Path:
+        files = {
+            "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
+            "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
+            "pando/scenario.sh": (self.script.encode(), 0o644),
+            "pando/metabench": (self.tool.read_bytes(), 0o755),
+        }
+        self._path("scenario.sh").write_text(self.script)
+        return build_initrd(self.kernel, self._path("initrd"), files)
+
+
+def parse_opstats(text: str) -> dict[str, tuple[int, int, int]]:
+    """'OP ops rtt_ms exec_ms,...' (the guest's opstats) -> {OP: (ops, rtt_ms, exec_ms)}."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for part in (text or "").split(","):
+        f = part.split()
+        if len(f) == 4 and all(x.isdigit() for x in f[1:]):
+            out[f[0]] = (int(f[1]), int(f[2]), int(f[3]))
+    return out
+
+
+# ---- populating a big directory from the host ---------------------------------
+
+def _fattr_skip(u: Unpacker) -> None:
+    if u.boolean():
+        u.fixed(84)
+
+
+class PipelinedNfs3:
+    """NFSv3 MKDIR and CREATE with many calls in flight on one TCP
+    connection (Nfs3Setup waits for each reply): fills a directory with
+    100,000 names in seconds rather than minutes."""
+
+    def __init__(self, sock: socket.socket, window: int = 64) -> None:
+        self.sock, self.window = sock, window
+        self.cred = auth_sys(0, 0)
+        self.xid = struct.unpack(">I", os.urandom(4))[0] >> 1
+        self.buf = b""
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _send(self, proc: int, args: bytes) -> int:
+        self.xid = (self.xid + 1) & 0xFFFFFFFF
+        rec = encode_call(self.xid, NFS_PROGRAM, NFS_V3, proc, args, self.cred)
+        self.sock.sendall(struct.pack(">I", LAST_FRAGMENT | len(rec)) + rec)
+        return self.xid
+
+    def _recv(self) -> bytes:
+        parts = []
+        while True:
+            while len(self.buf) < 4:
+                self._fill()
+            (mark,) = struct.unpack(">I", self.buf[:4])
+            n = mark & ~LAST_FRAGMENT
+            while len(self.buf) < 4 + n:
+                self._fill()
+            parts.append(self.buf[4:4 + n])
+            self.buf = self.buf[4 + n:]
+            if mark & LAST_FRAGMENT:
+                return b"".join(parts)
+
+    def _fill(self) -> None:
+        b = self.sock.recv(1 << 20)
+        if not b:
+            raise ConnectionError("server closed the connection")
+        self.buf += b
+
+    @staticmethod
+    def _sattr(p: Packer, mode: int) -> Packer:
+        p.boolean(True).u32(mode)          # mode
+        p.boolean(False).boolean(False)    # uid, gid
+        p.boolean(False)                   # size
+        return p.u32(0).u32(0)             # atime, mtime: DONT_CHANGE
+
+    def mkdir(self, dir_fh: bytes, name: str, exist_ok: bool = True) -> bytes:
+        p = self._sattr(Packer().opaque(dir_fh).string(name), 0o755)
+        xid = self._send(NFSPROC3_MKDIR, p.bytes())
+        r = decode_reply(self._recv())
+        assert r.xid == xid
+        u = Unpacker(r.body)
+        status = u.u32()
+        if status == NFS3ERR_EXIST and exist_ok:
+            from .nfs3_setup import Nfs3Setup  # a plain LOOKUP on the same connection
+            return Nfs3Setup.over(self.sock).lookup(dir_fh, name)
+        if status != 0:
+            raise Nfs3Error(f"MKDIR {name}", status)
+        if not u.boolean():
+            raise Nfs3Error(f"MKDIR {name}: no handle in the reply", 0)
+        return u.opaque(NFS3_FHSIZE)
+
+    def create_many(self, dir_fh: bytes, names: list[str],
+                    progress: Callable[[int], None] | None = None) -> None:
+        """CREATE UNCHECKED of every name, `window` calls in flight."""
+        pending: dict[int, str] = {}
+        it = iter(names)
+        done = 0
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < self.window:
+                name = next(it, None)
+                if name is None:
+                    exhausted = True
+                    break
+                p = self._sattr(Packer().opaque(dir_fh).string(name).u32(UNCHECKED), 0o644)
+                pending[self._send(NFSPROC3_CREATE, p.bytes())] = name
+            if not pending:
+                return
+            r = decode_reply(self._recv())
+            name = pending.pop(r.xid)
+            status = Unpacker(r.body).u32()
+            if status != 0:
+                raise Nfs3Error(f"CREATE {name}", status)
+            done += 1
+            if progress is not None and done % 1000 == 0:
+                progress(1000)
+
+
+def populate(pod: Pod, host: str, port: int, root_fh: bytes, dirname: str, count: int,
+             connections: int = 4, window: int = 32,
+             progress: Callable[[int], None] | None = None) -> float:
+    """MKDIR dirname in the export root and CREATE f0000000.. in it over
+    `connections` pipelined connections; returns the seconds the creates took."""
+    import threading
+    first = PipelinedNfs3(pod.connect(host, port, timeout=120), window)
+    try:
+        dfh = first.mkdir(root_fh, dirname)
+    finally:
+        first.close()
+    names = [f"f{i:07d}" for i in range(count)]
+    conns = [PipelinedNfs3(pod.connect(host, port, timeout=120), window)
+             for _ in range(connections)]
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    total = [0]
+
+    def tick(n: int) -> None:
+        with lock:
+            total[0] += n
+            if progress is not None:
+                progress(total[0])
+
+    def work(c: PipelinedNfs3, part: list[str]) -> None:
+        try:
+            c.create_many(dfh, part, tick)
+        except BaseException as e:  # reported on the caller's thread
+            errors.append(e)
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=work, args=(c, names[i::connections]))
+               for i, c in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.monotonic() - t0
+    for c in conns:
+        c.close()
+    if errors:
+        raise errors[0]
+    return seconds
+
+
+def events(results_log: Path) -> list[dict[str, Any]]:
+    """`PANDO {json}` lines of a results log written so far."""
+    out = []
+    try:
+        text = results_log.read_text(errors="replace")
+    except FileNotFoundError:
+        return out
+    for line in text.replace("\r", "").splitlines():
+        if line.startswith("PANDO "):
+            try:
+                out.append(json.loads(line[6:]))
+            except ValueError:
+                pass  # a line still being written
+    return out

@@ -27,6 +27,8 @@ NFS_CORE_PARAM {{
 }}
 NFSV4 {{
     Minor_Versions = 1;
+    # pNFS: clients get flexfiles layouts and move data to the OSDs directly.
+    PNFS_MDS = true;
     RecoveryRoot = "{recovery}";
     Only_Numeric_Owners = true;
 }}

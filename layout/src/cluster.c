@@ -157,7 +157,7 @@ int pando_cluster_new(const struct pando_osd *osds, size_t count,
 	int rc;
 
 	*out = NULL;
-	if (count > PANDO_MAX_OSDS || policy->spares == 0 || policy->bias_limit_ppm >= PPM)
+	if (count > PANDO_MAX_OSDS || policy->bias_limit_ppm >= PPM)
 		return -EINVAL;
 	rc = sorted_copy(osds, count, &sorted);
 	if (rc)

@@ -415,7 +415,14 @@ static void test_refusals(void)
 	osds[3].id = osds[2].id;
 	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 0 }, &bad_cluster), -EINVAL);
 	osds[3].id = 4;
-	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), -EINVAL);
+	/* No spare: a file may then take every OSD (a cluster as small as a file). */
+	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), 0);
+	req = ok;
+	req.data = 9;
+	CHECK_EQ(pando_place(bad_cluster, &req, &map), 0);
+	CHECK_EQ(map->spare_count, 0);
+	pando_map_free(map);
+	pando_cluster_free(bad_cluster);
 	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 }, &bad_cluster),
 		 -EINVAL);
 	pando_cluster_free(c);

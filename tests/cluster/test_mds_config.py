@@ -29,7 +29,7 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
     for want in ("NFS_Port = 2049;", "MNT_Port = 20048;", "NFS_Protocols = 3, 4;",
                  "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
                  "Bind_Addr = 127.0.0.1;", 'Plugins_Dir = "/repo/build/ganesha-fsal/fsal";',
-                 "Minor_Versions = 1;", 'RecoveryRoot = "/c/mds/recovery";',
+                 "Minor_Versions = 1;", "PNFS_MDS = true;", 'RecoveryRoot = "/c/mds/recovery";',
                  "Only_Numeric_Owners = true;", "Active_krb5 = false;", "Export_Id = 1;",
                  'Path = "/pando";', 'Pseudo = "/pando";', "Protocols = 3, 4;",
                  "Transports = TCP;", "Access_Type = RW;", "Squash = No_Root_Squash;",

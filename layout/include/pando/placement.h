@@ -38,7 +38,9 @@ struct pando_osd {
 };
 
 struct pando_placement_policy {
-	uint32_t spares;		/* OSDs every file leaves free, at least 1 */
+	/* OSDs every file leaves free for rebuild; 0 only for clusters too
+	 * small to keep one (as many OSDs as a file's width). */
+	uint32_t spares;
 	uint32_t bias_limit_ppm;	/* passive balancing bound, parts per million */
 };
 
@@ -46,8 +48,8 @@ struct pando_placement_policy {
  * weights and domains worked out once.  Safe to share between threads. */
 struct pando_cluster;
 
-/* -EINVAL: duplicate OSD ids, more than PANDO_MAX_OSDS, spares 0, a bias
- * limit of 100% or more. */
+/* -EINVAL: duplicate OSD ids, more than PANDO_MAX_OSDS, a bias limit of
+ * 100% or more. */
 int pando_cluster_new(const struct pando_osd *osds, size_t count,
 		      const struct pando_placement_policy *policy, struct pando_cluster **out);
 void pando_cluster_free(struct pando_cluster *cluster);

@@ -7,7 +7,8 @@
  *                        t objects removals done, t removals retried)
  *   layout_status()  -> (b, s, t files with layouts, t segments out,
  *                        t granted, t returned, t recalls, t fenced,
- *                        t I/O errors clients reported)
+ *                        t I/O errors clients reported, t bytes read and
+ *                        t bytes written through the manager itself)
  *   recall_file(s path) -> (b, s)   every layout of the file at path (from
  *                        the export root, e.g. "/dir/file"); holders that
  *                        do not return them in Recall_Timeout are fenced
@@ -106,7 +107,7 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	struct pando_export *exp = first_export();
 	struct pando_layout_stats st = { 0 };
 	DBusMessageIter iter;
-	uint64_t v[7];
+	uint64_t v[9] = { 0 };
 
 	if (exp)
 		pando_layouts_stats(exp->layouts, &st);
@@ -117,9 +118,13 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	v[4] = st.recalls;
 	v[5] = st.fenced;
 	v[6] = st.io_errors;
+	if (exp) {
+		v[7] = atomic_load(&exp->mds_read_bytes);
+		v[8] = atomic_load(&exp->mds_write_bytes);
+	}
 	dbus_message_iter_init_append(reply, &iter);
 	gsh_dbus_status_reply(&iter, exp != NULL, exp ? "OK" : "no Pando export");
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 9; i++)
 		if (!dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT64, &v[i]))
 			return false;
 	return true;
@@ -200,6 +205,8 @@ static struct gsh_dbus_method layout_status_method = {
 		{ .name = "recalls", .type = "t", .direction = "out" },
 		{ .name = "fenced", .type = "t", .direction = "out" },
 		{ .name = "io_errors", .type = "t", .direction = "out" },
+		{ .name = "mds_read_bytes", .type = "t", .direction = "out" },
+		{ .name = "mds_write_bytes", .type = "t", .direction = "out" },
 		END_ARG_LIST
 	},
 };

@@ -201,6 +201,7 @@ static void pando_read2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb do
 		return;
 	}
 	rc = pando_data_read(h, arg->offset, arg->iov, arg->iov_count, &n, &eof);
+	atomic_fetch_add(&h->exp->mds_read_bytes, n);
 	arg->io_amount = n;
 	arg->end_of_file = eof;
 	done_cb(o, pando_status(rc), arg, caller_arg);
@@ -220,6 +221,7 @@ static void pando_write2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb d
 		return;
 	}
 	rc = pando_data_write(h, arg->offset, arg->iov, arg->iov_count, arg->fsal_stable, &n);
+	atomic_fetch_add(&h->exp->mds_write_bytes, n);
 	arg->io_amount = n;
 	done_cb(o, pando_status(rc), arg, caller_arg);
 }

@@ -441,8 +441,26 @@ static void recall_osd(struct pando_layouts *l, uint32_t osd_id)
 	}
 }
 
+/* A NULL call to each OSD: with pNFS the manager hardly talks to the
+ * OSDs itself, so it asks, to notice a dead one within seconds. */
+static void probe_osds(struct pando_layouts *l)
+{
+	const struct cluster_desc *d = &l->exp->cluster;
+
+	for (size_t i = 0; i < d->nosds; i++) {
+		int rc;
+		struct osd_ctl_client *c = osd_pool_get(l->exp->pool, d->osds[i].id, &rc);
+
+		if (c) {
+			rc = osd_ctl_null(c);
+			osd_pool_result(l->exp->pool, d->osds[i].id, rc);
+		}
+	}
+}
+
 static void watch_osds(struct pando_layouts *l)
 {
+	probe_osds(l);
 	for (size_t i = 0; i < osd_pool_count(l->exp->pool); i++) {
 		struct osd_health h;
 

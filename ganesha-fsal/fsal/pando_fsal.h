@@ -76,6 +76,10 @@ struct pando_export {
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
+	/* Bytes the manager itself moved for clients (gateway I/O, inline
+	 * data): with pNFS these stay near zero. */
+	atomic_uint_fast64_t mds_read_bytes;
+	atomic_uint_fast64_t mds_write_bytes;
 	uint64_t boot_ns;
 	struct pando_cluster *placement;
 	/* statfs from the OSDs, cached a few seconds (export.c). */

@@ -1,7 +1,8 @@
-"""A full target: WRITE answers NFS3ERR_NOSPC, data committed before stays
-intact, the target keeps serving, and space freed by removing an object can
-be written again.  The data directory sits on a 16 MiB tmpfs mounted inside
-the test's pod, so nothing outside it fills up."""
+"""A full target: WRITE answers NFS3ERR_NOSPC (counted as the target's I/O
+error), data committed before stays intact, the target keeps serving, and
+space freed by removing an object can be written again.  The data directory
+sits on a 16 MiB tmpfs mounted inside the test's pod, so nothing outside it
+fills up."""
 from __future__ import annotations
 
 import random
@@ -14,6 +15,7 @@ from pando_testing import nfs3
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.osdctl import open_ctl
 from pando_testing.pod import Pod
 
 PART = 4
@@ -75,6 +77,12 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
         piece = random.Random(2).randbytes(MIB)
         assert c.read(fill, 0, MIB).data == piece
         assert c.read(fill, filled - MIB, MIB).data == piece
+
+    # NOSPC is counted as the target's failure, not as a refused handle
+    with open_ctl(osd.pod, osd) as ctl:
+        st = ctl.stats()
+    assert st.nfs_err_io >= 1 and st.nfs_err_rejected == 0 and st.nfs_err_other == 0
+    assert st.nfs_write_bytes >= len(kept) + filled
 
     # freeing space makes room again, and nothing else moved
     osd.tool("rm", str(PART), str(FILL))

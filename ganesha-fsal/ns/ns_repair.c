@@ -59,7 +59,7 @@ struct repairer {
 	ns_check_say_fn say;
 	void *arg;
 	struct ns_check_result *res;
-	uint64_t max_id;
+	uint64_t max_id;        /* pass 0: the highest inode or intent id */
 	/* pass 4: the directory whose entries are being read */
 	uint64_t run_dir;
 	bool run_ok;

@@ -14,6 +14,9 @@
  *                        do not return them in Recall_Timeout are fenced
  *   recall_client(s address) -> (b, s, u files)   everything one client
  *                        (by IP address as ganesha_mgr shows it) holds
+ *   damage() -> (b, s, a(tuiuu) records): the components reported failing
+ *                        (inode, OSD id, last error, operation, reports),
+ *                        kept in the store until repair clears them
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -193,6 +196,47 @@ static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	return dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &files);
 }
 
+static int append_damage(void *arg, const struct ns_suspect *sp)
+{
+	DBusMessageIter *arr = arg, st;
+	uint64_t ino = sp->ino;
+	uint32_t osd = sp->osd_id, op = sp->opnum, count = sp->count;
+	int32_t status = sp->status;
+
+	return !(dbus_message_iter_open_container(arr, DBUS_TYPE_STRUCT, NULL, &st) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &ino) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &osd) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &status) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &op) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &count) &&
+		 dbus_message_iter_close_container(arr, &st));
+}
+
+static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = first_export();
+	DBusMessageIter iter, arr;
+	int rc = 0;
+
+	dbus_message_iter_init_append(reply, &iter);
+	gsh_dbus_status_reply(&iter, exp != NULL, exp ? "OK" : "no Pando export");
+	if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "(tuiuu)", &arr))
+		return false;
+	if (exp)
+		rc = ns_suspect_list(exp->ns, append_damage, &arr);
+	return rc == 0 && dbus_message_iter_close_container(&iter, &arr);
+}
+
+static struct gsh_dbus_method damage_method = {
+	.name = "damage",
+	.method = damage,
+	.args = {
+		STATUS_REPLY,
+		{ .name = "records", .type = "a(tuiuu)", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
 static struct gsh_dbus_method layout_status_method = {
 	.name = "layout_status",
 	.method = layout_status,
@@ -237,6 +281,7 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&layout_status_method,
 	&recall_file_method,
 	&recall_client_method,
+	&damage_method,
 	NULL
 };
 

@@ -40,11 +40,27 @@ static fsal_status_t io_allowed(struct pando_handle *h, bool bypass, struct stat
 	return st;
 }
 
+/* A mirror failed under gateway I/O: record the damage for repair.  While
+ * the OSD is backing off (-EHOSTDOWN) the first failure is on record. */
+static void gateway_fault(void *arg, uint32_t group, uint32_t component, uint32_t osd_id,
+			  int err)
+{
+	struct pando_handle *h = arg;
+
+	if (err == -EHOSTDOWN)
+		return;
+	LogWarn(COMPONENT_FSAL, "pando: OSD %u failed gateway I/O on inode %" PRIu64 " (%d)",
+		osd_id, h->ino, err);
+	if (ns_suspect_add(h->exp->ns, h->ino, osd_id, err, 0) != 0)
+		LogMajor(COMPONENT_FSAL, "pando: damage on inode %" PRIu64 " NOT recorded", h->ino);
+}
+
 static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_t off,
 			struct iovec *iov, int iovcnt, size_t *n)
 {
 	struct pando_storage_map *map;
-	struct objio io = { .pool = h->exp->pool, .owner = h->ino };
+	struct objio io = { .pool = h->exp->pool, .owner = h->ino, .fault = gateway_fault,
+			    .fault_arg = h };
 	int rc = pando_map_load(h->exp, h->ino, &map);
 
 	*n = 0;
@@ -105,7 +121,8 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 			 int iovcnt, bool stable, size_t *n)
 {
 	struct pando_export *exp = h->exp;
-	struct objio io = { .pool = exp->pool, .owner = h->ino };
+	struct objio io = { .pool = exp->pool, .owner = h->ino, .fault = gateway_fault,
+			    .fault_arg = h };
 	struct pando_storage_map *map;
 	struct ns_setattr sa = { 0 };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;

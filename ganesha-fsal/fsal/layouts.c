@@ -329,12 +329,15 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum)
 {
+	int rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum);
+
 	pthread_mutex_lock(&l->lock);
 	l->st.io_errors++;
 	pthread_mutex_unlock(&l->lock);
 	LogWarn(COMPONENT_PNFS,
 		"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
-		": component suspect", status, opnum, osd_id, ino);
+		": component suspect, %s", status, opnum, osd_id, ino,
+		rc ? "NOT recorded" : "damage recorded");
 }
 
 void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out)

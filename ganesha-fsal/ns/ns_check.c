@@ -439,7 +439,7 @@ bool inode_owns_key(const struct ns_inode *r, uint8_t type)
 {
 	if (type == K_SYMLINK)
 		return r->type == NS_LNK;
-	if (type == K_MAP)
+	if (type == K_MAP || type == K_SUSPECT)
 		return r->type == NS_REG && (r->flags & IF_OBJECTS);
 	return r->type == NS_REG && !(r->flags & IF_OBJECTS) && r->inline_len;
 }
@@ -467,6 +467,18 @@ static int visit_owned(struct checker *c, uint8_t type, const uint8_t *k, size_t
 		return 0;
 	}
 	return check_owned(c, type, get_be64(k + 1));
+}
+
+static int visit_suspect(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+			 const uint8_t *v, size_t vlen)
+{
+	struct ns_suspect sp;
+
+	if (suspect_decode(k, klen, v, vlen, &sp)) {
+		problem(c, &c->res->bad_records, "malformed damage record");
+		return 0;
+	}
+	return check_owned(c, type, sp.ino);
 }
 
 static int visit_intent(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
@@ -551,6 +563,8 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 		rc = scan_prefix(&c, K_MAP, visit_owned);
 	if (!rc)
 		rc = scan_prefix(&c, K_SYMLINK, visit_owned);
+	if (!rc)
+		rc = scan_prefix(&c, K_SUSPECT, visit_suspect);
 	if (!rc)
 		rc = scan_prefix(&c, K_INTENT, visit_intent);
 	if (!rc)

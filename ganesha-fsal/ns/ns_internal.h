@@ -25,6 +25,7 @@ enum {
 	K_SYMLINK = 'L',
 	K_MAP = 'M',
 	K_NEXT = 'N',
+	K_SUSPECT = 'P',
 	K_INDEX = 'R',
 	K_SUPER = 'S',
 	K_INTENT = 'X',
@@ -192,6 +193,15 @@ void merge_next_id(rocksdb_writebatch_t *b, uint64_t next);
 
 /* ns_sync.c */
 int sync_upto(struct ns_store *s, uint64_t seq);
+
+/* ns_suspect.c: 'P' ino(8) osd(4) keys; the value layout in ns_keys.c's
+ * header comment. */
+#define SUSPECT_KEY_LEN 13
+#define SUSPECT_REC_LEN 29
+#define SUSPECT_REC_VERSION 1
+void suspect_drop_all(struct txn *t, uint64_t ino);
+int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
+		   struct ns_suspect *out);
 
 /* ns_txn.c */
 void txn_begin(struct txn *t, struct ns_store *s);

@@ -478,10 +478,34 @@ static int visit_owned(struct repairer *r, const uint8_t *k, size_t klen, const 
 	return del_key(r, k, klen);
 }
 
+/* Damage records: malformed, or of a file that no longer has objects. */
+static int visit_suspect(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
+			 size_t vlen)
+{
+	struct ns_suspect sp;
+	struct ns_inode rec;
+	int rc;
+
+	if (suspect_decode(k, klen, v, vlen, &sp)) {
+		fixed(r, &r->res->bad_records, "malformed damage record: deleted");
+		return del_key(r, k, klen);
+	}
+	rc = inode_load(r->s, sp.ino, &rec);
+	if (rc && rc != -ESTALE)
+		return rc;
+	if (!rc && inode_owns_key(&rec, K_SUSPECT))
+		return 0;
+	fixed(r, &r->res->stray_keys, "damage record of inode %llu, which %s: deleted",
+	      (unsigned long long)sp.ino, rc ? "does not exist" : "has no objects");
+	return del_key(r, k, klen);
+}
+
 static int fix_strays(struct repairer *r)
 {
 	int rc = walk(r, K_DATA, visit_owned);
 
+	if (!rc)
+		rc = walk(r, K_SUSPECT, visit_suspect);
 	if (!rc)
 		rc = walk(r, K_SYMLINK, visit_owned);
 	return rc ? rc : walk(r, K_MAP, visit_owned);

@@ -15,40 +15,46 @@ static const struct pando_component *comp_of(const struct pando_storage_map *map
 	return pando_map_component(map, g, c);
 }
 
-static void fault(struct objio *io, uint32_t g, uint32_t c, uint32_t osd, int err)
+static int fault(struct objio *io, uint32_t g, uint32_t c, uint32_t osd, int err, bool write)
 {
-	if (io->fault)
-		io->fault(io->fault_arg, g, c, osd, err);
+	return io->fault ? io->fault(io->fault_arg, io->owner, g, c, osd, err, write) : err;
 }
 
-/* Runs fn on each piece of [off, off + len); pieces come from the layout
- * library, one per stripe unit and mirror. */
-typedef int (*piece_fn)(struct objio *io, const struct pando_storage_map *map,
-			const struct pando_piece *pc, void *arg);
-
-static int for_pieces(struct objio *io, const struct pando_storage_map *map, uint64_t off,
-		      uint64_t len, piece_fn fn, void *arg)
+static bool skipped(const struct objio *io, uint32_t osd)
 {
-	struct pando_piece stack[PIECES_ON_STACK], *pcs = stack;
-	size_t count = 0;
+	for (size_t i = 0; i < io->nskip; i++)
+		if (io->skip[i] == osd)
+			return true;
+	return false;
+}
+
+/* The pieces of [off, off + len), one per stripe unit and mirror, from
+ * the layout library: in *pcs (stack when it fits, else malloc'd). */
+static int get_pieces(const struct pando_storage_map *map, uint64_t off, uint64_t len,
+		      struct pando_piece *stack, struct pando_piece **pcs, size_t *count)
+{
 	int rc;
 
+	*pcs = stack;
+	*count = 0;
 	if (map->shape.raid == PANDO_RS)
 		return -EOPNOTSUPP;
 	if (len == 0)
 		return 0;
-	rc = pando_stripe_data_pieces(map, off, len, pcs, PIECES_ON_STACK, &count);
+	rc = pando_stripe_data_pieces(map, off, len, stack, PIECES_ON_STACK, count);
 	if (rc == -ENOSPC) {
-		pcs = calloc(count, sizeof(*pcs));
-		if (!pcs)
+		*pcs = calloc(*count, sizeof(**pcs));
+		if (!*pcs)
 			return -ENOMEM;
-		rc = pando_stripe_data_pieces(map, off, len, pcs, count, &count);
+		rc = pando_stripe_data_pieces(map, off, len, *pcs, *count, count);
 	}
-	for (size_t i = 0; !rc && i < count; i++)
-		rc = fn(io, map, &pcs[i], arg);
+	return rc;
+}
+
+static void put_pieces(struct pando_piece *stack, struct pando_piece *pcs)
+{
 	if (pcs != stack)
 		free(pcs);
-	return rc;
 }
 
 /* One call on one OSD through the pool, recording the result. */
@@ -88,7 +94,7 @@ int objio_create(struct objio *io, const struct pando_storage_map *map)
 			if (!rc && res != -EEXIST)
 				rc = res;
 			if (rc) {
-				fault(io, g, c, k->osd_id, rc);
+				fault(io, g, c, k->osd_id, rc, false);
 				return rc;
 			}
 		}
@@ -120,46 +126,66 @@ int objio_remove(struct objio *io, const struct pando_storage_map *map)
 	return first;
 }
 
-struct write_arg {
-	const uint8_t *buf;
-	uint64_t off;
-	bool stable;
-};
-
+/* 0: written; 1: skipped or failed and recorded stale; -EIO: failed and
+ * not recorded (the write cannot be acknowledged). */
 static int write_piece(struct objio *io, const struct pando_storage_map *map,
-		       const struct pando_piece *pc, void *arg)
+		       const struct pando_piece *pc, const uint8_t *src, bool stable)
 {
-	struct write_arg *w = arg;
 	const struct pando_component *k = comp_of(map, pc->group, pc->component);
 	struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-	const uint8_t *src = w->buf + (pc->file_offset - w->off);
 	uint8_t v[8];
 	int rc;
 
+	if (skipped(io, k->osd_id))
+		return 1;
 	OSD_CALL(io, k->osd_id, rc,
 		 osd_ctl_write(c_, &id, pc->object_offset, src, pc->length,
-			       w->stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v));
-	if (rc) {
-		fault(io, pc->group, pc->component, k->osd_id, rc);
-		return -EIO;
-	}
+			       stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v));
+	if (rc)
+		return fault(io, pc->group, pc->component, k->osd_id, rc, true) ? -EIO : 1;
 	if (osd_pool_note_verf(io->pool, k->osd_id, v))
 		io->verf_changed = true;
 	return 0;
 }
 
+/* Every stripe unit reached some mirror (pieces of one unit share a file
+ * offset). */
+static bool every_unit_written(const struct pando_piece *pcs, const int *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool ok = false;
+
+		for (size_t j = 0; j < n && !ok; j++)
+			ok = res[j] == 0 && pcs[j].file_offset == pcs[i].file_offset;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t off,
 		const void *buf, size_t len, bool stable)
 {
-	struct write_arg w = { buf, off, stable };
+	struct pando_piece stack[PIECES_ON_STACK], *pcs;
+	int res_stack[PIECES_ON_STACK], *res = res_stack;
+	size_t n;
+	int rc = get_pieces(map, off, len, stack, &pcs, &n);
 
-	return for_pieces(io, map, off, len, write_piece, &w);
+	if (!rc && n > PIECES_ON_STACK && !(res = calloc(n, sizeof(*res))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		res[i] = write_piece(io, map, &pcs[i], (const uint8_t *)buf + (pcs[i].file_offset - off),
+				     stable);
+		if (res[i] < 0)
+			rc = res[i];
+	}
+	if (!rc && !every_unit_written(pcs, res, n))
+		rc = -EIO;
+	if (res != res_stack)
+		free(res);
+	put_pieces(stack, pcs);
+	return rc;
 }
-
-struct read_arg {
-	uint8_t *buf;
-	uint64_t off;
-};
 
 /* Reads one stripe unit's run from the mirror `copy`. */
 static int read_copy(struct objio *io, const struct pando_storage_map *map,
@@ -180,7 +206,7 @@ static int read_copy(struct objio *io, const struct pando_storage_map *map,
 			 osd_ctl_read(c_, &id, pc->object_offset + done, dst + done,
 				      pc->length - done, &n, &eof));
 		if (rc) {
-			fault(io, pc->group, comp, k->osd_id, rc);
+			fault(io, pc->group, comp, k->osd_id, rc, false);
 			return rc;
 		}
 		done += n;
@@ -192,25 +218,26 @@ static int read_copy(struct objio *io, const struct pando_storage_map *map,
 }
 
 static int read_piece(struct objio *io, const struct pando_storage_map *map,
-		      const struct pando_piece *pc, void *arg)
+		      const struct pando_piece *pc, uint8_t *dst)
 {
-	struct read_arg *r = arg;
-	uint8_t *dst = r->buf + (pc->file_offset - r->off);
 	uint32_t copies = map->shape.raid == PANDO_RAID1 ? map->shape.copies : 1;
-	int rc = -EIO;
+	uint32_t data = map->shape.data;
 
-	if (pc->copy != 0)
-		return 0;
-	for (uint32_t copy = 0; copy < copies; copy++)
-		if (!(rc = read_copy(io, map, pc, copy, dst)))
+	for (uint32_t copy = 0; copy < copies; copy++) {
+		const struct pando_component *k =
+			comp_of(map, pc->group, copy * data + pc->component % data);
+
+		if (!skipped(io, k->osd_id) && read_copy(io, map, pc, copy, dst) == 0)
 			return 0;
+	}
 	return -EIO;
 }
 
 int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size,
 	       uint64_t off, void *buf, size_t len, size_t *n)
 {
-	struct read_arg r = { buf, off };
+	struct pando_piece stack[PIECES_ON_STACK], *pcs;
+	size_t count;
 	int rc;
 
 	*n = 0;
@@ -218,55 +245,73 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 		return 0;
 	if (len > size - off)
 		len = size - off;
-	rc = for_pieces(io, map, off, len, read_piece, &r);
+	rc = get_pieces(map, off, len, stack, &pcs, &count);
+	for (size_t i = 0; !rc && i < count; i++)
+		if (pcs[i].copy == 0)
+			rc = read_piece(io, map, &pcs[i], (uint8_t *)buf + (pcs[i].file_offset - off));
+	put_pieces(stack, pcs);
 	if (!rc)
 		*n = len;
 	return rc;
 }
 
-int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size)
+/* Runs one call on every usable component of the map; a component that
+ * fails must be recorded stale, and each column of each group must keep a
+ * component that succeeded. */
+typedef int (*comp_call)(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg);
+
+static int on_every_component(struct objio *io, const struct pando_storage_map *map,
+			      comp_call call, void *arg)
 {
-	uint32_t width = pando_map_width(map);
-	struct osd_ctl_attr len = { .page = 1, .number = 1, .len = 8 };
+	uint32_t width = pando_map_width(map), data = map->shape.data;
 
 	if (map->shape.raid == PANDO_RS)
 		return -EOPNOTSUPP;
-	for (int i = 0; i < 8; i++)
-		len.value[i] = (uint8_t)(size >> (56 - 8 * i));
 	for (uint32_t g = 0; g < map->groups; g++) {
+		uint8_t done[PANDO_MAP_MAX_WIDTH] = { 0 };
+
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *k = comp_of(map, g, c);
 			struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
 			int rc;
 
-			OSD_CALL(io, k->osd_id, rc, osd_ctl_setattr(c_, &id, &len, 1, NULL));
-			if (!rc)
-				OSD_CALL(io, k->osd_id, rc, osd_ctl_flush(c_, &id));
-			if (rc) {
-				fault(io, g, c, k->osd_id, rc);
+			if (skipped(io, k->osd_id))
+				continue;
+			OSD_CALL(io, k->osd_id, rc, call(c_, &id, arg));
+			if (rc && fault(io, g, c, k->osd_id, rc, true))
 				return -EIO;
-			}
+			if (!rc)
+				done[c % data] = 1;
 		}
+		for (uint32_t col = 0; col < data; col++)
+			if (!done[col])
+				return -EIO;
 	}
 	return 0;
 }
 
+static int truncate_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg)
+{
+	int rc = osd_ctl_setattr(c, id, arg, 1, NULL);
+
+	return rc ? rc : osd_ctl_flush(c, id);
+}
+
+int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size)
+{
+	struct osd_ctl_attr len = { .page = 1, .number = 1, .len = 8 };
+
+	for (int i = 0; i < 8; i++)
+		len.value[i] = (uint8_t)(size >> (56 - 8 * i));
+	return on_every_component(io, map, truncate_call, &len);
+}
+
+static int flush_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg)
+{
+	return osd_ctl_flush(c, id);
+}
+
 int objio_flush(struct objio *io, const struct pando_storage_map *map)
 {
-	uint32_t width = pando_map_width(map);
-
-	for (uint32_t g = 0; g < map->groups; g++) {
-		for (uint32_t c = 0; c < width; c++) {
-			const struct pando_component *k = comp_of(map, g, c);
-			struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-			int rc;
-
-			OSD_CALL(io, k->osd_id, rc, osd_ctl_flush(c_, &id));
-			if (rc) {
-				fault(io, g, c, k->osd_id, rc);
-				return -EIO;
-			}
-		}
-	}
-	return 0;
+	return on_every_component(io, map, flush_call, NULL);
 }

@@ -2,12 +2,14 @@
  * map (layout/), through the OSD control protocol.
  *
  * RAID-0 and RAID-1 (RS files are not written through the gateway yet:
- * -EOPNOTSUPP).  A write goes to every mirror of every stripe unit it
- * touches and succeeds only if all of them took it: a file with an
- * unreachable mirror refuses writes (-EIO after the OSD's error) rather
- * than let the mirrors diverge unrecorded.  A read takes each stripe unit
- * from the first mirror that answers, and reports each mirror that failed
- * through the callback, so the caller can record the damage.
+ * -EOPNOTSUPP).  Components on the OSDs in `skip` (stale: they missed
+ * writes) are neither read nor written.  A write goes to every other
+ * mirror of every stripe unit it touches.  A mirror that fails is handed
+ * to the fault callback, which must record it durably as stale and
+ * return 0; the write then succeeds degraded if every stripe unit reached
+ * at least one mirror, and fails with -EIO otherwise (or if the callback
+ * could not record).  A read takes each stripe unit from the first usable
+ * mirror that answers, reporting each failure through the callback.
  *
  * Objects are sparse and keep file offsets (pando/stripe.h): a hole or a
  * short object reads as zeros up to the file size the caller gives. */
@@ -21,16 +23,22 @@
 #include "osd_pool.h"
 #include "pando/storage_map.h"
 
-/* Told about each component that failed a read or write: (group,
- * component), its OSD and the error. */
-typedef void (*objio_fault_fn)(void *arg, uint32_t group, uint32_t component, uint32_t osd_id,
-			       int err);
+/* Told about each component of file `owner` that failed: (group,
+ * component), its OSD, the error, and whether a write missed it.  For a
+ * write it must return 0 only once the component is durably recorded
+ * stale. */
+typedef int (*objio_fault_fn)(void *arg, uint64_t owner, uint32_t group, uint32_t component,
+			      uint32_t osd_id, int err, bool write);
+
+#define OBJIO_MAX_SKIP 16
 
 struct objio {
 	struct osd_pool *pool;
 	uint64_t owner;                 /* the file's inode id, stored on create */
-	objio_fault_fn fault;           /* may be NULL */
+	objio_fault_fn fault;           /* NULL: every write failure is fatal */
 	void *fault_arg;
+	uint32_t skip[OBJIO_MAX_SKIP];  /* OSDs whose components are stale */
+	size_t nskip;
 	bool verf_changed;              /* out: an OSD's write verifier changed
 					 * (it restarted): unstable data may be lost */
 };

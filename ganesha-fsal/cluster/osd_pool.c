@@ -121,7 +121,11 @@ static bool backing_off(struct osd_slot *s)
 	       (now.tv_sec == s->down_until.tv_sec && now.tv_nsec < s->down_until.tv_nsec);
 }
 
-static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
+/* connecting: the failure is a fresh connect.  A call failing on a
+ * connection opened before the OSD went down (a dead socket, already
+ * counted) does not extend the back-off, so the pool reconnects as soon
+ * as the OSD is back instead of once per stale connection. */
+static void mark(struct osd_pool *p, struct osd_slot *s, int rc, bool connecting)
 {
 	bool ok = !osd_pool_is_transport_error(rc);
 
@@ -129,6 +133,8 @@ static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
 	if (!ok) {
 		s->health.last_error = rc;
 		s->health.failures++;
+	}
+	if (!ok && (connecting || s->health.reachable)) {
 		clock_gettime(CLOCK_MONOTONIC, &s->down_until);
 		s->down_until.tv_sec += p->opt.backoff_ms / 1000;
 		s->down_until.tv_nsec += (long)(p->opt.backoff_ms % 1000) * 1000000L;
@@ -166,7 +172,7 @@ struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
 		if (c)
 			s->conns[i] = c;
 		else
-			mark(p, s, *err);
+			mark(p, s, *err, true);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return c;
@@ -179,7 +185,7 @@ void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	mark(p, s, rc);
+	mark(p, s, rc, false);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -14,8 +14,9 @@
  *                        do not return them in Recall_Timeout are fenced
  *   recall_client(s address) -> (b, s, u files)   everything one client
  *                        (by IP address as ganesha_mgr shows it) holds
- *   damage() -> (b, s, a(tuiuu) records): the components reported failing
- *                        (inode, OSD id, last error, operation, reports),
+ *   damage() -> (b, s, a(tuiuub) records): the components reported failing
+ *                        (inode, OSD id, last error, operation, reports,
+ *                        stale: a write missed it, nothing reads it),
  *                        kept in the store until repair clears them
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
@@ -202,6 +203,7 @@ static int append_damage(void *arg, const struct ns_suspect *sp)
 	uint64_t ino = sp->ino;
 	uint32_t osd = sp->osd_id, op = sp->opnum, count = sp->count;
 	int32_t status = sp->status;
+	dbus_bool_t stale = sp->stale;
 
 	return !(dbus_message_iter_open_container(arr, DBUS_TYPE_STRUCT, NULL, &st) &&
 		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &ino) &&
@@ -209,6 +211,7 @@ static int append_damage(void *arg, const struct ns_suspect *sp)
 		 dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &status) &&
 		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &op) &&
 		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &count) &&
+		 dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &stale) &&
 		 dbus_message_iter_close_container(arr, &st));
 }
 
@@ -220,10 +223,10 @@ static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 
 	dbus_message_iter_init_append(reply, &iter);
 	gsh_dbus_status_reply(&iter, exp != NULL, exp ? "OK" : "no Pando export");
-	if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "(tuiuu)", &arr))
+	if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "(tuiuub)", &arr))
 		return false;
 	if (exp)
-		rc = ns_suspect_list(exp->ns, append_damage, &arr);
+		rc = ns_suspect_list(exp->ns, 0, append_damage, &arr);
 	return rc == 0 && dbus_message_iter_close_container(&iter, &arr);
 }
 
@@ -232,7 +235,7 @@ static struct gsh_dbus_method damage_method = {
 	.method = damage,
 	.args = {
 		STATUS_REPLY,
-		{ .name = "records", .type = "a(tuiuu)", .direction = "out" },
+		{ .name = "records", .type = "a(tuiuub)", .direction = "out" },
 		END_ARG_LIST
 	},
 };

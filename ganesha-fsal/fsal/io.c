@@ -40,30 +40,16 @@ static fsal_status_t io_allowed(struct pando_handle *h, bool bypass, struct stat
 	return st;
 }
 
-/* A mirror failed under gateway I/O: record the damage for repair.  While
- * the OSD is backing off (-EHOSTDOWN) the first failure is on record. */
-static void gateway_fault(void *arg, uint32_t group, uint32_t component, uint32_t osd_id,
-			  int err)
-{
-	struct pando_handle *h = arg;
-
-	if (err == -EHOSTDOWN)
-		return;
-	LogWarn(COMPONENT_FSAL, "pando: OSD %u failed gateway I/O on inode %" PRIu64 " (%d)",
-		osd_id, h->ino, err);
-	if (ns_suspect_add(h->exp->ns, h->ino, osd_id, err, 0) != 0)
-		LogMajor(COMPONENT_FSAL, "pando: damage on inode %" PRIu64 " NOT recorded", h->ino);
-}
-
 static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_t off,
 			struct iovec *iov, int iovcnt, size_t *n)
 {
 	struct pando_storage_map *map;
-	struct objio io = { .pool = h->exp->pool, .owner = h->ino, .fault = gateway_fault,
-			    .fault_arg = h };
-	int rc = pando_map_load(h->exp, h->ino, &map);
+	struct objio io;
+	int rc = pando_objio_init(h->exp, h->ino, &io);
 
 	*n = 0;
+	if (!rc)
+		rc = pando_map_load(h->exp, h->ino, &map);
 	if (rc)
 		return rc;
 	for (int i = 0; !rc && i < iovcnt; i++) {
@@ -121,8 +107,7 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 			 int iovcnt, bool stable, size_t *n)
 {
 	struct pando_export *exp = h->exp;
-	struct objio io = { .pool = exp->pool, .owner = h->ino, .fault = gateway_fault,
-			    .fault_arg = h };
+	struct objio io;
 	struct pando_storage_map *map;
 	struct ns_setattr sa = { 0 };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
@@ -131,6 +116,8 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
 	rc = pando_layouts_recall_file(exp->layouts, h->ino, self, true, "write through the MDS");
+	if (!rc)
+		rc = pando_objio_init(exp, h->ino, &io);
 	if (!rc)
 		rc = pando_map_load(exp, h->ino, &map);
 	if (rc)

@@ -329,7 +329,9 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum)
 {
-	int rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum);
+	/* A client that could not write a mirror left it behind. */
+	bool stale = opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT;
+	int rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
 
 	pthread_mutex_lock(&l->lock);
 	l->st.io_errors++;

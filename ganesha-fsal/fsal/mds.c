@@ -19,6 +19,7 @@
 
 #include "capability.h"
 #include "layouts.h"
+#include "objio.h"
 #include "pando/ff_xdr.h"
 #include "pando/stripe.h"
 #include "pnfs_utils.h"
@@ -86,6 +87,62 @@ static int choose_segment(const struct pando_export *exp, const struct pando_sto
 	if (copies > 1 && (map->shape.data > 1 || map->groups > 1))
 		return -EOPNOTSUPP;
 	return pando_stripe_segment(map, offset, seg);
+}
+
+static bool osd_reachable(struct pando_export *exp, uint32_t id)
+{
+	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+		struct osd_health h;
+
+		osd_pool_health(exp->pool, i, &h);
+		if (h.id == id)
+			return h.reachable;
+	}
+	return false;
+}
+
+/* Drops the mirrors a client must not use: those with a stale component
+ * (it missed writes), and those on an OSD known to be down.  A write
+ * layout without a mirror makes it stale first, durably, since the
+ * client's writes will not reach it.  -EOPNOTSUPP when no mirror is left
+ * (the client then goes through the manager, which says what it can). */
+static int usable_mirrors(struct pando_export *exp, uint64_t ino,
+			  const struct pando_storage_map *map, bool write, struct pando_segment *seg)
+{
+	uint32_t stale[OBJIO_MAX_SKIP], keep = 0;
+	size_t nstale = 0;
+	int rc = pando_stale_osds(exp, ino, stale, &nstale);
+
+	for (uint32_t m = 0; !rc && m < seg->mirrors; m++) {
+		bool ok = true;
+
+		for (uint32_t c = 0; ok && c < seg->columns; c++) {
+			uint32_t osd = pando_map_component(map, seg->group,
+							   seg->component[m * seg->columns + c])->osd_id;
+
+			for (size_t s = 0; s < nstale; s++)
+				ok &= stale[s] != osd;
+			if (ok && !osd_reachable(exp, osd)) {
+				ok = false;
+				if (write)
+					rc = ns_suspect_add(exp->ns, ino, osd, -EHOSTDOWN,
+							    NFS4_OP_LAYOUTGET, true);
+			}
+		}
+		if (ok) {
+			memmove(&seg->component[keep * seg->columns],
+				&seg->component[m * seg->columns],
+				seg->columns * sizeof(seg->component[0]));
+			keep++;
+		}
+	}
+	if (rc)
+		return rc;
+	if (keep < seg->mirrors)
+		LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": layout with %u of %u mirrors",
+			ino, keep, seg->mirrors);
+	seg->mirrors = keep;
+	return keep ? 0 : -EOPNOTSUPP;
 }
 
 static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map,
@@ -194,6 +251,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	rc = pando_map_load(exp, h->ino, &map);
 	if (!rc)
 		rc = choose_segment(exp, map, res->segment.offset, &seg);
+	if (!rc)
+		rc = usable_mirrors(exp, h->ino, map, write, &seg);
 	if (!rc)
 		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, &ver);
 	if (!rc)

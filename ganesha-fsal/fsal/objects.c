@@ -10,7 +10,62 @@
 #include "objio.h"
 #include "pando/placement.h"
 
-#define MAP_BLOB_MAX 65536
+/* Placements drawn again, seed changed, to keep off unreachable OSDs. */
+#define PLACE_TRIES 8
+
+/* nfs_opnum4 values damage records carry for the gateway's own I/O. */
+#define OP_READ4 25
+#define OP_WRITE4 38
+
+/* A component failed under gateway I/O.  A write that missed it makes it
+ * stale, durably, before the write may be acknowledged; a failed read is
+ * recorded as suspect (once per back-off: -EHOSTDOWN is the same outage). */
+static int gateway_fault(void *arg, uint64_t ino, uint32_t group, uint32_t component,
+			 uint32_t osd_id, int err, bool write)
+{
+	struct pando_export *exp = arg;
+	int rc;
+
+	if (!write && err == -EHOSTDOWN)
+		return 0;
+	LogWarn(COMPONENT_FSAL, "pando: OSD %u failed gateway %s on inode %" PRIu64 " (%d)%s",
+		osd_id, write ? "write" : "read", ino, err,
+		write ? ": its component is stale" : "");
+	rc = ns_suspect_add(exp->ns, ino, osd_id, err, write ? OP_WRITE4 : OP_READ4, write);
+	if (rc)
+		LogMajor(COMPONENT_FSAL, "pando: damage on inode %" PRIu64 " NOT recorded (%d)",
+			 ino, rc);
+	return rc;
+}
+
+static int collect_stale(void *arg, const struct ns_suspect *sp)
+{
+	struct objio *io = arg;
+
+	if (sp->stale && io->nskip < OBJIO_MAX_SKIP)
+		io->skip[io->nskip++] = sp->osd_id;
+	return 0;
+}
+
+int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size_t *n)
+{
+	struct objio io = { 0 };
+	int rc = ns_suspect_list(exp->ns, ino, collect_stale, &io);
+
+	memcpy(ids, io.skip, io.nskip * sizeof(*ids));
+	*n = io.nskip;
+	return rc;
+}
+
+int pando_objio_init(struct pando_export *exp, uint64_t ino, struct objio *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->pool = exp->pool;
+	io->owner = ino;
+	io->fault = gateway_fault;
+	io->fault_arg = exp;
+	return ns_suspect_list(exp->ns, ino, collect_stale, io);
+}
 
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
 {
@@ -30,8 +85,26 @@ int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_
 	return 0;
 }
 
-/* A new map for file ino: declustered placement seeded by the file id,
- * over object ids reserved from the store's allocator. */
+/* As far as this manager has seen: a map on a dead OSD would fail its
+ * file's first large write. */
+static bool all_reachable(struct pando_export *exp, const struct pando_storage_map *map)
+{
+	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+		struct osd_health h;
+
+		osd_pool_health(exp->pool, i, &h);
+		if (h.reachable)
+			continue;
+		for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
+			if (map->comp[c].osd_id == h.id)
+				return false;
+	}
+	return true;
+}
+
+/* A new map for file ino: declustered placement seeded by the file id
+ * (redrawn away from OSDs known to be down), over object ids reserved
+ * from the store's allocator. */
 static int new_map(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
 {
 	uint32_t mirrors = exp->cfg.mirrors;
@@ -46,9 +119,15 @@ static int new_map(struct pando_export *exp, uint64_t ino, struct pando_storage_
 	};
 	int rc = ns_ids_reserve(exp->ns, mirrors * exp->cfg.stripe_width, &req.first_object_id);
 
-	if (rc)
-		return rc;
-	return pando_place(exp->placement, &req, out);
+	for (int tries = 0; !rc; tries++) {
+		rc = pando_place(exp->placement, &req, out);
+		if (rc || tries == PLACE_TRIES - 1 || all_reachable(exp, *out))
+			break;
+		pando_map_free(*out);
+		*out = NULL;
+		req.seed = ino + (uint64_t)(tries + 1) * 0x9e3779b97f4a7c15ull;
+	}
+	return rc;
 }
 
 static int encode_map(const struct pando_storage_map *map, uint8_t **blob, size_t *len)
@@ -163,10 +242,12 @@ int pando_move_to_objects(struct pando_handle *h)
 
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size)
 {
-	struct objio io = { .pool = exp->pool, .owner = ino };
 	struct pando_storage_map *map;
-	int rc = pando_map_load(exp, ino, &map);
+	struct objio io;
+	int rc = pando_objio_init(exp, ino, &io);
 
+	if (!rc)
+		rc = pando_map_load(exp, ino, &map);
 	if (rc)
 		return rc;
 	rc = objio_truncate(&io, map, size);
@@ -176,10 +257,12 @@ int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size
 
 int pando_objects_flush(struct pando_export *exp, uint64_t ino)
 {
-	struct objio io = { .pool = exp->pool, .owner = ino };
 	struct pando_storage_map *map;
-	int rc = pando_map_load(exp, ino, &map);
+	struct objio io;
+	int rc = pando_objio_init(exp, ino, &io);
 
+	if (!rc)
+		rc = pando_map_load(exp, ino, &map);
 	if (rc)
 		return rc == -ENODATA ? 0 : rc;
 	rc = objio_flush(&io, map);

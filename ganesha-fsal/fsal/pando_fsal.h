@@ -151,6 +151,11 @@ int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *i
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out);
 /* Moves an inline file to new objects (the ns_map_set dance). */
 int pando_move_to_objects(struct pando_handle *h);
+struct objio;
+/* Gateway I/O on file ino: records failing components, skips stale ones. */
+int pando_objio_init(struct pando_export *exp, uint64_t ino, struct objio *io);
+/* The OSDs holding stale components of file ino (at most 16). */
+int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size_t *n);
 /* Size change of an object-backed file: objects first, then the store. */
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
 int pando_objects_flush(struct pando_export *exp, uint64_t ino);

@@ -197,7 +197,7 @@ int sync_upto(struct ns_store *s, uint64_t seq);
 /* ns_suspect.c: 'P' ino(8) osd(4) keys; the value layout in ns_keys.c's
  * header comment. */
 #define SUSPECT_KEY_LEN 13
-#define SUSPECT_REC_LEN 29
+#define SUSPECT_REC_LEN 30
 #define SUSPECT_REC_VERSION 1
 void suspect_drop_all(struct txn *t, uint64_t ino);
 int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,

@@ -277,10 +277,13 @@ int ns_ids_reserve(struct ns_store *s, uint32_t n, uint64_t *first);
 /* ns_suspect.c: damage records.  A component a client or the gateway
  * found failing (an I/O error from its OSD) is recorded against the file,
  * durably, for repair to find; the records go with the file's map (last
- * unlink, truncate to zero).  Adding to an existing record counts it. */
+ * unlink, truncate to zero).  Adding to an existing record counts it.
+ * A record is stale once a write missed the component (sticky): its
+ * bytes are out of date and nothing may read them until repair. */
 struct ns_suspect {
 	uint64_t ino;
 	uint32_t osd_id;
+	bool stale;
 	int32_t status;         /* the last error reported (nfsstat4 or -errno) */
 	uint32_t opnum;         /* the operation it failed (nfs_opnum4), 0 unknown */
 	uint32_t count;         /* reports so far */
@@ -290,9 +293,10 @@ struct ns_suspect {
 typedef int (*ns_suspect_fn)(void *arg, const struct ns_suspect *sp);
 /* -ESTALE: no such file; -ENODATA: the file has no objects. */
 int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status,
-		   uint32_t opnum);
-/* Every record, by file then OSD; fn returns non-zero to stop. */
-int ns_suspect_list(struct ns_store *s, ns_suspect_fn fn, void *arg);
+		   uint32_t opnum, bool stale);
+/* The records of file ino (0: of every file), by file then OSD; fn
+ * returns non-zero to stop. */
+int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *arg);
 /* Once repaired; a record that is not there is not an error. */
 int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
 

@@ -2,7 +2,8 @@
  * OSD, kept until repair clears them (ns_store.h).
  *
  * Key 'P' ino(8) osd(4); value version u8 (1), status i32, opnum u32,
- * count u32, first and last report as u64 nanoseconds: 29 bytes. */
+ * count u32, first and last report as u64 nanoseconds, flags u8 (1:
+ * stale): 30 bytes. */
 #include "ns_internal.h"
 
 #include <string.h>
@@ -36,13 +37,14 @@ static void suspect_encode(const struct ns_suspect *sp, uint8_t *v)
 	put_be32(v + 9, sp->count);
 	put_be64(v + 13, ts_ns(&sp->first));
 	put_be64(v + 21, ts_ns(&sp->last));
+	v[29] = sp->stale ? 1 : 0;
 }
 
 int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
 		   struct ns_suspect *out)
 {
 	if (klen != SUSPECT_KEY_LEN || k[0] != K_SUSPECT || vlen != SUSPECT_REC_LEN ||
-	    v[0] != SUSPECT_REC_VERSION)
+	    v[0] != SUSPECT_REC_VERSION || v[29] > 1)
 		return -EIO;
 	out->ino = get_be64(k + 1);
 	out->osd_id = get_be32(k + 9);
@@ -51,6 +53,7 @@ int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
 	out->count = get_be32(v + 9);
 	out->first = ns_ts(get_be64(v + 13));
 	out->last = ns_ts(get_be64(v + 21));
+	out->stale = v[29] == 1;
 	return 0;
 }
 
@@ -65,7 +68,7 @@ void suspect_drop_all(struct txn *t, uint64_t ino)
 }
 
 int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status,
-		   uint32_t opnum)
+		   uint32_t opnum, bool stale)
 {
 	uint8_t k[SUSPECT_KEY_LEN], v[SUSPECT_REC_LEN];
 	struct ns_suspect sp = { .ino = ino, .osd_id = osd_id };
@@ -94,18 +97,20 @@ int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t st
 	sp.last = t.now;
 	sp.status = status;
 	sp.opnum = opnum;
+	sp.stale |= stale;
 	suspect_encode(&sp, v);
 	rocksdb_writebatch_put(t.b, (const char *)k, sizeof(k), (const char *)v, sizeof(v));
 	return txn_commit(&t, true);
 }
 
-int ns_suspect_list(struct ns_store *s, ns_suspect_fn fn, void *arg)
+int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *arg)
 {
-	uint8_t prefix = K_SUSPECT;
+	uint8_t prefix[9] = { K_SUSPECT };
 	struct db_iter i;
 	int rc = 0;
 
-	iter_open_prefix(s, &i, &prefix, 1);
+	put_be64(prefix + 1, ino);
+	iter_open_prefix(s, &i, prefix, ino ? sizeof(prefix) : 1);
 	for (; !rc && iter_valid(&i); iter_next(&i)) {
 		size_t klen, vlen;
 		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);

@@ -26,15 +26,21 @@ static void test_records(void)
 	struct seen seen = { 0 };
 	uint64_t f = mkfile(s, NS_ROOT_INO, "f"), g = mkfile(s, NS_ROOT_INO, "g");
 
-	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38), -ENODATA);    /* inline: no objects */
-	CHECK_EQ(ns_suspect_add(s, 424242, 3, -5, 38), -ESTALE);
+	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), -ENODATA);    /* inline: no objects */
+	CHECK_EQ(ns_suspect_add(s, 424242, 3, -5, 38, true), -ESTALE);
 	CHECK_EQ(ns_map_set(s, f, 0, "map-f", 5, NULL, 0, 0), 0);
 	CHECK_EQ(ns_map_set(s, g, 0, "map-g", 5, NULL, 0, 0), 0);
-	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38), 0);
-	CHECK_EQ(ns_suspect_add(s, f, 3, 10008, 25), 0);
-	CHECK_EQ(ns_suspect_add(s, g, 2, -5, 38), 0);
-	CHECK_EQ(ns_suspect_list(s, collect, &seen), 0);
+	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), 0);
+	/* A later read error keeps the record stale. */
+	CHECK_EQ(ns_suspect_add(s, f, 3, 10008, 25, false), 0);
+	CHECK_EQ(ns_suspect_add(s, g, 2, -5, 25, false), 0);
+	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 2);
+	CHECK_EQ(seen.last.ino, g);
+	CHECK(!seen.last.stale);
+	seen.n = 0;
+	CHECK_EQ(ns_suspect_list(s, g, collect, &seen), 0);
+	CHECK_EQ(seen.n, 1);
 	CHECK_EQ(ns_check(s, NULL, NULL, &res), 0);
 	CHECK_EQ(res.problems, 0);
 
@@ -44,9 +50,10 @@ static void test_records(void)
 	seen.n = 0;
 	CHECK_EQ(ns_suspect_clear(s, g, 2), 0);
 	CHECK_EQ(ns_suspect_clear(s, g, 2), 0);
-	CHECK_EQ(ns_suspect_list(s, collect, &seen), 0);
+	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 1);
 	CHECK_EQ(seen.last.ino, f);
+	CHECK(seen.last.stale);
 	CHECK_EQ(seen.last.osd_id, 3);
 	CHECK_EQ(seen.last.count, 2);
 	CHECK_EQ(seen.last.status, 10008);
@@ -57,7 +64,7 @@ static void test_records(void)
 	/* The records go with the file's map. */
 	CHECK_EQ(ns_unlink(s, NS_ROOT_INO, "f"), 0);
 	seen.n = 0;
-	CHECK_EQ(ns_suspect_list(s, collect, &seen), 0);
+	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 0);
 	check_clean(s);
 	ns_close(s);

@@ -45,11 +45,9 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 {
 	struct pando_storage_map *map;
 	struct objio io;
-	int rc = pando_objio_init(h->exp, h->ino, &io);
+	int rc = pando_objects_open(h->exp, h->ino, &io, &map);
 
 	*n = 0;
-	if (!rc)
-		rc = pando_map_load(h->exp, h->ino, &map);
 	if (rc)
 		return rc;
 	for (int i = 0; !rc && i < iovcnt; i++) {
@@ -117,9 +115,7 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 	 * would race on the OSDs: recall those layouts first. */
 	rc = pando_layouts_recall_file(exp->layouts, h->ino, self, true, "write through the MDS");
 	if (!rc)
-		rc = pando_objio_init(exp, h->ino, &io);
-	if (!rc)
-		rc = pando_map_load(exp, h->ino, &map);
+		rc = pando_objects_open(exp, h->ino, &io, &map);
 	if (rc)
 		return rc;
 	*n = 0;

@@ -240,14 +240,20 @@ int pando_move_to_objects(struct pando_handle *h)
 	return rc;
 }
 
+int pando_objects_open(struct pando_export *exp, uint64_t ino, struct objio *io,
+		       struct pando_storage_map **map)
+{
+	int rc = pando_objio_init(exp, ino, io);
+
+	return rc ? rc : pando_map_load(exp, ino, map);
+}
+
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size)
 {
 	struct pando_storage_map *map;
 	struct objio io;
-	int rc = pando_objio_init(exp, ino, &io);
+	int rc = pando_objects_open(exp, ino, &io, &map);
 
-	if (!rc)
-		rc = pando_map_load(exp, ino, &map);
 	if (rc)
 		return rc;
 	rc = objio_truncate(&io, map, size);
@@ -259,10 +265,8 @@ int pando_objects_flush(struct pando_export *exp, uint64_t ino)
 {
 	struct pando_storage_map *map;
 	struct objio io;
-	int rc = pando_objio_init(exp, ino, &io);
+	int rc = pando_objects_open(exp, ino, &io, &map);
 
-	if (!rc)
-		rc = pando_map_load(exp, ino, &map);
 	if (rc)
 		return rc == -ENODATA ? 0 : rc;
 	rc = objio_flush(&io, map);

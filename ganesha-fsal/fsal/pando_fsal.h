@@ -154,6 +154,9 @@ int pando_move_to_objects(struct pando_handle *h);
 struct objio;
 /* Gateway I/O on file ino: records failing components, skips stale ones. */
 int pando_objio_init(struct pando_export *exp, uint64_t ino, struct objio *io);
+/* pando_objio_init and the file's map (free it with pando_map_free). */
+int pando_objects_open(struct pando_export *exp, uint64_t ino, struct objio *io,
+		       struct pando_storage_map **map);
 /* The OSDs holding stale components of file ino (at most 16). */
 int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size_t *n);
 /* Size change of an object-backed file: objects first, then the store. */

@@ -20,6 +20,14 @@ static int fault(struct objio *io, uint32_t g, uint32_t c, uint32_t osd, int err
 	return io->fault ? io->fault(io->fault_arg, io->owner, g, c, osd, err, write) : err;
 }
 
+/* Errors about the request itself (an offset past what the OSD can
+ * store, a full OSD): every mirror would answer the same, so they fail
+ * the request and say nothing about the component. */
+static bool request_error(int rc)
+{
+	return rc == -EFBIG || rc == -EINVAL || rc == -ENOSPC || rc == -EDQUOT || rc == -ERANGE;
+}
+
 static bool skipped(const struct objio *io, uint32_t osd)
 {
 	for (size_t i = 0; i < io->nskip; i++)
@@ -141,6 +149,8 @@ static int write_piece(struct objio *io, const struct pando_storage_map *map,
 	OSD_CALL(io, k->osd_id, rc,
 		 osd_ctl_write(c_, &id, pc->object_offset, src, pc->length,
 			       stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v));
+	if (rc && request_error(rc))
+		return rc;
 	if (rc)
 		return fault(io, pc->group, pc->component, k->osd_id, rc, true) ? -EIO : 1;
 	if (osd_pool_note_verf(io->pool, k->osd_id, v))
@@ -206,7 +216,8 @@ static int read_copy(struct objio *io, const struct pando_storage_map *map,
 			 osd_ctl_read(c_, &id, pc->object_offset + done, dst + done,
 				      pc->length - done, &n, &eof));
 		if (rc) {
-			fault(io, pc->group, comp, k->osd_id, rc, false);
+			if (!request_error(rc))
+				fault(io, pc->group, comp, k->osd_id, rc, false);
 			return rc;
 		}
 		done += n;
@@ -227,8 +238,10 @@ static int read_piece(struct objio *io, const struct pando_storage_map *map,
 		const struct pando_component *k =
 			comp_of(map, pc->group, copy * data + pc->component % data);
 
-		if (!skipped(io, k->osd_id) && read_copy(io, map, pc, copy, dst) == 0)
-			return 0;
+		int rc = skipped(io, k->osd_id) ? -EIO : read_copy(io, map, pc, copy, dst);
+
+		if (rc == 0 || request_error(rc))
+			return rc;
 	}
 	return -EIO;
 }
@@ -278,6 +291,8 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 			if (skipped(io, k->osd_id))
 				continue;
 			OSD_CALL(io, k->osd_id, rc, call(c_, &id, arg));
+			if (rc && request_error(rc))
+				return rc;
 			if (rc && fault(io, g, c, k->osd_id, rc, true))
 				return -EIO;
 			if (!rc)

@@ -10,6 +10,8 @@
  * at least one mirror, and fails with -EIO otherwise (or if the callback
  * could not record).  A read takes each stripe unit from the first usable
  * mirror that answers, reporting each failure through the callback.
+ * Errors about the request (-EFBIG, -EINVAL, -ENOSPC, -EDQUOT, -ERANGE)
+ * fail the call as they are and mark nothing.
  *
  * Objects are sparse and keep file offsets (pando/stripe.h): a hole or a
  * short object reads as zeros up to the file size the caller gives. */

@@ -102,6 +102,9 @@ static fsal_status_t pando_mkdir(struct fsal_obj_handle *dir_hdl, const char *na
 	struct ns_attr a;
 	int rc;
 
+	rc = pando_may_change_dir(dir, NULL);
+	if (rc)
+		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0755, &nn);
 	rc = ns_mkdir(dir->exp->ns, dir->ino, name, &nn, &a);
 	if (rc)
@@ -126,6 +129,9 @@ static fsal_status_t pando_mknode(struct fsal_obj_handle *dir_hdl, const char *n
 	case SOCKET_FILE: t = NS_SOCK; break;
 	default: return fsalstat(ERR_FSAL_BADTYPE, 0);
 	}
+	rc = pando_may_change_dir(dir, NULL);
+	if (rc)
+		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0644, &nn);
 	rc = ns_mknod(dir->exp->ns, dir->ino, name, t, &nn, &a);
 	if (rc)
@@ -142,6 +148,9 @@ static fsal_status_t pando_symlink(struct fsal_obj_handle *dir_hdl, const char *
 	struct ns_attr a;
 	int rc;
 
+	rc = pando_may_change_dir(dir, NULL);
+	if (rc)
+		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0777, &nn);
 	rc = ns_symlink(dir->exp->ns, dir->ino, name, target, &nn, &a);
 	if (rc)
@@ -171,8 +180,9 @@ static fsal_status_t pando_link(struct fsal_obj_handle *o, struct fsal_obj_handl
 				const char *name)
 {
 	struct pando_handle *h = to_handle(o), *dir = to_handle(dir_hdl);
+	int rc = pando_may_change_dir(dir, NULL);
 
-	return pando_status(ns_link(h->exp->ns, h->ino, dir->ino, name, NULL));
+	return pando_status(rc ? rc : ns_link(h->exp->ns, h->ino, dir->ino, name, NULL));
 }
 
 static fsal_status_t pando_rename(struct fsal_obj_handle *o, struct fsal_obj_handle *olddir,
@@ -180,7 +190,10 @@ static fsal_status_t pando_rename(struct fsal_obj_handle *o, struct fsal_obj_han
 				  const char *new_name)
 {
 	struct pando_handle *from = to_handle(olddir), *to = to_handle(newdir);
-	int rc = ns_rename(from->exp->ns, from->ino, old_name, to->ino, new_name);
+	int rc = pando_may_rename(from, old_name, to, new_name);
+
+	if (!rc)
+		rc = ns_rename(from->exp->ns, from->ino, old_name, to->ino, new_name);
 
 	/* Renaming over a file may have dropped its last link. */
 	if (!rc)
@@ -192,8 +205,10 @@ static fsal_status_t pando_unlink(struct fsal_obj_handle *dir_hdl, struct fsal_o
 				  const char *name)
 {
 	struct pando_handle *dir = to_handle(dir_hdl);
-	int rc;
+	int rc = pando_may_remove(dir, name);
 
+	if (rc)
+		return pando_status(rc);
 	if (o->type == DIRECTORY) {
 		rc = ns_rmdir(dir->exp->ns, dir->ino, name);
 	} else {

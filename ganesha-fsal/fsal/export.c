@@ -133,6 +133,7 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_pool_stop(exp->pool_objects);
 	pando_layouts_free(exp->layouts);
 	pando_reaper_stop(exp->reaper);
 	if (exp->placement)
@@ -308,6 +309,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
+	if (!rc)
+		rc = pando_pool_start(exp, &exp->pool_objects);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -66,21 +66,31 @@ static void file_put(struct pando_layouts *l, struct flayouts *f)
 	l->st.files--;
 }
 
-static void client_name(char *buf, size_t cap)
+/* The caller's address as admins write it: IPv4 plainly, also when
+ * Ganesha's socket shows it IPv4-mapped (::ffff:a.b.c.d). */
+void pando_caller_address(char *buf, size_t cap)
 {
 	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
+	const struct sockaddr_in6 *s6 = (const void *)sa;
 
 	buf[0] = 0;
 	if (!sa)
 		return;
 	if (sa->ss_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, cap);
+	else if (sa->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, cap);
 	else if (sa->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, cap);
+		inet_ntop(AF_INET6, &s6->sin6_addr, buf, cap);
+}
+
+static void client_name(char *buf, size_t cap)
+{
+	pando_caller_address(buf, cap);
 }
 
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
-			struct pando_seg **out)
+			uint32_t cap_version, struct pando_seg **out)
 {
 	struct pando_seg *seg;
 	struct flayouts *f;
@@ -99,6 +109,8 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 	seg->write = write;
 	seg->epoch = f->epoch;
 	f->gen = gen;
+	if (!f->cap_version)
+		f->cap_version = cap_version;
 	seg->next = f->segs;
 	f->segs = seg;
 	l->st.segments++;
@@ -292,6 +304,9 @@ int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t ex
 
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why)
 {
+	/* ganesha_mgr shows IPv4 clients IPv4-mapped; the records keep a.b.c.d. */
+	if (!strncmp(client, "::ffff:", 7) && strchr(client, '.'))
+		client += 7;
 	uint64_t inos[64], ids[64];
 	uint32_t gens[64];
 	int n = 0;
@@ -326,11 +341,31 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 	return n;
 }
 
+static bool osd_answers(struct pando_export *exp, uint32_t id)
+{
+	int rc;
+	struct osd_ctl_client *c = osd_pool_get(exp->pool, id, &rc);
+
+	if (c) {
+		rc = osd_ctl_null(c);
+		osd_pool_result(exp->pool, id, rc);
+	}
+	return rc == 0;
+}
+
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum)
 {
-	/* A client that could not write a mirror left it behind. */
-	bool stale = opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT;
+	/* A client that could not write a mirror left it behind, but its word
+	 * alone does not make the mirror stale: a handle the OSD refused (a
+	 * recall, a fence) says nothing of the mirror, and the client resends
+	 * through the manager, which writes every mirror.  Stale only when
+	 * the OSD does not answer the manager either. */
+	bool refused = status == NFS4ERR_STALE || status == NFS4ERR_NXIO ||
+		       status == NFS4ERR_ACCESS || status == NFS4ERR_BADHANDLE ||
+		       status == NFS4ERR_PERM || status == NFS4ERR_FHEXPIRED;
+	bool stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !refused &&
+		     !osd_answers(l->exp, osd_id);
 	int rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
 
 	pthread_mutex_lock(&l->lock);
@@ -362,6 +397,9 @@ static void fence(struct pando_layouts *l, uint64_t ino, uint32_t cur)
 
 	if (pando_map_load(exp, ino, &map) != 0)
 		return;
+	/* Not read since start (no layout asked for its version): ask. */
+	if (cur == 0 && read_cap_version(exp, map, &cur) == 0)
+		next = cur + 1;
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
 		const struct pando_component *k = &map->comp[c];
 		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };

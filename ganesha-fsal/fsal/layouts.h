@@ -51,7 +51,7 @@ int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
 /* Records a granted segment; -EAGAIN while the file is being recalled
  * (the caller answers LAYOUTTRYLATER). */
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
-			struct pando_seg **out);
+			uint32_t cap_version, struct pando_seg **out);
 /* Takes back a grant that Ganesha did not keep (LAYOUTGET failed later). */
 void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg);
 void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg);
@@ -70,5 +70,7 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum);
 void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out);
+/* The current caller's address: IPv4 as a.b.c.d even when IPv4-mapped. */
+void pando_caller_address(char *buf, size_t cap);
 
 #endif

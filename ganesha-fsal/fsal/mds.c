@@ -51,7 +51,6 @@ static void make_devid(uint16_t export_id, uint32_t osd_id, uint8_t out[16])
 
 static bool striped_client(const struct pando_export *exp)
 {
-	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
 	char addr[INET6_ADDRSTRLEN] = "";
 	const char *list = exp->cfg.striped_clients;
 	size_t n;
@@ -60,11 +59,7 @@ static bool striped_client(const struct pando_export *exp)
 		return false;
 	if (!strcmp(list, "*"))
 		return true;
-	if (sa && sa->ss_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
-	else if (sa && sa->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr,
-			  sizeof(addr));
+	pando_caller_address(addr, sizeof(addr));
 	n = strlen(addr);
 	for (const char *p = strstr(list, addr); n && p; p = strstr(p + 1, addr))
 		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
@@ -256,7 +251,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc)
 		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, &ver);
 	if (!rc)
-		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, &granted);
+		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, ver, &granted);
 	if (!rc) {
 		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
 		if (rc)

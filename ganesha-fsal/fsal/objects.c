@@ -105,7 +105,7 @@ static bool all_reachable(struct pando_export *exp, const struct pando_storage_m
 /* A new map for file ino: declustered placement seeded by the file id
  * (redrawn away from OSDs known to be down), over object ids reserved
  * from the store's allocator. */
-static int new_map(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
+int pando_map_new_placed(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
 {
 	uint32_t mirrors = exp->cfg.mirrors;
 	struct pando_layout_request req = {
@@ -130,7 +130,7 @@ static int new_map(struct pando_export *exp, uint64_t ino, struct pando_storage_
 	return rc;
 }
 
-static int encode_map(const struct pando_storage_map *map, uint8_t **blob, size_t *len)
+int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len)
 {
 	int rc = pando_map_encode(map, NULL, 0, len);
 
@@ -170,15 +170,25 @@ static void inflight_del(struct pando_export *exp, uint64_t ino)
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-bool pando_move_inflight(struct pando_export *exp, uint64_t ino)
+/* May the reaper remove what intent id (of file ino) names?  Not while a
+ * move of that file runs, and not if the intent is gone: a move that
+ * finished since the reaper listed it has claimed its objects for the
+ * file's map.  Both are checked under the lock moves register with, so
+ * no move can claim the intent after this says yes (a later move of the
+ * same file makes a new intent). */
+bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 {
-	bool found = false;
+	bool moving = false;
+	int exists;
 
+	if (ino == 0 && pando_pool_owns(exp->pool_objects, id))
+		return false;
 	pthread_mutex_lock(&exp->inflight_lock);
-	for (int i = 0; i < exp->ninflight && !found; i++)
-		found = exp->inflight[i] == ino;
+	for (int i = 0; i < exp->ninflight && !moving; i++)
+		moving = exp->inflight[i] == ino;
+	exists = moving ? 0 : ns_intent_exists(exp->ns, id);
 	pthread_mutex_unlock(&exp->inflight_lock);
-	return found;
+	return exists == 1;
 }
 
 /* Objects named by a durable intent first, then created and filled, then
@@ -199,9 +209,9 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 		return -ENOMEM;
 	rc = ns_read(exp->ns, h->ino, 0, a->inline_len, data, &n, &eof);
 	if (!rc)
-		rc = new_map(exp, h->ino, &map);
+		rc = pando_map_new_placed(exp, h->ino, &map);
 	if (!rc)
-		rc = encode_map(map, &blob, &blen);
+		rc = pando_map_blob(map, &blob, &blen);
 	if (!rc) {
 		inflight_add(exp, h->ino);
 		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
@@ -224,6 +234,23 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 	return rc;
 }
 
+/* An empty file takes ready objects from the pool: no OSD round trip,
+ * no sync (ns_map_claim_empty says why that is safe).  -ENOENT: none
+ * ready. */
+static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
+{
+	const uint8_t *blob;
+	size_t len;
+	uint64_t intent;
+	int rc;
+
+	if (!pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
+		return -ENOENT;
+	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);
+	pando_pool_done(h->exp->pool_objects, intent, rc == 0);
+	return rc;
+}
+
 int pando_move_to_objects(struct pando_handle *h)
 {
 	struct ns_attr a;
@@ -234,7 +261,9 @@ int pando_move_to_objects(struct pando_handle *h)
 		rc = ns_getattr(h->exp->ns, h->ino, &a);
 		if (rc || a.objects)
 			break;
-		rc = move_once(h, &a);
+		rc = a.size == 0 && a.inline_len == 0 ? claim_from_pool(h, &a) : -ENOENT;
+		if (rc == -ENOENT)
+			rc = move_once(h, &a);
 	} while (rc == -EAGAIN);
 	pthread_mutex_unlock(&h->move_lock);
 	return rc;

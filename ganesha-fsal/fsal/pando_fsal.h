@@ -73,6 +73,7 @@ struct pando_export {
 	struct osd_pool *pool;
 	struct pando_reaper *reaper;
 	struct pando_layouts *layouts;
+	struct pando_pool *pool_objects;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
@@ -134,6 +135,12 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 			    struct ns_attr *out);
 void pando_handle_ops_init(struct fsal_obj_ops *ops);
 
+/* access.c: permission on namespace changes (0, -EACCES, -EPERM, ...) */
+int pando_may_change_dir(struct pando_handle *dir, struct ns_attr *out);
+int pando_may_remove(struct pando_handle *dir, const char *name);
+int pando_may_rename(struct pando_handle *from, const char *old_name, struct pando_handle *to,
+		     const char *new_name);
+
 /* dir.c */
 void pando_dir_ops_init(struct fsal_obj_ops *ops);
 
@@ -149,6 +156,9 @@ int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *i
 
 /* objects.c */
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out);
+/* A new map placed for seed (new object ids), and its encoded form. */
+int pando_map_new_placed(struct pando_export *exp, uint64_t seed, struct pando_storage_map **out);
+int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len);
 /* Moves an inline file to new objects (the ns_map_set dance). */
 int pando_move_to_objects(struct pando_handle *h);
 struct objio;
@@ -163,10 +173,18 @@ int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
 int pando_objects_flush(struct pando_export *exp, uint64_t ino);
 void pando_note_verf_change(struct pando_export *exp);
-bool pando_move_inflight(struct pando_export *exp, uint64_t ino);
+bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 
 /* ganesha_fix.c: see the file for the Ganesha 4.3 bug it works around. */
 bool pando_fix_layout_state_ref(struct pando_handle *h);
+
+/* pool.c: objects made ahead for empty files moving to objects */
+struct pando_pool;
+int pando_pool_start(struct pando_export *exp, struct pando_pool **out);
+void pando_pool_stop(struct pando_pool *p);
+bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent);
+void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed);
+bool pando_pool_owns(struct pando_pool *p, uint64_t id);
 
 /* reaper.c */
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);

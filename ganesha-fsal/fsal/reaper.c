@@ -87,7 +87,7 @@ static bool reap_all(struct pando_reaper *r)
 			struct pending *p = &b->item[i];
 
 			after = p->id;
-			if (pando_move_inflight(r->exp, p->ino)) {
+			if (!pando_intent_orphaned(r->exp, p->ino, p->id)) {
 				retry = true;
 			} else if (reap_one(r, p) == 0) {
 				ns_intent_done(r->exp->ns, p->id);

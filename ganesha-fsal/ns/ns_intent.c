@@ -68,3 +68,14 @@ int ns_intent_done(struct ns_store *s, uint64_t id)
 	rocksdb_delete(s->db, s->wopts, (const char *)k, key_id(k, K_INTENT, id), &err);
 	return err ? db_err(s, "delete intent", err) : 0;
 }
+
+int ns_intent_exists(struct ns_store *s, uint64_t id)
+{
+	uint8_t k[ID_KEY_LEN];
+	size_t vlen = 0;
+	char *v = NULL;
+	int rc = db_get(s, k, key_id(k, K_INTENT, id), &v, &vlen);
+
+	rocksdb_free(v);
+	return rc ? rc : v != NULL;
+}

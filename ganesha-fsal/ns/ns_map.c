@@ -56,8 +56,8 @@ static void leave_inline(struct txn *t, struct ns_inode *r)
 	r->flags |= IF_OBJECTS;
 }
 
-int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
-	       size_t len, const void *orphans, size_t olen, uint64_t claim)
+static int map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+		   size_t len, const void *orphans, size_t olen, uint64_t claim, bool durable)
 {
 	uint8_t k[ID_KEY_LEN];
 	struct ns_inode *r;
@@ -84,5 +84,17 @@ int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const v
 	if (claim)
 		rocksdb_writebatch_delete(t.b, (const char *)k, key_id(k, K_INTENT, claim));
 	txn_touch(&t, r);
-	return txn_commit(&t, true);
+	return txn_commit(&t, durable);
+}
+
+int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+	       size_t len, const void *orphans, size_t olen, uint64_t claim)
+{
+	return map_set(s, ino, expect_change, map, len, orphans, olen, claim, true);
+}
+
+int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
+		       const void *map, size_t len, uint64_t claim)
+{
+	return map_set(s, ino, expect_change, map, len, NULL, 0, claim, false);
 }

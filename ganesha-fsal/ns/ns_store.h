@@ -300,6 +300,15 @@ int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *ar
 /* Once repaired; a record that is not there is not an error. */
 int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
 
+/* As ns_map_set without orphans, for an EMPTY file taking objects that
+ * already exist (an intent names them: claim), and not synced: losing it
+ * to a crash leaves the file empty and inline, and the intent removes the
+ * objects.  Whatever later makes data durable in those objects (a synced
+ * setattr, LAYOUTCOMMIT) is written after it in the same log, so it makes
+ * this durable too. */
+int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
+		       const void *map, size_t len, uint64_t claim);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls
@@ -310,6 +319,8 @@ int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len
 int ns_intent_list(struct ns_store *s, uint64_t after, ns_intent_fn fn, void *arg);
 /* Not synced: losing it to a crash repeats a removal, which is harmless. */
 int ns_intent_done(struct ns_store *s, uint64_t id);
+/* 1 if intent id is still recorded, 0 if not, or -errno. */
+int ns_intent_exists(struct ns_store *s, uint64_t id);
 
 /* ns_access.c: POSIX permission checks, no store needed. */
 /* 0 if c may do everything in want (NS_MAY_*) to a, else -EACCES. */

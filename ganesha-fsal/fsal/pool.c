@@ -1,0 +1,194 @@
+/* A pool of objects made ahead of need, so an empty file can move to
+ * objects without waiting on the OSDs: a stock pNFS client asks for a
+ * write layout inside the OPEN that creates a file, and without the pool
+ * every such create would pay object creation on two OSDs and two more
+ * syncs of the store.
+ *
+ * Each pool entry is one future file's storage map, placed and encoded,
+ * its objects created on the OSDs, and named by a removal intent of inode
+ * 0 (durable): if the manager stops, the reaper removes them at the next
+ * start.  Taking an entry is one unsynced batch (ns_map_claim_empty): the
+ * map goes to the file and the intent goes, together.  An entry stays the
+ * pool's (the reaper leaves it) from take until the claim is done.  A thread keeps the
+ * pool between POOL_LOW and POOL_HIGH entries. */
+#include "pando_fsal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "objio.h"
+
+#define POOL_HIGH 32
+#define POOL_LOW 8
+#define POOL_RETRY_S 5
+
+struct pool_entry {
+	uint8_t *blob;
+	size_t len;
+	uint64_t intent;
+	bool claiming;          /* taken, claim not finished: still the pool's */
+};
+
+struct pando_pool {
+	struct pando_export *exp;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	int n;
+	struct pool_entry e[POOL_HIGH];
+	uint64_t next_seed;
+	uint64_t taken;
+	uint64_t made;
+};
+
+/* One entry: map, intent, objects.  The pool lock is not held. */
+static int make_entry(struct pando_pool *p, struct pool_entry *out)
+{
+	struct pando_export *exp = p->exp;
+	struct objio io = { .pool = exp->pool, .owner = 0 };
+	struct pando_storage_map *map = NULL;
+	int rc = pando_map_new_placed(exp, p->next_seed++, &map);
+
+	if (!rc)
+		rc = pando_map_blob(map, &out->blob, &out->len);
+	if (!rc) {
+		rc = ns_intent_add(exp->ns, 0, out->blob, out->len, &out->intent);
+		if (!rc)
+			rc = objio_create(&io, map);
+		/* A failed create leaves its intent to the reaper. */
+		if (rc)
+			free(out->blob);
+	}
+	pando_map_free(map);
+	return rc;
+}
+
+static void *pool_main(void *arg)
+{
+	struct pando_pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		struct timespec until;
+		bool failed = false;
+
+		while (!p->stop && !failed && p->n < POOL_HIGH) {
+			struct pool_entry e;
+
+			pthread_mutex_unlock(&p->lock);
+			failed = make_entry(p, &e) != 0;
+			pthread_mutex_lock(&p->lock);
+			if (!failed) {
+				e.claiming = false;
+				p->e[p->n++] = e;
+				p->made++;
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += POOL_RETRY_S;
+		if (!p->stop)
+			pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int pando_pool_start(struct pando_export *exp, struct pando_pool **out)
+{
+	struct pando_pool *p = gsh_calloc(1, sizeof(*p));
+	int rc;
+
+	p->exp = exp;
+	/* Seeds apart from inode ids, which seed the maps of moves. */
+	p->next_seed = 1ull << 63;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	rc = pthread_create(&p->thread, NULL, pool_main, p);
+	if (rc) {
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+		gsh_free(p);
+		return -rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* An entry's map and intent for the caller to claim, then to hand to
+ * pando_pool_done; false when none is free. */
+bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < p->n && !got; i++) {
+		struct pool_entry *e = &p->e[i];
+
+		if (e->claiming)
+			continue;
+		e->claiming = true;
+		*blob = e->blob;
+		*len = e->len;
+		*intent = e->intent;
+		got = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return got;
+}
+
+/* After the claim: claimed, the entry leaves the pool; otherwise it is
+ * free again for the next taker. */
+void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed)
+{
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < p->n; i++) {
+		if (p->e[i].intent != intent)
+			continue;
+		if (claimed) {
+			free(p->e[i].blob);
+			p->e[i] = p->e[--p->n];
+			p->taken++;
+		} else {
+			p->e[i].claiming = false;
+		}
+		break;
+	}
+	if (p->n < POOL_LOW)
+		pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Whether intent id names objects waiting in the pool (not the reaper's). */
+bool pando_pool_owns(struct pando_pool *p, uint64_t id)
+{
+	bool owns = false;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < p->n && !owns; i++)
+		owns = p->e[i].intent == id;
+	pthread_mutex_unlock(&p->lock);
+	return owns;
+}
+
+/* What is left in the pool stays in its intents: the next start's reaper
+ * removes the objects. */
+void pando_pool_stop(struct pando_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	LogEvent(COMPONENT_FSAL, "pando: object pool stopped (%" PRIu64 " made, %" PRIu64
+		 " taken, %d left to the reaper)", p->made, p->taken, p->n);
+	for (int i = 0; i < p->n; i++)
+		free(p->e[i].blob);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	gsh_free(p);
+}

@@ -10,7 +10,8 @@ emulated CPU per file, more than either server.  So the guest runs
 with `gcc -static`, cached by the hash of its source) that times its own
 loop of system calls with CLOCK_MONOTONIC and prints one JSON line:
 
-    metabench create DIR N        mkdir DIR, then N x open(O_CREAT|O_WRONLY, 0644) + close
+    metabench create DIR N [SEC]  mkdir DIR, then N x open(O_CREAT|O_WRONLY, 0644) + close,
+                                  stopping early after SEC seconds; says how many it made
     metabench stat DIR N          N x stat(DIR/fNNNNNNN)
     metabench readdir DIR [WANT]  getdents64 until the end; the entry count (., .. left out)
     metabench write FILE MIB      MIB x write(1 MiB), fsync, close
@@ -34,11 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .initramfs import build_initrd
+from .initramfs import base_archive, read_cpio, scenario_archive
+from .kernels import Kernel
 from .nfs3_setup import NFS3_FHSIZE, NFS_PROGRAM, NFS_V3, NFSPROC3_CREATE, UNCHECKED, Nfs3Error
 from .oncrpc import LAST_FRAGMENT, auth_sys, decode_reply, encode_call
 from .pod import Pod, build_dir
-from .vm import GUEST_DIR, GUEST_ADDR, Vm
+from .vm import GUEST_ADDR, MountTarget, Vm
 from .xdr import Packer, Unpacker
 
 NFSPROC3_MKDIR = 9
@@ -61,14 +63,28 @@ GUEST_C = r"""
 #define MIB (1u << 20)
 #define MAGIC 0x50414e444f000000ull /* "PANDO" */
 
-static const char *op = "?";
-static double t0;
-
 static double now(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static const char *op = "?";
+static double t0, last_progress;
+static int console_fd = -1;
+
+/* Every 5 s a line on the console (work done, of total, seconds), so the
+ * host sees a long run alive and can show how far it got. */
+static void progress(long done, long total)
+{
+	if (console_fd < 0)
+		return;
+	double t = now();
+	if (t - last_progress < 5.0)
+		return;
+	last_progress = t;
+	dprintf(console_fd, "metabench-progress %s %ld %ld %.1f\n", op, done, total, t - t0);
 }
 
 /* Failure: one JSON line with what failed and how far it got; exit 1. */
@@ -86,13 +102,19 @@ static void name_of(char *buf, size_t len, const char *dir, long i)
 	snprintf(buf, len, "%s/f%07ld", dir, i);
 }
 
-static int do_create(const char *dir, long n)
+/* Creates f0000000.. until n exist or `limit` seconds have gone by (0: no
+ * limit); reports how many it made. */
+static int do_create(const char *dir, long n, double limit)
 {
 	char p[4096];
+	long i;
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir", dir, 0);
-	t0 = now();
-	for (long i = 0; i < n; i++) {
+	t0 = last_progress = now();
+	for (i = 0; i < n; i++) {
+		progress(i, n);
+		if (limit > 0 && now() - t0 >= limit)
+			break;
 		name_of(p, sizeof(p), dir, i);
 		int fd = open(p, O_CREAT | O_WRONLY, 0644);
 		if (fd < 0)
@@ -101,8 +123,8 @@ static int do_create(const char *dir, long n)
 			die("close", p, i);
 	}
 	double s = now() - t0;
-	printf("{\"op\":\"create\",\"ok\":true,\"n\":%ld,\"seconds\":%.6f,\"rate\":%.1f}\n",
-	       n, s, n / s);
+	printf("{\"op\":\"create\",\"ok\":true,\"n\":%ld,\"seconds\":%.6f,\"rate\":%.1f,"
+	       "\"capped\":%s}\n", i, s, i / s, i < n ? "true" : "false");
 	return 0;
 }
 
@@ -110,8 +132,9 @@ static int do_stat(const char *dir, long n)
 {
 	char p[4096];
 	struct stat st;
-	t0 = now();
+	t0 = last_progress = now();
 	for (long i = 0; i < n; i++) {
+		progress(i, n);
 		name_of(p, sizeof(p), dir, i);
 		if (stat(p, &st) != 0)
 			die("stat", p, i);
@@ -130,7 +153,7 @@ static int do_readdir(const char *dir, long want)
 {
 	static char buf[1 << 18];
 	long n = 0, calls = 0;
-	t0 = now();
+	t0 = last_progress = now();
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		die("open", dir, 0);
@@ -141,6 +164,7 @@ static int do_readdir(const char *dir, long want)
 		if (got == 0)
 			break;
 		calls++;
+		progress(n, -1);
 		for (long off = 0; off < got;) {
 			struct dirent64 *d = (struct dirent64 *)(buf + off);
 			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
@@ -174,11 +198,12 @@ static char *block(void)
 static int do_write(const char *file, long mib)
 {
 	char *b = block();
-	t0 = now();
+	t0 = last_progress = now();
 	int fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0644);
 	if (fd < 0)
 		die("open", file, 0);
 	for (long i = 0; i < mib; i++) {
+		progress(i, mib);
 		uint64_t h = MAGIC | (uint64_t)i;
 		memcpy(b, &h, sizeof(h));
 		for (size_t off = 0; off < MIB;) {
@@ -205,7 +230,7 @@ static int do_read(const char *file, long mib)
 	char *b = block();
 	long blocks = 0;
 	uint64_t total = 0;
-	t0 = now();
+	t0 = last_progress = now();
 	int fd = open(file, O_RDONLY);
 	if (fd < 0)
 		die("open", file, 0);
@@ -229,6 +254,7 @@ static int do_read(const char *file, long mib)
 		}
 		total += off;
 		blocks++;
+		progress(blocks, mib);
 		if (off < MIB)
 			break;
 	}
@@ -246,6 +272,7 @@ static int do_read(const char *file, long mib)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	console_fd = open("/dev/console", O_WRONLY | O_NOCTTY);
 	if (argc < 3) {
 		fprintf(stderr, "usage: metabench create|stat DIR N | readdir DIR [WANT] | "
 				"write|read FILE MIB\n");
@@ -253,9 +280,9 @@ int main(int argc, char **argv)
 	}
 	op = argv[1];
 	long n = argc > 3 ? atol(argv[3]) : -1;
-	if (!strcmp(op, "create") && n >= 0)
-		return do_create(argv[2], n);
-	if (!strcmp(op, "stat") && n >= 0)
+	if (!strcmp(op, "create") && n > 0)
+		return do_create(argv[2], n, argc > 4 ? atof(argv[4]) : 0);
+	if (!strcmp(op, "stat") && n > 0)
 		return do_stat(argv[2], n);
 	if (!strcmp(op, "readdir"))
 		return do_readdir(argv[2], n);
@@ -263,7 +290,8 @@ int main(int argc, char **argv)
 		return do_write(argv[2], n);
 	if (!strcmp(op, "read") && n > 0)
 		return do_read(argv[2], n);
-	fprintf(stderr, "metabench: bad arguments\n");
+	fprintf(stderr, "metabench: bad arguments for %s: '%s' (create, stat, write and read "
+			"need a count above 0)\n", op, argc > 3 ? argv[3] : "");
 	return 2;
 }
 """
@@ -319,13 +347,15 @@ class GuestMount:
 
 @dataclass
 class Item:
-    """One timed run: `metabench OP PATH ARG` on one server's fresh mount."""
+    """One timed run: `metabench OP PATH ARG [ARG2]` on one server's fresh
+    mount.  A stat's ARG may be "created": as many as the create made."""
     id: int
     label: str
     op: str
     path: str       # relative to the mount
-    arg: int
+    arg: int | str
     rep: int
+    arg2: str = ""  # create: the time limit in seconds
 
 
 # The guest script: sourced by tests/e2e/guest/lib.sh's pando_main once the
@@ -336,16 +366,24 @@ class Item:
 # RTTs of the item's mount come from /proc/self/mountstats.
 GUEST_SCRIPT_HEAD = r"""
 MB=/pando/metabench
-# per-op statistics: OP ops trans timeouts sent recv queue_ms rtt_ms exec_ms
+# The mount's per-op statistics (OP ops trans timeouts sent recv queue_ms
+# rtt_ms exec_ms errors) as "OP ops rtt_ms exec_ms sent recv,..." for the
+# operations used, then "pnfs R W": its pnfsread and pnfswrite events
+# (I/O the client sent to data servers under a layout).
 opstats() {
   awk -v m="$1" '$1 == "device" { cur = ($5 == m) ; p = 0; next }
+       cur && $1 == "events:" { pr = $27; pw = $28 }
        cur && /per-op statistics/ { p = 1; next }
-       cur && p && $1 ~ /:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s%s %s %s %s", s, $1, $2, $8, $9; s = "," }' \
-      /proc/self/mountstats
+       cur && p && $1 ~ /:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s%s %s %s %s %s %s", s, $1, $2, $8, $9, $5, $6; s = "," }
+       END { printf "%spnfs %d %d", s, pr, pw }' /proc/self/mountstats
 }
-item() {  # ID LABEL OP PATH ARG
-  id=$1; label=$2; op=$3; path=/mnt/$2/$4; arg=$5
-  say "item $id: $label $op $path $arg"
+# A stat run given the count "created" stats as many files as the create
+# run into the same directory made (this boot keeps that in /tmp/count.*).
+item() {  # ID LABEL OP PATH ARG [ARG2]
+  id=$1; label=$2; op=$3; path=/mnt/$2/$4; arg=$5; arg2=$6
+  count=/tmp/count.$label.$(echo "$4" | tr / _)
+  if [ "$arg" = created ]; then arg=$(cat "$count" 2>/dev/null || echo missing); fi
+  say "item $id: $label $op $path $arg $arg2"
   cd /
   sync; echo 3 > /proc/sys/vm/drop_caches
   mkdir -p "/mnt/$label"
@@ -354,9 +392,15 @@ item() {  # ID LABEL OP PATH ARG
     return
   fi
   opts=$(awk -v m="/mnt/$label" '$2 == m { print $4 }' /proc/mounts)
-  "$MB" "$op" "$path" "$arg" > /tmp/res.out 2> /tmp/res.err
+  "$MB" "$op" "$path" "$arg" $arg2 > /tmp/res.out 2> /tmp/res.err
   rc=$?
+  if [ "$op" = create ] && [ $rc -eq 0 ]; then
+    sed -n 's/.*"n":\([0-9]*\).*/\1/p' /tmp/res.out > "$count"
+  fi
   ops=$(opstats "/mnt/$label")
+  if [ -n "$DUMP_MOUNTSTATS" ]; then
+    echo "=== item $id mountstats ==="; cat /proc/self/mountstats; echo "=== end of item $id ==="
+  fi > /dev/console
   res=$(head -n 1 /tmp/res.out)
   case "$res" in "{"*"}") ;; *) res=null ;; esac
   umount "/mnt/$label" > /tmp/umnt.out 2>&1 || echo "umount: $(cat /tmp/umnt.out)" >> /tmp/res.err
@@ -365,51 +409,92 @@ item() {  # ID LABEL OP PATH ARG
 """
 
 
-def guest_script(mounts: Iterable[GuestMount], items: Iterable[Item]) -> str:
-    lines = ["# generated by pando_testing.bench_metadata", GUEST_SCRIPT_HEAD]
+def guest_script(mounts: Iterable[GuestMount], items: Iterable[Item],
+                 dump_mountstats: bool = False) -> str:
+    """The scenario: mount functions, then one `item` line per run.  With
+    `dump_mountstats` every item's whole /proc/self/mountstats goes to the
+    console log."""
+    lines = ["# generated by pando_testing.bench_metadata", GUEST_SCRIPT_HEAD,
+             f"DUMP_MOUNTSTATS={'1' if dump_mountstats else ''}"]
     for m in mounts:
         lines.append(f"mount_{m.label}() {{ mount -t nfs -o {shlex.quote(m.options())} "
                      f"{shlex.quote(m.source())} {m.mountpoint}; }}")
     for it in items:
-        lines.append(shlex.join(["item", str(it.id), it.label, it.op, it.path, str(it.arg)]))
+        words = ["item", str(it.id), it.label, it.op, it.path, str(it.arg)]
+        lines.append(shlex.join(words + ([it.arg2] if it.arg2 else [])))
     return "\n".join(lines) + "\n"
 
 
-class BenchVm(Vm):
-    """A Vm whose initramfs also carries /pando/metabench, and whose
-    scenario is a ready-made guest script (not Scenario steps)."""
+# The pNFS layout drivers.  A guest that does not load them cannot use
+# layouts (it asks for none), so all its I/O goes through the metadata
+# manager: Pando's gateway path.
+LAYOUT_MODULES = ("nfs_layout_flexfiles", "nfs_layout_nfsv41_files")
 
-    def __init__(self, *a: Any, tool: Path, script: str, **kw: Any) -> None:
-        super().__init__(*a, **kw)
-        self.tool, self.script = tool, script
+
+class GuestScript:
+    """A ready-made guest script in the place of a vm.Scenario."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def script(self) -> str:
+        return self.text
+
+    def __len__(self) -> int:
+        return self.text.count("\nitem ")
+
+
+class BenchVm(Vm):
+    """A Vm running a GuestScript, whose initramfs also carries
+    /pando/metabench: a third cpio archive appended to the usual two (the
+    kernel unpacks them in order).  Modules in `skip_modules` are left out
+    of the guest's load list (that archive replaces /lib/modules/load.list
+    of the cached base archive)."""
+
+    def __init__(self, pod: Pod, kernel: Kernel, workdir: Path, name: str,
+                 target: MountTarget, script: str, *, tool: Path,
+                 skip_modules: Iterable[str] = (), **kw: Any) -> None:
+        super().__init__(pod, kernel, workdir, name, target,
+                         GuestScript(script), **kw)  # type: ignore[arg-type]
+        self.tool = tool
+        self.skip_modules = set(skip_modules)
 
     def _initrd(self) -> Path:
-        files = {
-            "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
-            "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
-            "pando/scenario.sh": (self.script.encode(), 0o644),
-            "pando/metabench": (self.tool.read_bytes(), 0o755),
-        }
-        self._path("scenario.sh").write_text(self.script)
-        return build_initrd(self.kernel, self._path("initrd"), files)
+        path = super()._initrd()
+        files = {"pando/metabench": (self.tool.read_bytes(), 0o755)}
+        if self.skip_modules:
+            base = read_cpio(base_archive(self.kernel).read_bytes())
+            names = base["lib/modules/load.list"][1].decode().split()
+            keep = [n for n in names if n not in self.skip_modules]
+            files["lib/modules/load.list"] = (("\n".join(keep) + "\n").encode(), 0o644)
+        with open(path, "ab") as f:
+            f.write(scenario_archive(files))
+        return path
 
 
-def parse_opstats(text: str) -> dict[str, tuple[int, int, int]]:
-    """'OP ops rtt_ms exec_ms,...' (the guest's opstats) -> {OP: (ops, rtt_ms, exec_ms)}."""
-    out: dict[str, tuple[int, int, int]] = {}
+@dataclass(frozen=True)
+class OpCount:
+    ops: int
+    rtt_ms: int
+    exec_ms: int
+    sent: int
+    recv: int
+
+
+def parse_opstats(text: str) -> tuple[dict[str, OpCount], tuple[int, int]]:
+    """The guest's opstats line -> ({OP: OpCount}, (pnfsread, pnfswrite))."""
+    ops: dict[str, OpCount] = {}
+    pnfs = (0, 0)
     for part in (text or "").split(","):
         f = part.split()
-        if len(f) == 4 and all(x.isdigit() for x in f[1:]):
-            out[f[0]] = (int(f[1]), int(f[2]), int(f[3]))
-    return out
+        if len(f) == 3 and f[0] == "pnfs" and f[1].isdigit() and f[2].isdigit():
+            pnfs = (int(f[1]), int(f[2]))
+        elif len(f) == 6 and all(x.isdigit() for x in f[1:]):
+            ops[f[0]] = OpCount(*(int(x) for x in f[1:]))
+    return ops, pnfs
 
 
 # ---- populating a big directory from the host ---------------------------------
-
-def _fattr_skip(u: Unpacker) -> None:
-    if u.boolean():
-        u.fixed(84)
-
 
 class PipelinedNfs3:
     """NFSv3 MKDIR and CREATE with many calls in flight on one TCP
@@ -560,3 +645,23 @@ def events(results_log: Path) -> list[dict[str, Any]]:
             except ValueError:
                 pass  # a line still being written
     return out
+
+
+class LogTail:
+    """New complete lines of a growing file (a VM's console log), each
+    call returning what was appended since the last."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.pos, self.partial = path, 0, b""
+
+    def lines(self) -> list[str]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.pos)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.pos += len(data)
+        data = self.partial + data
+        *done, self.partial = data.split(b"\n")
+        return [x.decode(errors="replace").replace("\r", "") for x in done]

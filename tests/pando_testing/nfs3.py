@@ -388,7 +388,7 @@ def commit_args(fh: bytes, offset: int = 0, count: int = 0) -> bytes:
 
 
 def _name(name: Name) -> bytes:
-    return name.encode() if isinstance(name, str) else bytes(name)
+    return name.encode(errors="surrogateescape") if isinstance(name, str) else bytes(name)
 
 
 def pack_nfstime(p: Packer, ns: int) -> Packer:

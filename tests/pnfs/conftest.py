@@ -1,0 +1,100 @@
+"""Fixtures for the pNFS tests: a Pando metadata manager handing out
+flexfiles layouts over four OSDs, stock Linux guests that mount it, and a
+rendezvous the guests' scripts and the test meet at.
+
+* `pnfs_cluster(mirrors=2, stripe_width=1, striped_clients="",
+  recall_timeout=10, log_level=...)` -> PnfsCluster (pando_testing.pnfs_tools):
+  PandoMds with pnfs=True, NFSv3 + NFSv4.1, data servers advertised at
+  10.0.2.2 (what qemu guests see), the `Rendezvous` started in the pod.
+  Teardown (tests/conftest.py's mds_factory): Ganesha must still be alive
+  and exit 0 on SIGTERM, every OSD the test did not kill too.
+* `guest(version, cluster, name=None, port=None)` -> KernelClient booting
+  that Debian kernel in the same pod, with the client module options
+  Ganesha 4.3 needs (`port`: mount through a proxy listening there).
+
+PANDO_PNFS_MDS_LOG_LEVEL=DEBUG (or FULL_DEBUG) raises the manager's log
+level for a reproduction.  A failed test keeps the VMs' serial logs, the
+Ganesha log and the OSD logs in build/test-logs/<test id>/.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient
+from pando_testing.logs import keep_logs
+from pando_testing.mds import PandoMds
+from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
+from pando_testing.pod import Pod
+from pando_testing.vm import GUEST_ADDR, NfsServerHandle
+
+PSEUDO = "/pando"
+
+
+@pytest.fixture
+def gate(pod: Pod) -> Iterator[Rendezvous]:
+    r = Rendezvous(pod).start()
+    yield r
+    r.stop()
+
+
+@pytest.fixture
+def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
+                 mds_factory: Callable[..., PandoMds]) -> Iterator[Callable[..., PnfsCluster]]:
+    made: list[PnfsCluster] = []
+
+    def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
+             recall_timeout: int = 10, log_level: str = "EVENT", **kw: object) -> PnfsCluster:
+        assert not made, "one manager per test (they share the pod's ports)"
+        extra = "\n".join([f"Stripe_Width = {stripe_width};",
+                           f"Recall_Timeout = {recall_timeout};",
+                           f'Striped_Clients = "{striped_clients}";'])
+        m = mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PSEUDO, pnfs=True,
+                        advertise_host=GUEST_ADDR, mirrors=mirrors, extra_fsal=extra,
+                        log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level), **kw)
+        c = PnfsCluster(pod, m, list(m.osds), gate)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        keep_logs(request, [c.mds.conf_path, c.mds.cluster_desc, *(o.log_path for o in c.osds)],
+                  tail=0)
+
+
+@pytest.fixture
+def guest(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
+          pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[Callable[..., KernelClient]]:
+    made: list[KernelClient] = []
+
+    def make(version: str, cluster: PnfsCluster, name: str | None = None,
+             port: int | None = None) -> KernelClient:
+        """`port`: mount the manager there (a proxy in front of it)."""
+        m = cluster.mds
+        target = m.mount_target()
+        if port is not None:
+            target = dataclasses.replace(target, port=port)
+        handle = NfsServerHandle(
+            name="pando", target=target, logs=[m.log_path],
+            # Ganesha 4.3 answers GET_DIR_DELEGATION (Linux 7.x) with
+            # OP_ILLEGAL; older kernels ignore the option.
+            client_modopts=GANESHA43_CLIENT_MODOPTS)
+        kc = KernelClient(pod, version, tmp_path / "vms", handle,
+                          name or f"k{version.replace('.', '_')}-{len(made) + 1}")
+        made.append(kc)
+        return kc
+
+    yield make
+    vms = [vm for kc in made for vm in kc.vms]
+    for vm in vms:
+        if vm.proc is not None and vm.proc.poll() is None:
+            try:
+                os.kill(vm.proc.pid, 18)  # a test that froze it and failed
+            except OSError:
+                pass
+        vm.kill()
+    keep_logs(request, [log for vm in vms for log in vm.logs()])

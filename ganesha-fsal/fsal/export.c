@@ -13,6 +13,7 @@
  *       Stripe_Width = 1;                     # data columns per mirror
  *       Recall_Timeout = 10;                  # seconds, then fence
  *       Striped_Clients = "10.0.0.5, ...";    # Linux 6.18+ hosts ("*": all)
+ *       Object_Pool = 32;                     # maps made ahead for new files (0: none)
  *   } } */
 #include "pando_fsal.h"
 
@@ -42,6 +43,7 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Stripe_Width", 1, 16, 1, pando_export_config, stripe_width),
 	CONF_ITEM_UI32("Recall_Timeout", 1, 3600, 10, pando_export_config, recall_timeout_s),
 	CONF_ITEM_STR("Striped_Clients", 0, 4096, "", pando_export_config, striped_clients),
+	CONF_ITEM_UI32("Object_Pool", 0, 32, 32, pando_export_config, object_pool),
 	CONFIG_EOL
 };
 
@@ -309,8 +311,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
-	if (!rc)
-		rc = pando_pool_start(exp, &exp->pool_objects);
+	if (!rc && exp->cfg.object_pool)
+		rc = pando_pool_start(exp, exp->cfg.object_pool, &exp->pool_objects);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -56,6 +56,7 @@ struct pando_export_config {
 	uint32_t stripe_width;          /* data columns of a new file's map */
 	uint32_t recall_timeout_s;      /* then a holder is fenced */
 	char *striped_clients;          /* addresses given striped layouts ("*": all) */
+	uint32_t object_pool;           /* maps made ahead for empty files (0: none) */
 };
 
 struct pando_reaper;
@@ -180,7 +181,7 @@ bool pando_fix_layout_state_ref(struct pando_handle *h);
 
 /* pool.c: objects made ahead for empty files moving to objects */
 struct pando_pool;
-int pando_pool_start(struct pando_export *exp, struct pando_pool **out);
+int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out);
 void pando_pool_stop(struct pando_pool *p);
 bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent);
 void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed);

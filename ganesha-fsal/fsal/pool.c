@@ -10,7 +10,7 @@
  * start.  Taking an entry is one unsynced batch (ns_map_claim_empty): the
  * map goes to the file and the intent goes, together.  An entry stays the
  * pool's (the reaper leaves it) from take until the claim is done.  A thread keeps the
- * pool between POOL_LOW and POOL_HIGH entries. */
+ * pool filled (Object_Pool entries, refilled when a quarter is left). */
 #include "pando_fsal.h"
 
 #include <stdlib.h>
@@ -18,8 +18,7 @@
 
 #include "objio.h"
 
-#define POOL_HIGH 32
-#define POOL_LOW 8
+#define POOL_MAX 32
 #define POOL_RETRY_S 5
 
 struct pool_entry {
@@ -35,8 +34,10 @@ struct pando_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
+	int high;               /* refilled up to this */
+	int low;                /* refilled from below this */
 	int n;
-	struct pool_entry e[POOL_HIGH];
+	struct pool_entry e[POOL_MAX];
 	uint64_t next_seed;
 	uint64_t taken;
 	uint64_t made;
@@ -73,7 +74,7 @@ static void *pool_main(void *arg)
 		struct timespec until;
 		bool failed = false;
 
-		while (!p->stop && !failed && p->n < POOL_HIGH) {
+		while (!p->stop && !failed && p->n < p->high) {
 			struct pool_entry e;
 
 			pthread_mutex_unlock(&p->lock);
@@ -94,12 +95,14 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-int pando_pool_start(struct pando_export *exp, struct pando_pool **out)
+int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out)
 {
 	struct pando_pool *p = gsh_calloc(1, sizeof(*p));
 	int rc;
 
 	p->exp = exp;
+	p->high = (int)(size < POOL_MAX ? size : POOL_MAX);
+	p->low = p->high / 4 + 1;
 	/* Seeds apart from inode ids, which seed the maps of moves. */
 	p->next_seed = 1ull << 63;
 	pthread_mutex_init(&p->lock, NULL);
@@ -154,7 +157,7 @@ void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed)
 		}
 		break;
 	}
-	if (p->n < POOL_LOW)
+	if (p->n < p->low)
 		pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 }

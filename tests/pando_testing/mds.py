@@ -66,6 +66,9 @@ class PandoMds(GaneshaServer):
     # their listen address); off by default so plain gateway tests see
     # no layouts.
     pnfs: bool = False
+    # Storage maps made ahead for new files (the FSAL's Object_Pool); its
+    # objects sit on the OSDs, named by removal intents, until taken.
+    object_pool: int = 32
     cluster_desc: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +88,7 @@ class PandoMds(GaneshaServer):
             f"Inline_Max = {self.inline_max};",
             f"Mirrors = {self.mirrors};",
             f"Stripe_Unit = {self.stripe_unit};",
+            f"Object_Pool = {self.object_pool};",
             *([self.extra_fsal] if self.extra_fsal else []),
         ])
 

@@ -65,14 +65,24 @@ static void put_pieces(struct pando_piece *stack, struct pando_piece *pcs)
 		free(pcs);
 }
 
-/* One call on one OSD through the pool, recording the result. */
-#define OSD_CALL(io, osd_id, rc, call)                                          \
-	do {                                                                    \
-		struct osd_ctl_client *c_ = osd_pool_get((io)->pool, (osd_id), &(rc)); \
-		if (c_) {                                                       \
-			(rc) = (call);                                          \
-			osd_pool_result((io)->pool, (osd_id), (rc));            \
-		}                                                               \
+/* One call on one OSD through the pool, recording the result.  A call
+ * that finds its connection broken is tried again, on each pooled
+ * connection in turn and then a reconnected one: the OSD may only have
+ * restarted (the library reconnects on a connection's next call), and
+ * every call here is idempotent (writes at an offset, creates and removes
+ * of named objects, flushes, reads). */
+#define OSD_CALL(io, osd_id, rc, call)                                                  \
+	do {                                                                            \
+		int tries_ = osd_pool_conns_per_osd((io)->pool) + 1;                    \
+		for (int try_ = 0; try_ < tries_; try_++) {                             \
+			struct osd_ctl_client *c_ = osd_pool_get((io)->pool, (osd_id), &(rc)); \
+			if (!c_)                                                        \
+				break;                                                  \
+			(rc) = (call);                                                  \
+			osd_pool_result((io)->pool, (osd_id), (rc));                    \
+			if (!osd_pool_lost_connection(rc))                              \
+				break;                                                  \
+		}                                                                       \
 	} while (0)
 
 int objio_create(struct objio *io, const struct pando_storage_map *map)
@@ -271,7 +281,8 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 /* Runs one call on every usable component of the map; a component that
  * fails must be recorded stale, and each column of each group must keep a
  * component that succeeded. */
-typedef int (*comp_call)(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg);
+typedef int (*comp_call)(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
+			 const struct osd_ctl_obj_id *id, void *arg);
 
 static int on_every_component(struct objio *io, const struct pando_storage_map *map,
 			      comp_call call, void *arg)
@@ -290,7 +301,7 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 
 			if (skipped(io, k->osd_id))
 				continue;
-			OSD_CALL(io, k->osd_id, rc, call(c_, &id, arg));
+			OSD_CALL(io, k->osd_id, rc, call(io, k->osd_id, c_, &id, arg));
 			if (rc && request_error(rc))
 				return rc;
 			if (rc && fault(io, g, c, k->osd_id, rc, true))
@@ -305,7 +316,8 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 	return 0;
 }
 
-static int truncate_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg)
+static int truncate_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
+			 const struct osd_ctl_obj_id *id, void *arg)
 {
 	int rc = osd_ctl_setattr(c, id, arg, 1, NULL);
 
@@ -321,9 +333,19 @@ int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64
 	return on_every_component(io, map, truncate_call, &len);
 }
 
-static int flush_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, void *arg)
+/* A zero-length DATA_SYNC write: the object's data made durable, and the
+ * OSD's write verifier, to learn whether it restarted since the unstable
+ * writes this flush is for. */
+static int flush_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
+		      const struct osd_ctl_obj_id *id, void *arg)
 {
-	return osd_ctl_flush(c, id);
+	static const uint8_t none[1];
+	uint8_t v[8];
+	int rc = osd_ctl_write(c, id, 0, none, 0, OSD_CTL_DATA_SYNC, v);
+
+	if (!rc && osd_pool_note_verf(io->pool, osd, v))
+		io->verf_changed = true;
+	return rc;
 }
 
 int objio_flush(struct objio *io, const struct pando_storage_map *map)

@@ -60,7 +60,8 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 /* Cuts every component object to size bytes: objects keep file offsets,
  * so this drops every byte of the file at or past size.  Durable. */
 int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size);
-/* Makes every component object's data durable (NFS COMMIT). */
+/* Makes every component object's data durable (NFS COMMIT); sets
+ * verf_changed if an OSD restarted since this pool last wrote to it. */
 int objio_flush(struct objio *io, const struct pando_storage_map *map);
 
 #endif

@@ -121,11 +121,16 @@ static bool backing_off(struct osd_slot *s)
 	       (now.tv_sec == s->down_until.tv_sec && now.tv_nsec < s->down_until.tv_nsec);
 }
 
-/* connecting: the failure is a fresh connect.  A call failing on a
- * connection opened before the OSD went down (a dead socket, already
- * counted) does not extend the back-off, so the pool reconnects as soon
- * as the OSD is back instead of once per stale connection. */
-static void mark(struct osd_pool *p, struct osd_slot *s, int rc, bool connecting)
+bool osd_pool_lost_connection(int rc)
+{
+	return rc == -ECONNRESET || rc == -EPIPE || rc == -ENOTCONN || rc == -ECONNABORTED ||
+	       rc == -EPROTO;
+}
+
+/* A failed connect, or a call that timed out, backs off; a connection
+ * that broke does not, so a restarted OSD is used again at the next call
+ * instead of after one back-off per pooled connection. */
+static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
 {
 	bool ok = !osd_pool_is_transport_error(rc);
 
@@ -134,7 +139,7 @@ static void mark(struct osd_pool *p, struct osd_slot *s, int rc, bool connecting
 		s->health.last_error = rc;
 		s->health.failures++;
 	}
-	if (!ok && (connecting || s->health.reachable)) {
+	if (!ok && !osd_pool_lost_connection(rc)) {
 		clock_gettime(CLOCK_MONOTONIC, &s->down_until);
 		s->down_until.tv_sec += p->opt.backoff_ms / 1000;
 		s->down_until.tv_nsec += (long)(p->opt.backoff_ms % 1000) * 1000000L;
@@ -172,7 +177,7 @@ struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
 		if (c)
 			s->conns[i] = c;
 		else
-			mark(p, s, *err, true);
+			mark(p, s, *err);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return c;
@@ -185,7 +190,7 @@ void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	mark(p, s, rc, false);
+	mark(p, s, rc);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -202,6 +207,28 @@ bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8])
 	s->have_verf = true;
 	pthread_mutex_unlock(&s->lock);
 	return changed;
+}
+
+int osd_pool_ping(struct osd_pool *p, uint32_t id)
+{
+	int rc = -ENOENT;
+
+	for (int i = 0; i <= p->opt.conns_per_osd; i++) {
+		struct osd_ctl_client *c = osd_pool_get(p, id, &rc);
+
+		if (!c)
+			break;
+		rc = osd_ctl_null(c);
+		osd_pool_result(p, id, rc);
+		if (!osd_pool_lost_connection(rc))
+			break;
+	}
+	return rc;
+}
+
+int osd_pool_conns_per_osd(const struct osd_pool *p)
+{
+	return p->opt.conns_per_osd;
 }
 
 size_t osd_pool_count(const struct osd_pool *p)

@@ -5,9 +5,10 @@
  * and reopened after a transport error; a call takes one (round robin)
  * and the client library serialises calls on it.  Every call's result
  * updates the OSD's state: a transport error marks it unreachable, any
- * answer marks it reachable.  While an OSD is unreachable, calls to it
- * fail at once with -EHOSTDOWN for a short back-off, so a dead mirror
- * costs a failed connect per back-off period rather than per request. */
+ * answer marks it reachable.  After a failed connect or a timeout, calls
+ * to the OSD fail at once with -EHOSTDOWN for a short back-off, so a dead
+ * mirror costs a failed connect per back-off period rather than per
+ * request; a broken connection (the OSD restarted) does not back off. */
 #ifndef PANDO_OSD_POOL_H
 #define PANDO_OSD_POOL_H
 
@@ -52,6 +53,15 @@ bool osd_pool_is_transport_error(int rc);
  * from the one seen before (the OSD restarted and may have lost unstable
  * writes: the manager must change its own verifier so clients resend). */
 bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8]);
+
+/* Errors of a connection that was open: the peer went away, perhaps only
+ * restarted; the connection's next call reconnects and finds out. */
+bool osd_pool_lost_connection(int rc);
+/* A NULL call (reachability and the key), past broken connections as a
+ * restarted OSD leaves them; the result is recorded. */
+int osd_pool_ping(struct osd_pool *p, uint32_t id);
+/* How many connections each OSD gets. */
+int osd_pool_conns_per_osd(const struct osd_pool *p);
 
 size_t osd_pool_count(const struct osd_pool *p);
 void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);

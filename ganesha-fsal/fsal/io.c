@@ -127,6 +127,12 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 	pando_map_free(map);
 	if (io.verf_changed)
 		pando_note_verf_change(exp);
+	if (!rc && !stable) {
+		uint64_t none = UINT64_MAX;
+
+		atomic_compare_exchange_strong(&h->unstable_epoch, &none,
+					       atomic_load(&exp->verf_epoch));
+	}
 	if (rc)
 		return rc;
 	/* The size only grows here; an unstable write's size is made durable
@@ -226,6 +232,17 @@ static void pando_write2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb d
 	done_cb(o, pando_status(rc), arg, caller_arg);
 }
 
+/* An OSD restarted between this file's unstable writes and this COMMIT:
+ * they may be gone.  NFSv4 clients see the export's verifier change;
+ * NFSv3 WRITE and COMMIT carry Ganesha's own, which an FSAL cannot change,
+ * so the COMMIT fails instead (the application's fsync gets EIO), once. */
+static bool unstable_lost(struct pando_handle *h)
+{
+	uint64_t since = atomic_exchange(&h->unstable_epoch, UINT64_MAX);
+
+	return since != UINT64_MAX && since != atomic_load(&h->exp->verf_epoch);
+}
+
 static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size_t len)
 {
 	struct pando_handle *h = to_handle(o);
@@ -234,6 +251,11 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 
 	if (!rc && a.objects)
 		rc = pando_objects_flush(h->exp, h->ino);
+	if (!rc && a.objects && unstable_lost(h)) {
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted under unstable "
+			"writes; COMMIT fails so the client does not trust them", h->ino);
+		return fsalstat(ERR_FSAL_IO, EIO);
+	}
 	/* The store last: the size that unstable object writes left. */
 	if (!rc)
 		rc = ns_sync(h->exp->ns);

@@ -343,14 +343,7 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 
 static bool osd_answers(struct pando_export *exp, uint32_t id)
 {
-	int rc;
-	struct osd_ctl_client *c = osd_pool_get(exp->pool, id, &rc);
-
-	if (c) {
-		rc = osd_ctl_null(c);
-		osd_pool_result(exp->pool, id, rc);
-	}
-	return rc == 0;
+	return osd_pool_ping(exp->pool, id) == 0;
 }
 
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
@@ -490,15 +483,8 @@ static void probe_osds(struct pando_layouts *l)
 {
 	const struct cluster_desc *d = &l->exp->cluster;
 
-	for (size_t i = 0; i < d->nosds; i++) {
-		int rc;
-		struct osd_ctl_client *c = osd_pool_get(l->exp->pool, d->osds[i].id, &rc);
-
-		if (c) {
-			rc = osd_ctl_null(c);
-			osd_pool_result(l->exp->pool, d->osds[i].id, rc);
-		}
-	}
+	for (size_t i = 0; i < d->nosds; i++)
+		osd_pool_ping(l->exp->pool, d->osds[i].id);
 }
 
 static void watch_osds(struct pando_layouts *l)

@@ -153,7 +153,16 @@ static void inflight_add(struct pando_export *exp, uint64_t ino)
 	pthread_mutex_lock(&exp->inflight_lock);
 	while (exp->ninflight == PANDO_MAX_INFLIGHT)
 		pthread_cond_wait(&exp->inflight_cond, &exp->inflight_lock);
-	exp->inflight[exp->ninflight++] = ino;
+	exp->inflight[exp->ninflight++] = (struct pando_move){ .ino = ino };
+	pthread_mutex_unlock(&exp->inflight_lock);
+}
+
+static void inflight_intent(struct pando_export *exp, uint64_t ino, uint64_t intent)
+{
+	pthread_mutex_lock(&exp->inflight_lock);
+	for (int i = 0; i < exp->ninflight; i++)
+		if (exp->inflight[i].ino == ino)
+			exp->inflight[i].intent = intent;
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
@@ -161,7 +170,7 @@ static void inflight_del(struct pando_export *exp, uint64_t ino)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight; i++) {
-		if (exp->inflight[i] == ino) {
+		if (exp->inflight[i].ino == ino) {
 			exp->inflight[i] = exp->inflight[--exp->ninflight];
 			break;
 		}
@@ -170,12 +179,13 @@ static void inflight_del(struct pando_export *exp, uint64_t ino)
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-/* May the reaper remove what intent id (of file ino) names?  Not while a
- * move of that file runs, and not if the intent is gone: a move that
- * finished since the reaper listed it has claimed its objects for the
- * file's map.  Both are checked under the lock moves register with, so
- * no move can claim the intent after this says yes (a later move of the
- * same file makes a new intent). */
+/* May the reaper remove what intent id (of file ino) names?  Not if a
+ * running move of that file made it, or may have (its intent not known
+ * yet), and not if the intent is gone: a move that finished since the
+ * reaper listed it has claimed its objects for the file's map.  An intent
+ * of an earlier, failed move of a file being moved again is the
+ * reaper's.  Checked under the lock moves register with, so no move can
+ * claim the intent after this says yes. */
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 {
 	bool moving = false;
@@ -185,7 +195,8 @@ bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 		return false;
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight && !moving; i++)
-		moving = exp->inflight[i] == ino;
+		moving = exp->inflight[i].ino == ino &&
+			 (exp->inflight[i].intent == 0 || exp->inflight[i].intent == id);
 	exists = moving ? 0 : ns_intent_exists(exp->ns, id);
 	pthread_mutex_unlock(&exp->inflight_lock);
 	return exists == 1;
@@ -215,6 +226,8 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 	if (!rc) {
 		inflight_add(exp, h->ino);
 		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
+		if (!rc)
+			inflight_intent(exp, h->ino, intent);
 		if (!rc)
 			rc = objio_create(&io, map);
 		if (!rc && n > 0)
@@ -300,6 +313,8 @@ int pando_objects_flush(struct pando_export *exp, uint64_t ino)
 		return rc == -ENODATA ? 0 : rc;
 	rc = objio_flush(&io, map);
 	pando_map_free(map);
+	if (io.verf_changed)
+		pando_note_verf_change(exp);
 	return rc;
 }
 

@@ -93,7 +93,10 @@ struct pando_export {
 	pthread_mutex_t inflight_lock;
 	pthread_cond_t inflight_cond;
 	int ninflight;
-	uint64_t inflight[PANDO_MAX_INFLIGHT];
+	struct pando_move {
+		uint64_t ino;
+		uint64_t intent;        /* 0 until the move's intent exists */
+	} inflight[PANDO_MAX_INFLIGHT];
 	struct glist_head node;         /* in pando_exports */
 };
 
@@ -109,6 +112,9 @@ struct pando_handle {
 	struct fsal_fd fd;
 	/* One move to objects at a time per file in this process. */
 	pthread_mutex_t move_lock;
+	/* The export's verf_epoch at the first UNSTABLE object write since
+	 * the last COMMIT, or ~0 with none pending. */
+	_Atomic uint64_t unstable_epoch;
 };
 
 /* Every export of this module, for dbus. */

@@ -9,8 +9,11 @@
  *    in the partitions they use:
  *      orphan object    on an OSD, named by no map or intent: removed
  *      missing object   named by a map, absent from its OSD: reported
- *      size mismatch    a RAID-0/1 object longer than its file (objects keep
- *                       file offsets): truncated to the file's size
+ *      object tail      a RAID-0/1 object longer than its file (objects keep
+ *                       file offsets): bytes of writes a crash never let
+ *                       the manager acknowledge; not a problem, -v lists
+ *                       them, --repair trims them (a later growth of the
+ *                       file would show them instead of zeros)
  *      shared object    named by two maps (reported), or by a map and an
  *                       intent (the intent is finished without it)
  *      unknown OSD      a map names an OSD the description lacks: reported
@@ -61,7 +64,6 @@ enum {
 enum kind {
 	ORPHAN_OBJECT,
 	MISSING_OBJECT,
-	SIZE_MISMATCH,
 	SHARED_OBJECT,
 	UNKNOWN_OSD,
 	UNREACHABLE_OSD,
@@ -71,7 +73,7 @@ enum kind {
 };
 
 static const char *const kind_names[NKINDS] = {
-	"orphan objects", "missing objects", "size mismatches", "shared objects",
+	"orphan objects", "missing objects", "shared objects",
 	"unknown OSDs", "unreachable OSDs", "undecodable maps", "next id",
 };
 
@@ -548,13 +550,17 @@ static void check_size(struct fsck *f, const struct want *w)
 	if (object_attrs(f, w->osd, w->partition, w->object, &length, &owner) ||
 	    length <= w->size)
 		return;
+	/* Bytes past the size are what a crash left of writes it never
+	 * acknowledged (the size update was lost with them): not damage, but
+	 * a later growth of the file would show them instead of zeros, so
+	 * --repair trims them. */
 	rc = f->repair ? truncate_object(f, w) : 0;
 	snprintf(done, sizeof(done), "truncated to %llu", (unsigned long long)w->size);
-	problem(f, SIZE_MISMATCH, f->repair && !rc, "file %llu: object %llu (component %u) on "
-		"osd %u holds %llu bytes, past the file's size %llu%s",
-		(unsigned long long)w->ino, (unsigned long long)w->object, w->component,
-		w->osd, (unsigned long long)length, (unsigned long long)w->size,
-		outcome(f, rc, done, buf, sizeof(buf)));
+	info(f, "file %llu: object %llu (component %u) on osd %u holds %llu bytes, past the "
+	     "file's size %llu (a tail of unacknowledged writes)%s",
+	     (unsigned long long)w->ino, (unsigned long long)w->object, w->component, w->osd,
+	     (unsigned long long)length, (unsigned long long)w->size,
+	     outcome(f, rc, done, buf, sizeof(buf)));
 }
 
 static void listed(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object)

@@ -260,7 +260,7 @@ static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
 	if (!h->exp->pool_objects || !pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
 		return -ENOENT;
 	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);
-	pando_pool_done(h->exp->pool_objects, intent, rc == 0);
+	pando_pool_done(h->exp->pool_objects, intent, h->ino, rc == 0);
 	return rc;
 }
 

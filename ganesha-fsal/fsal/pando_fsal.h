@@ -190,7 +190,7 @@ struct pando_pool;
 int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out);
 void pando_pool_stop(struct pando_pool *p);
 bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent);
-void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed);
+void pando_pool_done(struct pando_pool *p, uint64_t intent, uint64_t ino, bool claimed);
 bool pando_pool_owns(struct pando_pool *p, uint64_t id);
 
 /* reaper.c */

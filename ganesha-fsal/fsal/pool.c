@@ -9,7 +9,10 @@
  * 0 (durable): if the manager stops, the reaper removes them at the next
  * start.  Taking an entry is one unsynced batch (ns_map_claim_empty): the
  * map goes to the file and the intent goes, together.  An entry stays the
- * pool's (the reaper leaves it) from take until the claim is done.  A thread keeps the
+ * pool's (the reaper leaves it) from take until the claim is done.  The
+ * objects were made for no file (owner 0); the thread then stamps the
+ * claiming file's id into their owner attribute, as a move does at
+ * creation, for pando-fsck and admins.  A thread keeps the
  * pool filled (Object_Pool entries, refilled when a quarter is left). */
 #include "pando_fsal.h"
 
@@ -28,6 +31,14 @@ struct pool_entry {
 	bool claiming;          /* taken, claim not finished: still the pool's */
 };
 
+/* Claimed maps whose objects still carry owner 0. */
+struct stamp {
+	uint64_t ino;
+	uint8_t *blob;
+	size_t len;
+	struct stamp *next;
+};
+
 struct pando_pool {
 	struct pando_export *exp;
 	pthread_t thread;
@@ -38,6 +49,7 @@ struct pando_pool {
 	int low;                /* refilled from below this */
 	int n;
 	struct pool_entry e[POOL_MAX];
+	struct stamp *stamps;
 	uint64_t next_seed;
 	uint64_t taken;
 	uint64_t made;
@@ -65,6 +77,45 @@ static int make_entry(struct pando_pool *p, struct pool_entry *out)
 	return rc;
 }
 
+/* Owner attribute (page 1, number 5) of every component := the file. */
+static void stamp_owner(struct pando_pool *p, const struct stamp *s)
+{
+	struct osd_ctl_attr owner = { .page = 1, .number = 5, .len = 8 };
+	struct pando_storage_map *map;
+
+	if (pando_map_decode(s->blob, s->len, &map) != 0)
+		return;
+	for (int i = 0; i < 8; i++)
+		owner.value[i] = (uint8_t)(s->ino >> (56 - 8 * i));
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
+		struct osd_ctl_obj_id id = { map->partition_id, map->comp[c].object_id };
+		uint32_t osd = map->comp[c].osd_id;
+		int rc;
+		struct osd_ctl_client *cl = osd_pool_get(p->exp->pool, osd, &rc);
+
+		if (!cl)
+			continue;
+		rc = osd_ctl_setattr(cl, &id, &owner, 1, NULL);
+		osd_pool_result(p->exp->pool, osd, rc);
+	}
+	pando_map_free(map);
+}
+
+/* Under p->lock, dropped while it talks to the OSDs. */
+static void stamp_all(struct pando_pool *p)
+{
+	while (p->stamps) {
+		struct stamp *s = p->stamps;
+
+		p->stamps = s->next;
+		pthread_mutex_unlock(&p->lock);
+		stamp_owner(p, s);
+		free(s->blob);
+		gsh_free(s);
+		pthread_mutex_lock(&p->lock);
+	}
+}
+
 static void *pool_main(void *arg)
 {
 	struct pando_pool *p = arg;
@@ -74,6 +125,7 @@ static void *pool_main(void *arg)
 		struct timespec until;
 		bool failed = false;
 
+		stamp_all(p);
 		while (!p->stop && !failed && p->n < p->high) {
 			struct pool_entry e;
 
@@ -140,18 +192,26 @@ bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, ui
 	return got;
 }
 
-/* After the claim: claimed, the entry leaves the pool; otherwise it is
- * free again for the next taker. */
-void pando_pool_done(struct pando_pool *p, uint64_t intent, bool claimed)
+/* After the claim: claimed by file ino, the entry leaves the pool (its
+ * objects to be stamped with their owner); otherwise it is free again
+ * for the next taker. */
+void pando_pool_done(struct pando_pool *p, uint64_t intent, uint64_t ino, bool claimed)
 {
 	pthread_mutex_lock(&p->lock);
 	for (int i = 0; i < p->n; i++) {
 		if (p->e[i].intent != intent)
 			continue;
 		if (claimed) {
-			free(p->e[i].blob);
+			struct stamp *s = gsh_calloc(1, sizeof(*s));
+
+			s->ino = ino;
+			s->blob = p->e[i].blob;
+			s->len = p->e[i].len;
+			s->next = p->stamps;
+			p->stamps = s;
 			p->e[i] = p->e[--p->n];
 			p->taken++;
+			pthread_cond_signal(&p->cond);
 		} else {
 			p->e[i].claiming = false;
 		}
@@ -187,6 +247,11 @@ void pando_pool_stop(struct pando_pool *p)
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
+	for (struct stamp *s = p->stamps, *next; s; s = next) {
+		next = s->next;
+		free(s->blob);
+		gsh_free(s);
+	}
 	LogEvent(COMPONENT_FSAL, "pando: object pool stopped (%" PRIu64 " made, %" PRIu64
 		 " taken, %d left to the reaper)", p->made, p->taken, p->n);
 	for (int i = 0; i < p->n; i++)

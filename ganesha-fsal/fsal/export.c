@@ -135,9 +135,9 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
-	pando_pool_stop(exp->pool_objects);
 	pando_layouts_free(exp->layouts);
 	pando_reaper_stop(exp->reaper);
+	pando_pool_stop(exp->pool_objects);
 	if (exp->placement)
 		pando_cluster_free(exp->placement);
 	osd_pool_free(exp->pool);
@@ -307,12 +307,13 @@ static int export_open(struct pando_export *exp)
 
 	if (!rc)
 		rc = open_cluster(exp);
+	/* The pool first: the reaper asks it which intents are its own. */
+	if (!rc && exp->cfg.object_pool)
+		rc = pando_pool_start(exp, exp->cfg.object_pool, &exp->pool_objects);
 	if (!rc)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
-	if (!rc && exp->cfg.object_pool)
-		rc = pando_pool_start(exp, exp->cfg.object_pool, &exp->pool_objects);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -50,6 +50,9 @@ struct pando_pool {
 	int n;
 	struct pool_entry e[POOL_MAX];
 	struct stamp *stamps;
+	/* An entry being made: its intent exists before it joins e[]. */
+	bool making;
+	uint64_t making_intent;         /* 0 until known */
 	uint64_t next_seed;
 	uint64_t taken;
 	uint64_t made;
@@ -67,8 +70,12 @@ static int make_entry(struct pando_pool *p, struct pool_entry *out)
 		rc = pando_map_blob(map, &out->blob, &out->len);
 	if (!rc) {
 		rc = ns_intent_add(exp->ns, 0, out->blob, out->len, &out->intent);
-		if (!rc)
+		if (!rc) {
+			pthread_mutex_lock(&p->lock);
+			p->making_intent = out->intent;
+			pthread_mutex_unlock(&p->lock);
 			rc = objio_create(&io, map);
+		}
 		/* A failed create leaves its intent to the reaper. */
 		if (rc)
 			free(out->blob);
@@ -129,6 +136,8 @@ static void *pool_main(void *arg)
 		while (!p->stop && !failed && p->n < p->high) {
 			struct pool_entry e;
 
+			p->making = true;
+			p->making_intent = 0;
 			pthread_mutex_unlock(&p->lock);
 			failed = make_entry(p, &e) != 0;
 			pthread_mutex_lock(&p->lock);
@@ -137,6 +146,7 @@ static void *pool_main(void *arg)
 				p->e[p->n++] = e;
 				p->made++;
 			}
+			p->making = false;
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += POOL_RETRY_S;
@@ -159,14 +169,16 @@ int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool 
 	p->next_seed = 1ull << 63;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
+	/* Visible before the thread makes anything, for the reaper. */
+	*out = p;
 	rc = pthread_create(&p->thread, NULL, pool_main, p);
 	if (rc) {
+		*out = NULL;
 		pthread_cond_destroy(&p->cond);
 		pthread_mutex_destroy(&p->lock);
 		gsh_free(p);
 		return -rc;
 	}
-	*out = p;
 	return 0;
 }
 
@@ -230,6 +242,8 @@ bool pando_pool_owns(struct pando_pool *p, uint64_t id)
 	if (!p)
 		return false;
 	pthread_mutex_lock(&p->lock);
+	/* The entry being made may be this one (its intent not known yet). */
+	owns = p->making && (p->making_intent == 0 || p->making_intent == id);
 	for (int i = 0; i < p->n && !owns; i++)
 		owns = p->e[i].intent == id;
 	pthread_mutex_unlock(&p->lock);

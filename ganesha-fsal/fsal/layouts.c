@@ -357,9 +357,18 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 	bool refused = status == NFS4ERR_STALE || status == NFS4ERR_NXIO ||
 		       status == NFS4ERR_ACCESS || status == NFS4ERR_BADHANDLE ||
 		       status == NFS4ERR_PERM || status == NFS4ERR_FHEXPIRED;
-	bool stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !refused &&
-		     !osd_answers(l->exp, osd_id);
-	int rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
+	bool stale;
+	int rc;
+
+	if (refused) {
+		LogInfo(COMPONENT_PNFS,
+			"pando: OSD %u refused a client's handle for inode %" PRIu64
+			" (nfsstat4 %d, op %u): a recalled or fenced layout, not damage",
+			osd_id, ino, status, opnum);
+		return;
+	}
+	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !osd_answers(l->exp, osd_id);
+	rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
 
 	pthread_mutex_lock(&l->lock);
 	l->st.io_errors++;

@@ -14,10 +14,16 @@
   scenarios against `nfs_server` (started when the first client is made, so
   a test that passes `server=` starts no Pando cluster).
 
-PANDO_E2E_MDS_LOG_LEVEL (e.g. DEBUG, FULL_DEBUG) raises the metadata
-manager's Ganesha log level for a reproduction.  When a test fails, the
-serial logs of its VMs and the servers' logs are copied to
-build/test-logs/<test id>/ (see pando_testing.logs).
+Environment:
+* PANDO_E2E_MDS_LOG_LEVEL (DEBUG, FULL_DEBUG): the metadata manager's
+  Ganesha log level, for a reproduction.
+* PANDO_E2E_PNFS=0: the manager serves as a gateway only (no layouts);
+  by default it hands out flexfiles layouts, as `pando-cluster up` does.
+* PANDO_E2E_SERVER=ganesha-vfs: every scenario against the Ganesha VFS
+  baseline instead (a scenario that fails there is wrong, not the server).
+
+When a test fails, the serial logs of its VMs and the servers' logs are
+copied to build/test-logs/<test id>/ (see pando_testing.logs).
 """
 from __future__ import annotations
 
@@ -37,20 +43,39 @@ from pando_testing.vm import GUEST_ADDR, NfsServerHandle
 PANDO_PSEUDO = "/pando"
 
 
+def pnfs_wanted() -> bool:
+    value = os.environ.get("PANDO_E2E_PNFS", "1")
+    if value not in ("0", "1"):
+        raise ValueError(f"PANDO_E2E_PNFS={value!r}: want 1 (layouts, the default) or 0 (gateway)")
+    return value == "1"
+
+
 @pytest.fixture
 def pando_cluster(mds_factory: Callable[..., PandoMds]) -> PandoMds:
     """One metadata manager over four OSDs, serving NFSv3 and NFSv4.1 on
-    2049 (MOUNT on 20048); data servers advertised as the guests see them.
+    2049 (MOUNT on 20048), data servers advertised as the guests see them,
+    handing out flexfiles layouts as `pando-cluster up` does (NFSv4.1 data
+    of object-backed files then flows between guest and OSDs; inline files
+    and NFSv3 go through the manager).  PANDO_E2E_PNFS=0: a gateway only.
     mds_factory stops it and checks that it exits cleanly."""
-    return mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
-                       advertise_host=GUEST_ADDR,
-                       log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"))
+    pnfs = pnfs_wanted()
+    m = mds_factory(4, start=False, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
+                    advertise_host=GUEST_ADDR, pnfs=pnfs,
+                    log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"))
+    if not pnfs:
+        # Ganesha 4.3's PNFS_MDS defaults to true: PandoMds(pnfs=False) alone
+        # still hands out layouts once the FSAL can.
+        m.nfsv4_extra = lambda: "    PNFS_MDS = false;\n"  # type: ignore[method-assign]
+    return m.start()  # type: ignore[return-value]
 
 
 @pytest.fixture
-def nfs_server(request: pytest.FixtureRequest, pod: Pod,
-               pando_cluster: PandoMds) -> Iterator[NfsServerHandle]:
-    m = pando_cluster
+def nfs_server(request: pytest.FixtureRequest, pod: Pod) -> Iterator[NfsServerHandle]:
+    if os.environ.get("PANDO_E2E_SERVER", "pando") == "ganesha-vfs":
+        # The baseline, to tell a server bug from a scenario bug.
+        yield request.getfixturevalue("ganesha_vfs")
+        return
+    m: PandoMds = request.getfixturevalue("pando_cluster")
     assert m.export_dir is not None
     handle = NfsServerHandle(
         name="pando", target=m.mount_target(), export_root=None,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import lzma
+import os
 import shutil
 import struct
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -178,6 +180,87 @@ def test_guest_metrics_become_json(tmp_path: Path) -> None:
     out = _guest_sh(tmp_path, ": > /tmp/metrics; metric a 1; metric b 2.50; metric c 007x; "
                               "metric sha256.1 9defb0a9; metric d -3; metrics_json; rm -f /tmp/metrics")
     assert json.loads(out) == {"a": 1, "b": 2.5, "c": "007x", "sha256.1": "9defb0a9", "d": -3}
+
+
+def test_guest_opcount_reads_mountstats(tmp_path: Path) -> None:
+    """opcount (the lock and open-state scenarios count their calls with it)
+    on text captured in a guest: one operation's count on the step's mount."""
+    text = (DATA / "mountstats-7.x-v3-v41.txt").read_text()
+    mounts = {m.mountpoint: m for m in parse_mountstats(text)}
+    (tmp_path / "ms").write_text(text)
+    for vers in ("v3", "v4.1"):
+        out = _guest_sh(tmp_path, f"MOUNTSTATS=ms VERS={vers}; opcount READ; opcount LOCK; opcount NOSUCHOP")
+        m = mounts[f"/mnt/{vers}"]
+        assert out.split() == [str(m.count("READ")), str(m.count("LOCK") if "LOCK" in m.ops else 0), "0"]
+        assert m.count("READ") > 0
+
+
+def test_guest_must_fail_and_eq(tmp_path: Path) -> None:
+    out = _guest_sh(tmp_path, "( must_fail 'No such file' cat nothing ) && echo ok1; "
+                              "( must_fail 'Permission denied' cat nothing ) || echo refused2; "
+                              "( must_fail 'x' true ) || echo refused3; "
+                              "( eq what 1 1 ) && echo ok4; ( eq what 1 2 ) || echo refused5")
+    assert "ok1" in out and "refused2" in out and "refused3" in out
+    assert "FAIL: 'cat nothing' failed with 'cat: can't open 'nothing': No such file or directory', " \
+           "want 'Permission denied'" in out
+    assert "FAIL: 'true' succeeded, want it to fail with 'x'" in out
+    assert "ok4" in out and "FAIL: what: got '1', want '2'" in out and "refused5" in out
+
+
+# ---- ptool (the guest's C helper) -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def ptool(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pando_testing.vm import guest_tool
+    data = guest_tool("ptool.c")
+    assert data[:4] == b"\x7fELF", data[:300]
+    path = tmp_path_factory.mktemp("ptool") / "ptool"
+    path.write_bytes(data)
+    path.chmod(0o755)
+    return path
+
+
+def _run(*argv: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True)
+
+
+def test_ptool_locks_conflict_between_processes(ptool: Path, tmp_path: Path) -> None:
+    holder = subprocess.Popen([ptool, "lock", "-x", "-r", "0:100", "f", "sh", "-c",
+                               "touch held; while [ ! -e release ]; do sleep 0.02; done"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(500):
+            if (tmp_path / "held").exists():
+                break
+            time.sleep(0.01)
+        cp = _run(ptool, "lock", "-n", "-x", "f", cwd=tmp_path)
+        assert cp.returncode == 1
+        assert cp.stderr == "ptool lock: posix W 0:0 f: Resource temporarily unavailable\n"
+        assert _run(ptool, "lock", "-n", "-x", "-r", "100:10", "f", cwd=tmp_path).returncode == 0
+        got = _run(ptool, "lock", "-g", "-r", "50:1", "f", cwd=tmp_path).stdout
+        assert got == f"conflict W 0:100 pid {holder.pid}\n"
+        cp = _run(ptool, "lock", "-t", "1", "-s", "f", cwd=tmp_path)
+        assert cp.returncode == 2 and "still waiting after 1 s" in cp.stderr
+    finally:
+        (tmp_path / "release").touch()
+        holder.wait(10)
+    assert holder.stdout is not None and holder.stdout.read().startswith("locked posix W 0:100 waited ")
+    assert _run(ptool, "lock", "-g", "f", cwd=tmp_path).stdout == "free\n"
+
+
+def test_ptool_rename_ls_as(ptool: Path, tmp_path: Path) -> None:
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d2").mkdir()
+    (tmp_path / "d2" / "x").write_text("x")
+    (tmp_path / "z").write_text("z")
+    cp = _run(ptool, "rename", "d1", "d2", cwd=tmp_path)
+    assert cp.returncode == 1 and cp.stderr == "rename d1 d2: Directory not empty\n"
+    assert _run(ptool, "rename", "z", "d1", cwd=tmp_path).stderr == "rename z d1: Is a directory\n"
+    assert _run(ptool, "rename", "d1", "z", cwd=tmp_path).stderr == "rename d1 z: Not a directory\n"
+    assert _run(ptool, "rename", "z", "y", cwd=tmp_path).returncode == 0
+    assert sorted(_run(ptool, "ls", ".", cwd=tmp_path).stdout.split()) == [".", "..", "d1", "d2", "y"]
+    if os.geteuid() == 0:
+        assert _run(ptool, "as", "1234", "5678", "id", "-u", cwd=tmp_path).stdout == "1234\n"
 
 
 def test_scenario_script_quotes_arguments() -> None:

@@ -105,6 +105,25 @@ def check_on_server(server: NfsServerHandle, res: VmResult, step: StepResult,
         assert sha256_file(path) == want, f"{path}: server copy differs from what {res.name} wrote"
 
 
+def check_xproto_on_server(server: NfsServerHandle, res: VmResult) -> None:
+    """Each file an `xproto` step left, as the server keeps it (read by
+    `server.server_copy`): the content both guest mounts agreed on."""
+    if server.server_copy is None:
+        return
+    for step in res.steps:
+        if step.scenario != "xproto" or not step.passed:
+            continue
+        for key, want in step.metrics.items():
+            if not key.startswith("sha256_back."):
+                continue
+            size = key.split(".", 1)[1]
+            rel = f"{res.name}/s{step.n}-xproto/f.{size}"
+            got = server.server_copy(rel)
+            assert got is not None, f"{rel} missing on {server.name}"
+            assert got[1] == want, \
+                f"{rel}: the copy on {server.name} differs from what both guest mounts read"
+
+
 def timing_line(res: VmResult) -> str:
     parts = [f"{s.scenario} {s.vers} {s.seconds:.1f}s" for s in res.steps]
     return f"{res.name}: total {res.seconds:.1f}s, boots {res.attempts}; " + ", ".join(parts)

@@ -216,7 +216,7 @@ class VmResult:
 
 # C programs the guest runs where busybox has no applet (tests/e2e/guest/*.c),
 # built static with the machine's cc and put in every per-test archive.
-GUEST_TOOLS = {"bin/plock": "plock.c"}
+GUEST_TOOLS = {"bin/ptool": "ptool.c"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -294,6 +294,10 @@ def probe_kvm(timeout: float = 30.0) -> bool:
 class Vm:
     """One qemu guest running one scenario.  start() + wait(), or run()."""
 
+    # qemu's -netdev for the guest's NIC (id n0): user networking unless a
+    # caller sets another, e.g. vmnet.TapNet.netdev() (opt-in, faster).
+    netdev = "user,id=n0,ipv6=off"
+
     def __init__(self, pod: Pod | None, kernel: Kernel, workdir: Path, name: str,
                  target: MountTarget, scenario: Scenario, *, client_id: str | None = None,
                  timeout: float = 300.0, memory_mib: int = 1024, smp: int = 1,
@@ -368,7 +372,7 @@ class Vm:
                 "-kernel", str(self.kernel.vmlinuz), "-initrd", str(self._path("initrd")),
                 "-append", self.cmdline()]
         if self.network:
-            argv += ["-netdev", "user,id=n0,ipv6=off", "-device", "virtio-net-pci,netdev=n0"]
+            argv += ["-netdev", self.netdev, "-device", "virtio-net-pci,netdev=n0"]
         return argv
 
     # lifecycle

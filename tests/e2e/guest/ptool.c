@@ -1,11 +1,16 @@
-/* plock: byte-range and whole-file locks from the shell of a kernel-client VM
- * (busybox has no flock applet).  Built static by the harness
- * (pando_testing.vm.guest_tools) and put in the guest as /bin/plock.
+/* ptool: the system calls a kernel-client scenario needs and busybox does
+ * not offer (no flock applet, no `ls -f`, and its mv checks file types
+ * itself instead of letting rename(2) answer).  Built static by the
+ * harness (pando_testing.vm.guest_tool) and put in the guest as /bin/ptool.
  *
- *   plock [-s|-x] [-n] [-k posix|ofd|flock] [-r START:LEN] [-t SECS] FILE [CMD [ARG...]]
- *   plock -g [-s|-x] [-k posix|ofd] [-r START:LEN] FILE
+ *   ptool lock [-s|-x] [-n] [-k posix|ofd|flock] [-r START:LEN] [-t SECS] FILE [CMD [ARG...]]
+ *   ptool lock -g [-s|-x] [-k posix|ofd] [-r START:LEN] FILE
+ *   ptool rename OLD NEW     rename(2), nothing else
+ *   ptool ls DIR             every name readdir(3) returns, unsorted, `.` and `..` too (ls -f)
+ *   ptool as UID GID CMD [ARG...]   run CMD with these ids and no supplementary
+ *                            groups (busybox's setpriv cannot change ids)
  *
- * Opens FILE (created if missing; read-only for -s, read-write for -x),
+ * lock: opens FILE (created if missing; read-only for -s, read-write for -x),
  * takes a shared (-s) or exclusive (-x, the default) lock on START:LEN
  * (default 0:0, the whole file; LEN 0 means "to the end") and, with CMD,
  * runs it while holding the lock (the lock goes when CMD exits); without
@@ -19,8 +24,8 @@
  *             ("conflict W 0:0 pid 123"), exit 0 either way
  * On success it prints one line to stdout before running CMD:
  *   locked posix W 0:0 waited 0.000
- * Exit status: 0, or CMD's; 1 conflict with -n (the error is printed);
- * 2 timed out; 3 usage or another error.
+ * Exit status: 0, or CMD's; 1 conflict with -n, or a failed rename (the
+ * error is printed, strerror's words); 2 timed out; 3 usage or another error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,12 +52,64 @@ static double now(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: plock [-g] [-s|-x] [-n] [-k posix|ofd|flock] "
-			"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n");
+	fprintf(stderr, "usage: ptool lock [-g] [-s|-x] [-n] [-k posix|ofd|flock] "
+			"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n"
+			"       ptool rename OLD NEW\n"
+			"       ptool ls DIR\n"
+			"       ptool as UID GID CMD [ARG...]\n");
 	return 3;
 }
 
-int main(int argc, char **argv)
+static int do_rename(int argc, char **argv)
+{
+	if (argc != 3)
+		return usage();
+	if (rename(argv[1], argv[2]) < 0) {
+		fprintf(stderr, "rename %s %s: %s\n", argv[1], argv[2], strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int do_ls(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	DIR *d = opendir(argv[1]);
+	if (!d) {
+		fprintf(stderr, "opendir %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	struct dirent *e;
+	errno = 0;
+	while ((e = readdir(d)) != NULL) {
+		puts(e->d_name);
+		errno = 0;
+	}
+	if (errno) {
+		fprintf(stderr, "readdir %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int do_as(int argc, char **argv)
+{
+	if (argc < 4)
+		return usage();
+	uid_t uid = (uid_t)strtoul(argv[1], NULL, 10);
+	gid_t gid = (gid_t)strtoul(argv[2], NULL, 10);
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
+		fprintf(stderr, "ptool as %s %s: %s\n", argv[1], argv[2], strerror(errno));
+		return 3;
+	}
+	execvp(argv[3], argv + 3);
+	fprintf(stderr, "ptool as: exec %s: %s\n", argv[3], strerror(errno));
+	return 127;
+}
+
+static int do_lock(int argc, char **argv)
 {
 	int shared = 0, nowait = 0, getlk = 0, timeout = 0, opt;
 	const char *kind = "posix";
@@ -80,7 +139,7 @@ int main(int argc, char **argv)
 
 	int fd = open(path, (shared ? O_RDONLY : O_RDWR) | O_CREAT, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "plock: open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "ptool lock: open %s: %s\n", path, strerror(errno));
 		return 3;
 	}
 	struct flock fl = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET,
@@ -92,7 +151,7 @@ int main(int argc, char **argv)
 		if (is_flock)
 			return usage();
 		if (fcntl(fd, is_ofd ? F_OFD_GETLK : F_GETLK, &fl) < 0) {
-			fprintf(stderr, "plock: F_GETLK %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "ptool lock: F_GETLK %s: %s\n", path, strerror(errno));
 			return 3;
 		}
 		if (fl.l_type == F_UNLCK)
@@ -119,11 +178,11 @@ int main(int argc, char **argv)
 	alarm(0);
 	if (rc < 0) {
 		if (err == EINTR) {
-			fprintf(stderr, "plock: %s %s %s %s: still waiting after %d s\n", kind,
+			fprintf(stderr, "ptool lock: %s %s %s %s: still waiting after %d s\n", kind,
 				shared ? "R" : "W", range, path, timeout);
 			return 2;
 		}
-		fprintf(stderr, "plock: %s %s %s %s: %s\n", kind, shared ? "R" : "W", range, path,
+		fprintf(stderr, "ptool lock: %s %s %s %s: %s\n", kind, shared ? "R" : "W", range, path,
 			strerror(err));
 		return (err == EAGAIN || err == EACCES || err == EWOULDBLOCK) ? 1 : 3;
 	}
@@ -134,17 +193,32 @@ int main(int argc, char **argv)
 
 	pid_t pid = fork();
 	if (pid < 0) {
-		perror("plock: fork");
+		perror("ptool lock: fork");
 		return 3;
 	}
 	if (pid == 0) {
 		close(fd);   /* the child must not hold an OFD or flock reference */
 		execvp(argv[optind + 1], argv + optind + 1);
-		fprintf(stderr, "plock: exec %s: %s\n", argv[optind + 1], strerror(errno));
+		fprintf(stderr, "ptool lock: exec %s: %s\n", argv[optind + 1], strerror(errno));
 		_exit(127);
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "lock"))
+		return do_lock(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "rename"))
+		return do_rename(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ls"))
+		return do_ls(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "as"))
+		return do_as(argc - 1, argv + 1);
+	return usage();
 }

@@ -354,28 +354,30 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 	 * recall, a fence) says nothing of the mirror, and the client resends
 	 * through the manager, which writes every mirror.  Stale only when
 	 * the OSD does not answer the manager either. */
-	bool refused = status == NFS4ERR_STALE || status == NFS4ERR_NXIO ||
-		       status == NFS4ERR_ACCESS || status == NFS4ERR_BADHANDLE ||
-		       status == NFS4ERR_PERM || status == NFS4ERR_FHEXPIRED;
+	bool refused = status == NFS4ERR_STALE || status == NFS4ERR_ACCESS ||
+		       status == NFS4ERR_BADHANDLE || status == NFS4ERR_PERM ||
+		       status == NFS4ERR_FHEXPIRED;
+	bool answers = osd_answers(l->exp, osd_id);
 	bool stale;
 	int rc;
 
-	if (refused) {
+	pthread_mutex_lock(&l->lock);
+	l->st.io_errors++;
+	pthread_mutex_unlock(&l->lock);
+	/* Linux reports a data server it could not use as NXIO, whether the
+	 * OSD refused the handle or could not be reached: the manager asks. */
+	if (refused || (status == NFS4ERR_NXIO && answers)) {
 		LogInfo(COMPONENT_PNFS,
 			"pando: OSD %u refused a client's handle for inode %" PRIu64
 			" (nfsstat4 %d, op %u): a recalled or fenced layout, not damage",
 			osd_id, ino, status, opnum);
 		return;
 	}
-	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !osd_answers(l->exp, osd_id);
+	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !answers;
 	rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
-
-	pthread_mutex_lock(&l->lock);
-	l->st.io_errors++;
-	pthread_mutex_unlock(&l->lock);
 	LogWarn(COMPONENT_PNFS,
 		"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
-		": component suspect, %s", status, opnum, osd_id, ino,
+		": component %s, %s", status, opnum, osd_id, ino, stale ? "stale" : "suspect",
 		rc ? "NOT recorded" : "damage recorded");
 }
 

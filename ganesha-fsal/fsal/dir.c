@@ -105,7 +105,7 @@ static fsal_status_t pando_mkdir(struct fsal_obj_handle *dir_hdl, const char *na
 	rc = pando_may_change_dir(dir, NULL);
 	if (rc)
 		return pando_status(rc);
-	pando_new_from_attrs(dir, in, 0755, &nn);
+	pando_new_from_attrs(dir, in, 0755, true, &nn);
 	rc = ns_mkdir(dir->exp->ns, dir->ino, name, &nn, &a);
 	if (rc)
 		return pando_status(rc);
@@ -132,7 +132,7 @@ static fsal_status_t pando_mknode(struct fsal_obj_handle *dir_hdl, const char *n
 	rc = pando_may_change_dir(dir, NULL);
 	if (rc)
 		return pando_status(rc);
-	pando_new_from_attrs(dir, in, 0644, &nn);
+	pando_new_from_attrs(dir, in, 0644, false, &nn);
 	rc = ns_mknod(dir->exp->ns, dir->ino, name, t, &nn, &a);
 	if (rc)
 		return pando_status(rc);
@@ -151,7 +151,7 @@ static fsal_status_t pando_symlink(struct fsal_obj_handle *dir_hdl, const char *
 	rc = pando_may_change_dir(dir, NULL);
 	if (rc)
 		return pando_status(rc);
-	pando_new_from_attrs(dir, in, 0777, &nn);
+	pando_new_from_attrs(dir, in, 0777, false, &nn);
 	rc = ns_symlink(dir->exp->ns, dir->ino, name, target, &nn, &a);
 	if (rc)
 		return pando_status(rc);

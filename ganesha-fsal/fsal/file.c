@@ -139,7 +139,7 @@ static fsal_status_t open_by_name(struct pando_handle *dir, struct state_t *stat
 		rc = pando_may_change_dir(dir, NULL);
 		if (rc)
 			return pando_status(rc);
-		pando_new_from_attrs(dir, attrs_set, 0644, &nn);
+		pando_new_from_attrs(dir, attrs_set, 0644, false, &nn);
 		rc = ns_create(dir->exp->ns, dir->ino, name, &nn, ns_mode(how),
 			       (const uint8_t *)verifier, &a, &existed);
 		if (rc == -EEXIST)

@@ -139,8 +139,10 @@ fsal_status_t pando_handle_from_ino(struct pando_export *exp, uint64_t ino, uint
 
 /* What a new inode starts with: the mode and owner the client asked for,
  * else the caller's; a set-gid directory passes its group on. */
+/* A set-gid directory gives its group to what is made in it, and its
+ * set-gid bit to new directories, so a shared project tree stays shared. */
 void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attrlist *in,
-			  uint32_t default_mode, struct ns_new *out)
+			  uint32_t default_mode, bool is_dir, struct ns_new *out)
 {
 	struct ns_attr d;
 
@@ -149,8 +151,11 @@ void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attr
 								    : default_mode;
 	out->uid = op_ctx->creds.caller_uid;
 	out->gid = op_ctx->creds.caller_gid;
-	if (ns_getattr(dir->exp->ns, dir->ino, &d) == 0 && (d.mode & 02000))
+	if (ns_getattr(dir->exp->ns, dir->ino, &d) == 0 && (d.mode & 02000)) {
 		out->gid = d.gid;
+		if (is_dir)
+			out->mode |= 02000;
+	}
 	if (in && FSAL_TEST_MASK(in->valid_mask, ATTR_OWNER))
 		out->uid = (uint32_t)in->owner;
 	if (in && FSAL_TEST_MASK(in->valid_mask, ATTR_GROUP))

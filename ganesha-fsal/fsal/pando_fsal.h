@@ -135,7 +135,7 @@ int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
 fsal_status_t pando_handle_from_ino(struct pando_export *exp, uint64_t ino, uint32_t gen,
 				    struct fsal_obj_handle **out, struct fsal_attrlist *attrs);
 void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attrlist *in,
-			  uint32_t default_mode, struct ns_new *out);
+			  uint32_t default_mode, bool is_dir, struct ns_new *out);
 fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in,
 			       attrmask_t done, struct fsal_attrlist *out);
 fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,

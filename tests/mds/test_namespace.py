@@ -298,7 +298,9 @@ def test_create_sets_owner_from_credential_and_setgid_directory(mds: PandoMds, c
         b = ok(u.create(sg, "inherits", nfs3.GUARDED, Sattr3(mode=0o600))).attrs
         assert b is not None and (b.uid, b.gid) == (1001, 3000)
         sub = ok(u.mkdir(sg, "subdir", Sattr3(mode=0o755))).attrs
-        assert sub is not None and sub.gid == 3000
+        # A new directory inherits the set-gid bit too (a file does not).
+        assert sub is not None and (sub.gid, sub.mode) == (3000, 0o2755)
+        assert b.mode == 0o600
 
 
 def test_create_exclusive_verifier(c: Nfs3Client, root: bytes) -> None:

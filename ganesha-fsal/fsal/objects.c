@@ -202,6 +202,19 @@ bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 	return exists == 1;
 }
 
+/* A move that lost (the file changed under it, or an OSD failed) removes
+ * what it made while still registered in flight, so no other reader of
+ * the OSDs ever sees the file with two sets of objects.  What it could not
+ * remove stays under the intent, for the reaper. */
+static void discard_move(struct pando_export *exp, struct objio *io,
+			 const struct pando_storage_map *map, uint64_t intent)
+{
+	if (objio_remove(io, map) == 0)
+		ns_intent_done(exp->ns, intent);
+	else
+		pando_reaper_kick(exp->reaper);
+}
+
 /* Objects named by a durable intent first, then created and filled, then
  * claimed by the map in the batch that drops the inline data. */
 static int move_once(struct pando_handle *h, const struct ns_attr *a)
@@ -234,9 +247,9 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 			rc = objio_write(&io, map, 0, data, n, true);
 		if (!rc)
 			rc = ns_map_set(exp->ns, h->ino, a->change, blob, blen, NULL, 0, intent);
+		if (rc && intent)
+			discard_move(exp, &io, map, intent);
 		inflight_del(exp, h->ino);
-		if (rc)
-			pando_reaper_kick(exp->reaper);
 	}
 	if (rc && rc != -EAGAIN)
 		LogMajor(COMPONENT_FSAL, "pando: inode %" PRIu64 ": move to objects failed (%d)",

@@ -14,6 +14,7 @@
  *       Recall_Timeout = 10;                  # seconds, then fence
  *       Striped_Clients = "10.0.0.5, ...";    # Linux 6.18+ hosts ("*": all)
  *       Object_Pool = 32;                     # maps made ahead for new files (0: none)
+ *       Pnfs = true;                          # false: no layouts (gateway only)
  *   } } */
 #include "pando_fsal.h"
 
@@ -44,6 +45,7 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Recall_Timeout", 1, 3600, 10, pando_export_config, recall_timeout_s),
 	CONF_ITEM_STR("Striped_Clients", 0, 4096, "", pando_export_config, striped_clients),
 	CONF_ITEM_UI32("Object_Pool", 0, 32, 32, pando_export_config, object_pool),
+	CONF_ITEM_BOOL("Pnfs", true, pando_export_config, pnfs),
 	CONFIG_EOL
 };
 

@@ -445,9 +445,11 @@ static size_t pando_da_addr_size(struct fsal_module *m)
 
 static const layouttype4 flexfiles[] = { LAYOUT4_FLEX_FILES };
 
+/* An export with Pnfs = false lists no layout type, so clients never ask;
+ * Ganesha's PNFS_MDS alone only changes the EXCHANGE_ID flags. */
 static void pando_layouttypes(struct fsal_export *e, int32_t *count, const layouttype4 **types)
 {
-	*count = 1;
+	*count = to_export(e)->cfg.pnfs ? 1 : 0;
 	*types = flexfiles;
 }
 
@@ -456,9 +458,10 @@ static uint32_t pando_layout_blocksize(struct fsal_export *e)
 	return to_export(e)->cfg.stripe_unit;
 }
 
+/* 0 makes Ganesha refuse LAYOUTGET with LAYOUTUNAVAILABLE. */
 static uint32_t pando_maximum_segments(struct fsal_export *e)
 {
-	return 1;
+	return to_export(e)->cfg.pnfs ? 1 : 0;
 }
 
 /* Tight: Ganesha 4.3 never frees this buffer (one per LAYOUTGET). */

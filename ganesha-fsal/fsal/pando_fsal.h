@@ -57,6 +57,7 @@ struct pando_export_config {
 	uint32_t recall_timeout_s;      /* then a holder is fenced */
 	char *striped_clients;          /* addresses given striped layouts ("*": all) */
 	uint32_t object_pool;           /* maps made ahead for empty files (0: none) */
+	bool pnfs;                      /* false: no layouts, every byte through the gateway */
 };
 
 struct pando_reaper;

@@ -17,8 +17,9 @@
 Environment:
 * PANDO_E2E_MDS_LOG_LEVEL (DEBUG, FULL_DEBUG): the metadata manager's
   Ganesha log level, for a reproduction.
-* PANDO_E2E_PNFS=0: the manager serves as a gateway only (no layouts);
-  by default it hands out flexfiles layouts, as `pando-cluster up` does.
+* PANDO_E2E_PNFS=0: the manager serves as a gateway only (its export's
+  Pnfs = false: no layouts); by default it hands out flexfiles layouts,
+  as `pando-cluster up` does.
 * PANDO_E2E_SERVER=ganesha-vfs: every scenario against the Ganesha VFS
   baseline instead (a scenario that fails there is wrong, not the server).
 
@@ -54,19 +55,14 @@ def pnfs_wanted() -> bool:
 def pando_cluster(mds_factory: Callable[..., PandoMds]) -> PandoMds:
     """One metadata manager over four OSDs, serving NFSv3 and NFSv4.1 on
     2049 (MOUNT on 20048), data servers advertised as the guests see them,
-    handing out flexfiles layouts as `pando-cluster up` does (NFSv4.1 data
-    of object-backed files then flows between guest and OSDs; inline files
-    and NFSv3 go through the manager).  PANDO_E2E_PNFS=0: a gateway only.
-    mds_factory stops it and checks that it exits cleanly."""
-    pnfs = pnfs_wanted()
-    m = mds_factory(4, start=False, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
-                    advertise_host=GUEST_ADDR, pnfs=pnfs,
-                    log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"))
-    if not pnfs:
-        # Ganesha 4.3's PNFS_MDS defaults to true: PandoMds(pnfs=False) alone
-        # still hands out layouts once the FSAL can.
-        m.nfsv4_extra = lambda: "    PNFS_MDS = false;\n"  # type: ignore[method-assign]
-    return m.start()  # type: ignore[return-value]
+    handing out flexfiles layouts as `pando-cluster up` does: NFSv4.1 data
+    of object-backed files (and of new files a client writes) flows between
+    guest and OSDs; inline files and all NFSv3 I/O go through the manager.
+    PANDO_E2E_PNFS=0: a gateway only.  mds_factory stops it and checks
+    that it exits cleanly."""
+    return mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
+                       advertise_host=GUEST_ADDR, pnfs=pnfs_wanted(),
+                       log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"))
 
 
 @pytest.fixture

@@ -63,8 +63,8 @@ class PandoMds(GaneshaServer):
     dbus: bool = True
     extra_fsal: str = ""
     # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
-    # their listen address); off by default so plain gateway tests see
-    # no layouts.
+    # their listen address); off by default (the FSAL's Pnfs = false) so
+    # plain gateway tests see no layouts.
     pnfs: bool = False
     # Storage maps made ahead for new files (the FSAL's Object_Pool); its
     # objects sit on the OSDs, named by removal intents, until taken.
@@ -89,6 +89,7 @@ class PandoMds(GaneshaServer):
             f"Mirrors = {self.mirrors};",
             f"Stripe_Unit = {self.stripe_unit};",
             f"Object_Pool = {self.object_pool};",
+            f"Pnfs = {'true' if self.pnfs else 'false'};",
             *([self.extra_fsal] if self.extra_fsal else []),
         ])
 

@@ -3,8 +3,9 @@ flexfiles layouts over four OSDs, stock Linux guests that mount it, and a
 rendezvous the guests' scripts and the test meet at.
 
 * `pnfs_cluster(mirrors=2, stripe_width=1, striped_clients="",
-  recall_timeout=10, log_level=...)` -> PnfsCluster (pando_testing.pnfs_tools):
-  PandoMds with pnfs=True, NFSv3 + NFSv4.1, data servers advertised at
+  recall_timeout=10, log_level=..., pnfs=True)` -> PnfsCluster
+  (pando_testing.pnfs_tools): PandoMds with layouts on (pnfs=False: the
+  export's Pnfs = false), NFSv3 + NFSv4.1, data servers advertised at
   10.0.2.2 (what qemu guests see), the `Rendezvous` started in the pod.
   Teardown (tests/conftest.py's mds_factory): Ganesha must still be alive
   and exit 0 on SIGTERM, every OSD the test did not kill too.
@@ -48,12 +49,13 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
     made: list[PnfsCluster] = []
 
     def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
-             recall_timeout: int = 10, log_level: str = "EVENT", **kw: object) -> PnfsCluster:
+             recall_timeout: int = 10, log_level: str = "EVENT", pnfs: bool = True,
+             **kw: object) -> PnfsCluster:
         assert not made, "one manager per test (they share the pod's ports)"
         extra = "\n".join([f"Stripe_Width = {stripe_width};",
                            f"Recall_Timeout = {recall_timeout};",
                            f'Striped_Clients = "{striped_clients}";'])
-        m = mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PSEUDO, pnfs=True,
+        m = mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PSEUDO, pnfs=pnfs,
                         advertise_host=GUEST_ADDR, mirrors=mirrors, extra_fsal=extra,
                         log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level), **kw)
         c = PnfsCluster(pod, m, list(m.osds), gate)

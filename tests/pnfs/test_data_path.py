@@ -137,3 +137,42 @@ def test_pnfs_data_path(version: str, pnfs_cluster: Callable[..., PnfsCluster],
             f"{r.name} over NFSv3: {r3}, over pNFS: {r}"
     # ...which the manager's counters do see: the near-zero above is real.
     assert ls2.mds_read_bytes - ls1.mds_read_bytes >= total, f"{ls1} -> {ls2}"
+
+
+def test_export_with_pnfs_off_is_a_gateway(pnfs_cluster: Callable[..., PnfsCluster],
+                                           guest: Callable[..., KernelClient]) -> None:
+    """Pnfs = false in the export: the client is offered no layout type,
+    so over NFSv4.1 every byte goes through the manager and none straight
+    to an OSD; the files are whole and mirrored all the same."""
+    c = pnfs_cluster(mirrors=2, pnfs=False)
+    gate = c.gate
+    assert gate is not None
+    kc = guest("6.12", c)
+    sc = Scenario().step("sh", "v4.1", write_and_read(gate.guest_lib())).step("mountstats", "v4.1")
+    osd0, ls0 = c.osd_stats(), c.layout_status()
+    vm = kc.start(sc, timeout=400)
+    gate.wait("pnfs-done", timeout=300, vms=[vm])
+    gate.release("pnfs-done")
+    res = vm.wait()
+    vm.kill()
+    print(res.report())
+    res.assert_ok()
+    osd1, ls1 = c.osd_stats(), c.layout_status()
+    got = reports(res.steps[0])
+    wrote = {line.split()[1]: line.split()[2] for line in res.steps[0].output.splitlines()
+             if line.startswith("wrote ")}
+    assert {n: (r.size, r.sha256) for n, r in got.items()} == \
+        {f"f.{s}": (s, wrote[f"f.{s}"]) for s in SIZES}
+    v41 = {m.mountpoint: m for m in parse_mountstats(res.step("mountstats").output)}["/mnt/v4.1"]
+    assert v41.nfsv4["pnfs"] == "not configured", v41.nfsv4
+    assert v41.events["pnfswrite"] == 0 and v41.events["pnfsread"] == 0, v41.events
+    assert ls1.granted == ls0.granted, f"layouts granted with Pnfs = false: {ls0} -> {ls1}"
+    total = sum(SIZES)
+    assert ls1.mds_write_bytes - ls0.mds_write_bytes >= total, f"{ls0} -> {ls1}"
+    d = c.stats_delta(osd0, osd1)
+    assert c.total(d, "nfs_write_bytes") == 0 and c.total(d, "nfs_read_bytes") == 0, \
+        f"a client reached the OSDs' data servers without a layout: {d}"
+    for s in SIZES[1:]:
+        r = got[f"f.{s}"]
+        _, images = c.mirrors(r.ino, s, copies=2)
+        assert all(sha256(img) == r.sha256 for img in images), f"{r.name}: a mirror differs"

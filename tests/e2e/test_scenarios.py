@@ -170,6 +170,21 @@ def test_cross_protocol(version: str, kernel_client: Callable[..., KernelClient]
 
 
 @pytest.mark.parametrize("version", KERNEL_IDS)
+def test_create_while_removing(version: str, kernel_client: Callable[..., KernelClient]) -> None:
+    """New files get objects while other files' objects are being removed
+    (the manager's background reaper): 150 small files written over
+    NFSv4.1 (each a pNFS writer's new file, object-backed at once) and 60
+    files of 100,000 bytes over NFSv3 (moved from inline to objects by the
+    gateway), each while another process makes and removes 100 KiB files
+    over the other protocol.  Every new file must read back as written."""
+    sc = Scenario().step("churn", "v4.1", 150, "v3", 4096).step("churn", "v3", 60, "v4.1", 100000)
+    res = kernel_client(version).run(sc, timeout=500).assert_ok()
+    print(f"{version}: " + ", ".join(f"{s.vers} {s.metrics['removed']} removals meanwhile"
+                                    for s in res.steps))
+    print(timing_line(res))
+
+
+@pytest.mark.parametrize("version", KERNEL_IDS)
 def test_metadata_storm(version: str, kernel_client: Callable[..., KernelClient]) -> None:
     n = 500
     sc = Scenario()
@@ -203,9 +218,10 @@ def test_mountstats_show_where_the_data_went(version: str,
     """Where the guest's READs and WRITEs went.  NFSv3: all to the server
     it mounted.  NFSv4.1 from a server that hands out no layouts (Ganesha
     VFS, the Pando MDS with PANDO_E2E_PNFS=0): the same, and no pNFS
-    operation.  From the Pando MDS with layouts: pNFS reads and writes
-    (the data servers' addresses come from GETDEVICEINFO), every byte
-    written once per mirror by the client (flexfiles mirroring)."""
+    operation.  From the Pando MDS (layouts):
+    pNFS reads and writes (the data servers' addresses come from
+    GETDEVICEINFO), every byte written once per mirror by the client
+    (flexfiles mirroring)."""
     size = 3 << 20
     sc = Scenario()
     for vers in VERSIONS:

@@ -757,6 +757,38 @@ sc_xproto() {
   [ $bad -eq 0 ] || fail "$bad files changed over $other did not read back the same over $VERS"
 }
 
+# Churn: N new files of SIZE bytes written (fsync) over this step's mount
+# while another process keeps making object-backed files (100 KiB) over
+# OTHER and removing them; then every new file must read back as written
+# (from the server: caches dropped).  Removals hand objects to the
+# manager's background reaper while new files get theirs (a pNFS writer's
+# new file, or one that outgrows the inline threshold): the two must not meet.
+sc_churn() {
+  n=${1:-100}; other=${2:-v3}; size=${3:-4096}
+  mount_nfs "$other" || fail "mounting $other failed"
+  O=/mnt/$other/$PANDO_RUN/s$STEP-churn
+  big=$(gen 102400); src=$(gen "$size")
+  ( i=0; while [ ! -e stop ]; do
+      cp "$big" "$O/b$i" && rm -f "$O/b$i" || echo "remover: round $i failed"
+      i=$((i + 1))
+    done; echo "$i" > removed.count ) &
+  r=$!
+  i=0
+  while [ $i -lt "$n" ]; do
+    dd if="$src" of="w$i" bs=64k conv=fsync 2>/tmp/dd.err || echo "writing w$i: $(cat /tmp/dd.err)"
+    i=$((i + 1))
+  done
+  touch stop; wait $r
+  metric removed "$(cat removed.count)"
+  sync; echo 3 > /proc/sys/vm/drop_caches
+  bad=0; i=0
+  while [ $i -lt "$n" ]; do
+    check_file "w$i" "$src" || bad=$((bad + 1))
+    i=$((i + 1))
+  done
+  [ $bad -eq 0 ] || fail "$bad of $n files written during the churn did not read back"
+}
+
 # Not mounted-dir scenarios (see step): print /proc/self/mountstats; unmount.
 sc_mountstats() { cat /proc/self/mountstats; }
 sc_umount() { umount "/mnt/$VERS" || fail "umount /mnt/$VERS failed"; }

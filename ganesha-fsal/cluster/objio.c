@@ -94,7 +94,7 @@ int objio_create(struct objio *io, const struct pando_storage_map *map)
 			const struct pando_component *k = comp_of(map, g, c);
 			struct osd_ctl_create_item it = {
 				.object = k->object_id, .owner_file = io->owner,
-				.component = g * width + c, .cap_version = 1,
+				.component = g * width + c, .cap_version = OBJIO_CAP_VERSION_NEW,
 			};
 			int res = 0, rc;
 

@@ -45,6 +45,9 @@ struct objio {
 					 * (it restarted): unstable data may be lost */
 };
 
+/* The capability version objects are created with; a fence raises it. */
+#define OBJIO_CAP_VERSION_NEW 1
+
 /* Creates every component object of map (-EEXIST counts as done). */
 int objio_create(struct objio *io, const struct pando_storage_map *map);
 /* Removes every component object of map (-ENOENT counts as done).  Fails

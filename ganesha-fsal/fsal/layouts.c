@@ -199,7 +199,7 @@ static int read_cap_version(struct pando_export *exp, const struct pando_storage
 }
 
 int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
-			      const struct pando_storage_map *map, uint32_t *ver)
+			      const struct pando_storage_map *map, bool fresh, uint32_t *ver)
 {
 	struct flayouts *f;
 	uint32_t v = 0;
@@ -211,7 +211,10 @@ int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
 		v = f->cap_version;
 	pthread_mutex_unlock(&l->lock);
 	if (!v) {
-		rc = read_cap_version(l->exp, map, &v);
+		if (fresh)
+			v = OBJIO_CAP_VERSION_NEW;
+		else
+			rc = read_cap_version(l->exp, map, &v);
 		if (rc)
 			return rc;
 		pthread_mutex_lock(&l->lock);

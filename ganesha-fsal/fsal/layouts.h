@@ -45,9 +45,11 @@ int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
 void pando_layouts_free(struct pando_layouts *l);
 
 /* The capability version handles for this file must carry (read from the
- * OSDs the first time after a start, then kept while layouts are out). */
+ * OSDs the first time after a start, then kept while layouts are out).
+ * fresh: the caller just saw the file get its objects, so they carry
+ * OBJIO_CAP_VERSION_NEW and the OSDs need not be asked. */
 int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
-			      const struct pando_storage_map *map, uint32_t *ver);
+			      const struct pando_storage_map *map, bool fresh, uint32_t *ver);
 /* Records a granted segment; -EAGAIN while the file is being recalled
  * (the caller answers LAYOUTTRYLATER). */
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,

@@ -206,11 +206,14 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 /* An empty inline file asked for a write layout moves to objects now (a
  * pNFS writer's new file); one with inline data stays in the store and
  * its clients do I/O through the manager until it outgrows Inline_Max. */
-static nfsstat4 ensure_objects(struct pando_handle *h, bool write)
+/* *fresh: the file had no objects a moment ago, so whatever it has now was
+ * just made (by this call or a concurrent one) and never fenced. */
+static nfsstat4 ensure_objects(struct pando_handle *h, bool write, bool *fresh)
 {
 	struct ns_attr a;
 	int rc = ns_getattr(h->exp->ns, h->ino, &a);
 
+	*fresh = false;
 	if (rc)
 		return posix2nfs4_error(-rc);
 	if (a.objects)
@@ -218,6 +221,7 @@ static nfsstat4 ensure_objects(struct pando_handle *h, bool write)
 	if (!write || a.size != 0)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	rc = pando_move_to_objects(h);
+	*fresh = rc == 0;
 	return rc ? NFS4ERR_LAYOUTTRYLATER : NFS4_OK;
 }
 
@@ -232,6 +236,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	struct pando_segment seg;
 	struct pando_seg *granted = NULL;
 	uint32_t ver = 0;
+	bool fresh;
 	nfsstat4 st;
 	int rc;
 
@@ -240,7 +245,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (o->type != REGULAR_FILE)
 		return NFS4ERR_WRONG_TYPE;
-	st = ensure_objects(h, write);
+	st = ensure_objects(h, write, &fresh);
 	if (st != NFS4_OK)
 		return st;
 	rc = pando_map_load(exp, h->ino, &map);
@@ -249,7 +254,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc)
 		rc = usable_mirrors(exp, h->ino, map, write, &seg);
 	if (!rc)
-		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, &ver);
+		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, fresh, &ver);
 	if (!rc)
 		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, ver, &granted);
 	if (!rc) {

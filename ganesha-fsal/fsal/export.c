@@ -15,6 +15,7 @@
  *       Striped_Clients = "10.0.0.5, ...";    # Linux 6.18+ hosts ("*": all)
  *       Object_Pool = 32;                     # maps made ahead for new files (0: none)
  *       Pnfs = true;                          # false: no layouts (gateway only)
+ *       Db_Reserve_Mb = 256;                  # kept free on Db_Path's disk (NOSPC below)
  *   } } */
 #include "pando_fsal.h"
 
@@ -46,6 +47,7 @@ static struct config_item export_params[] = {
 	CONF_ITEM_STR("Striped_Clients", 0, 4096, "", pando_export_config, striped_clients),
 	CONF_ITEM_UI32("Object_Pool", 0, 32, 32, pando_export_config, object_pool),
 	CONF_ITEM_BOOL("Pnfs", true, pando_export_config, pnfs),
+	CONF_ITEM_UI32("Db_Reserve_Mb", 0, 1u << 20, 256, pando_export_config, db_reserve_mb),
 	CONFIG_EOL
 };
 
@@ -67,7 +69,8 @@ static void store_log(void *arg, const char *msg)
  * empty directory (a new file system). */
 static int open_store(struct pando_export *exp)
 {
-	struct ns_options o = { .inline_max = exp->cfg.inline_max, .log = store_log };
+	struct ns_options o = { .inline_max = exp->cfg.inline_max, .log = store_log,
+				.reserve_bytes = (uint64_t)exp->cfg.db_reserve_mb << 20 };
 	int rc = ns_open(exp->cfg.db_path, &o, &exp->ns);
 
 	if (rc == -ENOENT) {

@@ -58,6 +58,7 @@ struct pando_export_config {
 	char *striped_clients;          /* addresses given striped layouts ("*": all) */
 	uint32_t object_pool;           /* maps made ahead for empty files (0: none) */
 	bool pnfs;                      /* false: no layouts, every byte through the gateway */
+	uint32_t db_reserve_mb;         /* free space kept on Db_Path's disk */
 };
 
 struct pando_reaper;

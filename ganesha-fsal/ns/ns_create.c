@@ -40,6 +40,8 @@ static int make_entry(struct ns_store *s, uint64_t dir, const char *name, const 
 	size_t len;
 	int rc = name_check(name, &len);
 
+	if (!rc)
+		rc = space_for_growth(s);
 	if (rc)
 		return rc;
 	txn_begin(&t, s);

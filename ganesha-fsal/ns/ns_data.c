@@ -114,6 +114,8 @@ int ns_write(struct ns_store *s, uint64_t ino, uint64_t off, const void *buf, si
 	if (!rc && (off > s->inline_max || len > s->inline_max - off))
 		rc = -EFBIG;
 	if (!rc && len)
+		rc = space_for_growth(s);
+	if (!rc && len)
 		rc = inline_write(&t, r, off, buf, len);
 	if (rc || !len) {
 		if (!rc && out)

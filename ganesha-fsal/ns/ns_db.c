@@ -162,10 +162,16 @@ int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 {
 	char *err = NULL;
+	int rc;
 
+	if (space_failed(s))
+		return -EIO;
 	rocksdb_write(s->db, s->wopts, b, &err);
-	if (err)
-		return db_err(s, "write", err);
+	if (err) {
+		rc = space_write_failed(s, err);
+		rocksdb_free(err);
+		return rc;
+	}
 	*seq = rocksdb_get_latest_sequence_number(s->db);
 	return 0;
 }

@@ -111,6 +111,14 @@ struct ns_store {
 	bool syncing;
 	uint64_t synced_seq;
 
+	/* Room on the disk (ns_space.c). */
+	int dir_fd;
+	uint64_t reserve;
+	_Atomic uint64_t space_sampled;
+	_Atomic uint64_t space_free;
+	_Atomic bool space_low;
+	_Atomic bool failed;            /* RocksDB refused a write: no more changes */
+
 	/* Told how far a whole-store walk (ns_check, ns_repair) has come. */
 	ns_progress_fn progress;
 	void *progress_arg;
@@ -193,6 +201,15 @@ void merge_next_id(rocksdb_writebatch_t *b, uint64_t next);
 
 /* ns_sync.c */
 int sync_upto(struct ns_store *s, uint64_t seq);
+
+/* ns_space.c */
+int space_open(struct ns_store *s, const char *dir);
+void space_close(struct ns_store *s);
+/* -ENOSPC while less than the reserve is free; -EIO once the store failed. */
+int space_for_growth(struct ns_store *s);
+/* Marks the store failed after RocksDB refused a write; -ENOSPC or -EIO. */
+int space_write_failed(struct ns_store *s, const char *err);
+bool space_failed(struct ns_store *s);
 
 /* ns_suspect.c: 'P' ino(8) osd(4) keys; the value layout in ns_keys.c's
  * header comment. */

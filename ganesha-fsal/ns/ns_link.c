@@ -19,6 +19,8 @@ int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name,
 	size_t len;
 	int rc = name_check(name, &len);
 
+	if (!rc)
+		rc = space_for_growth(s);
 	if (rc)
 		return rc;
 	txn_begin(&t, s);

@@ -8,7 +8,7 @@
  *   ns_rename.c  rename                           ns_attr.c   getattr, setattr
  *   ns_data.c    inline data, symlink targets     ns_map.c    storage maps
  *   ns_intent.c  object removal intents           ns_access.c permission checks
- *   ns_check.c   consistency check (fsck) */
+ *   ns_space.c   room on the disk, a failed store ns_check.c  consistency check (fsck) */
 #include "ns_internal.h"
 
 #include <stdlib.h>
@@ -22,10 +22,12 @@ static struct ns_store *store_alloc(const struct ns_options *opts)
 	if (!s)
 		return NULL;
 	s->inline_max = NS_INLINE_MAX_DEFAULT;
+	s->dir_fd = -1;
 	if (opts) {
 		if (opts->inline_max)
 			s->inline_max = opts->inline_max;
 		s->nosync = opts->nosync;
+		s->reserve = opts->reserve_bytes;
 		s->log = opts->log;
 		s->log_arg = opts->log_arg;
 	}
@@ -40,6 +42,7 @@ static struct ns_store *store_alloc(const struct ns_options *opts)
 static void store_free(struct ns_store *s)
 {
 	db_free(s);
+	space_close(s);
 	for (int i = 0; i < LOCK_STRIPES; i++)
 		pthread_mutex_destroy(&s->stripes[i]);
 	pthread_mutex_destroy(&s->rename_lock);
@@ -152,6 +155,8 @@ int ns_open(const char *dir, const struct ns_options *opts, struct ns_store **ou
 	if (!s)
 		return -ENOMEM;
 	rc = db_open(s, dir, false);
+	if (!rc)
+		rc = space_open(s, dir);
 	if (!rc)
 		rc = read_super(s);
 	if (!rc)

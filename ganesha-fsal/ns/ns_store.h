@@ -57,6 +57,9 @@ struct ns_options {
 	/* Namespace changes do not wait for the disk.  For tests and bulk
 	 * loads only: NFS requires them stable before the reply. */
 	bool nosync;
+	/* Bytes that must stay free on the store's disk: below it, new names
+	 * and inline data get -ENOSPC (removals still work).  0: no check. */
+	uint64_t reserve_bytes;
 	/* Where RocksDB's error messages go; NULL: stderr. */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;

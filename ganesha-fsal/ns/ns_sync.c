@@ -13,6 +13,8 @@ static int sync_wal(struct ns_store *s)
 {
 	char *err = NULL;
 
+	if (space_failed(s))
+		return -EIO;
 	rocksdb_flush_wal(s->db, 1, &err);
 	return err ? db_err(s, "sync wal", err) : 0;
 }

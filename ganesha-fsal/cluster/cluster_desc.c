@@ -42,13 +42,17 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Digits only: strtoull alone would take a sign and skip leading control
+ * characters, so "\r-1" would become 2^64 - 1. */
 static int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
 	errno = 0;
 	*out = strtoull(s, &end, 10);
-	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+	return errno || *end ? -EINVAL : 0;
 }
 
 /* host:port or [v6]:port, with a port in 1..65535. */
@@ -201,6 +205,12 @@ int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, siz
 			rc = fail(&p, "line too long");
 		else
 			rc = parse_line(&p, &d, line);
+	}
+	/* fgets stops on a read error as on EOF: without this the lines read so
+	 * far would pass for the whole description. */
+	if (!rc && ferror(f)) {
+		rc = errno ? -errno : -EIO;
+		snprintf(why, cap, "%s: %s", path, strerror(-rc));
 	}
 	fclose(f);
 	if (!rc && d.nosds == 0)

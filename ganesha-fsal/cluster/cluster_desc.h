@@ -36,7 +36,7 @@ struct cluster_desc {
 };
 
 /* 0, or -errno with a message in why[cap] naming the file and line:
- * -ENOENT/-EACCES (cannot read), -EINVAL (malformed). */
+ * -ENOENT/-EACCES/-EISDIR/-EIO (cannot read), -EINVAL (malformed). */
 int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, size_t cap);
 void cluster_desc_free(struct cluster_desc *d);
 /* The OSD with this id, or NULL. */

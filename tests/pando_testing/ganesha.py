@@ -47,7 +47,7 @@ NFS_KRB5 {{
 }}
 LOG {{
     Default_Log_Level = {log_level};
-}}
+{log_components}}}
 EXPORT {{
     Export_Id = 1;
     Path = "{export_dir}";
@@ -91,6 +91,8 @@ class GaneshaServer:
     nfs_port: int = 2049
     mnt_port: int = 20048
     log_level: str = "EVENT"
+    # Per-component levels, e.g. {"STATE": "DEBUG"} (Ganesha's COMPONENTS block).
+    log_components: dict[str, str] = field(default_factory=dict)
     protocols: tuple[int, ...] = (3,)        # (3, 4) adds NFSv4.x
     minor_versions: tuple[int, ...] = (1,)   # NFSv4 minor versions when 4 is served
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
@@ -118,6 +120,12 @@ class GaneshaServer:
     def nfsv4_extra(self) -> str:
         """Lines added to the NFSV4 block."""
         return ""
+
+    def log_components_block(self) -> str:
+        if not self.log_components:
+            return ""
+        levels = "".join(f"        {c} = {lvl};\n" for c, lvl in self.log_components.items())
+        return f"    COMPONENTS {{\n{levels}    }}\n"
 
     @property
     def conf_path(self) -> Path:
@@ -149,6 +157,7 @@ class GaneshaServer:
             fsal=self.fsal_block(), extra=self.extra_config(), nfsv4_extra=self.nfsv4_extra(),
             nfs_port=self.nfs_port, mnt_port=self.mnt_port, plugins_dir=self.plugins_dir,
             workdir=self.workdir, export_dir=self.export_dir, log_level=self.log_level,
+            log_components=self.log_components_block(),
             protocols=", ".join(map(str, self.protocols)),
             minor_versions=", ".join(map(str, self.minor_versions)),
             pseudo=self.pseudo, access_type=self.access_type))

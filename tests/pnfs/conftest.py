@@ -34,6 +34,8 @@ from pando_testing.pod import Pod
 from pando_testing.vm import GUEST_ADDR, NfsServerHandle
 
 PSEUDO = "/pando"
+# Why Ganesha refuses a stateid is logged only at DEBUG (see tests/e2e/conftest.py).
+STATE_DEBUG = {"STATE": "DEBUG"}
 
 
 @pytest.fixture
@@ -57,7 +59,8 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
                            f'Striped_Clients = "{striped_clients}";'])
         m = mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PSEUDO, pnfs=pnfs,
                         advertise_host=GUEST_ADDR, mirrors=mirrors, extra_fsal=extra,
-                        log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level), **kw)
+                        log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level),
+                        log_components=STATE_DEBUG, **kw)
         c = PnfsCluster(pod, m, list(m.osds), gate)
         made.append(c)
         return c

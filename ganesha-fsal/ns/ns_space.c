@@ -31,8 +31,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Until the first sample (or if fstatvfs ever fails) the disk counts as
+ * roomy: a broken statfs must not stop the file system. */
 int space_open(struct ns_store *s, const char *dir)
 {
+	atomic_store(&s->space_free, UINT64_MAX);
 	s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return s->dir_fd < 0 ? -errno : 0;
 }

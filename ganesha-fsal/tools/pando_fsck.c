@@ -11,9 +11,10 @@
  *      missing object   named by a map, absent from its OSD: reported
  *      object tail      a RAID-0/1 object longer than its file (objects keep
  *                       file offsets): bytes of writes a crash never let
- *                       the manager acknowledge; not a problem, -v lists
- *                       them, --repair trims them (a later growth of the
- *                       file would show them instead of zeros)
+ *                       the manager acknowledge, or of pNFS writes whose
+ *                       LAYOUTCOMMIT the manager refused; not a problem,
+ *                       -v lists them, --repair trims them (a later growth
+ *                       of the file would show them instead of zeros)
  *      shared object    named by two maps (reported), or by a map and an
  *                       intent (the intent is finished without it)
  *      unknown OSD      a map names an OSD the description lacks: reported
@@ -551,13 +552,15 @@ static void check_size(struct fsck *f, const struct want *w)
 	    length <= w->size)
 		return;
 	/* Bytes past the size are what a crash left of writes it never
-	 * acknowledged (the size update was lost with them): not damage, but
-	 * a later growth of the file would show them instead of zeros, so
-	 * --repair trims them. */
+	 * acknowledged (the size update was lost with them), or pNFS writes
+	 * whose LAYOUTCOMMIT was refused (the protocol never made them part of
+	 * the file): not damage, but a later growth of the file would show
+	 * them instead of zeros, so --repair trims them.  -v lists them first,
+	 * for an admin who wants to look. */
 	rc = f->repair ? truncate_object(f, w) : 0;
 	snprintf(done, sizeof(done), "truncated to %llu", (unsigned long long)w->size);
 	info(f, "file %llu: object %llu (component %u) on osd %u holds %llu bytes, past the "
-	     "file's size %llu (a tail of unacknowledged writes)%s",
+	     "file's size %llu (a tail of writes never committed to the size)%s",
 	     (unsigned long long)w->ino, (unsigned long long)w->object, w->component, w->osd,
 	     (unsigned long long)length, (unsigned long long)w->size,
 	     outcome(f, rc, done, buf, sizeof(buf)));

@@ -352,3 +352,53 @@ int objio_flush(struct objio *io, const struct pando_storage_map *map)
 {
 	return on_every_component(io, map, flush_call, NULL);
 }
+
+static int length_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+		       uint64_t *len)
+{
+	static const struct osd_ctl_attr_key key = { .page = 1, .number = 1 };
+	struct osd_ctl_attr attr;
+	size_t n = 0;
+	int rc = osd_ctl_getattr(c, id, &key, 1, &attr, 1, &n);
+
+	if (!rc && (n != 1 || attr.len != 8))
+		rc = -EPROTO;
+	*len = 0;
+	for (int i = 0; !rc && i < 8; i++)
+		*len = *len << 8 | attr.value[i];
+	return rc;
+}
+
+int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
+			  uint64_t *size)
+{
+	uint32_t width = pando_map_width(map), data = map->shape.data;
+	uint64_t longest[PANDO_MAP_MAX_WIDTH] = { 0 };
+	bool stale[PANDO_MAP_MAX_WIDTH] = { false };
+
+	if (map->shape.raid == PANDO_RS)
+		return -EOPNOTSUPP;
+	for (uint32_t g = 0; g < map->groups; g++) {
+		for (uint32_t c = 0; c < width; c++) {
+			const struct pando_component *k = comp_of(map, g, c);
+			struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+			uint64_t len = 0;
+			int rc;
+
+			if (skipped(io, k->osd_id)) {
+				stale[c / data] = true;
+				continue;
+			}
+			OSD_CALL(io, k->osd_id, rc, length_call(c_, &id, &len));
+			if (rc)
+				return rc;
+			if (len > longest[c / data])
+				longest[c / data] = len;
+		}
+	}
+	*size = UINT64_MAX;
+	for (uint32_t copy = 0; copy < width / data; copy++)
+		if (!stale[copy] && longest[copy] < *size)
+			*size = longest[copy];
+	return *size == UINT64_MAX ? -EIO : 0;
+}

@@ -66,5 +66,11 @@ int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64
 /* Makes every component object's data durable (NFS COMMIT); sets
  * verf_changed if an OSD restarted since this pool last wrote to it. */
 int objio_flush(struct objio *io, const struct pando_storage_map *map);
+/* The file bytes every current mirror holds, from its objects' lengths
+ * (objects keep file offsets): the shortest mirror's longest component;
+ * a mirror with a stale component does not count.  Asks each current
+ * component once; fails if one cannot answer or no mirror is current. */
+int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
+			  uint64_t *size);
 
 #endif

@@ -17,6 +17,7 @@ struct flayouts {
 	uint32_t cap_version;           /* 0: not read from the OSDs yet */
 	uint64_t epoch;                 /* moves on every recall */
 	time_t deadline;                /* of the running recall, 0: none */
+	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
 	struct pando_seg *segs;
 	struct flayouts *next;
 };
@@ -108,6 +109,7 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 	client_name(seg->client, sizeof(seg->client));
 	seg->write = write;
 	seg->epoch = f->epoch;
+	seg->commits_at_grant = f->commits;
 	f->gen = gen;
 	if (!f->cap_version)
 		f->cap_version = cap_version;
@@ -146,14 +148,42 @@ void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg)
 	gsh_free(seg);
 }
 
+void pando_layouts_committed(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f)
+		f->commits++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Under l->lock: a write segment, neither fenced nor from before a
+ * recall, that saw no LAYOUTCOMMIT of its file (settle.c says why that
+ * matters). */
+static bool ends_uncommitted(struct pando_layouts *l, const struct pando_seg *seg)
+{
+	struct flayouts *f = file_get(l, seg->ino, false);
+
+	return seg->write && !seg->fenced && f && f->epoch == seg->epoch &&
+	       f->commits == seg->commits_at_grant;
+}
+
 void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg)
 {
+	uint64_t ino = seg->ino;
+	bool settle;
+
 	pthread_mutex_lock(&l->lock);
+	settle = ends_uncommitted(l, seg);
 	unlink_seg(l, seg);
 	l->st.returned++;
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
 	gsh_free(seg);
+	if (settle)
+		pando_settle_size_async(l->exp, ino);
 }
 
 bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg)

@@ -27,6 +27,7 @@ struct pando_seg {
 	bool recalled;                  /* a recall covers it */
 	bool fenced;                    /* its handles were revoked */
 	uint64_t epoch;                 /* the file's epoch when granted */
+	uint64_t commits_at_grant;      /* the file's LAYOUTCOMMIT count then */
 	struct pando_seg *next;         /* in the file's list */
 };
 
@@ -56,7 +57,11 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 			uint32_t cap_version, struct pando_seg **out);
 /* Takes back a grant that Ganesha did not keep (LAYOUTGET failed later). */
 void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg);
+/* A write segment that ends with no LAYOUTCOMMIT of its file since its
+ * grant has the file's size checked against the objects (settle.c). */
 void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg);
+/* A LAYOUTCOMMIT of the file went through. */
+void pando_layouts_committed(struct pando_layouts *l, uint64_t ino);
 /* True if a segment granted before the file's last recall: its
  * LAYOUTCOMMIT must not grow a file someone truncated since. */
 bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg);

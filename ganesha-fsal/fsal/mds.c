@@ -360,6 +360,7 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 	rc = ns_setattr(h->exp->ns, h->ino, &sa, &a);
 	if (rc)
 		return posix2nfs4_error(-rc);
+	pando_layouts_committed(h->exp->layouts, h->ino);
 	res->size_supplied = true;
 	res->new_size = a.size;
 	res->commit_done = true;

@@ -316,6 +316,19 @@ int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size
 	return rc;
 }
 
+int pando_objects_reach(struct pando_export *exp, uint64_t ino, uint64_t *len)
+{
+	struct pando_storage_map *map;
+	struct objio io;
+	int rc = pando_objects_open(exp, ino, &io, &map);
+
+	if (rc)
+		return rc;
+	rc = objio_mirrored_length(&io, map, len);
+	pando_map_free(map);
+	return rc;
+}
+
 int pando_objects_flush(struct pando_export *exp, uint64_t ino)
 {
 	struct pando_storage_map *map;

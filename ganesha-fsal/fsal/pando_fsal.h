@@ -169,6 +169,9 @@ int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_
 int pando_map_new_placed(struct pando_export *exp, uint64_t seed, struct pando_storage_map **out);
 int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len);
 /* Moves an inline file to new objects (the ns_map_set dance). */
+/* settle.c: checks the file's size against its objects, off the caller's
+ * thread (a write layout ended without LAYOUTCOMMIT). */
+void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 int pando_move_to_objects(struct pando_handle *h);
 struct objio;
 /* Gateway I/O on file ino: records failing components, skips stale ones. */
@@ -181,6 +184,8 @@ int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size
 /* Size change of an object-backed file: objects first, then the store. */
 int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
 int pando_objects_flush(struct pando_export *exp, uint64_t ino);
+/* How far every current mirror of the file's objects reaches (bytes). */
+int pando_objects_reach(struct pando_export *exp, uint64_t ino, uint64_t *len);
 void pando_note_verf_change(struct pando_export *exp);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 

@@ -3,7 +3,7 @@
 
 #define SET_ALL (NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | \
 		 NS_SET_MTIME | NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | \
-		 NS_SET_LAZY)
+		 NS_SET_LAZY | NS_SET_IF_CHANGE)
 
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out)
 {
@@ -108,6 +108,8 @@ int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
 	txn_begin(&t, s);
 	txn_lock(&t, &ino, 1);
 	rc = txn_inode(&t, ino, &r);
+	if (!rc && (sa->mask & NS_SET_IF_CHANGE) && r->change != sa->change)
+		rc = -EAGAIN;
 	if (!rc && (sa->mask & NS_SET_SIZE))
 		rc = set_size(&t, r, sa);
 	if (rc) {

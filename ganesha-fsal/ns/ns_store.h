@@ -119,6 +119,9 @@ enum ns_setattr_mask {
 	 * mtime an UNSTABLE write to objects leaves, which NFS makes stable
 	 * only at COMMIT. */
 	NS_SET_LAZY = 1u << 9,
+	/* Only if the inode's change attribute is still sa->change, else
+	 * -EAGAIN: a change computed from an earlier look at the file. */
+	NS_SET_IF_CHANGE = 1u << 10,
 };
 
 struct ns_setattr {
@@ -129,6 +132,7 @@ struct ns_setattr {
 	uint64_t size;
 	struct timespec atime;
 	struct timespec mtime;
+	uint64_t change;        /* NS_SET_IF_CHANGE */
 };
 
 struct ns_dirent {

@@ -131,6 +131,16 @@ static void test_inline(void)
 	CHECK_EQ(ns_sync(s), 0);
 	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = 12 };
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+	/* Guarded by the change attribute: a stale look at the file refuses. */
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE,
+				  .size = 14, .change = a.change - 1 };
+	CHECK_EQ(ns_setattr(s, f, &sa, NULL), -EAGAIN);
+	CHECK_EQ(attr_of(s, f).size, 12);
+	sa.change = a.change;
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+	CHECK_EQ(a.size, 14);
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = 12 };
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 
 	/* The threshold: up to it inline, past it the caller must move on. */
 	memset(big, 'b', sizeof(big));

@@ -1,0 +1,92 @@
+/* A write layout that ended without a LAYOUTCOMMIT: the size from the
+ * objects.
+ *
+ * A pNFS writer tells the manager its file's new size only in
+ * LAYOUTCOMMIT.  Ganesha 4.3 drops a client's return-on-close layouts at
+ * its last CLOSE, and a LAYOUTCOMMIT that arrives after that is refused
+ * (the stateid is gone); Linux does not tell the application, and the
+ * bytes, acknowledged by the OSDs' COMMIT, would sit past the file's
+ * size.  So when a write segment ends and no LAYOUTCOMMIT came for the
+ * file since it was granted, a job on Ganesha's general fridge asks the
+ * objects how far every current mirror reaches and grows the size to
+ * that, unless the file changed in between (a truncate's size stands).
+ * It costs one OSD attribute read per component, off the request path. */
+#include "pando_fsal.h"
+
+#include "fridgethr.h"
+#include "fsal_up.h"
+
+struct settle_job {
+	struct pando_export *exp;
+	uint64_t ino;
+};
+
+static void invalidate_attrs(struct pando_export *exp, const struct ns_attr *a)
+{
+	uint8_t key[PANDO_FH_LEN];
+	struct gsh_buffdesc handle = { .addr = key, .len = PANDO_FH_LEN };
+
+	/* MDCACHE's up-call makes its own request context: a fridge thread
+	 * has none. */
+	pando_fh_encode(exp, a->ino, a->gen, NS_REG, key);
+	exp->export.up_ops->invalidate(exp->export.up_ops, &handle,
+				       FSAL_UP_INVALIDATE_ATTRS | FSAL_UP_INVALIDATE_CONTENT);
+}
+
+static void settle(struct pando_export *exp, uint64_t ino)
+{
+	struct ns_setattr sa = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE |
+					 NS_SET_MTIME_NOW };
+	struct ns_attr a;
+	uint64_t len = 0;
+	int rc = ns_getattr(exp->ns, ino, &a);
+
+	if (rc || !a.objects)
+		return;
+	rc = pando_objects_reach(exp, ino, &len);
+	if (rc) {
+		LogInfo(COMPONENT_PNFS,
+			"pando: inode %" PRIu64 ": size not checked against its objects (%d)", ino,
+			rc);
+		return;
+	}
+	if (len <= a.size)
+		return;
+	sa.size = len;
+	sa.change = a.change;
+	rc = ns_setattr(exp->ns, ino, &sa, NULL);
+	if (rc == -EAGAIN || rc == -ESTALE)
+		return;         /* changed or gone since: that stands */
+	if (rc) {
+		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size from its objects not set (%d)",
+			 ino, rc);
+		return;
+	}
+	LogEvent(COMPONENT_PNFS,
+		 "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64
+		 " from its objects (a write layout ended without LAYOUTCOMMIT)", ino, a.size, len);
+	invalidate_attrs(exp, &a);
+}
+
+static void settle_job_run(struct fridgethr_context *ctx)
+{
+	struct settle_job *job = ctx->arg;
+
+	settle(job->exp, job->ino);
+	gsh_free(job);
+}
+
+void pando_settle_size_async(struct pando_export *exp, uint64_t ino)
+{
+	struct settle_job *job = gsh_malloc(sizeof(*job));
+	int rc;
+
+	job->exp = exp;
+	job->ino = ino;
+	rc = fridgethr_submit(general_fridge, settle_job_run, job);
+	if (rc) {
+		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size check not queued (%d)",
+			 ino, rc);
+		gsh_free(job);
+	}
+}

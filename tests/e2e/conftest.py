@@ -35,17 +35,13 @@ from typing import Callable, Iterator
 import pytest
 
 from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient, Nfs3Peek
-from pando_testing.ganesha import GaneshaVfs
+from pando_testing.ganesha import STATE_DEBUG, GaneshaVfs
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
 from pando_testing.pod import Pod
 from pando_testing.vm import GUEST_ADDR, NfsServerHandle
 
 PANDO_PSEUDO = "/pando"
-# Ganesha's stateid checks say why they refuse a stateid only at DEBUG
-# (about five lines per OPEN): kept so that an intermittent LAYOUTCOMMIT
-# refusal leaves its reason in the log (tests/e2e/README.md, known failures).
-STATE_DEBUG = {"STATE": "DEBUG"}
 
 
 def pnfs_wanted() -> bool:

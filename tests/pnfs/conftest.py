@@ -27,6 +27,7 @@ from typing import Callable, Iterator
 import pytest
 
 from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient
+from pando_testing.ganesha import STATE_DEBUG
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
 from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
@@ -34,8 +35,6 @@ from pando_testing.pod import Pod
 from pando_testing.vm import GUEST_ADDR, NfsServerHandle
 
 PSEUDO = "/pando"
-# Why Ganesha refuses a stateid is logged only at DEBUG (see tests/e2e/conftest.py).
-STATE_DEBUG = {"STATE": "DEBUG"}
 
 
 @pytest.fixture

@@ -18,6 +18,9 @@ struct flayouts {
 	uint64_t epoch;                 /* moves on every recall */
 	time_t deadline;                /* of the running recall, 0: none */
 	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
+	bool wrecorded;                 /* its write-layout record is durable */
+	bool keep_record;               /* a settle failed: the next start settles */
+	uint32_t unsettled;             /* size checks queued, not done */
 	struct pando_seg *segs;
 	struct flayouts *next;
 };
@@ -59,7 +62,7 @@ static void file_put(struct pando_layouts *l, struct flayouts *f)
 {
 	struct flayouts **p;
 
-	if (f->segs || f->deadline)
+	if (f->segs || f->deadline || f->wrecorded || f->unsettled)
 		return;
 	p = slot(l, f->ino);
 	*p = f->next;
@@ -90,17 +93,69 @@ static void client_name(char *buf, size_t cap)
 	pando_caller_address(buf, cap);
 }
 
+/* Under l->lock, which it drops while the record is written: the file's
+ * write-layout record is durable (restart.c reads it after a crash).
+ * Returns the file's entry, found again. */
+static int record_writer(struct pando_layouts *l, uint64_t ino, struct flayouts **f)
+{
+	int rc;
+
+	if ((*f)->wrecorded)
+		return 0;
+	pthread_mutex_unlock(&l->lock);
+	rc = ns_wlayout_add(l->exp->ns, ino);
+	pthread_mutex_lock(&l->lock);
+	*f = file_get(l, ino, true);
+	if (rc) {
+		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": write layout not recorded (%d)",
+			 ino, rc);
+		return rc;
+	}
+	(*f)->wrecorded = true;
+	return 0;
+}
+
+static bool has_writers(const struct flayouts *f)
+{
+	for (const struct pando_seg *s = f->segs; s; s = s->next)
+		if (s->write)
+			return true;
+	return false;
+}
+
+/* Under l->lock: once no write layout is out and no size check pending,
+ * the record has served its purpose.  Deleted under the lock, so that a
+ * grant cannot record the file in between and lose its record. */
+static void forget_writer(struct pando_layouts *l, struct flayouts *f)
+{
+	int rc;
+
+	if (!f->wrecorded || f->keep_record || f->unsettled || has_writers(f))
+		return;
+	rc = ns_wlayout_del(l->exp->ns, f->ino);
+	if (rc)
+		LogInfo(COMPONENT_PNFS,
+			"pando: inode %" PRIu64 ": write-layout record left (%d): settled at next start",
+			f->ino, rc);
+	f->wrecorded = false;
+}
+
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
 			uint32_t cap_version, struct pando_seg **out)
 {
 	struct pando_seg *seg;
 	struct flayouts *f;
+	int rc;
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
-	if (f->deadline) {
+	rc = f->deadline ? -EAGAIN : write ? record_writer(l, ino, &f) : 0;
+	if (!rc && f->deadline)
+		rc = -EAGAIN;   /* a recall began while the record was written */
+	if (rc) {
+		file_put(l, f);
 		pthread_mutex_unlock(&l->lock);
-		return -EAGAIN;
+		return rc;
 	}
 	seg = gsh_calloc(1, sizeof(*seg));
 	seg->owner = l;
@@ -136,6 +191,7 @@ static void unlink_seg(struct pando_layouts *l, struct pando_seg *seg)
 			break;
 		}
 	}
+	forget_writer(l, f);
 	file_put(l, f);
 }
 
@@ -173,10 +229,14 @@ static bool ends_uncommitted(struct pando_layouts *l, const struct pando_seg *se
 void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg)
 {
 	uint64_t ino = seg->ino;
+	struct flayouts *f;
 	bool settle;
 
 	pthread_mutex_lock(&l->lock);
 	settle = ends_uncommitted(l, seg);
+	f = file_get(l, ino, false);
+	if (settle && f)
+		f->unsettled++;     /* keeps the record until the check is done */
 	unlink_seg(l, seg);
 	l->st.returned++;
 	pthread_cond_broadcast(&l->cond);
@@ -184,6 +244,22 @@ void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg)
 	gsh_free(seg);
 	if (settle)
 		pando_settle_size_async(l->exp, ino);
+}
+
+void pando_layouts_settled(struct pando_layouts *l, uint64_t ino, bool ok)
+{
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f) {
+		if (f->unsettled)
+			f->unsettled--;
+		f->keep_record |= !ok;
+		forget_writer(l, f);
+		file_put(l, f);
+	}
+	pthread_mutex_unlock(&l->lock);
 }
 
 bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg)
@@ -196,36 +272,6 @@ bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg)
 	stale = seg->fenced || (f && f->epoch != seg->epoch);
 	pthread_mutex_unlock(&l->lock);
 	return stale;
-}
-
-/* The version on the first OSD that answers. */
-static int read_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
-			    uint32_t *ver)
-{
-	uint32_t width = pando_map_width(map);
-	struct osd_ctl_attr_key key = { .page = 1, .number = 7 };
-	int rc = -EIO;
-
-	for (uint32_t c = 0; c < width * map->groups; c++) {
-		const struct pando_component *k = &map->comp[c];
-		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-		struct osd_ctl_attr attr;
-		struct osd_ctl_client *cl = osd_pool_get(exp->pool, k->osd_id, &rc);
-		size_t n = 0;
-
-		if (!cl)
-			continue;
-		rc = osd_ctl_getattr(cl, &id, &key, 1, &attr, 1, &n);
-		osd_pool_result(exp->pool, k->osd_id, rc);
-		if (!rc && n == 1 && attr.len == 4) {
-			*ver = (uint32_t)attr.value[0] << 24 | (uint32_t)attr.value[1] << 16 |
-			       (uint32_t)attr.value[2] << 8 | attr.value[3];
-			return 0;
-		}
-		if (!rc)
-			rc = -EIO;
-	}
-	return rc;
 }
 
 int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
@@ -244,7 +290,7 @@ int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
 		if (fresh)
 			v = OBJIO_CAP_VERSION_NEW;
 		else
-			rc = read_cap_version(l->exp, map, &v);
+			rc = pando_objects_cap_version(l->exp, map, &v);
 		if (rc)
 			return rc;
 		pthread_mutex_lock(&l->lock);
@@ -426,30 +472,13 @@ void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out
  * cannot be fenced; those OSDs serve nobody meanwhile. */
 static void fence(struct pando_layouts *l, uint64_t ino, uint32_t cur)
 {
-	struct pando_export *exp = l->exp;
 	struct pando_storage_map *map;
 	struct flayouts *f;
-	uint32_t next = cur + 1;
-	int failed = 0;
+	uint32_t next, failed;
 
-	if (pando_map_load(exp, ino, &map) != 0)
+	if (pando_map_load(l->exp, ino, &map) != 0)
 		return;
-	/* Not read since start (no layout asked for its version): ask. */
-	if (cur == 0 && read_cap_version(exp, map, &cur) == 0)
-		next = cur + 1;
-	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
-		const struct pando_component *k = &map->comp[c];
-		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-		int rc;
-		struct osd_ctl_client *cl = osd_pool_get(exp->pool, k->osd_id, &rc);
-
-		if (cl) {
-			rc = osd_ctl_set_cap_version(cl, &id, next, NULL);
-			osd_pool_result(exp->pool, k->osd_id, rc);
-		}
-		if (rc)
-			failed++;
-	}
+	pando_objects_fence(l->exp, map, cur, &next, &failed);
 	pando_map_free(map);
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, false);

@@ -52,7 +52,9 @@ void pando_layouts_free(struct pando_layouts *l);
 int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
 			      const struct pando_storage_map *map, bool fresh, uint32_t *ver);
 /* Records a granted segment; -EAGAIN while the file is being recalled
- * (the caller answers LAYOUTTRYLATER). */
+ * (the caller answers LAYOUTTRYLATER).  A write segment's file is first
+ * recorded durably in the store (ns_wlayout_add: a crash of the manager
+ * leaves its size to be settled at the next start, restart.c). */
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
 			uint32_t cap_version, struct pando_seg **out);
 /* Takes back a grant that Ganesha did not keep (LAYOUTGET failed later). */
@@ -60,6 +62,10 @@ void pando_layouts_ungrant(struct pando_layouts *l, struct pando_seg *seg);
 /* A write segment that ends with no LAYOUTCOMMIT of its file since its
  * grant has the file's size checked against the objects (settle.c). */
 void pando_layouts_returned(struct pando_layouts *l, struct pando_seg *seg);
+/* The size check pando_layouts_returned queued is done (ok: the size is
+ * right, or the file changed or went meanwhile); the file's write-layout
+ * record goes once nothing else needs it. */
+void pando_layouts_settled(struct pando_layouts *l, uint64_t ino, bool ok);
 /* A LAYOUTCOMMIT of the file went through. */
 void pando_layouts_committed(struct pando_layouts *l, uint64_t ino);
 /* True if a segment granted before the file's last recall: its

@@ -169,9 +169,6 @@ int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_
 int pando_map_new_placed(struct pando_export *exp, uint64_t seed, struct pando_storage_map **out);
 int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len);
 /* Moves an inline file to new objects (the ns_map_set dance). */
-/* settle.c: checks the file's size against its objects, off the caller's
- * thread (a write layout ended without LAYOUTCOMMIT). */
-void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 int pando_move_to_objects(struct pando_handle *h);
 struct objio;
 /* Gateway I/O on file ino: records failing components, skips stale ones. */
@@ -187,6 +184,31 @@ int pando_objects_flush(struct pando_export *exp, uint64_t ino);
 /* How far every current mirror of the file's objects reaches (bytes). */
 int pando_objects_reach(struct pando_export *exp, uint64_t ino, uint64_t *len);
 void pando_note_verf_change(struct pando_export *exp);
+
+/* fence.c: capability versions of a file's objects.  The version on the
+ * first component that answers. */
+int pando_objects_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
+			      uint32_t *ver);
+/* Moves every component past the highest version any of them has (at
+ * least known + 1), so no handle handed out before works on any:
+ * *next is the new version, *failed the components not reached.
+ * -EHOSTUNREACH if none was. */
+int pando_objects_fence(struct pando_export *exp, const struct pando_storage_map *map,
+			uint32_t known, uint32_t *next, uint32_t *failed);
+
+/* settle.c: the size of a pNFS-written file from its objects.  Grows the
+ * size to what every current mirror holds unless the file changed
+ * meanwhile (*grew, and the attributes before, in *before); 0 when the
+ * size is right, the file is gone or inline. */
+int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
+		      bool *grew, struct ns_attr *before);
+/* The same off the caller's thread (a write layout ended without
+ * LAYOUTCOMMIT); tells pando_layouts_settled when done. */
+void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
+
+/* restart.c: the files that had write layouts out when the manager
+ * stopped (crash or not): fenced and settled before clients are served. */
+void pando_restart_settle(struct pando_export *exp);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 
 /* ganesha_fix.c: see the file for the Ganesha 4.3 bug it works around. */

@@ -15,6 +15,7 @@
 
 #include "fridgethr.h"
 #include "fsal_up.h"
+#include "layouts.h"
 
 struct settle_job {
 	struct pando_export *exp;
@@ -33,46 +34,54 @@ static void invalidate_attrs(struct pando_export *exp, const struct ns_attr *a)
 				       FSAL_UP_INVALIDATE_ATTRS | FSAL_UP_INVALIDATE_CONTENT);
 }
 
-static void settle(struct pando_export *exp, uint64_t ino)
+int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
+		      bool *grew, struct ns_attr *before)
 {
 	struct ns_setattr sa = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE |
 					 NS_SET_MTIME_NOW };
-	struct ns_attr a;
 	uint64_t len = 0;
-	int rc = ns_getattr(exp->ns, ino, &a);
+	int rc = ns_getattr(exp->ns, ino, before);
 
-	if (rc || !a.objects)
-		return;
-	rc = pando_objects_reach(exp, ino, &len);
+	*grew = false;
+	if (rc == -ESTALE || (!rc && !before->objects))
+		return 0;       /* gone, or inline: nothing on the OSDs */
+	if (!rc)
+		rc = pando_objects_reach(exp, ino, &len);
 	if (rc) {
 		LogInfo(COMPONENT_PNFS,
 			"pando: inode %" PRIu64 ": size not checked against its objects (%d)", ino,
 			rc);
-		return;
+		return rc;
 	}
-	if (len <= a.size)
-		return;
+	if (len <= before->size)
+		return 0;
 	sa.size = len;
-	sa.change = a.change;
+	sa.change = before->change;
 	rc = ns_setattr(exp->ns, ino, &sa, NULL);
 	if (rc == -EAGAIN || rc == -ESTALE)
-		return;         /* changed or gone since: that stands */
+		return 0;       /* changed or gone since: that stands */
 	if (rc) {
 		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size from its objects not set (%d)",
 			 ino, rc);
-		return;
+		return rc;
 	}
-	LogEvent(COMPONENT_PNFS,
-		 "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64
-		 " from its objects (a write layout ended without LAYOUTCOMMIT)", ino, a.size, len);
-	invalidate_attrs(exp, &a);
+	LogEvent(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64
+		 " from its objects (%s)", ino, before->size, len, why);
+	*grew = true;
+	return 0;
 }
 
 static void settle_job_run(struct fridgethr_context *ctx)
 {
 	struct settle_job *job = ctx->arg;
+	struct ns_attr a;
+	bool grew;
+	int rc = pando_settle_size(job->exp, job->ino,
+				   "a write layout ended without LAYOUTCOMMIT", &grew, &a);
 
-	settle(job->exp, job->ino);
+	if (grew)
+		invalidate_attrs(job->exp, &a);
+	pando_layouts_settled(job->exp->layouts, job->ino, rc == 0);
 	gsh_free(job);
 }
 
@@ -88,5 +97,6 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino)
 		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size check not queued (%d)",
 			 ino, rc);
 		gsh_free(job);
+		pando_layouts_settled(exp->layouts, ino, false);
 	}
 }

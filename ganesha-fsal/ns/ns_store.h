@@ -316,6 +316,24 @@ int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
 int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
 		       const void *map, size_t len, uint64_t claim);
 
+/* ns_wlayout.c: files that have (or had, before a crash) write layouts
+ * out.  A pNFS writer's bytes reach the OSDs without the manager, and
+ * only its LAYOUTCOMMIT tells the manager the new size; a manager that
+ * restarts cannot take a LAYOUTCOMMIT of the layouts it handed out
+ * before.  So a file is recorded, durably, before its first write layout
+ * goes out, and the record goes (unsynced) once every write layout of
+ * the file has ended and its size is settled.  At start, the manager
+ * fences and settles every file still recorded. */
+typedef int (*ns_ino_fn)(void *arg, uint64_t ino);
+/* Durable on return (group commit).  Allowed below the space reserve:
+ * the record is what keeps committed bytes from being lost. */
+int ns_wlayout_add(struct ns_store *s, uint64_t ino);
+/* Not synced: losing it to a crash repeats a settle, which is harmless. */
+int ns_wlayout_del(struct ns_store *s, uint64_t ino);
+/* Every recorded file, by inode; fn returns non-zero to stop.  -EIO if a
+ * malformed record was skipped (the others are still listed). */
+int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls

@@ -22,9 +22,14 @@ from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
 from .vm import GUEST_ADDR, MountTarget
 
-GANESHA = "/usr/bin/ganesha.nfsd"
+# PANDO_GANESHA_ROOT: run the Ganesha unpacked there (dpkg-deb -x of
+# Debian's stock nfs-ganesha and nfs-ganesha-vfs 4.3-2, say) instead of
+# the installed one: how a test is shown to fail without the patch series.
+GANESHA_ROOT = Path(os.environ.get("PANDO_GANESHA_ROOT", "/"))
+GANESHA = str(GANESHA_ROOT / "usr/bin/ganesha.nfsd")
+GANESHA_LIB_DIR = GANESHA_ROOT / "usr/lib/ganesha"
 RPCBIND = "/usr/sbin/rpcbind"
-VFS_PLUGINS_DIR = "/usr/lib/x86_64-linux-gnu/ganesha"
+VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 
 # Ganesha's stateid checks say why they refuse a stateid only at DEBUG
 # (about five lines per OPEN): the e2e and pNFS fixtures keep it on, so an
@@ -43,7 +48,7 @@ NFS_CORE_PARAM {{
     Plugins_Dir = "{plugins_dir}";
 }}
 NFSV4 {{
-    Graceless = true;
+    Graceless = {graceless};
     RecoveryRoot = "{workdir}/recovery";
     Minor_Versions = {minor_versions};
     Only_Numeric_Owners = true;
@@ -104,6 +109,9 @@ class GaneshaServer:
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
     access_type: str = "RW"                  # "RO" for a read-only export
     start_timeout: float = 30.0
+    # No grace period after a start (tests that do not restart the server);
+    # False gives clients Ganesha's grace period to reclaim after a restart.
+    graceless: bool = True
     dbus: bool = False
     plugins_dir: str = VFS_PLUGINS_DIR
     rpcbind: subprocess.Popen[bytes] | None = field(default=None, init=False)
@@ -166,7 +174,8 @@ class GaneshaServer:
             log_components=self.log_components_block(),
             protocols=", ".join(map(str, self.protocols)),
             minor_versions=", ".join(map(str, self.minor_versions)),
-            pseudo=self.pseudo, access_type=self.access_type))
+            pseudo=self.pseudo, access_type=self.access_type,
+            graceless='true' if self.graceless else 'false'))
 
     def _start_dbus(self) -> None:
         conf = self.workdir / "dbus.conf"
@@ -190,6 +199,8 @@ class GaneshaServer:
             self._start_rpcbind()
         self.write_config()
         env = {**os.environ, **(self.dbus_env() if self.dbus else {})}
+        if GANESHA_ROOT != Path("/"):
+            env["LD_LIBRARY_PATH"] = str(GANESHA_LIB_DIR)
         with open(self.workdir / "ganesha.stdout", "ab") as out:
             self.proc = self.pod.popen(
                 [GANESHA, "-F", "-f", self.conf_path, "-L", self.log_path,

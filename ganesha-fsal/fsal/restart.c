@@ -1,0 +1,92 @@
+/* A manager that starts after a crash or an upgrade: the files that had
+ * write layouts out.
+ *
+ * Clients may have written bytes to the OSDs through those layouts and
+ * COMMITted them there, and only their LAYOUTCOMMIT would have told this
+ * manager the new size.  The patched Ganesha answers a LAYOUTCOMMIT of a
+ * layout of an earlier instance with BADLAYOUT (Linux goes on; the patch
+ * 0001 says why), so the manager settles those sizes itself, before it
+ * serves anyone:
+ *
+ *   1. fence: every component object moves past its capability version,
+ *      so the old layouts' handles no longer work on any OSD and no byte
+ *      lands through them after step 2 (the clients are refused, return
+ *      the layout, and get a new one: their writes go through that);
+ *   2. settle: the size grows to what every current mirror holds;
+ *   3. the record goes.
+ *
+ * A file whose objects cannot all be reached keeps its record for the
+ * next start (and is logged); its size is still grown to what the
+ * reachable mirrors hold in common. */
+#include "pando_fsal.h"
+
+#include <stdlib.h>
+
+struct wlist {
+	uint64_t *ino;
+	size_t n, cap;
+};
+
+static int collect(void *arg, uint64_t ino)
+{
+	struct wlist *w = arg;
+
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->ino = gsh_realloc(w->ino, w->cap * sizeof(*w->ino));
+	}
+	w->ino[w->n++] = ino;
+	return 0;
+}
+
+/* 0: fenced everywhere and settled; the record can go. */
+static int recover_file(struct pando_export *exp, uint64_t ino)
+{
+	struct pando_storage_map *map;
+	uint32_t next = 0, failed = 0;
+	struct ns_attr a;
+	bool grew;
+	int rc = pando_map_load(exp, ino, &map);
+
+	if (rc == -ESTALE || rc == -ENODATA)
+		return 0;       /* gone, or inline again: no layout can write it */
+	if (rc)
+		return rc;
+	rc = pando_objects_fence(exp, map, 0, &next, &failed);
+	pando_map_free(map);
+	if (!rc)
+		rc = pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
+	if (!rc && failed)
+		rc = -EHOSTUNREACH;
+	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s",
+		ino, next, failed ? " (some OSDs unreachable)" : "");
+	return rc;
+}
+
+void pando_restart_settle(struct pando_export *exp)
+{
+	struct wlist w = { 0 };
+	size_t left = 0;
+	int rc = ns_wlayout_list(exp->ns, collect, &w);
+
+	if (rc)
+		LogMajor(COMPONENT_PNFS, "pando: listing write-layout records: %d", rc);
+	if (w.n)
+		LogEvent(COMPONENT_PNFS,
+			 "pando: %zu file(s) had write layouts out when the manager stopped: "
+			 "fencing and settling their sizes", w.n);
+	for (size_t i = 0; i < w.n; i++) {
+		rc = recover_file(exp, w.ino[i]);
+		if (!rc)
+			rc = ns_wlayout_del(exp->ns, w.ino[i]);
+		if (rc) {
+			left++;
+			LogMajor(COMPONENT_PNFS,
+				 "pando: inode %" PRIu64 ": not settled (%d): kept for the next start",
+				 w.ino[i], rc);
+		}
+	}
+	if (w.n)
+		LogEvent(COMPONENT_PNFS, "pando: %zu file(s) settled, %zu left", w.n - left, left);
+	gsh_free(w.ino);
+}

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capability.h"
 #include "layouts.h"
 #include "objio.h"
+#include "pando/capability.h"
 #include "pando/ff_xdr.h"
 #include "pando/stripe.h"
 #include "pnfs_utils.h"
@@ -33,18 +33,31 @@
 #define FF_MIRROR_BYTES 4
 #define FF_DS_BYTES 116
 
+/* Clients cache a device for the whole mount (Ganesha promises device
+ * notifications, patch 0004), so the address behind a device id never
+ * changes: the id carries a hash of the OSD's advertised address, and an
+ * OSD that moves gets a new id. */
 struct pando_devid {
 	uint8_t fsal_id;
 	uint8_t zero1;
 	uint16_t export_id;
-	uint32_t zero4;
+	uint32_t addr_tag;              /* FNV-1a of the advertised address */
 	uint64_t osd_id;
 };
 
-static void make_devid(uint16_t export_id, uint32_t osd_id, uint8_t out[16])
+static uint32_t addr_tag(const char *advertised)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *c = (const unsigned char *)advertised; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	return h;
+}
+
+static void make_devid(uint16_t export_id, const struct cluster_osd *osd, uint8_t out[16])
 {
 	struct pando_devid d = { .fsal_id = FSAL_ID_EXPERIMENTAL, .export_id = export_id,
-				 .osd_id = osd_id };
+				 .addr_tag = addr_tag(osd->advertise), .osd_id = osd->id };
 
 	memcpy(out, &d, sizeof(d));
 }
@@ -153,8 +166,11 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 		.cap_version = cap_version,
 		.expiry = 0,
 	};
+	const struct cluster_osd *osd = cluster_desc_osd(&exp->cluster, k->osd_id);
 
-	make_devid(exp->export.export_id, k->osd_id, ds->deviceid);
+	if (!osd)
+		return -EIO;
+	make_devid(exp->export.export_id, osd, ds->deviceid);
 	ds->efficiency = 1;
 	ds->fh_count = 1;
 	ds->fh_vers = gsh_calloc(1, sizeof(*ds->fh_vers));
@@ -240,7 +256,6 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	nfsstat4 st;
 	int rc;
 
-	pando_fix_layout_state_ref(h);
 	if (arg->type != LAYOUT4_FLEX_FILES)
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (o->type != REGULAR_FILE)
@@ -432,7 +447,8 @@ static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 	exp = export_by_id(d.export_id);
 	osd = exp && d.osd_id <= UINT32_MAX ? cluster_desc_osd(&exp->cluster, (uint32_t)d.osd_id)
 					     : NULL;
-	if (!osd)
+	/* An id from before the OSD moved names no device any more. */
+	if (!osd || d.addr_tag != addr_tag(osd->advertise))
 		return NFS4ERR_NOENT;
 	if (advertised_netaddr(osd->advertise, &na) != 0)
 		return NFS4ERR_SERVERFAULT;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster_key.h"
+#include "pando/cluster_key.h"
 
 #define CLUSTER_DESC_MAX_OSDS 1024
 #define CLUSTER_DESC_ADDR_MAX 64

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "cluster_desc.h"
-#include "osd_ctl_client.h"
+#include "pando/osd_ctl_client.h"
 
 struct osd_pool;
 

@@ -13,6 +13,14 @@
 #define PANDO_FSAL_H
 
 #include "config.h"
+/* Ganesha's generated config.h carries Debian's build options, and they
+ * set enum values and struct layouts the FSAL shares with ganesha.nfsd
+ * (STATE_OPEN_OWNER_NFSV4 is 3 with them and 1 without, nfs_client_id_t
+ * grows by 32 bytes).  Any other config.h found first on the include path
+ * drops them silently; only Ganesha's defines NFS_GANESHA. */
+#ifndef NFS_GANESHA
+#error "config.h is not NFS-Ganesha's generated one: a private header leaked onto the FSAL's include path"
+#endif
 
 #include <pthread.h>
 #include <stdatomic.h>

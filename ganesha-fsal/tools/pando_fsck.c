@@ -41,8 +41,8 @@
 #include "byteorder.h"
 #include "cluster_desc.h"
 #include "ns_store.h"
-#include "osd_ctl_client.h"
 #include "osd_pool.h"
+#include "pando/osd_ctl_client.h"
 #include "pando/storage_map.h"
 
 #define PROG "pando-fsck"

@@ -4,7 +4,7 @@
  * The socket is non-blocking and every wait is a poll() bounded by the
  * call's deadline, so a stalled target costs at most timeout_ms, in
  * send as well as in receive. */
-#include "osd_ctl_client.h"
+#include "pando/osd_ctl_client.h"
 
 #include <errno.h>
 #include <netdb.h>

@@ -1,4 +1,4 @@
-#include "capability.h"
+#include "pando/capability.h"
 
 #include <string.h>
 

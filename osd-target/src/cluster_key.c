@@ -1,4 +1,4 @@
-#include "cluster_key.h"
+#include "pando/cluster_key.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster_key.h"
+#include "pando/cluster_key.h"
 
 #define CTL_AUTH_FLAVOR 0x50414e44u
 #define CTL_AUTH_CRED_LEN 20

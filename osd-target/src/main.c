@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "log.h"
 #include "osd.h"
+#include "osd_config.h"
 #include "osd_ctl.h"
 
 struct osd_daemon {

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capability.h"
 #include "objstore.h"
 #include "osd.h"
+#include "pando/capability.h"
 #include "rpc_server.h"
 #include "xdr_cursor.h"
 

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "cluster_key.h"
 #include "objstore.h"
 #include "osd_stats.h"
+#include "pando/cluster_key.h"
 #include "rpc_server.h"
 
 #define OSD_NFS_MAX_IO (1u << 20)                 /* rtmax/wtmax */

@@ -2,10 +2,10 @@
  * independently (Python hmac over the README layout), tamper detection. */
 #include <string.h>
 
-#include "capability.h"
 #include "check.h"
-#include "cluster_key.h"
 #include "ctl_auth.h"
+#include "pando/capability.h"
+#include "pando/cluster_key.h"
 
 static const uint8_t known_handle[CAPABILITY_SIZE] = {
 	0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,

@@ -19,7 +19,7 @@
 
 #include "byteorder.h"
 #include "check.h"
-#include "osd_ctl_client.h"
+#include "pando/osd_ctl_client.h"
 
 #define PROG 0x20504e44u
 #define FLAVOR 0x50414e44u

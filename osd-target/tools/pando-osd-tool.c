@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "byteorder.h"
-#include "capability.h"
-#include "cluster_key.h"
 #include "hex.h"
 #include "log.h"
 #include "objstore.h"
-#include "osd_ctl_client.h"
+#include "pando/capability.h"
+#include "pando/cluster_key.h"
+#include "pando/osd_ctl_client.h"
 
 #define PROG "pando-osd-tool"
 #define DEFAULT_CTL "127.0.0.1:20591"

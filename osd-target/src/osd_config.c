@@ -1,4 +1,4 @@
-#include "config.h"
+#include "osd_config.h"
 
 #include <ctype.h>
 #include <errno.h>

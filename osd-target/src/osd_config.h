@@ -1,7 +1,7 @@
 /* pando-osd configuration: a "name = value" file, overridden by flags of
  * the same names (--data-dir for data_dir).  Keys in README.md. */
-#ifndef PANDO_CONFIG_H
-#define PANDO_CONFIG_H
+#ifndef PANDO_OSD_CONFIG_H
+#define PANDO_OSD_CONFIG_H
 
 #include <limits.h>
 #include <stdbool.h>

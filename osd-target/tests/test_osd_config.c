@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "config.h"
+#include "osd_config.h"
 
 static int load_text(struct osd_config *cfg, const char *text, char *err, size_t cap)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster_key.h"
+#include "pando/cluster_key.h"
 
 #define CAPABILITY_SIZE 56
 #define CAPABILITY_FORMAT 1

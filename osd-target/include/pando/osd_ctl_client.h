@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster_key.h"
+#include "pando/cluster_key.h"
 
 /* The protocol's bounds (osd_ctl.x), checked against it at build time. */
 #define OSD_CTL_CLIENT_MAX_DATA (1u << 20)   /* READ/WRITE bytes per call */

@@ -219,9 +219,6 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 void pando_restart_settle(struct pando_export *exp);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 
-/* ganesha_fix.c: see the file for the Ganesha 4.3 bug it works around. */
-bool pando_fix_layout_state_ref(struct pando_handle *h);
-
 /* pool.c: objects made ahead for empty files moving to objects */
 struct pando_pool;
 int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out);

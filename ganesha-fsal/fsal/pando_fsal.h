@@ -219,6 +219,10 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 void pando_restart_settle(struct pando_export *exp);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 
+/* layouterror.c: NFSv4.2 LAYOUTERROR, counted like LAYOUTRETURN's error body */
+fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
+				const struct fsal_layouterror_arg *arg);
+
 /* pool.c: objects made ahead for empty files moving to objects */
 struct pando_pool;
 int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out);

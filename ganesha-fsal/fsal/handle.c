@@ -223,8 +223,15 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 			return fsalstat(h->obj.type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL,
 					0);
 		rc = ns_getattr(h->exp->ns, h->ino, &a);
-		/* Holders of layouts must not race a size change: recall first. */
-		if (!rc && a.objects && sa.size != a.size)
+		/* Holders of layouts must not race a size change: recall first.
+		 * A cut to 0 gives the objects to the reaper, so the caller's
+		 * own layouts go too: they name objects the file no longer has
+		 * (writes acknowledged into removed objects, a LAYOUTCOMMIT
+		 * that finds the file inline again: FBIG). */
+		if (!rc && a.objects && sa.size == 0)
+			rc = pando_layouts_recall_file(h->exp->layouts, h->ino, 0, false,
+						       "objects released");
+		else if (!rc && a.objects && sa.size != a.size)
 			rc = pando_layouts_recall_file(h->exp->layouts, h->ino, caller_clientid(),
 						       false, "size change");
 		if (!rc && a.objects && sa.size > 0 && sa.size < a.size)

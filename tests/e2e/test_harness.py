@@ -263,6 +263,15 @@ def test_ptool_rename_ls_as(ptool: Path, tmp_path: Path) -> None:
         assert _run(ptool, "as", "1234", "5678", "id", "-u", cwd=tmp_path).stdout == "1234\n"
 
 
+def test_ptool_io_on_one_descriptor(ptool: Path, tmp_path: Path) -> None:
+    cp = _run(ptool, "io", "f", "w:5:3", "s", "r:4:6", "t:6", "s", "r:4:6", "f", "r:100:1",
+              cwd=tmp_path)
+    assert (cp.returncode, cp.stdout) == (0, "w 5 3\ns 8\nr 4 00050607\nt 6\ns 6\nr 4 0005\nf\nr 100 -\n")
+    cp = _run(ptool, "io", "f", "s", "t:-1", "s", cwd=tmp_path)
+    assert (cp.returncode, cp.stdout) == (1, "s 6\nt:-1: Invalid argument\n")
+    assert _run(ptool, "io", "f", "x", cwd=tmp_path).returncode == 3
+
+
 def test_scenario_script_quotes_arguments() -> None:
     sc = Scenario().step("verify", "v3", 0, 1).step("sh", "v4.1", "echo 'a b'; ls")
     assert len(sc) == 2

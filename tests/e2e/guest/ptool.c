@@ -9,6 +9,14 @@
  *   ptool ls DIR             every name readdir(3) returns, unsorted, `.` and `..` too (ls -f)
  *   ptool as UID GID CMD [ARG...]   run CMD with these ids and no supplementary
  *                            groups (busybox's setpriv cannot change ids)
+ *   ptool io FILE OP...      system calls on ONE descriptor of FILE (opened
+ *                            O_RDWR|O_CREAT), in order, one line each:
+ *       w:OFF[:LEN]  pwrite LEN (1) bytes at OFF, each byte (OFF + i) & 0xff
+ *       r:OFF:LEN    pread, printed in hex ("-" past the end)
+ *       t:LEN        ftruncate
+ *       s            fstat: "s SIZE"
+ *       f            fsync
+ *     a failed call prints "OP: strerror" and ends it with exit 1
  *
  * lock: opens FILE (created if missing; read-only for -s, read-write for -x),
  * takes a shared (-s) or exclusive (-x, the default) lock on START:LEN
@@ -37,6 +45,7 @@
 #include <dirent.h>
 #include <grp.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +65,8 @@ static int usage(void)
 			"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n"
 			"       ptool rename OLD NEW\n"
 			"       ptool ls DIR\n"
-			"       ptool as UID GID CMD [ARG...]\n");
+			"       ptool as UID GID CMD [ARG...]\n"
+			"       ptool io FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f...\n");
 	return 3;
 }
 
@@ -107,6 +117,82 @@ static int do_as(int argc, char **argv)
 	execvp(argv[3], argv + 3);
 	fprintf(stderr, "ptool as: exec %s: %s\n", argv[3], strerror(errno));
 	return 127;
+}
+
+/* One step of `ptool io`; 0, 1 for a failed call, 3 for a malformed op. */
+static int io_op(int fd, const char *op)
+{
+	unsigned long long off = 0, len = 1;
+	unsigned char buf[4096];
+	struct stat st;
+	ssize_t r = 0;
+	char kind = op[0];
+
+	if ((kind == 'w' && sscanf(op, "w:%llu:%llu", &off, &len) < 1) ||
+	    (kind == 'r' && sscanf(op, "r:%llu:%llu", &off, &len) != 2) ||
+	    (kind == 't' && sscanf(op, "t:%llu", &off) != 1) ||
+	    !kind || !strchr("wrtsf", kind) || len > sizeof(buf))
+		return usage();
+	switch (kind) {
+	case 'w':
+		for (unsigned long long i = 0; i < len; i++)
+			buf[i] = (unsigned char)(off + i);
+		r = pwrite(fd, buf, len, (off_t)off);
+		if (r >= 0)
+			printf("w %llu %zd\n", off, r);
+		break;
+	case 'r':
+		r = pread(fd, buf, len, (off_t)off);
+		if (r >= 0) {
+			printf("r %llu ", off);
+			for (ssize_t i = 0; i < r; i++)
+				printf("%02x", buf[i]);
+			printf("%s\n", r ? "" : "-");
+		}
+		break;
+	case 't':
+		r = ftruncate(fd, (off_t)off);
+		if (!r)
+			printf("t %llu\n", off);
+		break;
+	case 's':
+		r = fstat(fd, &st);
+		if (!r)
+			printf("s %lld\n", (long long)st.st_size);
+		break;
+	case 'f':
+		r = fsync(fd);
+		if (!r)
+			printf("f\n");
+		break;
+	}
+	if (r < 0) {
+		printf("%s: %s\n", op, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int do_io(int argc, char **argv)
+{
+	int fd, rc = 0;
+
+	if (argc < 3)
+		return usage();
+	fd = open(argv[1], O_RDWR | O_CREAT, 0644);
+	if (fd < 0) {
+		printf("open %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	for (int i = 2; !rc && i < argc; i++) {
+		rc = io_op(fd, argv[i]);
+		fflush(stdout);
+	}
+	if (close(fd) < 0 && !rc) {
+		printf("close: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
 }
 
 static int do_lock(int argc, char **argv)
@@ -220,5 +306,7 @@ int main(int argc, char **argv)
 		return do_ls(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "as"))
 		return do_as(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "io"))
+		return do_io(argc - 1, argv + 1);
 	return usage();
 }

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from .ganesha_conf import EXPORT_PATH
 from .mds_config import (
-    EXPORT_PATH,
-    GaneshaConfig,
     MdsPaths,
     mirrors_for,
     render_cluster_desc,
     render_dbus_conf,
+    render_ganesha_conf,
 )
 from .net import WILDCARDS, client_host, ganesha_listen_addr, host_port, port_open
 from .paths import fsal_dir, system_binary
@@ -68,9 +68,8 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     dbus = _ensure_dbus(st, paths, opts.timeout, ui, started)
 
     paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
-    paths.ganesha_conf.write_text(GaneshaConfig(
-        paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins,
-        mirrors_for(len(osds))).render())
+    paths.ganesha_conf.write_text(render_ganesha_conf(
+        paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds))))
     log, out = paths.file("ganesha.log"), paths.file("ganesha.out")
     for f in (log, out):  # so that a failure's tail is this start's
         if f.exists():

@@ -1,59 +1,18 @@
-"""The metadata manager's files: ganesha.conf, the cluster description the
-FSAL reads (format: ganesha-fsal/cluster/cluster_desc.h), and the private
-dbus bus's policy."""
+"""The metadata manager's files: ganesha.conf (rendered by ganesha_conf.py),
+the cluster description the FSAL reads (format:
+ganesha-fsal/cluster/cluster_desc.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from .ganesha_conf import GaneshaSettings, PandoFsal, render
 from .net import client_host, host_port
 from .state import OsdRecord
 
-EXPORT_PATH = "/pando"
 MAX_MIRRORS = 2
-
-GANESHA_CONF = """\
-# written by pando-cluster; edits are replaced by the next `up`
-NFS_CORE_PARAM {{
-    NFS_Port = {nfs_port};
-    MNT_Port = {mnt_port};
-    NFS_Protocols = 3, 4;
-    Enable_NLM = false;
-    Enable_RQUOTA = false;
-    Enable_UDP = false;
-    Bind_Addr = {bind};
-    Plugins_Dir = "{plugins_dir}";
-}}
-NFSV4 {{
-    Minor_Versions = 1;
-    # pNFS: clients get flexfiles layouts and move data to the OSDs directly.
-    PNFS_MDS = true;
-    RecoveryRoot = "{recovery}";
-    Only_Numeric_Owners = true;
-}}
-NFS_KRB5 {{
-    Active_krb5 = false;
-}}
-EXPORT {{
-    Export_Id = 1;
-    Path = "{export}";
-    Pseudo = "{export}";
-    Protocols = 3, 4;
-    Transports = TCP;
-    Access_Type = RW;
-    Squash = No_Root_Squash;
-    SecType = sys;
-    FSAL {{
-        Name = PANDO;
-        Db_Path = "{db}";
-        Cluster = "{cluster_desc}";
-        Inline_Max = {inline_max};
-        Mirrors = {mirrors};
-        Stripe_Unit = {stripe_unit};
-    }}
-}}
-"""
+WRITTEN_BY = "# written by pando-cluster; edits are replaced by the next `up`"
 
 # dbus-daemon refuses a bus without a policy; this one lets every local
 # user own names and call every method, as ganesha_mgr needs.
@@ -103,23 +62,15 @@ class MdsPaths:
         return self.dir / name
 
 
-@dataclass(frozen=True)
-class GaneshaConfig:
-    paths: MdsPaths
-    bind: str
-    nfs_port: int
-    mnt_port: int
-    plugins_dir: Path
-    mirrors: int
-    inline_max: int = 65536
-    stripe_unit: int = 1 << 20
-
-    def render(self) -> str:
-        return GANESHA_CONF.format(
-            nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=self.bind,
-            plugins_dir=self.plugins_dir, recovery=self.paths.dir / "recovery",
-            export=EXPORT_PATH, db=self.paths.dir / "ns", cluster_desc=self.paths.cluster_desc,
-            inline_max=self.inline_max, mirrors=self.mirrors, stripe_unit=self.stripe_unit)
+def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int,
+                        plugins_dir: Path, mirrors: int) -> str:
+    """ganesha.conf with production's settings (ganesha_conf.py)."""
+    settings = GaneshaSettings(
+        plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
+        fsal=PandoFsal(db_path=paths.dir / "ns", cluster_desc=paths.cluster_desc,
+                       mirrors=mirrors),
+        nfs_port=nfs_port, mnt_port=mnt_port, bind=bind)
+    return f"{WRITTEN_BY}\n{render(settings)}"
 
 
 def mirrors_for(osds: int) -> int:
@@ -135,8 +86,7 @@ def _reachable(addr: str) -> str:
 
 
 def render_cluster_desc(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1) -> str:
-    lines = ["# written by pando-cluster; edits are replaced by the next `up`",
-             f"key_file = {key_file}", f"partition = {partition}"]
+    lines = [WRITTEN_BY, f"key_file = {key_file}", f"partition = {partition}"]
     lines += [f"osd {o.osd_id} ctl={_reachable(o.ctl_addr)} nfs={_reachable(o.nfs_addr)}"
               for o in sorted(osds, key=lambda o: o.osd_id)]
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from rich.table import Table
 
 from .cluster import OsdView, StopResult
 from .mds import ServiceView
-from .mds_config import EXPORT_PATH
+from .ganesha_conf import EXPORT_PATH
 from .state import ClusterState
 
 MOUNT_POINT = "/mnt/pando"
@@ -71,7 +71,7 @@ def how_to_use(st: ClusterState) -> list[str]:
         return []
     server = f"[{m.host}]" if ":" in m.host else m.host
     lines = ["Mount it (as root; any mount point):",
-             f"  mount -t nfs -o vers=4.1,port={m.nfs_port} {server}:{EXPORT_PATH} {MOUNT_POINT}",
+             f"  mount -t nfs -o vers=4.2,port={m.nfs_port} {server}:{EXPORT_PATH} {MOUNT_POINT}",
              (f"  mount -t nfs -o vers=3,port={m.nfs_port},mountport={m.mnt_port},nolock "
               f"{server}:{EXPORT_PATH} {MOUNT_POINT}")]
     if st.dbus is not None:

@@ -98,7 +98,7 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
         assert up.returncode == 0, up.stdout + up.stderr
         pids = _pids(cdir)
         assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "osd.3", "rpcbind"], pids
-        assert "mount -t nfs -o vers=4.1,port=2049 127.0.0.1:/pando /mnt/pando" in up.stdout
+        assert "mount -t nfs -o vers=4.2,port=2049 127.0.0.1:/pando /mnt/pando" in up.stdout
         assert ("mount -t nfs -o vers=3,port=2049,mountport=20048,nolock "
                 "127.0.0.1:/pando /mnt/pando") in up.stdout
         bus = re.search(r"export DBUS_SYSTEM_BUS_ADDRESS=(\S+)", up.stdout)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pando_cluster.mds import ganesha_errors
 from pando_cluster.mds_config import (
-    GaneshaConfig,
     MdsPaths,
     mirrors_for,
     render_cluster_desc,
     render_dbus_conf,
+    render_ganesha_conf,
 )
 from pando_cluster.state import OsdRecord
 
@@ -23,21 +23,23 @@ def _osd(i: int, host: str = "127.0.0.1") -> OsdRecord:
 
 
 def test_ganesha_conf_serves_pando_on_loopback() -> None:
-    conf = GaneshaConfig(MdsPaths(Path("/c")), "127.0.0.1", 2049, 20048,
-                         Path("/repo/build/ganesha-fsal/fsal"), mirrors=2).render()
+    conf = render_ganesha_conf(MdsPaths(Path("/c")), "127.0.0.1", 2049, 20048,
+                               Path("/repo/build/ganesha-fsal/fsal"), mirrors=2)
     lines = [x.strip() for x in conf.splitlines()]
     for want in ("NFS_Port = 2049;", "MNT_Port = 20048;", "NFS_Protocols = 3, 4;",
                  "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
                  "Bind_Addr = 127.0.0.1;", 'Plugins_Dir = "/repo/build/ganesha-fsal/fsal";',
-                 "Minor_Versions = 1;", "PNFS_MDS = true;", 'RecoveryRoot = "/c/mds/recovery";',
-                 "Only_Numeric_Owners = true;", "Active_krb5 = false;", "Export_Id = 1;",
+                 "Minor_Versions = 1, 2;", "PNFS_MDS = true;", "Lease_Lifetime = 30;",
+                 "Grace_Period = 45;", "Graceless = false;", 'RecoveryRoot = "/c/mds/recovery";',
+                 "Only_Numeric_Owners = true;", "Active_krb5 = false;",
+                 "Default_Log_Level = EVENT;", "Export_Id = 1;",
                  'Path = "/pando";', 'Pseudo = "/pando";', "Protocols = 3, 4;",
                  "Transports = TCP;", "Access_Type = RW;", "Squash = No_Root_Squash;",
                  "SecType = sys;", "Name = PANDO;", 'Db_Path = "/c/mds/ns";',
                  'Cluster = "/c/cluster.conf";', "Inline_Max = 65536;", "Mirrors = 2;",
-                 "Stripe_Unit = 1048576;"):
+                 "Stripe_Unit = 1048576;", "Pnfs = true;"):
         assert want in lines, want
-    assert conf.count("{") == conf.count("}") == 5
+    assert conf.count("{") == conf.count("}") == 6
 
 
 def test_cluster_desc_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:

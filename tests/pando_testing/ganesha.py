@@ -5,9 +5,12 @@ baseline Pando is measured against); `mds.PandoMds` loads Pando's FSAL.
 Inside the pod it starts its own rpcbind (Ganesha registers NFS and MOUNT
 with it; /run is private to the pod), then `ganesha.nfsd -F` exporting one
 directory over TCP: NFSv3 only by default (the benchmark baseline), or NFSv3
-and NFSv4.1 with `protocols=(3, 4)` (the kernel-client tests).  NFSv4.2 is
-left off on purpose: Ganesha 4.3's READ_PLUS returns wrong data to 6.12+
-clients (see shared/notes/kernel-client.md).  Everything is stopped by pid.
+and NFSv4.1 and 4.2 with `protocols=(3, 4)` (the kernel-client tests).
+Everything is stopped by pid.
+
+The configuration is production's (pando_cluster.ganesha_conf, what
+`pando-cluster up` writes) with the test's overrides on top, each one of
+the keys ganesha_conf.TEST_OVERRIDES documents.
 """
 from __future__ import annotations
 
@@ -15,8 +18,11 @@ import os
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from pando_cluster.ganesha_conf import GaneshaSettings, PandoFsal, render
+from pando_cluster.mds_config import render_dbus_conf
 
 from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
@@ -37,62 +43,10 @@ VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 # (tests/e2e/README.md, known failures).
 STATE_DEBUG = {"STATE": "DEBUG"}
 
-CONFIG_TEMPLATE = """\
-NFS_CORE_PARAM {{
-    NFS_Port = {nfs_port};
-    MNT_Port = {mnt_port};
-    NFS_Protocols = {protocols};
-    Enable_NLM = false;
-    Enable_RQUOTA = false;
-    Enable_UDP = false;
-    Plugins_Dir = "{plugins_dir}";
-}}
-NFSV4 {{
-    Graceless = {graceless};
-    RecoveryRoot = "{workdir}/recovery";
-    Minor_Versions = {minor_versions};
-    Only_Numeric_Owners = true;
-{nfsv4_extra}}}
-NFS_KRB5 {{
-    Active_krb5 = false;
-}}
-LOG {{
-    Default_Log_Level = {log_level};
-{log_components}}}
-EXPORT {{
-    Export_Id = 1;
-    Path = "{export_dir}";
-    Pseudo = "{pseudo}";
-    Protocols = {protocols};
-    Transports = TCP;
-    Access_Type = {access_type};
-    Squash = No_Root_Squash;
-    SecType = sys, none;
-    FSAL {{
-{fsal}
-    }}
-}}
-{extra}"""
-
-DBUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-"""
-
 
 @dataclass
 class GaneshaServer:
-    """NFS-Ganesha exporting `export_dir` through the FSAL `fsal_block()` names.
+    """NFS-Ganesha exporting `export_dir` through the FSAL `fsal()` names.
     With dbus=True it gets a private system bus (`dbus_env()` reaches it)."""
 
     pod: Pod
@@ -101,16 +55,18 @@ class GaneshaServer:
     host: str = "127.0.0.1"
     nfs_port: int = 2049
     mnt_port: int = 20048
-    log_level: str = "EVENT"
+    # Overrides of production's settings; None keeps production's.
+    log_level: str | None = None
     # Per-component levels, e.g. {"STATE": "DEBUG"} (Ganesha's COMPONENTS block).
     log_components: dict[str, str] = field(default_factory=dict)
-    protocols: tuple[int, ...] = (3,)        # (3, 4) adds NFSv4.x
-    minor_versions: tuple[int, ...] = (1,)   # NFSv4 minor versions when 4 is served
+    protocols: tuple[int, ...] | None = (3,)   # None: production's (3, 4)
+    minor_versions: tuple[int, ...] | None = None  # NFSv4 minor versions when 4 is served
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
     access_type: str = "RW"                  # "RO" for a read-only export
     start_timeout: float = 30.0
     # No grace period after a start (tests that do not restart the server);
-    # False gives clients Ganesha's grace period to reclaim after a restart.
+    # False gives clients production's grace period (ganesha_conf.GRACE_PERIOD_S)
+    # to reclaim after a restart.
     graceless: bool = True
     dbus: bool = False
     plugins_dir: str = VFS_PLUGINS_DIR
@@ -125,21 +81,25 @@ class GaneshaServer:
             self.export_dir = self.workdir / "export"
         (self.workdir / "recovery").mkdir(exist_ok=True)
 
-    def fsal_block(self) -> str:
+    def fsal(self) -> PandoFsal | tuple[str, ...]:
+        """The export's FSAL block."""
         raise NotImplementedError
 
-    def extra_config(self) -> str:
-        return ""
+    def pnfs_mds(self) -> bool:
+        """Whether the server hands out layouts (PNFS_MDS)."""
+        return False
 
-    def nfsv4_extra(self) -> str:
-        """Lines added to the NFSV4 block."""
-        return ""
-
-    def log_components_block(self) -> str:
-        if not self.log_components:
-            return ""
-        levels = "".join(f"        {c} = {lvl};\n" for c, lvl in self.log_components.items())
-        return f"    COMPONENTS {{\n{levels}    }}\n"
+    def settings(self) -> GaneshaSettings:
+        """Production's settings with this test's overrides."""
+        s = GaneshaSettings(
+            plugins_dir=Path(self.plugins_dir), recovery_root=self.workdir / "recovery",
+            fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=None,
+            export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
+            graceless=self.graceless, access_type=self.access_type,
+            log_components=self.log_components)
+        return replace(s, protocols=self.protocols or s.protocols,
+                       minor_versions=self.minor_versions or s.minor_versions,
+                       log_level=self.log_level or s.log_level)
 
     @property
     def conf_path(self) -> Path:
@@ -167,19 +127,11 @@ class GaneshaServer:
         return {"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.dbus_socket}"}
 
     def write_config(self) -> None:
-        self.conf_path.write_text(CONFIG_TEMPLATE.format(
-            fsal=self.fsal_block(), extra=self.extra_config(), nfsv4_extra=self.nfsv4_extra(),
-            nfs_port=self.nfs_port, mnt_port=self.mnt_port, plugins_dir=self.plugins_dir,
-            workdir=self.workdir, export_dir=self.export_dir, log_level=self.log_level,
-            log_components=self.log_components_block(),
-            protocols=", ".join(map(str, self.protocols)),
-            minor_versions=", ".join(map(str, self.minor_versions)),
-            pseudo=self.pseudo, access_type=self.access_type,
-            graceless='true' if self.graceless else 'false'))
+        self.conf_path.write_text(render(self.settings()))
 
     def _start_dbus(self) -> None:
         conf = self.workdir / "dbus.conf"
-        conf.write_text(DBUS_CONFIG.format(socket=self.dbus_socket))
+        conf.write_text(render_dbus_conf(self.dbus_socket))
         self.dbus_socket.unlink(missing_ok=True)
         with open(self.workdir / "dbus.log", "ab") as log:
             self.dbus_daemon = self.pod.popen(
@@ -209,7 +161,7 @@ class GaneshaServer:
         try:
             self.pod.wait_port(self.host, self.nfs_port, timeout=self.start_timeout,
                                alive=self.alive)
-            if 3 in self.protocols:
+            if 3 in self.settings().protocols:
                 self.pod.wait_port(self.host, self.mnt_port, timeout=self.start_timeout,
                                    alive=self.alive)
                 self._wait_export()
@@ -254,8 +206,9 @@ class GaneshaServer:
 
     def mount_target(self, address: str = GUEST_ADDR) -> MountTarget:
         """How a kernel client in a qemu guest inside the same pod mounts this export."""
-        versions = (("v3",) if 3 in self.protocols else ()) + \
-            tuple(f"v4.{m}" for m in self.minor_versions if 4 in self.protocols)
+        s = self.settings()
+        versions = (("v3",) if 3 in s.protocols else ()) + \
+            tuple(f"v4.{m}" for m in s.minor_versions if 4 in s.protocols)
         return MountTarget(address=address, port=self.nfs_port, mountport=self.mnt_port,
                            export3=str(self.export_dir), export4=self.pseudo, versions=versions)
 
@@ -335,5 +288,5 @@ class GaneshaVfs(GaneshaServer):
         assert self.export_dir is not None
         Path(self.export_dir).mkdir(parents=True, exist_ok=True)
 
-    def fsal_block(self) -> str:
-        return "        Name = VFS;"
+    def fsal(self) -> tuple[str, ...]:
+        return ("Name = VFS;",)

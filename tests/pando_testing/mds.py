@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from pando_cluster.ganesha_conf import EXPORT_PATH, PandoFsal
+
 from .daemons import OsdProcess
 from .ganesha import GaneshaServer
 from .keys import ClusterKey
 from .pod import build_dir
-
-EXPORT_PATH = "/pando"
 
 
 def fsal_dir() -> Path:
@@ -59,16 +59,17 @@ class PandoMds(GaneshaServer):
     advertise_host: str | None = None
     db_path: Path | None = None
     pseudo: str = EXPORT_PATH
-    protocols: tuple[int, ...] = (3, 4)
+    protocols: tuple[int, ...] | None = None
     dbus: bool = True
-    extra_fsal: str = ""
+    extra_fsal: str = ""                  # more FSAL option lines
     # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
     # their listen address); off by default (the FSAL's Pnfs = false) so
     # plain gateway tests see no layouts.
     pnfs: bool = False
-    # Storage maps made ahead for new files (the FSAL's Object_Pool); its
-    # objects sit on the OSDs, named by removal intents, until taken.
-    object_pool: int = 32
+    # Storage maps made ahead for new files (the FSAL's Object_Pool; None:
+    # its default); its objects sit on the OSDs, named by removal intents,
+    # until taken.
+    object_pool: int | None = None
     cluster_desc: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -80,21 +81,16 @@ class PandoMds(GaneshaServer):
         self.plugins_dir = str(fsal_dir())
         self.cluster_desc = self.workdir / "cluster.conf"
 
-    def fsal_block(self) -> str:
-        return "\n".join(f"        {line}" for line in [
-            "Name = PANDO;",
-            f'Db_Path = "{self.db_path}";',
-            f'Cluster = "{self.cluster_desc}";',
-            f"Inline_Max = {self.inline_max};",
-            f"Mirrors = {self.mirrors};",
-            f"Stripe_Unit = {self.stripe_unit};",
-            f"Object_Pool = {self.object_pool};",
-            f"Pnfs = {'true' if self.pnfs else 'false'};",
-            *([self.extra_fsal] if self.extra_fsal else []),
-        ])
+    def fsal(self) -> PandoFsal:
+        assert self.db_path is not None
+        pool = () if self.object_pool is None else (f"Object_Pool = {self.object_pool};",)
+        return PandoFsal(db_path=self.db_path, cluster_desc=self.cluster_desc,
+                         mirrors=self.mirrors, inline_max=self.inline_max,
+                         stripe_unit=self.stripe_unit,
+                         options=(*pool, *self.extra_fsal.splitlines()))
 
-    def nfsv4_extra(self) -> str:
-        return "    PNFS_MDS = true;\n" if self.pnfs else ""
+    def pnfs_mds(self) -> bool:
+        return self.pnfs
 
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"

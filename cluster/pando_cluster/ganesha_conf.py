@@ -1,0 +1,122 @@
+"""ganesha.conf for a Pando metadata manager, rendered in one place.
+
+`GaneshaSettings`' defaults are what `pando-cluster up` gives users
+(cluster/README.md, "Ganesha settings"); the test harness
+(tests/pando_testing/ganesha.py) renders its servers with the same
+`render()`, changing only the keys TEST_OVERRIDES lists, so the tests run
+the configuration users run (tests/cluster/test_ganesha_conf.py holds them
+to it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+EXPORT_PATH = "/pando"
+
+# Shorter than Ganesha's 60 s and 90 s for a faster failover: no client gets
+# new state until the grace period ends, and one that never comes back holds
+# everyone for all of it (cluster/README.md, "Grace period").  The grace
+# period must not be shorter than the lease (RFC 8881 8.4.2.1).
+LEASE_LIFETIME_S = 30
+GRACE_PERIOD_S = 45
+
+# The ganesha.conf keys (BLOCK.Key; "*" any key below) in which a test's
+# configuration may differ from production's, and why.
+TEST_OVERRIDES: Mapping[str, str] = {
+    "NFS_CORE_PARAM.NFS_Port": "each test's own ports",
+    "NFS_CORE_PARAM.MNT_Port": "each test's own ports",
+    "NFS_CORE_PARAM.Bind_Addr": "none in a test pod: its network holds only loopback",
+    "NFS_CORE_PARAM.Plugins_Dir": "the build tree under test (the VFS baseline: Debian's)",
+    "NFSV4.RecoveryRoot": "each test's own directory",
+    "EXPORT.Path": "each test's own directory (the VFS baseline)",
+    "EXPORT.Pseudo": "each test's own pseudo path",
+    "NFSV4.Graceless": "tests that never restart Ganesha skip the grace period",
+    "LOG.Default_Log_Level": "a reproduction's log level",
+    "LOG.COMPONENTS.*": "per-component log levels (STATE at DEBUG in the kernel tests)",
+    "NFS_CORE_PARAM.NFS_Protocols": "NFSv3 alone for the VFS baseline's benchmarks",
+    "EXPORT.Protocols": "NFSv3 alone for the VFS baseline's benchmarks",
+    "NFSV4.Minor_Versions": "tests of one NFSv4 minor version",
+    "NFSV4.PNFS_MDS": "gateway-only tests and the VFS baseline hand out no layouts",
+    "EXPORT.Access_Type": "a read-only VFS export",
+    "EXPORT.FSAL.*": "FSAL options a test chooses, and the VFS baseline's FSAL block",
+}
+
+
+@dataclass(frozen=True)
+class PandoFsal:
+    """The export's FSAL block for Pando (options: ganesha-fsal/README.md)."""
+    db_path: Path
+    cluster_desc: Path
+    mirrors: int = 2
+    inline_max: int = 65536
+    stripe_unit: int = 1 << 20
+    # More "Key = value;" lines (tests: Object_Pool, Recall_Timeout, ...).
+    options: tuple[str, ...] = ()
+
+    def lines(self, pnfs: bool) -> list[str]:
+        return ["Name = PANDO;", f'Db_Path = "{self.db_path}";',
+                f'Cluster = "{self.cluster_desc}";', f"Inline_Max = {self.inline_max};",
+                f"Mirrors = {self.mirrors};", f"Stripe_Unit = {self.stripe_unit};",
+                f"Pnfs = {_bool(pnfs)};", *self.options]
+
+
+@dataclass(frozen=True)
+class GaneshaSettings:
+    """Everything a Pando ganesha.conf is made of; the defaults are
+    production's.  `fsal` is Pando's block, or another FSAL's lines (the
+    tests' VFS baseline); `pnfs` sets both PNFS_MDS and the FSAL's Pnfs."""
+    plugins_dir: Path
+    recovery_root: Path
+    fsal: PandoFsal | tuple[str, ...]
+    nfs_port: int = 2049
+    mnt_port: int = 20048
+    bind: str | None = "127.0.0.1"
+    export_path: str = EXPORT_PATH
+    pseudo: str = EXPORT_PATH
+    protocols: tuple[int, ...] = (3, 4)
+    minor_versions: tuple[int, ...] = (1, 2)
+    pnfs: bool = True
+    graceless: bool = False
+    access_type: str = "RW"
+    log_level: str = "EVENT"
+    log_components: Mapping[str, str] = field(default_factory=dict)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _numbers(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values))
+
+
+def _block(name: str, lines: list[str], indent: str = "") -> list[str]:
+    return [f"{indent}{name} {{", *(f"{indent}    {x}" for x in lines), f"{indent}}}"]
+
+
+def render(s: GaneshaSettings) -> str:
+    """The whole ganesha.conf."""
+    core = [f"NFS_Port = {s.nfs_port};", f"MNT_Port = {s.mnt_port};",
+            f"NFS_Protocols = {_numbers(s.protocols)};",
+            "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+            *([f"Bind_Addr = {s.bind};"] if s.bind else []),
+            f'Plugins_Dir = "{s.plugins_dir}";']
+    nfsv4 = [f"Minor_Versions = {_numbers(s.minor_versions)};",
+             # pNFS: clients get flexfiles layouts and move data to the OSDs directly.
+             f"PNFS_MDS = {_bool(s.pnfs)};",
+             f"Lease_Lifetime = {LEASE_LIFETIME_S};", f"Grace_Period = {GRACE_PERIOD_S};",
+             f"Graceless = {_bool(s.graceless)};",
+             f'RecoveryRoot = "{s.recovery_root}";', "Only_Numeric_Owners = true;"]
+    log = [f"Default_Log_Level = {s.log_level};"]
+    if s.log_components:
+        log += _block("COMPONENTS", [f"{c} = {lvl};" for c, lvl in s.log_components.items()])
+    fsal = s.fsal.lines(s.pnfs) if isinstance(s.fsal, PandoFsal) else list(s.fsal)
+    export = ["Export_Id = 1;", f'Path = "{s.export_path}";', f'Pseudo = "{s.pseudo}";',
+              f"Protocols = {_numbers(s.protocols)};", "Transports = TCP;",
+              f"Access_Type = {s.access_type};", "Squash = No_Root_Squash;", "SecType = sys;",
+              *_block("FSAL", fsal)]
+    lines = [*_block("NFS_CORE_PARAM", core), *_block("NFSV4", nfsv4),
+             *_block("NFS_KRB5", ["Active_krb5 = false;"]), *_block("LOG", log),
+             *_block("EXPORT", export)]
+    return "\n".join(lines) + "\n"

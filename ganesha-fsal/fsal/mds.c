@@ -295,12 +295,13 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	res->segment.offset = seg.offset;
 	res->segment.length = seg.length == PANDO_LENGTH_EOF ? NFS4_UINT64_MAX : seg.length;
 	res->fsal_seg_data = granted;
-	/* Return on close: a layout state left behind after close meets
-	 * Ganesha 4.3's "forgetful client" path at the next OPEN+LAYOUTGET
-	 * (it deletes the state and makes a new one), after which Linux
-	 * clients still send the old stateid and get BAD_STATEID (EIO on
-	 * fsync after read-then-write, measured on 6.1 and 7.3). */
-	res->return_on_close = true;
+	/* Not return-on-close: the client keeps the layout across opens
+	 * (no LAYOUTGET, LAYOUTRETURN and GETDEVICEINFO per open) and sends
+	 * its LAYOUTCOMMIT and LAYOUTRETURN whenever it likes, also after
+	 * its CLOSE.  A CLOSE that dropped the layout made those arrive for
+	 * a stateid Ganesha no longer knew (the 7.x lost size).  Patch 0100
+	 * keeps the client's layout stateid when its next OPEN asks again. */
+	res->return_on_close = false;
 	res->last_segment = true;
 	return NFS4_OK;
 }

@@ -2,14 +2,16 @@
  * objects.
  *
  * A pNFS writer tells the manager its file's new size only in
- * LAYOUTCOMMIT.  Ganesha 4.3 drops a client's return-on-close layouts at
- * its last CLOSE, and a LAYOUTCOMMIT that arrives after that is refused
- * (the stateid is gone); Linux does not tell the application, and the
- * bytes, acknowledged by the OSDs' COMMIT, would sit past the file's
- * size.  So when a write segment ends and no LAYOUTCOMMIT came for the
- * file since it was granted, a job on Ganesha's general fridge asks the
- * objects how far every current mirror reaches and grows the size to
- * that, unless the file changed in between (a truncate's size stands).
+ * LAYOUTCOMMIT, and nothing obliges a client to send one before it
+ * returns its layout, or to tell the application when one is refused
+ * (stock Ganesha 4.3 refused those that came after a CLOSE had dropped a
+ * return-on-close layout: the bytes, acknowledged by the OSDs' COMMIT,
+ * sat past the file's size).  So when a write segment ends and no
+ * LAYOUTCOMMIT came for the file since it was granted, a job on
+ * Ganesha's general fridge asks the objects how far every current mirror
+ * reaches and grows the size to that, unless the file changed in between
+ * (a truncate's size stands).  restart.c does the same at start for the
+ * layouts a stopped manager had out.
  * It costs one OSD attribute read per component, off the request path. */
 #include "pando_fsal.h"
 
@@ -94,8 +96,10 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino)
 	job->ino = ino;
 	rc = fridgethr_submit(general_fridge, settle_job_run, job);
 	if (rc) {
-		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size check not queued (%d)",
-			 ino, rc);
+		/* Ganesha disposes of the layouts still out when it stops,
+		 * after its fridge: the record stays for the next start. */
+		LogInfo(COMPONENT_PNFS,
+			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino, rc);
 		gsh_free(job);
 		pando_layouts_settled(exp->layouts, ino, false);
 	}

@@ -32,9 +32,9 @@ FILES = 4
 FILE_BYTES = 12 << 20
 HALF_MIB = 6
 RESTART_AFTER_S = 3.0
-# Ganesha's grace period after a start that is not graceless: clients
+# The grace period users get (pando_cluster.ganesha_conf): clients
 # reclaim in it; it ends early once every known client reclaimed.
-GRACE_S = 90.0
+GRACE_S = 45.0
 SLACK_S = 60.0   # TCG guests: copying and recovering take tens of seconds
 
 # f1 is written before the restart; f2 is open with half its bytes written

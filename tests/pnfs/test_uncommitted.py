@@ -1,17 +1,18 @@
-"""A write layout that ends without a LAYOUTCOMMIT.  A stock client's
-LAYOUTCOMMIT can be refused (Ganesha 4.3 drops return-on-close layouts at
-the client's last CLOSE, and a LAYOUTCOMMIT after that finds no stateid;
-Linux does not tell the application), which left bytes the OSDs had
-committed past the file's size.  The manager now checks the size against
-the objects when such a segment ends.
+"""A write layout that ends without a LAYOUTCOMMIT.  A client may return
+a write layout without ever sending LAYOUTCOMMIT for bytes it wrote to
+the OSDs (stock Ganesha 4.3 used to refuse a LAYOUTCOMMIT that arrived
+after the CLOSE dropped a return-on-close layout; Linux does not tell the
+application), which left bytes the OSDs had committed past the file's
+size.  The manager checks the size against the objects when such a
+layout ends.
 
-Reproduced without relying on the race: a guest opens a new file for
+Reproduced without relying on a race: a guest opens a new file for
 writing (its OPEN carries a LAYOUTGET, so it holds a write layout) and
-waits; meanwhile the test writes bytes straight into both mirror objects,
-as a pNFS writer would; then the guest closes without having written, so
-no LAYOUTCOMMIT is sent and Ganesha returns the layout at the CLOSE.  The
-file's size must become what both mirrors hold.  A second file whose
-mirrors disagree grows only to the shorter mirror."""
+waits; meanwhile the test writes bytes straight into both mirror
+objects, as a pNFS writer would; then the guest closes without having
+written, so no LAYOUTCOMMIT is sent, and unmounts, which returns the
+layout.  The file's size must become what both mirrors hold.  A second
+file whose mirrors disagree grows only to the shorter mirror."""
 from __future__ import annotations
 
 import os
@@ -63,7 +64,7 @@ def test_size_from_objects_when_a_write_layout_ends_uncommitted(
     vm.kill()
     res.assert_ok()
     ls1 = c.layout_status()
-    assert ls1.returned - ls0.returned >= 2, f"layouts not returned at the CLOSE: {ls0} -> {ls1}"
+    assert ls1.returned - ls0.returned >= 2, f"layouts not returned at the unmount: {ls0} -> {ls1}"
 
     run = "k6_12-1"
     base = f"{run}/s1-sh"

@@ -7,7 +7,7 @@
  * moves to another parent (its ".." changes), as Linux requires. */
 #include "pando_fsal.h"
 
-static void caller_cred(struct ns_cred *c)
+void pando_caller_cred(struct ns_cred *c)
 {
 	const struct user_cred *u = &op_ctx->creds;
 
@@ -27,7 +27,7 @@ int pando_may_change_dir(struct pando_handle *dir, struct ns_attr *out)
 		return rc;
 	if (a.type != NS_DIR)
 		return -ENOTDIR;
-	caller_cred(&c);
+	pando_caller_cred(&c);
 	rc = ns_access(&a, &c, NS_MAY_WRITE | NS_MAY_EXEC);
 	if (!rc && out)
 		*out = a;
@@ -46,7 +46,7 @@ int pando_may_remove(struct pando_handle *dir, const char *name)
 	rc = ns_lookup(dir->exp->ns, dir->ino, name, &victim);
 	if (rc)
 		return rc;
-	caller_cred(&c);
+	pando_caller_cred(&c);
 	return ns_sticky_allows(&d, &victim, &c);
 }
 
@@ -61,7 +61,7 @@ int pando_may_rename(struct pando_handle *from, const char *old_name, struct pan
 		rc = pando_may_change_dir(to, NULL);
 	if (rc)
 		return rc;
-	caller_cred(&c);
+	pando_caller_cred(&c);
 	rc = ns_lookup(to->exp->ns, to->ino, new_name, &target);
 	if (rc == 0) {
 		struct ns_attr d;

@@ -201,8 +201,8 @@ static void ns_setattr_from(const struct fsal_attrlist *in, struct ns_setattr *s
 	}
 }
 
-/* The NFSv4 client making this call (0 for NFSv3): its own layouts are
- * not recalled by its own changes. */
+/* The NFSv4 client making this call (0 for NFSv3), for the recalls that
+ * leave its own layouts alone. */
 static uint64_t caller_clientid(void)
 {
 	return op_ctx->clientid ? *op_ctx->clientid : 0;
@@ -218,6 +218,9 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 	int rc;
 
 	ns_setattr_from(in, &sa);
+	rc = pando_setid_mode_change(h, &sa);
+	if (rc)
+		return pando_status(rc);
 	if (sa.mask & NS_SET_SIZE) {
 		if (h->obj.type != REGULAR_FILE)
 			return fsalstat(h->obj.type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL,

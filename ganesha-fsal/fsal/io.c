@@ -101,19 +101,24 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	return rc;
 }
 
-static int write_objects(struct pando_handle *h, uint64_t off, const struct iovec *iov,
+static int write_objects(struct pando_handle *h, const struct ns_attr *a,
+			 const struct ns_cred *writer, uint64_t off, const struct iovec *iov,
 			 int iovcnt, bool stable, size_t *n)
 {
 	struct pando_export *exp = h->exp;
 	struct objio io;
 	struct pando_storage_map *map;
-	struct ns_setattr sa = { 0 };
+	struct ns_setattr sa = { .mask = NS_SET_KILL_SETID, .writer = writer };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
 	int rc;
 
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
 	rc = pando_layouts_recall_file(exp->layouts, h->ino, self, true, "write through the MDS");
+	/* Set-id bits go before the bytes reach the OSDs, and again with
+	 * the size below: a chmod in between counts as if it came first. */
+	if (!rc && ns_setid_cleared(a, writer))
+		rc = ns_setattr(exp->ns, h->ino, &sa, NULL);
 	if (!rc)
 		rc = pando_objects_open(exp, h->ino, &io, &map);
 	if (rc)
@@ -137,20 +142,21 @@ static int write_objects(struct pando_handle *h, uint64_t off, const struct iove
 		return rc;
 	/* The size only grows here; an unstable write's size is made durable
 	 * by the COMMIT that makes its data durable. */
-	sa.mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_MTIME_NOW | (stable ? 0 : NS_SET_LAZY);
+	sa.mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_MTIME_NOW | NS_SET_KILL_SETID |
+		  (stable ? 0 : NS_SET_LAZY);
 	sa.size = off + *n;
 	return ns_setattr(exp->ns, h->ino, &sa, NULL);
 }
 
-static int write_inline(struct pando_handle *h, uint64_t off, const struct iovec *iov,
-			int iovcnt, bool stable, size_t *n)
+static int write_inline(struct pando_handle *h, const struct ns_cred *writer, uint64_t off,
+			const struct iovec *iov, int iovcnt, bool stable, size_t *n)
 {
 	int rc = 0;
 
 	*n = 0;
 	for (int i = 0; !rc && i < iovcnt; i++) {
 		rc = ns_write(h->exp->ns, h->ino, off + *n, iov[i].iov_base, iov[i].iov_len,
-			      stable, NULL);
+			      stable, writer, NULL);
 		if (!rc)
 			*n += iov[i].iov_len;
 	}
@@ -160,17 +166,19 @@ static int write_inline(struct pando_handle *h, uint64_t off, const struct iovec
 int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov,
 		     int iovcnt, bool stable, size_t *n)
 {
+	struct ns_cred writer;
 	struct ns_attr a;
 	int rc;
 
+	pando_caller_cred(&writer);
 	for (int tries = 0; tries < 3; tries++) {
 		rc = ns_getattr(h->exp->ns, h->ino, &a);
 		if (rc)
 			return rc;
 		if (a.objects) {
-			rc = write_objects(h, off, iov, iovcnt, stable, n);
+			rc = write_objects(h, &a, &writer, off, iov, iovcnt, stable, n);
 		} else {
-			rc = write_inline(h, off, iov, iovcnt, stable, n);
+			rc = write_inline(h, &writer, off, iov, iovcnt, stable, n);
 			if (rc == -EFBIG && *n > 0)
 				return 0;       /* a short write: what landed inline */
 			if (rc == -EFBIG) {

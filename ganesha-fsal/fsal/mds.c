@@ -260,6 +260,9 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (o->type != REGULAR_FILE)
 		return NFS4ERR_WRONG_TYPE;
+	st = write ? pando_setid_layoutget(h) : NFS4_OK;
+	if (st != NFS4_OK)
+		return st;
 	st = ensure_objects(h, write, &fresh);
 	if (st != NFS4_OK)
 		return st;

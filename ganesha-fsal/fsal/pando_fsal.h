@@ -153,6 +153,7 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 void pando_handle_ops_init(struct fsal_obj_ops *ops);
 
 /* access.c: permission on namespace changes (0, -EACCES, -EPERM, ...) */
+void pando_caller_cred(struct ns_cred *c);       /* op_ctx's, for the store */
 int pando_may_change_dir(struct pando_handle *dir, struct ns_attr *out);
 int pando_may_remove(struct pando_handle *dir, const char *name);
 int pando_may_rename(struct pando_handle *from, const char *old_name, struct pando_handle *to,
@@ -160,6 +161,10 @@ int pando_may_rename(struct pando_handle *from, const char *old_name, struct pan
 
 /* dir.c */
 void pando_dir_ops_init(struct fsal_obj_ops *ops);
+
+/* setid.c: set-id bits and the writes the manager does not see */
+nfsstat4 pando_setid_layoutget(struct pando_handle *h);
+int pando_setid_mode_change(struct pando_handle *h, const struct ns_setattr *sa);
 
 /* file.c */
 void pando_file_ops_init(struct fsal_obj_ops *ops);

@@ -1,6 +1,7 @@
 /* POSIX permission checks on attributes the caller already has: the FSAL's
  * test_access, and the sticky-directory rule for removes and renames.
- * Mode bits only; ACLs are the FSAL's business. */
+ * Mode bits only; ACLs are the FSAL's business.  And the set-id bits a
+ * write clears, which the store applies in the write's own batch. */
 #include "ns_internal.h"
 
 static bool in_group(const struct ns_cred *c, uint32_t gid)
@@ -43,4 +44,28 @@ int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
 	if (!(dir->mode & 01000) || c->uid == 0)
 		return 0;
 	return c->uid == dir->uid || c->uid == victim->uid ? 0 : -EPERM;
+}
+
+uint32_t ns_setid_cleared(const struct ns_attr *a, const struct ns_cred *c)
+{
+	uint32_t bits = a->mode & 04000;
+
+	if (a->type != NS_REG || c->uid == 0)
+		return 0;
+	/* Without group execute, set-gid is no privilege for the group's
+	 * own members; anyone else could make it one (Linux 6.2+). */
+	if ((a->mode & 02000) && ((a->mode & 010) || !in_group(c, a->gid)))
+		bits |= 02000;
+	return bits;
+}
+
+bool inode_kill_setid(struct ns_inode *r, const struct ns_cred *c)
+{
+	struct ns_attr a;
+	uint32_t bits;
+
+	inode_to_attr(r, &a);
+	bits = ns_setid_cleared(&a, c);
+	r->mode &= ~bits;
+	return bits != 0;
 }

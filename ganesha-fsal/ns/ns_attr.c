@@ -3,7 +3,7 @@
 
 #define SET_ALL (NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | \
 		 NS_SET_MTIME | NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | \
-		 NS_SET_LAZY | NS_SET_IF_CHANGE)
+		 NS_SET_LAZY | NS_SET_IF_CHANGE | NS_SET_KILL_SETID)
 
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out)
 {
@@ -39,6 +39,8 @@ static int mask_ok(const struct ns_setattr *sa)
 	if (m & ~SET_ALL)
 		return -EINVAL;
 	if ((m & NS_SET_SIZE_GROW) && !(m & NS_SET_SIZE))
+		return -EINVAL;
+	if ((m & NS_SET_KILL_SETID) && !sa->writer)
 		return -EINVAL;
 	if ((m & NS_SET_ATIME) && (m & NS_SET_ATIME_NOW))
 		return -EINVAL;
@@ -112,6 +114,15 @@ int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
 		rc = -EAGAIN;
 	if (!rc && (sa->mask & NS_SET_SIZE))
 		rc = set_size(&t, r, sa);
+	/* The set-id bits of a write the store did not see: a no-op when
+	 * there are none to clear and nothing else to do. */
+	if (!rc && (sa->mask & NS_SET_KILL_SETID) && !inode_kill_setid(r, sa->writer) &&
+	    sa->mask == NS_SET_KILL_SETID) {
+		if (out)
+			inode_to_attr(r, out);
+		txn_abort(&t);
+		return 0;
+	}
 	if (rc) {
 		txn_abort(&t);
 		return rc;

@@ -100,7 +100,7 @@ static int inline_write(struct txn *t, struct ns_inode *r, uint64_t off, const v
 }
 
 int ns_write(struct ns_store *s, uint64_t ino, uint64_t off, const void *buf, size_t len,
-	     bool stable, struct ns_attr *out)
+	     bool stable, const struct ns_cred *writer, struct ns_attr *out)
 {
 	struct ns_inode *r;
 	struct txn t;
@@ -123,6 +123,10 @@ int ns_write(struct ns_store *s, uint64_t ino, uint64_t off, const void *buf, si
 		txn_abort(&t);
 		return rc;
 	}
+	/* In the batch that changes the data: no one sees the new bytes
+	 * with the old privileges. */
+	if (writer)
+		inode_kill_setid(r, writer);
 	txn_touch_data(&t, r);
 	if (out)
 		inode_to_attr(r, out);

@@ -247,6 +247,9 @@ int inode_drop(struct txn *t, struct ns_inode *r, uint32_t old_inline);
 /* ns_data.c */
 int data_truncate(struct txn *t, struct ns_inode *r, uint64_t size);
 
+/* ns_access.c: clears what ns_setid_cleared says; true if it did. */
+bool inode_kill_setid(struct ns_inode *r, const struct ns_cred *c);
+
 /* ns_dir.c */
 int name_check(const char *name, size_t *len);
 int dirent_get(struct ns_store *s, uint64_t dir, const char *name, size_t len,

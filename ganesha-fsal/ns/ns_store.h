@@ -122,6 +122,11 @@ enum ns_setattr_mask {
 	/* Only if the inode's change attribute is still sa->change, else
 	 * -EAGAIN: a change computed from an earlier look at the file. */
 	NS_SET_IF_CHANGE = 1u << 10,
+	/* Clears the set-id bits a write by sa->writer clears
+	 * (ns_setid_cleared), for writes whose bytes the store never sees
+	 * (objects, pNFS).  Alone and with nothing to clear, it changes
+	 * nothing.  A mode set in the same call is applied after it. */
+	NS_SET_KILL_SETID = 1u << 11,
 };
 
 struct ns_setattr {
@@ -133,6 +138,7 @@ struct ns_setattr {
 	struct timespec atime;
 	struct timespec mtime;
 	uint64_t change;        /* NS_SET_IF_CHANGE */
+	const struct ns_cred *writer;   /* NS_SET_KILL_SETID */
 };
 
 struct ns_dirent {
@@ -253,9 +259,10 @@ int ns_rename(struct ns_store *s, uint64_t sdir, const char *sname, uint64_t ddi
 int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf,
 	    size_t *n, bool *eof);
 /* Writes inline data.  stable: durable before return (FILE_SYNC);
- * otherwise ns_sync makes it so. */
+ * otherwise ns_sync makes it so.  writer: the set-id bits its write
+ * clears go in the same batch (ns_setid_cleared); NULL clears none. */
 int ns_write(struct ns_store *s, uint64_t ino, uint64_t off, const void *buf, size_t len,
-	     bool stable, struct ns_attr *out);
+	     bool stable, const struct ns_cred *writer, struct ns_attr *out);
 /* The target, NUL-terminated; *len excludes the NUL.  -ERANGE if cap is
  * too small. */
 int ns_readlink(struct ns_store *s, uint64_t ino, char *buf, size_t cap, size_t *len);
@@ -354,6 +361,11 @@ int ns_access(const struct ns_attr *a, const struct ns_cred *c, unsigned want);
  * sticky bit goes, else -EPERM. */
 int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
 		     const struct ns_cred *c);
+/* The set-id bits (of 06000) a write by c must clear from a, as Linux
+ * clears them (setattr_should_drop_suidgid, 6.2+): none on anything but
+ * a regular file or for root (CAP_FSETID); else set-uid, and set-gid
+ * where group execute is set or c is not in the file's group. */
+uint32_t ns_setid_cleared(const struct ns_attr *a, const struct ns_cred *c);
 
 /* ns_check.c: the consistency check pando-fsck builds on.  Walks the
  * whole store; run it on a quiet store.  Returns 0 (problems counted in

@@ -23,7 +23,7 @@ static struct tree build(void)
 	CHECK_EQ(ns_link(t.s, t.f, NS_ROOT_INO, "g", NULL), 0);
 	t.sub = mkdir_(t.s, t.d, "sub");
 	t.small = mkfile(t.s, NS_ROOT_INO, "small");
-	CHECK_EQ(ns_write(t.s, t.small, 0, "abc", 3, true, NULL), 0);
+	CHECK_EQ(ns_write(t.s, t.small, 0, "abc", 3, true, NULL, NULL), 0);
 	t.obj = mkfile(t.s, NS_ROOT_INO, "obj");
 	CHECK_EQ(ns_map_set(t.s, t.obj, 0, "map", 3, NULL, 0, 0), 0);
 	CHECK_EQ(ns_symlink(t.s, t.sub, "lnk", "../f", TEST_NEW, NULL), 0);

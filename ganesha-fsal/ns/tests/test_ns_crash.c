@@ -96,7 +96,7 @@ static void *storm_thread(void *arg)
 		if (ns_create(st->s, st->dirs[home_dir(i)], name, TEST_NEW, NS_GUARDED, NULL, &a,
 			      NULL) || report(st, ACK_CREATE, i))
 			break;
-		if (ns_write(st->s, a.ino, 0, name, strlen(name), true, NULL) ||
+		if (ns_write(st->s, a.ino, 0, name, strlen(name), true, NULL, NULL) ||
 		    report(st, ACK_WRITE, i))
 			break;
 		if (i && follow_up(st, i - 1))

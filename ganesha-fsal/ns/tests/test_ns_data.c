@@ -81,10 +81,10 @@ static void test_inline(void)
 	CHECK_EQ(ns_read(s, f, 0, sizeof(buf), buf, &n, &eof), 0);
 	CHECK_EQ(n, 0);
 	CHECK(eof);
-	CHECK_EQ(ns_write(s, f, 0, "hello world", 11, true, &a), 0);
+	CHECK_EQ(ns_write(s, f, 0, "hello world", 11, true, NULL, &a), 0);
 	CHECK_EQ(a.size, 11);
 	CHECK_EQ(a.inline_len, 11);
-	CHECK_EQ(ns_write(s, f, 6, "WORLD", 5, false, NULL), 0);
+	CHECK_EQ(ns_write(s, f, 6, "WORLD", 5, false, NULL, NULL), 0);
 	CHECK_EQ(ns_sync(s), 0);
 	CHECK_EQ(ns_read(s, f, 0, sizeof(buf), buf, &n, &eof), 0);
 	CHECK_EQ(n, 11);
@@ -97,7 +97,7 @@ static void test_inline(void)
 	CHECK_EQ(n, 0);
 	CHECK(eof);
 	/* A hole reads as zeros, and growing by truncate stores nothing. */
-	CHECK_EQ(ns_write(s, f, 20, "x", 1, true, &a), 0);
+	CHECK_EQ(ns_write(s, f, 20, "x", 1, true, NULL, &a), 0);
 	CHECK_EQ(a.size, 21);
 	CHECK_EQ(ns_read(s, f, 10, 11, buf, &n, &eof), 0);
 	CHECK(memcmp(buf, "D\0\0\0\0\0\0\0\0\0x", 11) == 0);
@@ -144,21 +144,21 @@ static void test_inline(void)
 
 	/* The threshold: up to it inline, past it the caller must move on. */
 	memset(big, 'b', sizeof(big));
-	CHECK_EQ(ns_write(s, f, 0, big, INLINE_MAX, true, &a), 0);
+	CHECK_EQ(ns_write(s, f, 0, big, INLINE_MAX, true, NULL, &a), 0);
 	CHECK_EQ(a.size, INLINE_MAX);
-	CHECK_EQ(ns_write(s, f, 0, big, INLINE_MAX + 1, true, NULL), -EFBIG);
-	CHECK_EQ(ns_write(s, f, INLINE_MAX, "z", 1, true, NULL), -EFBIG);
-	CHECK_EQ(ns_write(s, f, UINT64_MAX, "z", 1, true, NULL), -EFBIG);
+	CHECK_EQ(ns_write(s, f, 0, big, INLINE_MAX + 1, true, NULL, NULL), -EFBIG);
+	CHECK_EQ(ns_write(s, f, INLINE_MAX, "z", 1, true, NULL, NULL), -EFBIG);
+	CHECK_EQ(ns_write(s, f, UINT64_MAX, "z", 1, true, NULL, NULL), -EFBIG);
 	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = INLINE_MAX + 1 };
 	CHECK_EQ(ns_setattr(s, f, &sa, NULL), -EFBIG);
 	CHECK_EQ(attr_of(s, f).size, INLINE_MAX);
-	CHECK_EQ(ns_write(s, f, 3, "", 0, true, &a), 0);
+	CHECK_EQ(ns_write(s, f, 3, "", 0, true, NULL, &a), 0);
 	CHECK_EQ(a.size, INLINE_MAX);
 
-	CHECK_EQ(ns_write(s, NS_ROOT_INO, 0, "x", 1, true, NULL), -EISDIR);
+	CHECK_EQ(ns_write(s, NS_ROOT_INO, 0, "x", 1, true, NULL, NULL), -EISDIR);
 	CHECK_EQ(ns_read(s, NS_ROOT_INO, 0, 1, buf, &n, &eof), -EISDIR);
 	CHECK_EQ(ns_read(s, 7777777, 0, 1, buf, &n, &eof), -ESTALE);
-	CHECK_EQ(ns_write(s, 7777777, 0, "x", 1, true, NULL), -ESTALE);
+	CHECK_EQ(ns_write(s, 7777777, 0, "x", 1, true, NULL, NULL), -ESTALE);
 }
 
 /* Intents, collected. */
@@ -216,7 +216,7 @@ static void test_objects(void)
 
 	CHECK_EQ(ns_map_get(s, f, &map, &len), -ENODATA);
 	CHECK_EQ(ns_map_get(s, NS_ROOT_INO, &map, &len), -EINVAL);
-	CHECK_EQ(ns_write(s, f, 0, "inline", 6, true, &a), 0);
+	CHECK_EQ(ns_write(s, f, 0, "inline", 6, true, NULL, &a), 0);
 	/* Objects are registered before they are made... */
 	CHECK_EQ(ns_intent_add(s, f, "objs-1", 6, &claim), 0);
 	c = intents_now();
@@ -226,7 +226,7 @@ static void test_objects(void)
 	CHECK_EQ(c.last.kind, NS_INTENT_REMOVE);
 	CHECK(memcmp(c.blob, "objs-1", 6) == 0);
 	/* ...a write after the copy makes the switch fail... */
-	CHECK_EQ(ns_write(s, f, 0, "I", 1, true, NULL), 0);
+	CHECK_EQ(ns_write(s, f, 0, "I", 1, true, NULL, NULL), 0);
 	CHECK_EQ(ns_map_set(s, f, a.change, "map-1", 5, NULL, 0, claim), -EAGAIN);
 	a = attr_of(s, f);
 	/* ...and the switch drops inline data and claims the objects. */
@@ -243,7 +243,7 @@ static void test_objects(void)
 	CHECK_EQ(ns_statfs(s, &st), 0);
 	CHECK_EQ(st.bytes - st.inline_bytes, 6);
 	CHECK_EQ(ns_read(s, f, 0, 4, buf, &n, &eof), -EREMOTE);
-	CHECK_EQ(ns_write(s, f, 0, "x", 1, true, NULL), -EREMOTE);
+	CHECK_EQ(ns_write(s, f, 0, "x", 1, true, NULL, NULL), -EREMOTE);
 	/* The size is the FSAL's to keep now; the objects hold the data. */
 	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE,
 						      .size = 1ull << 40 }, &a), 0);
@@ -265,7 +265,7 @@ static void test_objects(void)
 	CHECK_EQ(c.last.ino, f);
 	CHECK(memcmp(c.blob, "map-2", 5) == 0);
 	drain_intents();
-	CHECK_EQ(ns_write(s, f, 0, "again", 5, true, NULL), 0);
+	CHECK_EQ(ns_write(s, f, 0, "again", 5, true, NULL, NULL), 0);
 	CHECK_EQ(ns_map_set(s, f, 0, NULL, 0, NULL, 0, 0), -EINVAL);
 	CHECK_EQ(ns_map_set(s, NS_ROOT_INO, 0, "m", 1, NULL, 0, 0), -EISDIR);
 }

@@ -110,7 +110,7 @@ static void test_statfs(void)
 	f = mkfile(s, NS_ROOT_INO, "f");
 	d = mkdir_(s, NS_ROOT_INO, "d");
 	CHECK_EQ(ns_symlink(s, d, "l", "f", TEST_NEW, NULL), 0);
-	CHECK_EQ(ns_write(s, f, 0, "hello", 5, true, NULL), 0);
+	CHECK_EQ(ns_write(s, f, 0, "hello", 5, true, NULL, NULL), 0);
 	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE, .size = 100 },
 			    NULL), 0);
 	CHECK_EQ(ns_statfs(s, &st), 0);

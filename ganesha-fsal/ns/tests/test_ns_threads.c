@@ -83,7 +83,7 @@ static int one_op(unsigned *seed)
 	case 7:
 		if (ns_lookup(s, d, n1, &a) || a.type != NS_REG)
 			return 0;
-		return ns_write(s, a.ino, (uint64_t)(rand_r(seed) % 100), "data", 4, false, NULL);
+		return ns_write(s, a.ino, (uint64_t)(rand_r(seed) % 100), "data", 4, false, NULL, NULL);
 	default:
 		if (ns_lookup(s, d, n1, &a))
 			return 0;

@@ -221,10 +221,16 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 
 /* An empty inline file asked for a write layout moves to objects now (a
  * pNFS writer's new file); one with inline data stays in the store and
- * its clients do I/O through the manager until it outgrows Inline_Max. */
+ * its clients do I/O through the manager until it outgrows Inline_Max.
+ * Linux takes LAYOUTUNAVAILABLE as "no pNFS for this file and iomode for
+ * 120 s", even once the file is on objects; so a read layout for nothing
+ * (loga_minlength 0: a read at or past the client's end of file, all an
+ * empty file gets) is LAYOUTTRYLATER, "not for this read".  With a
+ * minlength, TRYLATER would make Linux retry for half a lease. */
 /* *fresh: the file had no objects a moment ago, so whatever it has now was
  * just made (by this call or a concurrent one) and never fenced. */
-static nfsstat4 ensure_objects(struct pando_handle *h, bool write, bool *fresh)
+static nfsstat4 ensure_objects(struct pando_handle *h, bool write, uint64_t minlength,
+			       bool *fresh)
 {
 	struct ns_attr a;
 	int rc = ns_getattr(h->exp->ns, h->ino, &a);
@@ -234,6 +240,8 @@ static nfsstat4 ensure_objects(struct pando_handle *h, bool write, bool *fresh)
 		return posix2nfs4_error(-rc);
 	if (a.objects)
 		return NFS4_OK;
+	if (!write && minlength == 0)
+		return NFS4ERR_LAYOUTTRYLATER;
 	if (!write || a.size != 0)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	rc = pando_move_to_objects(h);
@@ -263,7 +271,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	st = write ? pando_setid_layoutget(h) : NFS4_OK;
 	if (st != NFS4_OK)
 		return st;
-	st = ensure_objects(h, write, &fresh);
+	st = ensure_objects(h, write, arg->minlength, &fresh);
 	if (st != NFS4_OK)
 		return st;
 	rc = pando_map_load(exp, h->ino, &map);

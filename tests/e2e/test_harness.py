@@ -270,6 +270,9 @@ def test_ptool_io_on_one_descriptor(ptool: Path, tmp_path: Path) -> None:
     cp = _run(ptool, "io", "f", "s", "t:-1", "s", cwd=tmp_path)
     assert (cp.returncode, cp.stdout) == (1, "s 6\nt:-1: Invalid argument\n")
     assert _run(ptool, "io", "f", "x", cwd=tmp_path).returncode == 3
+    cp = _run(ptool, "io", "-r", "f", "r:0:8", "w:0", cwd=tmp_path)
+    assert (cp.returncode, cp.stdout) == (1, "r 0 000000000005\nw:0: Bad file descriptor\n")
+    assert _run(ptool, "io", "-r", "g", "s", cwd=tmp_path).stdout == "open g: No such file or directory\n"
 
 
 def test_scenario_script_quotes_arguments() -> None:

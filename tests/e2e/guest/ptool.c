@@ -9,8 +9,9 @@
  *   ptool ls DIR             every name readdir(3) returns, unsorted, `.` and `..` too (ls -f)
  *   ptool as UID GID CMD [ARG...]   run CMD with these ids and no supplementary
  *                            groups (busybox's setpriv cannot change ids)
- *   ptool io FILE OP...      system calls on ONE descriptor of FILE (opened
- *                            O_RDWR|O_CREAT), in order, one line each:
+ *   ptool io [-r] [-d] FILE OP...   system calls on ONE descriptor of FILE
+ *                            (opened O_RDWR|O_CREAT; -r O_RDONLY, -d with
+ *                            O_DIRECT), in order, one line each:
  *       w:OFF[:LEN]  pwrite LEN (1) bytes at OFF, each byte (OFF + i) & 0xff
  *       r:OFF:LEN    pread, printed in hex ("-" past the end)
  *       t:LEN        ftruncate
@@ -66,7 +67,7 @@ static int usage(void)
 			"       ptool rename OLD NEW\n"
 			"       ptool ls DIR\n"
 			"       ptool as UID GID CMD [ARG...]\n"
-			"       ptool io FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f...\n");
+			"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f...\n");
 	return 3;
 }
 
@@ -123,7 +124,7 @@ static int do_as(int argc, char **argv)
 static int io_op(int fd, const char *op)
 {
 	unsigned long long off = 0, len = 1;
-	unsigned char buf[4096];
+	static unsigned char buf[4096] __attribute__((aligned(4096)));    /* O_DIRECT */
 	struct stat st;
 	ssize_t r = 0;
 	char kind = op[0];
@@ -175,16 +176,24 @@ static int io_op(int fd, const char *op)
 
 static int do_io(int argc, char **argv)
 {
-	int fd, rc = 0;
+	int flags = O_RDWR | O_CREAT, fd, rc = 0, opt;
 
-	if (argc < 3)
+	while ((opt = getopt(argc, argv, "+rd")) != -1) {
+		if (opt == 'r')
+			flags = (flags & ~(O_RDWR | O_CREAT)) | O_RDONLY;
+		else if (opt == 'd')
+			flags |= O_DIRECT;
+		else
+			return usage();
+	}
+	if (argc - optind < 2)
 		return usage();
-	fd = open(argv[1], O_RDWR | O_CREAT, 0644);
+	fd = open(argv[optind], flags, 0644);
 	if (fd < 0) {
-		printf("open %s: %s\n", argv[1], strerror(errno));
+		printf("open %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
-	for (int i = 2; !rc && i < argc; i++) {
+	for (int i = optind + 1; !rc && i < argc; i++) {
 		rc = io_op(fd, argv[i]);
 		fflush(stdout);
 	}

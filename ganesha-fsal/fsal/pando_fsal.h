@@ -171,6 +171,8 @@ void pando_file_ops_init(struct fsal_obj_ops *ops);
 
 /* io.c */
 void pando_io_ops_init(struct fsal_obj_ops *ops);
+/* alloc.c: NFSv4.2 SEEK, ALLOCATE (NOTSUPP), DEALLOCATE */
+void pando_alloc_ops_init(struct fsal_obj_ops *ops);
 int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt,
 		    size_t *n, bool *eof);
 int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov,

@@ -17,6 +17,9 @@
  *       t:LEN        ftruncate
  *       s            fstat: "s SIZE"
  *       f            fsync
+ *       D:OFF / H:OFF  lseek SEEK_DATA / SEEK_HOLE: "D OFF RESULT"
+ *       a:OFF:LEN    fallocate(0) (NFSv4.2 ALLOCATE)
+ *       p:OFF:LEN    fallocate(PUNCH_HOLE|KEEP_SIZE) (NFSv4.2 DEALLOCATE)
  *     a failed call prints "OP: strerror" and ends it with exit 1
  *
  * lock: opens FILE (created if missing; read-only for -s, read-write for -x),
@@ -121,6 +124,29 @@ static int do_as(int argc, char **argv)
 }
 
 /* One step of `ptool io`; 0, 1 for a failed call, 3 for a malformed op. */
+/* The NFSv4.2 space operations: SEEK, ALLOCATE, DEALLOCATE. */
+static ssize_t space_op(int fd, char kind, unsigned long long off, unsigned long long len)
+{
+	off_t at;
+
+	switch (kind) {
+	case 'D':
+	case 'H':
+		at = lseek(fd, (off_t)off, kind == 'D' ? SEEK_DATA : SEEK_HOLE);
+		if (at >= 0)
+			printf("%c %llu %lld\n", kind, off, (long long)at);
+		return at < 0 ? -1 : 0;
+	case 'a':
+	case 'p':
+		if (fallocate(fd, kind == 'a' ? 0 : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)off, (off_t)len) < 0)
+			return -1;
+		printf("%c %llu %llu\n", kind, off, len);
+		return 0;
+	}
+	return -1;
+}
+
 static int io_op(int fd, const char *op)
 {
 	unsigned long long off = 0, len = 1;
@@ -129,10 +155,12 @@ static int io_op(int fd, const char *op)
 	ssize_t r = 0;
 	char kind = op[0];
 
-	if ((kind == 'w' && sscanf(op, "w:%llu:%llu", &off, &len) < 1) ||
+	if (!kind || (kind == 'w' && sscanf(op, "w:%llu:%llu", &off, &len) < 1) ||
 	    (kind == 'r' && sscanf(op, "r:%llu:%llu", &off, &len) != 2) ||
 	    (kind == 't' && sscanf(op, "t:%llu", &off) != 1) ||
-	    !kind || !strchr("wrtsf", kind) || len > sizeof(buf))
+	    (strchr("DH", kind) && sscanf(op + 1, ":%llu", &off) != 1) ||
+	    (strchr("ap", kind) && sscanf(op + 1, ":%llu:%llu", &off, &len) != 2) ||
+	    !strchr("wrtsfDHap", kind) || (strchr("wr", kind) && len > sizeof(buf)))
 		return usage();
 	switch (kind) {
 	case 'w':
@@ -165,6 +193,9 @@ static int io_op(int fd, const char *op)
 		r = fsync(fd);
 		if (!r)
 			printf("f\n");
+		break;
+	default:
+		r = space_op(fd, kind, off, len);
 		break;
 	}
 	if (r < 0) {

@@ -70,7 +70,7 @@ static int usage(void)
 			"       ptool rename OLD NEW\n"
 			"       ptool ls DIR\n"
 			"       ptool as UID GID CMD [ARG...]\n"
-			"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f...\n");
+			"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f|D:OFF|H:OFF|a:OFF:LEN|p:OFF:LEN...\n");
 	return 3;
 }
 

@@ -92,6 +92,8 @@ def restart_under_writer(c: PnfsCluster, kc: KernelClient, how: signal.Signals) 
     vm.kill()
     res.assert_ok()
     assert took < limit, f"the writer took {took:.0f} s after the restart"
+    print(f"{kc.name}: {how.name} restart, graceless={m.graceless}: "
+          f"the writer finished {took:.1f} s after the manager was back")
 
     run = f"{kc.name}/s1-sh"
     for i, d in enumerate(data, 1):

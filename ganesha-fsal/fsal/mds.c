@@ -28,10 +28,10 @@
 /* An encoded ff_layout4: stripe unit 8, mirror count 4, flags 4, stats
  * hint 4; per mirror its data-server count 4; per data server deviceid
  * 16, efficiency 4, stateid 16, fh count 4, fh length 4 + 56, user and
- * group "0" 8 each. */
+ * group (ids of up to 10 digits) 16 each. */
 #define FF_HEADER_BYTES 20
 #define FF_MIRROR_BYTES 4
-#define FF_DS_BYTES 116
+#define FF_DS_BYTES 132
 
 /* Clients cache a device for the whole mount (Ganesha promises device
  * notifications, patch 0004), so the address behind a device id never
@@ -155,7 +155,7 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 
 static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map,
 		   const struct pando_segment *seg, uint32_t idx, bool write, uint32_t cap_version,
-		   struct pando_ff_data_server *ds)
+		   const struct ns_attr *owner, struct pando_ff_data_server *ds)
 {
 	const struct pando_component *k = pando_map_component(map, seg->group, seg->component[idx]);
 	struct capability cap = {
@@ -176,14 +176,17 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 	ds->fh_vers = gsh_calloc(1, sizeof(*ds->fh_vers));
 	ds->fh_vers->len = CAPABILITY_SIZE;
 	capability_mint(&exp->cluster.key, &cap, ds->fh_vers->data);
-	strcpy(ds->user, "0");
-	strcpy(ds->group, "0");
+	/* The file owner's ids, as knfsd gives in its write layouts: Linux
+	 * sends them as AUTH_SYS to the OSDs, which take the capability as
+	 * the authority and only log them. */
+	snprintf(ds->user, sizeof(ds->user), "%" PRIu32, owner->uid);
+	snprintf(ds->group, sizeof(ds->group), "%" PRIu32, owner->gid);
 	return 0;
 }
 
 static int encode_layout(struct pando_export *exp, const struct pando_storage_map *map,
 			 const struct pando_segment *seg, bool write, uint32_t cap_version,
-			 XDR *xdrs)
+			 const struct ns_attr *owner, XDR *xdrs)
 {
 	struct pando_ff_layout ff = { .stripe_unit = seg->columns > 1 ? seg->stripe_unit : 0,
 				      .mirror_count = seg->mirrors, .flags = 0,
@@ -198,7 +201,7 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 		ff.mirrors[m].ds = gsh_calloc(seg->columns, sizeof(*ff.mirrors[m].ds));
 		for (uint32_t c = 0; !rc && c < seg->columns; c++)
 			rc = fill_ds(exp, map, seg, m * seg->columns + c, write, cap_version,
-				     &ff.mirrors[m].ds[c]);
+				     owner, &ff.mirrors[m].ds[c]);
 	}
 	if (!rc) {
 		rc = pando_ff_layout_encode(&ff, NULL, 0, &len);
@@ -227,22 +230,22 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
  * (loga_minlength 0: a read at or past the client's end of file, all an
  * empty file gets) is LAYOUTTRYLATER, "not for this read".  With a
  * minlength, TRYLATER would make Linux retry for half a lease. */
-/* *fresh: the file had no objects a moment ago, so whatever it has now was
- * just made (by this call or a concurrent one) and never fenced. */
+/* *a: the file's attributes; *fresh: the file had no objects a moment ago,
+ * so whatever it has now was just made (by this call or a concurrent one)
+ * and never fenced. */
 static nfsstat4 ensure_objects(struct pando_handle *h, bool write, uint64_t minlength,
-			       bool *fresh)
+			       struct ns_attr *a, bool *fresh)
 {
-	struct ns_attr a;
-	int rc = ns_getattr(h->exp->ns, h->ino, &a);
+	int rc = ns_getattr(h->exp->ns, h->ino, a);
 
 	*fresh = false;
 	if (rc)
 		return posix2nfs4_error(-rc);
-	if (a.objects)
+	if (a->objects)
 		return NFS4_OK;
 	if (!write && minlength == 0)
 		return NFS4ERR_LAYOUTTRYLATER;
-	if (!write || a.size != 0)
+	if (!write || a->size != 0)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	rc = pando_move_to_objects(h);
 	*fresh = rc == 0;
@@ -259,6 +262,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	struct pando_storage_map *map = NULL;
 	struct pando_segment seg;
 	struct pando_seg *granted = NULL;
+	struct ns_attr a;
 	uint32_t ver = 0;
 	bool fresh;
 	nfsstat4 st;
@@ -271,7 +275,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	st = write ? pando_setid_layoutget(h) : NFS4_OK;
 	if (st != NFS4_OK)
 		return st;
-	st = ensure_objects(h, write, arg->minlength, &fresh);
+	st = ensure_objects(h, write, arg->minlength, &a, &fresh);
 	if (st != NFS4_OK)
 		return st;
 	rc = pando_map_load(exp, h->ino, &map);
@@ -284,7 +288,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc)
 		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, ver, &granted);
 	if (!rc) {
-		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
+		rc = encode_layout(exp, map, &seg, write, ver, &a, loc_body);
 		if (rc)
 			pando_layouts_ungrant(exp->layouts, granted);
 	}

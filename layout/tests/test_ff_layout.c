@@ -131,6 +131,41 @@ static void test_known_bytes(void)
 	CHECK_MEM(buf, striped, sizeof(striped));
 }
 
+/* One data server as the metadata manager writes it (ganesha-fsal/fsal/
+ * mds.c): a 56-byte capability handle, then the file owner's uid and gid
+ * as numeric strings, here the longest (10 digits, 2 bytes of padding).
+ * The entry is 132 bytes: mds.c's FF_DS_BYTES, which sizes the buffer
+ * Ganesha gives LAYOUTGET. */
+static const uint8_t owned[] = {
+	U64(0), U32(1), U32(1),			/* stripe unit, 1 mirror, 1 data server */
+	REP16(0x41),				/* ffds_deviceid */
+	U32(1), U32(0), REP12(0x00),		/* efficiency, anonymous stateid */
+	U32(1), U32(56),			/* one nfs_fh4 of 56 bytes */
+	REP16(0xc5), REP16(0xc5), REP16(0xc5), REP4(0xc5), REP4(0xc5),
+	U32(10), '4', '2', '9', '4', '9', '6', '7', '2', '9', '4', 0, 0,	/* ffds_user */
+	U32(10), '4', '0', '0', '0', '0', '0', '0', '0', '0', '1', 0, 0,	/* ffds_group */
+	U32(0), U32(0),				/* flags, stats hint */
+};
+
+static void test_owner_ids(void)
+{
+	struct pando_ff_fh cap = { .len = 56 };
+	struct pando_ff_data_server ds = { .efficiency = 1, .fh_count = 1, .fh_vers = &cap };
+	struct pando_ff_mirror m = { 1, &ds };
+	struct pando_ff_layout l = { .mirror_count = 1, .mirrors = &m };
+	uint8_t buf[256];
+	size_t len;
+
+	memset(ds.deviceid, 0x41, sizeof(ds.deviceid));
+	memset(cap.data, 0xc5, 56);
+	snprintf(ds.user, sizeof(ds.user), "%u", 4294967294u);
+	snprintf(ds.group, sizeof(ds.group), "%u", 4000000001u);
+	CHECK_EQ(pando_ff_layout_encode(&l, buf, sizeof(buf), &len), 0);
+	CHECK_EQ(len, sizeof(owned));
+	CHECK_MEM(buf, owned, sizeof(owned));
+	CHECK_EQ(sizeof(owned) - 20 - 4, 132);
+}
+
 /* RFC 8435 5.1: one stripe means ffl_stripe_unit 0, and back; the same
  * stripe count in every mirror. */
 static void test_rfc_rules(void)
@@ -258,6 +293,7 @@ static void test_round_trips_and_fuzz(void)
 int main(void)
 {
 	test_known_bytes();
+	test_owner_ids();
 	test_rfc_rules();
 	test_damaged();
 	test_round_trips_and_fuzz();

@@ -40,8 +40,9 @@ static const struct nfs3_proc_desc nfs3_procs[NFSPROC3_COUNT] = {
 	[NFSPROC3_COMMIT] = { "COMMIT", nfs3_proc_commit, 0 },
 };
 
-/* authsys_parms (RFC 5531, appendix A), which must fill the body exactly. */
-static bool auth_sys_body_valid(const uint8_t *body, uint32_t len)
+/* authsys_parms (RFC 5531, appendix A), which must fill the body exactly.
+ * The ids only go to the debug log: the handle carries the authority. */
+static bool auth_sys_parse(const uint8_t *body, uint32_t len, uint32_t *uid, uint32_t *gid)
 {
 	struct xdr_in in;
 	uint32_t name_len, ngids;
@@ -49,8 +50,8 @@ static bool auth_sys_body_valid(const uint8_t *body, uint32_t len)
 	xin_init(&in, body, len);
 	xin_u32(&in);					/* stamp */
 	xin_opaque(&in, AUTH_SYS_MAX_MACHINE, &name_len);
-	xin_u32(&in);					/* uid */
-	xin_u32(&in);					/* gid */
+	*uid = xin_u32(&in);
+	*gid = xin_u32(&in);
 	ngids = xin_u32(&in);
 	if (ngids > AUTH_SYS_MAX_GIDS)
 		return false;
@@ -62,13 +63,15 @@ static bool auth_sys_body_valid(const uint8_t *body, uint32_t len)
  * well formed; the verifier of both flavors is an empty AUTH_NONE. */
 static enum rpc_outcome check_auth(const struct rpc_call *call)
 {
+	uint32_t uid, gid;
+
 	switch (call->cred.flavor) {
 	case RPC_AUTH_NONE:
 		if (call->cred.len != 0)
 			return RPC_OUT_AUTH_BADCRED;
 		break;
 	case RPC_AUTH_SYS:
-		if (!auth_sys_body_valid(call->cred.body, call->cred.len))
+		if (!auth_sys_parse(call->cred.body, call->cred.len, &uid, &gid))
 			return RPC_OUT_AUTH_BADCRED;
 		break;
 	default:
@@ -118,6 +121,21 @@ static enum osd_stat error_class(uint32_t status)
 	}
 }
 
+/* One debug line per call: what, its status, and who the client says it
+ * is (pNFS clients send the ids of the layout's data-server entry). */
+static void log_call(const struct nfs3_proc_desc *p, const struct rpc_call *call,
+		     uint32_t status)
+{
+	uint32_t uid = 0, gid = 0;
+
+	if (call->cred.flavor == RPC_AUTH_SYS &&
+	    auth_sys_parse(call->cred.body, call->cred.len, &uid, &gid))
+		log_debug("nfs3 %s xid %#x: status %u, auth sys %u:%u", p->name, call->xid,
+			  status, uid, gid);
+	else
+		log_debug("nfs3 %s xid %#x: status %u, auth none", p->name, call->xid, status);
+}
+
 static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_call *call,
 				 struct rpc_reply *reply)
 {
@@ -137,7 +155,8 @@ static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_cal
 	status = reply_status(reply);
 	if (status != NFS3_OK)
 		osd_stats_add(ctx->stats, error_class(status), 1);
-	log_debug("nfs3 %s xid %#x: status %u", p->name, call->xid, status);
+	if (log_enabled(LOG_DEBUG))
+		log_call(p, call, status);
 	return out;
 }
 

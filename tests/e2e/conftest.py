@@ -2,8 +2,9 @@
 
 * `nfs_server`: the server under test, as a NfsServerHandle (mount
   parameters, logs, how to read the server's copy of a file).  A Pando
-  cluster: one metadata manager (stock ganesha.nfsd 4.3 + libfsalpando.so,
-  NFSv3 and NFSv4.1) over four pando-osd targets, in the test's pod
+  cluster: one metadata manager (ganesha.nfsd 4.3 with our patches +
+  libfsalpando.so, configured as `pando-cluster up` does: NFSv3, NFSv4.1 and
+  NFSv4.2) over four pando-osd targets, in the test's pod
   (`pando_cluster` is the PandoMds behind it).
 * `ganesha_vfs`: the same handle for NFS-Ganesha 4.3 with FSAL VFS over a
   local directory, for the tests that are about Ganesha itself or about the
@@ -34,7 +35,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient, Nfs3Peek
+from pando_testing.e2e import KernelClient, Nfs3Peek
 from pando_testing.ganesha import STATE_DEBUG, GaneshaVfs
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
@@ -53,16 +54,15 @@ def pnfs_wanted() -> bool:
 
 @pytest.fixture
 def pando_cluster(mds_factory: Callable[..., PandoMds]) -> PandoMds:
-    """One metadata manager over four OSDs, serving NFSv3 and NFSv4.1 on
-    2049 (MOUNT on 20048), data servers advertised as the guests see them,
-    handing out flexfiles layouts as `pando-cluster up` does: NFSv4.1 data
+    """One metadata manager over four OSDs, serving NFSv3, NFSv4.1 and 4.2
+    on 2049 (MOUNT on 20048), data servers advertised as the guests see them,
+    handing out flexfiles layouts as `pando-cluster up` does: NFSv4.x data
     of object-backed files (and of new files a client writes) flows between
     guest and OSDs; inline files and all NFSv3 I/O go through the manager.
     PANDO_E2E_PNFS=0: a gateway only.  mds_factory stops it and checks
     that it exits cleanly."""
-    return mds_factory(4, protocols=(3, 4), minor_versions=(1,), pseudo=PANDO_PSEUDO,
-                       advertise_host=GUEST_ADDR, pnfs=pnfs_wanted(),
-                       log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL", "EVENT"),
+    return mds_factory(4, pseudo=PANDO_PSEUDO, advertise_host=GUEST_ADDR, pnfs=pnfs_wanted(),
+                       log_level=os.environ.get("PANDO_E2E_MDS_LOG_LEVEL"),
                        log_components=STATE_DEBUG)
 
 
@@ -78,10 +78,6 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod) -> Iterator[NfsServerHa
         name="pando", target=m.mount_target(), export_root=None,
         logs=[m.log_path, m.rpcbind_log_path, m.workdir / "ganesha.stdout", m.conf_path,
               m.cluster_desc, *(o.log_path for o in m.osds)],
-        read_plus_ok=False,
-        # The MDS is Ganesha 4.3: the same GET_DIR_DELEGATION bug as FSAL VFS
-        # (see ganesha_vfs below); test_directory_delegation_bug[pando] shows it.
-        client_modopts=GANESHA43_CLIENT_MODOPTS,
         # No directory on this machine: the server's copy is read over NFSv3.
         server_copy=Nfs3Peek(pod, m.host, m.nfs_port, m.mnt_port, str(m.export_dir)))
     yield handle
@@ -90,18 +86,11 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod) -> Iterator[NfsServerHa
 
 @pytest.fixture
 def ganesha_vfs(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[NfsServerHandle]:
-    g = GaneshaVfs(pod, tmp_path / "ganesha", protocols=(3, 4), minor_versions=(1,),
-                   pseudo="/pando-e2e")
+    g = GaneshaVfs(pod, tmp_path / "ganesha", protocols=(3, 4), pseudo="/pando-e2e")
     g.start()
     handle = NfsServerHandle(
         name="ganesha-vfs", target=g.mount_target(), export_root=g.export_dir,
         logs=[g.log_path, g.rpcbind_log_path, g.workdir / "ganesha.stdout", g.conf_path],
-        read_plus_ok=False,
-        # Linux 7.x sends GET_DIR_DELEGATION (in the GETATTR of a changed
-        # directory); Ganesha 4.3 answers NFS4ERR_OP_ILLEGAL instead of
-        # NFS4ERR_NOTSUPP and the client fails the stat with EREMOTEIO.
-        # test_scenarios.py::test_directory_delegation_bug shows it.
-        client_modopts=GANESHA43_CLIENT_MODOPTS,
         reports_holes=True)
     yield handle
     code = g.stop()

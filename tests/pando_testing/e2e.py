@@ -15,13 +15,6 @@ from .vm import NfsServerHandle, Scenario, StepResult, Vm, VmResult
 
 KERNEL_IDS = list(KERNELS)
 
-# What a stock client needs to work around NFS-Ganesha 4.3: Linux 7.x asks for
-# directory delegations (GET_DIR_DELEGATION), which Ganesha 4.3 answers with
-# NFS4ERR_OP_ILLEGAL instead of NFS4ERR_NOTSUPP; the client then fails
-# stat() of a changed directory with EREMOTEIO.  Older kernels lack the
-# parameter and ignore it.
-GANESHA43_CLIENT_MODOPTS = {"nfsv4": "directory_delegations=0"}
-
 # The data-verification sizes of issue 3: empty, one byte, one page,
 # just over 1 MiB (a partial last rsize/wsize chunk) and 64 MiB.
 SIZES = (0, 1, 4096, 1048577, 64 << 20)
@@ -145,7 +138,6 @@ class KernelClient:
         """A prepared (not started) VM; each gets its own name, run directory
         on the server and NFSv4 client id."""
         name = self.name if not self.vms else f"{self.name}-{len(self.vms) + 1}"
-        kw["params"] = {**self.server.guest_params(), **(kw.get("params") or {})}  # type: ignore[dict-item]
         vm = Vm(self.pod, self.kernel, self.workdir, name, self.server.target, scenario, **kw)  # type: ignore[arg-type]
         self.vms.append(vm)
         return vm

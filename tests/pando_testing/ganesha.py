@@ -206,11 +206,8 @@ class GaneshaServer:
 
     def mount_target(self, address: str = GUEST_ADDR) -> MountTarget:
         """How a kernel client in a qemu guest inside the same pod mounts this export."""
-        s = self.settings()
-        versions = (("v3",) if 3 in s.protocols else ()) + \
-            tuple(f"v4.{m}" for m in s.minor_versions if 4 in s.protocols)
         return MountTarget(address=address, port=self.nfs_port, mountport=self.mnt_port,
-                           export3=str(self.export_dir), export4=self.pseudo, versions=versions)
+                           export3=str(self.export_dir), export4=self.pseudo)
 
     def client(self) -> Nfs3Setup:
         """An NFSv3 setup client connected (inside the pod) to this server."""

@@ -24,7 +24,7 @@ import shlex
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -54,7 +54,6 @@ class MountTarget:
     mountport: int = 20048
     export3: str = "/"        # path for NFSv3 MOUNT
     export4: str = "/"        # path in the NFSv4 pseudo file system
-    versions: tuple[str, ...] = ("v3", "v4.1")
 
     def params(self) -> dict[str, str]:
         return {"PANDO_SERVER": self.address, "PANDO_PORT": str(self.port),
@@ -72,22 +71,12 @@ class NfsServerHandle:
     target: MountTarget
     logs: list[Path]
     export_root: Path | None = None
-    read_plus_ok: bool = False   # NFSv4.2 is tested only where READ_PLUS is right
-    # Client module options this server needs ({"nfsv4": "directory_delegations=0"}):
-    # workarounds for server bugs, each documented where the handle is made.
-    client_modopts: dict[str, str] = field(default_factory=dict)
     # For servers without export_root: (size, sha256) of a file given by its
     # path under the export root, read on this machine by another client than
     # the guest (e2e.Nfs3Peek); None when the file does not exist.
     server_copy: Callable[[str], tuple[int, str] | None] | None = None
     # Whether st_blocks shows holes (a local file system behind the export).
     reports_holes: bool = False
-
-    def guest_params(self) -> dict[str, str]:
-        if not self.client_modopts:
-            return {}
-        return {"PANDO_MODOPTS": ",".join(f"{m}:{o.replace(' ', ':')}"
-                                          for m, o in self.client_modopts.items())}
 
     def local_path(self, run: str, rel: str) -> Path | None:
         return self.export_root / run / rel if self.export_root else None

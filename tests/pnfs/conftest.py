@@ -3,17 +3,16 @@ flexfiles layouts over four OSDs, stock Linux guests that mount it, and a
 rendezvous the guests' scripts and the test meet at.
 
 * `pnfs_cluster(mirrors=2, stripe_width=1, striped_clients="",
-  recall_timeout=10, log_level=..., pnfs=True, minor_versions=(1,))` ->
+  recall_timeout=10, log_level=None, pnfs=True, **PandoMds fields)` ->
   PnfsCluster (pando_testing.pnfs_tools): PandoMds with layouts on
-  (pnfs=False: the export's Pnfs = false), NFSv3 + NFSv4.1 (and 4.2 with
-  minor_versions=(1, 2)), data servers advertised at
+  (pnfs=False: the export's Pnfs = false), NFSv3, NFSv4.1 and NFSv4.2 as
+  `pando-cluster up` serves them, data servers advertised at
   10.0.2.2 (what qemu guests see), the `Rendezvous` started in the pod.
   Teardown (tests/conftest.py's mds_factory): Ganesha must still be alive
   and exit 0 on SIGTERM, every OSD the test did not kill too.
-* `guest(version, cluster, name=None, port=None, client_modopts=None)` ->
-  KernelClient booting that Debian kernel in the same pod, with the client
-  module options Ganesha 4.3 needs (`port`: mount through a proxy
-  listening there; `client_modopts`: other module options, {} for none).
+* `guest(version, cluster, name=None, port=None)` -> KernelClient booting
+  that Debian kernel, with its default module options, in the same pod
+  (`port`: mount through a proxy listening there).
 
 PANDO_PNFS_MDS_LOG_LEVEL=DEBUG (or FULL_DEBUG) raises the manager's log
 level for a reproduction.  A failed test keeps the VMs' serial logs, the
@@ -28,7 +27,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from pando_testing.e2e import GANESHA43_CLIENT_MODOPTS, KernelClient
+from pando_testing.e2e import KernelClient
 from pando_testing.ganesha import STATE_DEBUG
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
@@ -52,14 +51,14 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
     made: list[PnfsCluster] = []
 
     def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
-             recall_timeout: int = 10, log_level: str = "EVENT", pnfs: bool = True,
-             minor_versions: tuple[int, ...] = (1,), **kw: object) -> PnfsCluster:
+             recall_timeout: int = 10, log_level: str | None = None, pnfs: bool = True,
+             **kw: object) -> PnfsCluster:
         assert not made, "one manager per test (they share the pod's ports)"
         extra = "\n".join([f"Stripe_Width = {stripe_width};",
                            f"Recall_Timeout = {recall_timeout};",
                            f'Striped_Clients = "{striped_clients}";'])
-        m = mds_factory(4, protocols=(3, 4), minor_versions=minor_versions, pseudo=PSEUDO,
-                        pnfs=pnfs, advertise_host=GUEST_ADDR, mirrors=mirrors, extra_fsal=extra,
+        m = mds_factory(4, pseudo=PSEUDO, pnfs=pnfs, advertise_host=GUEST_ADDR,
+                        mirrors=mirrors, extra_fsal=extra,
                         log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level),
                         log_components=STATE_DEBUG, **kw)
         c = PnfsCluster(pod, m, list(m.osds), gate)
@@ -78,20 +77,13 @@ def guest(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
     made: list[KernelClient] = []
 
     def make(version: str, cluster: PnfsCluster, name: str | None = None,
-             port: int | None = None,
-             client_modopts: dict[str, str] | None = None) -> KernelClient:
-        """`port`: mount the manager there (a proxy in front of it);
-        `client_modopts`: instead of GANESHA43_CLIENT_MODOPTS."""
+             port: int | None = None) -> KernelClient:
+        """`port`: mount the manager there (a proxy in front of it)."""
         m = cluster.mds
         target = m.mount_target()
         if port is not None:
             target = dataclasses.replace(target, port=port)
-        handle = NfsServerHandle(
-            name="pando", target=target, logs=[m.log_path],
-            # Ganesha 4.3 answers GET_DIR_DELEGATION (Linux 7.x) with
-            # OP_ILLEGAL; older kernels ignore the option.
-            client_modopts=GANESHA43_CLIENT_MODOPTS if client_modopts is None
-            else client_modopts)
+        handle = NfsServerHandle(name="pando", target=target, logs=[m.log_path])
         kc = KernelClient(pod, version, tmp_path / "vms", handle,
                           name or f"k{version.replace('.', '_')}-{len(made) + 1}")
         made.append(kc)

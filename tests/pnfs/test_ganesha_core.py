@@ -172,7 +172,6 @@ touch d/f
 stat -c '%F %h' d
 ls -l d
 """
-    res = guest("7.x", c, client_modopts={}).run(Scenario().step("sh", "v4.1", script),
-                                                 timeout=200)
+    res = guest("7.x", c).run(Scenario().step("sh", "v4.1", script), timeout=200)
     res.assert_ok()
     assert "Remote I/O error" not in res.steps[0].output

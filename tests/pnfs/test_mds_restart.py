@@ -23,6 +23,7 @@ from typing import Callable
 
 import pytest
 
+from pando_cluster.ganesha_conf import GRACE_PERIOD_S
 from pando_testing.e2e import KernelClient
 from pando_testing.osdctl import Info
 from pando_testing.pnfs_tools import PARTITION, PnfsCluster
@@ -32,9 +33,9 @@ FILES = 4
 FILE_BYTES = 12 << 20
 HALF_MIB = 6
 RESTART_AFTER_S = 3.0
-# The grace period users get (pando_cluster.ganesha_conf): clients
-# reclaim in it; it ends early once every known client reclaimed.
-GRACE_S = 45.0
+# The grace period users get: clients reclaim in it (it ends early once
+# every known client reclaimed, while NLM is off).
+GRACE_S = float(GRACE_PERIOD_S)
 SLACK_S = 60.0   # TCG guests: copying and recovering take tens of seconds
 
 # f1 is written before the restart; f2 is open with half its bytes written

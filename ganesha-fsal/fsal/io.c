@@ -101,6 +101,10 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	return rc;
 }
 
+/* How long a gateway write waits for a recalled layout to come back
+ * before it answers JUKEBOX/DELAY. */
+#define RECALL_WAIT_MS 2000
+
 static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 			 const struct ns_cred *writer, uint64_t off, const struct iovec *iov,
 			 int iovcnt, bool stable, size_t *n)
@@ -114,7 +118,8 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
-	rc = pando_layouts_recall_file(exp->layouts, h->ino, self, true, "write through the MDS");
+	rc = pando_layouts_recall_and_wait(exp->layouts, h->ino, self, true,
+					   "write through the MDS", RECALL_WAIT_MS);
 	/* Set-id bits go before the bytes reach the OSDs, and again with
 	 * the size below: a chmod in between counts as if it came first. */
 	if (!rc && ns_setid_cleared(a, writer))

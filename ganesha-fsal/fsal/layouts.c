@@ -381,6 +381,36 @@ int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t ex
 	return rc;
 }
 
+int pando_layouts_recall_and_wait(struct pando_layouts *l, uint64_t ino, uint64_t except,
+				  bool writers_only, const char *why, uint32_t max_ms)
+{
+	struct timespec until;
+	int rc = pando_layouts_recall_file(l, ino, except, writers_only, why);
+
+	if (rc != -EBUSY)
+		return rc;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += max_ms / 1000;
+	until.tv_nsec += (long)(max_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		struct flayouts *f = file_get(l, ino, false);
+
+		if (!f || !recall_pending(f)) {
+			rc = 0;
+			break;
+		}
+		if (pthread_cond_timedwait(&l->cond, &l->lock, &until) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why)
 {
 	/* ganesha_mgr shows IPv4 clients IPv4-mapped; the records keep a.b.c.d. */

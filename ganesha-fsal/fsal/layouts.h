@@ -78,6 +78,12 @@ bool pando_layouts_stale(struct pando_layouts *l, const struct pando_seg *seg);
  * DELAY and the client retries), 0 when there are none. */
 int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t except,
 			      bool writers_only, const char *why);
+/* The same, then waits up to max_ms for the holders to return them: a
+ * client answers a recall in milliseconds, and an NFSv3 client told
+ * JUKEBOX instead would wait 5 s before it tries again.  -EBUSY if they
+ * are still out then. */
+int pando_layouts_recall_and_wait(struct pando_layouts *l, uint64_t ino, uint64_t except,
+				  bool writers_only, const char *why, uint32_t max_ms);
 /* Recalls every layout of the holder with this address ("" : all). */
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why);
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,

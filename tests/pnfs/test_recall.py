@@ -284,3 +284,50 @@ def test_truncate_races_pnfs_writer(pnfs_cluster: Callable[..., PnfsCluster],
     assert (got.size, got.sha256) == (size, sha256(data)), "A and the server disagree on g"
     _, images = c.mirrors(ino, size, copies=2)
     assert all(img == data for img in images), "the mirrors differ"
+
+
+KEPT_SCRIPT = """
+getdata a /tmp/a
+dd if=/tmp/a of=f bs=1M conv=fsync 2>/dev/null || fail "dd f"
+arrive closed
+echo 3 > /proc/sys/vm/drop_caches
+sha256sum f
+"""
+
+
+@pytest.mark.parametrize("version", ["6.12", pytest.param("6.1", marks=pytest.mark.slow)])
+def test_nfs3_write_waits_out_a_cooperative_recall_instead_of_jukebox(
+        version: str, pnfs_cluster: Callable[..., PnfsCluster],
+        guest: Callable[..., KernelClient]) -> None:
+    """Layouts outlive the CLOSE, so an NFSv3 write through the manager
+    to a file a pNFS client wrote and closed meets that client's write
+    layout.  The manager recalls it and waits for it (a client answers in
+    milliseconds) instead of answering JUKEBOX at once, which an NFSv3
+    client would sit out for 5 s."""
+    from pando_testing.nfs3 import FILE_SYNC, NFS3_OK
+
+    c = pnfs_cluster(mirrors=2)
+    gate = c.gate
+    assert gate is not None
+    a, x = os.urandom(2 * MIB), os.urandom(4096)
+    gate.data["a"] = a
+    kc = guest(version, c)
+    vm = kc.start(Scenario().step("sh", "v4.1", gate.guest_lib() + KEPT_SCRIPT), timeout=400)
+    gate.wait("closed", timeout=300, vms=[vm])
+    ls0 = c.layout_status()
+    assert ls0.segments >= 1, f"the guest kept no layout after its CLOSE: {ls0}"
+    fh, _ = c.nfs3_lookup(f"{kc.name}/s1-sh/f")
+    t0 = time.monotonic()
+    with c.nfs3() as n:
+        r = n.write(fh, 4096, x, FILE_SYNC)
+    took = time.monotonic() - t0
+    ls1 = c.layout_status()
+    assert r.status == NFS3_OK and r.count == len(x), f"status {r.status} after {took:.1f} s"
+    assert ls1.recalls == ls0.recalls + 1 and ls1.fenced == ls0.fenced, f"{ls0} -> {ls1}"
+    gate.release("closed")
+    res = vm.wait()
+    vm.kill()
+    res.assert_ok()
+    want = a[:4096] + x + a[8192:]
+    assert sha256(want) in res.steps[0].output, "the guest did not read the NFSv3 write back"
+    assert c.nfs3_read(f"{kc.name}/s1-sh/f") == want

@@ -232,11 +232,12 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 		 * (writes acknowledged into removed objects, a LAYOUTCOMMIT
 		 * that finds the file inline again: FBIG). */
 		if (!rc && a.objects && sa.size == 0)
-			rc = pando_layouts_recall_file(h->exp->layouts, h->ino, 0, false,
-						       "objects released");
+			rc = pando_layouts_recall_and_wait(h->exp->layouts, h->ino, 0, false,
+							   "objects released", RECALL_WAIT_MS);
 		else if (!rc && a.objects && sa.size != a.size)
-			rc = pando_layouts_recall_file(h->exp->layouts, h->ino, caller_clientid(),
-						       false, "size change");
+			rc = pando_layouts_recall_and_wait(h->exp->layouts, h->ino,
+							   caller_clientid(), false, "size change",
+							   RECALL_WAIT_MS);
 		if (!rc && a.objects && sa.size > 0 && sa.size < a.size)
 			rc = pando_truncate_objects(h->exp, h->ino, sa.size);
 		if (rc)

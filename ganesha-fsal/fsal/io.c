@@ -101,10 +101,6 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	return rc;
 }
 
-/* How long a gateway write waits for a recalled layout to come back
- * before it answers JUKEBOX/DELAY. */
-#define RECALL_WAIT_MS 2000
-
 static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 			 const struct ns_cred *writer, uint64_t off, const struct iovec *iov,
 			 int iovcnt, bool stable, size_t *n)

@@ -84,6 +84,9 @@ int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino, uint64_t ex
  * are still out then. */
 int pando_layouts_recall_and_wait(struct pando_layouts *l, uint64_t ino, uint64_t except,
 				  bool writers_only, const char *why, uint32_t max_ms);
+/* How long a write or size change through the manager waits for the
+ * layouts it recalled before it answers JUKEBOX/DELAY. */
+#define RECALL_WAIT_MS 2000
 /* Recalls every layout of the holder with this address ("" : all). */
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why);
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,

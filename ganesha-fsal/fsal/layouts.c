@@ -153,6 +153,7 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 	if (!rc && f->deadline)
 		rc = -EAGAIN;   /* a recall began while the record was written */
 	if (rc) {
+		forget_writer(l, f);
 		file_put(l, f);
 		pthread_mutex_unlock(&l->lock);
 		return rc;

@@ -8,6 +8,11 @@ seen from stock Linux clients:
   several on the same file, and the server stays up.
 * 0050: READ_PLUS answered from an io_info nothing filled; a 6.12 client
   over NFSv4.2 read wrong bytes.  It must read back what it wrote.
+* 0040-0042: LAYOUTERROR's arguments were decoded as one error instead
+  of an array, only logged, and its reply could not be encoded (the
+  connection was dropped).  A 6.12 client over NFSv4.2 reports the write
+  errors of an OSD killed under it with LAYOUTERROR: Ganesha must answer
+  it and hand the errors to the FSAL, which counts them.
 * 0060: GET_DIR_DELEGATION was OP_ILLEGAL, which makes a 7.x client's
   stat() of a directory it just changed fail with "Remote I/O error"
   unless the nfsv4 module has directory_delegations=0.  Without it, it
@@ -27,7 +32,7 @@ import pytest
 
 from pando_testing.e2e import KernelClient
 from pando_testing.mountstats import parse_mountstats
-from pando_testing.pnfs_guest import DROP, REPORT, reports
+from pando_testing.pnfs_guest import DROP, REPORT, reports, values
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario, Vm, wait_all
 
@@ -175,3 +180,58 @@ ls -l d
     res = guest("7.x", c).run(Scenario().step("sh", "v4.1", script), timeout=200)
     res.assert_ok()
     assert "Remote I/O error" not in res.steps[0].output
+
+
+def chunk_writer_script(gate_lib: str, chunks: int, kill_after: int) -> str:
+    return gate_lib + f"""
+getdata d /tmp/d
+i=0
+while [ $i -lt {chunks} ]; do
+  if dd if=/tmp/d of=f bs=1M skip=$i seek=$i count=1 conv=notrunc,fsync 2>/tmp/dd.err; then
+    echo "chunk $i ok"
+  else
+    echo "chunk $i failed: $(tr "\\n" " " < /tmp/dd.err)"
+  fi
+  [ $i != {kill_after - 1} ] || arrive started "ino=$(stat -c %i f)"
+  i=$((i + 1))
+done
+arrive written
+"""
+
+
+@pytest.mark.slow
+def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster],
+                                         guest: Callable[..., KernelClient]) -> None:
+    """6.12 over NFSv4.2 writes 16 MiB a chunk at a time to a mirrored file;
+    the OSD of mirror 0 is killed after the 4th chunk.  The client reports
+    its write errors with LAYOUTERROR: every one answered without error,
+    Ganesha logs them and the manager counts them (io_errors)."""
+    chunks, kill_after = 16, 4
+    c = pnfs_cluster(mirrors=2, minor_versions=(1, 2))
+    gate = c.gate
+    assert gate is not None
+    gate.data["d"] = os.urandom(chunks * MIB)
+    gate.open("started")
+    vm = guest("6.12", c).start(
+        Scenario().step("sh", "v4.2", chunk_writer_script(gate.guest_lib(), chunks, kill_after))
+        .step("mountstats", "v4.2"), timeout=900)
+    ino = int(gate.wait("started", timeout=300, vms=[vm]).query["ino"])
+    victim = c.osd(c.components(ino)[0].osd_id)
+    ls0 = c.layout_status()
+    victim.kill9()
+    wait_gate(c, "written", [vm], timeout=800)
+    ls1 = c.layout_status()
+    victim.start()
+    gate.release("written")
+    res = vm.wait()
+    vm.kill()
+    print(res.report())
+    res.assert_ok()
+    v42 = {m.mountpoint: m for m in parse_mountstats(res.step("mountstats").output)}["/mnt/v4.2"]
+    le = v42.ops.get("LAYOUTERROR")
+    print(f"chunks {values(res.steps[0], 'chunk')}; LAYOUTERROR {le}; layout_status {ls0} -> {ls1}")
+    assert le is not None and le.ops > 0, f"the client sent no LAYOUTERROR: {v42.ops.keys()}"
+    assert le.errors == 0, f"LAYOUTERROR answered with errors: {le}"
+    assert "LAYOUTERROR OP" in c.log_text(), "Ganesha did not take the reported errors"
+    assert ls1.io_errors - ls0.io_errors >= le.ops, \
+        f"{le.ops} LAYOUTERRORs, the manager counted {ls1.io_errors - ls0.io_errors} errors"

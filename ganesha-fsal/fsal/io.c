@@ -206,7 +206,9 @@ static void pando_read2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb do
 	int rc;
 
 	if (arg->info != NULL) {
-		/* READ_PLUS: not served (NFSv4.2 is off, see the notes). */
+		/* Our Ganesha's READ_PLUS reads plainly (info NULL) and
+		 * answers one DATA segment (patch 0050); an io_info asks
+		 * for hole detection, which the OSDs cannot give. */
 		done_cb(o, fsalstat(ERR_FSAL_NOTSUPP, 0), arg, caller_arg);
 		return;
 	}

@@ -502,7 +502,7 @@ static uint32_t pando_maximum_segments(struct fsal_export *e)
 	return to_export(e)->cfg.pnfs ? 1 : 0;
 }
 
-/* Tight: Ganesha 4.3 never frees this buffer (one per LAYOUTGET). */
+/* One buffer per LAYOUTGET segment, freed with its result (patch 0020). */
 static size_t pando_loc_body_size(struct fsal_export *e)
 {
 	const struct pando_export *exp = to_export(e);

@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from . import mds, tool
+from . import mds, nsm, tool
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
 from .paths import binary
 from .process import is_running, spawn_detached, terminate, wait_ready
@@ -190,11 +190,16 @@ def status(cluster_dir: Path) -> ClusterView:
 
 def _targets(st: ClusterState) -> list[tuple[str, _HasPid, str]]:
     """Everything `up` records, in stopping order: Ganesha before the OSDs it
-    writes to, its dbus and rpcbind last."""
+    writes to, then sm-notify and rpc.statd (which unregisters from
+    rpcbind), its dbus and rpcbind last."""
     t: list[tuple[str, _HasPid, str]] = []
     if st.mds is not None:
         t.append((mds.GANESHA_EXE, st.mds, mds.GANESHA_EXE))
     t += [(f"osd.{i}", rec, OSD_EXE) for i, rec in sorted(st.osds.items())]
+    if st.sm_notify is not None:
+        t.append((nsm.SM_NOTIFY_EXE, st.sm_notify, nsm.SM_NOTIFY_EXE))
+    if st.statd is not None:
+        t.append((nsm.STATD_EXE, st.statd, nsm.STATD_EXE))
     if st.dbus is not None:
         t.append((mds.DBUS_EXE, st.dbus, mds.DBUS_EXE))
     if st.rpcbind is not None:
@@ -220,7 +225,7 @@ def _stop(st: ClusterState, timeout: float, only: set[str] | None, ui: Ui) -> li
 
 
 def down(cluster_dir: Path, ui: Ui, timeout: float = 30.0) -> list[StopResult]:
-    """SIGTERM, by pid, Ganesha, every OSD, then the dbus-daemon and rpcbind
-    that `up` started; what happened to each."""
+    """SIGTERM, by pid, Ganesha, every OSD, then the sm-notify, rpc.statd,
+    dbus-daemon and rpcbind that `up` started; what happened to each."""
     st = ClusterState.load(cluster_dir)
     return _stop(st, timeout, None, ui)

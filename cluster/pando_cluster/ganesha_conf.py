@@ -99,7 +99,9 @@ def render(s: GaneshaSettings) -> str:
     """The whole ganesha.conf."""
     core = [f"NFS_Port = {s.nfs_port};", f"MNT_Port = {s.mnt_port};",
             f"NFS_Protocols = {_numbers(s.protocols)};",
-            "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+            # NFSv3 locking: NLM, with the rpc.statd started beside Ganesha
+            # (statd.py) monitoring the hosts that lock.
+            "Enable_NLM = true;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
             *([f"Bind_Addr = {s.bind};"] if s.bind else []),
             f'Plugins_Dir = "{s.plugins_dir}";']
     nfsv4 = [f"Minor_Versions = {_numbers(s.minor_versions)};",

@@ -1,6 +1,7 @@
-"""The metadata manager's processes: rpcbind (only when none listens), a
-private dbus-daemon, and ganesha.nfsd loading libfsalpando.so over the OSDs.
-Each is started detached and recorded by pid, so `down` stops exactly these."""
+"""The metadata manager's processes: rpcbind (only when none listens),
+rpc.statd for NFSv3 locking (nsm.py), a private dbus-daemon, and
+ganesha.nfsd loading libfsalpando.so over the OSDs, then sm-notify.  Each is
+started detached and recorded by pid, so `down` stops exactly these."""
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from . import nsm
 from .ganesha_conf import EXPORT_PATH
 from .mds_config import (
     MdsPaths,
@@ -65,6 +67,7 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     paths = MdsPaths(st.dir)
     (paths.dir / "recovery").mkdir(parents=True, exist_ok=True)
     _ensure_rpcbind(st, paths, opts.timeout, ui, started)
+    ours = nsm.start_statd(st, paths, opts.timeout, ui, started)
     dbus = _ensure_dbus(st, paths, opts.timeout, ui, started)
 
     paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
@@ -97,6 +100,8 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
         raise StartError("\n  ".join([str(e), "ganesha.nfsd logged:", *errors]) if errors
                          else str(e), [log, out]) from None
     ui.say(f"ganesha: serving {EXPORT_PATH} on {rec.nfs_addr}")
+    if ours:
+        nsm.notify(st, paths, opts.bind, ui, started)
 
 
 def ganesha_errors(log: Path, limit: int = 10) -> list[str]:
@@ -122,6 +127,10 @@ def forget_stopped(st: ClusterState, ui: Ui) -> None:
         st.dbus = None
     if st.rpcbind is not None and not is_running(st.rpcbind.pid, RPCBIND_EXE):
         st.rpcbind = None
+    if st.statd is not None and not is_running(st.statd.pid, nsm.STATD_EXE):
+        st.statd = None
+    if st.sm_notify is not None and not is_running(st.sm_notify.pid, nsm.SM_NOTIFY_EXE):
+        st.sm_notify = None
 
 
 def _report_running(m: MdsRecord, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui) -> None:
@@ -217,7 +226,8 @@ def export_listed(dbus_send: Path, address: str) -> bool:
 
 
 def status_rows(st: ClusterState) -> list[ServiceView]:
-    """Ganesha, dbus-daemon and rpcbind, once an `up` has started Ganesha."""
+    """Ganesha, dbus-daemon, rpcbind and rpc.statd, once an `up` has started
+    Ganesha."""
     m = st.mds
     if m is None:
         return []
@@ -236,4 +246,4 @@ def status_rows(st: ClusterState) -> list[ServiceView]:
     else:
         rows.append(ServiceView(RPCBIND_EXE, None, "up (not ours)"
                                 if port_open("127.0.0.1", RPCBIND_PORT) else "down", where))
-    return rows
+    return rows + [ServiceView(*nsm.status_row(st))]

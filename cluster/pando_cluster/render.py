@@ -72,8 +72,10 @@ def how_to_use(st: ClusterState) -> list[str]:
     server = f"[{m.host}]" if ":" in m.host else m.host
     lines = ["Mount it (as root; any mount point):",
              f"  mount -t nfs -o vers=4.2,port={m.nfs_port} {server}:{EXPORT_PATH} {MOUNT_POINT}",
-             (f"  mount -t nfs -o vers=3,port={m.nfs_port},mountport={m.mnt_port},nolock "
-              f"{server}:{EXPORT_PATH} {MOUNT_POINT}")]
+             (f"  mount -t nfs -o vers=3,port={m.nfs_port},mountport={m.mnt_port} "
+              f"{server}:{EXPORT_PATH} {MOUNT_POINT}"),
+             "  (NFSv3 locks need rpc.statd on the client, from nfs-common; "
+             "`nolock` keeps them local)"]
     if st.dbus is not None:
         lines += ["Ganesha's dbus (ganesha_mgr, ganesha_stats) is private to this cluster:",
                   f"  export DBUS_SYSTEM_BUS_ADDRESS={st.dbus.address}",

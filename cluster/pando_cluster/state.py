@@ -25,8 +25,9 @@ class OsdRecord:
 
 @dataclass
 class DaemonRecord:
-    """A helper daemon `up` started: dbus-daemon (address: its bus) or rpcbind.
-    Only daemons pando-cluster started are recorded, so only those are stopped."""
+    """A helper daemon `up` started: dbus-daemon (address: its bus), rpcbind,
+    rpc.statd (address: its state directory) or sm-notify.  Only daemons
+    pando-cluster started are recorded, so only those are stopped."""
     pid: int | None
     log: str
     address: str = ""
@@ -56,6 +57,8 @@ class ClusterState:
     mds: MdsRecord | None = None
     dbus: DaemonRecord | None = None
     rpcbind: DaemonRecord | None = None
+    statd: DaemonRecord | None = None
+    sm_notify: DaemonRecord | None = None
 
     @property
     def path(self) -> Path:
@@ -69,17 +72,20 @@ class ClusterState:
             st.key_file = raw.get("key_file", "")
             st.osds = {int(o["osd_id"]): OsdRecord(**o) for o in raw.get("osds", [])}
             st.mds = MdsRecord(**raw["mds"]) if raw.get("mds") else None
-            st.dbus = DaemonRecord(**raw["dbus"]) if raw.get("dbus") else None
-            st.rpcbind = DaemonRecord(**raw["rpcbind"]) if raw.get("rpcbind") else None
+            for name in st.daemons():
+                setattr(st, name, DaemonRecord(**raw[name]) if raw.get(name) else None)
         return st
+
+    def daemons(self) -> dict[str, DaemonRecord | None]:
+        return {"dbus": self.dbus, "rpcbind": self.rpcbind, "statd": self.statd,
+                "sm_notify": self.sm_notify}
 
     def save(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         raw = {"key_file": self.key_file,
                "osds": [asdict(o) for _, o in sorted(self.osds.items())],
                "mds": asdict(self.mds) if self.mds else None,
-               "dbus": asdict(self.dbus) if self.dbus else None,
-               "rpcbind": asdict(self.rpcbind) if self.rpcbind else None}
+               **{name: asdict(d) if d else None for name, d in self.daemons().items()}}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(raw, indent=2) + "\n")
         os.replace(tmp, self.path)

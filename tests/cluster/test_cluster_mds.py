@@ -1,6 +1,7 @@
 """`pando-cluster up` with the metadata manager, inside a pod: Ganesha with
 the Pando FSAL serves /pando over NFSv3 on 127.0.0.1:2049, answers
-`ganesha_mgr` on the bus `up` printed, and `down` stops every process by pid.
+`ganesha_mgr` on the bus `up` printed, rpc.statd runs beside it for NFSv3
+locks (test_cluster_nlm.py), and `down` stops every process by pid.
 A broken FSAL makes `up` fail with Ganesha's log and leave nothing running."""
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _pids(cdir: Path) -> dict[str, int]:
     """Every pid the state file records, by process name."""
     st = json.loads((cdir / "cluster.json").read_text())
     pids = {f"osd.{o['osd_id']}": o["pid"] for o in st["osds"]}
-    for name in ("mds", "dbus", "rpcbind"):
+    for name in ("mds", "dbus", "rpcbind", "statd"):
         if st.get(name):
             pids[name] = st[name]["pid"]
     return {k: v for k, v in pids.items() if v}
@@ -97,9 +98,10 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
         up = pod.run(_cli("up", "--osds", "3"), env=_env(cdir), check=False, timeout=120)
         assert up.returncode == 0, up.stdout + up.stderr
         pids = _pids(cdir)
-        assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "osd.3", "rpcbind"], pids
+        assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "osd.3", "rpcbind",
+                                "statd"], pids
         assert "mount -t nfs -o vers=4.2,port=2049 127.0.0.1:/pando /mnt/pando" in up.stdout
-        assert ("mount -t nfs -o vers=3,port=2049,mountport=20048,nolock "
+        assert ("mount -t nfs -o vers=3,port=2049,mountport=20048 "
                 "127.0.0.1:/pando /mnt/pando") in up.stdout
         bus = re.search(r"export DBUS_SYSTEM_BUS_ADDRESS=(\S+)", up.stdout)
         assert bus, up.stdout
@@ -124,11 +126,11 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
     finally:
         down = pod.run(_cli("down"), env=_env(cdir), check=False, timeout=120)
     assert down.returncode == 0, down.stdout + down.stderr
-    assert down.stdout.count("stopped") == 6, down.stdout
+    assert down.stdout.count("stopped") == 7, down.stdout
     assert [p for p in pids.values() if _running(p)] == []
     assert (cdir / "mds" / "ganesha.log").read_text().rstrip().endswith("NFS EXIT: regular exit")
     st = pod.run(_cli("status"), env=_env(cdir), check=False)
-    assert st.returncode == 1 and st.stdout.count(" down ") == 6, st.stdout
+    assert st.returncode == 1 and st.stdout.count(" down ") == 7, st.stdout
 
 
 def _broken_build(tmp_path: Path) -> Path:
@@ -149,10 +151,10 @@ def test_up_stops_what_it_started_when_ganesha_fails(pod: Pod, tmp_path: Path,
     try:
         assert up.returncode == 1, out
         assert "ganesha: exited" in out and "Could not dlopen module" in out, out
-        assert "stopping what this `up` started: osd.1, rpcbind, dbus-daemon, ganesha.nfsd" \
-            in out, out
+        assert ("stopping what this `up` started: osd.1, rpcbind, rpc.statd, dbus-daemon, "
+                "ganesha.nfsd") in out, out
         started = [int(p) for p in re.findall(r": started pid (\d+)", out)]
-        assert len(started) == 4, out
+        assert len(started) == 5, out
         assert [p for p in started if _running(p)] == [], out
         assert _pids(cdir) == {}
         for port in (NFS_PORT, MNT_PORT, 111, 20591):

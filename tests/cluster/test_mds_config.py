@@ -1,5 +1,6 @@
 """The metadata manager's generated files, Ganesha's Bind_Addr resolution,
-and the error lines `up` quotes from Ganesha's log: no daemons needed."""
+the error lines `up` quotes from Ganesha's log, and rpc.statd's state
+directory and arguments: no daemons needed."""
 from __future__ import annotations
 
 import subprocess
@@ -15,6 +16,7 @@ from pando_cluster.mds_config import (
     render_ganesha_conf,
 )
 from pando_cluster.state import OsdRecord
+from pando_cluster.statd import notify_argv, prepare_state_dir, statd_argv
 
 
 def _osd(i: int, host: str = "127.0.0.1") -> OsdRecord:
@@ -27,7 +29,7 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
                                Path("/repo/build/ganesha-fsal/fsal"), mirrors=2)
     lines = [x.strip() for x in conf.splitlines()]
     for want in ("NFS_Port = 2049;", "MNT_Port = 20048;", "NFS_Protocols = 3, 4;",
-                 "Enable_NLM = false;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+                 "Enable_NLM = true;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
                  "Bind_Addr = 127.0.0.1;", 'Plugins_Dir = "/repo/build/ganesha-fsal/fsal";',
                  "Minor_Versions = 1, 2;", "PNFS_MDS = true;", "Lease_Lifetime = 30;",
                  "Grace_Period = 45;", "Graceless = false;", 'RecoveryRoot = "/c/mds/recovery";',
@@ -87,3 +89,19 @@ def test_ganesha_errors_skips_kerberos_callback_noise(tmp_path: Path) -> None:
         "open_cluster :FSAL :CRIT :pando: cannot set up the OSDs: Invalid argument",
         "load_fsal :NFS STARTUP :FATAL :Could not dlopen module"]
     assert ganesha_errors(tmp_path / "missing.log") == []
+
+
+def test_statd_state_dir_turns_the_monitor_list_into_the_notify_list(tmp_path: Path) -> None:
+    d = tmp_path / "statd"
+    prepare_state_dir(d)
+    assert sorted(p.name for p in d.iterdir()) == ["sm", "sm.bak"]
+    (d / "sm" / "client-a").write_text("monitored by the last instance\n")
+    (d / "sm.bak" / "client-b").write_text("not yet notified\n")
+    prepare_state_dir(d)
+    assert list((d / "sm").iterdir()) == []
+    assert sorted(p.name for p in (d / "sm.bak").iterdir()) == ["client-a", "client-b"]
+    assert statd_argv("/sbin/rpc.statd", d) == ["/sbin/rpc.statd", "-F", "-d", "-L", "-P",
+                                                str(d)]
+    assert notify_argv("/sbin/sm-notify", d, "127.0.0.1") == [
+        "/sbin/sm-notify", "-d", "-f", "-P", str(d), "-v", "127.0.0.1"]
+    assert notify_argv("/sbin/sm-notify", d, None)[-1] == str(d)

@@ -2,8 +2,10 @@
 FSAL block; `GaneshaVfs` exports a local directory with FSAL VFS (the
 baseline Pando is measured against); `mds.PandoMds` loads Pando's FSAL.
 
-Inside the pod it starts its own rpcbind (Ganesha registers NFS and MOUNT
-with it; /run is private to the pod), then `ganesha.nfsd -F` exporting one
+Inside the pod it starts its own rpcbind (Ganesha registers NFS, MOUNT and
+NLM with it; /run is private to the pod) and rpc.statd (Ganesha's NSM
+client asks it to monitor the NFSv3 hosts that lock; pando_cluster.statd),
+then `ganesha.nfsd -F` exporting one
 directory over TCP: NFSv3 only by default (the benchmark baseline), or NFSv3
 and NFSv4.1 and 4.2 with `protocols=(3, 4)` (the kernel-client tests).
 Everything is stopped by pid.
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from pando_cluster.ganesha_conf import GaneshaSettings, PandoFsal, render
 from pando_cluster.mds_config import render_dbus_conf
+from pando_cluster.statd import prepare_state_dir, statd_argv
 
 from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
@@ -35,6 +38,7 @@ GANESHA_ROOT = Path(os.environ.get("PANDO_GANESHA_ROOT", "/"))
 GANESHA = str(GANESHA_ROOT / "usr/bin/ganesha.nfsd")
 GANESHA_LIB_DIR = GANESHA_ROOT / "usr/lib/ganesha"
 RPCBIND = "/usr/sbin/rpcbind"
+STATD = "/usr/sbin/rpc.statd"
 VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 
 # Ganesha's stateid checks say why they refuse a stateid only at DEBUG
@@ -71,6 +75,7 @@ class GaneshaServer:
     dbus: bool = False
     plugins_dir: str = VFS_PLUGINS_DIR
     rpcbind: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    statd: subprocess.Popen[bytes] | None = field(default=None, init=False)
     dbus_daemon: subprocess.Popen[bytes] | None = field(default=None, init=False)
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
@@ -114,6 +119,10 @@ class GaneshaServer:
         return self.workdir / "rpcbind.log"
 
     @property
+    def statd_log_path(self) -> Path:
+        return self.workdir / "statd.log"
+
+    @property
     def nfs_addr(self) -> str:
         return f"{self.host}:{self.nfs_port}"
 
@@ -149,6 +158,7 @@ class GaneshaServer:
             self._start_dbus()
         if self.rpcbind is None:
             self._start_rpcbind()
+            self._start_statd()
         self.write_config()
         env = {**os.environ, **(self.dbus_env() if self.dbus else {})}
         if GANESHA_ROOT != Path("/"):
@@ -181,6 +191,20 @@ class GaneshaServer:
 
     def _rpcbind_alive(self) -> bool:
         return self.rpcbind is not None and self.rpcbind.poll() is None
+
+    def _start_statd(self) -> None:
+        """rpc.statd as `pando-cluster up` runs it, its state in the test's
+        directory.  No sm-notify: a new pod's statd has monitored nobody."""
+        state_dir = self.workdir / "statd"
+        prepare_state_dir(state_dir)
+        with open(self.statd_log_path, "ab") as log:
+            self.statd = self.pod.popen(statd_argv(STATD, state_dir),
+                                        stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while b"Waiting for client connections" not in self.statd_log_path.read_bytes():
+            if self.statd.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"rpc.statd did not start (see {self.statd_log_path})")
+            time.sleep(0.05)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -249,10 +273,11 @@ class GaneshaServer:
         return p.returncode
 
     def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM Ganesha (then rpcbind and dbus) by pid; SIGKILL after
-        `timeout`.  Returns Ganesha's exit status (None if it never started)."""
+        """SIGTERM Ganesha (then statd, which unregisters from rpcbind,
+        rpcbind and dbus) by pid; SIGKILL after `timeout`.  Returns Ganesha's
+        exit status (None if it never started)."""
         code = None
-        for p in (self.proc, self.rpcbind, self.dbus_daemon):
+        for p in (self.proc, self.statd, self.rpcbind, self.dbus_daemon):
             if p is None:
                 continue
             if p.poll() is None:

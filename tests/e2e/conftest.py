@@ -76,8 +76,8 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod) -> Iterator[NfsServerHa
     assert m.export_dir is not None
     handle = NfsServerHandle(
         name="pando", target=m.mount_target(), export_root=None,
-        logs=[m.log_path, m.rpcbind_log_path, m.workdir / "ganesha.stdout", m.conf_path,
-              m.cluster_desc, *(o.log_path for o in m.osds)],
+        logs=[m.log_path, m.rpcbind_log_path, m.statd_log_path, m.workdir / "ganesha.stdout",
+              m.conf_path, m.cluster_desc, *(o.log_path for o in m.osds)],
         # No directory on this machine: the server's copy is read over NFSv3.
         server_copy=Nfs3Peek(pod, m.host, m.nfs_port, m.mnt_port, str(m.export_dir)))
     yield handle
@@ -90,7 +90,8 @@ def ganesha_vfs(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Ite
     g.start()
     handle = NfsServerHandle(
         name="ganesha-vfs", target=g.mount_target(), export_root=g.export_dir,
-        logs=[g.log_path, g.rpcbind_log_path, g.workdir / "ganesha.stdout", g.conf_path],
+        logs=[g.log_path, g.rpcbind_log_path, g.statd_log_path, g.workdir / "ganesha.stdout",
+              g.conf_path],
         reports_holes=True)
     yield handle
     code = g.stop()

@@ -42,13 +42,19 @@ def test_data_verification(version: str, kernel_client: Callable[..., KernelClie
     print(timing_line(res))
 
 
-def test_namespace_and_locks_smoke(kernel_client: Callable[..., KernelClient]) -> None:
+def test_namespace_and_locks_smoke(kernel_client: Callable[..., KernelClient],
+                                   nfs_server: NfsServerHandle) -> None:
     """A taste of the slow POSIX scenarios, on the newest kernel: the
     namespace scenario (renames, links, symlinks, silly rename) over both
-    protocols, and byte-range locks between two processes over NFSv4.2."""
-    sc = Scenario().step("namespace", "v3").step("namespace", "v4.2").step("locks", "v4.2")
-    res = kernel_client("7.x").run(sc, timeout=240).assert_ok()
+    protocols, and byte-range locks between two processes over NFSv4.2 and
+    over NFSv3 (NLM: the guest runs rpcbind and rpc.statd, and the
+    manager's statd monitors it while it locks)."""
+    sc = Scenario().step("namespace", "v3").step("namespace", "v4.2").step("locks", "v4.2") \
+        .step("nlm", "v3")
+    res = kernel_client("7.x").run(sc, timeout=240, nfs3_locks=True).assert_ok()
     assert res.step("locks", "v4.2").metrics["lock_calls"] >= 10
+    statd_log = next(p for p in nfs_server.logs if p.name == "statd.log")
+    assert "MONITORING" in statd_log.read_text()
     print(timing_line(res))
 
 

@@ -1,6 +1,6 @@
 """Initramfs images for the kernel clients, written in plain Python.
 
-An image is two concatenated newc cpio archives (the kernel unpacks them in
+An image is concatenated newc cpio archives (the kernel unpacks them in
 order, later files replacing earlier ones):
 
 * the *base* archive, built once per kernel and cached next to it:
@@ -9,6 +9,8 @@ order, later files replacing earlier ones):
   decompressed, with `/lib/modules/load.list` giving the load order
   (dependencies first, from each module's `depends=` modinfo field; Debian's
   packages ship no modules.dep);
+* cached *layers* a VM asks for, such as the NFSv3 lock client's userland
+  (guest_nsm.py);
 * a small *per-test* archive: `/init`, the guest library and the scenario
   script.  Changing a guest script never rebuilds the base archive.
 
@@ -268,11 +270,11 @@ def scenario_archive(files: dict[str, tuple[bytes, int]]) -> bytes:
 
 
 def build_initrd(kernel: Kernel, out: Path, files: dict[str, tuple[bytes, int]],
-                 roots: Iterable[str] = MODULE_ROOTS) -> Path:
-    """Writes base + per-test archive to `out`."""
-    base = base_archive(kernel, roots)
+                 roots: Iterable[str] = MODULE_ROOTS, layers: Iterable[Path] = ()) -> Path:
+    """Writes base + layers + per-test archive to `out`."""
     with open(out, "wb") as f:
-        with open(base, "rb") as b:
-            shutil.copyfileobj(b, f)
+        for archive in (base_archive(kernel, roots), *layers):
+            with open(archive, "rb") as a:
+                shutil.copyfileobj(a, f)
         f.write(scenario_archive(files))
     return out

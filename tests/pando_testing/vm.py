@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .guest_nsm import nsm_archive
 from .initramfs import build_initrd
 from .kernels import Kernel, cache_dir, get_kernel
 from .pod import Pod, build_dir, repo_root
@@ -291,7 +292,8 @@ class Vm:
                  target: MountTarget, scenario: Scenario, *, client_id: str | None = None,
                  timeout: float = 300.0, memory_mib: int = 1024, smp: int = 1,
                  accel: str | None = None, params: dict[str, str] | None = None,
-                 retries: int = 1, network: bool = True, qemu: str = QEMU) -> None:
+                 retries: int = 1, network: bool = True, qemu: str = QEMU,
+                 nfs3_locks: bool = False) -> None:
         self.pod, self.kernel, self.name = pod, kernel, name
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -301,6 +303,11 @@ class Vm:
         self.accel = accel or choose_accel()
         self.params = dict(params or {})
         self.retries, self.network, self.qemu = retries, network, qemu
+        # NFSv3 mounts lock through the server (NLM): the guest runs rpcbind
+        # and rpc.statd (guest_nsm.py); without, they mount with `nolock`.
+        self.nfs3_locks = nfs3_locks
+        if nfs3_locks:
+            self.params["PANDO_NFS3_LOCKS"] = "1"
         self.proc: subprocess.Popen[bytes] | None = None
         self.attempts = 0
         self._t0 = 0.0
@@ -349,7 +356,8 @@ class Vm:
             **{path: (guest_tool(src), 0o755) for path, src in GUEST_TOOLS.items()},
         }
         self._path("scenario.sh").write_text(self.scenario.script())
-        return build_initrd(self.kernel, self._path("initrd"), files)
+        return build_initrd(self.kernel, self._path("initrd"), files,
+                            layers=[nsm_archive()] if self.nfs3_locks else [])
 
     def argv(self) -> list[str]:
         accel = "tcg,thread=single" if self.accel == "tcg" else "kvm"

@@ -9,6 +9,9 @@
 #   PANDO_MOUNT_OPTS extra mount options (comma separated), optional
 #   PANDO_MODOPTS    module options, MODULE:KEY=VAL[:KEY=VAL],MODULE:...
 #                    (a kernel ignores, with a warning, options it lacks)
+#   PANDO_NFS3_LOCKS 1: NFSv3 mounts lock through the server (NLM); rpcbind
+#                    and rpc.statd run in the guest (nsm_up).  Otherwise
+#                    they mount with nolock: locks stay in the guest.
 # The scenario is /pando/scenario.sh (from the per-test archive): a list of
 #   step SCENARIO VERS [ARGS...]
 # lines.  Each step mounts VERS (v3, v4.1, v4.2) at /mnt/VERS if needed, runs
@@ -89,6 +92,28 @@ net_up() {
     ip route add default via 10.0.2.2 || fatal "network setup failed"
 }
 
+# The NFSv3 client's lock manager (lockd, in the kernel) registers with the
+# local rpcbind when the first locking mount comes, and asks the local
+# rpc.statd to monitor the server (SM_MON) before its first lock there; with
+# neither, mount and locks fail.  statd -L: this guest booted fresh and has
+# nobody to tell of a reboot (sm-notify).  The binaries and their libraries
+# come from the host (tests/pando_testing/guest_nsm.py).
+nsm_up() {
+  rpcbind -f > /tmp/rpcbind.log 2>&1 &
+  i=0
+  until [ -S /run/rpcbind.sock ]; do
+    i=$((i + 1)); [ $i -le 100 ] || fatal "rpcbind did not start: $(cat /tmp/rpcbind.log)"
+    sleep 0.1
+  done
+  rpc.statd -F -d -L > /tmp/statd.log 2>&1 &
+  i=0
+  until grep -q "Waiting for client connections" /tmp/statd.log; do
+    i=$((i + 1)); [ $i -le 100 ] || fatal "rpc.statd did not start: $(cat /tmp/statd.log)"
+    sleep 0.1
+  done
+  say "NFSv3 locking: rpcbind and rpc.statd running"
+}
+
 # ---- mounting -----------------------------------------------------------------
 is_mounted() { grep -q " /mnt/$1 nfs" /proc/mounts; }
 
@@ -97,7 +122,8 @@ mount_nfs() {  # VERS
   is_mounted "$v" && return 0
   mkdir -p "/mnt/$v"
   case "$v" in
-    v3) opts="vers=3,proto=tcp,addr=$S,port=$P,mountport=$MP,mountproto=tcp,nolock"
+    v3) opts="vers=3,proto=tcp,addr=$S,port=$P,mountport=$MP,mountproto=tcp"
+        [ "$PANDO_NFS3_LOCKS" = 1 ] || opts="$opts,nolock"
         src="$S:$PANDO_EXPORT3" ;;
     v4.1|v4.2) opts="vers=${v#v},proto=tcp,addr=$S,port=$P"
         src="$S:$PANDO_EXPORT4" ;;
@@ -622,6 +648,27 @@ sc_locks() {
   metric lockt_calls "$(opcount LOCKT)"
 }
 
+# NFSv3 locking through the server (a VM made with nfs3_locks: NLM, the
+# guest's rpcbind and rpc.statd up): the mount has local_lock=none, so
+# every lock goes to the server's NLM, which arbitrates between the two
+# processes (lock owners) of this guest as between hosts.
+sc_nlm() {
+  grep -q " /mnt/$VERS nfs .*local_lock=none" /proc/mounts ||
+    fail "locks stay in this guest: $(grep " /mnt/$VERS " /proc/mounts)"
+  : > f
+  rm -f held release
+  ptool lock -x -r 0:100 f sh -c 'touch held; while [ ! -e release ]; do sleep 0.05; done' > a.out 2>&1 &
+  a=$!
+  wait_for held
+  must_fail "Resource temporarily unavailable" ptool lock -n -x -r 50:10 f
+  must_fail "Resource temporarily unavailable" ptool lock -n -s -r 99:1 f
+  ptool lock -n -x -r 100:100 f > /dev/null || fail "W 100:100 refused next to W 0:100"
+  case "$(ptool lock -g -r 10:10 f)" in "conflict W 0:100 "*) ;; *) fail "F_GETLK 10:10: $(ptool lock -g -r 10:10 f), want conflict W 0:100";; esac
+  touch release
+  wait $a || fail "the holder failed: $(cat a.out)"
+  ptool lock -n -x -r 0:100 f > /dev/null || fail "W 0:100 refused after the holder exited"
+}
+
 # NFSv4 open state: one file open read-only, append-only and read-write at
 # once by one process (the client upgrades its open stateid), writes through
 # two descriptors, another process opening it meanwhile, then the
@@ -837,6 +884,7 @@ pando_main() {
   echo /bin/true > /proc/sys/kernel/modprobe
   load_modules
   net_up
+  [ "$PANDO_NFS3_LOCKS" != 1 ] || nsm_up
   emit "{\"event\":\"ready\",\"kernel\":\"$(uname -r)\",\"client_id\":\"$(cat /sys/module/nfs/parameters/nfs4_unique_id)\",\"uptime\":$(now)}"
   if [ -f /pando/scenario.sh ]; then . /pando/scenario.sh; fi
   finish

@@ -54,13 +54,12 @@ static int recover_file(struct pando_export *exp, uint64_t ino)
 		return rc;
 	rc = pando_objects_fence(exp, map, 0, &next, &failed);
 	pando_map_free(map);
-	if (!rc)
-		rc = pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
-	if (!rc && failed)
-		rc = -EHOSTUNREACH;
+	if (rc)
+		return rc;
 	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s",
 		ino, next, failed ? " (some OSDs unreachable)" : "");
-	return rc;
+	rc = pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
+	return rc ? rc : failed ? -EHOSTUNREACH : 0;
 }
 
 void pando_restart_settle(struct pando_export *exp)

@@ -3,15 +3,10 @@
  * fence that revokes all handles given out so far by moving it on. */
 #include "pando_fsal.h"
 
+#include "byteorder.h"
 #include "objio.h"
 
 static const struct osd_ctl_attr_key cap_version_key = { .page = 1, .number = 7 };
-
-static uint32_t get_be32_attr(const struct osd_ctl_attr *a)
-{
-	return (uint32_t)a->value[0] << 24 | (uint32_t)a->value[1] << 16 |
-	       (uint32_t)a->value[2] << 8 | a->value[3];
-}
 
 /* The version of component c, or -errno. */
 static int component_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
@@ -33,7 +28,7 @@ static int component_cap_version(struct pando_export *exp, const struct pando_st
 		return rc;
 	if (n != 1 || attr.len != 4)
 		return -EIO;
-	*ver = get_be32_attr(&attr);
+	*ver = get_be32(attr.value);
 	return 0;
 }
 

@@ -9,6 +9,7 @@ from typing import Callable, Iterator
 import pytest
 
 from pando_testing.daemons import OsdProcess
+from pando_testing.etcd import EtcdCluster
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.logs import FAILED_KEY as _failed_key
 from pando_testing.logs import keep_logs as _keep_logs
@@ -91,3 +92,25 @@ def mds_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
 def mds(mds_factory: Callable[..., PandoMds]) -> PandoMds:
     """Four OSDs and one metadata manager serving NFSv3 and NFSv4.1."""
     return mds_factory(4)
+
+
+def _etcd_cluster(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
+                  size: int) -> Iterator[EtcdCluster]:
+    cluster = EtcdCluster(pod, tmp_path / "etcd", size=size).start()
+    yield cluster
+    codes = cluster.stop()
+    _keep_logs(request, [m.log_path for m in cluster.members])
+    bad = {n: c for n, c in codes.items() if c != 0}
+    assert not bad, f"etcd did not exit cleanly on SIGTERM: {bad}"
+
+
+@pytest.fixture
+def etcd(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[EtcdCluster]:
+    """One etcd member on 127.0.0.1:2379 in the test's pod."""
+    yield from _etcd_cluster(request, pod, tmp_path, 1)
+
+
+@pytest.fixture
+def etcd3(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[EtcdCluster]:
+    """Three etcd members (client ports 2379, 2381, 2383) in the test's pod."""
+    yield from _etcd_cluster(request, pod, tmp_path, 3)

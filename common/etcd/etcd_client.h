@@ -1,0 +1,72 @@
+/* A small blocking client for etcd v3's JSON gateway (HTTP/1.1, no TLS),
+ * enough for the C daemons: read a key, put a key under a lease, and keep
+ * a lease alive.  Endpoints are tried in turn; the one that last answered
+ * is tried first.  Thread-safe: one call at a time per client (a mutex);
+ * make one client per thread that needs its own pace.
+ *
+ * Keys and values are byte strings (base64 on the wire, handled here).
+ * Every function returns 0 or a negative errno:
+ *   -ENOENT        the key (or the lease) does not exist
+ *   -EHOSTUNREACH  no endpoint answered within the timeout
+ *   -EPROTO        an endpoint answered with something that is not etcd
+ *   -EINVAL        bad arguments (an endpoint list that does not parse)
+ *   -ENOMEM
+ * Nothing here logs: callers say what failed, once. */
+#ifndef PANDO_ETCD_CLIENT_H
+#define PANDO_ETCD_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct etcd_client;
+
+/* endpoints: "http://HOST:PORT[,http://HOST:PORT...]" (the scheme may be
+ * left out); timeout_ms bounds each HTTP exchange (0: 2000). */
+int etcd_client_new(const char *endpoints, int timeout_ms, struct etcd_client **out);
+void etcd_client_free(struct etcd_client *c);
+
+/* The value of key (malloc'd, NUL-terminated for convenience, *len bytes
+ * without the NUL) and its mod_revision (may be NULL). */
+int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
+	     int64_t *mod_revision);
+/* Puts key = value[len], attached to lease (0: none). */
+int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len,
+	     int64_t lease);
+int etcd_delete(struct etcd_client *c, const char *key);
+
+int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease);
+/* Renews the lease; -ENOENT when it has expired (grant a new one). */
+int etcd_lease_keepalive(struct etcd_client *c, int64_t lease, int64_t *ttl_left);
+int etcd_lease_revoke(struct etcd_client *c, int64_t lease);
+
+/* The endpoint that answered last ("http://HOST:PORT"), for log lines. */
+const char *etcd_client_endpoint(const struct etcd_client *c);
+
+/* Presence: a key kept alive under a lease by a thread of its own.
+ * Grants a lease of ttl_s, renews it every ttl_s/4 seconds, and puts
+ * key = fill(arg) (a malloc'd NUL-terminated JSON value the callee
+ * frees) at start and every interval_s seconds; when the lease has
+ * expired (etcd unreachable for longer than the TTL) it grants a new one
+ * and puts again.  etcd being away never blocks the caller: the thread
+ * retries every second.  presence_stop revokes the lease (the key goes
+ * at once: a clean stop is seen as one) and joins the thread. */
+struct etcd_presence;
+typedef char *(*etcd_presence_fill)(void *arg);
+typedef void (*etcd_presence_log)(void *arg, int level, const char *msg);	/* level: 0 info, 1 warn */
+
+struct etcd_presence_options {
+	const char *endpoints;
+	const char *key;
+	int ttl_s;		/* 0: 5 */
+	int interval_s;		/* 0: 2 */
+	etcd_presence_fill fill;
+	etcd_presence_log log;	/* state changes only: registered, lost etcd, back */
+	void *arg;
+};
+
+int etcd_presence_start(const struct etcd_presence_options *opt, struct etcd_presence **out);
+void etcd_presence_stop(struct etcd_presence *p);
+/* Puts the key now (outside the interval), e.g. after a state change. */
+void etcd_presence_kick(struct etcd_presence *p);
+
+#endif

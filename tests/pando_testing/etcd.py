@@ -1,0 +1,250 @@
+"""Real etcd members (Debian's etcd-server 3.4) inside a Pod, and a small
+synchronous client over etcd's JSON gateway for tests to look at what the
+daemons wrote.  One member by default; three for the tests that need a
+quorum.  Members are started, killed and restarted by pid."""
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .pod import Pod
+
+CLIENT_PORT_BASE = 2379
+PEER_PORT_BASE = 2380
+ETCD = "/usr/bin/etcd"
+
+
+def b64(s: str | bytes) -> str:
+    raw = s.encode() if isinstance(s, str) else s
+    return base64.b64encode(raw).decode()
+
+
+def unb64(s: str) -> bytes:
+    return base64.b64decode(s)
+
+
+def prefix_end(prefix: str) -> str:
+    """The range end that selects every key starting with prefix."""
+    raw = bytearray(prefix.encode())
+    raw[-1] += 1
+    return b64(bytes(raw))
+
+
+@dataclass
+class EtcdMember:
+    pod: Pod
+    workdir: Path
+    name: str
+    host: str
+    client_port: int = CLIENT_PORT_BASE
+    peer_port: int = PEER_PORT_BASE
+    initial_cluster: str = ""
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    @property
+    def client_url(self) -> str:
+        return f"http://{self.host}:{self.client_port}"
+
+    @property
+    def peer_url(self) -> str:
+        return f"http://{self.host}:{self.peer_port}"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.workdir / f"{self.name}.etcd"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / f"{self.name}.log"
+
+    def start(self, wait: bool = True) -> "EtcdMember":
+        assert not self.alive(), "already running"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.starts += 1
+        state = "existing" if self.data_dir.exists() else "new"
+        log = open(self.log_path, "ab")
+        log.write(f"--- start {self.starts} ---\n".encode())
+        log.flush()
+        argv = [ETCD, "--name", self.name, "--data-dir", str(self.data_dir),
+                "--listen-client-urls", self.client_url,
+                "--advertise-client-urls", self.client_url,
+                "--listen-peer-urls", self.peer_url,
+                "--initial-advertise-peer-urls", self.peer_url,
+                "--initial-cluster", self.initial_cluster or f"{self.name}={self.peer_url}",
+                "--initial-cluster-state", state,
+                "--initial-cluster-token", "pando-test",
+                "--heartbeat-interval", "100", "--election-timeout", "1000",
+                "--log-outputs", "stderr"]
+        self.proc = self.pod.popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        if wait:
+            self.pod.wait_port(self.host, self.client_port, alive=self.alive)
+        return self
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait; 0 for a clean stop, else the exit status.
+        etcd 3.4 shuts down on SIGTERM and then re-raises the signal on
+        itself (pkg/osutil), so its status is -SIGTERM even when clean: the
+        log line it writes first tells the two apart."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise
+            if (self.proc.returncode == -signal.SIGTERM
+                    and "received terminated signal, shutting down" in self.log_text()):
+                return 0
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@dataclass
+class EtcdCluster:
+    """n members on 127.0.0.1 in one pod, client ports 2379, 2381, 2383...
+    (peer ports one above each)."""
+    pod: Pod
+    workdir: Path
+    size: int = 1
+    host: str = "127.0.0.1"
+    members: list[EtcdMember] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for i in range(self.size):
+            self.members.append(EtcdMember(
+                self.pod, self.workdir, f"etcd{i + 1}", self.host,
+                client_port=CLIENT_PORT_BASE + 2 * i, peer_port=PEER_PORT_BASE + 2 * i))
+        initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
+        for m in self.members:
+            m.initial_cluster = initial
+
+    @property
+    def endpoints(self) -> str:
+        """The comma-separated client URLs daemons are given."""
+        return ",".join(m.client_url for m in self.members)
+
+    def start(self) -> "EtcdCluster":
+        for m in self.members:
+            m.start(wait=False)
+        for m in self.members:
+            self.pod.wait_port(m.host, m.client_port, alive=m.alive)
+        self.client().wait_healthy()
+        return self
+
+    def stop(self) -> dict[str, int]:
+        return {m.name: m.stop() for m in self.members if m.alive()}
+
+    def client(self) -> "EtcdClient":
+        return EtcdClient(self.pod, [m.client_url for m in self.members])
+
+    def remove_data(self) -> None:
+        for m in self.members:
+            shutil.rmtree(m.data_dir, ignore_errors=True)
+
+
+class EtcdError(RuntimeError):
+    pass
+
+
+class EtcdClient:
+    """Blocking JSON-gateway calls made inside the pod, trying each
+    endpoint in turn."""
+
+    def __init__(self, pod: Pod, urls: list[str], timeout: float = 3.0) -> None:
+        self.pod = pod
+        self.urls = urls
+        self.timeout = timeout
+
+    def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode()
+        errors: list[str] = []
+        for url in self.urls:
+            def post(url: str = url) -> dict[str, Any]:
+                req = urllib.request.Request(url + path, data=data, method="POST",
+                                             headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                    out: dict[str, Any] = json.loads(r.read())
+                    return out
+            try:
+                return self.pod.call_inside(post)
+            except (OSError, urllib.error.URLError) as e:
+                errors.append(f"{url}: {e}")
+        raise EtcdError("no etcd endpoint answered: " + "; ".join(errors))
+
+    def get(self, key: str) -> bytes | None:
+        kvs = self.call("/v3/kv/range", {"key": b64(key)}).get("kvs", [])
+        return unb64(kvs[0].get("value", "")) if kvs else None
+
+    def get_json(self, key: str) -> Any:
+        raw = self.get(key)
+        return None if raw is None else json.loads(raw)
+
+    def get_prefix(self, prefix: str) -> dict[str, bytes]:
+        r = self.call("/v3/kv/range", {"key": b64(prefix), "range_end": prefix_end(prefix)})
+        return {unb64(kv["key"]).decode(): unb64(kv.get("value", "")) for kv in r.get("kvs", [])}
+
+    def put(self, key: str, value: str | bytes, lease: int = 0) -> None:
+        body: dict[str, Any] = {"key": b64(key), "value": b64(value)}
+        if lease:
+            body["lease"] = str(lease)
+        self.call("/v3/kv/put", body)
+
+    def delete(self, key: str) -> None:
+        self.call("/v3/kv/deleterange", {"key": b64(key)})
+
+    def wait_healthy(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.call("/v3/kv/range", {"key": b64("/health-probe")})
+                return
+            except EtcdError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def wait_for(self, pred: Callable[["EtcdClient"], Any], timeout: float = 30.0,
+                 what: str = "condition") -> Any:
+        """Polls pred(self) every 100 ms until it returns something truthy."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                v = pred(self)
+            except EtcdError:
+                v = None
+            if v:
+                return v
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} not reached in {timeout}s")
+            time.sleep(0.1)

@@ -1,0 +1,1 @@
+"""pando: the admin command line (mgr/README.md)."""

@@ -1,0 +1,1 @@
+"""pando-mgr: the cluster manager on etcd (mgr/README.md)."""

@@ -1,0 +1,165 @@
+"""pando-mgr processes inside a Pod, started, killed and restarted by pid,
+and a small client for their HTTP API (mgr/README.md)."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .pod import Pod
+
+MGR_PORT_BASE = 7480
+
+
+@dataclass
+class MgrProcess:
+    """`pando-mgr` as `python -m pando_mgr.daemon` (the installed entry
+    point's module), listening on 127.0.0.1:(7480 + index)."""
+    pod: Pod
+    workdir: Path
+    etcd: str                       # endpoints
+    name: str = "mgr-a"
+    index: int = 0
+    seed: Path | None = None        # cluster.conf
+    host: str = "127.0.0.1"
+    prefix: str = "/pando/"
+    lease: float | None = None
+    down_out_interval: float | None = None
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    @property
+    def port(self) -> int:
+        return MGR_PORT_BASE + self.index
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / f"{self.name}.log"
+
+    def argv(self) -> list[str]:
+        argv = [sys.executable, "-m", "pando_mgr.daemon", "--etcd", self.etcd,
+                "--prefix", self.prefix, "--name", self.name,
+                "--listen", f"{self.host}:{self.port}", "--log-level", "debug"]
+        if self.seed is not None:
+            argv += ["--seed", str(self.seed)]
+        if self.lease is not None:
+            argv += ["--lease", str(self.lease)]
+        if self.down_out_interval is not None:
+            argv += ["--down-out-interval", str(self.down_out_interval)]
+        return argv + self.extra_args
+
+    def start(self, wait: bool = True) -> "MgrProcess":
+        assert not self.alive(), "already running"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.starts += 1
+        log = open(self.log_path, "ab")
+        log.write(f"--- start {self.starts} ---\n".encode())
+        log.flush()
+        self.proc = self.pod.popen(self.argv(), stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        if wait:
+            self.pod.wait_port(self.host, self.port, alive=self.alive)
+        return self
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait; the exit status (0 is a clean stop)."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def api(self) -> "MgrApi":
+        return MgrApi(self.pod, self.url)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class MgrApiError(RuntimeError):
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(f"HTTP {status}: {body}")
+        self.status = status
+        self.body = body
+
+
+class MgrApi:
+    """Blocking calls to one mgr's HTTP API, made inside the pod; redirects
+    (a follower's 307 to the leader) are followed."""
+
+    def __init__(self, pod: Pod, url: str, timeout: float = 5.0) -> None:
+        self.pod = pod
+        self.url = url
+        self.timeout = timeout
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+
+        def go() -> Any:
+            req = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                    raw = r.read()
+            except urllib.error.HTTPError as e:
+                raw = e.read()
+                try:
+                    parsed = json.loads(raw)
+                except ValueError:
+                    parsed = raw.decode(errors="replace")
+                raise MgrApiError(e.code, parsed) from None
+            ctype = r.headers.get("Content-Type", "")
+            return json.loads(raw) if "json" in ctype else raw.decode(errors="replace")
+        return self.pod.call_inside(go)
+
+    def get(self, path: str) -> Any:
+        return self.call("GET", path)
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.call("POST", path, body if body is not None else {})
+
+    def status(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.get("/api/status")
+        return out
+
+    def osd_states(self) -> dict[int, tuple[bool, bool]]:
+        """{osd id: (up, in)} from the map the mgr serves."""
+        return {int(o["id"]): (bool(o["up"]), bool(o["in"])) for o in self.get("/api/osds")}
+
+    def wait_for(self, pred: Any, timeout: float = 30.0, what: str = "condition") -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                v = pred(self)
+            except (OSError, MgrApiError):
+                v = None
+            if v:
+                return v
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} not reached in {timeout}s")
+            time.sleep(0.2)

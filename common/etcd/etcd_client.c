@@ -1,0 +1,200 @@
+/* The calls of etcd_client.h: each posts one JSON body to the gateway,
+ * trying the endpoints in turn from the one that answered last. */
+#include "etcd_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct etcd_endpoint {
+	char host[256];
+	int port;
+	char url[300];
+};
+
+struct etcd_client {
+	pthread_mutex_t lock;
+	int timeout_ms;
+	int n;
+	int last;		/* the endpoint that answered last */
+	struct etcd_endpoint ep[];
+};
+
+/* "http://HOST:PORT" or "HOST:PORT", HOST maybe "[v6]"; no path, no TLS. */
+static int parse_endpoint(const char *s, size_t n, struct etcd_endpoint *e)
+{
+	const char *colon, *end = s + n;
+	char *pend;
+	long port;
+
+	if (n >= 7 && !strncmp(s, "http://", 7))
+		s += 7;
+	else if (memchr(s, '/', n))
+		return -EINVAL;	/* https:// or another scheme */
+	if (end > s && end[-1] == '/')
+		end--;
+	colon = memrchr(s, ':', (size_t)(end - s));
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(e->host))
+		return -EINVAL;
+	port = strtol(colon + 1, &pend, 10);
+	if (pend != end || colon + 1 == end || port <= 0 || port > 65535)
+		return -EINVAL;
+	if (*s == '[' && colon[-1] == ']')
+		snprintf(e->host, sizeof(e->host), "%.*s", (int)(colon - s - 2), s + 1);
+	else
+		snprintf(e->host, sizeof(e->host), "%.*s", (int)(colon - s), s);
+	if (strpbrk(e->host, "/[] \t"))
+		return -EINVAL;
+	e->port = (int)port;
+	snprintf(e->url, sizeof(e->url), "http://%.*s", (int)(end - s), s);
+	return 0;
+}
+
+int etcd_client_new(const char *endpoints, int timeout_ms, struct etcd_client **out)
+{
+	struct etcd_client *c;
+	const char *p;
+	int n = 1, rc;
+
+	*out = NULL;
+	if (!endpoints || !*endpoints)
+		return -EINVAL;
+	for (p = endpoints; *p; p++)
+		n += *p == ',';
+	c = calloc(1, sizeof(*c) + (size_t)n * sizeof(c->ep[0]));
+	if (!c)
+		return -ENOMEM;
+	for (p = endpoints; c->n < n; p++) {
+		size_t len = strcspn(p, ",");
+		rc = parse_endpoint(p, len, &c->ep[c->n++]);
+		if (rc) {
+			free(c);
+			return rc;
+		}
+		p += len;
+	}
+	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 2000;
+	pthread_mutex_init(&c->lock, NULL);
+	*out = c;
+	return 0;
+}
+
+void etcd_client_free(struct etcd_client *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+const char *etcd_client_endpoint(const struct etcd_client *c)
+{
+	return c->ep[c->last].url;
+}
+
+/* One endpoint: 0 with the answer, -ENOENT/-EINVAL (etcd said so),
+ * -EHOSTUNREACH/-EAGAIN (try the next), -EPROTO, -ENOMEM. */
+static int call_one(struct etcd_client *c, int i, const char *path, const char *body,
+		    json_t **ans)
+{
+	struct http_response r;
+	int rc = http_post(c->ep[i].host, c->ep[i].port, path, body, strlen(body),
+			   c->timeout_ms, &r);
+
+	if (rc)
+		return rc;
+	rc = etcd_parse_answer(&r, ans);
+	http_response_free(&r);
+	return rc;
+}
+
+/* Posts body (freed here) to each endpoint until one answers as etcd. */
+static int call(struct etcd_client *c, const char *path, char *body, json_t **ans)
+{
+	int rc = -EHOSTUNREACH, proto = 0;
+
+	*ans = NULL;
+	if (!body)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	for (int k = 0; k < c->n; k++) {
+		int i = (c->last + k) % c->n;
+		rc = call_one(c, i, path, body, ans);
+		if (rc == 0 || rc == -ENOENT || rc == -EINVAL || rc == -ENOMEM) {
+			c->last = i;
+			break;
+		}
+		proto |= rc == -EPROTO;
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(body);
+	if (rc == -EAGAIN || rc == -EHOSTUNREACH || rc == -EPROTO)
+		rc = proto ? -EPROTO : -EHOSTUNREACH;
+	return rc;
+}
+
+int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
+	     int64_t *mod_revision)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/range", etcd_body_range(key), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_range(ans, value, len, mod_revision);
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len,
+	     int64_t lease)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/put", etcd_body_put(key, value, len, lease), &ans);
+
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_delete(struct etcd_client *c, const char *key)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/deleterange", etcd_body_delete(key), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_deleted(ans);
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/lease/grant", etcd_body_grant(ttl_s), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_grant(ans, lease);
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_lease_keepalive(struct etcd_client *c, int64_t lease, int64_t *ttl_left)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/lease/keepalive", etcd_body_lease(lease), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_keepalive(ans, ttl_left);
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_lease_revoke(struct etcd_client *c, int64_t lease)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/lease/revoke", etcd_body_lease(lease), &ans);
+
+	json_decref(ans);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* Shared by the etcd client's files and its unit tests; not for callers. */
+#ifndef PANDO_ETCD_INTERNAL_H
+#define PANDO_ETCD_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "etcd_client.h"
+#include "etcd_http.h"
+
+/* Request bodies, exactly as sent (json_dumps, compact, keys sorted);
+ * malloc'd strings, NULL on ENOMEM. */
+char *etcd_body_range(const char *key);
+char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease);
+char *etcd_body_delete(const char *key);
+char *etcd_body_grant(int ttl_s);
+char *etcd_body_lease(int64_t lease);	/* keepalive and revoke */
+
+/* The answer to one call as etcd meant it: the JSON object of a 200
+ * answer (*out, the caller json_decref's it), -ENOENT / -EINVAL for
+ * etcd's own errors, -EAGAIN for an etcd that cannot serve now (no
+ * leader, timed out: try another member), -EPROTO for anything else. */
+int etcd_parse_answer(const struct http_response *r, json_t **out);
+
+/* An int64 field that the gateway writes as a string (or a number);
+ * an absent field is 0 (proto3 leaves zero values out).  -EPROTO when
+ * present but not an integer. */
+int etcd_json_int64(const json_t *obj, const char *name, int64_t *out);
+
+/* The fields of each answer; -EPROTO when they are not there. */
+int etcd_parse_range(const json_t *ans, char **value, size_t *len, int64_t *mod_revision);
+int etcd_parse_grant(const json_t *ans, int64_t *lease);
+int etcd_parse_keepalive(const json_t *ans, int64_t *ttl_left);
+int etcd_parse_deleted(const json_t *ans);
+
+#endif

@@ -1,0 +1,224 @@
+/* The JSON of etcd's gateway: request bodies and the fields of answers.
+ * No I/O here, so the unit tests can feed it known bytes. */
+#include "etcd_internal.h"
+#include "etcd_base64.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *b64_string(const void *p, size_t n)
+{
+	char *s = malloc(base64_encoded_len(n) + 1);
+	json_t *j;
+
+	if (!s)
+		return NULL;
+	base64_encode(p, n, s);
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+/* int64 fields go as strings, as the gateway itself writes them. */
+static json_t *int64_string(int64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	return json_string(buf);
+}
+
+static char *dump(json_t *o)
+{
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(o);
+	return s;
+}
+
+char *etcd_body_range(const char *key)
+{
+	return dump(json_pack("{s:o}", "key", b64_string(key, strlen(key))));
+}
+
+char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease)
+{
+	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(key, strlen(key)),
+			      "value", b64_string(value, len));
+
+	if (o && lease && json_object_set_new(o, "lease", int64_string(lease))) {
+		json_decref(o);
+		return NULL;
+	}
+	return dump(o);
+}
+
+char *etcd_body_delete(const char *key)
+{
+	return etcd_body_range(key);
+}
+
+char *etcd_body_grant(int ttl_s)
+{
+	return dump(json_pack("{s:o}", "TTL", int64_string(ttl_s)));
+}
+
+char *etcd_body_lease(int64_t lease)
+{
+	return dump(json_pack("{s:o}", "ID", int64_string(lease)));
+}
+
+int etcd_json_int64(const json_t *obj, const char *name, int64_t *out)
+{
+	const json_t *v = json_object_get(obj, name);
+	const char *s;
+	char *end;
+	long long x;
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return -EPROTO;
+	s = json_string_value(v);
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -EPROTO;
+	*out = x;
+	return 0;
+}
+
+/* gRPC status codes the gateway passes on (google.golang.org/grpc/codes). */
+enum { GRPC_INVALID_ARGUMENT = 3, GRPC_DEADLINE_EXCEEDED = 4, GRPC_NOT_FOUND = 5,
+       GRPC_UNAVAILABLE = 14 };
+
+static int error_code(const json_t *err)
+{
+	int64_t code;
+
+	if (!json_is_object(err) || etcd_json_int64(err, "code", &code) || !code)
+		return -EPROTO;
+	switch (code) {
+	case GRPC_NOT_FOUND:
+		return -ENOENT;
+	case GRPC_INVALID_ARGUMENT:
+		return -EINVAL;
+	case GRPC_DEADLINE_EXCEEDED:
+	case GRPC_UNAVAILABLE:
+		return -EAGAIN;
+	default:
+		return -EPROTO;
+	}
+}
+
+int etcd_parse_answer(const struct http_response *r, json_t **out)
+{
+	json_t *o = json_loadb(r->body ? r->body : "", r->body_len, 0, NULL);
+	json_t *res;
+	int rc;
+
+	*out = NULL;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EPROTO;
+	}
+	/* A streamed answer (keepalive) wraps each message in "result" or
+	 * "error"; a unary one is the message, or an error with "code". */
+	res = json_object_get(o, "result");
+	if (r->status != 200 || json_object_get(o, "error")) {
+		const json_t *err = json_object_get(o, "error");
+		rc = error_code(json_is_object(err) ? err : o);
+		json_decref(o);
+		return rc;
+	}
+	if (res) {
+		json_incref(res);
+		json_decref(o);
+		o = res;
+	}
+	if (!json_is_object(o) || !json_is_object(json_object_get(o, "header"))) {
+		json_decref(o);
+		return -EPROTO;	/* every etcd answer has a header */
+	}
+	*out = o;
+	return 0;
+}
+
+static int decode_b64(const json_t *v, char **out, size_t *len)
+{
+	const char *s = v ? json_string_value(v) : "";
+	size_t n, got;
+	char *buf;
+	int rc;
+
+	if (!s)
+		return -EPROTO;
+	n = strlen(s);
+	buf = malloc(n / 4 * 3 + 1);
+	if (!buf)
+		return -ENOMEM;
+	rc = base64_decode(s, n, buf, &got);
+	if (rc) {
+		free(buf);
+		return -EPROTO;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+int etcd_parse_range(const json_t *ans, char **value, size_t *len, int64_t *mod_revision)
+{
+	const json_t *kvs = json_object_get(ans, "kvs"), *kv;
+	int64_t rev;
+	size_t n;
+	int rc;
+
+	if (!kvs)
+		return -ENOENT;	/* an empty list is left out */
+	kv = json_array_get(kvs, 0);
+	if (!json_is_object(kv) || etcd_json_int64(kv, "mod_revision", &rev))
+		return -EPROTO;
+	rc = decode_b64(json_object_get(kv, "value"), value, len ? len : &n);
+	if (rc == 0 && mod_revision)
+		*mod_revision = rev;
+	return rc;
+}
+
+int etcd_parse_grant(const json_t *ans, int64_t *lease)
+{
+	int64_t ttl;
+
+	if (etcd_json_int64(ans, "ID", lease) || etcd_json_int64(ans, "TTL", &ttl))
+		return -EPROTO;
+	return *lease && ttl > 0 ? 0 : -EPROTO;
+}
+
+int etcd_parse_keepalive(const json_t *ans, int64_t *ttl_left)
+{
+	int64_t ttl, id;
+
+	if (etcd_json_int64(ans, "ID", &id) || etcd_json_int64(ans, "TTL", &ttl))
+		return -EPROTO;
+	if (ttl_left)
+		*ttl_left = ttl;
+	return ttl > 0 ? 0 : -ENOENT;	/* TTL 0 (left out): the lease expired */
+}
+
+int etcd_parse_deleted(const json_t *ans)
+{
+	int64_t deleted;
+
+	if (etcd_json_int64(ans, "deleted", &deleted))
+		return -EPROTO;
+	return deleted > 0 ? 0 : -ENOENT;
+}

@@ -212,8 +212,14 @@ static void *presence_thread(void *arg)
 		int64_t ms = step(p, kicked);
 		kicked = ms > 0 ? nap(p, ms) : 0;
 	}
-	if (p->lease)
-		etcd_lease_revoke(p->c, p->lease);
+	if (p->lease) {
+		int rc = etcd_lease_revoke(p->c, p->lease);
+		if (rc == 0)
+			say(p, 0, "revoked the lease of %s", p->key);
+		else
+			say(p, 1, "could not revoke the lease of %s (%s): it expires within %d s",
+			    p->key, why(rc), p->ttl_ms / 1000);
+	}
 	return NULL;
 }
 

@@ -1,6 +1,7 @@
 /* pando-osd: one object storage target.  Loads its config and the cluster
  * key, opens the object store, serves the NFSv3 data-server and control
- * programs, logs its I/O counters now and then, and on SIGTERM/SIGINT
+ * programs, keeps its presence in etcd (when configured), logs its I/O
+ * counters now and then, and on SIGTERM/SIGINT revokes its presence,
  * drains requests and closes cleanly. */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include "osd.h"
 #include "osd_config.h"
 #include "osd_ctl.h"
+#include "osd_presence.h"
 
 struct osd_daemon {
 	struct osd_config cfg;
@@ -24,6 +26,7 @@ struct osd_daemon {
 	struct osd_stats stats;
 	struct rpc_server *nfs;
 	struct rpc_server *ctl;
+	struct osd_presence *presence;
 	FILE *log;
 	int format;
 };
@@ -40,6 +43,12 @@ static const struct option long_opts[] = {
 	{ "stats-interval", required_argument, NULL, 's' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "log-file", required_argument, NULL, 'o' },
+	{ "etcd", required_argument, NULL, 'E' },
+	{ "etcd-prefix", required_argument, NULL, 'P' },
+	{ "etcd-ttl", required_argument, NULL, 'T' },
+	{ "etcd-interval", required_argument, NULL, 'I' },
+	{ "advertise", required_argument, NULL, 'A' },
+	{ "domain", required_argument, NULL, 'D' },
 	{ "format", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -60,6 +69,12 @@ static void usage(FILE *out)
 		"  --stats-interval S  seconds between counter log lines [60]\n"
 		"  --log-level L       error, warn, info, debug [info]\n"
 		"  --log-file FILE     log here instead of stderr\n"
+		"  --etcd URLS         etcd endpoints for presence [none]\n"
+		"  --etcd-prefix P     key prefix in etcd [/pando/]\n"
+		"  --etcd-ttl S        presence lease TTL [5]\n"
+		"  --etcd-interval S   seconds between presence updates [2]\n"
+		"  --advertise H:P     NFS address clients are told [nfs_listen]\n"
+		"  --domain NAME       failure domain [none]\n"
 		"  --format            format DATA_DIR first if it is empty\n");
 }
 
@@ -217,6 +232,34 @@ static int start_servers(struct osd_daemon *d)
 	return 0;
 }
 
+/* "HOST:PORT" of a bound program: the configured host, the actual port
+ * (the configured one may be 0). */
+static void bound_addr(const char *listen, const struct rpc_server *srv, char *out, size_t cap)
+{
+	const char *colon = strrchr(listen, ':');
+	int hostlen = colon ? (int)(colon - listen) : (int)strlen(listen);
+
+	snprintf(out, cap, "%.*s:%u", hostlen, listen, rpc_server_port(srv));
+}
+
+/* After the servers are up, so the presence names ports that answer.
+ * Only a bad endpoint list fails here; etcd itself is never waited for. */
+static int start_presence(struct osd_daemon *d)
+{
+	char nfs[300], ctl[300];
+	int rc;
+
+	bound_addr(d->cfg.nfs_listen, d->nfs, nfs, sizeof(nfs));
+	bound_addr(d->cfg.ctl_listen, d->ctl, ctl, sizeof(ctl));
+	rc = osd_presence_start(&d->cfg, &d->ctx, nfs, ctl, &d->presence);
+	if (rc) {
+		log_error("etcd '%s': %s", d->cfg.etcd,
+			  rc == -EINVAL ? "not a list of http://HOST:PORT endpoints" : strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -305,11 +348,19 @@ int main(int argc, char **argv)
 		objstore_close(d.ctx.store);
 		return 1;
 	}
+	if (start_presence(&d)) {
+		rpc_server_stop(d.nfs);
+		rpc_server_stop(d.ctl);
+		objstore_close(d.ctx.store);
+		return 1;
+	}
 	log_info("pando-osd %u serving %s: nfs %s (port %u), control %s (port %u)",
 		 d.cfg.osd_id, d.cfg.data_dir, d.cfg.nfs_listen, rpc_server_port(d.nfs),
 		 d.cfg.ctl_listen, rpc_server_port(d.ctl));
 	sig = wait_for_stop(&d);
 	log_info("%s: draining requests and stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
+	/* First, so the cluster sees the stop at once, not a lease later. */
+	osd_presence_stop(d.presence);
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
 	/* After the drain, so the last requests are in. */

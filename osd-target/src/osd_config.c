@@ -15,6 +15,9 @@ void osd_config_defaults(struct osd_config *cfg)
 	cfg->max_conns = 256;
 	cfg->stats_interval = 60;
 	cfg->log_level = LOG_INFO;
+	snprintf(cfg->etcd_prefix, sizeof(cfg->etcd_prefix), "/pando/");
+	cfg->etcd_ttl = 5;
+	cfg->etcd_interval = 2;
 }
 
 static int set_uint(const char *value, unsigned long max, unsigned long *out)
@@ -34,6 +37,51 @@ static int set_string(char *dst, size_t cap, const char *value)
 		return -1;
 	strcpy(dst, value);
 	return 0;
+}
+
+/* A HOST:PORT with a port in 1..65535 (advertise). */
+static int check_hostport(const char *value)
+{
+	const char *colon = strrchr(value, ':');
+	unsigned long port;
+
+	if (!colon || colon == value)
+		return -1;
+	return set_uint(colon + 1, 65535, &port) || port == 0;
+}
+
+/* The etcd presence keys; their meaning in README.md "Presence in etcd". */
+static int set_presence(struct osd_config *cfg, const char *name, const char *value,
+			char *err, size_t errcap)
+{
+	unsigned long n;
+	int rc;
+
+	if (!strcmp(name, "etcd")) {
+		rc = set_string(cfg->etcd, sizeof(cfg->etcd), value);
+	} else if (!strcmp(name, "etcd_prefix")) {
+		/* Keys are <prefix>osd/<id>: the prefix ends with a slash. */
+		size_t len = strlen(value);
+		rc = !len || value[len - 1] != '/' ||
+		     set_string(cfg->etcd_prefix, sizeof(cfg->etcd_prefix), value);
+	} else if (!strcmp(name, "etcd_ttl")) {
+		rc = set_uint(value, 3600, &n) || n < 2;
+		cfg->etcd_ttl = (unsigned)n;
+	} else if (!strcmp(name, "etcd_interval")) {
+		rc = set_uint(value, 3600, &n) || n == 0;
+		cfg->etcd_interval = (unsigned)n;
+	} else if (!strcmp(name, "advertise")) {
+		rc = (*value && check_hostport(value)) ||
+		     set_string(cfg->advertise, sizeof(cfg->advertise), value);
+	} else if (!strcmp(name, "domain")) {
+		rc = set_string(cfg->domain, sizeof(cfg->domain), value);
+	} else {
+		snprintf(err, errcap, "unknown setting '%s'", name);
+		return -1;
+	}
+	if (rc)
+		snprintf(err, errcap, "bad value '%s' for %s", value, name);
+	return rc ? -1 : 0;
 }
 
 int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
@@ -66,6 +114,9 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 		cfg->stats_interval = (unsigned)n;
 	} else if (!strcmp(name, "log_level")) {
 		rc = log_level_parse(value, &cfg->log_level);
+	} else if (!strncmp(name, "etcd", 4) || !strcmp(name, "advertise") ||
+		   !strcmp(name, "domain")) {
+		return set_presence(cfg, name, value, err, errcap);
 	} else {
 		snprintf(err, errcap, "unknown setting '%s'", name);
 		return -1;

@@ -21,6 +21,13 @@ struct osd_config {
 	unsigned max_conns;
 	unsigned stats_interval;  /* seconds between counter log lines */
 	enum log_level log_level;
+	/* etcd presence (mgr/README.md); etcd empty: none */
+	char etcd[1024];	/* endpoints, http://HOST:PORT[,...] */
+	char etcd_prefix[256];
+	unsigned etcd_ttl;	/* lease TTL, seconds */
+	unsigned etcd_interval;	/* seconds between puts of the presence value */
+	char advertise[256];	/* HOST:PORT clients are told; "": nfs_listen */
+	char domain[128];	/* failure domain; "": the OSD alone */
 };
 
 void osd_config_defaults(struct osd_config *cfg);

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from . import cluster, render, tool
+from . import cluster, etcd, mgrproc, render, tool
 from .cluster import ClusterView, UpOptions
 from .mds import MdsOptions
 from .paths import default_cluster_dir
@@ -21,7 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, default=None,
                    help="cluster directory (default $PANDO_CLUSTER_DIR or ~/.pando-cluster)")
     sub = p.add_subparsers(dest="cmd", required=True)
-    u = sub.add_parser("up", help="start the OSD targets, then Ganesha with the Pando FSAL")
+    u = sub.add_parser("up", help="start etcd, the OSD targets, Ganesha with the Pando FSAL, "
+                                  "then pando-mgr")
     u.add_argument("--osds", type=int, default=4, help="number of OSD targets (default 4)")
     u.add_argument("--base-port", type=int, default=20490,
                    help="OSD i listens on BASE+i (NFSv3) and BASE+100+i (control); default 20490")
@@ -31,12 +32,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="Ganesha's MOUNT (NFSv3 mountd) port (default 20048)")
     u.add_argument("--no-mds", action="store_true",
                    help="start the OSD targets only, not Ganesha (no root needed)")
+    u.add_argument("--etcd-port", type=int, default=etcd.CLIENT_PORT,
+                   help="etcd's client port (default 2379; its peer port is the next one)")
+    u.add_argument("--mgr-port", type=int, default=mgrproc.MGR_PORT,
+                   help="pando-mgr's HTTP API and dashboard port (default 7480)")
     u.add_argument("--timeout", type=float, default=30.0,
                    help="seconds to wait for each daemon to answer (default 30)")
-    d = sub.add_parser("down", help="stop Ganesha, the OSDs, and the dbus-daemon and rpcbind "
-                                    "`up` started (SIGTERM by pid); data is kept")
+    d = sub.add_parser("down", help="stop pando-mgr, Ganesha, the OSDs, and the dbus-daemon, "
+                                    "rpcbind and etcd `up` started (SIGTERM by pid); "
+                                    "data is kept")
     d.add_argument("--timeout", type=float, default=30.0, help="seconds before SIGKILL")
-    s = sub.add_parser("status", help="show the OSD targets and Ganesha")
+    s = sub.add_parser("status", help="show the OSD targets, etcd, Ganesha and pando-mgr")
     for sp in (u, d, s):  # --dir also after the command
         sp.add_argument("--dir", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return p
@@ -45,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 def _show(console: Console, view: ClusterView, cdir: Path) -> None:
     console.print(render.status_table(view.osds, f"Pando cluster in {cdir}"))
     if view.services:
-        console.print(render.services_table(view.services, "Metadata manager"))
+        console.print(render.services_table(view.services, "Services"))
 
 
 def _show_failure(console: Console, ui: Ui, e: StartError) -> None:
@@ -70,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             mds = None if args.no_mds else MdsOptions(args.bind, args.nfs_port, args.mnt_port,
                                                       args.timeout)
             view = cluster.up(cdir, UpOptions(args.osds, args.base_port, args.bind,
-                                              args.timeout, mds), ui)
+                                              args.timeout, mds, args.etcd_port,
+                                              args.mgr_port), ui)
             _show(console, view, cdir)
             for line in render.how_to_use(view.state):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -2,13 +2,14 @@
 then the metadata manager (mds.py) over them."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from . import mds, nsm, tool
+from . import etcd, mds, mgrproc, nsm, tool
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
+from .mds_config import MdsPaths, render_cluster_desc
 from .paths import binary
 from .process import is_running, spawn_detached, terminate, wait_ready
 from .state import ClusterState, OsdRecord
@@ -34,6 +35,8 @@ class UpOptions:
     bind: str = "127.0.0.1"
     timeout: float = 30.0
     mds: mds.MdsOptions | None = field(default_factory=mds.MdsOptions)  # None: OSDs only
+    etcd_port: int = etcd.CLIENT_PORT     # the peer port is the next one
+    mgr_port: int = mgrproc.MGR_PORT
 
 
 @dataclass
@@ -78,32 +81,43 @@ def _record(cfg: OsdConfig, cluster_dir: Path) -> OsdRecord:
 def _check_options(opts: UpOptions) -> None:
     if not 1 <= opts.osds <= MAX_OSDS:
         raise ValueError(f"--osds must be 1..{MAX_OSDS}")
+    osd_ports = {opts.base_port + off + i for off in (NFS_PORT_OFFSET, CTL_PORT_OFFSET)
+                 for i in range(1, opts.osds + 1)}
+    ours = {opts.etcd_port, opts.etcd_port + 1, opts.mgr_port}
+    if len(ours) != 3 or ours & osd_ports:
+        raise ValueError(f"--etcd-port {opts.etcd_port} (and its peer port "
+                         f"{opts.etcd_port + 1}) and --mgr-port {opts.mgr_port} must differ "
+                         f"from each other and from the OSD ports")
     if opts.mds is None:
         return
     m = opts.mds
-    osd_ports = {opts.base_port + off + i for off in (NFS_PORT_OFFSET, CTL_PORT_OFFSET)
-                 for i in range(1, opts.osds + 1)}
-    if m.nfs_port == m.mnt_port or {m.nfs_port, m.mnt_port} & osd_ports:
+    if m.nfs_port == m.mnt_port or {m.nfs_port, m.mnt_port} & (osd_ports | ours):
         raise ValueError(f"--nfs-port {m.nfs_port} and --mnt-port {m.mnt_port} must differ "
-                         f"from each other and from the OSD ports")
+                         f"from each other and from the OSD, etcd and mgr ports")
 
 
 def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
-    """Makes OSDs 1..opts.osds run (formatting and configuring what is
-    missing), then Ganesha over them; leaves running ones alone. If anything
-    fails to come up, stops what this call started and raises StartError."""
+    """Makes etcd run, then OSDs 1..opts.osds (formatting and configuring
+    what is missing), then Ganesha over them, then pando-mgr; leaves running
+    ones alone. If anything fails to come up, stops what this call started
+    and raises StartError."""
     _check_options(opts)
     cluster_dir.mkdir(parents=True, exist_ok=True)
     st = ClusterState.load(cluster_dir)
     key = _key_file(st, ui)
     started: list[str] = []
     try:
-        _start_osds(st, key, opts, ui, started)
+        endpoints = etcd.start(st, opts.bind, opts.etcd_port, opts.timeout, ui,
+                               started).address
+        _start_osds(st, key, opts, endpoints, ui, started)
+        osds = [st.osds[i] for i in range(1, opts.osds + 1)]
+        # the FSAL's cluster description, and the mgr's seed of a new map
+        MdsPaths(cluster_dir).cluster_desc.write_text(render_cluster_desc(key, osds))
         if opts.mds is not None:
-            mds.start(st, [st.osds[i] for i in range(1, opts.osds + 1)], opts.mds, ui,
-                      started)
+            mds.start(st, osds, replace(opts.mds, etcd=endpoints), ui, started)
         else:
             mds.forget_stopped(st, ui)
+        mgrproc.start(st, endpoints, opts.bind, opts.mgr_port, opts.timeout, ui, started)
     except BaseException:  # Ctrl-C included: leave things as they were
         if started:
             ui.say(f"[red]failed[/]; stopping what this `up` started: {', '.join(started)}")
@@ -113,13 +127,14 @@ def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
     return _view(st)
 
 
-def _start_osds(st: ClusterState, key: Path, opts: UpOptions, ui: Ui,
+def _start_osds(st: ClusterState, key: Path, opts: UpOptions, endpoints: str, ui: Ui,
                 started: list[str]) -> None:
     cluster_dir = st.dir
     osd_bin = binary(OSD_EXE)
     new: list[OsdRecord] = []
     for i in range(1, opts.osds + 1):
-        cfg = OsdConfig(i, cluster_dir / f"osd.{i}", key, opts.bind, opts.base_port)
+        cfg = OsdConfig(i, cluster_dir / f"osd.{i}", key, opts.bind, opts.base_port,
+                        etcd=endpoints)
         old = st.osds.get(i)
         if old is not None and is_running(old.pid, OSD_EXE):
             if (old.nfs_addr, old.ctl_addr) != (cfg.nfs_listen, cfg.ctl_listen):
@@ -181,7 +196,10 @@ def _osd_rows(st: ClusterState) -> list[OsdView]:
 
 
 def _view(st: ClusterState) -> ClusterView:
-    return ClusterView(_osd_rows(st), mds.status_rows(st), st)
+    """etcd first, then the metadata manager's services, pando-mgr last."""
+    rows = [etcd.status_row(st), *mds.status_rows(st), mgrproc.status_row(st)]
+    return ClusterView(_osd_rows(st), [mds.ServiceView(*r) if isinstance(r, tuple) else r
+                                       for r in rows if r is not None], st)
 
 
 def status(cluster_dir: Path) -> ClusterView:
@@ -189,10 +207,13 @@ def status(cluster_dir: Path) -> ClusterView:
 
 
 def _targets(st: ClusterState) -> list[tuple[str, _HasPid, str]]:
-    """Everything `up` records, in stopping order: Ganesha before the OSDs it
-    writes to, then sm-notify and rpc.statd (which unregisters from
-    rpcbind), its dbus and rpcbind last."""
+    """Everything `up` records, in stopping order: pando-mgr first (it would
+    mark the others down), Ganesha before the OSDs it writes to, then
+    sm-notify and rpc.statd (which unregisters from rpcbind), its dbus and
+    rpcbind, and etcd last (the others revoke their leases in it)."""
     t: list[tuple[str, _HasPid, str]] = []
+    if st.mgr is not None:
+        t.append(("pando-mgr", st.mgr, mgrproc.MGR_MODULE))
     if st.mds is not None:
         t.append((mds.GANESHA_EXE, st.mds, mds.GANESHA_EXE))
     t += [(f"osd.{i}", rec, OSD_EXE) for i, rec in sorted(st.osds.items())]
@@ -204,6 +225,8 @@ def _targets(st: ClusterState) -> list[tuple[str, _HasPid, str]]:
         t.append((mds.DBUS_EXE, st.dbus, mds.DBUS_EXE))
     if st.rpcbind is not None:
         t.append((mds.RPCBIND_EXE, st.rpcbind, mds.RPCBIND_EXE))
+    if st.etcd is not None:
+        t.append((etcd.ETCD_EXE, st.etcd, etcd.ETCD_EXE))
     return t
 
 
@@ -225,7 +248,8 @@ def _stop(st: ClusterState, timeout: float, only: set[str] | None, ui: Ui) -> li
 
 
 def down(cluster_dir: Path, ui: Ui, timeout: float = 30.0) -> list[StopResult]:
-    """SIGTERM, by pid, Ganesha, every OSD, then the sm-notify, rpc.statd,
-    dbus-daemon and rpcbind that `up` started; what happened to each."""
+    """SIGTERM, by pid, pando-mgr, Ganesha, every OSD, then the sm-notify,
+    rpc.statd, dbus-daemon, rpcbind and etcd that `up` started; what
+    happened to each."""
     st = ClusterState.load(cluster_dir)
     return _stop(st, timeout, None, ui)

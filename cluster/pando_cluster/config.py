@@ -20,6 +20,11 @@ class OsdConfig:
     base_port: int
     threads: int = 8
     log_level: str = "info"
+    # etcd presence (mgr/README.md, "OSD presence"); "" : none, a static cluster
+    etcd: str = ""              # client URLs, comma-separated
+    etcd_prefix: str = "/pando/"
+    advertise: str = ""         # the NFS address clients dial, when not nfs_listen
+    domain: str = ""            # failure domain (the host, on several hosts)
 
     @property
     def nfs_listen(self) -> str:
@@ -37,7 +42,17 @@ class OsdConfig:
                 f"nfs_listen = {self.nfs_listen}\n"
                 f"ctl_listen = {self.ctl_listen}\n"
                 f"threads    = {self.threads}\n"
-                f"log_level  = {self.log_level}\n")
+                f"log_level  = {self.log_level}\n" + self._etcd_lines())
+
+    def _etcd_lines(self) -> str:
+        if not self.etcd:
+            return ""
+        lines = [f"etcd        = {self.etcd}", f"etcd_prefix = {self.etcd_prefix}"]
+        if self.advertise:
+            lines.append(f"advertise   = {self.advertise}")
+        if self.domain:
+            lines.append(f"domain      = {self.domain}")
+        return "".join(f"{x}\n" for x in lines)
 
     def write(self, path: Path) -> None:
         path.write_text(self.render())

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from . import nsm
 from .ganesha_conf import EXPORT_PATH
@@ -39,6 +39,7 @@ class MdsOptions:
     nfs_port: int = 2049
     mnt_port: int = 20048
     timeout: float = 30.0
+    etcd: str = ""          # the FSAL's Etcd endpoints ("" : none)
 
 
 @dataclass

@@ -3,9 +3,9 @@ the cluster description the FSAL reads (format:
 ganesha-fsal/cluster/cluster_desc.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from .ganesha_conf import GaneshaSettings, PandoFsal, render
 from .net import client_host, host_port

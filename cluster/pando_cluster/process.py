@@ -5,8 +5,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from .ui import Ui
 
@@ -24,7 +24,8 @@ def spawn_detached(argv: Sequence[str | os.PathLike[str]], cwd: Path, output: Pa
 
 
 def is_running(pid: int | None, exe_name: str) -> bool:
-    """True when `pid` is alive and runs `exe_name` (not a recycled pid)."""
+    """True when `pid` is alive and runs `exe_name` (not a recycled pid); a
+    Python module name matches `python -m MODULE`."""
     if not pid:
         return False
     try:
@@ -35,7 +36,16 @@ def is_running(pid: int | None, exe_name: str) -> bool:
     if stat.rsplit(")", 1)[-1].split()[0] == "Z":
         _reap(pid)
         return False
-    return bool(cmdline) and os.path.basename(cmdline[0].decode(errors="replace")) == exe_name
+    return _runs(cmdline, exe_name)
+
+
+def _runs(cmdline: list[bytes], name: str) -> bool:
+    """argv[0] is `name`, or a Python interpreter runs `-m name` (pando-mgr)."""
+    argv = [a.decode(errors="replace") for a in cmdline]
+    if argv and os.path.basename(argv[0]) == name:
+        return True
+    return len(argv) > 2 and os.path.basename(argv[0]).startswith("python") and \
+        argv[1] == "-m" and argv[2] == name
 
 
 def pid_alive(pid: int | None) -> bool:
@@ -57,9 +67,9 @@ def _reap(pid: int) -> None:
         pass
 
 
-def terminate(pid: int, exe_name: str, timeout: float) -> str:
+def terminate(pid: int | None, exe_name: str, timeout: float) -> str:
     """SIGTERM, wait up to `timeout`, then SIGKILL. Returns what happened."""
-    if not is_running(pid, exe_name):
+    if pid is None or not is_running(pid, exe_name):
         return "not running"
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout

@@ -4,8 +4,8 @@ from __future__ import annotations
 from rich.table import Table
 
 from .cluster import OsdView, StopResult
-from .mds import ServiceView
 from .ganesha_conf import EXPORT_PATH
+from .mds import ServiceView
 from .state import ClusterState
 
 MOUNT_POINT = "/mnt/pando"
@@ -65,7 +65,20 @@ def down_table(results: list[StopResult], title: str) -> Table:
 
 
 def how_to_use(st: ClusterState) -> list[str]:
-    """Mount commands for the metadata manager, and how to reach its dbus."""
+    """Where the dashboard is, mount commands for the metadata manager, and
+    how to reach its dbus."""
+    return _mgr_lines(st) + _mds_lines(st)
+
+
+def _mgr_lines(st: ClusterState) -> list[str]:
+    if st.mgr is None:
+        return []
+    return [f"Dashboard: {st.mgr.address}/",
+            "Cluster health (the `pando` CLI):",
+            f"  pando --mgr {st.mgr.address} status"]
+
+
+def _mds_lines(st: ClusterState) -> list[str]:
     m = st.mds
     if m is None:
         return []
@@ -74,8 +87,8 @@ def how_to_use(st: ClusterState) -> list[str]:
              f"  mount -t nfs -o vers=4.2,port={m.nfs_port} {server}:{EXPORT_PATH} {MOUNT_POINT}",
              (f"  mount -t nfs -o vers=3,port={m.nfs_port},mountport={m.mnt_port} "
               f"{server}:{EXPORT_PATH} {MOUNT_POINT}"),
-             "  (NFSv3 locks need rpc.statd on the client, from nfs-common; "
-             "`nolock` keeps them local)"]
+             ("  (NFSv3 locks need rpc.statd on the client, from nfs-common; "
+              "`nolock` keeps them local)")]
     if st.dbus is not None:
         lines += ["Ganesha's dbus (ganesha_mgr, ganesha_stats) is private to this cluster:",
                   f"  export DBUS_SYSTEM_BUS_ADDRESS={st.dbus.address}",

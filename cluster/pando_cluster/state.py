@@ -26,7 +26,7 @@ class OsdRecord:
 @dataclass
 class DaemonRecord:
     """A helper daemon `up` started: dbus-daemon (address: its bus), rpcbind,
-    rpc.statd (address: its state directory) or sm-notify.  Only daemons
+    rpc.statd (address: its state directory), sm-notify, etcd or pando-mgr.  Only daemons
     pando-cluster started are recorded, so only those are stopped."""
     pid: int | None
     log: str
@@ -59,13 +59,15 @@ class ClusterState:
     rpcbind: DaemonRecord | None = None
     statd: DaemonRecord | None = None
     sm_notify: DaemonRecord | None = None
+    etcd: DaemonRecord | None = None    # address: its client URL
+    mgr: DaemonRecord | None = None     # address: its HTTP API's URL
 
     @property
     def path(self) -> Path:
         return self.dir / STATE_FILE
 
     @classmethod
-    def load(cls, cluster_dir: Path) -> "ClusterState":
+    def load(cls, cluster_dir: Path) -> ClusterState:
         st = cls(cluster_dir)
         if st.path.exists():
             raw: dict[str, Any] = json.loads(st.path.read_text())
@@ -78,7 +80,7 @@ class ClusterState:
 
     def daemons(self) -> dict[str, DaemonRecord | None]:
         return {"dbus": self.dbus, "rpcbind": self.rpcbind, "statd": self.statd,
-                "sm_notify": self.sm_notify}
+                "sm_notify": self.sm_notify, "etcd": self.etcd, "mgr": self.mgr}
 
     def save(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,10 @@ class PandoFsal:
     mirrors: int = 2
     inline_max: int = 65536
     stripe_unit: int = 1 << 20
+    # The cluster map in etcd ("" : the static cluster description only).
+    etcd: str = ""
+    etcd_prefix: str = ""
+    mds_name: str = ""
     # More "Key = value;" lines (tests: Object_Pool, Recall_Timeout, ...).
     options: tuple[str, ...] = ()
 
@@ -58,7 +62,12 @@ class PandoFsal:
         return ["Name = PANDO;", f'Db_Path = "{self.db_path}";',
                 f'Cluster = "{self.cluster_desc}";', f"Inline_Max = {self.inline_max};",
                 f"Mirrors = {self.mirrors};", f"Stripe_Unit = {self.stripe_unit};",
-                f"Pnfs = {_bool(pnfs)};", *self.options]
+                f"Pnfs = {_bool(pnfs)};", *self._etcd_lines(), *self.options]
+
+    def _etcd_lines(self) -> list[str]:
+        pairs = (("Etcd", self.etcd), ("Etcd_Prefix", self.etcd_prefix),
+                 ("Mds_Name", self.mds_name))
+        return [f'{key} = "{value}";' for key, value in pairs if value]
 
 
 @dataclass(frozen=True)

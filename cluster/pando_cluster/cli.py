@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from . import cluster, etcd, mgrproc, render, tool
+from . import cluster, conf_file, etcd, mgrproc, render, render_host, tool
 from .cluster import ClusterView, UpOptions
 from .mds import MdsOptions
 from .paths import default_cluster_dir
@@ -42,8 +43,19 @@ def _parser() -> argparse.ArgumentParser:
                                     "rpcbind and etcd `up` started (SIGTERM by pid); "
                                     "data is kept")
     d.add_argument("--timeout", type=float, default=30.0, help="seconds before SIGKILL")
+    r = sub.add_parser("render", help="write one host's configuration files from the "
+                                      "cluster configuration file (pando.conf)")
+    r.add_argument("--config", type=Path, default=conf_file.DEFAULT_PATH,
+                   help=f"the cluster configuration file (default {conf_file.DEFAULT_PATH})")
+    r.add_argument("--host", default=socket.gethostname().split(".")[0],
+                   help="the [host NAME] to render for (default this host's short name)")
+    r.add_argument("--out", type=Path, default=conf_file.DEFAULT_PATH.parent,
+                   help="where to write the files (default /etc/pando)")
+    r.add_argument("--conf-dir", type=Path, default=None,
+                   help="where the files will be installed, as they name each other "
+                        "(default --out)")
     s = sub.add_parser("status", help="show the OSD targets, etcd, Ganesha and pando-mgr")
-    for sp in (u, d, s):  # --dir also after the command
+    for sp in (u, d, s, r):  # --dir also after the command
         sp.add_argument("--dir", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return p
 
@@ -63,6 +75,23 @@ def _show_failure(console: Console, ui: Ui, e: StartError) -> None:
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
+def _render(args: argparse.Namespace, ui: Ui) -> int:
+    try:
+        conf = conf_file.parse(args.config)
+        out = args.out.expanduser().resolve()
+        done = render_host.render_host(conf, args.host, out, args.conf_dir)
+    except (conf_file.ConfError, OSError) as e:
+        ui.say(f"[red]error[/]: {escape(str(e))}")
+        return 1
+    ui.say(f"host {args.host} ({done.host.address}): wrote {len(done.files)} files in {out}")
+    for f in done.files:
+        print(f"  {f}")
+    print("Then, on this host (as root):")
+    for line in done.todo:
+        print(f"  {line}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console()
@@ -71,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     ui = Ui(console)
     cdir: Path = (args.dir or default_cluster_dir()).expanduser().resolve()
 
+    if args.cmd == "render":
+        return _render(args, ui)
     try:
         if args.cmd == "up":
             mds = None if args.no_mds else MdsOptions(args.bind, args.nfs_port, args.mnt_port,

@@ -25,6 +25,8 @@ class OsdConfig:
     etcd_prefix: str = "/pando/"
     advertise: str = ""         # the NFS address clients dial, when not nfs_listen
     domain: str = ""            # failure domain (the host, on several hosts)
+    etcd_ttl: int = 0           # 0: pando-osd's default (5 s)
+    etcd_interval: int = 0      # 0: pando-osd's default (2 s)
 
     @property
     def nfs_listen(self) -> str:
@@ -34,8 +36,9 @@ class OsdConfig:
     def ctl_listen(self) -> str:
         return host_port(self.bind, self.base_port + CTL_PORT_OFFSET + self.osd_id)
 
-    def render(self) -> str:
-        return (f"# written by pando-cluster; edits are replaced by the next `up`\n"
+    def render(self, header: str = "# written by pando-cluster; edits are replaced by "
+                                   "the next `up`") -> str:
+        return (f"{header}\n"
                 f"osd_id     = {self.osd_id}\n"
                 f"data_dir   = {self.data_dir}\n"
                 f"key_file   = {self.key_file}\n"
@@ -52,6 +55,10 @@ class OsdConfig:
             lines.append(f"advertise   = {self.advertise}")
         if self.domain:
             lines.append(f"domain      = {self.domain}")
+        if self.etcd_ttl:
+            lines.append(f"etcd_ttl    = {self.etcd_ttl}")
+        if self.etcd_interval:
+            lines.append(f"etcd_interval = {self.etcd_interval}")
         return "".join(f"{x}\n" for x in lines)
 
     def write(self, path: Path) -> None:

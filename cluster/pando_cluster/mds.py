@@ -73,7 +73,8 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
 
     paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
     paths.ganesha_conf.write_text(render_ganesha_conf(
-        paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds))))
+        paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds)),
+        opts.etcd))
     log, out = paths.file("ganesha.log"), paths.file("ganesha.out")
     for f in (log, out):  # so that a failure's tail is this start's
         if f.exists():

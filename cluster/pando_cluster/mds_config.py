@@ -4,8 +4,9 @@ ganesha-fsal/cluster/cluster_desc.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from .ganesha_conf import GaneshaSettings, PandoFsal, render
 from .net import client_host, host_port
@@ -62,13 +63,23 @@ class MdsPaths:
         return self.dir / name
 
 
+def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int, etcd: str = "",
+               prefix: str = "/pando/", name: str = "", **more: Any) -> PandoFsal:
+    """The FSAL block; with `etcd`, the FSAL's Etcd, Etcd_Prefix and
+    Mds_Name too (once ganesha_conf.py's PandoFsal has them)."""
+    known = {f.name for f in fields(PandoFsal)}
+    presence: dict[str, Any] = ({"etcd": etcd, "etcd_prefix": prefix, "mds_name": name}
+                                if etcd else {})
+    return PandoFsal(db_path=db_path, cluster_desc=cluster_desc, mirrors=mirrors,
+                     **{k: v for k, v in presence.items() if k in known and v}, **more)
+
+
 def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int,
-                        plugins_dir: Path, mirrors: int) -> str:
+                        plugins_dir: Path, mirrors: int, etcd: str = "") -> str:
     """ganesha.conf with production's settings (ganesha_conf.py)."""
     settings = GaneshaSettings(
         plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
-        fsal=PandoFsal(db_path=paths.dir / "ns", cluster_desc=paths.cluster_desc,
-                       mirrors=mirrors),
+        fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd),
         nfs_port=nfs_port, mnt_port=mnt_port, bind=bind)
     return f"{WRITTEN_BY}\n{render(settings)}"
 
@@ -85,8 +96,9 @@ def _reachable(addr: str) -> str:
     return host_port(client_host(host.strip("[]")), int(port))
 
 
-def render_cluster_desc(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1) -> str:
-    lines = [WRITTEN_BY, f"key_file = {key_file}", f"partition = {partition}"]
+def render_cluster_desc(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1,
+                        header: str = WRITTEN_BY) -> str:
+    lines = [header, f"key_file = {key_file}", f"partition = {partition}"]
     lines += [f"osd {o.osd_id} ctl={_reachable(o.ctl_addr)} nfs={_reachable(o.nfs_addr)}"
               for o in sorted(osds, key=lambda o: o.osd_id)]
     return "\n".join(lines) + "\n"

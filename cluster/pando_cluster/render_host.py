@@ -1,0 +1,125 @@
+"""`pando-cluster render`: every file one host's daemons need, from
+pando.conf, for the units in cluster/systemd/ to read (/etc/pando/ by
+default):
+
+  osd.N.conf     each OSD this host runs (pando-osd@N.service)
+  cluster.conf   the cluster description: the FSAL's, and the mgr's seed
+  ganesha.conf   on the metadata-manager host (pando-mds.service), through
+                 ganesha_conf.py as `up` and the tests render it
+  etcd.env       on an etcd host: ETCD_* for etcd.service (drop-in)
+  mgr.env        on a mgr host: PANDO_MGR_ARGS for pando-mgr.service
+  pando.conf     the file itself, for the `pando` CLI ([mgr] url)
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from .conf_file import ConfError, Host, OsdPlace, PandoConf
+from .config import OsdConfig
+from .etcd import EtcdMember, render_env
+from .ganesha_conf import GaneshaSettings, render
+from .mds_config import pando_fsal, render_cluster_desc
+from .mgrproc import mgr_args
+from .state import OsdRecord
+
+HEADER = "# written by `pando-cluster render` from {src}; edit that file instead"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    host: Host
+    files: list[Path]
+    todo: list[str]     # what the admin does next on this host
+
+
+def etcd_member(conf: PandoConf, host: Host) -> EtcdMember:
+    peers = ",".join(f"{h.name}=http://{h.address}:{conf.etcd_port + 1}"
+                     for h in conf.etcd_hosts)
+    return EtcdMember(host.name, conf.host_path("etcd", "data_dir", host), host.address,
+                      conf.etcd_port, peers, token=conf.name)
+
+
+def osd_config(conf: PandoConf, o: OsdPlace) -> OsdConfig:
+    base = conf.num("osd", "base_port")
+    return OsdConfig(o.osd_id, o.data_dir, conf.key_file, o.host.address, base,
+                     threads=conf.num("osd", "threads"),
+                     log_level=conf.get("osd", "log_level"),
+                     etcd=conf.etcd_endpoints, etcd_prefix=conf.prefix,
+                     domain=o.host.name, etcd_ttl=conf.num("osd", "etcd_ttl"),
+                     etcd_interval=conf.num("osd", "etcd_interval"))
+
+
+def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
+    mirrors = min(conf.num("mds", "mirrors"), len(conf.osds()))
+    fsal = pando_fsal(conf.host_path("mds", "db_path", host), conf_dir / "cluster.conf",
+                      mirrors, conf.etcd_endpoints, conf.prefix, host.name,
+                      inline_max=conf.num("mds", "inline_max"),
+                      stripe_unit=conf.num("mds", "stripe_unit"))
+    settings = GaneshaSettings(
+        plugins_dir=Path(conf.get("mds", "plugins_dir")),
+        recovery_root=conf.host_path("mds", "recovery_root", host), fsal=fsal,
+        nfs_port=conf.num("mds", "nfs_port"), mnt_port=conf.num("mds", "mnt_port"),
+        bind=host.address, log_level=conf.get("mds", "log_level"))
+    return render(settings)
+
+
+def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
+    args = mgr_args(conf.etcd_endpoints, conf.prefix, host.name,
+                    f"{host.address}:{conf.num('mgr', 'port')}", conf_dir / "cluster.conf")
+    # systemd splits an unquoted $PANDO_MGR_ARGS on white space: no value
+    # may hold any (paths and URLs here do not).
+    if any(" " in a for a in args):
+        raise ConfError(f"{conf.path}: pando-mgr arguments may not contain spaces: {args}")
+    return f"PANDO_MGR_ARGS={' '.join(args)}\n"
+
+
+def cluster_desc(conf: PandoConf, header: str) -> str:
+    recs = [OsdRecord(o.osd_id, o.nfs, o.ctl, str(o.data_dir), "", "") for o in conf.osds()]
+    return render_cluster_desc(conf.key_file, recs, conf.num("cluster", "partition"), header)
+
+
+def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = None
+                ) -> Rendered:
+    """Writes `name`'s files into `out`; they name each other under
+    `conf_dir` (default `out`: render straight into /etc/pando)."""
+    host = conf.hosts.get(name)
+    if host is None:
+        raise ConfError(f"{conf.path}: no [host {name}] (hosts: {', '.join(conf.hosts)})")
+    where = conf_dir or out
+    out.mkdir(parents=True, exist_ok=True)
+    header = HEADER.format(src=conf.path)
+    files: dict[str, str] = {"cluster.conf": cluster_desc(conf, header)}
+    todo: list[str] = []
+    for o in conf.osds():
+        if o.host is host:
+            files[f"osd.{o.osd_id}.conf"] = osd_config(conf, o).render(header)
+            todo.append(f"pando-osd-tool format --data-dir {shlex.quote(str(o.data_dir))} "
+                        f"--osd-id {o.osd_id} --key-file {conf.key_file}  # once")
+    if host.mds:
+        files["ganesha.conf"] = f"{header}\n{ganesha_conf(conf, host, where)}"
+    if host.etcd:
+        files["etcd.env"] = render_env(etcd_member(conf, host), header)
+    if host.mgr:
+        files["mgr.env"] = f"{header}\n{mgr_env(conf, host, where)}"
+    written = []
+    for fname, text in files.items():
+        path = out / fname
+        path.write_text(text)
+        written.append(path)
+    copy = out / "pando.conf"
+    if copy.resolve() != conf.path.resolve():
+        copy.write_text(conf.path.read_text())
+        written.append(copy)
+    return Rendered(host, written, todo + [f"systemctl enable --now {u}"
+                                           for u in units(conf, host)])
+
+
+def units(conf: PandoConf, host: Host) -> list[str]:
+    """The systemd units this host runs, in starting order."""
+    out = ["etcd.service"] if host.etcd else []
+    out += [f"pando-osd@{o.osd_id}.service" for o in conf.osds() if o.host is host]
+    out += ["pando-mds.service"] if host.mds else []
+    out += ["pando-mgr.service"] if host.mgr else []
+    return out + ["pando.target"]

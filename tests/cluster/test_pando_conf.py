@@ -1,0 +1,147 @@
+"""The cluster configuration file (pando.conf) and what `pando-cluster
+render` writes from it for one host; no daemons.  A bad file gets an error
+naming the file, the line and the key."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pando_cluster.conf_file import ConfError, parse, parse_text
+from pando_cluster.render_host import render_host
+
+THREE_HOSTS = """\
+[cluster]
+name = demo
+key_file = /etc/pando/cluster.key
+
+[osd]
+data_dir = /srv/{host}/osd.{id}
+
+[mgr]
+url = http://10.77.0.1:7480
+
+[host h1]
+address = 10.77.0.1
+osds = 1, 2
+mds = yes
+mgr = yes
+etcd = yes
+
+[host h2]
+address = 10.77.0.2
+osds = 3,4
+mgr = yes
+etcd = yes
+
+[host h3]
+address = 10.77.0.3
+osds = 5,6
+etcd = yes
+"""
+
+
+def _error(text: str) -> str:
+    with pytest.raises(ConfError) as e:
+        parse_text(text, Path("/etc/pando/pando.conf"))
+    return str(e.value)
+
+
+def test_three_hosts_parse_with_defaults_and_derived_endpoints() -> None:
+    conf = parse_text(THREE_HOSTS)
+    assert list(conf.hosts) == ["h1", "h2", "h3"]
+    assert conf.etcd_endpoints == ("http://10.77.0.1:2379,http://10.77.0.2:2379,"
+                                   "http://10.77.0.3:2379")
+    assert conf.prefix == "/pando/" and conf.mgr_url == "http://10.77.0.1:7480"
+    osds = conf.osds()
+    assert [(o.osd_id, o.host.name, o.nfs, o.ctl) for o in osds[4:]] == [
+        (5, "h3", "10.77.0.3:20495", "10.77.0.3:20595"),
+        (6, "h3", "10.77.0.3:20496", "10.77.0.3:20596")]
+    assert osds[0].data_dir == Path("/srv/h1/osd.1")
+
+
+@pytest.mark.parametrize("text, expected", [
+    (THREE_HOSTS.replace("osds = 3,4", "osds = 3,x"),
+     "pando.conf:20: [host h2] osds: 'x' is not an OSD id"),
+    (THREE_HOSTS.replace("osds = 5,6", "osds = 5,2"),
+     "pando.conf:26: [host h3] osds: OSD 2 is already on host h1"),
+    (THREE_HOSTS.replace("mgr = yes\netcd = yes\n\n[host h2]", "mgr = maybe\netcd = yes\n\n"
+                         "[host h2]"), "pando.conf:15: [host h1] mgr: 'maybe' is not yes or no"),
+    (THREE_HOSTS.replace("name = demo", "name = demo\nkey_fle = /k"),
+     "pando.conf:3: [cluster] key_fle: unknown key"),
+    (THREE_HOSTS.replace("key_file = /etc/pando/cluster.key\n", ""),
+     "pando.conf:1: [cluster] key_file: required, missing"),
+    (THREE_HOSTS.replace("[mgr]", "[mrg]"), "pando.conf:8: [mrg]: unknown section"),
+    (THREE_HOSTS.replace("address = 10.77.0.3\n", ""),
+     "[host h3] address: required, missing"),
+    (THREE_HOSTS.replace("osd.{id}", "osd.{num}"),
+     "pando.conf:6: [osd] data_dir: bad placeholder 'num'"),
+    (THREE_HOSTS.replace("[osd]", "[osd]\nbase_port = 20k"),
+     "[osd] base_port: '20k' is not a positive number"),
+    (THREE_HOSTS.replace("osds = 3,4\nmgr = yes", "osds = 3,4\nmds = yes\nmgr = yes"),
+     "pando.conf:21: [host h2] mds: a second metadata manager (h1, h2)"),
+    (THREE_HOSTS.replace("etcd = yes", "etcd = no"), "no etcd: set [cluster] etcd"),
+    ("[cluster]\nkey_file = /k\n", "no [host NAME] section"),
+    ("key_file = /k\n", "File contains no section headers"),
+    (THREE_HOSTS + "[host h1]\naddress = 10.77.0.9\n", "section 'host h1' already exists"),
+])
+def test_a_bad_file_is_refused_naming_the_line_and_key(text: str, expected: str) -> None:
+    assert expected in _error(text)
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfError, match=r"nope\.conf: No such file"):
+        parse(tmp_path / "nope.conf")
+
+
+def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
+    src = tmp_path / "pando.conf"
+    src.write_text(THREE_HOSTS)
+    conf = parse(src)
+    h1 = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
+    assert sorted(p.name for p in h1.files) == [
+        "cluster.conf", "etcd.env", "ganesha.conf", "mgr.env", "osd.1.conf", "osd.2.conf",
+        "pando.conf"]
+    h3 = render_host(conf, "h3", tmp_path / "h3", Path("/etc/pando"))
+    assert sorted(p.name for p in h3.files) == [
+        "cluster.conf", "etcd.env", "osd.5.conf", "osd.6.conf", "pando.conf"]
+    assert h3.todo[-3:] == ["systemctl enable --now pando-osd@5.service",
+                            "systemctl enable --now pando-osd@6.service",
+                            "systemctl enable --now pando.target"]
+
+    osd = (tmp_path / "h3" / "osd.5.conf").read_text()
+    for line in ("nfs_listen = 10.77.0.3:20495", "ctl_listen = 10.77.0.3:20595",
+                 "data_dir   = /srv/h3/osd.5", "key_file   = /etc/pando/cluster.key",
+                 ("etcd        = http://10.77.0.1:2379,http://10.77.0.2:2379,"
+                 "http://10.77.0.3:2379"), "etcd_prefix = /pando/", "domain      = h3"):
+        assert line in osd.splitlines(), osd
+    desc = (tmp_path / "h1" / "cluster.conf").read_text()
+    assert "osd 6 ctl=10.77.0.3:20596 nfs=10.77.0.3:20496" in desc
+    assert desc == (tmp_path / "h3" / "cluster.conf").read_text()
+
+    env = dict(line.split("=", 1) for line in
+               (tmp_path / "h3" / "etcd.env").read_text().splitlines() if "=" in line
+               and not line.startswith("#"))
+    assert env["ETCD_NAME"] == "h3"
+    assert env["ETCD_INITIAL_CLUSTER"] == ("h1=http://10.77.0.1:2380,h2=http://10.77.0.2:2380,"
+                                           "h3=http://10.77.0.3:2380")
+    assert env["ETCD_LISTEN_CLIENT_URLS"] == "http://10.77.0.3:2379"
+    assert env["ETCD_INITIAL_CLUSTER_TOKEN"] == "demo"
+
+    gconf = (tmp_path / "h1" / "ganesha.conf").read_text()
+    assert "Bind_Addr = 10.77.0.1;" in gconf and 'Cluster = "/etc/pando/cluster.conf";' in gconf
+    mgr = (tmp_path / "h1" / "mgr.env").read_text().splitlines()[-1]
+    assert mgr == ("PANDO_MGR_ARGS=--etcd http://10.77.0.1:2379,http://10.77.0.2:2379,"
+                   "http://10.77.0.3:2379 --prefix /pando/ --name h1 --listen 10.77.0.1:7480 "
+                   "--seed /etc/pando/cluster.conf")
+
+
+def test_render_command_refuses_an_unknown_host(tmp_path: Path) -> None:
+    src = tmp_path / "pando.conf"
+    src.write_text(THREE_HOSTS)
+    cp = subprocess.run([sys.executable, "-m", "pando_cluster.cli", "render", "--config",
+                         str(src), "--host", "h9", "--out", str(tmp_path / "out")],
+                        capture_output=True, text=True, check=False)
+    assert cp.returncode == 1
+    assert "no [host h9] (hosts: h1, h2, h3)" in cp.stdout, cp.stdout + cp.stderr

@@ -62,7 +62,11 @@ static void say(struct etcd_presence *p, int level, const char *fmt, ...)
 
 static const char *why(int rc)
 {
-	return rc == -EPROTO ? "the endpoint does not answer as etcd" : strerror(-rc);
+	if (rc == -EPROTO)
+		return "the endpoint does not answer as etcd";
+	if (rc == -EHOSTUNREACH)
+		return "no endpoint answered";
+	return strerror(-rc);
 }
 
 /* A failed exchange: the first since things worked is worth one line. */
@@ -97,6 +101,16 @@ static int put_now(struct etcd_presence *p)
 	return rc;
 }
 
+/* The lease is gone (etcd says so, or a TTL passed without renewal):
+ * a new one is granted, and the put that follows says "back". */
+static void expired(struct etcd_presence *p)
+{
+	if (!p->lost)
+		say(p, 1, "the lease of %s has expired; granting a new one", p->key);
+	p->lost = 1;
+	p->lease = 0;
+}
+
 /* Makes sure a lease is held: grants one when there is none, or when the
  * last renewal is older than the TTL (etcd has dropped it by now). */
 static int ensure_lease(struct etcd_presence *p, int64_t now, int *fresh)
@@ -106,7 +120,8 @@ static int ensure_lease(struct etcd_presence *p, int64_t now, int *fresh)
 	*fresh = 0;
 	if (p->lease && now - p->last_renewed < p->ttl_ms)
 		return 0;
-	p->lease = 0;
+	if (p->lease)	/* we were stopped, or etcd was away, for a TTL */
+		expired(p);
 	rc = etcd_lease_grant(p->c, p->ttl_ms / 1000, &p->lease);
 	if (rc) {
 		failed(p, "granting a lease for", rc);
@@ -126,11 +141,7 @@ static int renew(struct etcd_presence *p, int64_t now)
 		return 0;
 	rc = etcd_lease_keepalive(p->c, p->lease, NULL);
 	if (rc == -ENOENT) {
-		/* expired while we were away (stopped, or etcd was): anew */
-		if (!p->lost)
-			say(p, 1, "the lease of %s has expired; granting a new one", p->key);
-		p->lost = 1;
-		p->lease = 0;
+		expired(p);
 		return rc;
 	}
 	if (rc) {

@@ -16,7 +16,7 @@ import pytest
 
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
-from pando_testing.etcd import EtcdClient, EtcdCluster
+from pando_testing.etcd import EtcdClient, EtcdCluster, b64
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
 from pando_testing.pod import Pod
 
@@ -40,6 +40,11 @@ def wait_gone(client: EtcdClient, key: str = KEY, timeout: float = 15.0) -> floa
     t0 = time.monotonic()
     client.wait_for(lambda c: c.get(key) is None, timeout=timeout, what=f"{key} gone")
     return time.monotonic() - t0
+
+
+def lease_of(client: EtcdClient, key: str = KEY) -> int:
+    kvs = client.call("/v3/kv/range", {"key": b64(key)}).get("kvs", [])
+    return int(kvs[0].get("lease", 0)) if kvs else 0
 
 
 def nfs_write(osd: OsdProcess, oid: int, data: bytes) -> None:
@@ -99,3 +104,119 @@ def test_sigterm_removes_the_key_at_once_and_exits_0(
     assert osd.stop() == 0
     assert client.get(KEY) is None
     assert "revoked the lease of /pando/osd/1" in osd.log_text()
+
+
+def test_killed_osd_leaves_etcd_within_the_ttl(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(etcd.endpoints))
+    client = etcd.client()
+    wait_key(client)
+    osd.kill9()
+    assert wait_gone(client) < TTL + 2
+
+
+def test_stopped_osd_leaves_etcd_and_comes_back_with_a_new_lease_on_sigcont(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(etcd.endpoints))
+    assert osd.proc is not None
+    client = etcd.client()
+    wait_key(client)
+    old = lease_of(client)
+    os.kill(osd.proc.pid, signal.SIGSTOP)
+    try:
+        assert wait_gone(client) < TTL + 2
+    finally:
+        os.kill(osd.proc.pid, signal.SIGCONT)
+    wait_key(client, timeout=5)
+    assert lease_of(client) not in (0, old)
+    assert "the lease of /pando/osd/1 has expired; granting a new one" in osd.log_text()
+
+
+def test_osd_registers_again_by_itself_after_etcd_restarts(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(etcd.endpoints))
+    client = etcd.client()
+    wait_key(client)
+    old = lease_of(client)
+    member = etcd.members[0]
+    member.kill9()
+    time.sleep(TTL + 1)
+    nfs_write(osd, 1, b"served while etcd is away")
+    member.start()
+    client.wait_for(lambda c: lease_of(c) not in (0, old), timeout=15,
+                    what="presence under a new lease")
+    v = wait_key(client, pred=lambda v: v["counters"]["nfs_write_ops"] == 1)
+    assert v["statfs"]["objects"] == 1
+    log = osd.log_text()
+    assert log.count("lost etcd") == 1, log
+    assert "etcd back at http://127.0.0.1:2379" in log
+
+
+def test_osd_started_while_etcd_is_down_serves_at_once_and_registers_later(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    member = etcd.members[0]
+    member.kill9()
+    t0 = time.monotonic()
+    osd = osd_factory(1, extra_args=presence_args(etcd.endpoints))
+    nfs_write(osd, 1, b"served before etcd is up")
+    assert time.monotonic() - t0 < 5
+    assert "lost etcd" in osd.log_text()
+    member.start()
+    v = wait_key(etcd.client())
+    assert v["counters"]["nfs_write_ops"] == 1
+    assert "registered /pando/osd/1 in etcd" in osd.log_text()
+
+
+GARBAGE = [
+    b"this is not HTTP\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n{}",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"header\":",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n",
+]
+
+
+@pytest.fixture
+def garbage_endpoint(pod: Pod) -> Iterator[str]:
+    """A TCP server in the pod that answers every request with one of
+    GARBAGE in turn, then closes."""
+    srv = pod.call_inside(lambda: socket.create_server(("127.0.0.1", 0)))
+    stop = threading.Event()
+
+    def serve() -> None:
+        n = 0
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                continue
+            with conn:
+                conn.settimeout(1)
+                try:
+                    conn.recv(65536)
+                    conn.sendall(GARBAGE[n % len(GARBAGE)])
+                except OSError:
+                    pass
+            n += 1
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.getsockname()[1]}"
+    stop.set()
+    t.join()
+    srv.close()
+
+
+def test_an_endpoint_that_answers_garbage_never_stops_the_osd_serving(
+        garbage_endpoint: str, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(garbage_endpoint))
+    for i in range(5):
+        nfs_write(osd, i + 1, b"still serving")
+        time.sleep(0.5)
+    log = osd.log_text()
+    assert log.count("lost etcd") == 1, log
+    assert "does not answer as etcd" in log
+    assert osd.alive()

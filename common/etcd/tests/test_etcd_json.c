@@ -1,0 +1,176 @@
+/* The JSON etcd's gateway is sent and answers, on known bytes: request
+ * bodies exactly, answers with and without their fields, etcd's errors
+ * mapped to errnos, and anything else -EPROTO. */
+#include <errno.h>
+
+#include "check.h"
+#include "etcd_internal.h"
+
+static void check_str(char *got, const char *want)
+{
+	CHECK(got && strcmp(got, want) == 0);
+	if (got && strcmp(got, want))
+		fprintf(stderr, "  got  %s\n  want %s\n", got, want);
+	free(got);
+}
+
+static void request_bodies_are_known_bytes(void)
+{
+	check_str(etcd_body_range("/pando/map"), "{\"key\":\"L3BhbmRvL21hcA==\"}");
+	check_str(etcd_body_put("/pando/osd/1", "{}", 2, 0),
+		  "{\"key\":\"L3BhbmRvL29zZC8x\",\"value\":\"e30=\"}");
+	check_str(etcd_body_put("k", "", 0, 2324035609875523847LL),
+		  "{\"key\":\"aw==\",\"lease\":\"2324035609875523847\",\"value\":\"\"}");
+	check_str(etcd_body_delete("k"), "{\"key\":\"aw==\"}");
+	check_str(etcd_body_grant(5), "{\"TTL\":\"5\"}");
+	check_str(etcd_body_lease(2324035609875523847LL), "{\"ID\":\"2324035609875523847\"}");
+}
+
+/* The answer to body with status, through etcd_parse_answer. */
+static int answer(int status, const char *body, json_t **out)
+{
+	struct http_response r = { .status = status, .body = (char *)body,
+				   .body_len = strlen(body) };
+
+	return etcd_parse_answer(&r, out);
+}
+
+#define HEADER "\"header\":{\"cluster_id\":\"14841639068965178418\",\"revision\":\"7\"}"
+
+static void a_range_answer_gives_the_value(void)
+{
+	json_t *a;
+	char *v;
+	size_t len;
+	int64_t rev = 0;
+
+	CHECK_EQ(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"create_revision\":\"2\","
+			"\"mod_revision\":\"7\",\"version\":\"3\",\"value\":\"aGVsbG8=\"}],"
+			"\"count\":\"1\"}", &a), 0);
+	CHECK_EQ(etcd_parse_range(a, &v, &len, &rev), 0);
+	CHECK_EQ(len, 5);
+	CHECK(strcmp(v, "hello") == 0);
+	CHECK_EQ(rev, 7);
+	free(v);
+	json_decref(a);
+	/* An empty value is left out of the JSON. */
+	CHECK_EQ(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"mod_revision\":\"9\"}]}", &a), 0);
+	CHECK_EQ(etcd_parse_range(a, &v, &len, NULL), 0);
+	CHECK_EQ(len, 0);
+	free(v);
+	json_decref(a);
+	/* No key: no kvs at all. */
+	CHECK_EQ(answer(200, "{" HEADER "}", &a), 0);
+	CHECK_EQ(etcd_parse_range(a, &v, &len, &rev), -ENOENT);
+	json_decref(a);
+}
+
+static void range_answers_without_their_fields_are_refused(void)
+{
+	const char *bad[] = {
+		"{" HEADER ",\"kvs\":[{\"value\":\"!!!\",\"mod_revision\":\"1\"}]}",
+		"{" HEADER ",\"kvs\":[{\"value\":7}]}",
+		"{" HEADER ",\"kvs\":[\"x\"]}",
+		"{" HEADER ",\"kvs\":[]}",
+		"{" HEADER ",\"kvs\":{}}",
+		"{" HEADER ",\"kvs\":[{\"value\":\"aw==\",\"mod_revision\":\"x7\"}]}",
+		"{" HEADER ",\"kvs\":[{\"value\":\"aw==\",\"mod_revision\":[]}]}",
+	};
+	json_t *a;
+	char *v = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(answer(200, bad[i], &a), 0);
+		CHECK_EQ(etcd_parse_range(a, &v, &len, NULL), -EPROTO);
+		json_decref(a);
+	}
+}
+
+static void lease_answers(void)
+{
+	json_t *a;
+	int64_t lease = 0, ttl = 0;
+
+	CHECK_EQ(answer(200, "{" HEADER ",\"ID\":\"2324035609875523847\",\"TTL\":\"5\"}", &a), 0);
+	CHECK_EQ(etcd_parse_grant(a, &lease), 0);
+	CHECK_EQ(lease, 2324035609875523847LL);
+	json_decref(a);
+	CHECK_EQ(answer(200, "{" HEADER ",\"TTL\":\"5\"}", &a), 0);
+	CHECK_EQ(etcd_parse_grant(a, &lease), -EPROTO);
+	json_decref(a);
+	/* The keepalive stream wraps its message in "result". */
+	CHECK_EQ(answer(200, "{\"result\":{" HEADER ",\"ID\":\"12\",\"TTL\":\"5\"}}", &a), 0);
+	CHECK_EQ(etcd_parse_keepalive(a, &ttl), 0);
+	CHECK_EQ(ttl, 5);
+	json_decref(a);
+	/* An expired lease: TTL 0, left out. */
+	CHECK_EQ(answer(200, "{\"result\":{" HEADER ",\"ID\":\"12\"}}", &a), 0);
+	CHECK_EQ(etcd_parse_keepalive(a, &ttl), -ENOENT);
+	json_decref(a);
+	CHECK_EQ(answer(200, "{" HEADER ",\"deleted\":\"1\"}", &a), 0);
+	CHECK_EQ(etcd_parse_deleted(a), 0);
+	json_decref(a);
+	CHECK_EQ(answer(200, "{" HEADER "}", &a), 0);
+	CHECK_EQ(etcd_parse_deleted(a), -ENOENT);
+	json_decref(a);
+}
+
+static void etcd_errors_map_to_errnos(void)
+{
+	json_t *a;
+
+	CHECK_EQ(answer(404, "{\"error\":\"etcdserver: requested lease not found\","
+			"\"message\":\"etcdserver: requested lease not found\",\"code\":5}", &a),
+		 -ENOENT);
+	CHECK_EQ(answer(400, "{\"error\":\"bad\",\"code\":3}", &a), -EINVAL);
+	CHECK_EQ(answer(503, "{\"error\":\"etcdserver: no leader\",\"code\":14}", &a), -EAGAIN);
+	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":5,\"http_code\":404,\"code\":5,"
+			"\"message\":\"lease not found\"}}", &a), -ENOENT);
+	CHECK_EQ(answer(500, "{\"error\":\"?\",\"code\":13}", &a), -EPROTO);
+	CHECK_EQ(answer(500, "{}", &a), -EPROTO);
+	CHECK(a == NULL);
+}
+
+static void answers_that_are_not_etcd_are_refused(void)
+{
+	const char *bad[] = { "", "hello", "[1,2]", "\"str\"", "{}", "{\"header\":1}",
+			      "{\"result\":7}", "{\"kvs\":[]}", "{" HEADER "} trailing" };
+	json_t *a;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(answer(200, bad[i], &a), -EPROTO);
+		CHECK(a == NULL);
+	}
+}
+
+static void int64_fields(void)
+{
+	json_t *o = json_loads("{\"s\":\"-42\",\"n\":7,\"bad\":\"12a\",\"big\":\"99999999999999999999\","
+			       "\"f\":1.5,\"e\":\"\"}", 0, NULL);
+	int64_t v;
+
+	CHECK_EQ(etcd_json_int64(o, "s", &v), 0);
+	CHECK_EQ(v, -42);
+	CHECK_EQ(etcd_json_int64(o, "n", &v), 0);
+	CHECK_EQ(v, 7);
+	CHECK_EQ(etcd_json_int64(o, "absent", &v), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(etcd_json_int64(o, "bad", &v), -EPROTO);
+	CHECK_EQ(etcd_json_int64(o, "big", &v), -EPROTO);
+	CHECK_EQ(etcd_json_int64(o, "f", &v), -EPROTO);
+	CHECK_EQ(etcd_json_int64(o, "e", &v), -EPROTO);
+	json_decref(o);
+}
+
+int main(void)
+{
+	request_bodies_are_known_bytes();
+	a_range_answer_gives_the_value();
+	range_answers_without_their_fields_are_refused();
+	lease_answers();
+	etcd_errors_map_to_errnos();
+	answers_that_are_not_etcd_are_refused();
+	int64_fields();
+	CHECK_DONE();
+}

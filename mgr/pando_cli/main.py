@@ -1,0 +1,261 @@
+"""`pando`: the admin command line. Arguments, dispatch and exit codes;
+the HTTP client is mgrapi.py, dbus ganesha.py, the output render.py.
+
+Exit codes (scripts may rely on them):
+  0  done
+  1  the command failed or was refused (404, 409, a failed dbus call, a
+     bad answer)
+  2  usage: bad arguments
+  3  cannot reach pando-mgr, etcd (the mgr answered 503) or Ganesha
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from typing import Any, Callable, Iterator
+
+from rich.console import Console
+
+from . import config, ganesha, render, units
+from .mgrapi import MgrClient, MgrError, MgrUnreachable
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+PIPE_WIDTH = 200
+
+
+class Ctx:
+    """What every subcommand gets: its arguments, the consoles, the mgr."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.json: bool = bool(getattr(args, "json", False))
+        self.out = Console(highlight=False)
+        if not self.out.is_terminal:    # a pipe or a file: never truncate a column
+            self.out = Console(highlight=False, width=PIPE_WIDTH)
+        self.err = Console(stderr=True, highlight=False)
+        self._mgr: MgrClient | None = None
+
+    @property
+    def mgr(self) -> MgrClient:
+        if self._mgr is None:
+            url = config.resolve_mgr(getattr(self.args, "mgr", None))
+            self._mgr = MgrClient(url, timeout=float(getattr(self.args, "timeout", 10.0)))
+        return self._mgr
+
+    @contextlib.contextmanager
+    def busy(self, what: str) -> Iterator[None]:
+        """A spinner on stderr while waiting, only for a person at a terminal."""
+        if self.json or not self.err.is_terminal:
+            yield
+            return
+        with self.err.status(what):
+            yield
+
+    def emit(self, data: Any, human: Callable[[], None]) -> None:
+        if self.json:
+            sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        else:
+            human()
+
+
+# ---- subcommands ---------------------------------------------------------------
+def cmd_status(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        st = c.mgr.status()
+    c.emit(st, lambda: render.status(c.out, st))
+    return EXIT_OK
+
+
+def cmd_osd_ls(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        osds = c.mgr.osds()
+    c.emit(osds, lambda: c.out.print(render.osd_table(osds)))
+    return EXIT_OK
+
+
+def cmd_osd_add(c: Ctx) -> int:
+    a = c.args
+    spec: dict[str, Any] = {"ctl": a.ctl, "nfs": a.nfs}
+    for key in ("id", "advertise", "domain", "weight"):
+        if getattr(a, key) is not None:
+            spec[key] = getattr(a, key)
+    with c.busy("adding the OSD"):
+        osd = c.mgr.osd_add(spec)
+    c.emit(osd, lambda: c.out.print(f"added osd.{osd.get('id')} (ctl {osd.get('ctl')}, "
+                                    f"nfs {osd.get('nfs')}, weight {units.size(osd.get('weight'))})"))
+    return EXIT_OK
+
+
+def cmd_osd_mark(c: Ctx) -> int:
+    state = c.args.state
+    with c.busy(f"marking osd.{c.args.osd_id} {state}"):
+        ans = c.mgr.osd_mark(c.args.osd_id, state)
+    c.emit(ans, lambda: c.out.print(f"marked osd.{c.args.osd_id} {state}"))
+    return EXIT_OK
+
+
+def cmd_osd_rm(c: Ctx) -> int:
+    with c.busy(f"removing osd.{c.args.osd_id}"):
+        ans = c.mgr.osd_rm(c.args.osd_id, force=c.args.force)
+    c.emit(ans, lambda: c.out.print(f"removed osd.{c.args.osd_id}"))
+    return EXIT_OK
+
+
+def cmd_df(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        d = c.mgr.df()
+    c.emit(d, lambda: render.df(c.out, d))
+    return EXIT_OK
+
+
+def cmd_mds_ls(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        mds = c.mgr.mds()
+    c.emit(mds, lambda: c.out.print(render.mds_table(mds)))
+    return EXIT_OK
+
+
+def cmd_file(c: Ctx) -> int:
+    with c.busy("asking Ganesha"):
+        fm = ganesha.file_map(c.args.path, address=c.args.dbus)
+    c.emit(fm, lambda: render.file_map(c.out, fm))
+    return EXIT_OK
+
+
+def cmd_recall(c: Ctx) -> int:
+    with c.busy("recalling layouts"):
+        ans = ganesha.recall(c.args.target, address=c.args.dbus)
+    c.emit(ans, lambda: c.out.print(ans["message"]))
+    return EXIT_OK
+
+
+# ---- arguments -------------------------------------------------------------------
+def _osd_id(text: str) -> int:
+    """'3' or 'osd.3'."""
+    try:
+        v = int(text.removeprefix("osd."))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an OSD id: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"not an OSD id: {text!r}")
+    return v
+
+
+def _size(text: str) -> int:
+    try:
+        return units.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _hostport(text: str) -> str:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    return text
+
+
+def _common(sub: bool) -> argparse.ArgumentParser:
+    """Options every subcommand takes, before or after its name. On the
+    subcommands they default to SUPPRESS so they never undo the top level's."""
+    p = argparse.ArgumentParser(add_help=False)
+    d: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
+    p.add_argument("--json", action="store_true", help="machine output (JSON) on stdout", **d)
+    p.add_argument("--mgr", metavar="URL", help="pando-mgr's URL (else $PANDO_MGR, "
+                   "else [mgr] url in $PANDO_CONF or /etc/pando/pando.conf, "
+                   f"else {config.DEFAULT_MGR})", **d)
+    p.add_argument("--dbus", metavar="ADDRESS", help="Ganesha's dbus bus address "
+                   "(else $DBUS_SYSTEM_BUS_ADDRESS, else the system bus)", **d)
+    p.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for an answer "
+                   "(default 10)", **({"default": argparse.SUPPRESS} if sub else {"default": 10.0}))
+    return p
+
+
+def _osd_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    osd = sub.add_parser("osd", help="list, add, mark out/in or remove OSDs", parents=[common])
+    osub = osd.add_subparsers(dest="osd_cmd", metavar="{ls,add,out,in,rm}", required=True)
+    osub.add_parser("ls", help="the OSDs, their states and usage",
+                    parents=[common]).set_defaults(fn=cmd_osd_ls)
+    add = osub.add_parser("add", help="add an OSD to the cluster map", parents=[common])
+    add.add_argument("--ctl", required=True, type=_hostport, metavar="HOST:PORT",
+                     help="its control (ctl) address")
+    add.add_argument("--nfs", required=True, type=_hostport, metavar="HOST:PORT",
+                     help="its NFSv3 data address")
+    add.add_argument("--advertise", type=_hostport, metavar="HOST:PORT",
+                     help="the data address clients are given (default: --nfs)")
+    add.add_argument("--domain", help="failure domain (default: the OSD alone)")
+    add.add_argument("--weight", type=_size, metavar="SIZE",
+                     help="placement weight: its capacity (bytes, or 512G, 1T)")
+    add.add_argument("--id", type=_osd_id, help="the id (default: the mgr picks the next)")
+    add.set_defaults(fn=cmd_osd_add)
+    for state, what in (("out", "take no new components; layouts naming it are recalled"),
+                        ("in", "take new components again")):
+        p = osub.add_parser(state, help=f"mark an OSD {state}: {what}", parents=[common])
+        p.add_argument("osd_id", type=_osd_id, metavar="ID")
+        p.set_defaults(fn=cmd_osd_mark, state=state)
+    rm = osub.add_parser("rm", help="remove an OSD from the map (refused while it holds data)",
+                         parents=[common])
+    rm.add_argument("osd_id", type=_osd_id, metavar="ID")
+    rm.add_argument("--force", action="store_true",
+                    help="skip the mgr's objects check (it must still be out)")
+    rm.set_defaults(fn=cmd_osd_rm)
+
+
+def parser() -> argparse.ArgumentParser:
+    common = _common(sub=True)
+    p = argparse.ArgumentParser(
+        prog="pando", parents=[_common(sub=False)],
+        description="Administer a Pando cluster through pando-mgr and Ganesha's dbus.",
+        epilog="exit codes: 0 ok, 1 failed or refused, 2 usage, "
+               "3 cannot reach pando-mgr, etcd or Ganesha")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
+    sub.add_parser("status", help="cluster health, services, capacity, io (like ceph -s)",
+                   parents=[common]).set_defaults(fn=cmd_status)
+    _osd_parsers(sub, common)
+    sub.add_parser("df", help="capacity per OSD and per pool",
+                   parents=[common]).set_defaults(fn=cmd_df)
+    mds = sub.add_parser("mds", help="metadata managers", parents=[common])
+    msub = mds.add_subparsers(dest="mds_cmd", metavar="{ls}", required=True)
+    msub.add_parser("ls", help="metadata managers present, the map epoch each applied",
+                    parents=[common]).set_defaults(fn=cmd_mds_ls)
+    f = sub.add_parser("file", help="a file's storage map (like lfs getstripe), from Ganesha",
+                       parents=[common])
+    f.add_argument("path", metavar="PATH", help="the path in the Pando export, e.g. /dir/file")
+    f.set_defaults(fn=cmd_file)
+    r = sub.add_parser("recall", help="recall the layouts of a file (PATH, starts with /) "
+                       "or of a client (its address)", parents=[common])
+    r.add_argument("target", metavar="PATH|CLIENT")
+    r.set_defaults(fn=cmd_recall)
+    return p
+
+
+def run(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    c = Ctx(args)
+    try:
+        return int(args.fn(c))
+    except (MgrUnreachable, ganesha.GaneshaUnreachable) as e:
+        return _fail(c, str(e), EXIT_UNREACHABLE)
+    except MgrError as e:
+        return _fail(c, f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
+    except (ganesha.GaneshaError, config.ConfigError) as e:
+        return _fail(c, str(e), EXIT_FAILED)
+
+
+def _fail(c: Ctx, msg: str, code: int) -> int:
+    c.err.print(f"pando: {msg}", markup=False, soft_wrap=True)
+    return code
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = run(argv)
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""A blocking client of pando-mgr's HTTP API (mgr/README.md): JSON in and
+out, a follower's 307 followed to the leader, every failure turned into
+one of two exceptions that main.py maps to exit codes."""
+from __future__ import annotations
+
+import errno
+import json
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+MAX_REDIRECTS = 3
+
+
+class MgrUnreachable(Exception):
+    """No answer from the mgr (or the mgr cannot reach etcd: 503)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"cannot reach pando-mgr at {url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class EtcdUnreachable(MgrUnreachable):
+    """The mgr answered 503: it cannot reach etcd."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        Exception.__init__(self, f"cannot reach etcd (pando-mgr at {url} says: {reason})")
+        self.url = url
+        self.reason = reason
+
+
+class MgrError(Exception):
+    """The mgr answered with an error (400, 404, 409, 500) or with
+    something that is not the JSON it should be."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed by MgrClient itself, for every method."""
+
+    def redirect_request(self, *args: Any, **kw: Any) -> None:
+        return None
+
+
+def _reason(e: BaseException) -> str:
+    """'connection refused', 'timed out', ... from a socket-level error."""
+    inner = e.reason if isinstance(e, urllib.error.URLError) else e
+    if isinstance(inner, (socket.timeout, TimeoutError)):
+        return "timed out"
+    if isinstance(inner, socket.gaierror):
+        return f"cannot resolve host ({inner.strerror})"
+    if isinstance(inner, OSError) and inner.errno:
+        return (inner.strerror or errno.errorcode.get(inner.errno, str(inner))).lower()
+    return str(inner) or type(inner).__name__
+
+
+def _error_text(raw: bytes) -> str:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        text = raw.decode(errors="replace").strip()
+        return text.splitlines()[0][:200] if text else "(empty answer)"
+    if isinstance(body, dict) and "error" in body:
+        return str(body["error"])
+    return json.dumps(body)[:200]
+
+
+class MgrClient:
+    def __init__(self, url: str, timeout: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        url = self.url + path
+        data = None if body is None else json.dumps(body).encode()
+        for _ in range(MAX_REDIRECTS + 1):
+            status, headers, raw = self._once(method, url, data)
+            if status in (301, 302, 307, 308) and headers.get("Location"):
+                url = urllib.parse.urljoin(url, headers["Location"])
+                continue
+            return self._decode(url, status, raw)
+        raise MgrError(508, f"pando-mgr at {self.url}: more than {MAX_REDIRECTS} redirects")
+
+    def _once(self, method: str, url: str, data: bytes | None) -> tuple[int, Any, bytes]:
+        req = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              "Accept": "application/json"})
+        try:
+            with self._opener.open(req, timeout=self.timeout) as r:
+                return r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            if e.code in (301, 302, 307, 308):
+                return e.code, e.headers, raw
+            if e.code == 503:
+                raise EtcdUnreachable(self.url, _error_text(raw)) from None
+            raise MgrError(e.code, _error_text(raw)) from None
+        except (urllib.error.URLError, OSError) as e:
+            raise MgrUnreachable(self.url, _reason(e)) from None
+        except ValueError as e:          # a malformed URL
+            raise MgrUnreachable(url, str(e)) from None
+
+    def _decode(self, url: str, status: int, raw: bytes) -> Any:
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise MgrError(status, f"pando-mgr at {self.url} answered {url} with something "
+                                   f"that is not JSON: {raw[:80]!r}") from None
+
+    # -- the API ------------------------------------------------------------
+    def get(self, path: str) -> Any:
+        return self.call("GET", path)
+
+    def status(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/status"), "/api/status")
+
+    def osds(self) -> list[dict[str, Any]]:
+        return self._list(self.get("/api/osds"), "/api/osds")
+
+    def osd_add(self, spec: dict[str, Any]) -> dict[str, Any]:
+        return self._dict(self.call("POST", "/api/osds", spec), "/api/osds")
+
+    def osd_mark(self, osd_id: int, state: str) -> Any:
+        return self.call("POST", f"/api/osd/{osd_id}/{state}", {})
+
+    def osd_rm(self, osd_id: int, force: bool = False) -> Any:
+        return self.call("DELETE", f"/api/osd/{osd_id}" + ("?force=1" if force else ""))
+
+    def df(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/df"), "/api/df")
+
+    def mds(self) -> list[dict[str, Any]]:
+        return self._list(self.get("/api/mds"), "/api/mds")
+
+    def _dict(self, v: Any, path: str) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            raise MgrError(200, f"pando-mgr at {self.url}: {path} is not a JSON object")
+        return v
+
+    def _list(self, v: Any, path: str) -> list[dict[str, Any]]:
+        if isinstance(v, dict):         # tolerate {"osds": [...]} / {"mds": [...]}
+            lists = [x for x in v.values() if isinstance(x, list)]
+            v = lists[0] if len(lists) == 1 else v
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise MgrError(200, f"pando-mgr at {self.url}: {path} is not a JSON list of objects")
+        return v

@@ -1,0 +1,234 @@
+"""Human output of every subcommand (rich): `pando status` like `ceph -s`,
+tables for osd ls, df and mds ls, `pando file` like `lfs getstripe`.
+Functions take the API's JSON as it comes and tolerate missing fields, so
+an older or newer mgr still prints what it can."""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import units
+
+HEALTH_STYLE = {"HEALTH_OK": "bold green", "HEALTH_WARN": "bold yellow",
+                "HEALTH_ERR": "bold red"}
+SEVERITY_STYLE = {"HEALTH_WARN": "yellow", "WARN": "yellow", "HEALTH_ERR": "red", "ERR": "red"}
+BAR_WIDTH = 30
+
+
+def _name(v: Any) -> str:
+    """A mgr, leader or member as the API gives it: a name or an object."""
+    if isinstance(v, dict):
+        return str(v.get("name") or v.get("url") or "?")
+    return "-" if v is None else str(v)
+
+
+def bar(used: float | int | None, total: float | int | None, width: int = BAR_WIDTH) -> Text:
+    """[#########.........] 31.2%, coloured by how full it is."""
+    pct = units.percent(used, total)
+    fill = min(width, round(width * pct / 100))
+    style = "red" if pct > 95 else "yellow" if pct > 85 else "green"
+    t = Text("[")
+    t.append("#" * fill, style=style)
+    t.append("." * (width - fill), style="dim")
+    t.append(f"] {pct:.1f}%")
+    return t
+
+
+LABEL_WIDTH = 9
+
+
+def _section(title: str, rows: Iterable[tuple[str, Text | str]]) -> Text:
+    """'  title:' then '    label: value' lines, labels right-aligned (ceph -s)."""
+    out = Text(f"  {title}:\n", style="bold")
+    for k, v in rows:
+        out.append(" " * 2 + (k + ":" if k else "").rjust(LABEL_WIDTH) + " ")
+        out.append_text(v if isinstance(v, Text) else Text(v))
+        out.append("\n")
+    return out
+
+
+def _health_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
+    health = str(st.get("health", "HEALTH_UNKNOWN"))
+    rows: list[tuple[str, Text | str]] = [("health", Text(health, style=HEALTH_STYLE.get(health, "bold")))]
+    for c in st.get("checks") or []:
+        if not isinstance(c, dict):
+            continue
+        sev = str(c.get("severity", ""))
+        line = Text(f"{c.get('code', '?')}: ", style=SEVERITY_STYLE.get(sev, ""))
+        line.append(str(c.get("summary", "")))
+        rows.append(("", line))
+    return rows
+
+
+def _service_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
+    leader = _name(st.get("leader"))
+    standbys = [_name(m) for m in st.get("mgrs") or [] if _name(m) != leader]
+    mgr = f"{leader} (leader)" + (f", standbys: {', '.join(standbys)}" if standbys else "")
+    mds = st.get("mds") or []
+    mds_text = ", ".join(
+        f"{_name(m)}" + (f" (epoch {m['epoch']})" if isinstance(m, dict) and "epoch" in m else "")
+        for m in mds) if mds else Text("none", style="red")
+    rows: list[tuple[str, Text | str]] = [("mgr", mgr), ("mds", mds_text)]
+    etcd = st.get("etcd") or {}
+    members = etcd.get("members") or [] if isinstance(etcd, dict) else []
+    if members or isinstance(etcd, dict) and "quorum" in etcd:
+        healthy = sum(1 for m in members if isinstance(m, dict) and m.get("healthy"))
+        quorum = etcd.get("quorum")
+        q = Text("quorum ok" if quorum else "NO QUORUM", style="" if quorum else "bold red")
+        rows.append(("etcd", Text(f"{len(members)} members, {healthy} healthy, ").append(q)))
+    rows.append(("epoch", str(st.get("epoch", "-"))))
+    return rows
+
+
+def _data_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
+    o = st.get("osds") or {}
+    cap = st.get("capacity") or {}
+    total, used = cap.get("total"), cap.get("used")
+    usage = Text(f"{units.size(used)} used of {units.size(total)}, "
+                 f"{units.size(cap.get('free'))} free  ")
+    usage.append_text(bar(used, total))
+    return [("osds", f"{o.get('total', 0)} osds: {o.get('up', 0)} up, {o.get('in', 0)} in"),
+            ("usage", usage)]
+
+
+def _io_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
+    t = st.get("throughput") or {}
+    return [("client", f"{units.rate(t.get('read_bps', 0))} rd, "
+                       f"{units.rate(t.get('write_bps', 0))} wr, "
+                       f"{units.ops(t.get('read_ops', 0))} rd, "
+                       f"{units.ops(t.get('write_ops', 0))} wr"),
+            ("clients", str(st.get("clients", 0)))]
+
+
+def status(con: Console, st: dict[str, Any]) -> None:
+    sections = (("cluster", _health_rows), ("services", _service_rows), ("data", _data_rows),
+                ("io", _io_rows))
+    text = Text("\n").join(_section(title, rows(st)) for title, rows in sections)
+    con.print(text, end="", no_wrap=True, overflow="ignore", crop=False)
+
+
+# ---- osd ls, df, mds ls --------------------------------------------------------
+def _statfs(o: dict[str, Any]) -> dict[str, Any]:
+    s = o.get("statfs")
+    if not isinstance(s, dict):
+        p = o.get("presence")
+        s = p.get("statfs") if isinstance(p, dict) else None
+    return s if isinstance(s, dict) else {}
+
+
+def osd_used_total(o: dict[str, Any]) -> tuple[int | None, int | None]:
+    s = _statfs(o)
+    total, free = s.get("bytes_total"), s.get("bytes_free")
+    if total is None:
+        return None, None
+    return (int(total) - int(free) if free is not None else None), int(total)
+
+
+def osd_table(osds: list[dict[str, Any]]) -> Table:
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("ID", "STATE", "IN", "WEIGHT", "DOMAIN", "CTL", "NFS", "ADVERTISE", "USED", "SIZE",
+                "%USE"):
+        t.add_column(col, no_wrap=True,
+                     justify="right" if col in ("ID", "WEIGHT", "USED", "SIZE", "%USE") else "left")
+    for o in sorted(osds, key=lambda o: int(o.get("id", 0))):
+        used, total = osd_used_total(o)
+        up, inn = bool(o.get("up")), bool(o.get("in"))
+        nfs = str(o.get("nfs", ""))
+        adv = str(o.get("advertise") or nfs)
+        t.add_row(f"osd.{o.get('id')}",
+                  Text("up" if up else "down", style="green" if up else "bold red"),
+                  Text("in" if inn else "out", style="" if inn else "yellow"),
+                  units.size(o.get("weight")), str(o.get("domain") or "-"),
+                  str(o.get("ctl", "")), nfs, "" if adv == nfs else adv,
+                  units.size(used), units.size(total),
+                  f"{units.percent(used, total):.1f}" if total else "-")
+    return t
+
+
+def df(con: Console, d: dict[str, Any]) -> None:
+    osds = [o for o in d.get("osds") or [] if isinstance(o, dict)]
+    pools = [p for p in d.get("pools") or [] if isinstance(p, dict)]
+    given = d.get("total")
+    tot: dict[str, Any] = given if isinstance(given, dict) else {
+        k: sum(int(o.get(k) or 0) for o in osds) for k in ("total", "used", "free")}
+    raw = Table(box=None, header_style="bold", title="RAW STORAGE", title_justify="left")
+    for col in ("SIZE", "AVAIL", "USED", "%USED"):
+        raw.add_column(col, justify="right")
+    raw.add_row(units.size(tot.get("total")), units.size(tot.get("free")),
+                units.size(tot.get("used")),
+                f"{units.percent(tot.get('used'), tot.get('total')):.2f}")
+    con.print(raw)
+    con.print()
+    con.print(_usage_table("OSDS", "OSD", osds, lambda o: f"osd.{o.get('id')}"))
+    con.print()
+    con.print(_usage_table("POOLS", "POOL", pools, lambda p: str(p.get("name", "?")),
+                           extra=("scheme", "copies")))
+
+
+def _usage_table(title: str, key: str, rows: list[dict[str, Any]], name: Any,
+                 extra: tuple[str, ...] = ()) -> Table:
+    t = Table(box=None, header_style="bold", title=title, title_justify="left")
+    t.add_column(key, no_wrap=True)
+    for e in extra:
+        t.add_column(e.upper())
+    for col in ("SIZE", "AVAIL", "USED", "%USED"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(name(r), *(str(r.get(e, "-")) for e in extra),
+                  units.size(r.get("total")), units.size(r.get("free")), units.size(r.get("used")),
+                  f"{units.percent(r.get('used'), r.get('total')):.2f}")
+    return t
+
+
+def mds_table(mds: list[dict[str, Any]], now: float | None = None) -> Table:
+    now = time.time() if now is None else now
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("NAME", "NFS", "PID", "EPOCH", "CLIENTS", "LAYOUTS", "RECALLS", "FENCES",
+                "DEGRADED", "SEEN"):
+        t.add_column(col, no_wrap=True, justify="left" if col in ("NAME", "NFS") else "right")
+    for m in mds:
+        pres = m.get("presence")
+        p: dict[str, Any] = pres if isinstance(pres, dict) else m
+        seen = p.get("time")
+        t.add_row(str(m.get("name", p.get("name", "?"))), str(p.get("nfs", "")),
+                  *(str(p.get(k, "-")) for k in ("pid", "epoch", "clients", "layouts",
+                                                 "recalls", "fences", "degraded")),
+                  f"{max(0.0, now - float(seen)):.0f}s ago" if seen else "-")
+    return t
+
+
+# ---- pando file ------------------------------------------------------------------
+def file_map(con: Console, fm: dict[str, Any]) -> None:
+    """Like `lfs getstripe`: the file's scheme, then each group's components."""
+    con.print(Text(str(fm.get("path", "?")), style="bold"))
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    su = fm.get("stripe_unit")
+    for label, value in (("ino", fm.get("ino")), ("size", units.size(fm.get("size")) +
+                                                   f" ({fm.get('size')})"),
+                         ("scheme", fm.get("scheme")),
+                         ("stripe_unit", f"{units.size(su)} ({su})" if su is not None else "-"),
+                         ("mirrors", fm.get("mirrors")),
+                         ("inline", "yes" if fm.get("inline") else "no")):
+        grid.add_row(f"  {label}:", str(value if value is not None else "-"))
+    con.print(grid)
+    groups = fm.get("groups") or []
+    if not groups:
+        con.print("  (no components" + (": the data is inline)" if fm.get("inline") else ")"))
+    for gi, g in enumerate(groups):
+        comps = g.get("components") or [] if isinstance(g, dict) else []
+        t = Table(box=None, header_style="bold", title=f"  group {gi}", title_justify="left")
+        for col in ("IDX", "OSD", "OBJECT", "STATE"):
+            t.add_column(col, justify="right" if col != "STATE" else "left")
+        for ci, c in enumerate(comps):
+            obj = c.get("object")
+            state = str(c.get("state", "?"))
+            t.add_row(str(ci), f"osd.{c.get('osd')}",
+                      f"{obj:#x}" if isinstance(obj, int) else str(obj),
+                      Text(state, style="green" if state == "ok" else "yellow"))
+        con.print(t)

@@ -1,0 +1,63 @@
+"""Sizes, rates and counts as an admin reads them (IEC units, like ceph)."""
+from __future__ import annotations
+
+_IEC = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def size(n: float | int | None) -> str:
+    """Bytes in IEC units: 0 B, 1023 B, 1.0 KiB, 12 GiB, 1.5 TiB."""
+    if n is None:
+        return "-"
+    v = float(n)
+    sign = "-" if v < 0 else ""
+    v = abs(v)
+    i = 0
+    while v >= 1024 and i < len(_IEC) - 1:
+        v /= 1024
+        i += 1
+    if i == 0:
+        return f"{sign}{int(v)} B"
+    return f"{sign}{v:.1f} {_IEC[i]}" if v < 10 else f"{sign}{v:.0f} {_IEC[i]}"
+
+
+def rate(bps: float | int | None) -> str:
+    """Bytes per second: 0 B/s, 12 MiB/s."""
+    return "-" if bps is None else size(bps) + "/s"
+
+
+def ops(n: float | int | None) -> str:
+    """Operations per second, whole numbers until they need a unit."""
+    if n is None:
+        return "-"
+    v = float(n)
+    if v >= 1e6:
+        return f"{v / 1e6:.1f}M op/s"
+    if v >= 1e4:
+        return f"{v / 1e3:.0f}k op/s"
+    return f"{v:.0f} op/s"
+
+
+def percent(part: float | int | None, whole: float | int | None) -> float:
+    """part of whole in percent; 0 when whole is unknown or zero."""
+    if not part or not whole:
+        return 0.0
+    return 100.0 * float(part) / float(whole)
+
+
+def parse_size(text: str) -> int:
+    """'1099511627776', '1T', '512GiB', '10G' -> bytes (IEC multiples: an
+    OSD weight is a capacity, and capacities here are binary)."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = 1
+    for exp, unit in enumerate("KMGTPE", start=1):
+        if t.endswith(unit):
+            mult = 1024 ** exp
+            t = t[:-1]
+            break
+    try:
+        v = float(t)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (bytes, or a number with K, M, G, T)") from None
+    if v < 0:
+        raise ValueError(f"not a size: {text!r} (negative)")
+    return int(v * mult)

@@ -1,0 +1,186 @@
+"""`pando` against a stand-in mgr (cli_stub.py): what each subcommand
+prints, that --json prints JSON alone, and the exit codes scripts rely on
+(0 ok, 1 failed/refused, 2 usage, 3 unreachable)."""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import cli_samples as S
+from cli_stub import StubMgr
+from pando_cli import config
+from pando_cli.main import run
+
+
+@pytest.fixture
+def stub() -> Iterator[StubMgr]:
+    with StubMgr() as s:
+        s.answer("GET", "/api/status", 200, S.STATUS)
+        s.answer("GET", "/api/osds", 200, S.OSDS)
+        s.answer("GET", "/api/df", 200, S.DF)
+        s.answer("GET", "/api/mds", 200, S.MDS)
+        yield s
+
+
+def pando(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = run(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_status_shows_health_checks_services_capacity_and_io(stub: StubMgr, capsys: Any) -> None:
+    code, out, err = pando(capsys, "--mgr", stub.url, "status")
+    assert code == 0, err
+    for want in ("HEALTH_WARN", "OSD_DOWN: 1 osds down", "mgr-a (leader), standbys: mgr-b",
+                 "node1 (epoch 12)", "quorum ok", "4 osds: 3 up, 4 in",
+                 "10 GiB used of 40 GiB", "25.0%", "12 MiB/s rd", "120 op/s rd", "clients: 3"):
+        assert want in out, f"{want!r} not in:\n{out}"
+
+
+def test_osd_ls_is_a_table_of_states_addresses_and_usage(stub: StubMgr, capsys: Any) -> None:
+    code, out, _ = pando(capsys, "osd", "ls", "--mgr", stub.url)
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith("osd.")]
+    assert [r[0] for r in rows] == ["osd.1", "osd.2", "osd.3", "osd.4"]
+    assert rows[2][1:3] == ["down", "in"] and rows[0][1:3] == ["up", "in"]
+    assert "127.0.0.1:20591" in out and "host-a" in out and "30.0" in out
+
+
+def test_df_and_mds_ls_print_tables(stub: StubMgr, capsys: Any) -> None:
+    code, out, _ = pando(capsys, "--mgr", stub.url, "df")
+    assert code == 0 and "RAW STORAGE" in out and "default" in out and "mirror" in out
+    assert "40 GiB" in out, out          # the OSDs summed when the mgr gives no total
+    code, out, _ = pando(capsys, "--mgr", stub.url, "mds", "ls")
+    assert code == 0 and "node1" in out and "127.0.0.1:2049" in out
+
+
+@pytest.mark.parametrize("argv", [["status"], ["osd", "ls"], ["df"], ["mds", "ls"]])
+def test_json_prints_the_api_answer_and_nothing_else(stub: StubMgr, capsys: Any,
+                                                     argv: list[str]) -> None:
+    code, out, err = pando(capsys, "--mgr", stub.url, *argv, "--json")
+    assert code == 0 and err == ""
+    want = {"status": S.STATUS, "osd": S.OSDS, "df": S.DF, "mds": S.MDS}[argv[0]]
+    assert json.loads(out) == want
+
+
+def test_osd_add_posts_the_spec_with_the_weight_in_bytes(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("POST", "/api/osds", 201, S.osd(5))
+    code, out, _ = pando(capsys, "--mgr", stub.url, "osd", "add", "--ctl", "127.0.0.1:20595",
+                         "--nfs", "127.0.0.1:20495", "--weight", "1T", "--domain", "host-b")
+    assert code == 0 and "added osd.5" in out
+    assert stub.requests[-1] == ("POST", "/api/osds", {
+        "ctl": "127.0.0.1:20595", "nfs": "127.0.0.1:20495", "weight": 1 << 40,
+        "domain": "host-b"})
+
+
+def test_osd_out_and_in_post_to_the_osd(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("POST", "/api/osd/3/out", 200, S.osd(3, inn=False))
+    stub.answer("POST", "/api/osd/3/in", 200, S.osd(3))
+    assert pando(capsys, "--mgr", stub.url, "osd", "out", "osd.3")[:2] == (0, "marked osd.3 out\n")
+    code, out, _ = pando(capsys, "--mgr", stub.url, "osd", "in", "3", "--json")
+    assert code == 0 and json.loads(out)["in"] is True
+
+
+def test_osd_rm_refused_with_409_prints_why_and_exits_1(stub: StubMgr, capsys: Any) -> None:
+    why = "osd.2 is in: mark it out and wait for its data to move first"
+    stub.answer("DELETE", "/api/osd/2", 409, {"error": why})
+    code, out, err = pando(capsys, "--mgr", stub.url, "osd", "rm", "2", "--json")
+    assert (code, out) == (1, "")
+    assert err == f"pando: {why} (HTTP 409)\n"
+    stub.answer("DELETE", "/api/osd/2?force=1", 200, {"removed": 2})
+    assert pando(capsys, "--mgr", stub.url, "osd", "rm", "2", "--force")[:2] == (0, "removed osd.2\n")
+
+
+@pytest.mark.parametrize("status, body, want", [
+    (404, {"error": "no such OSD: 9"}, "pando: no such OSD: 9 (HTTP 404)"),
+    (500, {"error": "KeyError: 'x'"}, "pando: KeyError: 'x' (HTTP 500)"),
+    (500, b"<html>Internal Server Error</html>", "pando: <html>Internal Server Error</html>"),
+    (200, b"this is not json", "is not JSON"),
+    (200, {"not": "a list"}, "is not a JSON list"),
+])
+def test_errors_and_garbage_exit_1_with_one_line(stub: StubMgr, capsys: Any, status: int,
+                                                 body: Any, want: str) -> None:
+    stub.answer("GET", "/api/osds", status, body)
+    code, out, err = pando(capsys, "--mgr", stub.url, "osd", "ls")
+    assert code == 1 and out == ""
+    assert want in err and err.startswith("pando: ") and err.count("\n") == 1, err
+
+
+def test_etcd_unreachable_503_exits_3(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("GET", "/api/status", 503, {"error": "etcd: connection refused"})
+    code, out, err = pando(capsys, "--mgr", stub.url, "status")
+    assert (code, out) == (3, "")
+    assert err == f"pando: cannot reach etcd (pando-mgr at {stub.url} says: " \
+                  "etcd: connection refused)\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("argv", [["status"], ["osd", "ls"], ["osd", "out", "1"], ["df"],
+                                  ["mds", "ls"], ["osd", "rm", "1", "--json"]])
+def test_refused_connection_exits_3_with_one_line(capsys: Any, argv: list[str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}"
+    code, out, err = pando(capsys, "--mgr", url, *argv)
+    assert (code, out) == (3, "")
+    assert err == f"pando: cannot reach pando-mgr at {url}: connection refused\n"
+
+
+def test_a_silent_mgr_times_out_with_exit_3(capsys: Any) -> None:
+    with socket.socket() as s:              # accepts (backlog) but never answers
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+        code, _, err = pando(capsys, "--mgr", url, "--timeout", "0.5", "status")
+    assert code == 3 and err == f"pando: cannot reach pando-mgr at {url}: timed out\n"
+
+
+def test_a_follower_redirect_is_followed_with_the_same_method_and_body(capsys: Any) -> None:
+    with StubMgr() as leader, StubMgr() as follower:
+        leader.answer("POST", "/api/osd/4/out", 200, S.osd(4, inn=False))
+        follower.answer("POST", "/api/osd/4/out", 307, {"leader": leader.url},
+                        headers={"Location": leader.url + "/api/osd/4/out"})
+        code, out, _ = pando(capsys, "--mgr", follower.url, "osd", "out", "4")
+        assert code == 0 and out == "marked osd.4 out\n"
+        assert leader.requests == [("POST", "/api/osd/4/out", {})]
+
+
+@pytest.mark.parametrize("argv", [[], ["osd"], ["osd", "rm"], ["osd", "out", "x"],
+                                  ["osd", "add", "--ctl", "h:1"], ["osd", "add", "--ctl", "h",
+                                                                   "--nfs", "h:2"],
+                                  ["osd", "add", "--ctl", "h:1", "--nfs", "h:2", "--weight", "lots"],
+                                  ["frobnicate"], ["status", "--timeout", "soon"]])
+def test_usage_errors_exit_2(capsys: Any, argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        run(argv)
+    assert e.value.code == 2
+    assert capsys.readouterr().out == ""
+
+
+def test_mgr_url_comes_from_flag_then_env_then_conf_then_default(tmp_path: Path) -> None:
+    conf = tmp_path / "pando.conf"
+    conf.write_text("[mgr]\nurl = http://10.0.0.5:7480/\n")
+    env = {"PANDO_CONF": str(conf), "PANDO_MGR": "10.0.0.6:7480"}
+    assert config.resolve_mgr("http://10.0.0.7:1", env) == "http://10.0.0.7:1"
+    assert config.resolve_mgr(None, env) == "http://10.0.0.6:7480"
+    assert config.resolve_mgr(None, {"PANDO_CONF": str(conf)}) == "http://10.0.0.5:7480"
+    assert config.resolve_mgr(None, {"PANDO_CONF": str(tmp_path / "none")}) == config.DEFAULT_MGR
+    conf.write_text("[etcd]\nendpoints = x\n")
+    assert config.resolve_mgr(None, {"PANDO_CONF": str(conf)}) == config.DEFAULT_MGR
+
+
+def test_an_unreadable_conf_is_a_clear_error(tmp_path: Path, capsys: Any,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    conf = tmp_path / "pando.conf"
+    conf.write_text("url = no section\n")
+    monkeypatch.setenv("PANDO_CONF", str(conf))
+    monkeypatch.delenv("PANDO_MGR", raising=False)
+    code, out, err = pando(capsys, "status")
+    assert code == 1 and out == "" and err.startswith(f"pando: {conf}: ")

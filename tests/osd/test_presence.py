@@ -10,10 +10,10 @@ import signal
 import socket
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
-
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster, b64
@@ -31,8 +31,10 @@ def presence_args(etcd: str, ttl: int = TTL, *extra: str) -> list[str]:
 
 def wait_key(client: EtcdClient, key: str = KEY, timeout: float = 15.0,
              pred: Callable[[Any], bool] = lambda v: True) -> Any:
-    return client.wait_for(lambda c: (lambda v: v if v is not None and pred(v) else None)(
-        c.get_json(key)), timeout=timeout, what=f"{key} present")
+    def present(c: EtcdClient) -> Any:
+        v = c.get_json(key)
+        return v if v is not None and pred(v) else None
+    return client.wait_for(present, timeout=timeout, what=f"{key} present")
 
 
 def wait_gone(client: EtcdClient, key: str = KEY, timeout: float = 15.0) -> float:
@@ -191,7 +193,7 @@ def garbage_endpoint(pod: Pod) -> Iterator[str]:
         while not stop.is_set():
             try:
                 conn, _ = srv.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             with conn:
                 conn.settimeout(1)
@@ -220,3 +222,31 @@ def test_an_endpoint_that_answers_garbage_never_stops_the_osd_serving(
     assert log.count("lost etcd") == 1, log
     assert "does not answer as etcd" in log
     assert osd.alive()
+
+
+def test_sigterm_while_etcd_is_stopped_still_exits_0_within_seconds(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(etcd.endpoints))
+    wait_key(etcd.client())
+    member = etcd.members[0]
+    member.pause()
+    try:
+        time.sleep(1.5)   # the presence thread is now waiting on a silent etcd
+        t0 = time.monotonic()
+        assert osd.stop() == 0
+        assert time.monotonic() - t0 < 4
+    finally:
+        member.resume()
+    assert "could not revoke the lease of /pando/osd/1" in osd.log_text()
+
+
+def test_presence_moves_to_another_member_when_its_etcd_dies(
+        etcd3: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = osd_factory(1, extra_args=presence_args(etcd3.endpoints))
+    client = etcd3.client()
+    wait_key(client)
+    etcd3.members[0].kill9()   # the first endpoint, the one it talks to
+    time.sleep(TTL + 1)
+    v = wait_key(client, pred=lambda v: v["time"] > time.time() - 1.5)
+    assert v["id"] == 1
+    assert "registered" in osd.log_text()

@@ -1,0 +1,207 @@
+"""An asyncio client for etcd 3.4 over its JSON gateway (POST /v3/...).
+
+Keys and values travel base64-encoded; 64-bit integers come back as JSON
+strings and fields equal to their default (0, false, empty) are left out
+(proto3 JSON), so every reader here says what a missing field means.
+Endpoints are tried in turn, starting from the last one that answered: a
+dead member costs one refused connection, a hung one one timeout."""
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+
+def b64(s: str | bytes) -> str:
+    raw = s.encode() if isinstance(s, str) else s
+    return base64.b64encode(raw).decode()
+
+
+def unb64(s: str) -> bytes:
+    return base64.b64decode(s)
+
+
+def prefix_end(prefix: str) -> str:
+    """The range end (base64) that selects every key starting with prefix."""
+    raw = bytearray(prefix.encode())
+    raw[-1] += 1
+    return b64(bytes(raw))
+
+
+class EtcdError(RuntimeError):
+    """etcd answered with an error (lease not found, bad request...)."""
+
+    def __init__(self, message: str, code: int = 0) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class EtcdUnavailable(EtcdError):
+    """No endpoint answered (refused, timed out, or no quorum)."""
+
+
+@dataclass(frozen=True)
+class KV:
+    key: str
+    value: bytes
+    create_revision: int
+    mod_revision: int
+    lease: int
+
+    def json(self) -> Any:
+        return json.loads(self.value)
+
+
+def _kv(raw: dict[str, Any]) -> KV:
+    return KV(key=unb64(raw["key"]).decode(errors="replace"),
+              value=unb64(raw.get("value", "")),
+              create_revision=int(raw.get("create_revision", 0)),
+              mod_revision=int(raw.get("mod_revision", 0)),
+              lease=int(raw.get("lease", 0)))
+
+
+# Compare and request builders for txn().
+def cmp_create(key: str, revision: int) -> dict[str, Any]:
+    return {"key": b64(key), "result": "EQUAL", "target": "CREATE",
+            "create_revision": str(revision)}
+
+
+def cmp_mod(key: str, revision: int) -> dict[str, Any]:
+    return {"key": b64(key), "result": "EQUAL", "target": "MOD",
+            "mod_revision": str(revision)}
+
+
+def cmp_value(key: str, value: bytes) -> dict[str, Any]:
+    return {"key": b64(key), "result": "EQUAL", "target": "VALUE", "value": b64(value)}
+
+
+def op_put(key: str, value: bytes, lease: int = 0) -> dict[str, Any]:
+    body: dict[str, Any] = {"key": b64(key), "value": b64(value)}
+    if lease:
+        body["lease"] = str(lease)
+    return {"request_put": body}
+
+
+def op_get(key: str) -> dict[str, Any]:
+    return {"request_range": {"key": b64(key)}}
+
+
+# gRPC codes etcd returns that mean "try another member".
+_RETRY_CODES = {4, 14}   # DEADLINE_EXCEEDED, UNAVAILABLE
+
+
+class Etcd:
+    """One client for a list of endpoints ("http://h:p", ...)."""
+
+    def __init__(self, endpoints: list[str], timeout: float = 1.5) -> None:
+        if not endpoints:
+            raise ValueError("no etcd endpoints")
+        self.endpoints = [e.rstrip("/") for e in endpoints]
+        self.timeout = timeout
+        self._good = 0
+        self._session: aiohttp.ClientSession | None = None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.timeout))
+        return self._session
+
+    async def post(self, url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One call to one endpoint; EtcdUnavailable when it cannot serve."""
+        try:
+            async with self._http().post(url + path, json=body) as r:
+                text = await r.text()
+        except (aiohttp.ClientError, TimeoutError, OSError) as e:
+            raise EtcdUnavailable(f"{url}: {type(e).__name__}: {e}") from None
+        try:
+            out: dict[str, Any] = json.loads(text) if text else {}
+        except ValueError:
+            raise EtcdUnavailable(f"{url}: HTTP {r.status}: not JSON") from None
+        if "error" in out or r.status != 200:
+            code = int(out.get("code", 0))
+            msg = f"{url}: {out.get('message') or out.get('error') or r.status}"
+            if code in _RETRY_CODES or r.status >= 500:
+                raise EtcdUnavailable(msg, code)
+            raise EtcdError(msg, code)
+        return out
+
+    async def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[str] = []
+        n = len(self.endpoints)
+        for i in range(n):
+            idx = (self._good + i) % n
+            try:
+                out = await self.post(self.endpoints[idx], path, body)
+            except EtcdUnavailable as e:
+                errors.append(str(e))
+                continue
+            self._good = idx
+            return out
+        raise EtcdUnavailable("no etcd endpoint answered: " + "; ".join(errors))
+
+    async def get(self, key: str) -> KV | None:
+        r = await self.call("/v3/kv/range", {"key": b64(key)})
+        kvs = r.get("kvs", [])
+        return _kv(kvs[0]) if kvs else None
+
+    async def get_prefix(self, prefix: str) -> tuple[list[KV], int]:
+        """Every key under prefix and the store's revision they were read at."""
+        r = await self.call("/v3/kv/range",
+                            {"key": b64(prefix), "range_end": prefix_end(prefix)})
+        rev = int(r.get("header", {}).get("revision", 0))
+        return [_kv(kv) for kv in r.get("kvs", [])], rev
+
+    async def put(self, key: str, value: bytes, lease: int = 0) -> None:
+        await self.call("/v3/kv/put", op_put(key, value, lease)["request_put"])
+
+    async def delete(self, key: str) -> None:
+        await self.call("/v3/kv/deleterange", {"key": b64(key)})
+
+    async def txn(self, compare: list[dict[str, Any]], success: list[dict[str, Any]],
+                  failure: list[dict[str, Any]] | None = None
+                  ) -> tuple[bool, list[dict[str, Any]]]:
+        r = await self.call("/v3/kv/txn", {"compare": compare, "success": success,
+                                           "failure": failure or []})
+        return bool(r.get("succeeded", False)), list(r.get("responses", []))
+
+    async def lease_grant(self, ttl: int) -> int:
+        r = await self.call("/v3/lease/grant", {"TTL": str(ttl)})
+        return int(r["ID"])
+
+    async def lease_keepalive(self, lease: int) -> int:
+        """The lease's remaining TTL; 0 when it is gone (expired, revoked)."""
+        r = await self.call("/v3/lease/keepalive", {"ID": str(lease)})
+        return int(r.get("result", {}).get("TTL", 0))
+
+    async def lease_revoke(self, lease: int) -> None:
+        try:
+            await self.call("/v3/lease/revoke", {"ID": str(lease)})
+        except EtcdError as e:
+            if isinstance(e, EtcdUnavailable) or e.code != 5:   # 5: not found
+                raise
+
+    async def members(self) -> list[dict[str, Any]]:
+        """[{"name", "url", "healthy"}]: each member, asked itself for its status."""
+        r = await self.call("/v3/cluster/member/list", {})
+        out = []
+        for m in r.get("members", []):
+            urls = m.get("clientURLs", [])
+            healthy = False
+            if urls:
+                try:
+                    st = await self.post(urls[0].rstrip("/"), "/v3/maintenance/status", {})
+                    healthy = bool(st.get("leader")) and "errors" not in st
+                except EtcdError:
+                    healthy = False
+            out.append({"name": m.get("name", ""), "url": urls[0] if urls else "",
+                        "healthy": healthy})
+        return out

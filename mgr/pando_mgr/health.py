@@ -1,0 +1,106 @@
+"""Health checks (mgr/README.md: codes as Ceph's where one exists) from the
+map, the OSD and metadata-manager presence and etcd's members.  Pure."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .osdmap import ClusterMap, Presence
+
+NEARFULL = 0.85
+FULL = 0.95
+SEVERITY_RANK = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
+
+
+@dataclass
+class Check:
+    code: str
+    severity: str                  # HEALTH_WARN | HEALTH_ERR
+    summary: str
+    detail: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "summary": self.summary,
+                "detail": self.detail}
+
+
+def _osd_checks(m: ClusterMap, presence: dict[int, Presence]) -> list[Check]:
+    out: list[Check] = []
+    down = [o for o in m.osds if not o.up]
+    if down:
+        out.append(Check("OSD_DOWN", "HEALTH_WARN", f"{len(down)} osds down",
+                         [f"osd.{o.id} ({o.nfs}) is down" for o in down]))
+    gone = [o for o in m.osds if not o.in_]
+    if gone:
+        out.append(Check("OSD_OUT", "HEALTH_WARN", f"{len(gone)} osds out",
+                         [f"osd.{o.id} is out" for o in gone]))
+    full, near = [], []
+    for p in sorted(presence.values(), key=lambda p: p.id):
+        total, free = p.statfs("bytes_total"), p.statfs("bytes_free")
+        if total <= 0:
+            continue
+        used = (total - free) / total
+        line = f"osd.{p.id} is {used:.0%} full"
+        if used > FULL:
+            full.append(line)
+        elif used > NEARFULL:
+            near.append(line)
+    if full:
+        out.append(Check("OSD_FULL", "HEALTH_ERR", f"{len(full)} full osds", full))
+    if near:
+        out.append(Check("OSD_NEARFULL", "HEALTH_WARN", f"{len(near)} nearfull osds", near))
+    return out
+
+
+def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
+    if not mds:
+        return [Check("MDS_DOWN", "HEALTH_ERR", "no metadata manager is present",
+                      ["no mds/<name> presence key in etcd"])]
+    out: list[Check] = []
+    degraded = {n: int(v.get("degraded", 0) or 0) for n, v in mds.items()}
+    total = sum(degraded.values())
+    if total > 0:
+        out.append(Check("FILES_DEGRADED", "HEALTH_WARN",
+                         f"{total} components degraded",
+                         [f"mds {n}: {d} degraded" for n, d in sorted(degraded.items()) if d]))
+    failed = sorted(n for n, v in mds.items()
+                    if v.get("store_failed") or v.get("store") == "failed")
+    if failed:
+        out.append(Check("MDS_STORE_FAILED", "HEALTH_ERR",
+                         f"{len(failed)} metadata stores failed",
+                         [f"mds {n}: metadata store failed" for n in failed]))
+    return out
+
+
+def _etcd_checks(reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
+    if not reachable:
+        return [Check("ETCD_QUORUM", "HEALTH_ERR", "etcd is unreachable",
+                      ["no etcd endpoint answered; the state shown may be stale"])]
+    sick = [m for m in members if not m.get("healthy")]
+    if sick:
+        return [Check("ETCD_QUORUM", "HEALTH_WARN",
+                      f"{len(sick)} of {len(members)} etcd members down",
+                      [f"etcd member {m.get('name')} ({m.get('url')}) is not healthy"
+                       for m in sick])]
+    return []
+
+
+def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, dict[str, Any]],
+           etcd_reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
+    out: list[Check] = []
+    if m is None:
+        out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
+                         ["the leading mgr writes it from --seed or from OSD presence"]))
+    else:
+        out += _osd_checks(m, presence)
+    out += _mds_checks(mds)
+    out += _etcd_checks(etcd_reachable, members)
+    return out
+
+
+def overall(cs: list[Check]) -> str:
+    worst = "HEALTH_OK"
+    for c in cs:
+        if SEVERITY_RANK[c.severity] > SEVERITY_RANK[worst]:
+            worst = c.severity
+    return worst

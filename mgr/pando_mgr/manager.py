@@ -1,0 +1,221 @@
+"""The mgr's state: what it last read from etcd, and the leader's writes.
+
+Every poll (--poll, 0.25 s) reads the whole prefix in one range request
+(map, presence of OSDs and metadata managers, mgr keys, all at one
+revision); the leader then runs the state machine (osdmap.step) and
+writes the result.  Map writes are one txn comparing the leader key's
+create_revision with ours and the map's mod_revision with the one read
+(mgr/README.md), so neither a deposed leader nor a concurrent change is
+ever overwritten."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import osdmap
+from .election import Election
+from .etcd import KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_put
+from .history import SAMPLE_S, History
+from .osdmap import ClusterMap, MapError, Presence, Settings
+
+log = logging.getLogger("pando_mgr")
+
+MEMBERS_S = 5.0         # how often etcd members are asked for their health
+
+
+class NotLeader(Exception):
+    def __init__(self, leader_url: str | None) -> None:
+        super().__init__("this mgr is not the leader")
+        self.leader_url = leader_url
+
+
+@dataclass
+class Snapshot:
+    """What the mgr last read from etcd."""
+    map_kv: KV | None = None
+    cmap: ClusterMap | None = None
+    presence: dict[int, Presence] = field(default_factory=dict)
+    mds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    leader: dict[str, Any] | None = None
+    mgrs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    revision: int = 0
+    read_at: float = 0.0
+
+
+def _json(kv: KV) -> Any:
+    try:
+        return kv.json()
+    except ValueError:
+        log.warning("ignoring %s: not JSON", kv.key)
+        return None
+
+
+def parse_snapshot(kvs: list[KV], prefix: str, revision: int) -> Snapshot:
+    s = Snapshot(revision=revision, read_at=time.time())
+    for kv in kvs:
+        rel = kv.key[len(prefix):]
+        val = _json(kv)
+        if not isinstance(val, dict):
+            continue
+        if rel == "map":
+            s.map_kv, s.cmap = kv, ClusterMap.from_json(val)
+        elif rel.startswith("osd/") and rel[4:].isdigit():
+            s.presence[int(rel[4:])] = Presence(int(rel[4:]), val, kv.create_revision)
+        elif rel.startswith("mds/") and len(rel) > 4:
+            s.mds[rel[4:]] = val
+        elif rel == "mgr/leader":
+            s.leader = val
+        elif rel.startswith("mgr/members/"):
+            s.mgrs[rel[len("mgr/members/"):]] = val
+    return s
+
+
+class Manager:
+    def __init__(self, etcd: Etcd, prefix: str, name: str, url: str, lease: float,
+                 settings: Settings, seed: Path | None = None, poll: float = 0.25) -> None:
+        self.etcd = etcd
+        self.prefix = prefix
+        self.name = name
+        self.url = url
+        self.settings = settings
+        self.seed = seed
+        self.poll = poll
+        self.map_key = prefix + "map"
+        self.election = Election(etcd, prefix, name, url, lease)
+        self.snap = Snapshot()
+        self.reachable = False
+        self.etcd_members: list[dict[str, Any]] = []
+        self.history = History()
+        self.write_lock = asyncio.Lock()
+        self._poll_failed = False
+
+    # -- reading -----------------------------------------------------------
+    async def poll_once(self) -> None:
+        try:
+            kvs, rev = await self.etcd.get_prefix(self.prefix)
+        except EtcdError as e:
+            if not self._poll_failed:
+                log.warning("etcd unreachable, serving the last state read: %s", e)
+            self._poll_failed, self.reachable = True, False
+            return
+        if self._poll_failed:
+            log.info("etcd reachable again")
+        self._poll_failed, self.reachable = False, True
+        self.snap = parse_snapshot(kvs, self.prefix, rev)
+        self.history.observe(self.snap.presence)
+        if self.election.is_leader:
+            await self.reconcile()
+
+    async def poll_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self.poll_once()
+            except Exception:           # a bug must not stop failure detection
+                log.exception("poll failed")
+            await _sleep(stop, self.poll)
+
+    async def sample_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self.history.sample()
+            await _sleep(stop, SAMPLE_S)
+
+    async def members_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                self.etcd_members = await self.etcd.members()
+            except EtcdError:
+                self.etcd_members = []
+            await _sleep(stop, MEMBERS_S)
+
+    # -- writing (leader only) ---------------------------------------------
+    async def write_map(self, new: ClusterMap, mod_revision: int) -> bool:
+        """The leader txn; False when refused (not leader, or the map moved)."""
+        if not self.election.is_leader:
+            return False
+        body = json.dumps(new.to_json(), separators=(",", ":")).encode()
+        ok, _ = await self.etcd.txn(
+            [cmp_create(self.election.leader_key, self.election.leader_rev),
+             cmp_mod(self.map_key, mod_revision)],
+            [op_put(self.map_key, body)])
+        if ok:
+            log.info("map epoch %d written: %s", new.epoch, new.reason)
+        else:
+            log.warning("map epoch %d refused by etcd (leader key or map changed)", new.epoch)
+        return ok
+
+    async def reconcile(self) -> None:
+        async with self.write_lock:
+            s = self.snap
+            mod = s.map_kv.mod_revision if s.map_kv else 0
+            new: ClusterMap | None
+            try:
+                if s.cmap is None:
+                    new = self._seed_map()
+                else:
+                    new = osdmap.step(s.cmap, s.presence, time.time(), self.settings)
+                if new is not None:
+                    await self.write_map(new, mod)
+            except EtcdError as e:
+                log.warning("map write failed: %s", e)
+
+    def _seed_map(self) -> ClusterMap:
+        now = time.time()
+        if self.seed is None:
+            log.info("no map in etcd and no --seed: starting an empty map")
+            m = ClusterMap(pools=list(osdmap.DEFAULT_POOLS))
+            m.epoch, m.updated_at, m.updated_by, m.reason = 1, now, self.name, "new cluster"
+            return m
+        m = osdmap.parse_seed(self.seed.read_text(), now, self.name)
+        log.info("seeding the map from %s: %d osds", self.seed, len(m.osds))
+        return m
+
+    async def change(self, fn: Callable[[ClusterMap, int], ClusterMap | None]
+                     ) -> ClusterMap | None:
+        """Applies an admin change fn(map, revision) to the map in etcd now;
+        the new map, or None when fn says nothing changes.  Raises NotLeader,
+        MapError, EtcdUnavailable."""
+        for _ in range(5):
+            self._require_leader()
+            async with self.write_lock:
+                kvs, rev = await self.etcd.get_prefix(self.prefix)
+                cur = parse_snapshot(kvs, self.prefix, rev)
+                if cur.cmap is None or cur.map_kv is None:
+                    raise MapError(409, "no cluster map yet")
+                new = fn(cur.cmap, rev)
+                if new is None:
+                    return None
+                if await self.write_map(new, cur.map_kv.mod_revision):
+                    self.snap = parse_snapshot(kvs, self.prefix, rev)
+                    self.snap.map_kv, self.snap.cmap = cur.map_kv, new
+                    return new
+            await asyncio.sleep(0.05)
+        raise MapError(409, "the map kept changing under this request; try again")
+
+    def _require_leader(self) -> None:
+        if not self.reachable and not self.election.is_leader:
+            raise EtcdUnavailable("etcd is unreachable")
+        if not self.election.is_leader:
+            url = (self.snap.leader or {}).get("url")
+            raise NotLeader(url if url and url != self.url else None)
+
+    # -- life --------------------------------------------------------------
+    async def run(self, stop: asyncio.Event) -> None:
+        await asyncio.gather(self.election.run(stop), self.poll_loop(stop),
+                             self.sample_loop(stop), self.members_loop(stop))
+
+    async def shutdown(self) -> None:
+        await self.election.resign()
+        await self.etcd.close()
+
+
+async def _sleep(stop: asyncio.Event, s: float) -> None:
+    try:
+        await asyncio.wait_for(stop.wait(), s)
+    except TimeoutError:
+        pass

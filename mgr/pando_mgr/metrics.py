@@ -1,0 +1,148 @@
+"""Prometheus text exposition (format 0.0.4), written by hand.
+
+Labels are bounded: osd (an id in the map or in presence), mds (a
+metadata manager's name), op (the fixed set of mgr/README.md), proto
+(nfs|ctl), le (the FSAL's fixed bounds).  Nothing per client or file."""
+from __future__ import annotations
+
+from typing import Any
+
+from .health import SEVERITY_RANK
+from .manager import Manager
+
+MDS_OPS = ("lookup", "getattr", "setattr", "create", "mkdir", "remove", "rename", "readdir",
+           "open", "layoutget", "layoutcommit", "layoutreturn", "read", "write", "commit")
+PROTOS = ("nfs", "ctl")
+
+
+def _esc(v: str) -> str:
+    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _fmt(v: float) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(v)
+    if v == float("inf"):
+        return "+Inf"
+    return repr(float(v))
+
+
+class Exposition:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.seen: set[str] = set()
+
+    def family(self, name: str, kind: str, help_: str) -> None:
+        if name not in self.seen:
+            self.seen.add(name)
+            self.lines += [f"# HELP {name} {help_}", f"# TYPE {name} {kind}"]
+
+    def sample(self, name: str, value: float, **labels: str) -> None:
+        lab = ",".join(f'{k}="{_esc(v)}"' for k, v in labels.items())
+        self.lines.append(f"{name}{{{lab}}} {_fmt(value)}" if lab else f"{name} {_fmt(value)}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _cluster(e: Exposition, mgr: Manager, health: str) -> None:
+    m = mgr.snap.cmap
+    e.family("pando_map_epoch", "gauge", "Epoch of the cluster map this mgr read last.")
+    e.sample("pando_map_epoch", m.epoch if m else 0)
+    e.family("pando_mgr_leader", "gauge", "1 when this mgr leads.")
+    e.sample("pando_mgr_leader", int(mgr.election.is_leader), mgr=mgr.name)
+    e.family("pando_health_status", "gauge", "0 HEALTH_OK, 1 HEALTH_WARN, 2 HEALTH_ERR.")
+    e.sample("pando_health_status", SEVERITY_RANK[health])
+    e.family("pando_etcd_reachable", "gauge", "1 when the last etcd read worked.")
+    e.sample("pando_etcd_reachable", int(mgr.reachable))
+
+
+def _osds(e: Exposition, mgr: Manager) -> None:
+    m = mgr.snap.cmap
+    pres = mgr.snap.presence
+    ids = sorted({o.id for o in (m.osds if m else [])} | set(pres))
+    states = {o.id: o for o in (m.osds if m else [])}
+    gauges = [("pando_osd_up", "1 when the OSD is up in the map."),
+              ("pando_osd_in", "1 when the OSD is in."),
+              ("pando_osd_weight", "Placement weight in bytes.")]
+    for name, help_ in gauges:
+        e.family(name, "gauge", help_)
+        for i in ids:
+            o = states.get(i)
+            v = 0 if o is None else (o.up if name == "pando_osd_up" else
+                                     o.in_ if name == "pando_osd_in" else o.weight)
+            e.sample(name, int(v), osd=str(i))
+    for stat, help_ in (("bytes_total", "Capacity in bytes."),
+                        ("bytes_free", "Free bytes."), ("objects", "Objects stored.")):
+        e.family(f"pando_osd_{stat}", "gauge", help_)
+        for i in ids:
+            if i in pres:
+                e.sample(f"pando_osd_{stat}", pres[i].statfs(stat), osd=str(i))
+    for kind in ("read_bytes", "write_bytes", "read_ops", "write_ops"):
+        name = f"pando_osd_{kind}_total"
+        e.family(name, "counter", f"{kind.replace('_', ' ')} served since the OSD started.")
+        for i in ids:
+            if i not in pres:
+                continue
+            c = pres[i].value.get("counters", {})
+            for proto in PROTOS:
+                v = _int(c.get(f"{proto}_{kind}", 0)) if isinstance(c, dict) else 0
+                e.sample(name, v, osd=str(i), proto=proto)
+
+
+def _mds_histogram(e: Exposition, name: str, v: dict[str, Any]) -> None:
+    bounds = v.get("op_bounds", [])
+    ops = v.get("ops", {})
+    if not isinstance(bounds, list) or not isinstance(ops, dict):
+        return
+    for op in MDS_OPS:
+        h = ops.get(op)
+        if not isinstance(h, dict) or not isinstance(h.get("buckets"), list):
+            continue
+        buckets = [_int(b) for b in h["buckets"]]
+        acc = 0
+        for le, n in zip([*bounds, float("inf")], buckets):
+            acc += n
+            e.sample("pando_mds_op_duration_seconds_bucket", acc, mds=name, op=op,
+                     le=_fmt(float(le)))
+        e.sample("pando_mds_op_duration_seconds_sum", float(h.get("sum", 0) or 0),
+                 mds=name, op=op)
+        e.sample("pando_mds_op_duration_seconds_count", _int(h.get("count", acc)),
+                 mds=name, op=op)
+
+
+def _mds(e: Exposition, mgr: Manager) -> None:
+    mds = mgr.snap.mds
+    for field, kind, help_ in (("layouts", "gauge", "Layouts outstanding."),
+                               ("clients", "gauge", "Clients connected."),
+                               ("degraded", "gauge", "Components degraded."),
+                               ("epoch", "gauge", "Map epoch the manager applied."),
+                               ("recalls", "counter", "Layout recalls sent."),
+                               ("fences", "counter", "Fences (capability bumps)."),
+                               ("gateway_read_bytes", "counter", "Bytes read by the gateway."),
+                               ("gateway_write_bytes", "counter",
+                                "Bytes written by the gateway.")):
+        name = f"pando_mds_{field}" + ("_total" if kind == "counter" else "")
+        e.family(name, kind, help_)
+        for n in sorted(mds):
+            e.sample(name, _int(mds[n].get(field, 0)), mds=n)
+    e.family("pando_mds_op_duration_seconds", "histogram", "Metadata op latency.")
+    for n in sorted(mds):
+        _mds_histogram(e, n, mds[n])
+
+
+def render(mgr: Manager, health: str) -> str:
+    e = Exposition()
+    _cluster(e, mgr, health)
+    _osds(e, mgr)
+    _mds(e, mgr)
+    return e.text()

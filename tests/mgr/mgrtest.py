@@ -1,0 +1,109 @@
+"""Helpers of the mgr suite: OSD and metadata-manager presence keys put by
+hand (a lease kept alive by a thread, as pando-osd and the FSAL do) for
+tests that need a presence they can stop at will, a cluster.conf seed,
+and readers of what the mgr wrote in etcd."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pando_testing.etcd import EtcdClient, EtcdError
+from pando_testing.pod import Pod
+
+PREFIX = "/pando/"
+
+
+class HandPresence:
+    """A presence key on its own lease.  stop_keepalive() is a killed
+    daemon (the key goes at lease expiry); revoke() a clean stop."""
+
+    def __init__(self, pod: Pod, client: EtcdClient, key: str, value: dict[str, Any],
+                 ttl: int = 2) -> None:
+        self.pod, self.client, self.key, self.value, self.ttl = pod, client, key, value, ttl
+        self.lease = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> HandPresence:
+        self.lease = int(self.client.call("/v3/lease/grant", {"TTL": self.ttl})["ID"])
+        self.put()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._keepalive, daemon=True)
+        self._thread.start()
+        return self
+
+    def put(self, **changes: Any) -> None:
+        self.value.update(changes)
+        self.value["time"] = time.time()
+        self.client.put(self.key, json.dumps(self.value), lease=self.lease)
+
+    def _keepalive(self) -> None:
+        while not self._stop.wait(self.ttl / 4):
+            try:
+                self.client.call("/v3/lease/keepalive", {"ID": str(self.lease)})
+            except EtcdError:
+                pass
+
+    def stop_keepalive(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def revoke(self) -> None:
+        self.stop_keepalive()
+        try:
+            self.client.call("/v3/lease/revoke", {"ID": str(self.lease)})
+        except EtcdError:
+            pass
+
+
+def osd_value(osd_id: int, total: int = 10**9, free: int = 6 * 10**8,
+              objects: int = 0) -> dict[str, Any]:
+    return {"id": osd_id, "ctl": f"127.0.0.1:{20590 + osd_id}",
+            "nfs": f"127.0.0.1:{20490 + osd_id}", "advertise": f"127.0.0.1:{20490 + osd_id}",
+            "domain": "", "pid": 1000 + osd_id, "host": "node1", "started_at": time.time(),
+            "time": time.time(),
+            "statfs": {"bytes_total": total, "bytes_free": free, "objects": objects},
+            "counters": {"nfs_read_ops": 0, "nfs_read_bytes": 0, "nfs_write_ops": 0,
+                         "nfs_write_bytes": 0, "ctl_read_ops": 0, "ctl_read_bytes": 0,
+                         "ctl_write_ops": 0, "ctl_write_bytes": 0}}
+
+
+def mds_value(name: str = "mds-a") -> dict[str, Any]:
+    bounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+              0.25, 0.5, 1, 2.5, 5, 10]
+    buckets = [0] * (len(bounds) + 1)
+    buckets[1], buckets[2] = 3, 5
+    return {"name": name, "nfs": "127.0.0.1:2049", "pid": 99, "time": time.time(),
+            "epoch": 1, "clients": 2, "layouts": 5, "recalls": 1, "fences": 0,
+            "degraded": 0, "gateway_read_bytes": 0, "gateway_write_bytes": 0,
+            "op_bounds": bounds,
+            "ops": {"lookup": {"count": 8, "sum": 0.003, "buckets": buckets}}}
+
+
+def write_seed(path: Path, ids: list[int], capacity: int = 0) -> Path:
+    lines = ["key_file = cluster.key", "partition = 1"]
+    for i in ids:
+        cap = f" capacity={capacity}" if capacity else ""
+        lines.append(f"osd {i} ctl=127.0.0.1:{20590 + i} nfs=127.0.0.1:{20490 + i}{cap}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def leader_of(client: EtcdClient) -> dict[str, Any] | None:
+    v = client.get_json(PREFIX + "mgr/leader")
+    return v if isinstance(v, dict) else None
+
+
+def map_of(client: EtcdClient) -> dict[str, Any] | None:
+    v = client.get_json(PREFIX + "map")
+    return v if isinstance(v, dict) else None
+
+
+def osd_in_map(client: EtcdClient, osd_id: int) -> dict[str, Any] | None:
+    m = map_of(client) or {}
+    return next((o for o in m.get("osds", []) if o["id"] == osd_id), None)

@@ -11,11 +11,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pando_testing.capability import handle_for
-from pando_testing.daemons import OsdProcess
+from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.etcd import EtcdClient, EtcdCluster, b64
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
 from pando_testing.pod import Pod
@@ -250,3 +251,31 @@ def test_presence_moves_to_another_member_when_its_etcd_dies(
     v = wait_key(client, pred=lambda v: v["time"] > time.time() - 1.5)
     assert v["id"] == 1
     assert "registered" in osd.log_text()
+
+
+def test_presence_settings_come_from_the_config_file_too(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess], tmp_path: Path) -> None:
+    conf = tmp_path / "osd.conf"
+    conf.write_text(f"etcd = {etcd.endpoints}\netcd_prefix = /c/\netcd_ttl = 3\n"
+                    "etcd_interval = 1\nadvertise = 192.0.2.7:20491\ndomain = rack-b\n")
+    osd_factory(1, extra_args=["--config", str(conf)])
+    v = wait_key(etcd.client(), "/c/osd/1")
+    assert (v["advertise"], v["domain"]) == ("192.0.2.7:20491", "rack-b")
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["--etcd", "https://127.0.0.1:2379"], 1, "not a list of http://HOST:PORT endpoints"),
+    (["--etcd", "127.0.0.1"], 1, "not a list of http://HOST:PORT endpoints"),
+    (["--etcd-ttl", "1"], 2, "bad value '1' for etcd_ttl"),
+    (["--etcd-interval", "0"], 2, "bad value '0' for etcd_interval"),
+    (["--etcd-prefix", "/pando"], 2, "bad value '/pando' for etcd_prefix"),
+    (["--advertise", "nohost"], 2, "bad value 'nohost' for advertise"),
+])
+def test_bad_presence_settings_stop_the_start_with_a_clear_error(
+        osd_factory: Callable[..., OsdProcess], args: list[str], code: int,
+        message: str) -> None:
+    osd = osd_factory(1, start=False)
+    cp = osd.pod.run([osd_binary(), "--osd-id", "1", "--data-dir", osd.data_path,
+                      "--key-file", osd.key.path, *args], check=False, timeout=10)
+    assert cp.returncode == code
+    assert message in cp.stderr

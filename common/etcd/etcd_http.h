@@ -8,8 +8,9 @@
 
 #include <stddef.h>
 
-/* No answer of ours is larger; a length above it is not etcd. */
-#define HTTP_MAX_BODY (64u << 20)
+/* No answer of ours is larger (etcd refuses requests over 1.5 MiB, so
+ * no value is larger, even base64'd); a length above it is not etcd. */
+#define HTTP_MAX_BODY (4u << 20)
 #define HTTP_MAX_HEADER (64u << 10)
 
 struct http_response {

@@ -137,9 +137,14 @@ static int read_response(int fd, int64_t deadline, struct http_response *r)
 		return -ENOMEM;
 	while (rc == -EAGAIN) {
 		if (len == cap) {
-			char *nb = cap >= HTTP_MAX_BODY + HTTP_MAX_HEADER ? NULL : realloc(buf, cap * 2);
+			char *nb;
+			if (cap >= HTTP_MAX_BODY + HTTP_MAX_HEADER) {
+				rc = -EPROTO;	/* more than any answer of etcd's */
+				break;
+			}
+			nb = realloc(buf, cap * 2);
 			if (!nb) {
-				rc = cap >= HTTP_MAX_BODY ? -EPROTO : -ENOMEM;
+				rc = -ENOMEM;
 				break;
 			}
 			buf = nb;

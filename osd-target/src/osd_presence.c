@@ -106,6 +106,10 @@ int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 	snprintf(p->nfs, sizeof(p->nfs), "%s", nfs);
 	snprintf(p->ctl, sizeof(p->ctl), "%s", ctl);
 	snprintf(p->advertise, sizeof(p->advertise), "%s", cfg->advertise[0] ? cfg->advertise : nfs);
+	if (!cfg->advertise[0] && (!strncmp(nfs, "0.0.0.0:", 8) || !strncmp(nfs, "[::]:", 5) ||
+				   !strncmp(nfs, ":::", 3)))
+		log_warn("etcd: nfs_listen %s is a wildcard and advertise is not set: "
+			 "clients cannot reach that address", nfs);
 	if (gethostname(p->host, sizeof(p->host)) < 0)
 		snprintf(p->host, sizeof(p->host), "unknown");
 	struct etcd_presence_options opt = {

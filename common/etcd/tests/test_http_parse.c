@@ -102,7 +102,7 @@ static void huge_lengths_are_refused_before_any_allocation(void)
 		 -EPROTO);
 	CHECK_EQ(parse("HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551616\r\n\r\n", 0, &r),
 		 -EPROTO);
-	CHECK_EQ(parse("HTTP/1.1 200 OK\r\nContent-Length: 67108865\r\n\r\n", 0, &r), -EPROTO);
+	CHECK_EQ(parse("HTTP/1.1 200 OK\r\nContent-Length: 4194305\r\n\r\n", 0, &r), -EPROTO);
 	CHECK_EQ(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 		       "ffffffffffffffffffff\r\n", 0, &r), -EPROTO);
 	CHECK_EQ(http_parse_response("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n", 39, 0, 10, &r),

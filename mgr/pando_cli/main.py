@@ -92,14 +92,16 @@ def cmd_osd_mark(c: Ctx) -> int:
     state = c.args.state
     with c.busy(f"marking osd.{c.args.osd_id} {state}"):
         ans = c.mgr.osd_mark(c.args.osd_id, state)
-    c.emit(ans, lambda: c.out.print(f"marked osd.{c.args.osd_id} {state}"))
+    c.emit(ans, lambda: c.out.print(render.marked(c.args.osd_id, state, ans)))
     return EXIT_OK
 
 
 def cmd_osd_rm(c: Ctx) -> int:
     with c.busy(f"removing osd.{c.args.osd_id}"):
         ans = c.mgr.osd_rm(c.args.osd_id, force=c.args.force)
-    c.emit(ans, lambda: c.out.print(f"removed osd.{c.args.osd_id}"))
+    epoch = ans.get("epoch") if isinstance(ans, dict) else None
+    c.emit(ans, lambda: c.out.print(f"removed osd.{c.args.osd_id}" +
+                                    (f" (map epoch {epoch})" if epoch else "")))
     return EXIT_OK
 
 

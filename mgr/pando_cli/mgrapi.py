@@ -24,10 +24,11 @@ class MgrUnreachable(Exception):
 
 
 class EtcdUnreachable(MgrUnreachable):
-    """The mgr answered 503: it cannot reach etcd."""
+    """The mgr answered 503: it cannot reach etcd, or no mgr leads now."""
 
     def __init__(self, url: str, reason: str) -> None:
-        Exception.__init__(self, f"cannot reach etcd (pando-mgr at {url} says: {reason})")
+        what = "etcd" if "etcd" in reason else "a leading pando-mgr"
+        Exception.__init__(self, f"cannot reach {what} (pando-mgr at {url} says: {reason})")
         self.url = url
         self.reason = reason
 

@@ -53,7 +53,8 @@ def _section(title: str, rows: Iterable[tuple[str, Text | str]]) -> Text:
 
 def _health_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
     health = str(st.get("health", "HEALTH_UNKNOWN"))
-    rows: list[tuple[str, Text | str]] = [("health", Text(health, style=HEALTH_STYLE.get(health, "bold")))]
+    rows: list[tuple[str, Text | str]] = [
+        ("health", Text(health, style=HEALTH_STYLE.get(health, "bold")))]
     for c in st.get("checks") or []:
         if not isinstance(c, dict):
             continue
@@ -61,26 +62,52 @@ def _health_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
         line = Text(f"{c.get('code', '?')}: ", style=SEVERITY_STYLE.get(sev, ""))
         line.append(str(c.get("summary", "")))
         rows.append(("", line))
+    if st.get("stale"):
+        rows.append(("", Text("STALE: pando-mgr cannot read etcd; this is the last state "
+                              "it read", style="bold yellow")))
     return rows
 
 
+def _mgr_text(st: dict[str, Any]) -> Text:
+    """'mgr-a (leader), standbys: mgr-b' from status's leader (a name or
+    null) and mgrs ([{"name", "leader"}])."""
+    leader = st.get("leader")
+    leader_name = _name(leader) if leader else None
+    mgrs = [m for m in st.get("mgrs") or []]
+    standbys = [_name(m) for m in mgrs
+                if _name(m) != leader_name and not (isinstance(m, dict) and m.get("leader"))]
+    t = Text(f"{leader_name} (leader)") if leader_name else Text("no leader", style="bold red")
+    if standbys:
+        t.append(f", standbys: {', '.join(standbys)}")
+    return t
+
+
+def _mds_text(mds: list[Any], epoch: Any) -> Text:
+    if not mds:
+        return Text("none", style="bold red")
+    t = Text()
+    for i, m in enumerate(mds):
+        t.append(", " if i else "")
+        t.append(_name(m))
+        if isinstance(m, dict) and "epoch" in m:
+            behind = isinstance(epoch, int) and int(m["epoch"] or 0) < epoch
+            t.append(f" (epoch {m['epoch']}{', behind' if behind else ''})",
+                     style="yellow" if behind else "")
+    return t
+
+
 def _service_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
-    leader = _name(st.get("leader"))
-    standbys = [_name(m) for m in st.get("mgrs") or [] if _name(m) != leader]
-    mgr = f"{leader} (leader)" + (f", standbys: {', '.join(standbys)}" if standbys else "")
-    mds = st.get("mds") or []
-    mds_text = ", ".join(
-        f"{_name(m)}" + (f" (epoch {m['epoch']})" if isinstance(m, dict) and "epoch" in m else "")
-        for m in mds) if mds else Text("none", style="red")
-    rows: list[tuple[str, Text | str]] = [("mgr", mgr), ("mds", mds_text)]
-    etcd = st.get("etcd") or {}
-    members = etcd.get("members") or [] if isinstance(etcd, dict) else []
-    if members or isinstance(etcd, dict) and "quorum" in etcd:
-        healthy = sum(1 for m in members if isinstance(m, dict) and m.get("healthy"))
+    rows: list[tuple[str, Text | str]] = [
+        ("mgr", _mgr_text(st)), ("mds", _mds_text(st.get("mds") or [], st.get("epoch")))]
+    etcd = st.get("etcd")
+    if isinstance(etcd, dict):
+        members = [m for m in etcd.get("members") or [] if isinstance(m, dict)]
+        healthy = sum(1 for m in members if m.get("healthy"))
         quorum = etcd.get("quorum")
-        q = Text("quorum ok" if quorum else "NO QUORUM", style="" if quorum else "bold red")
-        rows.append(("etcd", Text(f"{len(members)} members, {healthy} healthy, ").append(q)))
-    rows.append(("epoch", str(st.get("epoch", "-"))))
+        t = Text(f"{len(members)} members, {healthy} healthy, ")
+        t.append("quorum ok" if quorum else "NO QUORUM", style="" if quorum else "bold red")
+        rows.append(("etcd", t))
+    rows.append(("map", f"epoch {st.get('epoch', '-')}"))
     return rows
 
 
@@ -109,6 +136,14 @@ def status(con: Console, st: dict[str, Any]) -> None:
                 ("io", _io_rows))
     text = Text("\n").join(_section(title, rows(st)) for title, rows in sections)
     con.print(text, end="", no_wrap=True, overflow="ignore", crop=False)
+
+
+def marked(osd_id: int, state: str, ans: Any) -> str:
+    """The answer to osd out/in: {OSD view, "changed", "epoch"}."""
+    if isinstance(ans, dict) and ans.get("changed") is False:
+        return f"osd.{osd_id} is already {state}"
+    epoch = ans.get("epoch") if isinstance(ans, dict) else None
+    return f"marked osd.{osd_id} {state}" + (f" (map epoch {epoch})" if epoch else "")
 
 
 # ---- osd ls, df, mds ls --------------------------------------------------------

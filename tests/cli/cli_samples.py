@@ -10,16 +10,20 @@ STATUS: dict[str, Any] = {
     "checks": [{"code": "OSD_DOWN", "severity": "HEALTH_WARN", "summary": "1 osds down",
                 "detail": ["osd.3 down since 12:00:00"]}],
     "epoch": 12,
-    "leader": {"name": "mgr-a", "url": "http://127.0.0.1:7480", "since": 1764070000},
-    "mgrs": [{"name": "mgr-a", "url": "http://127.0.0.1:7480"},
-             {"name": "mgr-b", "url": "http://127.0.0.1:7481"}],
+    "leader": "mgr-a",
+    "mgr": "mgr-b",
+    "mgrs": [{"name": "mgr-a", "url": "http://127.0.0.1:7480", "since": 1764070000,
+              "leader": True},
+             {"name": "mgr-b", "url": "http://127.0.0.1:7481", "since": 1764070001,
+              "leader": False}],
     "osds": {"total": 4, "up": 3, "in": 4},
     "capacity": {"total": 40 * GiB, "used": 10 * GiB, "free": 30 * GiB},
     "clients": 3,
     "throughput": {"read_bps": 12 << 20, "write_bps": 3 << 20, "read_ops": 120, "write_ops": 30},
     "mds": [{"name": "node1", "nfs": "127.0.0.1:2049", "epoch": 12}],
     "etcd": {"members": [{"name": "e0", "url": "http://127.0.0.1:2379", "healthy": True}],
-             "quorum": True},
+             "reachable": True, "quorum": True},
+    "recovery": {"running": False, "tasks": []},
 }
 
 
@@ -37,6 +41,8 @@ DF: dict[str, Any] = {
     "pools": [{"name": "default", "scheme": "mirror", "copies": 2,
                "total": 20 * GiB, "used": 6 * GiB, "free": 14 * GiB}],
 }
+DF_TOTAL: dict[str, Any] = {**DF, "total": {"total": 40 * GiB, "used": 12 * GiB,
+                                            "free": 28 * GiB}}
 
 MDS = [{"name": "node1", "nfs": "127.0.0.1:2049", "pid": 99, "time": 1764070042.3,
         "epoch": 12, "clients": 3, "layouts": 17, "recalls": 2, "fences": 0, "degraded": 0}]

@@ -36,8 +36,22 @@ def test_status_shows_health_checks_services_capacity_and_io(stub: StubMgr, caps
     code, out, err = pando(capsys, "--mgr", stub.url, "status")
     assert code == 0, err
     for want in ("HEALTH_WARN", "OSD_DOWN: 1 osds down", "mgr-a (leader), standbys: mgr-b",
-                 "node1 (epoch 12)", "quorum ok", "4 osds: 3 up, 4 in",
+                 "node1 (epoch 12)", "quorum ok", "map: epoch 12", "4 osds: 3 up, 4 in",
                  "10 GiB used of 40 GiB", "25.0%", "12 MiB/s rd", "120 op/s rd", "clients: 3"):
+        assert want in out, f"{want!r} not in:\n{out}"
+
+
+def test_status_says_when_there_is_no_leader_an_mds_behind_or_the_state_is_stale(
+        stub: StubMgr, capsys: Any) -> None:
+    stub.answer("GET", "/api/status", 200, {
+        **S.STATUS, "leader": None, "stale": True, "health": "HEALTH_ERR",
+        "mgrs": [{"name": "mgr-b", "leader": False}],
+        "mds": [{"name": "node1", "epoch": 11}],
+        "etcd": {"members": [], "reachable": False, "quorum": False}})
+    code, out, _ = pando(capsys, "--mgr", stub.url, "status")
+    assert code == 0
+    for want in ("HEALTH_ERR", "no leader, standbys: mgr-b", "node1 (epoch 11, behind)",
+                 "NO QUORUM", "STALE: pando-mgr cannot read etcd"):
         assert want in out, f"{want!r} not in:\n{out}"
 
 
@@ -53,7 +67,10 @@ def test_osd_ls_is_a_table_of_states_addresses_and_usage(stub: StubMgr, capsys: 
 def test_df_and_mds_ls_print_tables(stub: StubMgr, capsys: Any) -> None:
     code, out, _ = pando(capsys, "--mgr", stub.url, "df")
     assert code == 0 and "RAW STORAGE" in out and "default" in out and "mirror" in out
-    assert "40 GiB" in out, out          # the OSDs summed when the mgr gives no total
+    assert "40 GiB  28 GiB  12 GiB  30.00" in out, out   # the OSDs summed: no total given
+    stub.answer("GET", "/api/df", 200, S.DF_TOTAL)
+    code, out, _ = pando(capsys, "--mgr", stub.url, "df")
+    assert code == 0 and "40 GiB  28 GiB  12 GiB  30.00" in out, out
     code, out, _ = pando(capsys, "--mgr", stub.url, "mds", "ls")
     assert code == 0 and "node1" in out and "127.0.0.1:2049" in out
 
@@ -78,11 +95,15 @@ def test_osd_add_posts_the_spec_with_the_weight_in_bytes(stub: StubMgr, capsys: 
 
 
 def test_osd_out_and_in_post_to_the_osd(stub: StubMgr, capsys: Any) -> None:
-    stub.answer("POST", "/api/osd/3/out", 200, S.osd(3, inn=False))
-    stub.answer("POST", "/api/osd/3/in", 200, S.osd(3))
-    assert pando(capsys, "--mgr", stub.url, "osd", "out", "osd.3")[:2] == (0, "marked osd.3 out\n")
+    stub.answer("POST", "/api/osd/3/out", 200, {**S.osd(3, inn=False), "changed": True,
+                                                 "epoch": 13})
+    stub.answer("POST", "/api/osd/3/in", 200, {**S.osd(3), "changed": True, "epoch": 14})
+    assert pando(capsys, "--mgr", stub.url, "osd", "out", "osd.3")[:2] == (
+        0, "marked osd.3 out (map epoch 13)\n")
     code, out, _ = pando(capsys, "--mgr", stub.url, "osd", "in", "3", "--json")
     assert code == 0 and json.loads(out)["in"] is True
+    stub.answer("POST", "/api/osd/3/in", 200, {**S.osd(3), "changed": False, "epoch": 14})
+    assert pando(capsys, "--mgr", stub.url, "osd", "in", "3")[:2] == (0, "osd.3 is already in\n")
 
 
 def test_osd_rm_refused_with_409_prints_why_and_exits_1(stub: StubMgr, capsys: Any) -> None:
@@ -91,8 +112,9 @@ def test_osd_rm_refused_with_409_prints_why_and_exits_1(stub: StubMgr, capsys: A
     code, out, err = pando(capsys, "--mgr", stub.url, "osd", "rm", "2", "--json")
     assert (code, out) == (1, "")
     assert err == f"pando: {why} (HTTP 409)\n"
-    stub.answer("DELETE", "/api/osd/2?force=1", 200, {"removed": 2})
-    assert pando(capsys, "--mgr", stub.url, "osd", "rm", "2", "--force")[:2] == (0, "removed osd.2\n")
+    stub.answer("DELETE", "/api/osd/2?force=1", 200, {"removed": 2, "epoch": 15})
+    assert pando(capsys, "--mgr", stub.url, "osd", "rm", "2", "--force")[:2] == (
+        0, "removed osd.2 (map epoch 15)\n")
 
 
 @pytest.mark.parametrize("status, body, want", [
@@ -110,12 +132,17 @@ def test_errors_and_garbage_exit_1_with_one_line(stub: StubMgr, capsys: Any, sta
     assert want in err and err.startswith("pando: ") and err.count("\n") == 1, err
 
 
-def test_etcd_unreachable_503_exits_3(stub: StubMgr, capsys: Any) -> None:
-    stub.answer("GET", "/api/status", 503, {"error": "etcd: connection refused"})
-    code, out, err = pando(capsys, "--mgr", stub.url, "status")
+def test_etcd_unreachable_or_no_leader_503_exits_3(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("POST", "/api/osd/1/out", 503, {"error": "etcd unreachable: refused"})
+    code, out, err = pando(capsys, "--mgr", stub.url, "osd", "out", "1")
     assert (code, out) == (3, "")
     assert err == f"pando: cannot reach etcd (pando-mgr at {stub.url} says: " \
-                  "etcd: connection refused)\n"
+                  "etcd unreachable: refused)\n"
+    stub.answer("POST", "/api/osd/1/out", 503, {"error": "no leader mgr right now; retry"})
+    code, out, err = pando(capsys, "--mgr", stub.url, "osd", "out", "1")
+    assert (code, out) == (3, "")
+    assert err == f"pando: cannot reach a leading pando-mgr (pando-mgr at {stub.url} says: " \
+                  "no leader mgr right now; retry)\n"
 
 
 def _free_port() -> int:

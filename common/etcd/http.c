@@ -61,7 +61,9 @@ static int connect_addr(const struct addrinfo *ai, int64_t deadline)
 	return fd;
 }
 
-/* A connected non-blocking socket to host:port, or -EHOSTUNREACH. */
+/* A connected non-blocking socket to host:port, or -EHOSTUNREACH.  A host
+ * name is resolved outside the deadline (getaddrinfo cannot be bounded):
+ * give IP addresses, or names in /etc/hosts. */
 static int connect_host(const char *host, int port, int64_t deadline)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
@@ -102,14 +104,15 @@ static int send_all(int fd, const char *p, size_t n, int64_t deadline)
 int http_format_post(const char *host, int port, const char *path, const char *body,
 		     size_t len, char **out, size_t *outlen)
 {
+	const char *v6 = strchr(host, ':') ? "[" : "";	/* an IPv6 literal */
 	char *req = NULL;
 	int n = asprintf(&req,
 			 "POST %s HTTP/1.1\r\n"
-			 "Host: %s:%d\r\n"
+			 "Host: %s%s%s:%d\r\n"
 			 "Content-Type: application/json\r\n"
 			 "Content-Length: %zu\r\n"
 			 "Connection: close\r\n"
-			 "\r\n", path, host, port, len);
+			 "\r\n", path, v6, host, *v6 ? "]" : "", port, len);
 	char *full;
 
 	if (n < 0)

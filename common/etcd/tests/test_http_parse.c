@@ -149,6 +149,9 @@ static void a_post_is_formatted_as_known_bytes(void)
 	CHECK_EQ(len, strlen(want));
 	CHECK(strcmp(req, want) == 0);
 	free(req);
+	CHECK_EQ(http_format_post("::1", 2379, "/", "", 0, &req, &len), 0);
+	CHECK(strstr(req, "\r\nHost: [::1]:2379\r\n") != NULL);
+	free(req);
 }
 
 /* Every cut and every single-byte change of real answers parses to an

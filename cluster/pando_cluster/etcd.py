@@ -3,8 +3,8 @@ environment variables (the same file Debian's etcd.service reads, and what
 `up` starts its single member with), and the single member `up` runs.
 
 etcd 3.4 shuts down cleanly on SIGTERM and then re-raises the signal on
-itself, so a clean stop ends "killed by SIGTERM", never exit 0: `down`
-checks the log line it writes first ("received terminated signal")."""
+itself, so a clean stop ends "killed by SIGTERM", never exit 0; the line it
+logs first tells (stopped_cleanly)."""
 from __future__ import annotations
 
 import json
@@ -21,7 +21,15 @@ from .ui import Ui
 ETCD_EXE = "etcd"
 ETCD_BIN = Path("/usr/bin/etcd")
 CLIENT_PORT = 2379
-CLEAN_STOP_LINE = "received terminated signal, shutting down"
+# What etcd 3.4 logs on SIGTERM before it shuts down (zap logger, then the
+# older capnslog one): with it, "killed by SIGTERM" was a clean stop.
+CLEAN_STOP_LINES = ("received signal; shutting down",
+                    "received terminated signal, shutting down")
+
+
+def stopped_cleanly(returncode: int, log_text: str) -> bool:
+    return returncode == 0 or (returncode == -15 and
+                               any(line in log_text for line in CLEAN_STOP_LINES))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,402 @@
+"""A three-host deployment, the way cluster/README.md tells an admin to do
+it, on this machine: each "host" is a pod (network + mount namespace) with
+its own address on a bridge the test makes in a fourth pod (10.77.0.1-3,
+a client at .10).  One pando.conf lists the hosts; `pando-cluster render`
+writes each host's files; each host's daemons start from those files with
+the command lines the systemd units in cluster/systemd/ hold (ExecStart=,
+Environment= and EnvironmentFile= read from the units, /etc/pando/ and the
+installed binaries mapped to the test's directories and build tree, since
+systemd itself cannot run here):
+
+  host1: etcd, osd.1-2, Ganesha with the FSAL, pando-mgr
+  host2: etcd, osd.3-4, pando-mgr
+  host3: etcd, osd.5-6
+
+It checks a quorum of three, every OSD's presence in etcd, the map with
+all six up, NFSv3 through Ganesha from the client, and that with host3's
+etcd member killed the cluster goes on; then stops everything by pid."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pando_cluster import mgrproc, tool
+from pando_cluster.conf_file import parse
+from pando_cluster.etcd import stopped_cleanly
+from pando_cluster.statd import prepare_state_dir, statd_argv
+from pando_testing.etcd import EtcdClient
+from pando_testing.logs import keep_logs
+from pando_testing.mgr import MgrApi
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client
+from pando_testing.nfs3_setup import Nfs3Setup, mount_root
+from pando_testing.pod import Pod, build_dir, repo_root
+
+UNITS = repo_root() / "cluster" / "systemd"
+DEBIAN_ETCD_UNIT = Path("/lib/systemd/system/etcd.service")
+NET = "10.77.0"
+HOSTS = {"host1": f"{NET}.1", "host2": f"{NET}.2", "host3": f"{NET}.3"}
+CLIENT = f"{NET}.10"
+
+PANDO_CONF = """\
+[cluster]
+name = multihost
+key_file = {root}/cluster.key
+
+[etcd]
+data_dir = {root}/{{host}}/etcd
+
+[osd]
+data_dir = {root}/{{host}}/osd.{{id}}
+
+[mds]
+db_path = {root}/{{host}}/mds/ns
+recovery_root = {root}/{{host}}/mds/recovery
+plugins_dir = {plugins}
+
+[mgr]
+url = http://{net}.1:7480
+
+[host host1]
+address = {net}.1
+osds = 1, 2
+mds = yes
+mgr = yes
+etcd = yes
+
+[host host2]
+address = {net}.2
+osds = 3, 4
+mgr = yes
+etcd = yes
+
+[host host3]
+address = {net}.3
+osds = 5, 6
+etcd = yes
+"""
+
+
+# ---- the units' command lines ------------------------------------------------
+
+def _unit_lines(path: Path) -> list[tuple[str, str]]:
+    """(key, value) of a unit file's [Service] section, in order."""
+    out, section = [], ""
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            out.append((key.strip(), value.strip()))
+    return out
+
+
+def _env_file(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines()
+                if "=" in line and not line.lstrip().startswith("#"))
+
+
+@dataclass
+class HostPaths:
+    """Where a test host keeps what a real one has under /etc/pando,
+    /var/log/ganesha and /usr/local/bin."""
+    name: str
+    etc: Path
+    logs: Path
+
+    def local(self, s: str) -> str:
+        return s.replace("/etc/pando/", f"{self.etc}/").replace(
+            "/var/log/ganesha/", f"{self.logs}/")
+
+
+def unit_command(units: list[Path], host: HostPaths, instance: str = ""
+                 ) -> tuple[list[str], dict[str, str]]:
+    """ExecStart= of a unit and its drop-ins, with systemd's Environment=
+    and EnvironmentFile= applied ($VAR split into words, ${VAR} one word),
+    %i and %H expanded, and the installed paths mapped to the test's.
+    Optional environment files outside /etc/pando (Debian's
+    /etc/default/etcd) are this machine's, not the host's: skipped."""
+    env: dict[str, str] = {}
+    exec_start = ""
+    for unit in units:
+        for key, value in _unit_lines(unit):
+            value = value.replace("%i", instance).replace("%H", host.name)
+            if key == "Environment":
+                for word in shlex.split(value):
+                    k, v = word.split("=", 1)
+                    env[k] = v
+            elif key == "EnvironmentFile":
+                optional, path = value.startswith("-"), value.lstrip("-")
+                if optional and not path.startswith("/etc/pando/"):
+                    continue
+                env.update(_env_file(Path(host.local(path))))
+            elif key == "ExecStart":
+                exec_start = value
+    assert exec_start, f"no ExecStart= in {units}"
+    argv: list[str] = []
+    for word in shlex.split(exec_start):
+        if m := re.fullmatch(r"\$(\w+)", word):
+            argv += env.get(m.group(1), "").split()
+        else:
+            argv.append(re.sub(r"\$\{(\w+)\}", lambda m: env.get(m.group(1), ""), word))
+    argv = [host.local(a) for a in argv]
+    if argv[0] == "/usr/local/bin/pando-osd":
+        argv[0] = str(build_dir() / "osd-target" / "pando-osd")
+    elif argv[0] == "/usr/local/bin/pando-mgr":
+        argv[:1] = [sys.executable, "-m", mgrproc.MGR_MODULE]
+    return argv, env
+
+
+# ---- hosts and their daemons -------------------------------------------------
+
+@dataclass
+class Daemon:
+    name: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+
+@dataclass
+class Host:
+    pod: Pod
+    paths: HostPaths
+    address: str
+    daemons: dict[str, Daemon] = field(default_factory=dict)
+
+    def start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> Daemon:
+        log = self.paths.logs / f"{name}.log"
+        with open(log, "ab") as out:
+            proc = self.pod.popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                  env={**os.environ, **(env or {})})
+        d = self.daemons[name] = Daemon(name, proc, log)
+        return d
+
+    def stop(self, name: str, timeout: float = 30.0) -> int:
+        """SIGTERM by pid and wait: 0 when clean.  etcd re-raises SIGTERM
+        after its clean shutdown (tests/pando_testing/etcd.py)."""
+        d = self.daemons[name]
+        if d.proc.poll() is None:
+            d.proc.send_signal(signal.SIGTERM)
+            try:
+                d.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                d.proc.kill()
+                d.proc.wait()
+                return -9
+        rc = d.proc.returncode
+        if name == "etcd" and stopped_cleanly(rc, d.log.read_text(errors="replace")):
+            return 0
+        return rc
+
+
+def _bridge(switch: Pod, pods: dict[str, tuple[Pod, str]]) -> None:
+    """br0 in the switch pod, one veth pair per pod: `eth0` with its address
+    inside, the other end on the bridge."""
+    switch.run(["sh", "-c", "ip link add br0 type bridge && ip link set br0 up"])
+    for i, (pod, addr) in enumerate(pods.values()):
+        switch.run(["sh", "-c", (f"ip link add v{i} type veth peer name eth0 netns {pod.pid} && "
+                    f"ip link set v{i} master br0 up")])
+        pod.run(["sh", "-c", f"ip addr add {addr}/24 dev eth0 && ip link set eth0 up"])
+
+
+@pytest.fixture
+def hosts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Host]]:
+    pods = {name: Pod(name).start() for name in [*HOSTS, "client", "switch"]}
+    made: dict[str, Host] = {}
+    try:
+        _bridge(pods["switch"], {n: (pods[n], a) for n, a in
+                                 [*HOSTS.items(), ("client", CLIENT)]})
+        for name, addr in HOSTS.items():
+            paths = HostPaths(name, tmp_path / name / "etc", tmp_path / name / "log")
+            paths.logs.mkdir(parents=True)
+            made[name] = Host(pods[name], paths, addr)
+        made["client"] = Host(pods["client"], HostPaths("client", tmp_path, tmp_path), CLIENT)
+        yield made
+    finally:
+        for h in made.values():
+            for d in h.daemons.values():
+                if d.proc.poll() is None:
+                    d.proc.kill()
+                    d.proc.wait()
+        keep_logs(request, sorted(tmp_path.glob("*/log/*.log")))
+        for p in pods.values():
+            p.stop()
+
+
+# ---- the deployment ------------------------------------------------------------
+
+def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
+    conf = tmp_path / "pando.conf"
+    conf.write_text(PANDO_CONF.format(root=tmp_path, net=NET,
+                                      plugins=build_dir() / "ganesha-fsal" / "fsal"))
+    tool.genkey(tmp_path / "cluster.key", key_id=1)
+    for name in HOSTS:
+        cp = subprocess.run([sys.executable, "-m", "pando_cluster.cli", "render", "--config",
+                             str(conf), "--host", name, "--out", str(hosts[name].paths.etc)],
+                            capture_output=True, text=True, check=False)
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        # the admin's one-time steps `render` printed: format the data dirs
+        for line in cp.stdout.splitlines():
+            if line.strip().startswith("pando-osd-tool format"):
+                argv = shlex.split(line.split("#")[0])
+                subprocess.run([str(build_dir() / "osd-target" / argv[0]), *argv[1:]],
+                               check=True, capture_output=True)
+    return conf
+
+
+def _start_etcd(hosts: dict[str, Host]) -> None:
+    for name in HOSTS:
+        h = hosts[name]
+        argv, env = unit_command([DEBIAN_ETCD_UNIT, UNITS / "etcd.service.d" / "pando.conf"],
+                                 h.paths)
+        assert argv == ["/usr/bin/etcd"], argv
+        h.start("etcd", argv, {k: v for k, v in env.items() if k.startswith("ETCD_")})
+    for name in HOSTS:
+        hosts[name].pod.wait_port(hosts[name].address, 2379, timeout=30,
+                                  alive=lambda n=name: hosts[n].daemons["etcd"].proc.poll()
+                                  is None)
+
+
+def _etcd(hosts: dict[str, Host], only: list[str] | None = None) -> EtcdClient:
+    urls = [f"http://{HOSTS[n]}:2379" for n in (only or list(HOSTS))]
+    return EtcdClient(hosts["client"].pod, urls)
+
+
+def _start_osds(hosts: dict[str, Host]) -> None:
+    for name in HOSTS:
+        h = hosts[name]
+        for conf in sorted(h.paths.etc.glob("osd.*.conf")):
+            i = conf.name.split(".")[1]
+            argv, _ = unit_command([UNITS / "pando-osd@.service"], h.paths, i)
+            h.start(f"osd.{i}", argv)
+
+
+def _start_mds(h: Host) -> None:
+    """rpcbind and rpc.statd (Debian's rpcbind.service and rpc-statd.service
+    on a real host), then Ganesha from pando-mds.service."""
+    h.start("rpcbind", ["/usr/sbin/rpcbind", "-f"])
+    h.pod.wait_port("127.0.0.1", 111, timeout=10)
+    state = h.paths.logs.parent / "statd"
+    prepare_state_dir(state)
+    h.start("rpc.statd", statd_argv("/usr/sbin/rpc.statd", state))
+    argv, _ = unit_command([UNITS / "pando-mds.service"], h.paths)
+    assert argv[:2] == ["/usr/bin/ganesha.nfsd", "-F"], argv
+    argv[argv.index("-p") + 1] = str(h.paths.logs / "ganesha.pid")
+    (h.paths.logs.parent / "mds").mkdir(exist_ok=True)  # StateDirectory=pando pando/mds
+    h.start("ganesha", argv)
+
+
+def _start_mgrs(hosts: dict[str, Host]) -> None:
+    for name in ("host1", "host2"):
+        argv, _ = unit_command([UNITS / "pando-mgr.service"], hosts[name].paths)
+        hosts[name].start("pando-mgr", [*argv, "--log-level", "debug"])
+
+
+def _nfs3_roundtrip(client: Pod, name: str, data: bytes) -> None:
+    server = HOSTS["host1"]
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            sock = client.connect(server, 20048)
+            try:
+                root = mount_root(sock, "/pando")
+                break
+            finally:
+                sock.close()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+    setup = Nfs3Setup.over(client.connect(server, 2049))
+    nfs = Nfs3Client(setup.rpc)
+    try:
+        fh = setup.create(root, name)
+        w = nfs.write(fh, 0, data, stable=FILE_SYNC)
+        assert w.status == NFS3_OK and w.count == len(data), w
+        assert nfs.read_all(fh, 0, len(data) + 1) == data
+    finally:
+        setup.close()
+
+
+def _presence(etcd: EtcdClient) -> dict[int, Any]:
+    return {int(k.rsplit("/", 1)[1]): json.loads(v)
+            for k, v in etcd.get_prefix("/pando/osd/").items()}
+
+
+@pytest.mark.skipif(not DEBIAN_ETCD_UNIT.exists(), reason="needs Debian's etcd-server")
+def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
+        tmp_path: Path, hosts: dict[str, Host]) -> None:
+    parse(_render(tmp_path, hosts))  # the file the hosts share stays valid
+    client = hosts["client"].pod
+    _start_etcd(hosts)
+    etcd = _etcd(hosts)
+    etcd.wait_healthy()
+    members = etcd.call("/v3/cluster/member/list", {})["members"]
+    assert sorted(m["name"] for m in members) == sorted(HOSTS)
+
+    _start_osds(hosts)
+    pres = etcd.wait_for(lambda c: (p := _presence(c)) and len(p) == 6 and p, timeout=30,
+                         what="six OSDs present")
+    assert {i: (p["nfs"], p["domain"]) for i, p in pres.items()} == {
+        i: (f"{HOSTS[f'host{(i + 1) // 2}']}:{20490 + i}", f"host{(i + 1) // 2}")
+        for i in range(1, 7)}
+
+    _start_mds(hosts["host1"])
+    _nfs3_roundtrip(client, "before", os.urandom(300_000))
+
+    _start_mgrs(hosts)
+    api = MgrApi(client, f"http://{HOSTS['host1']}:7480")
+    api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in range(1, 7)},
+                 timeout=40, what="the map with six OSDs up and in")
+    assert len(api.status()["etcd"]["members"]) == 3
+    follower = MgrApi(client, f"http://{HOSTS['host2']}:7480")
+    assert follower.get("/api/map")["osds"] == api.get("/api/map")["osds"]
+
+    # host3's etcd member dies: two of three keep the quorum
+    hosts["host3"].daemons["etcd"].proc.kill()
+    hosts["host3"].daemons["etcd"].proc.wait()
+    alive = _etcd(hosts, ["host1", "host2"])
+    alive.put("/multihost/probe", "still writable")
+    assert alive.get("/multihost/probe") == b"still writable"
+    time.sleep(7)  # beyond the OSDs' 5 s presence lease: host3's renew elsewhere
+    assert sorted(_presence(alive)) == [1, 2, 3, 4, 5, 6]
+    _nfs3_roundtrip(client, "after", b"written with one etcd member down\n")
+    assert api.osd_states() == {i: (True, True) for i in range(1, 7)}
+    assert follower.get("/api/map")["epoch"] >= 1
+    api.wait_for(lambda a: any(c["code"] == "ETCD_QUORUM" and c["severity"] == "HEALTH_WARN"
+                               for c in a.status()["checks"]),
+                 timeout=20, what="ETCD_QUORUM warning for the member down")
+
+    codes: dict[str, int] = {}
+    order = ["pando-mgr", "ganesha", *[f"osd.{i}" for i in range(1, 7)], "rpc.statd",
+             "rpcbind", "etcd"]
+    for name in order:
+        for hname in HOSTS:
+            h = hosts[hname]
+            if name in h.daemons and not (hname == "host3" and name == "etcd"):
+                codes[f"{hname}/{name}"] = h.stop(name)
+    assert {k: v for k, v in codes.items() if v != 0} == {}, codes
+
+
+def test_unit_command_expands_environment_and_instance(tmp_path: Path) -> None:
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "mgr.env").write_text("# c\nPANDO_MGR_ARGS=--etcd http://a:2379 --name h1\n")
+    paths = HostPaths("h1", etc, tmp_path)
+    argv, _ = unit_command([UNITS / "pando-mgr.service"], paths)
+    assert argv == [sys.executable, "-m", mgrproc.MGR_MODULE, "--etcd", "http://a:2379",
+                    "--name", "h1"]
+    argv, _ = unit_command([UNITS / "pando-osd@.service"], paths, "7")
+    assert argv == [str(build_dir() / "osd-target" / "pando-osd"), "--config",
+                    f"{etc}/osd.7.conf"]

@@ -8,9 +8,13 @@
 #include <string.h>
 
 struct osd_slot {
-	pthread_mutex_t lock;           /* connect and state */
-	const struct cluster_osd *osd;
+	pthread_mutex_t lock;           /* connect, addresses and state */
+	struct cluster_osd osd;         /* a copy: the description may go */
 	struct osd_ctl_client **conns;
+	/* Connections to an address the OSD left (osd_pool_add): callers may
+	 * still be using them, so they are closed only with the pool. */
+	struct osd_ctl_client **retired;
+	size_t nretired;
 	atomic_uint next;
 	struct osd_health health;
 	struct timespec down_until;
@@ -18,28 +22,94 @@ struct osd_slot {
 	uint8_t verf[8];
 };
 
+/* Slots are made for CLUSTER_DESC_MAX_OSDS up front and never move, so a
+ * slot found stays valid while OSDs join: a new one is filled, then
+ * published by the release store of n, and readers load n with acquire. */
 struct osd_pool {
-	const struct cluster_desc *desc;
+	const struct cluster_desc *desc;        /* the key only */
 	struct osd_pool_options opt;
-	size_t n;
+	pthread_mutex_t grow_lock;              /* one osd_pool_add at a time */
+	_Atomic size_t n;
 	struct osd_slot *slots;
 };
 
 static struct osd_slot *slot_of(struct osd_pool *p, uint32_t id)
 {
-	size_t lo = 0, hi = p->n;
+	size_t n = atomic_load_explicit(&p->n, memory_order_acquire);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->slots[mid].osd->id == id)
-			return &p->slots[mid];
-		if (p->slots[mid].osd->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (p->slots[i].osd.id == id)
+			return &p->slots[i];
 	return NULL;
+}
+
+static int slot_init(struct osd_pool *p, struct osd_slot *s, const struct cluster_osd *o)
+{
+	s->conns = calloc(p->opt.conns_per_osd, sizeof(*s->conns));
+	if (!s->conns)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	s->osd = *o;
+	s->health.id = o->id;
+	s->health.reachable = true;
+	return 0;
+}
+
+/* The OSD moved: later calls connect to the new addresses. */
+static int slot_move(struct osd_pool *p, struct osd_slot *s, const struct cluster_osd *o)
+{
+	size_t k = (size_t)p->opt.conns_per_osd;
+	struct osd_ctl_client **r;
+
+	pthread_mutex_lock(&s->lock);
+	if (!strcmp(s->osd.ctl, o->ctl)) {
+		s->osd = *o;
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	r = realloc(s->retired, (s->nretired + k) * sizeof(*r));
+	if (!r) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOMEM;
+	}
+	s->retired = r;
+	for (size_t c = 0; c < k; c++) {
+		if (s->conns[c])
+			s->retired[s->nretired++] = s->conns[c];
+		s->conns[c] = NULL;
+	}
+	s->osd = *o;
+	s->health.reachable = true;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int osd_pool_add(struct osd_pool *p, const struct cluster_osd *o)
+{
+	struct osd_slot *s;
+	size_t n;
+	int rc;
+
+	pthread_mutex_lock(&p->grow_lock);
+	s = slot_of(p, o->id);
+	n = atomic_load_explicit(&p->n, memory_order_relaxed);
+	if (s)
+		rc = slot_move(p, s, o);
+	else if (n == CLUSTER_DESC_MAX_OSDS)
+		rc = -ENOSPC;
+	else if (!(rc = slot_init(p, &p->slots[n], o)))
+		atomic_store_explicit(&p->n, n + 1, memory_order_release);
+	pthread_mutex_unlock(&p->grow_lock);
+	return rc;
+}
+
+void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out)
+{
+	struct osd_slot *s = &p->slots[i];
+
+	pthread_mutex_lock(&s->lock);
+	*out = s->osd;
+	pthread_mutex_unlock(&s->lock);
 }
 
 int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
@@ -57,24 +127,18 @@ int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options 
 		p->opt.timeout_ms = 10000;
 	if (p->opt.backoff_ms <= 0)
 		p->opt.backoff_ms = 2000;
-	p->n = desc->nosds;
-	p->slots = calloc(p->n, sizeof(*p->slots));
+	pthread_mutex_init(&p->grow_lock, NULL);
+	p->slots = calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*p->slots));
 	if (!p->slots) {
 		free(p);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < p->n; i++) {
-		struct osd_slot *s = &p->slots[i];
+	for (size_t i = 0; i < desc->nosds; i++) {
+		int rc = osd_pool_add(p, &desc->osds[i]);
 
-		pthread_mutex_init(&s->lock, NULL);
-		s->osd = &desc->osds[i];
-		s->health.id = s->osd->id;
-		s->health.reachable = true;
-		s->conns = calloc(p->opt.conns_per_osd, sizeof(*s->conns));
-		if (!s->conns) {
-			p->n = i + 1;
+		if (rc) {
 			osd_pool_free(p);
-			return -ENOMEM;
+			return rc;
 		}
 	}
 	*out = p;
@@ -85,15 +149,19 @@ void osd_pool_free(struct osd_pool *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < atomic_load(&p->n); i++) {
 		struct osd_slot *s = &p->slots[i];
 
 		for (int c = 0; s->conns && c < p->opt.conns_per_osd; c++)
 			if (s->conns[c])
 				osd_ctl_close(s->conns[c]);
+		for (size_t r = 0; r < s->nretired; r++)
+			osd_ctl_close(s->retired[r]);
+		free(s->retired);
 		free(s->conns);
 		pthread_mutex_destroy(&s->lock);
 	}
+	pthread_mutex_destroy(&p->grow_lock);
 	free(p->slots);
 	free(p);
 }
@@ -173,7 +241,7 @@ struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
 	}
 	c = s->conns[i];
 	if (!c) {
-		c = osd_ctl_connect(s->osd->ctl, &p->desc->key, p->opt.timeout_ms, err);
+		c = osd_ctl_connect(s->osd.ctl, &p->desc->key, p->opt.timeout_ms, err);
 		if (c)
 			s->conns[i] = c;
 		else
@@ -233,7 +301,7 @@ int osd_pool_conns_per_osd(const struct osd_pool *p)
 
 size_t osd_pool_count(const struct osd_pool *p)
 {
-	return p->n;
+	return atomic_load_explicit(&((struct osd_pool *)p)->n, memory_order_acquire);
 }
 
 void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out)

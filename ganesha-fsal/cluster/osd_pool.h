@@ -1,5 +1,5 @@
 /* Connections from a metadata manager to every OSD of the cluster
- * description, and what it has seen of each OSD's health.
+ * description and of the cluster maps applied since, and what it has seen of each OSD's health.
  *
  * Each OSD gets a few control-protocol connections, opened on first use
  * and reopened after a transport error; a call takes one (round robin)
@@ -36,10 +36,15 @@ struct osd_health {
 	time_t last_change;     /* when reachable last flipped (0: never) */
 };
 
-/* The pool keeps a pointer to desc, which must outlive it. */
+/* The pool keeps a pointer to desc for its key, which must outlive it;
+ * the OSDs are copied. */
 int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
 		 struct osd_pool **out);
 void osd_pool_free(struct osd_pool *p);
+/* An OSD joins (the cluster map grew), or a known one takes new
+ * addresses.  Safe while other threads use the pool: OSDs are never
+ * removed, indexes never change.  -ENOSPC past CLUSTER_DESC_MAX_OSDS. */
+int osd_pool_add(struct osd_pool *p, const struct cluster_osd *o);
 
 /* A connection to OSD id for one call, or NULL with *err (-ENOENT: not in
  * the description; -EHOSTDOWN: backing off; what connect said). */
@@ -63,7 +68,10 @@ int osd_pool_ping(struct osd_pool *p, uint32_t id);
 /* How many connections each OSD gets. */
 int osd_pool_conns_per_osd(const struct osd_pool *p);
 
+/* OSDs are indexed 0..count-1 in the order they joined. */
 size_t osd_pool_count(const struct osd_pool *p);
 void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);
+/* The addresses OSD i is reached at now. */
+void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out);
 
 #endif

@@ -18,6 +18,8 @@
  *                        (inode, OSD id, last error, operation, reports,
  *                        stale: a write missed it, nothing reads it),
  *                        kept in the store until repair clears them
+ *   map_status(), file_map(s path): the cluster map and a file's storage
+ *                        map, as JSON (dbus_map.c)
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -27,6 +29,7 @@
 #include <string.h>
 
 #include "gsh_dbus.h"
+#include "dbus_map.h"
 #include "layouts.h"
 #include "nfs_init.h"
 
@@ -69,8 +72,11 @@ static bool cluster_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 		for (size_t i = 0; ok && i < osd_pool_count(exp->pool); i++) {
 			struct osd_health hl;
 
+			struct cluster_osd addr;
+
 			osd_pool_health(exp->pool, i, &hl);
-			ok = append_osd(&arr, cluster_desc_osd(&exp->cluster, hl.id), &hl);
+			osd_pool_address(exp->pool, i, &addr);
+			ok = append_osd(&arr, &addr, &hl);
 		}
 		pando_reaper_stats(exp->reaper, &r, &f);
 		removed += r;
@@ -95,7 +101,7 @@ static struct gsh_dbus_method cluster_status_method = {
 };
 
 /* The first export: a manager serves one Pando file system. */
-static struct pando_export *first_export(void)
+struct pando_export *pando_dbus_first_export(void)
 {
 	struct pando_export *exp = NULL;
 
@@ -108,7 +114,7 @@ static struct pando_export *first_export(void)
 
 static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
-	struct pando_export *exp = first_export();
+	struct pando_export *exp = pando_dbus_first_export();
 	struct pando_layout_stats st = { 0 };
 	DBusMessageIter iter;
 	uint64_t v[9] = { 0 };
@@ -134,7 +140,7 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	return true;
 }
 
-static int resolve(struct pando_export *exp, const char *path, struct ns_attr *a)
+int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_attr *a)
 {
 	char *copy = gsh_strdup(path), *save = NULL, *name;
 	int rc = ns_getattr(exp->ns, NS_ROOT_INO, a);
@@ -147,7 +153,7 @@ static int resolve(struct pando_export *exp, const char *path, struct ns_attr *a
 
 static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
-	struct pando_export *exp = first_export();
+	struct pando_export *exp = pando_dbus_first_export();
 	DBusMessageIter iter;
 	const char *path = NULL;
 	char msg[256];
@@ -161,7 +167,7 @@ static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *er
 	}
 	dbus_message_iter_get_basic(args, &path);
 	if (exp)
-		rc = resolve(exp, path, &a);
+		rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc)
 		rc = pando_layouts_recall_file(exp->layouts, a.ino, 0, false, "admin request");
 	if (rc == -EBUSY)
@@ -177,7 +183,7 @@ static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *er
 
 static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
-	struct pando_export *exp = first_export();
+	struct pando_export *exp = pando_dbus_first_export();
 	DBusMessageIter iter;
 	const char *client = NULL;
 	uint32_t files = 0;
@@ -217,7 +223,7 @@ static int append_damage(void *arg, const struct ns_suspect *sp)
 
 static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
-	struct pando_export *exp = first_export();
+	struct pando_export *exp = pando_dbus_first_export();
 	DBusMessageIter iter, arr;
 	int rc = 0;
 
@@ -285,6 +291,8 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&recall_file_method,
 	&recall_client_method,
 	&damage_method,
+	&pando_map_status_method,
+	&pando_file_map_method,
 	NULL
 };
 

@@ -16,6 +16,9 @@
  *       Object_Pool = 32;                     # maps made ahead for new files (0: none)
  *       Pnfs = true;                          # false: no layouts (gateway only)
  *       Db_Reserve_Mb = 256;                  # kept free on Db_Path's disk (NOSPC below)
+ *       Etcd = "http://127.0.0.1:2379";       # follow the cluster map there ("": don't)
+ *       Etcd_Prefix = "/pando/";              # of the map and presence keys
+ *       Mds_Name = "node1";                   # presence key mds/<name> (default: host name)
  *   } } */
 #include "pando_fsal.h"
 
@@ -27,7 +30,7 @@
 #include "fsal_convert.h"
 #include "nfs_exports.h"
 #include "layouts.h"
-#include "pando/placement.h"
+#include "view.h"
 
 #define STATFS_CACHE_S 5
 
@@ -48,6 +51,9 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Object_Pool", 0, 32, 32, pando_export_config, object_pool),
 	CONF_ITEM_BOOL("Pnfs", true, pando_export_config, pnfs),
 	CONF_ITEM_UI32("Db_Reserve_Mb", 0, 1u << 20, 256, pando_export_config, db_reserve_mb),
+	CONF_ITEM_STR("Etcd", 0, 4096, "", pando_export_config, etcd),
+	CONF_ITEM_STR("Etcd_Prefix", 1, 256, "/pando/", pando_export_config, etcd_prefix),
+	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_export_config, mds_name),
 	CONFIG_EOL
 };
 
@@ -91,28 +97,6 @@ static int open_store(struct pando_export *exp)
 	return rc;
 }
 
-static int make_placement(struct pando_export *exp)
-{
-	struct pando_placement_policy pol = { .spares = 1, .bias_limit_ppm = 0 };
-	size_t n = exp->cluster.nosds;
-	struct pando_osd *osds = gsh_calloc(n, sizeof(*osds));
-	int rc;
-
-	for (size_t i = 0; i < n; i++) {
-		osds[i].id = exp->cluster.osds[i].id;
-		osds[i].domain = PANDO_DOMAIN_NONE;
-		/* Equal weights unless the description says otherwise. */
-		osds[i].capacity = exp->cluster.osds[i].capacity ? exp->cluster.osds[i].capacity
-								 : 1ull << 40;
-	}
-	/* Spares are for rebuild; with no OSD left over for one, none. */
-	if (n <= exp->cfg.mirrors * exp->cfg.stripe_width)
-		pol.spares = 0;
-	rc = pando_cluster_new(osds, n, &pol, &exp->placement);
-	gsh_free(osds);
-	return rc;
-}
-
 static int open_cluster(struct pando_export *exp)
 {
 	struct osd_pool_options po = { .timeout_ms = (int)exp->cfg.osd_timeout_ms };
@@ -132,7 +116,7 @@ static int open_cluster(struct pando_export *exp)
 	}
 	rc = osd_pool_new(&exp->cluster, &po, &exp->pool);
 	if (!rc)
-		rc = make_placement(exp);
+		rc = pando_view_seed(exp);
 	if (rc)
 		LogCrit(COMPONENT_FSAL, "pando: cannot set up the OSDs: %s", strerror(-rc));
 	return rc;
@@ -140,18 +124,24 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_presence_stop(exp->presence);
+	pando_mapwatch_stop(exp->mapwatch);
 	pando_layouts_free(exp->layouts);
 	pando_reaper_stop(exp->reaper);
 	pando_pool_stop(exp->pool_objects);
-	if (exp->placement)
-		pando_cluster_free(exp->placement);
+	pando_views_free(exp);
 	osd_pool_free(exp->pool);
+	pando_opstats_free(exp->opstats);
 	cluster_desc_free(&exp->cluster);
 	if (exp->ns)
 		ns_close(exp->ns);
 	pthread_mutex_destroy(&exp->inflight_lock);
 	pthread_cond_destroy(&exp->inflight_cond);
 	pthread_mutex_destroy(&exp->space_lock);
+	pthread_mutex_destroy(&exp->view_lock);
+	gsh_free(exp->cfg.etcd);
+	gsh_free(exp->cfg.etcd_prefix);
+	gsh_free(exp->cfg.mds_name);
 	gsh_free(exp->cfg.db_path);
 	gsh_free(exp->cfg.cluster_path);
 	gsh_free(exp->cfg.striped_clients);
@@ -234,12 +224,21 @@ static void refresh_space(struct pando_export *exp)
 
 	if (now - exp->space_at < STATFS_CACHE_S)
 		return;
-	for (size_t i = 0; i < exp->cluster.nosds; i++) {
-		uint32_t id = exp->cluster.osds[i].id;
+	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+		const struct pando_view *v = pando_view_get(exp);
+		struct osd_health h;
 		struct osd_ctl_statfs st;
+		const struct pando_view_osd *state = NULL;
+		uint32_t id;
+		struct osd_ctl_client *c;
 		int rc;
-		struct osd_ctl_client *c = osd_pool_get(exp->pool, id, &rc);
 
+		osd_pool_health(exp->pool, i, &h);
+		id = h.id;
+		/* Out of the map: its space is leaving the file system. */
+		if (!pando_view_osd(v, id, &state) || !state->listed || !state->in)
+			continue;
+		c = osd_pool_get(exp->pool, id, &rc);
 		if (!c)
 			continue;
 		rc = osd_ctl_statfs(c, &st);
@@ -312,6 +311,10 @@ static int export_open(struct pando_export *exp)
 
 	if (!rc)
 		rc = open_cluster(exp);
+	/* The map before the object pool, so no object is made ahead on an
+	 * OSD the map has taken out. */
+	if (!rc && exp->cfg.etcd[0])
+		rc = pando_mapwatch_start(exp, &exp->mapwatch);
 	/* The pool first: the reaper asks it which intents are its own. */
 	if (!rc && exp->cfg.object_pool)
 		rc = pando_pool_start(exp, exp->cfg.object_pool, &exp->pool_objects);
@@ -319,6 +322,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
+	if (!rc && exp->cfg.etcd[0])
+		rc = pando_presence_start(exp, &exp->presence);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;
@@ -334,6 +339,8 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	pthread_mutex_init(&exp->inflight_lock, NULL);
 	pthread_cond_init(&exp->inflight_cond, NULL);
 	pthread_mutex_init(&exp->space_lock, NULL);
+	pthread_mutex_init(&exp->view_lock, NULL);
+	exp->opstats = pando_opstats_new();
 	fsal_export_init(&exp->export);
 	export_ops_init(&exp->export.exp_ops);
 	if (load_config_from_node(parse_node, &export_block, &exp->cfg, true, err_type) != 0) {
@@ -356,9 +363,11 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	glist_add_tail(&pando_exports, &exp->node);
 	pthread_mutex_unlock(&pando_exports_lock);
 	LogEvent(COMPONENT_FSAL,
-		 "pando: export %s: store %s, %zu OSDs, %u mirror(s), inline up to %u bytes",
-		 CTX_FULLPATH(op_ctx), exp->cfg.db_path, exp->cluster.nosds, exp->cfg.mirrors,
-		 exp->cfg.inline_max);
+		 "pando: export %s: store %s, %zu OSDs, %u mirror(s), inline up to %u bytes, "
+		 "cluster map epoch %" PRIu64 "%s%s",
+		 CTX_FULLPATH(op_ctx), exp->cfg.db_path, pando_view_get(exp)->desc.nosds,
+		 exp->cfg.mirrors, exp->cfg.inline_max, pando_view_get(exp)->epoch,
+		 exp->cfg.etcd[0] ? ", etcd " : "", exp->cfg.etcd);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 fail:
 	free_export_ops(&exp->export);

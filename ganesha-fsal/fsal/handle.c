@@ -371,4 +371,5 @@ void pando_handle_ops_init(struct fsal_obj_ops *ops)
 	pando_alloc_ops_init(ops);
 	pando_mds_ops_init(ops);
 	ops->layouterror = pando_layouterror;
+	pando_opstats_ops_init(ops, &PandoFSAL.untimed_ops);
 }

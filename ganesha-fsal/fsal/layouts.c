@@ -491,6 +491,35 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 		rc ? "NOT recorded" : "damage recorded");
 }
 
+/* Distinct holders of the layouts out now (a small sorted set). */
+uint64_t pando_layouts_holders(struct pando_layouts *l)
+{
+	uint64_t ids[256];
+	size_t n = 0;
+	bool more = false;
+
+	pthread_mutex_lock(&l->lock);
+	for (int b = 0; b < BUCKETS; b++) {
+		for (struct flayouts *f = l->bucket[b]; f; f = f->next) {
+			for (struct pando_seg *s = f->segs; s; s = s->next) {
+				size_t i = 0;
+
+				while (i < n && ids[i] != s->clientid)
+					i++;
+				if (i < n)
+					continue;
+				if (n < 256)
+					ids[n++] = s->clientid;
+				else
+					more = true;
+			}
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	/* Past 256 the count says "at least". */
+	return n + (more ? 1 : 0);
+}
+
 void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out)
 {
 	pthread_mutex_lock(&l->lock);
@@ -554,8 +583,9 @@ static int overdue(struct pando_layouts *l, time_t now, uint64_t *inos, uint32_t
 	return n;
 }
 
-/* Files whose layouts name an OSD that just became unreachable. */
-static void recall_osd(struct pando_layouts *l, uint32_t osd_id)
+/* Files whose layouts name an OSD that just became unreachable, or that
+ * the cluster map took out. */
+void pando_layouts_recall_osd(struct pando_layouts *l, uint32_t osd_id, const char *why)
 {
 	uint64_t inos[256];
 	int n = 0;
@@ -576,8 +606,7 @@ static void recall_osd(struct pando_layouts *l, uint32_t osd_id)
 			uses |= map->comp[c].osd_id == osd_id;
 		pando_map_free(map);
 		if (uses)
-			pando_layouts_recall_file(l, inos[i], 0, false,
-						  "an OSD it uses is unreachable");
+			pando_layouts_recall_file(l, inos[i], 0, false, why);
 	}
 }
 
@@ -585,10 +614,12 @@ static void recall_osd(struct pando_layouts *l, uint32_t osd_id)
  * OSDs itself, so it asks, to notice a dead one within seconds. */
 static void probe_osds(struct pando_layouts *l)
 {
-	const struct cluster_desc *d = &l->exp->cluster;
+	for (size_t i = 0; i < osd_pool_count(l->exp->pool); i++) {
+		struct osd_health h;
 
-	for (size_t i = 0; i < d->nosds; i++)
-		osd_pool_ping(l->exp->pool, d->osds[i].id);
+		osd_pool_health(l->exp->pool, i, &h);
+		osd_pool_ping(l->exp->pool, h.id);
+	}
 }
 
 static void watch_osds(struct pando_layouts *l)
@@ -601,7 +632,7 @@ static void watch_osds(struct pando_layouts *l)
 		if (l->osd_was_up[i] && !h.reachable) {
 			LogWarn(COMPONENT_PNFS, "pando: OSD %u is unreachable (%d)", h.id,
 				h.last_error);
-			recall_osd(l, h.id);
+			pando_layouts_recall_osd(l, h.id, "an OSD it uses is unreachable");
 		}
 		l->osd_was_up[i] = h.reachable;
 	}
@@ -640,8 +671,9 @@ int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
 
 	l->exp = exp;
 	l->timeout_s = recall_timeout_s;
-	l->osd_was_up = gsh_calloc(osd_pool_count(exp->pool) + 1, sizeof(bool));
-	for (size_t i = 0; i < osd_pool_count(exp->pool); i++)
+	/* Room for every OSD the pool may grow to (cluster maps). */
+	l->osd_was_up = gsh_calloc(CLUSTER_DESC_MAX_OSDS, sizeof(bool));
+	for (size_t i = 0; i < CLUSTER_DESC_MAX_OSDS; i++)
 		l->osd_was_up[i] = true;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);

@@ -89,9 +89,14 @@ int pando_layouts_recall_and_wait(struct pando_layouts *l, uint64_t ino, uint64_
 #define RECALL_WAIT_MS 2000
 /* Recalls every layout of the holder with this address ("" : all). */
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why);
+/* Recalls every file whose map names the OSD (it went unreachable, or
+ * the cluster map took it out). */
+void pando_layouts_recall_osd(struct pando_layouts *l, uint32_t osd_id, const char *why);
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum);
 void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out);
+/* How many distinct clients hold layouts now. */
+uint64_t pando_layouts_holders(struct pando_layouts *l);
 /* The current caller's address: IPv4 as a.b.c.d even when IPv4-mapped. */
 void pando_caller_address(char *buf, size_t cap);
 

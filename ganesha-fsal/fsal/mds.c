@@ -23,6 +23,7 @@
 #include "pando/ff_xdr.h"
 #include "pando/stripe.h"
 #include "pnfs_utils.h"
+#include "view.h"
 
 #define DS_RWSIZE (1u << 20)
 /* An encoded ff_layout4: stripe unit 8, mirror count 4, flags 4, stats
@@ -166,7 +167,7 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 		.cap_version = cap_version,
 		.expiry = 0,
 	};
-	const struct cluster_osd *osd = cluster_desc_osd(&exp->cluster, k->osd_id);
+	const struct cluster_osd *osd = pando_view_osd(pando_view_get(exp), k->osd_id, NULL);
 
 	if (!osd)
 		return -EIO;
@@ -461,8 +462,9 @@ static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	memcpy(&d, id, sizeof(d));
 	exp = export_by_id(d.export_id);
-	osd = exp && d.osd_id <= UINT32_MAX ? cluster_desc_osd(&exp->cluster, (uint32_t)d.osd_id)
-					     : NULL;
+	osd = exp && d.osd_id <= UINT32_MAX
+		      ? pando_view_osd(pando_view_get(exp), (uint32_t)d.osd_id, NULL)
+		      : NULL;
 	/* An id from before the OSD moved names no device any more. */
 	if (!osd || d.addr_tag != addr_tag(osd->advertise))
 		return NFS4ERR_NOENT;

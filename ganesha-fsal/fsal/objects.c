@@ -9,6 +9,7 @@
 
 #include "objio.h"
 #include "pando/placement.h"
+#include "view.h"
 
 /* Placements drawn again, seed changed, to keep off unreachable OSDs. */
 #define PLACE_TRIES 8
@@ -119,8 +120,13 @@ int pando_map_new_placed(struct pando_export *exp, uint64_t ino, struct pando_st
 	};
 	int rc = ns_ids_reserve(exp->ns, mirrors * exp->cfg.stripe_width, &req.first_object_id);
 
+	const struct pando_view *v = pando_view_get(exp);
+
+	/* No OSD of the map takes new components. */
+	if (!rc && !v->placement)
+		rc = -ENOSPC;
 	for (int tries = 0; !rc; tries++) {
-		rc = pando_place(exp->placement, &req, out);
+		rc = pando_place(v->placement, &req, out);
 		if (rc || tries == PLACE_TRIES - 1 || all_reachable(exp, *out))
 			break;
 		pando_map_free(*out);

@@ -34,6 +34,7 @@
 
 #include "cluster_desc.h"
 #include "ns_store.h"
+#include "opstats.h"
 #include "osd_pool.h"
 #include "pando/storage_map.h"
 
@@ -49,6 +50,8 @@
 struct pando_fsal_module {
 	struct fsal_module fsal;
 	struct fsal_obj_ops handle_ops;
+	/* The ops opstats_ops.c times, as the files below set them. */
+	struct fsal_obj_ops untimed_ops;
 };
 
 extern struct pando_fsal_module PandoFSAL;
@@ -67,11 +70,17 @@ struct pando_export_config {
 	uint32_t object_pool;           /* maps made ahead for empty files (0: none) */
 	bool pnfs;                      /* false: no layouts, every byte through the gateway */
 	uint32_t db_reserve_mb;         /* free space kept on Db_Path's disk */
+	char *etcd;                     /* endpoints of the cluster map ("": cluster.conf only) */
+	char *etcd_prefix;              /* of every key, default "/pando/" */
+	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
 };
 
 struct pando_reaper;
 struct pando_cluster;
 struct pando_layouts;
+struct pando_view;
+struct pando_mapwatch;
+struct pando_presence;
 
 #define PANDO_MAX_INFLIGHT 256
 
@@ -93,7 +102,12 @@ struct pando_export {
 	atomic_uint_fast64_t mds_read_bytes;
 	atomic_uint_fast64_t mds_write_bytes;
 	uint64_t boot_ns;
-	struct pando_cluster *placement;
+	/* The cluster now (view.h): published views, applied one at a time. */
+	_Atomic(struct pando_view *) view;
+	pthread_mutex_t view_lock;
+	struct pando_mapwatch *mapwatch;        /* NULL without Etcd */
+	struct pando_presence *presence;        /* NULL without Etcd */
+	struct pando_opstats *opstats;
 	/* statfs from the OSDs, cached a few seconds (export.c). */
 	pthread_mutex_t space_lock;
 	time_t space_at;
@@ -256,6 +270,21 @@ void pando_mds_ops_init(struct fsal_obj_ops *ops);
 
 /* dbus.c */
 void pando_dbus_start(void);
+
+/* mapwatch.c: the cluster map in etcd (Etcd set): read at start (or the
+ * copy beside the store when etcd does not answer), then every 500 ms. */
+int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out);
+void pando_mapwatch_stop(struct pando_mapwatch *w);
+/* The map's JSON as applied last ("" before any); malloc'd. */
+char *pando_mapwatch_json(struct pando_mapwatch *w);
+
+/* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
+int pando_presence_start(struct pando_export *exp, struct pando_presence **out);
+void pando_presence_stop(struct pando_presence *p);
+void pando_presence_kick(struct pando_presence *p);
+
+/* opstats_ops.c: every timed op of the fixed set (opstats.h) */
+void pando_opstats_ops_init(struct fsal_obj_ops *ops, struct fsal_obj_ops *untimed);
 
 static inline struct pando_handle *to_handle(struct fsal_obj_handle *o)
 {

@@ -1,0 +1,202 @@
+/* org.ganesha.nfsd.pando, the cluster map and storage maps:
+ *
+ *   map_status() -> (b status, s msg, s json): the map this manager applied
+ *       {"epoch", "source": "cluster.conf"|"etcd"|"cache", "etcd": "...",
+ *        "osds": [{"id", "ctl", "nfs", "advertise", "listed", "up", "in",
+ *                  "weight", "takes", "reachable"}]}
+ *   file_map(s path) -> (b status, s msg, s json): where a file's bytes are
+ *       {"path", "ino", "size", "scheme": "stripe"|"mirror"|"rs",
+ *        "stripe_unit", "mirrors", "inline": bool,
+ *        "groups": [{"components": [{"osd", "object",
+ *                                    "state": "ok"|"stale"|"down"|"out"}]}]}
+ *       (an inline file: "inline": true, no groups).
+ *
+ * JSON rather than dbus structs: the `pando` CLI prints it as it comes. */
+#include "dbus_map.h"
+
+#include <dbus/dbus.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "objio.h"
+#include "view.h"
+
+static bool reply_json(DBusMessage *reply, bool ok, const char *msg, json_t *j)
+{
+	DBusMessageIter iter;
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	const char *out = s ? s : "{}";
+	bool done;
+
+	dbus_message_iter_init_append(reply, &iter);
+	gsh_dbus_status_reply(&iter, ok, (char *)msg);
+	done = dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &out);
+	free(s);
+	json_decref(j);
+	return done;
+}
+
+static bool reachable(struct pando_export *exp, uint32_t id)
+{
+	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+		struct osd_health h;
+
+		osd_pool_health(exp->pool, i, &h);
+		if (h.id == id)
+			return h.reachable;
+	}
+	return false;
+}
+
+static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
+			const struct pando_view_osd *s, bool takes)
+{
+	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)c->id,
+			 "ctl", c->ctl, "nfs", c->nfs, "advertise", c->advertise,
+			 "listed", s->listed, "up", s->up, "in", s->in,
+			 "weight", (json_int_t)s->weight, "takes", takes,
+			 "reachable", reachable(exp, c->id));
+}
+
+static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = pando_dbus_first_export();
+	const struct pando_view *v;
+	json_t *j, *osds;
+
+	if (!exp)
+		return reply_json(reply, false, "no Pando export", NULL);
+	v = pando_view_get(exp);
+	osds = json_array();
+	for (size_t i = 0; i < v->desc.nosds; i++)
+		json_array_append_new(osds, osd_json(exp, &v->desc.osds[i], &v->state[i],
+						     pando_view_takes(v, v->desc.osds[i].id)));
+	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source,
+		      "etcd", exp->cfg.etcd, "osds", osds);
+	return reply_json(reply, true, "OK", j);
+}
+
+struct gsh_dbus_method pando_map_status_method = {
+	.name = "map_status",
+	.method = map_status,
+	.args = {
+		STATUS_REPLY,
+		{ .name = "json", .type = "s", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
+static const char *scheme_name(uint8_t raid)
+{
+	switch (raid) {
+	case PANDO_RAID0: return "stripe";
+	case PANDO_RAID1: return "mirror";
+	case PANDO_RS: return "rs";
+	default: return "unknown";
+	}
+}
+
+/* What a component is worth now: stale (missed writes) before out (the
+ * map took its OSD out) before down (the map or this manager says so). */
+static const char *comp_state(struct pando_export *exp, const struct pando_view *v,
+			      uint32_t osd, const uint32_t *stale, size_t nstale)
+{
+	const struct pando_view_osd *s = NULL;
+
+	for (size_t i = 0; i < nstale; i++)
+		if (stale[i] == osd)
+			return "stale";
+	if (!pando_view_osd(v, osd, &s) || !s->listed || !s->in)
+		return "out";
+	if (!s->up || !reachable(exp, osd))
+		return "down";
+	return "ok";
+}
+
+static json_t *groups_json(struct pando_export *exp, uint64_t ino,
+			   const struct pando_storage_map *map)
+{
+	const struct pando_view *v = pando_view_get(exp);
+	uint32_t stale[OBJIO_MAX_SKIP];
+	size_t nstale = 0;
+	json_t *groups = json_array();
+
+	if (pando_stale_osds(exp, ino, stale, &nstale) != 0)
+		nstale = 0;
+	for (uint32_t g = 0; g < map->groups; g++) {
+		json_t *comps = json_array();
+
+		for (uint32_t c = 0; c < pando_map_width(map); c++) {
+			const struct pando_component *k = pando_map_component(map, g, c);
+
+			json_array_append_new(comps, json_pack(
+				"{sI sI ss}", "osd", (json_int_t)k->osd_id,
+				"object", (json_int_t)k->object_id,
+				"state", comp_state(exp, v, k->osd_id, stale, nstale)));
+		}
+		json_array_append_new(groups, json_pack("{so}", "components", comps));
+	}
+	return groups;
+}
+
+static json_t *file_json(struct pando_export *exp, const char *path, const struct ns_attr *a,
+			 const struct pando_storage_map *map)
+{
+	json_t *j = json_pack("{ss sI sI sb}", "path", path, "ino", (json_int_t)a->ino,
+			      "size", (json_int_t)a->size, "inline", map == NULL);
+
+	if (map) {
+		json_object_set_new(j, "scheme", json_string(scheme_name(map->shape.raid)));
+		json_object_set_new(j, "stripe_unit", json_integer(map->shape.stripe_unit));
+		json_object_set_new(j, "mirrors", json_integer(map->shape.copies));
+		json_object_set_new(j, "groups", groups_json(exp, a->ino, map));
+	} else {
+		json_object_set_new(j, "groups", json_array());
+	}
+	return j;
+}
+
+static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct pando_export *exp = pando_dbus_first_export();
+	struct pando_storage_map *map = NULL;
+	const char *path = NULL;
+	struct ns_attr a;
+	char msg[PATH_MAX + 64];
+	json_t *j;
+	int rc;
+
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
+		return reply_json(reply, false, "expected a path", NULL);
+	dbus_message_iter_get_basic(args, &path);
+	if (!exp)
+		return reply_json(reply, false, "no Pando export", NULL);
+	rc = pando_dbus_resolve(exp, path, &a);
+	if (!rc && a.type != NS_REG)
+		rc = -EISDIR;
+	if (!rc)
+		rc = pando_map_load(exp, a.ino, &map);
+	if (rc == -ENODATA) {
+		map = NULL;
+		rc = 0;
+	}
+	if (rc) {
+		snprintf(msg, sizeof(msg), "%s: %s", path,
+			 rc == -EISDIR ? "not a regular file" : strerror(-rc));
+		return reply_json(reply, false, msg, NULL);
+	}
+	j = file_json(exp, path, &a, map);
+	pando_map_free(map);
+	return reply_json(reply, true, "OK", j);
+}
+
+struct gsh_dbus_method pando_file_map_method = {
+	.name = "file_map",
+	.method = file_map,
+	.args = {
+		{ .name = "path", .type = "s", .direction = "in" },
+		STATUS_REPLY,
+		{ .name = "json", .type = "s", .direction = "out" },
+		END_ARG_LIST
+	},
+};

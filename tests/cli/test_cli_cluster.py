@@ -1,0 +1,148 @@
+"""`pando` run as an admin runs it (python -m pando_cli.main, inside the
+test's pod) against a real pando-mgr on a real etcd with real pando-osd
+targets announcing themselves, and against a real Ganesha's dbus."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from pando_testing import nfs3
+from pando_testing.daemons import OsdProcess
+from pando_testing.etcd import EtcdCluster
+from pando_testing.logs import keep_logs
+from pando_testing.mds import PandoMds
+from pando_testing.mgr import MgrApi, MgrProcess
+from pando_testing.nfs3 import NFS3_OK, Nfs3Client, Sattr3
+from pando_testing.pod import Pod
+
+IDS = (1, 2, 3)
+
+
+def pando(pod: Pod, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI in the pod, its environment without PANDO_MGR/PANDO_CONF."""
+    base = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
+    return pod.run([sys.executable, "-m", "pando_cli.main", *argv], check=False,
+                   env={**base, **(env or {})}, timeout=60)
+
+
+def write_seed(path: Path, osds: list[OsdProcess]) -> Path:
+    lines = ["key_file = cluster.key", "partition = 1"]
+    lines += [f"osd {o.osd_id} ctl={o.ctl_addr} nfs={o.host}:{o.nfs_port}" for o in osds]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def mgr(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path, etcd: EtcdCluster,
+        osd_factory: Callable[..., OsdProcess]) -> Iterator[MgrProcess]:
+    """pando-mgr on 127.0.0.1:7480 over three pando-osd that put their
+    presence in etcd, every OSD up in the map before the test starts."""
+    presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
+    osds = [osd_factory(i, extra_args=presence) for i in IDS]
+    m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, lease=2,
+                   seed=write_seed(tmp_path / "cluster.conf", osds)).start()
+    try:
+        m.api().wait_for(lambda a: a.osd_states() == {i: (True, True) for i in IDS},
+                         timeout=20, what="every OSD up and in")
+        yield m
+    finally:
+        code = m.stop() if m.alive() else 0
+        keep_logs(request, [m.log_path])
+    assert code == 0, f"pando-mgr did not exit cleanly on SIGTERM: {code}"
+
+
+def pando_json(pod: Pod, *argv: str) -> Any:
+    cp = pando(pod, *argv, "--json")
+    assert cp.returncode == 0, f"pando {' '.join(argv)}: exit {cp.returncode}: {cp.stderr}"
+    assert cp.stderr == "", cp.stderr
+    return json.loads(cp.stdout)
+
+
+def test_status_and_osd_ls_show_the_cluster_the_mgr_sees(pod: Pod, mgr: MgrProcess) -> None:
+    api: MgrApi = mgr.api()
+    api.wait_for(lambda a: a.status()["etcd"]["members"], timeout=15, what="etcd members")
+    cp = pando(pod, "status")                       # the default URL: 127.0.0.1:7480
+    assert cp.returncode == 0, cp.stderr
+    for want in ("cluster:", "mgr-a (leader)", "3 osds: 3 up, 3 in", "quorum ok", "usage:"):
+        assert want in cp.stdout, f"{want!r} not in:\n{cp.stdout}"
+    st = pando_json(pod, "status")
+    assert st["osds"] == {"total": 3, "up": 3, "in": 3} and st["leader"] == "mgr-a"
+    assert st["health"] in cp.stdout
+    osds = pando_json(pod, "osd", "ls")
+    assert [(o["id"], o["up"], o["in"]) for o in osds] == [(i, True, True) for i in IDS]
+    cp = pando(pod, "osd", "ls")
+    rows = [line.split() for line in cp.stdout.splitlines() if line.strip().startswith("osd.")]
+    assert [r[:3] for r in rows] == [[f"osd.{i}", "up", "in"] for i in IDS], cp.stdout
+    df = pando_json(pod, "df")
+    assert [o["id"] for o in df["osds"]] == list(IDS) and df["total"]["total"] > 0
+    assert pando(pod, "df").returncode == 0
+    assert pando_json(pod, "mds", "ls") == []
+
+
+def test_osd_out_in_and_a_refused_rm(pod: Pod, mgr: MgrProcess) -> None:
+    cp = pando(pod, "--mgr", mgr.url, "osd", "out", "2")
+    assert cp.returncode == 0 and cp.stdout.startswith("marked osd.2 out"), cp.stdout + cp.stderr
+    st = pando_json(pod, "status")
+    assert st["osds"]["in"] == 2 and "OSD_OUT" in [c["code"] for c in st["checks"]]
+    assert "OSD_OUT" in pando(pod, "status").stdout
+    cp = pando(pod, "osd", "out", "2")
+    assert (cp.returncode, cp.stdout) == (0, "osd.2 is already out\n")
+
+    cp = pando(pod, "osd", "rm", "1")               # in, up: removing it would lose data
+    assert cp.returncode == 1 and cp.stdout == ""
+    assert cp.stderr.startswith("pando: ") and "(HTTP 409)" in cp.stderr, cp.stderr
+    assert cp.stderr.count("\n") == 1, cp.stderr
+    cp = pando(pod, "osd", "rm", "9", "--json")
+    assert (cp.returncode, cp.stdout) == (1, "") and "(HTTP 404)" in cp.stderr, cp.stderr
+
+    assert pando_json(pod, "osd", "in", "2")["in"] is True
+    assert pando_json(pod, "status")["osds"]["in"] == 3
+
+
+def test_mgr_url_from_the_environment_and_the_conf_file(pod: Pod, mgr: MgrProcess,
+                                                        tmp_path: Path) -> None:
+    conf = tmp_path / "pando.conf"
+    conf.write_text(f"[mgr]\nurl = {mgr.url}\n")
+    assert pando(pod, "status", env={"PANDO_CONF": str(conf)}).returncode == 0
+    conf.write_text("[mgr]\nurl = http://127.0.0.1:7499\n")
+    cp = pando(pod, "status", env={"PANDO_CONF": str(conf)})
+    assert (cp.returncode, cp.stderr) == (
+        3, "pando: cannot reach pando-mgr at http://127.0.0.1:7499: connection refused\n")
+    assert pando(pod, "status", env={"PANDO_CONF": str(conf),
+                                     "PANDO_MGR": mgr.url}).returncode == 0
+
+
+def test_a_stopped_mgr_is_unreachable_exit_3(pod: Pod, mgr: MgrProcess) -> None:
+    assert mgr.stop() == 0
+    for argv in (["status"], ["osd", "ls", "--json"], ["osd", "out", "1"]):
+        cp = pando(pod, *argv)
+        assert (cp.returncode, cp.stdout) == (3, ""), argv
+        assert cp.stderr == f"pando: cannot reach pando-mgr at {mgr.url}: connection refused\n"
+
+
+def _new_file(mds: PandoMds, name: str, data: bytes) -> None:
+    with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as c:
+        r = c.create(mds.root_handle(), name, nfs3.GUARDED, Sattr3(mode=0o644))
+        assert r.status == NFS3_OK and r.fh is not None
+        assert c.write(r.fh, 0, data, nfs3.FILE_SYNC).status == NFS3_OK
+
+
+def test_recall_through_ganesha_dbus(pod: Pod, mds_factory: Callable[..., PandoMds]) -> None:
+    mds = mds_factory(2)
+    _new_file(mds, "f", b"x" * (256 << 10))
+    bus = mds.dbus_env()["DBUS_SYSTEM_BUS_ADDRESS"]
+    cp = pando(pod, "recall", "/f", "--dbus", bus)
+    assert (cp.returncode, cp.stderr) == (0, ""), cp.stderr
+    assert "no layouts of /f are out" in cp.stdout, cp.stdout
+    ans = json.loads(pando(pod, "recall", "10.9.9.9", "--json", env=mds.dbus_env()).stdout)
+    assert ans == {"client": "10.9.9.9", "ok": True, "files": 0,
+                   "message": "recalling layouts of 0 file(s) from 10.9.9.9"}
+    cp = pando(pod, "recall", "/no/such/file", "--dbus", bus)
+    assert cp.returncode == 1 and cp.stdout == ""
+    assert cp.stderr == "pando: /no/such/file: No such file or directory\n", cp.stderr

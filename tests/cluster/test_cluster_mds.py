@@ -10,8 +10,8 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from pando_testing.logs import keep_logs
@@ -44,7 +44,7 @@ def _pids(cdir: Path) -> dict[str, int]:
     """Every pid the state file records, by process name."""
     st = json.loads((cdir / "cluster.json").read_text())
     pids = {f"osd.{o['osd_id']}": o["pid"] for o in st["osds"]}
-    for name in ("mds", "dbus", "rpcbind", "statd"):
+    for name in ("mds", "dbus", "rpcbind", "statd", "etcd", "mgr"):
         if st.get(name):
             pids[name] = st[name]["pid"]
     return {k: v for k, v in pids.items() if v}
@@ -98,8 +98,9 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
         up = pod.run(_cli("up", "--osds", "3"), env=_env(cdir), check=False, timeout=120)
         assert up.returncode == 0, up.stdout + up.stderr
         pids = _pids(cdir)
-        assert sorted(pids) == ["dbus", "mds", "osd.1", "osd.2", "osd.3", "rpcbind",
-                                "statd"], pids
+        assert sorted(pids) == ["dbus", "etcd", "mds", "mgr", "osd.1", "osd.2", "osd.3",
+                                "rpcbind", "statd"], pids
+        assert "Dashboard: http://127.0.0.1:7480/" in up.stdout, up.stdout
         assert "mount -t nfs -o vers=4.2,port=2049 127.0.0.1:/pando /mnt/pando" in up.stdout
         assert ("mount -t nfs -o vers=3,port=2049,mountport=20048 "
                 "127.0.0.1:/pando /mnt/pando") in up.stdout
@@ -117,7 +118,7 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
 
         again = pod.run(_cli("up", "--osds", "3"), env=_env(cdir), check=False, timeout=120)
         assert again.returncode == 0, again.stdout + again.stderr
-        assert again.stdout.count("already running") == 4, again.stdout
+        assert again.stdout.count("already running") == 6, again.stdout
         assert _pids(cdir) == pids
 
         st = pod.run(_cli("status"), env=_env(cdir), check=False)
@@ -126,11 +127,11 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
     finally:
         down = pod.run(_cli("down"), env=_env(cdir), check=False, timeout=120)
     assert down.returncode == 0, down.stdout + down.stderr
-    assert down.stdout.count("stopped") == 7, down.stdout
+    assert down.stdout.count("stopped") == 9, down.stdout
     assert [p for p in pids.values() if _running(p)] == []
     assert (cdir / "mds" / "ganesha.log").read_text().rstrip().endswith("NFS EXIT: regular exit")
     st = pod.run(_cli("status"), env=_env(cdir), check=False)
-    assert st.returncode == 1 and st.stdout.count(" down ") == 7, st.stdout
+    assert st.returncode == 1 and st.stdout.count(" down ") == 9, st.stdout
 
 
 def _broken_build(tmp_path: Path) -> Path:
@@ -151,13 +152,13 @@ def test_up_stops_what_it_started_when_ganesha_fails(pod: Pod, tmp_path: Path,
     try:
         assert up.returncode == 1, out
         assert "ganesha: exited" in out and "Could not dlopen module" in out, out
-        assert ("stopping what this `up` started: osd.1, rpcbind, rpc.statd, dbus-daemon, "
-                "ganesha.nfsd") in out, out
+        assert ("stopping what this `up` started: etcd, osd.1, rpcbind, rpc.statd, "
+                "dbus-daemon, ganesha.nfsd") in out, out
         started = [int(p) for p in re.findall(r": started pid (\d+)", out)]
-        assert len(started) == 5, out
+        assert len(started) == 6, out
         assert [p for p in started if _running(p)] == [], out
         assert _pids(cdir) == {}
-        for port in (NFS_PORT, MNT_PORT, 111, 20591):
+        for port in (NFS_PORT, MNT_PORT, 111, 20591, 2379):
             try:
                 pod.connect(HOST, port, timeout=1).close()
                 raise AssertionError(f"port {port} still open:\n{out}")

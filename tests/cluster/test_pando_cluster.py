@@ -1,12 +1,13 @@
 """`pando-cluster up/status/down` with the real pando-osd, run inside a pod
-(so its loopback ports are the pod's own): starts every OSD, is idempotent,
-reports, and stops every OSD by pid."""
+(so its loopback ports are the pod's own): starts etcd, every OSD and
+pando-mgr, is idempotent, reports, and stops every one of them by pid."""
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
 
+from pando_testing.mgr import MgrApi
 from pando_testing.pod import Pod
 
 BASE_PORT = 21490
@@ -16,9 +17,13 @@ def _cli(cdir: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "pando_cluster.cli", "--dir", str(cdir), *args]
 
 
-def _pids(cdir: Path) -> dict[int, int | None]:
+def _pids(cdir: Path) -> dict[int | str, int | None]:
     st = json.loads((cdir / "cluster.json").read_text())
-    return {o["osd_id"]: o["pid"] for o in st["osds"]}
+    pids: dict[int | str, int | None] = {o["osd_id"]: o["pid"] for o in st["osds"]}
+    for name in ("etcd", "mgr"):
+        if st.get(name):
+            pids[name] = st[name]["pid"]
+    return pids
 
 
 def _running(pid: int) -> bool:
@@ -32,29 +37,39 @@ def _running(pid: int) -> bool:
 def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) -> None:
     cdir = tmp_path / "cluster"
     up = _cli(cdir, "up", "--osds", "2", "--base-port", str(BASE_PORT), "--no-mds")
-    started: dict[int, int | None] = {}
+    started: dict[int | str, int | None] = {}
     try:
         cp = pod.run(up, check=False, timeout=90)
         assert cp.returncode == 0, cp.stdout + cp.stderr
         started = _pids(cdir)
-        assert sorted(started) == [1, 2] and all(started.values())
-        assert (cdir / "osd.1.conf").read_text().count("127.0.0.1:21491") == 1
+        assert sorted(started, key=str) == [1, 2, "etcd", "mgr"] and all(started.values())
+        osd_conf = (cdir / "osd.1.conf").read_text()
+        assert osd_conf.count("127.0.0.1:21491") == 1
+        assert "etcd        = http://127.0.0.1:2379" in osd_conf.splitlines()
+        assert "Dashboard: http://127.0.0.1:7480/" in cp.stdout
+        assert "pando --mgr http://127.0.0.1:7480 status" in cp.stdout
+        api = MgrApi(pod, "http://127.0.0.1:7480")
+        api.wait_for(lambda a: a.osd_states() == {1: (True, True), 2: (True, True)},
+                     timeout=30, what="the mgr's map with both OSDs up")
         for i in (1, 2):  # NFSv3 and control ports answer inside the pod
             pod.wait_port("127.0.0.1", BASE_PORT + i, timeout=5)
             pod.wait_port("127.0.0.1", BASE_PORT + 100 + i, timeout=5)
 
         again = pod.run(up, check=False, timeout=90)
         assert again.returncode == 0, again.stdout + again.stderr
-        assert again.stdout.count("already running") == 2
+        assert again.stdout.count("already running") == 4, again.stdout
         assert _pids(cdir) == started
 
         st = pod.run(_cli(cdir, "status"), check=False)
         assert st.returncode == 0, st.stdout + st.stderr
         assert "127.0.0.1:21592" in st.stdout and " up " in st.stdout
+        assert "http://127.0.0.1:2379" in st.stdout and "pando-mgr" in st.stdout, st.stdout
     finally:
         down = pod.run(_cli(cdir, "down"), check=False, timeout=90)
     assert down.returncode == 0, down.stdout + down.stderr
-    assert down.stdout.count("stopped") == 2, down.stdout
+    assert down.stdout.count("stopped") == 4, down.stdout
+    assert down.stdout.index("pando-mgr") < down.stdout.index("osd.1") < \
+        down.stdout.rindex("etcd"), down.stdout
     assert not any(_running(p) for p in started.values() if p)
     st = pod.run(_cli(cdir, "status"), check=False)
-    assert st.returncode == 1 and st.stdout.count(" down ") == 2, st.stdout
+    assert st.returncode == 1 and st.stdout.count(" down ") == 4, st.stdout

@@ -238,32 +238,30 @@ def mds_table(mds: list[dict[str, Any]], now: float | None = None) -> Table:
 
 # ---- pando file ------------------------------------------------------------------
 def file_map(con: Console, fm: dict[str, Any]) -> None:
-    """Like `lfs getstripe`: the file's scheme, then each group's components."""
-    con.print(Text(str(fm.get("path", "?")), style="bold"))
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
-    su = fm.get("stripe_unit")
-    for label, value in (("ino", fm.get("ino")), ("size", units.size(fm.get("size")) +
-                                                   f" ({fm.get('size')})"),
+    """Like `lfs getstripe`: the file's scheme, then each group's components
+    (object ids in decimal, as pando-osd-tool ls prints them, and hex)."""
+    su, size = fm.get("stripe_unit"), fm.get("size")
+    head = Text(str(fm.get("path", "?")) + "\n", style="bold")
+    for label, value in (("ino", fm.get("ino")),
+                         ("size", f"{units.size(size)} ({size})" if size is not None else None),
                          ("scheme", fm.get("scheme")),
-                         ("stripe_unit", f"{units.size(su)} ({su})" if su is not None else "-"),
+                         ("stripe_unit", f"{units.size(su)} ({su})" if su is not None else None),
                          ("mirrors", fm.get("mirrors")),
                          ("inline", "yes" if fm.get("inline") else "no")):
-        grid.add_row(f"  {label}:", str(value if value is not None else "-"))
-    con.print(grid)
+        head.append(f"  {label + ':':<13} {value if value is not None else '-'}\n")
+    con.print(head, end="", no_wrap=True, overflow="ignore", crop=False)
     groups = fm.get("groups") or []
     if not groups:
         con.print("  (no components" + (": the data is inline)" if fm.get("inline") else ")"))
     for gi, g in enumerate(groups):
-        comps = g.get("components") or [] if isinstance(g, dict) else []
+        comps = (g.get("components") or []) if isinstance(g, dict) else []
         t = Table(box=None, header_style="bold", title=f"  group {gi}", title_justify="left")
-        for col in ("IDX", "OSD", "OBJECT", "STATE"):
-            t.add_column(col, justify="right" if col != "STATE" else "left")
+        for col in ("IDX", "OSD", "OBJID", "OBJID(HEX)", "STATE"):
+            t.add_column(col, justify="left" if col == "STATE" else "right")
         for ci, c in enumerate(comps):
             obj = c.get("object")
             state = str(c.get("state", "?"))
-            t.add_row(str(ci), f"osd.{c.get('osd')}",
-                      f"{obj:#x}" if isinstance(obj, int) else str(obj),
-                      Text(state, style="green" if state == "ok" else "yellow"))
+            t.add_row(str(ci), f"osd.{c.get('osd')}", str(obj),
+                      f"{obj:#x}" if isinstance(obj, int) else "-",
+                      Text(state, style="green" if state == "ok" else "bold yellow"))
         con.print(t)

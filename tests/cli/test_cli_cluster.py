@@ -146,3 +146,30 @@ def test_recall_through_ganesha_dbus(pod: Pod, mds_factory: Callable[..., PandoM
     cp = pando(pod, "recall", "/no/such/file", "--dbus", bus)
     assert cp.returncode == 1 and cp.stdout == ""
     assert cp.stderr == "pando: /no/such/file: No such file or directory\n", cp.stderr
+
+
+def test_file_shows_the_storage_map_through_ganesha_dbus(pod: Pod,
+                                                         mds_factory: Callable[..., PandoMds]) -> None:
+    mds = mds_factory(2)
+    _new_file(mds, "big", b"y" * (256 << 10))        # past the inline limit: objects
+    _new_file(mds, "small", b"z" * 100)              # inline in the namespace
+    env = mds.dbus_env()
+    fm = json.loads(pando(pod, "file", "/big", "--json", env=env).stdout)
+    assert fm["path"] == "/big" and fm["size"] == 256 << 10 and fm["inline"] is False
+    comps = [c for g in fm["groups"] for c in g["components"]]
+    assert comps and {c["osd"] for c in comps} <= {1, 2}
+    assert {c["state"] for c in comps} == {"ok"}, comps
+    cp = pando(pod, "file", "/big", env=env)
+    assert cp.returncode == 0, cp.stderr
+    for want in ("/big", f"scheme:       {fm['scheme']}", "256 KiB (262144)", "group 0"):
+        assert want in cp.stdout, f"{want!r} not in:\n{cp.stdout}"
+    rows = [line.split() for line in cp.stdout.splitlines() if " osd." in line]
+    assert [r[1:] for r in rows] == [
+        [f"osd.{c['osd']}", str(c["object"]), f"{c['object']:#x}", "ok"] for c in comps], cp.stdout
+    small = json.loads(pando(pod, "file", "/small", "--json", env=env).stdout)
+    assert small["inline"] is True and small["groups"] == []
+    assert "the data is inline" in pando(pod, "file", "/small", env=env).stdout
+    for path, why in (("/nope", "/nope: No such file or directory"),
+                      ("/", "/: not a regular file")):
+        cp = pando(pod, "file", path, env=env)
+        assert (cp.returncode, cp.stdout, cp.stderr) == (1, "", f"pando: {why}\n")

@@ -63,7 +63,7 @@ def test_file_map_prints_like_lfs_getstripe() -> None:
                  "stripe_unit:", "1.0 MiB (1048576)", "mirrors:", "inline:", "no", "group 0"):
         assert want in out, f"{want!r} not in:\n{out}"
     rows = [line.split() for line in out.splitlines() if "osd." in line]
-    assert rows == [["0", "osd.1", "0x1000", "ok"], ["1", "osd.3", "0x1001", "stale"]]
+    assert rows == [["0", "osd.1", "4096", "0x1000", "ok"], ["1", "osd.3", "4097", "0x1001", "stale"]]
 
 
 @pytest.fixture

@@ -69,14 +69,18 @@ def mds_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
                 cluster_key: ClusterKey,
                 osd_factory: Callable[..., OsdProcess]) -> Iterator[Callable[..., PandoMds]]:
     """Makes a Pando metadata manager (Ganesha + libfsalpando.so) over
-    `osds` new targets (ids 1..osds, started with `osd_args`); keyword
+    `osds` new targets (ids 1..osds, started with `osd_args`, a list or a
+    function of the OSD id); keyword
     arguments go to PandoMds.  At
     teardown Ganesha must stop cleanly on SIGTERM unless the test killed it."""
     made: list[PandoMds] = []
 
-    def make(osds: int = 4, start: bool = True, osd_args: list[str] | None = None,
+    def make(osds: int = 4, start: bool = True,
+             osd_args: list[str] | Callable[[int], list[str]] | None = None,
              **kw: object) -> PandoMds:
-        targets = [osd_factory(i, extra_args=list(osd_args or [])) for i in range(1, osds + 1)]
+        def args(i: int) -> list[str]:
+            return osd_args(i) if callable(osd_args) else list(osd_args or [])
+        targets = [osd_factory(i, extra_args=args(i)) for i in range(1, osds + 1)]
         m = PandoMds(pod, tmp_path / f"mds{len(made)}", osds=targets, key=cluster_key,
                      **kw)  # type: ignore[arg-type]
         made.append(m)

@@ -139,12 +139,18 @@ class Manager:
         if not self.election.is_leader:
             return False
         body = json.dumps(new.to_json(), separators=(",", ":")).encode()
-        ok, _ = await self.etcd.txn(
+        ok, resp = await self.etcd.txn(
             [cmp_create(self.election.leader_key, self.election.leader_rev),
              cmp_mod(self.map_key, mod_revision)],
             [op_put(self.map_key, body)])
         if ok:
             log.info("map epoch %d written: %s", new.epoch, new.reason)
+            # Serve what was written at once, not from the next poll.
+            rev = int(resp[0]["response_put"]["header"]["revision"])
+            old = self.snap.map_kv
+            self.snap.map_kv = KV(self.map_key, body, old.create_revision if old else rev,
+                                  rev, 0)
+            self.snap.cmap = new
         else:
             log.warning("map epoch %d refused by etcd (leader key or map changed)", new.epoch)
         return ok
@@ -191,8 +197,6 @@ class Manager:
                 if new is None:
                     return None
                 if await self.write_map(new, cur.map_kv.mod_revision):
-                    self.snap = parse_snapshot(kvs, self.prefix, rev)
-                    self.snap.map_kv, self.snap.cmap = cur.map_kv, new
                     return new
             await asyncio.sleep(0.05)
         raise MapError(409, "the map kept changing under this request; try again")

@@ -62,7 +62,8 @@ class HandPresence:
 
 
 def osd_value(osd_id: int, total: int = 10**9, free: int = 6 * 10**8,
-              objects: int = 0) -> dict[str, Any]:
+              objects: int = 0, **fields: Any) -> dict[str, Any]:
+    """A pando-osd presence value (mgr/README.md); fields override."""
     return {"id": osd_id, "ctl": f"127.0.0.1:{20590 + osd_id}",
             "nfs": f"127.0.0.1:{20490 + osd_id}", "advertise": f"127.0.0.1:{20490 + osd_id}",
             "domain": "", "pid": 1000 + osd_id, "host": "node1", "started_at": time.time(),
@@ -70,7 +71,7 @@ def osd_value(osd_id: int, total: int = 10**9, free: int = 6 * 10**8,
             "statfs": {"bytes_total": total, "bytes_free": free, "objects": objects},
             "counters": {"nfs_read_ops": 0, "nfs_read_bytes": 0, "nfs_write_ops": 0,
                          "nfs_write_bytes": 0, "ctl_read_ops": 0, "ctl_read_bytes": 0,
-                         "ctl_write_ops": 0, "ctl_write_bytes": 0}}
+                         "ctl_write_ops": 0, "ctl_write_bytes": 0}} | fields
 
 
 def mds_value(name: str = "mds-a") -> dict[str, Any]:

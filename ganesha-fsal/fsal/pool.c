@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "objio.h"
+#include "view.h"
 
 #define POOL_MAX 32
 #define POOL_RETRY_S 5
@@ -28,6 +29,7 @@ struct pool_entry {
 	uint8_t *blob;
 	size_t len;
 	uint64_t intent;
+	uint64_t epoch;         /* of the cluster map it was placed under */
 	bool claiming;          /* taken, claim not finished: still the pool's */
 };
 
@@ -64,7 +66,10 @@ static int make_entry(struct pando_pool *p, struct pool_entry *out)
 	struct pando_export *exp = p->exp;
 	struct objio io = { .pool = exp->pool, .owner = 0 };
 	struct pando_storage_map *map = NULL;
-	int rc = pando_map_new_placed(exp, p->next_seed++, &map);
+	int rc;
+
+	out->epoch = pando_view_get(exp)->epoch;
+	rc = pando_map_new_placed(exp, p->next_seed++, &map);
 
 	if (!rc)
 		rc = pando_map_blob(map, &out->blob, &out->len);
@@ -182,11 +187,31 @@ int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool 
 	return 0;
 }
 
+/* Whether every component of the entry is on an OSD that takes new
+ * components in the map applied now (placed under it: yes). */
+static bool entry_usable(struct pando_pool *p, const struct pool_entry *e)
+{
+	const struct pando_view *v = pando_view_get(p->exp);
+	struct pando_storage_map *map;
+	bool ok = true;
+
+	if (e->epoch == v->epoch)
+		return true;
+	if (pando_map_decode(e->blob, e->len, &map) != 0)
+		return false;
+	for (uint32_t c = 0; ok && c < pando_map_width(map) * map->groups; c++)
+		ok = pando_view_takes(v, map->comp[c].osd_id);
+	pando_map_free(map);
+	return ok;
+}
+
 /* An entry's map and intent for the caller to claim, then to hand to
- * pando_pool_done; false when none is free. */
+ * pando_pool_done; false when none is free.  Entries naming an OSD the
+ * map took out (or down) leave the pool: their intents stay, so the
+ * reaper removes their objects. */
 bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent)
 {
-	bool got = false;
+	bool got = false, dropped = false;
 
 	pthread_mutex_lock(&p->lock);
 	for (int i = 0; i < p->n && !got; i++) {
@@ -194,6 +219,13 @@ bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, ui
 
 		if (e->claiming)
 			continue;
+		if (!entry_usable(p, e)) {
+			dropped = true;
+			free(e->blob);
+			p->e[i--] = p->e[--p->n];
+			pthread_cond_signal(&p->cond);
+			continue;
+		}
 		e->claiming = true;
 		*blob = e->blob;
 		*len = e->len;
@@ -201,6 +233,8 @@ bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, ui
 		got = true;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (dropped)
+		pando_reaper_kick(p->exp->reaper);
 	return got;
 }
 

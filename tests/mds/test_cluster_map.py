@@ -1,0 +1,280 @@
+"""The metadata manager follows the cluster map in etcd (FSAL option Etcd).
+
+The map is written into etcd by hand here (no mgr), as mgr/README.md
+says the leading mgr writes it.  Ganesha reads it every 500 ms and
+applies a higher epoch: a new OSD gets connections and takes new files;
+an OSD that is down (or weight 0) takes none, nor do objects the manager
+made ahead on it; the last applied map is kept beside the store, so a
+restart while etcd is away still knows it; etcd away stops nothing; a
+malformed map is logged and ignored.  The map and each file's storage map
+are on dbus (map_status, file_map), the manager's presence and op
+latencies in etcd (mds/<name>)."""
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pando_testing import nfs3
+from pando_testing.daemons import OsdProcess
+from pando_testing.etcd import EtcdClient, EtcdCluster
+from pando_testing.mds import PandoMds
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+
+PREFIX = "/pando/"
+MDS_NAME = "mds-test"
+KIB = 1024
+INLINE_MAX = 4096
+
+
+def etcd_fsal(etcd: EtcdCluster) -> str:
+    return "\n".join([f'Etcd = "{etcd.endpoints}";', f'Etcd_Prefix = "{PREFIX}";',
+                      f'Mds_Name = "{MDS_NAME}";'])
+
+
+def osd_entry(o: OsdProcess, up: bool = True, in_: bool = True,
+              weight: int = 1 << 40) -> dict[str, Any]:
+    nfs = f"{o.host}:{o.nfs_port}"
+    return {"id": o.osd_id, "ctl": o.ctl_addr, "nfs": nfs, "advertise": nfs,
+            "weight": weight, "domain": "", "up": up, "in": in_, "down_at": 0, "out_at": 0}
+
+
+def put_map(client: EtcdClient, epoch: int, osds: list[dict[str, Any]]) -> None:
+    m = {"epoch": epoch, "partition": 1, "osds": sorted(osds, key=lambda o: o["id"]),
+         "pools": [], "updated_at": time.time(), "updated_by": "test", "reason": "test"}
+    client.put(PREFIX + "map", json.dumps(m))
+
+
+def dbus_json(mds: PandoMds, method: str, *args: str) -> tuple[bool, str, Any]:
+    """(status, message, the JSON) of a Pando dbus method answering (b, s, s)."""
+    cp = mds.pod.run(["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                      "/org/ganesha/nfsd/pando", f"org.ganesha.nfsd.pando.{method}", *args],
+                     check=False, env=mds.dbus_env(), timeout=30)
+    assert cp.returncode == 0, f"{method}: {cp.stderr}"
+    status = re.search(r"^\s*boolean (true|false)$", cp.stdout, re.MULTILINE)
+    strings = re.findall(r'^\s*string "(.*)"$', cp.stdout, re.MULTILINE)
+    assert status and len(strings) == 2, cp.stdout
+    return status.group(1) == "true", strings[0], json.loads(strings[1])
+
+
+def map_status(mds: PandoMds) -> dict[str, Any]:
+    ok, msg, j = dbus_json(mds, "map_status")
+    assert ok, msg
+    return j  # type: ignore[no-any-return]
+
+
+def file_map(mds: PandoMds, path: str) -> tuple[bool, str, Any]:
+    return dbus_json(mds, "file_map", f"string:{path}")
+
+
+def wait_for(what: str, cond: Callable[[], Any], timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout} s")
+        time.sleep(0.2)
+
+
+def wait_epoch(mds: PandoMds, epoch: int) -> dict[str, Any]:
+    return wait_for(f"map epoch {epoch} applied",  # type: ignore[no-any-return]
+                    lambda: (s := map_status(mds))["epoch"] == epoch and s)
+
+
+def connect(mds: PandoMds) -> Nfs3Client:
+    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
+
+
+def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> None:
+    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
+    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
+    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
+
+
+def osds_of(mds: PandoMds, path: str) -> set[int]:
+    ok, msg, j = file_map(mds, path)
+    assert ok, msg
+    return {k["osd"] for g in j["groups"] for k in g["components"]}
+
+
+@pytest.fixture
+def etcd_mds(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
+             ) -> Callable[..., PandoMds]:
+    """A manager over 4 OSDs that follows the map in `etcd`, epoch 1 (the 4
+    OSDs) written before it starts."""
+    def make(**kw: Any) -> PandoMds:
+        m = mds_factory(4, start=False, inline_max=INLINE_MAX, extra_fsal=etcd_fsal(etcd),
+                        **kw)
+        put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
+        m.start()
+        wait_epoch(m, 1)
+        return m
+    return make
+
+
+def test_osd_added_to_the_map_while_ganesha_runs_takes_new_files(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    mds = etcd_mds(object_pool=0)
+    fifth = osd_factory(5)
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
+    st = wait_epoch(mds, 2)
+    assert {o["id"] for o in st["osds"] if o["takes"]} == {1, 2, 3, 4, 5}
+    assert st["source"] == "etcd"
+    c = connect(mds)
+    root = mds.root_handle()
+    used: set[int] = set()
+    for i in range(24):
+        write_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
+        used |= osds_of(mds, f"/f{i}")
+    assert 5 in used, f"no new file on the OSD the map added (used {sorted(used)})"
+    assert c.read(c.lookup_fh(root, "f23"), 0, 8 * KIB).data == bytes([23]) * (8 * KIB)
+    assert re.search(r"cluster map epoch 2 applied \(from etcd\): osd\.5 new", mds.log_text())
+
+
+def test_osd_marked_down_gets_no_new_components(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    # The object pool is on: the maps it made ahead under epoch 1 name
+    # OSD 4 too, and must not be handed out once OSD 4 is down.
+    mds = etcd_mds()
+    time.sleep(1)   # the pool fills
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds[:3]),
+                               osd_entry(mds.osds[3], up=False)])
+    st = wait_epoch(mds, 2)
+    assert [o["id"] for o in st["osds"] if not o["takes"]] == [4]
+    c = connect(mds)
+    root = mds.root_handle()
+    for i in range(40):
+        write_file(c, root, f"d{i}", b"x" * (8 * KIB))
+        assert 4 not in osds_of(mds, f"/d{i}"), f"d{i} has a component on the down OSD"
+    assert "osd.4 down, in, weight" in mds.log_text()
+
+
+def test_weight_zero_and_out_take_no_new_components(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    mds = etcd_mds(object_pool=0)
+    c = connect(mds)
+    root = mds.root_handle()
+    write_file(c, root, "before", b"b" * (8 * KIB))
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds[:2]),
+                               osd_entry(mds.osds[2], weight=0),
+                               osd_entry(mds.osds[3], in_=False)])
+    wait_epoch(mds, 2)
+    for i in range(20):
+        write_file(c, root, f"w{i}", b"w" * (8 * KIB))
+        assert osds_of(mds, f"/w{i}") == {1, 2}
+    # A file already on OSD 3 or 4 keeps its components; file_map says out.
+    ok, _, j = file_map(mds, "/before")
+    states = {k["osd"]: k["state"] for g in j["groups"] for k in g["components"]}
+    assert ok and all(s == ("out" if osd == 4 else "ok") for osd, s in states.items())
+
+
+def test_etcd_killed_nfs_goes_on_and_the_map_catches_up_when_it_is_back(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    mds = etcd_mds(object_pool=0)
+    etcd.members[0].kill9()
+    wait_for("the etcd warning", lambda: "does not answer" in mds.log_text())
+    c = connect(mds)
+    root = mds.root_handle()
+    for i in range(5):
+        write_file(c, root, f"e{i}", b"e" * (8 * KIB))
+    assert map_status(mds)["epoch"] == 1
+    # Back, with a map changed meanwhile (a 5th OSD): applied.
+    fifth = osd_factory(5)
+    etcd.start()
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
+    wait_epoch(mds, 2)
+    assert "etcd answers again" in mds.log_text()
+    assert mds.log_text().count("does not answer") == 1, "the outage is logged once"
+
+
+def test_restart_while_etcd_is_down_uses_the_kept_map(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    mds = etcd_mds(object_pool=0)
+    fifth = osd_factory(5)
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds[:3]),
+                               osd_entry(mds.osds[3], up=False), osd_entry(fifth)])
+    wait_epoch(mds, 2)
+    assert etcd.stop() == {"etcd1": 0}
+    # cluster.conf names OSDs 1-4 only: OSD 5 is known from the kept map.
+    assert mds.stop_ganesha() == 0
+    mds.start()
+    st = map_status(mds)
+    assert st["epoch"] == 2 and st["source"] == "cache"
+    assert {o["id"]: o["takes"] for o in st["osds"]} == {1: True, 2: True, 3: True, 4: False,
+                                                         5: True}
+    c = connect(mds)
+    root = mds.root_handle()
+    used: set[int] = set()
+    for i in range(20):
+        write_file(c, root, f"r{i}", b"r" * (8 * KIB))
+        used |= osds_of(mds, f"/r{i}")
+    assert 5 in used and 4 not in used, sorted(used)
+
+
+def test_malformed_map_is_logged_ignored_and_the_old_one_kept(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    mds = etcd_mds()
+    client = etcd.client()
+    client.put(PREFIX + "map", '{"epoch": 5, "osds": [')
+    wait_for("the malformed map logged", lambda: "malformed cluster map" in mds.log_text())
+    client.put(PREFIX + "map", json.dumps({"epoch": 6, "osds": [{"id": 1, "ctl": "x"}]}))
+    wait_for("the second malformed map logged",
+             lambda: mds.log_text().count("malformed cluster map") == 2)
+    assert map_status(mds)["epoch"] == 1
+    assert 'no "nfs"' in mds.log_text() or "not host:port" in mds.log_text()
+    put_map(client, 7, [osd_entry(o) for o in mds.osds])
+    wait_epoch(mds, 7)
+    assert mds.alive()
+
+
+def test_file_map_over_dbus_for_inline_mirrored_and_missing_paths(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    mds = etcd_mds()
+    c = connect(mds)
+    root = mds.root_handle()
+    write_file(c, root, "small", b"s" * 100)
+    write_file(c, root, "big", b"b" * (64 * KIB))
+    ok, _, j = file_map(mds, "/small")
+    assert ok and j["inline"] is True and j["size"] == 100 and j["groups"] == []
+    ok, _, j = file_map(mds, "/big")
+    assert ok and j["inline"] is False and j["path"] == "/big" and j["size"] == 64 * KIB
+    assert j["scheme"] == "mirror" and j["mirrors"] == 2 and j["stripe_unit"] == 1 << 20
+    comps = [k for g in j["groups"] for k in g["components"]]
+    assert len(comps) == 2 and len({k["osd"] for k in comps}) == 2
+    assert all(k["state"] == "ok" and k["object"] > 0 for k in comps)
+    ok, msg, j = file_map(mds, "/nothing-here")
+    assert not ok and "No such file" in msg and j == {}
+
+
+def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    mds = etcd_mds()
+    c = connect(mds)
+    root = mds.root_handle()
+    write_file(c, root, "p", b"p" * (8 * KIB))
+    client = etcd.client()
+    key = f"{PREFIX}mds/{MDS_NAME}"
+
+    def presence() -> Any:
+        p = client.get_json(key)
+        return p if p and p["ops"]["write"]["count"] > 0 else None
+    p = wait_for("the presence with a write counted", presence)
+    assert p["name"] == MDS_NAME and p["epoch"] == 1 and p["nfs"].endswith(f":{mds.nfs_port}")
+    assert len(p["op_bounds"]) == 16
+    assert set(p["ops"]) == {"lookup", "getattr", "setattr", "create", "mkdir", "remove",
+                             "rename", "readdir", "open", "layoutget", "layoutcommit",
+                             "layoutreturn", "read", "write", "commit"}
+    for op in p["ops"].values():
+        assert len(op["buckets"]) == 17 and sum(op["buckets"]) == op["count"]
+    assert p["ops"]["create"]["count"] >= 1 and p["gateway_write_bytes"] >= 8 * KIB
+    # A clean stop revokes the lease: the key goes at once.
+    assert mds.stop_ganesha() == 0
+    wait_for("the presence key gone", lambda: client.get(key) is None, timeout=5)

@@ -1,0 +1,79 @@
+"""pando-mgr with real pando-osd targets registering themselves in etcd:
+killed (kill -9), hung (SIGSTOP) and stopped (SIGTERM) targets are marked
+down; a target that comes back is up again; its counters reach /metrics."""
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mgrtest import osd_in_map
+from pando_testing.daemons import OsdProcess
+from pando_testing.etcd import EtcdCluster
+
+Factory = Callable[..., Any]
+TTL = 2
+
+
+def _osds(etcd: EtcdCluster, osd_factory: Factory, n: int) -> list[OsdProcess]:
+    args = ["--etcd", etcd.endpoints, "--etcd-ttl", str(TTL), "--etcd-interval", "1"]
+    return [osd_factory(i, extra_args=list(args)) for i in range(1, n + 1)]
+
+
+def _up(etcd: EtcdCluster, osd_id: int) -> bool | None:
+    o = osd_in_map(etcd.client(), osd_id)
+    return None if o is None else bool(o["up"])
+
+
+def test_real_osds_are_added_and_a_killed_one_is_marked_down_within_the_lease(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    osds = _osds(etcd, osd_factory, 3)
+    mgr = mgr_factory()
+    c = etcd.client()
+    c.wait_for(lambda _: all(_up(etcd, i) for i in (1, 2, 3)), timeout=15, what="osds up")
+    o2 = osd_in_map(c, 2)
+    assert o2 is not None and o2["nfs"] == f"127.0.0.1:{osds[1].nfs_port}"
+    assert o2["ctl"] == osds[1].ctl_addr and o2["weight"] > 0
+    osds[1].kill9()
+    t0 = time.monotonic()
+    c.wait_for(lambda _: _up(etcd, 2) is False, timeout=10, what="osd.2 down")
+    took = time.monotonic() - t0
+    assert took <= TTL + 1.5, f"down after {took:.1f}s"
+    assert _up(etcd, 1) and _up(etcd, 3)
+    osds[1].start()
+    c.wait_for(lambda _: _up(etcd, 2), timeout=10, what="osd.2 up again")
+    assert mgr.starts == 1
+
+
+def test_a_hung_osd_is_marked_down_and_up_again_when_it_resumes(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    osds = _osds(etcd, osd_factory, 2)
+    mgr_factory()
+    c = etcd.client()
+    c.wait_for(lambda _: _up(etcd, 1) and _up(etcd, 2), timeout=15, what="osds up")
+    assert osds[0].proc is not None
+    osds[0].proc.send_signal(signal.SIGSTOP)
+    t0 = time.monotonic()
+    try:
+        c.wait_for(lambda _: _up(etcd, 1) is False, timeout=10, what="osd.1 down")
+        took = time.monotonic() - t0
+    finally:
+        osds[0].proc.send_signal(signal.SIGCONT)
+    assert took <= TTL + 1.5, f"down after {took:.1f}s"
+    c.wait_for(lambda _: _up(etcd, 1), timeout=10, what="osd.1 up after SIGCONT")
+
+
+def test_a_stopped_osd_is_down_at_once_and_its_counters_reach_metrics(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    osds = _osds(etcd, osd_factory, 2)
+    mgr = mgr_factory()
+    c = etcd.client()
+    c.wait_for(lambda _: _up(etcd, 1) and _up(etcd, 2), timeout=15, what="osds up")
+    text = mgr.api().get("/metrics")
+    assert 'pando_osd_read_bytes_total{osd="1",proto="nfs"}' in text
+    assert 'pando_osd_bytes_total{osd="2"}' in text
+    assert osds[0].stop() == 0
+    t0 = time.monotonic()
+    c.wait_for(lambda _: _up(etcd, 1) is False, timeout=5, what="osd.1 down")
+    assert time.monotonic() - t0 < 1.5

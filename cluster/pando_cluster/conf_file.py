@@ -99,6 +99,13 @@ class PandoConf:
         return given or ",".join(f"http://{host_port(h.address, self.etcd_port)}"
                                  for h in self.etcd_hosts)
 
+    def etcd_endpoints_for(self, host: Host) -> str:
+        """The endpoints with `host`'s own member first: its daemons talk to
+        the etcd beside them, and try the others when it is down."""
+        urls = self.etcd_endpoints.split(",")
+        local = f"//{host_port(host.address, 0).rsplit(':', 1)[0]}:"
+        return ",".join(sorted(urls, key=lambda u: local not in u))
+
     @property
     def mgr_url(self) -> str:
         """[mgr] url, else the first mgr host's API."""

@@ -46,7 +46,7 @@ def osd_config(conf: PandoConf, o: OsdPlace) -> OsdConfig:
     return OsdConfig(o.osd_id, o.data_dir, conf.key_file, o.host.address, base,
                      threads=conf.num("osd", "threads"),
                      log_level=conf.get("osd", "log_level"),
-                     etcd=conf.etcd_endpoints, etcd_prefix=conf.prefix,
+                     etcd=conf.etcd_endpoints_for(o.host), etcd_prefix=conf.prefix,
                      domain=o.host.name, etcd_ttl=conf.num("osd", "etcd_ttl"),
                      etcd_interval=conf.num("osd", "etcd_interval"))
 
@@ -54,7 +54,7 @@ def osd_config(conf: PandoConf, o: OsdPlace) -> OsdConfig:
 def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
     mirrors = min(conf.num("mds", "mirrors"), len(conf.osds()))
     fsal = pando_fsal(conf.host_path("mds", "db_path", host), conf_dir / "cluster.conf",
-                      mirrors, conf.etcd_endpoints, conf.prefix, host.name,
+                      mirrors, conf.etcd_endpoints_for(host), conf.prefix, host.name,
                       inline_max=conf.num("mds", "inline_max"),
                       stripe_unit=conf.num("mds", "stripe_unit"))
     settings = GaneshaSettings(
@@ -66,7 +66,7 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
 
 
 def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
-    args = mgr_args(conf.etcd_endpoints, conf.prefix, host.name,
+    args = mgr_args(conf.etcd_endpoints_for(host), conf.prefix, host.name,
                     f"{host.address}:{conf.num('mgr', 'port')}", conf_dir / "cluster.conf")
     # systemd splits an unquoted $PANDO_MGR_ARGS on white space: no value
     # may hold any (paths and URLs here do not).

@@ -367,9 +367,14 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
     hosts["host3"].daemons["etcd"].proc.kill()
     hosts["host3"].daemons["etcd"].proc.wait()
     alive = _etcd(hosts, ["host1", "host2"])
-    alive.put("/multihost/probe", "still writable")
+    alive.wait_for(lambda c: c.put("/multihost/probe", "still writable") or True,
+                   timeout=15, what="a write with host3's member down")
     assert alive.get("/multihost/probe") == b"still writable"
-    time.sleep(7)  # beyond the OSDs' 5 s presence lease: host3's renew elsewhere
+    # host3's OSDs talked to host3's member (their own, first in their list):
+    # beyond their 5 s presence lease they must have renewed elsewhere
+    assert "etcd        = http://10.77.0.3:2379," in (hosts["host3"].paths.etc /
+                                                      "osd.5.conf").read_text()
+    time.sleep(7)
     assert sorted(_presence(alive)) == [1, 2, 3, 4, 5, 6]
     _nfs3_roundtrip(client, "after", b"written with one etcd member down\n")
     assert api.osd_states() == {i: (True, True) for i in range(1, 7)}

@@ -113,8 +113,8 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     osd = (tmp_path / "h3" / "osd.5.conf").read_text()
     for line in ("nfs_listen = 10.77.0.3:20495", "ctl_listen = 10.77.0.3:20595",
                  "data_dir   = /srv/h3/osd.5", "key_file   = /etc/pando/cluster.key",
-                 ("etcd        = http://10.77.0.1:2379,http://10.77.0.2:2379,"
-                 "http://10.77.0.3:2379"), "etcd_prefix = /pando/", "domain      = h3"):
+                 ("etcd        = http://10.77.0.3:2379,http://10.77.0.1:2379,"
+                 "http://10.77.0.2:2379"), "etcd_prefix = /pando/", "domain      = h3"):
         assert line in osd.splitlines(), osd
     desc = (tmp_path / "h1" / "cluster.conf").read_text()
     assert "osd 6 ctl=10.77.0.3:20596 nfs=10.77.0.3:20496" in desc

@@ -98,8 +98,13 @@ static int choose_segment(const struct pando_export *exp, const struct pando_sto
 	return pando_stripe_segment(map, offset, seg);
 }
 
+/* Neither this manager nor the cluster map says the OSD is down. */
 static bool osd_reachable(struct pando_export *exp, uint32_t id)
 {
+	const struct pando_view_osd *state = NULL;
+
+	if (pando_view_osd(pando_view_get(exp), id, &state) && !state->up)
+		return false;
 	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
 		struct osd_health h;
 

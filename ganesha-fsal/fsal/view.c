@@ -175,7 +175,8 @@ static struct pando_view *merge(const struct pando_view *old, const struct clust
 	return v;
 }
 
-/* "osd.5 new, osd.3 down, osd.2 out": at most cap bytes. */
+/* "osd.5 new (up/in weight W), osd.3 now down/in weight W, osd.2 removed",
+ * at most cap bytes; the OSDs that went out in outs[]. */
 static void describe(const struct pando_view *old, const struct pando_view *v, char *buf,
 		     size_t cap, uint32_t *outs, size_t *nout)
 {
@@ -190,14 +191,14 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 		char what[160] = "";
 
 		if (!oc)
-			snprintf(what, sizeof(what), "osd.%u new (%s%s%s)", c->id,
-				 now->up ? "up" : "down", now->in ? ", in" : ", out",
-				 now->weight ? "" : ", weight 0");
+			snprintf(what, sizeof(what), "osd.%u new (%s/%s weight %" PRIu64 ")",
+				 c->id, now->up ? "up" : "down", now->in ? "in" : "out",
+				 now->weight);
 		else if (was->listed && !now->listed)
 			snprintf(what, sizeof(what), "osd.%u removed", c->id);
 		else if (was->up != now->up || was->in != now->in || was->weight != now->weight)
-			snprintf(what, sizeof(what), "osd.%u %s%s weight %" PRIu64, c->id,
-				 now->up ? "up" : "down", now->in ? ", in," : ", out,", now->weight);
+			snprintf(what, sizeof(what), "osd.%u now %s/%s weight %" PRIu64, c->id,
+				 now->up ? "up" : "down", now->in ? "in" : "out", now->weight);
 		else if (strcmp(oc->ctl, c->ctl) || strcmp(oc->advertise, c->advertise))
 			snprintf(what, sizeof(what), "osd.%u moved to %s (clients: %s)", c->id,
 				 c->ctl, c->advertise);

@@ -152,7 +152,7 @@ def test_osd_marked_down_gets_no_new_components(
     for i in range(40):
         write_file(c, root, f"d{i}", b"x" * (8 * KIB))
         assert 4 not in osds_of(mds, f"/d{i}"), f"d{i} has a component on the down OSD"
-    assert "osd.4 down, in, weight" in mds.log_text()
+    assert "osd.4 now down/in weight" in mds.log_text()
 
 
 def test_weight_zero_and_out_take_no_new_components(

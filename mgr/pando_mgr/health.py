@@ -61,8 +61,9 @@ def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
     total = sum(degraded.values())
     if total > 0:
         out.append(Check("FILES_DEGRADED", "HEALTH_WARN",
-                         f"{total} components degraded",
-                         [f"mds {n}: {d} degraded" for n, d in sorted(degraded.items()) if d]))
+                         f"{total} files degraded",
+                         [f"mds {n}: {d} files with a stale component"
+                          for n, d in sorted(degraded.items()) if d]))
     failed = sorted(n for n, v in mds.items()
                     if v.get("store_failed") or v.get("store") == "failed")
     if failed:

@@ -124,7 +124,7 @@ def _mds(e: Exposition, mgr: Manager) -> None:
     mds = mgr.snap.mds
     for field, kind, help_ in (("layouts", "gauge", "Layouts outstanding."),
                                ("clients", "gauge", "Clients connected."),
-                               ("degraded", "gauge", "Components degraded."),
+                               ("degraded", "gauge", "Files with a stale component."),
                                ("epoch", "gauge", "Map epoch the manager applied."),
                                ("recalls", "counter", "Layout recalls sent."),
                                ("fences", "counter", "Fences (capability bumps)."),

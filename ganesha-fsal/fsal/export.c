@@ -322,6 +322,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
+	if (!rc && exp->mapwatch)
+		rc = pando_mapwatch_run(exp->mapwatch);
 	if (!rc && exp->cfg.etcd[0])
 		rc = pando_presence_start(exp, &exp->presence);
 	clock_gettime(CLOCK_REALTIME, &now);

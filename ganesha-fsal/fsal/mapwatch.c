@@ -31,6 +31,7 @@ struct pando_mapwatch {
 	char *key;                      /* <prefix>map */
 	char *cache_path;               /* <Db_Path>.map.json */
 	pthread_t thread;
+	bool running;                   /* the thread was started */
 	pthread_mutex_t lock;           /* stop, json */
 	pthread_cond_t cond;
 	bool stop;
@@ -254,16 +255,20 @@ int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
 	 * is the same or newer and applies over it. */
 	load_cache(w);
 	poll_once(w);
-	rc = pthread_create(&w->thread, NULL, watch_main, w);
-	if (rc) {
-		mapwatch_free(w);
-		return -rc;
-	}
 	LogEvent(COMPONENT_FSAL, "pando: following the cluster map at %s on %s (epoch %" PRIu64
 		 " now, from %s)", w->key, exp->cfg.etcd, pando_view_get(exp)->epoch,
 		 pando_view_get(exp)->source);
 	*out = w;
 	return 0;
+}
+
+/* The thread starts once the export's layouts exist: it recalls them. */
+int pando_mapwatch_run(struct pando_mapwatch *w)
+{
+	int rc = pthread_create(&w->thread, NULL, watch_main, w);
+
+	w->running = rc == 0;
+	return -rc;
 }
 
 void pando_mapwatch_stop(struct pando_mapwatch *w)
@@ -274,6 +279,7 @@ void pando_mapwatch_stop(struct pando_mapwatch *w)
 	w->stop = true;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	if (w->running)
+		pthread_join(w->thread, NULL);
 	mapwatch_free(w);
 }

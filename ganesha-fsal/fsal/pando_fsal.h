@@ -271,9 +271,11 @@ void pando_mds_ops_init(struct fsal_obj_ops *ops);
 /* dbus.c */
 void pando_dbus_start(void);
 
-/* mapwatch.c: the cluster map in etcd (Etcd set): read at start (or the
- * copy beside the store when etcd does not answer), then every 500 ms. */
+/* mapwatch.c: the cluster map in etcd (Etcd set): the copy kept beside
+ * the store, then etcd, read at start; then every 500 ms. */
 int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out);
+/* Starts the polling thread (after the export's layouts exist). */
+int pando_mapwatch_run(struct pando_mapwatch *w);
 void pando_mapwatch_stop(struct pando_mapwatch *w);
 /* The map's JSON as applied last ("" before any); malloc'd. */
 char *pando_mapwatch_json(struct pando_mapwatch *w);

@@ -247,7 +247,7 @@ int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, cons
 	rc = make_placement(exp, v);
 	if (rc)
 		LogCrit(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64
-			": no placement (%s): new files stay inline until a map that places",
+			": no placement (%s): no file can move to objects until a map places",
 			m->epoch, strerror(-rc));
 	describe(old, v, what, sizeof(what), outs, &nout);
 	publish(exp, v);

@@ -277,12 +277,12 @@ def test_mirror_down_reads_fall_back_writes_never_corrupt(mds: PandoMds, c: Nfs3
         # The mirror that came back alone: the acknowledged bytes, or EIO
         # (it is stale), never the bytes it missed.
         other.kill9()
-        res = c.read(fh, 0, len(data))
-        if res.status == NFS3_OK:
+        rres = c.read(fh, 0, len(data))
+        if rres.status == NFS3_OK:
             assert c.read_all(fh, 0, len(data) + 10) == bytes(data), \
                 f"OSD {victim_id}, back after missing writes, serves old bytes"
         else:
-            assert res.status == nfs3.NFS3ERR_IO and degraded, status_name(res.status)
+            assert rres.status == nfs3.NFS3ERR_IO and degraded, status_name(rres.status)
         other.start()
         wait_for(f"OSD {other_id} back", lambda: c.read(fh, 0, 10).status == NFS3_OK)
         assert c.read_all(fh, 0, len(data) + 10) == bytes(data)
@@ -312,9 +312,9 @@ def test_restarted_osd_is_used_again_at_once(mds: PandoMds, c: Nfs3Client, root:
             failed.append(f"WRITE {i}: {status_name(res.status)}")
         else:
             data[i * 30 * KIB:i * 30 * KIB + 1000] = piece
-        res = c.commit(fh)
-        if res.status != NFS3_OK:
-            failed.append(f"COMMIT {i}: {status_name(res.status)}")
+        cres = c.commit(fh)
+        if cres.status != NFS3_OK:
+            failed.append(f"COMMIT {i}: {status_name(cres.status)}")
     st = cluster_status(mds).osds[victim_id]
     assert not failed, f"with OSD {victim_id} back for 3 s: {failed}; its status: {st}"
     assert c.read_all(fh, 0, len(data)) == bytes(data)

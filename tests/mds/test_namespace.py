@@ -11,7 +11,7 @@ import os
 import random
 import threading
 import time
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import pytest
 
@@ -103,7 +103,7 @@ def test_readdir_and_readdirplus_agree(c: Nfs3Client, root: bytes) -> None:
     d = new_dir(c, root, "d")
     made = {f"file{i:02d}": new_file(c, d, f"file{i:02d}") for i in range(30)}
     made["sub"] = new_dir(c, d, "sub")
-    made["ln"] = ok(c.symlink(d, "ln", "file00")).fh  # type: ignore[assignment]
+    made["ln"] = ok(c.symlink(d, "ln", "file00")).fh
     plain = c.readdir_all(d, count=512)
     plus = c.readdir_all(d, count=512, plus=True)
     assert [e.name for e in plain[:2]] == [b".", b".."]
@@ -658,7 +658,7 @@ def test_directory_write_permission_for_a_non_root_caller(mds: PandoMds, c: Nfs3
     before = sorted(listing(c, d))
     with connect(mds, 1001, 1001) as u:
         assert ok(u.lookup(d, "file")).fh == f
-        refused = {
+        refused: dict[str, Any] = {
             "CREATE UNCHECKED": u.create(d, "n1", nfs3.UNCHECKED),
             "CREATE GUARDED": u.create(d, "n2", nfs3.GUARDED),
             "CREATE EXCLUSIVE": u.create(d, "n3", nfs3.EXCLUSIVE, verf=b"12345678"),
@@ -737,7 +737,7 @@ def test_names_over_255_bytes(c: Nfs3Client, root: bytes) -> None:
     d = new_dir(c, root, "d")
     f = new_file(c, d, "f")
     long_, max_ = "n" * 256, "m" * 255
-    calls = {
+    calls: dict[str, Any] = {
         "CREATE": c.create(d, long_, nfs3.GUARDED),
         "CREATE EXCLUSIVE": c.create(d, long_, nfs3.EXCLUSIVE, verf=b"12345678"),
         "MKDIR": c.mkdir(d, long_),
@@ -772,7 +772,7 @@ def test_reserved_names_refused_where_a_new_name_is_needed(c: Nfs3Client, root: 
     f = new_file(c, d, "f", b"data")
     new_dir(c, d, "sub")
     before = sorted(listing(c, d))
-    calls = {
+    calls: dict[str, Any] = {
         "CREATE UNCHECKED": c.create(d, bad, nfs3.UNCHECKED, Sattr3(size=0)),
         "CREATE GUARDED": c.create(d, bad, nfs3.GUARDED),
         "CREATE EXCLUSIVE": c.create(d, bad, nfs3.EXCLUSIVE, verf=b"12345678"),

@@ -129,7 +129,8 @@ def _manager(pod: Pod, workdir: Path) -> Iterator[PandoMds]:
         for o in osds:
             o.format()
             o.start()
-        yield m.start()
+        m.start()
+        yield m
     finally:
         codes = [m.stop(), *(o.stop() for o in osds if o.alive())]
     assert codes == [0] * len(codes), codes

@@ -14,7 +14,7 @@ from pando_testing import oncrpc
 from pando_testing.daemons import OsdProcess
 from pando_testing.oncrpc import ConnectionClosed, RpcAccepted, RpcError
 from pando_testing.osdctl import (MAX_ATTR_LEN, MAX_ATTRS, MAX_BATCH, MAX_DATA, CreateItem,
-                                  OsdCtl, Proc, Signer, Stable, Status, args_create,
+                                  Info, OsdCtl, Proc, Signer, Stable, Status, args_create,
                                   args_flush, args_format, args_getattr, args_list,
                                   args_partition, args_read, args_remove, args_setattr,
                                   args_setcap, args_write, open_ctl)
@@ -131,7 +131,7 @@ def test_offsets_near_2_pow_64(pod: Pod, osd: OsdProcess, ctl: OsdCtl) -> None:
     assert (r.status, r.eof, r.data) == (Status.OK, True, b"")
     big = struct.pack(">Q", (1 << 64) - 1)
     assert ctl.setattr(1, 1, [(1, 1, big)])[0] in (Status.FBIG, Status.INVAL)
-    assert ctl.info(1, 1)[1] == 10                          # the length is unchanged
+    assert ctl.info(1, 1)[Info.LENGTH] == 10                # the length is unchanged
     assert_serving(pod, osd)
 
 

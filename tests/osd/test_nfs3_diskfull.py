@@ -80,9 +80,9 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
 
     # NOSPC is counted as the target's failure, not as a refused handle
     with open_ctl(osd.pod, osd) as ctl:
-        st = ctl.stats()
-    assert st.nfs_err_io >= 1 and st.nfs_err_rejected == 0 and st.nfs_err_other == 0
-    assert st.nfs_write_bytes >= len(kept) + filled
+        stats = ctl.stats()
+    assert stats.nfs_err_io >= 1 and stats.nfs_err_rejected == 0 and stats.nfs_err_other == 0
+    assert stats.nfs_write_bytes >= len(kept) + filled
 
     # freeing space makes room again, and nothing else moved
     osd.tool("rm", str(PART), str(FILL))

@@ -12,8 +12,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.pod import Pod

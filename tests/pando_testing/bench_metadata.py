@@ -633,7 +633,7 @@ def populate(pod: Pod, host: str, port: int, root_fh: bytes, dirname: str, count
 
 def events(results_log: Path) -> list[dict[str, Any]]:
     """`PANDO {json}` lines of a results log written so far."""
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         text = results_log.read_text(errors="replace")
     except FileNotFoundError:

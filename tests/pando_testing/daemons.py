@@ -5,6 +5,7 @@ import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .keys import ClusterKey
 from .pod import Pod, build_dir
@@ -54,8 +55,10 @@ class OsdProcess:
     def log_path(self) -> Path:
         return self.workdir / f"osd.{self.osd_id}.log"
 
-    def tool(self, *args: str, check: bool = True, **kw: object) -> subprocess.CompletedProcess[str]:
-        """pando-osd-tool against this target's control port."""
+    def tool(self, *args: str, check: bool = True,
+             **kw: object) -> subprocess.CompletedProcess[Any]:
+        """pando-osd-tool against this target's control port (stdout is
+        bytes when text=False is passed)."""
         argv = [osd_binary("pando-osd-tool"), "--ctl", self.ctl_addr,
                 "--key-file", self.key.path, *args]
         return self.pod.run(argv, check=check, **kw)  # type: ignore[arg-type]
@@ -75,7 +78,7 @@ class OsdProcess:
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts} ---\n".encode())
         log.flush()
-        argv = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_path,
+        argv: list[str | Path] = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_path,
                 "--key-file", self.key.path,
                 "--nfs-listen", f"{self.host}:{self.nfs_port}",
                 "--ctl-listen", f"{self.host}:{self.ctl_port}",

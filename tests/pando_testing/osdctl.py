@@ -7,6 +7,7 @@ deliberately wrong.
 """
 from __future__ import annotations
 
+import builtins
 import enum
 import hashlib
 import hmac
@@ -458,8 +459,9 @@ class OsdCtl:
         u.done()
         return res
 
-    def list_all(self, partition: int, page: int = 0) -> list[int]:
-        ids: list[int] = []
+    # builtins.list: the method list() above hides the builtin in this class.
+    def list_all(self, partition: int, page: int = 0) -> builtins.list[int]:
+        ids: builtins.list[int] = []
         while True:
             r = self.list(partition, ids[-1] if ids else 0, page)
             _ok("LIST", r.status)

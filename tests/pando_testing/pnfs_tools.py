@@ -114,8 +114,8 @@ class Rendezvous:
                     outer._cond.notify_all()
                     while name not in outer._released and not outer._stopping:
                         outer._cond.wait(0.5)
-                    body = outer._released.get(name, "stopping")
-                self._send(200, (body + "\n").encode())
+                    released = outer._released.get(name, "stopping")
+                self._send(200, (released + "\n").encode())
 
             def _send(self, code: int, body: bytes) -> None:
                 self.send_response(code)

@@ -143,7 +143,12 @@ class VmResult:
     @property
     def steps(self) -> list[StepResult]:
         keys = StepResult.__dataclass_fields__.keys()
-        return [StepResult(**{k: e.get(k) for k in keys}) for e in self.events if e.get("event") == "step"]
+        out: list[StepResult] = []
+        for e in self.events:
+            if e.get("event") == "step":
+                values: dict[str, Any] = {k: e.get(k) for k in keys}
+                out.append(StepResult(**values))
+        return out
 
     def step(self, scenario: str, vers: str | None = None) -> StepResult:
         for s in self.steps:
@@ -254,7 +259,9 @@ def choose_accel() -> str:
     if want != "auto" or not _kvm_usable_device():
         return "tcg"
     stamp = cache_dir() / "kvm-probe.json"
-    key = f"{os.uname().release} {subprocess.run([QEMU, '--version'], capture_output=True, text=True).stdout.splitlines()[0]}"
+    qemu_version = subprocess.run([QEMU, "--version"], capture_output=True,
+                                  text=True).stdout.splitlines()[0]
+    key = f"{os.uname().release} {qemu_version}"
     try:
         cached = json.loads(stamp.read_text())
         if cached.get("key") == key:
@@ -361,7 +368,8 @@ class Vm:
 
     def argv(self) -> list[str]:
         accel = "tcg,thread=single" if self.accel == "tcg" else "kvm"
-        argv = [self.qemu, "-accel", accel, "-cpu", os.environ.get("PANDO_QEMU_CPU", TCG_CPU if self.accel == "tcg" else "host"),
+        cpu = os.environ.get("PANDO_QEMU_CPU", TCG_CPU if self.accel == "tcg" else "host")
+        argv = [self.qemu, "-accel", accel, "-cpu", cpu,
                 "-m", str(self.memory_mib), "-smp", str(self.smp),
                 "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                 "-chardev", f"file,id=con,path={self.console_log}", "-serial", "chardev:con",
@@ -404,7 +412,7 @@ class Vm:
             self.proc.wait()
 
     def events(self) -> list[dict[str, Any]]:
-        out = []
+        out: list[dict[str, Any]] = []
         try:
             text = self.results_log.read_text(errors="replace")
         except FileNotFoundError:

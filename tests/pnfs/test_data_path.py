@@ -81,7 +81,8 @@ def test_pnfs_data_path(version: str, pnfs_cluster: Callable[..., PnfsCluster],
     for s in SIZES:
         r = got[f"f.{s}"]
         assert r.size == s and r.sha256 == wrote[r.name], \
-            f"{r.name} read back over pNFS as {r.size} bytes sha256 {r.sha256}, wrote {s} bytes {wrote[r.name]}"
+            f"{r.name} read back over pNFS as {r.size} bytes sha256 {r.sha256}, " \
+            f"wrote {s} bytes {wrote[r.name]}"
     total = sum(SIZES)
 
     # The guest's own view.  mountstats counts a COMPOUND under its first
@@ -128,7 +129,8 @@ def test_pnfs_data_path(version: str, pnfs_cluster: Callable[..., PnfsCluster],
         assert comps[0].osd_id != comps[1].osd_id, f"{r.name}: both mirrors on one OSD: {comps}"
         for k, img in zip(comps, images):
             assert k.length == s, f"{r.name}: object {k} is {k.length} bytes, the file {s}"
-            assert sha256(img) == r.sha256, f"{r.name}: mirror on OSD {k.osd_id} differs from what the guest wrote"
+            assert sha256(img) == r.sha256, \
+                f"{r.name}: mirror on OSD {k.osd_id} differs from what the guest wrote"
 
     assert not c.damage(), f"damage recorded in a run without failures: {c.damage()}"
 

@@ -193,7 +193,8 @@ def test_holder_without_back_channel_is_fenced(version: str, pod: Pod,
     """The holder's back channel is cut: it never hears of the recall and
     writes on with its old layout, which the OSDs must refuse."""
     c = pnfs_cluster(recall_timeout=RECALL_TIMEOUT)
-    blocker = CallbackBlocker(pod, PROXY_PORT, c.mds.nfs_port).start()
+    blocker = CallbackBlocker(pod, PROXY_PORT, c.mds.nfs_port)
+    blocker.start()
     try:
         run_fencing(c, guest(version, c, port=PROXY_PORT), frozen=False, blocker=blocker)
     finally:

@@ -81,7 +81,8 @@ def test_read_layoutget_on_empty_inline_file(version: str, pnfs_cluster: Callabl
 
     out = res.steps[0].output.splitlines()
     assert "r 0 -" in out, out
-    assert f"r 0 {data[:16].hex()}" in out and f"r 1048560 {data[-16:].hex()}" in out and f"sha {sha256(data)}" in out, out
+    assert f"r 0 {data[:16].hex()}" in out and f"r 1048560 {data[-16:].hex()}" in out \
+        and f"sha {sha256(data)}" in out, out
     # The O_DIRECT reads of the full file (the client asks for a layout at
     # each, unless it marked the file failed) and then the page-cache read
     # (sha256sum) were served by the OSDs, none by the manager.

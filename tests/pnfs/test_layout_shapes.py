@@ -87,7 +87,8 @@ def check_striped_objects(c: PnfsCluster, r: FileReport, copies: int, columns: i
     osds = [k.osd_id for k in comps]
     assert len(set(osds)) == len(osds), f"{r.name}: two components on one OSD: {comps}"
     for m, img in enumerate(images):
-        assert sha256(img) == r.sha256, f"{r.name}: mirror {m} ({comps[m * columns:(m + 1) * columns]}) is not the file"
+        assert sha256(img) == r.sha256, \
+            f"{r.name}: mirror {m} ({comps[m * columns:(m + 1) * columns]}) is not the file"
     for k in comps:
         col = k.index % columns
         obj = c.read_component(k)

@@ -82,7 +82,8 @@ def test_osd_killed_during_pnfs_write(version: str, pnfs_cluster: Callable[..., 
     ls0 = c.layout_status()
     victim.kill9()
     t_kill = time.monotonic()
-    print(f"killed OSD {victim.osd_id} (mirror 0 of inode {ino}); the other mirror is on OSD {comps[1].osd_id}")
+    print(f"killed OSD {victim.osd_id} (mirror 0 of inode {ino}); "
+          f"the other mirror is on OSD {comps[1].osd_id}")
 
     # The manager notices within seconds (it probes every OSD each second).
     while c.cluster_status()[victim.osd_id].reachable:
@@ -137,8 +138,8 @@ def test_osd_killed_during_pnfs_write(version: str, pnfs_cluster: Callable[..., 
     comps = c.components(ino)
     held = {k.osd_id: c.read_component(k) for k in comps}
     for i in acked:
-        want = data[i * MIB:(i + 1) * MIB]
-        on = [osd for osd, obj in held.items() if obj[i * MIB:(i + 1) * MIB] == want]
+        chunk = data[i * MIB:(i + 1) * MIB]
+        on = [osd for osd, obj in held.items() if obj[i * MIB:(i + 1) * MIB] == chunk]
         assert on, f"acknowledged chunk {i} is on no mirror"
         missing = set(held) - set(on) - stale
         assert not missing, \

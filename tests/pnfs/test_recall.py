@@ -136,7 +136,7 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 truncate -s {size} f || fail "truncate failed"
 echo "truncated in $(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN {{ print b - a }}') s to $(stat -c %s f)"
 arrive b-done
-"""
+"""  # noqa: E501 (a guest shell script)
 
 
 @pytest.mark.slow
@@ -228,9 +228,10 @@ arrive b-done
 def test_truncate_races_pnfs_writer(pnfs_cluster: Callable[..., PnfsCluster],
                                     guest: Callable[..., KernelClient]) -> None:
     """A (7.x) writes 32 MiB, 1 MiB and one fsync at a time through one open
-    file, while B (6.1) truncates the file to 1 MiB every 0.3 s, 8 times.  Allowed results: A's data up to some size,
-    with holes (zeros) where a truncate cut what had landed; never a byte
-    that is neither; [0, 1 MiB) always A's; both mirrors the same."""
+    file, while B (6.1) truncates the file to 1 MiB every 0.3 s, 8 times.
+    Allowed results: A's data up to some size, with holes (zeros) where a
+    truncate cut what had landed; never a byte that is neither; [0, 1 MiB)
+    always A's; both mirrors the same."""
     c = pnfs_cluster(recall_timeout=10)
     gate = c.gate
     assert gate is not None

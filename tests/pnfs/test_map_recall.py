@@ -1,7 +1,12 @@
-"""The cluster map takes an OSD out while a pNFS client holds a layout
-naming it: the manager (following the map in etcd) recalls the layout,
-the guest returns it at once, nobody is fenced, and the guest writes on
-with a new layout; the file reads back whole.
+"""pNFS clients and the cluster map in etcd.
+
+* The map takes an OSD out while a guest holds a layout naming it: the
+  manager recalls the layout, the guest returns it at once, nobody is
+  fenced, and the guest writes on with a new layout; the file reads back
+  whole.
+* A fifth OSD joins the map while Ganesha runs: new files the guest
+  writes land on it too, and the guest writes them there itself
+  (GETDEVICEINFO names the new OSD, the manager moves no data).
 
 The map is written into etcd by hand (no mgr), as mgr/README.md says the
 leading mgr writes it."""
@@ -38,6 +43,11 @@ def put_map(client: EtcdClient, epoch: int, osds: list[dict[str, Any]]) -> None:
     client.put(PREFIX + "map", json.dumps({"epoch": epoch, "partition": 1, "osds": osds}))
 
 
+def etcd_options(etcd: EtcdCluster) -> list[str]:
+    return [f'Etcd = "{etcd.endpoints}";', f'Etcd_Prefix = "{PREFIX}";',
+            'Mds_Name = "mds-pnfs";']
+
+
 def holder_script(gate_lib: str) -> str:
     return gate_lib + REPORT + DROP + """
 getdata a /tmp/a; getdata b /tmp/b
@@ -58,8 +68,7 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
         pod: Pod, gate: Rendezvous, etcd: EtcdCluster,
         mds_factory: Callable[..., PandoMds],
         guest: Callable[..., KernelClient]) -> None:
-    extra = "\n".join([f"Recall_Timeout = {RECALL_TIMEOUT};", f'Etcd = "{etcd.endpoints}";',
-                       f'Etcd_Prefix = "{PREFIX}";', 'Mds_Name = "mds-pnfs";'])
+    extra = "\n".join([f"Recall_Timeout = {RECALL_TIMEOUT};", *etcd_options(etcd)])
     m = mds_factory(4, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
                     mirrors=2, extra_fsal=extra, log_components=STATE_DEBUG)
     client = etcd.client()
@@ -94,3 +103,60 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
     assert rep.size == len(a) + len(b) and rep.sha256 == sha256(a + b)
     time.sleep(RECALL_TIMEOUT + 1.5)
     assert c.layout_status().fenced == 0
+
+
+FILES = 12
+FILE_SIZE = 256 * 1024
+
+
+def writer_script(gate_lib: str) -> str:
+    return gate_lib + REPORT + DROP + f"""
+getdata d /tmp/d
+i=0
+while [ $i -lt {FILES} ]; do
+  dd if=/tmp/d of=f$i bs=64k conv=fsync 2>/dev/null || echo "write f$i failed"
+  i=$((i + 1))
+done
+drop
+i=0
+while [ $i -lt {FILES} ]; do report f$i; i=$((i + 1)); done
+"""
+
+
+def test_pnfs_guest_writes_new_files_to_an_osd_added_to_the_map(
+        pod: Pod, gate: Rendezvous, etcd: EtcdCluster,
+        mds_factory: Callable[..., PandoMds], osd_factory: Callable[..., OsdProcess],
+        guest: Callable[..., KernelClient]) -> None:
+    # No objects made ahead: they would all predate the fifth OSD.
+    m = mds_factory(4, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
+                    mirrors=2, object_pool=0, extra_fsal="\n".join(etcd_options(etcd)))
+    client = etcd.client()
+    put_map(client, 1, [osd_entry(o) for o in m.osds])
+    m.start()
+    fifth = osd_factory(5)
+    put_map(client, 2, [*(osd_entry(o) for o in m.osds), osd_entry(fifth)])
+    c = PnfsCluster(pod, m, [*m.osds, fifth], gate)
+    deadline = time.monotonic() + 10
+    while "cluster map epoch 2 applied" not in m.log_text():
+        assert time.monotonic() < deadline, "map epoch 2 not applied"
+        time.sleep(0.2)
+    data = os.urandom(FILE_SIZE)
+    gate.data["d"] = data
+    before = c.osd_stats()
+    vm = guest("7.x", c).start(Scenario().step("sh", "v4.1", writer_script(gate.guest_lib())),
+                               timeout=300)
+    res = vm.wait()
+    vm.kill()
+    print(res.report())
+    res.assert_ok()
+    got = reports(res.steps[0])
+    assert len(got) == FILES and all(r.size == FILE_SIZE and r.sha256 == sha256(data)
+                                     for r in got.values()), got
+    on_fifth = [r.ino for r in got.values() if any(k.osd_id == 5 for k in c.components(r.ino))]
+    assert on_fifth, "no new file has a component on the OSD the map added"
+    for ino in on_fifth:
+        k = next(k for k in c.components(ino) if k.osd_id == 5)
+        assert c.read_component(k)[:FILE_SIZE] == data
+    delta = c.stats_delta(before, c.osd_stats())
+    assert delta[5]["nfs_write_bytes"] >= FILE_SIZE, delta[5]
+    assert c.layout_status().mds_write_bytes == 0, "the manager wrote data itself"

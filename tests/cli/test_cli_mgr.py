@@ -199,8 +199,24 @@ def test_mgr_url_comes_from_flag_then_env_then_conf_then_default(tmp_path: Path)
     assert config.resolve_mgr(None, env) == "http://10.0.0.6:7480"
     assert config.resolve_mgr(None, {"PANDO_CONF": str(conf)}) == "http://10.0.0.5:7480"
     assert config.resolve_mgr(None, {"PANDO_CONF": str(tmp_path / "none")}) == config.DEFAULT_MGR
-    conf.write_text("[etcd]\nendpoints = x\n")
+    conf.write_text("[etcd]\nclient_port = 2379\n")
     assert config.resolve_mgr(None, {"PANDO_CONF": str(conf)}) == config.DEFAULT_MGR
+
+
+def test_the_mgr_url_of_a_cluster_configuration_file(tmp_path: Path) -> None:
+    """cluster/README.md's file: inline comments, and without [mgr] url the
+    first host with mgr = yes, as pando-cluster render picks it."""
+    conf = tmp_path / "pando.conf"
+    env = {"PANDO_CONF": str(conf)}
+    conf.write_text("[cluster]\nname = prod   # a token\n\n[mgr]\n"
+                    "url = http://10.0.0.1:7480      # what the `pando` CLI talks to\n"
+                    "port = 7480\n\n[host h1]\naddress = 10.0.0.9\nmgr = yes\n")
+    assert config.resolve_mgr(None, env) == "http://10.0.0.1:7480"
+    conf.write_text("[mgr]\nport = 7490 ; the API\n\n[host h1]\naddress = 10.0.0.1\n"
+                    "osds = 1, 2\n\n[host h2]\naddress = 10.0.0.2\nmgr = yes\n")
+    assert config.resolve_mgr(None, env) == "http://10.0.0.2:7490"
+    conf.write_text("[host h1]\naddress = fd00::1\nmgr = yes\n")
+    assert config.resolve_mgr(None, env) == "http://[fd00::1]:7480"
 
 
 def test_an_unreadable_conf_is_a_clear_error(tmp_path: Path, capsys: Any,

@@ -71,7 +71,7 @@ def cmd_status(c: Ctx) -> int:
 def cmd_osd_ls(c: Ctx) -> int:
     with c.busy("asking pando-mgr"):
         osds = c.mgr.osds()
-    c.emit(osds, lambda: c.out.print(render.osd_table(osds)))
+    c.emit(osds, lambda: c.out.print(render.osd_table(osds) if osds else "no OSDs in the map"))
     return EXIT_OK
 
 
@@ -115,7 +115,8 @@ def cmd_df(c: Ctx) -> int:
 def cmd_mds_ls(c: Ctx) -> int:
     with c.busy("asking pando-mgr"):
         mds = c.mgr.mds()
-    c.emit(mds, lambda: c.out.print(render.mds_table(mds)))
+    c.emit(mds, lambda: c.out.print(render.mds_table(mds) if mds
+                                    else "no metadata manager is present"))
     return EXIT_OK
 
 

@@ -198,7 +198,8 @@ def df(con: Console, d: dict[str, Any]) -> None:
                 f"{units.percent(tot.get('used'), tot.get('total')):.2f}")
     con.print(raw)
     con.print()
-    con.print(_usage_table("OSDS", "OSD", osds, lambda o: f"osd.{o.get('id')}"))
+    con.print(_usage_table("OSDS", "OSD", osds, lambda o: f"osd.{o.get('id')}",
+                           extra=("state", "objects")))
     con.print()
     con.print(_usage_table("POOLS", "POOL", pools, lambda p: str(p.get("name", "?")),
                            extra=("scheme", "copies")))
@@ -213,10 +214,18 @@ def _usage_table(title: str, key: str, rows: list[dict[str, Any]], name: Any,
     for col in ("SIZE", "AVAIL", "USED", "%USED"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(name(r), *(str(r.get(e, "-")) for e in extra),
+        t.add_row(name(r), *(_extra(r, e) for e in extra),
                   units.size(r.get("total")), units.size(r.get("free")), units.size(r.get("used")),
                   f"{units.percent(r.get('used'), r.get('total')):.2f}")
     return t
+
+
+def _extra(r: dict[str, Any], key: str) -> str:
+    if key == "state":                  # a df row's up and in
+        if "up" not in r and "in" not in r:
+            return "-"
+        return f"{'up' if r.get('up') else 'down'},{'in' if r.get('in') else 'out'}"
+    return str(r.get(key, "-"))
 
 
 def mds_table(mds: list[dict[str, Any]], now: float | None = None) -> Table:

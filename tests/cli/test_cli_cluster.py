@@ -81,8 +81,10 @@ def test_status_and_osd_ls_show_the_cluster_the_mgr_sees(pod: Pod, mgr: MgrProce
     assert [r[:3] for r in rows] == [[f"osd.{i}", "up", "in"] for i in IDS], cp.stdout
     df = pando_json(pod, "df")
     assert [o["id"] for o in df["osds"]] == list(IDS) and df["total"]["total"] > 0
-    assert pando(pod, "df").returncode == 0
+    cp = pando(pod, "df")
+    assert cp.returncode == 0 and "osd.3  up,in" in cp.stdout, cp.stdout
     assert pando_json(pod, "mds", "ls") == []
+    assert pando(pod, "mds", "ls").stdout == "no metadata manager is present\n"
 
 
 def test_osd_out_in_and_a_refused_rm(pod: Pod, mgr: MgrProcess) -> None:

@@ -73,6 +73,8 @@ def test_df_and_mds_ls_print_tables(stub: StubMgr, capsys: Any) -> None:
     assert code == 0 and "40 GiB  28 GiB  12 GiB  30.00" in out, out
     code, out, _ = pando(capsys, "--mgr", stub.url, "mds", "ls")
     assert code == 0 and "node1" in out and "127.0.0.1:2049" in out
+    stub.answer("GET", "/api/osds", 200, [])
+    assert pando(capsys, "--mgr", stub.url, "osd", "ls")[:2] == (0, "no OSDs in the map\n")
 
 
 @pytest.mark.parametrize("argv", [["status"], ["osd", "ls"], ["df"], ["mds", "ls"]])

@@ -109,6 +109,8 @@ class Manager:
         self._poll_failed, self.reachable = False, True
         self.snap = parse_snapshot(kvs, self.prefix, rev)
         self.history.observe(self.snap.presence)
+        if self.snap.leader is None:
+            await self.election.campaign_now()
         if self.election.is_leader:
             await self.reconcile()
 

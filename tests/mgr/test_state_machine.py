@@ -46,7 +46,7 @@ def test_killed_osd_is_marked_down_within_the_lease(
     t0 = time.monotonic()
     c.wait_for(lambda _: _states(etcd).get(1) == (False, True), timeout=10, what="osd.1 down")
     took = time.monotonic() - t0
-    assert took <= 2 + 1.5, f"down after {took:.1f}s"
+    assert took <= 2 + 2, f"down after {took:.1f}s"
     o = osd_in_map(c, 1)
     assert o is not None and abs(o["down_at"] - time.time()) < 5
     assert "osd.1 down" in (map_of(c) or {})["reason"]

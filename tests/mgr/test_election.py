@@ -165,3 +165,21 @@ def test_bad_arguments_are_refused_with_a_clear_message(pod: Any, tmp_path: Path
         m = MgrProcess(pod, tmp_path / "mgr", "http://127.0.0.1:2379", extra_args=args)
         cp = pod.run(m.argv(), check=False, timeout=30)
         assert cp.returncode == 2 and words in cp.stderr, cp.stderr
+
+
+def test_log_file_records_every_state_change(etcd: EtcdCluster, mgr_factory: Factory,
+                                             presence: Factory, tmp_path: Path) -> None:
+    log = tmp_path / "mgr-a.file.log"
+    p1 = presence(1)
+    mgr = mgr_factory(extra_args=["--log-file", str(log), "--log-level", "info"])
+    etcd.client().wait_for(lambda cl: (osd_in_map(cl, 1) or {}).get("up"), timeout=10,
+                           what="osd.1 up")
+    p1.revoke()
+    etcd.client().wait_for(lambda cl: (osd_in_map(cl, 1) or {}).get("up") is False,
+                           timeout=5, what="osd.1 down")
+    assert mgr.stop() == 0
+    text = log.read_text()
+    for line in ("listening on", "leader acquired", "map epoch 1 written", "osd.1 added",
+                 "osd.1 down: presence lease expired", "revoked", "stopped"):
+        assert line in text, line
+    assert " DEBUG " not in text

@@ -175,3 +175,62 @@ def test_file_shows_the_storage_map_through_ganesha_dbus(pod: Pod,
                       ("/", "/: not a regular file")):
         cp = pando(pod, "file", path, env=env)
         assert (cp.returncode, cp.stdout, cp.stderr) == (1, "", f"pando: {why}\n")
+
+
+def test_the_whole_cluster_through_the_cli(request: pytest.FixtureRequest, pod: Pod,
+                                           tmp_path: Path, etcd: EtcdCluster,
+                                           mds_factory: Callable[..., PandoMds]) -> None:
+    """etcd, three pando-osd and Ganesha present in it, pando-mgr: status
+    and mds ls show the manager; `pando osd out` of a mirror of a file
+    reaches the FSAL, and `pando file` then says that component is out."""
+    presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
+    mds = mds_factory(3, start=False, osd_args=presence, object_pool=0,
+                      extra_fsal=f'Etcd = "{etcd.endpoints}"; Etcd_Prefix = "/pando/"; '
+                                 'Mds_Name = "mds-cli";')
+    m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, lease=2,
+                   seed=write_seed(tmp_path / "cluster.conf", list(mds.osds))).start()
+    try:
+        api = m.api()
+        api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in IDS},
+                     timeout=20, what="every OSD up and in")
+        mds.start()
+        api.wait_for(lambda a: [x["name"] for x in a.get("/api/mds")] == ["mds-cli"],
+                     timeout=20, what="the manager's presence")
+        _whole_cluster_checks(pod, mds, api)
+    finally:
+        code = m.stop() if m.alive() else 0
+        keep_logs(request, [m.log_path])
+    assert code == 0, f"pando-mgr did not exit cleanly on SIGTERM: {code}"
+
+
+def _whole_cluster_checks(pod: Pod, mds: PandoMds, api: MgrApi) -> None:
+    st = pando_json(pod, "status")
+    assert [x["name"] for x in st["mds"]] == ["mds-cli"]
+    assert "MDS_DOWN" not in [c["code"] for c in st["checks"]]
+    assert "mds-cli (epoch" in pando(pod, "status").stdout
+    assert "mds-cli" in pando(pod, "mds", "ls").stdout
+
+    _new_file(mds, "f", b"m" * (256 << 10))
+    env = mds.dbus_env()
+    fm = pando_json_env(pod, env, "file", "/f")
+    comps = [c for g in fm["groups"] for c in g["components"]]
+    assert len(comps) == 2 and {c["state"] for c in comps} == {"ok"}, fm
+    victim = comps[0]["osd"]
+
+    cp = pando(pod, "osd", "out", str(victim))
+    assert cp.returncode == 0 and cp.stdout.startswith(f"marked osd.{victim} out"), cp.stderr
+    epoch = pando_json(pod, "status")["epoch"]
+    api.wait_for(lambda a: all(x["epoch"] >= epoch for x in a.get("/api/mds")), timeout=20,
+                 what=f"the manager at map epoch {epoch}")
+    fm = pando_json_env(pod, env, "file", "/f")
+    states = {c["osd"]: c["state"] for g in fm["groups"] for c in g["components"]}
+    assert states[victim] == "out", fm
+    out = pando(pod, "file", "/f", env=env).stdout
+    assert f"osd.{victim}" in out and " out" in out, out
+    assert pando_json(pod, "osd", "in", str(victim))["in"] is True
+
+
+def pando_json_env(pod: Pod, env: dict[str, str], *argv: str) -> Any:
+    cp = pando(pod, *argv, "--json", env=env)
+    assert (cp.returncode, cp.stderr) == (0, ""), f"pando {' '.join(argv)}: {cp.stderr}"
+    return json.loads(cp.stdout)

@@ -5,8 +5,9 @@ says the leading mgr writes it.  Ganesha reads it every 500 ms and
 applies a higher epoch: a new OSD gets connections and takes new files;
 an OSD that is down (or weight 0) takes none, nor do objects the manager
 made ahead on it; the last applied map is kept beside the store, so a
-restart while etcd is away still knows it; etcd away stops nothing; a
-malformed map is logged and ignored.  The map and each file's storage map
+restart while etcd is away still knows it; etcd away stops nothing (and
+with three members, one killed is not even noticed); a malformed map is
+logged and ignored.  The map and each file's storage map
 are on dbus (map_status, file_map), the manager's presence and op
 latencies in etcd (mds/<name>)."""
 from __future__ import annotations
@@ -278,3 +279,21 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
     # A clean stop revokes the lease: the key goes at once.
     assert mds.stop_ganesha() == 0
     wait_for("the presence key gone", lambda: client.get(key) is None, timeout=5)
+
+
+def test_map_followed_through_the_members_left_when_one_of_three_is_killed(
+        etcd3: EtcdCluster, mds_factory: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    mds = mds_factory(4, start=False, object_pool=0, extra_fsal=etcd_fsal(etcd3))
+    put_map(etcd3.client(), 1, [osd_entry(o) for o in mds.osds])
+    mds.start()
+    wait_epoch(mds, 1)
+    etcd3.members[0].kill9()
+    fifth = osd_factory(5)
+    put_map(etcd3.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
+    st = wait_epoch(mds, 2)
+    assert st["osds"][-1]["id"] == 5 and st["osds"][-1]["takes"]
+    assert "does not answer" not in mds.log_text(), "another member answered"
+    client = etcd3.client()
+    wait_for("the presence through another member",
+             lambda: (p := client.get_json(f"{PREFIX}mds/{MDS_NAME}")) and p["epoch"] == 2)

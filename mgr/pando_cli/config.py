@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import urllib.parse
 from pathlib import Path
 
 DEFAULT_PORT = 7480
@@ -48,17 +49,39 @@ def mgr_url_from_conf(path: Path) -> str | None:
 
 
 def normalise_url(url: str) -> str:
-    """'host:port' -> 'http://host:port'; no trailing slash."""
-    url = url.strip().rstrip("/")
-    if "://" not in url:
-        url = "http://" + url
-    return url
+    """'host:port' -> 'http://host:port', no trailing slash; ValueError
+    for anything but an http(s) URL with a host and a valid port."""
+    text = url.strip()
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port               # ValueError when out of range
+    except ValueError as e:
+        raise ValueError(f"not a URL: {url!r} ({e})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"not an http URL: {url!r}")
+    if not parts.hostname or any(c.isspace() or ord(c) < 32 for c in text):
+        raise ValueError(f"not a URL: {url!r} (no host, or spaces)")
+    if port == 0:
+        raise ValueError(f"not a URL: {url!r} (port 0)")
+    return text.rstrip("/")
 
 
 def resolve_mgr(flag: str | None, env: dict[str, str] | None = None) -> str:
+    """The mgr's URL (flag, $PANDO_MGR, the file, the default); ConfigError
+    names the source of a bad one."""
     env = dict(os.environ) if env is None else env
-    for candidate in (flag, env.get("PANDO_MGR")):
-        if candidate:
-            return normalise_url(candidate)
-    from_conf = mgr_url_from_conf(conf_path(env))
-    return normalise_url(from_conf) if from_conf else DEFAULT_MGR
+    for source, url in (("--mgr", flag), ("$PANDO_MGR", env.get("PANDO_MGR"))):
+        if url:
+            return _checked(source, url)
+    path = conf_path(env)
+    from_conf = mgr_url_from_conf(path)
+    return _checked(f"{path}: the mgr's URL", from_conf) if from_conf else DEFAULT_MGR
+
+
+def _checked(source: str, url: str) -> str:
+    try:
+        return normalise_url(url)
+    except ValueError as e:
+        raise ConfigError(f"{source}: {e}") from None

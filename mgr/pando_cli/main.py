@@ -153,6 +153,23 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _url(text: str) -> str:
+    try:
+        return config.normalise_url(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 < v < 86400:
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return v
+
+
 def _hostport(text: str) -> str:
     host, sep, port = text.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -166,12 +183,12 @@ def _common(sub: bool) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     d: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
     p.add_argument("--json", action="store_true", help="machine output (JSON) on stdout", **d)
-    p.add_argument("--mgr", metavar="URL", help="pando-mgr's URL (else $PANDO_MGR, "
+    p.add_argument("--mgr", metavar="URL", type=_url, help="pando-mgr's URL (else $PANDO_MGR, "
                    "else [mgr] url in $PANDO_CONF or /etc/pando/pando.conf, "
                    f"else {config.DEFAULT_MGR})", **d)
     p.add_argument("--dbus", metavar="ADDRESS", help="Ganesha's dbus bus address "
                    "(else $DBUS_SYSTEM_BUS_ADDRESS, else the system bus)", **d)
-    p.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for an answer "
+    p.add_argument("--timeout", type=_seconds, metavar="S", help="seconds to wait for an answer "
                    "(default 10)", **({"default": argparse.SUPPRESS} if sub else {"default": 10.0}))
     return p
 

@@ -4,6 +4,7 @@ one of two exceptions that main.py maps to exit codes."""
 from __future__ import annotations
 
 import errno
+import http.client
 import json
 import socket
 import urllib.error
@@ -105,7 +106,10 @@ class MgrClient:
             raise MgrError(e.code, _error_text(raw)) from None
         except (urllib.error.URLError, OSError) as e:
             raise MgrUnreachable(self.url, _reason(e)) from None
-        except ValueError as e:          # a malformed URL
+        except http.client.HTTPException as e:      # something, but not HTTP, answers there
+            raise MgrUnreachable(self.url, f"not an HTTP server ({type(e).__name__}: "
+                                           f"{str(e)[:60]!r})") from None
+        except ValueError as e:          # a malformed URL (a Location header)
             raise MgrUnreachable(url, str(e)) from None
 
     def _decode(self, url: str, status: int, raw: bytes) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -181,11 +183,54 @@ def test_a_follower_redirect_is_followed_with_the_same_method_and_body(capsys: A
         assert leader.requests == [("POST", "/api/osd/4/out", {})]
 
 
+def test_something_that_is_not_http_on_the_port_exits_3(capsys: Any) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+
+        def greet() -> None:
+            conn, _ = s.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+                time.sleep(0.2)
+        t = threading.Thread(target=greet)
+        t.start()
+        code, out, err = pando(capsys, "--mgr", url, "status")
+        t.join()
+    assert (code, out) == (3, "")
+    assert err.startswith(f"pando: cannot reach pando-mgr at {url}: not an HTTP server ") and \
+        err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1:1", "http://", "http://a b:1",
+                                 "127.0.0.1:99999", "127.0.0.1:0"])
+def test_a_bad_mgr_url_is_a_usage_error(capsys: Any, url: str) -> None:
+    with pytest.raises(SystemExit) as e:
+        run(["status", "--mgr", url])
+    assert e.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "argument --mgr: not a" in err
+
+
+def test_a_bad_url_from_the_environment_or_the_file_names_its_source(
+        tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PANDO_MGR", "ftp://x")
+    assert pando(capsys, "status")[::2] == (1, "pando: $PANDO_MGR: not an http URL: 'ftp://x'\n")
+    conf = tmp_path / "pando.conf"
+    conf.write_text("[mgr]\nurl = http://h:70000\n")
+    monkeypatch.delenv("PANDO_MGR")
+    monkeypatch.setenv("PANDO_CONF", str(conf))
+    code, _, err = pando(capsys, "status")
+    assert code == 1 and err.startswith(f"pando: {conf}: the mgr's URL: not a URL: "), err
+
+
 @pytest.mark.parametrize("argv", [[], ["osd"], ["osd", "rm"], ["osd", "out", "x"],
                                   ["osd", "add", "--ctl", "h:1"], ["osd", "add", "--ctl", "h",
                                                                    "--nfs", "h:2"],
                                   ["osd", "add", "--ctl", "h:1", "--nfs", "h:2", "--weight", "lots"],
-                                  ["frobnicate"], ["status", "--timeout", "soon"]])
+                                  ["frobnicate"], ["status", "--timeout", "soon"],
+                                  ["status", "--timeout", "0"], ["osd", "out", "-1"]])
 def test_usage_errors_exit_2(capsys: Any, argv: list[str]) -> None:
     with pytest.raises(SystemExit) as e:
         run(argv)

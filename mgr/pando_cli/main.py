@@ -22,7 +22,11 @@ from . import config, ganesha, render, units
 from .mgrapi import MgrClient, MgrError, MgrUnreachable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
-PIPE_WIDTH = 200
+TABLE_WIDTH = 200
+
+
+class BadAnswer(Exception):
+    """An answer that parsed but cannot be shown."""
 
 
 class Ctx:
@@ -31,9 +35,10 @@ class Ctx:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.json: bool = bool(getattr(args, "json", False))
+        # Laid out at least TABLE_WIDTH wide, at a terminal too: a narrow
+        # one wraps a long row rather than rich cutting addresses to '…'.
         self.out = Console(highlight=False)
-        if not self.out.is_terminal:    # a pipe or a file: never truncate a column
-            self.out = Console(highlight=False, width=PIPE_WIDTH)
+        self.out = Console(highlight=False, width=max(self.out.width, TABLE_WIDTH))
         self.err = Console(stderr=True, highlight=False)
         self._mgr: MgrClient | None = None
 
@@ -56,8 +61,15 @@ class Ctx:
     def emit(self, data: Any, human: Callable[[], None]) -> None:
         if self.json:
             sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
-        else:
-            human()
+            return
+        try:
+            with self.out.capture() as cap:     # all or nothing on stdout
+                human()
+            sys.stdout.write(cap.get())
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
+            # A field of an unexpected type: say so rather than a traceback.
+            raise BadAnswer(f"the answer has an unexpected shape "
+                            f"({type(e).__name__}: {e}); --json shows it as it is") from None
 
 
 # ---- subcommands ---------------------------------------------------------------
@@ -71,7 +83,8 @@ def cmd_status(c: Ctx) -> int:
 def cmd_osd_ls(c: Ctx) -> int:
     with c.busy("asking pando-mgr"):
         osds = c.mgr.osds()
-    c.emit(osds, lambda: c.out.print(render.osd_table(osds) if osds else "no OSDs in the map"))
+    c.emit(osds, lambda: render.table(c.out, render.osd_table(osds)) if osds
+           else c.out.print("no OSDs in the map"))
     return EXIT_OK
 
 
@@ -115,8 +128,8 @@ def cmd_df(c: Ctx) -> int:
 def cmd_mds_ls(c: Ctx) -> int:
     with c.busy("asking pando-mgr"):
         mds = c.mgr.mds()
-    c.emit(mds, lambda: c.out.print(render.mds_table(mds) if mds
-                                    else "no metadata manager is present"))
+    c.emit(mds, lambda: render.table(c.out, render.mds_table(mds)) if mds
+           else c.out.print("no metadata manager is present"))
     return EXIT_OK
 
 
@@ -260,7 +273,7 @@ def run(argv: list[str] | None = None) -> int:
         return _fail(c, str(e), EXIT_UNREACHABLE)
     except MgrError as e:
         return _fail(c, f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
-    except (ganesha.GaneshaError, config.ConfigError) as e:
+    except (ganesha.GaneshaError, config.ConfigError, BadAnswer) as e:
         return _fail(c, str(e), EXIT_FAILED)
 
 

@@ -43,7 +43,8 @@ LABEL_WIDTH = 9
 
 def _section(title: str, rows: Iterable[tuple[str, Text | str]]) -> Text:
     """'  title:' then '    label: value' lines, labels right-aligned (ceph -s)."""
-    out = Text(f"  {title}:\n", style="bold")
+    out = Text()
+    out.append(f"  {title}:\n", style="bold")
     for k, v in rows:
         out.append(" " * 2 + (k + ":" if k else "").rjust(LABEL_WIDTH) + " ")
         out.append_text(v if isinstance(v, Text) else Text(v))
@@ -146,6 +147,10 @@ def marked(osd_id: int, state: str, ans: Any) -> str:
     return f"marked osd.{osd_id} {state}" + (f" (map epoch {epoch})" if epoch else "")
 
 
+def table(con: Console, t: Table) -> None:
+    con.print(t, crop=False)
+
+
 # ---- osd ls, df, mds ls --------------------------------------------------------
 def _statfs(o: dict[str, Any]) -> dict[str, Any]:
     s = o.get("statfs")
@@ -164,21 +169,26 @@ def osd_used_total(o: dict[str, Any]) -> tuple[int | None, int | None]:
 
 
 def osd_table(osds: list[dict[str, Any]]) -> Table:
+    def advertised(o: dict[str, Any]) -> str:
+        nfs = str(o.get("nfs", ""))
+        adv = str(o.get("advertise") or nfs)
+        return "" if adv == nfs else adv
+    show_adv = any(advertised(o) for o in osds)
     t = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("ID", "STATE", "IN", "WEIGHT", "DOMAIN", "CTL", "NFS", "ADVERTISE", "USED", "SIZE",
                 "%USE"):
-        t.add_column(col, no_wrap=True,
-                     justify="right" if col in ("ID", "WEIGHT", "USED", "SIZE", "%USE") else "left")
+        if col != "ADVERTISE" or show_adv:
+            t.add_column(col, no_wrap=True, justify="right" if col in (
+                "ID", "WEIGHT", "USED", "SIZE", "%USE") else "left")
     for o in sorted(osds, key=lambda o: int(o.get("id", 0))):
         used, total = osd_used_total(o)
         up, inn = bool(o.get("up")), bool(o.get("in"))
-        nfs = str(o.get("nfs", ""))
-        adv = str(o.get("advertise") or nfs)
         t.add_row(f"osd.{o.get('id')}",
                   Text("up" if up else "down", style="green" if up else "bold red"),
                   Text("in" if inn else "out", style="" if inn else "yellow"),
                   units.size(o.get("weight")), str(o.get("domain") or "-"),
-                  str(o.get("ctl", "")), nfs, "" if adv == nfs else adv,
+                  str(o.get("ctl", "")), str(o.get("nfs", "")),
+                  *([advertised(o)] if show_adv else []),
                   units.size(used), units.size(total),
                   f"{units.percent(used, total):.1f}" if total else "-")
     return t
@@ -196,12 +206,12 @@ def df(con: Console, d: dict[str, Any]) -> None:
     raw.add_row(units.size(tot.get("total")), units.size(tot.get("free")),
                 units.size(tot.get("used")),
                 f"{units.percent(tot.get('used'), tot.get('total')):.2f}")
-    con.print(raw)
+    table(con, raw)
     con.print()
-    con.print(_usage_table("OSDS", "OSD", osds, lambda o: f"osd.{o.get('id')}",
-                           extra=("state", "objects")))
+    table(con, _usage_table("OSDS", "OSD", osds, lambda o: f"osd.{o.get('id')}",
+                            extra=("state", "objects")))
     con.print()
-    con.print(_usage_table("POOLS", "POOL", pools, lambda p: str(p.get("name", "?")),
+    table(con, _usage_table("POOLS", "POOL", pools, lambda p: str(p.get("name", "?")),
                            extra=("scheme", "copies")))
 
 
@@ -273,4 +283,4 @@ def file_map(con: Console, fm: dict[str, Any]) -> None:
             t.add_row(str(ci), f"osd.{c.get('osd')}", str(obj),
                       f"{obj:#x}" if isinstance(obj, int) else "-",
                       Text(state, style="green" if state == "ok" else "bold yellow"))
-        con.print(t)
+        table(con, t)

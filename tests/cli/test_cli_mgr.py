@@ -136,6 +136,25 @@ def test_errors_and_garbage_exit_1_with_one_line(stub: StubMgr, capsys: Any, sta
     assert want in err and err.startswith("pando: ") and err.count("\n") == 1, err
 
 
+@pytest.mark.parametrize("path, argv", [("/api/status", ["status"]), ("/api/osds", ["osd", "ls"]),
+                                        ("/api/df", ["df"]), ("/api/mds", ["mds", "ls"])])
+@pytest.mark.parametrize("body", [
+    {"health": 5, "checks": "x", "osds": [1], "capacity": {"total": "lots"}, "mgrs": [3],
+     "throughput": {"read_bps": "fast"}, "etcd": [], "mds": {"a": 1}},
+    [{"id": "one", "statfs": {"bytes_total": "big", "bytes_free": None}, "weight": []}],
+    {"osds": [{"id": None, "total": "x"}], "pools": "none", "total": 7},
+    [{"name": None, "time": "yesterday", "presence": 3}],
+])
+def test_odd_answers_print_or_fail_cleanly(stub: StubMgr, capsys: Any, path: str,
+                                           argv: list[str], body: Any) -> None:
+    """Whatever shape a newer or broken mgr answers in, never a traceback."""
+    stub.answer("GET", path, 200, body)
+    code, out, err = pando(capsys, "--mgr", stub.url, *argv)
+    assert code in (0, 1), (code, out, err)
+    if code == 1:
+        assert out == "" and err.startswith("pando: ") and err.count("\n") == 1, err
+
+
 def test_etcd_unreachable_or_no_leader_503_exits_3(stub: StubMgr, capsys: Any) -> None:
     stub.answer("POST", "/api/osd/1/out", 503, {"error": "etcd unreachable: refused"})
     code, out, err = pando(capsys, "--mgr", stub.url, "osd", "out", "1")

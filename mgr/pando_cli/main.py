@@ -11,140 +11,17 @@ Exit codes (scripts may rely on them):
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from rich.console import Console
 
-from . import config, ganesha, render, units
-from .mgrapi import MgrClient, MgrError, MgrUnreachable
+from . import config, ganesha, units
+from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_mds_ls, cmd_osd_add, cmd_osd_ls,
+                       cmd_osd_mark, cmd_osd_rm, cmd_recall, cmd_status)
+from .mgrapi import MgrError, MgrUnreachable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
-TABLE_WIDTH = 200
-
-
-class BadAnswer(Exception):
-    """An answer that parsed but cannot be shown."""
-
-
-class Ctx:
-    """What every subcommand gets: its arguments, the consoles, the mgr."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
-        self.json: bool = bool(getattr(args, "json", False))
-        # Laid out at least TABLE_WIDTH wide, at a terminal too: a narrow
-        # one wraps a long row rather than rich cutting addresses to '…'.
-        self.out = Console(highlight=False)
-        self.out = Console(highlight=False, width=max(self.out.width, TABLE_WIDTH))
-        self.err = Console(stderr=True, highlight=False)
-        self._mgr: MgrClient | None = None
-
-    @property
-    def mgr(self) -> MgrClient:
-        if self._mgr is None:
-            url = config.resolve_mgr(getattr(self.args, "mgr", None))
-            self._mgr = MgrClient(url, timeout=float(getattr(self.args, "timeout", 10.0)))
-        return self._mgr
-
-    @contextlib.contextmanager
-    def busy(self, what: str) -> Iterator[None]:
-        """A spinner on stderr while waiting, only for a person at a terminal."""
-        if self.json or not self.err.is_terminal:
-            yield
-            return
-        with self.err.status(what):
-            yield
-
-    def emit(self, data: Any, human: Callable[[], None]) -> None:
-        if self.json:
-            sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
-            return
-        try:
-            with self.out.capture() as cap:     # all or nothing on stdout
-                human()
-            sys.stdout.write(cap.get())
-        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
-            # A field of an unexpected type: say so rather than a traceback.
-            raise BadAnswer(f"the answer has an unexpected shape "
-                            f"({type(e).__name__}: {e}); --json shows it as it is") from None
-
-
-# ---- subcommands ---------------------------------------------------------------
-def cmd_status(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        st = c.mgr.status()
-    c.emit(st, lambda: render.status(c.out, st))
-    return EXIT_OK
-
-
-def cmd_osd_ls(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        osds = c.mgr.osds()
-    c.emit(osds, lambda: render.table(c.out, render.osd_table(osds)) if osds
-           else c.out.print("no OSDs in the map"))
-    return EXIT_OK
-
-
-def cmd_osd_add(c: Ctx) -> int:
-    a = c.args
-    spec: dict[str, Any] = {"ctl": a.ctl, "nfs": a.nfs}
-    for key in ("id", "advertise", "domain", "weight"):
-        if getattr(a, key) is not None:
-            spec[key] = getattr(a, key)
-    with c.busy("adding the OSD"):
-        osd = c.mgr.osd_add(spec)
-    c.emit(osd, lambda: c.out.print(f"added osd.{osd.get('id')} (ctl {osd.get('ctl')}, "
-                                    f"nfs {osd.get('nfs')}, weight {units.size(osd.get('weight'))})"))
-    return EXIT_OK
-
-
-def cmd_osd_mark(c: Ctx) -> int:
-    state = c.args.state
-    with c.busy(f"marking osd.{c.args.osd_id} {state}"):
-        ans = c.mgr.osd_mark(c.args.osd_id, state)
-    c.emit(ans, lambda: c.out.print(render.marked(c.args.osd_id, state, ans)))
-    return EXIT_OK
-
-
-def cmd_osd_rm(c: Ctx) -> int:
-    with c.busy(f"removing osd.{c.args.osd_id}"):
-        ans = c.mgr.osd_rm(c.args.osd_id, force=c.args.force)
-    epoch = ans.get("epoch") if isinstance(ans, dict) else None
-    c.emit(ans, lambda: c.out.print(f"removed osd.{c.args.osd_id}" +
-                                    (f" (map epoch {epoch})" if epoch else "")))
-    return EXIT_OK
-
-
-def cmd_df(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        d = c.mgr.df()
-    c.emit(d, lambda: render.df(c.out, d))
-    return EXIT_OK
-
-
-def cmd_mds_ls(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        mds = c.mgr.mds()
-    c.emit(mds, lambda: render.table(c.out, render.mds_table(mds)) if mds
-           else c.out.print("no metadata manager is present"))
-    return EXIT_OK
-
-
-def cmd_file(c: Ctx) -> int:
-    with c.busy("asking Ganesha"):
-        fm = ganesha.file_map(c.args.path, address=c.args.dbus)
-    c.emit(fm, lambda: render.file_map(c.out, fm))
-    return EXIT_OK
-
-
-def cmd_recall(c: Ctx) -> int:
-    with c.busy("recalling layouts"):
-        ans = ganesha.recall(c.args.target, address=c.args.dbus)
-    c.emit(ans, lambda: c.out.print(ans["message"]))
-    return EXIT_OK
 
 
 # ---- arguments -------------------------------------------------------------------
@@ -266,19 +143,19 @@ def parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    c = Ctx(args)
     try:
-        return int(args.fn(c))
+        return int(args.fn(Ctx(args)))
     except (MgrUnreachable, ganesha.GaneshaUnreachable) as e:
-        return _fail(c, str(e), EXIT_UNREACHABLE)
+        return _fail(str(e), EXIT_UNREACHABLE)
     except MgrError as e:
-        return _fail(c, f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
+        return _fail(f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
     except (ganesha.GaneshaError, config.ConfigError, BadAnswer) as e:
-        return _fail(c, str(e), EXIT_FAILED)
+        return _fail(str(e), EXIT_FAILED)
 
 
-def _fail(c: Ctx, msg: str, code: int) -> int:
-    c.err.print(f"pando: {msg}", markup=False, soft_wrap=True)
+def _fail(msg: str, code: int) -> int:
+    """One line on stderr (never wrapped: scripts grep it)."""
+    Console(stderr=True, highlight=False).print(f"pando: {msg}", markup=False, soft_wrap=True)
     return code
 
 

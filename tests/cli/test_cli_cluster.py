@@ -107,6 +107,26 @@ def test_osd_out_in_and_a_refused_rm(pod: Pod, mgr: MgrProcess) -> None:
     assert pando_json(pod, "status")["osds"]["in"] == 3
 
 
+def test_changes_sent_to_a_standby_mgr_reach_the_leader(request: pytest.FixtureRequest,
+                                                         pod: Pod, mgr: MgrProcess,
+                                                         tmp_path: Path, etcd: EtcdCluster) -> None:
+    standby = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, name="mgr-b", index=1,
+                         lease=2).start()
+    try:
+        standby.api().wait_for(lambda a: len(a.status()["mgrs"]) == 2, timeout=15,
+                               what="both mgrs known")
+        cp = pando(pod, "--mgr", standby.url, "osd", "out", "3")
+        assert cp.returncode == 0 and cp.stdout.startswith("marked osd.3 out"), cp.stderr
+        assert mgr.api().osd_states()[3] == (True, False)
+        assert "mgr-a (leader), standbys: mgr-b" in pando(pod, "--mgr", standby.url,
+                                                          "status").stdout
+        assert pando_json(pod, "--mgr", standby.url, "osd", "in", "3")["in"] is True
+    finally:
+        code = standby.stop() if standby.alive() else 0
+        keep_logs(request, [standby.log_path])
+    assert code == 0, f"the standby pando-mgr did not exit cleanly on SIGTERM: {code}"
+
+
 def test_mgr_url_from_the_environment_and_the_conf_file(pod: Pod, mgr: MgrProcess,
                                                         tmp_path: Path) -> None:
     conf = tmp_path / "pando.conf"

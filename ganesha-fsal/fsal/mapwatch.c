@@ -147,6 +147,11 @@ static int apply_json(struct pando_mapwatch *w, const char *json, size_t len, co
 		return rc;
 	}
 	rc = pando_view_apply(w->exp, &m, source);
+	/* Once per revision (the caller skips revisions it has seen). */
+	if (rc == -EALREADY && m.epoch < pando_view_get(w->exp)->epoch)
+		LogWarn(COMPONENT_FSAL, "pando: the cluster map in %s is at epoch %" PRIu64
+			", below the applied %" PRIu64 " (etcd restored or reset?): kept the applied one",
+			source, m.epoch, pando_view_get(w->exp)->epoch);
 	cluster_map_free(&m);
 	if (rc)
 		return rc;

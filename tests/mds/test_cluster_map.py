@@ -220,7 +220,7 @@ def test_restart_while_etcd_is_down_uses_the_kept_map(
     assert 5 in used and 4 not in used, sorted(used)
 
 
-def test_malformed_map_is_logged_ignored_and_the_old_one_kept(
+def test_malformed_or_older_map_is_logged_ignored_and_the_applied_one_kept(
         etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
     mds = etcd_mds()
     client = etcd.client()
@@ -233,6 +233,10 @@ def test_malformed_map_is_logged_ignored_and_the_old_one_kept(
     assert 'no "nfs"' in mds.log_text() or "not host:port" in mds.log_text()
     put_map(client, 7, [osd_entry(o) for o in mds.osds])
     wait_epoch(mds, 7)
+    # A lower epoch (etcd restored from an old backup) is not applied.
+    put_map(client, 3, [osd_entry(o) for o in mds.osds[:2]])
+    wait_for("the lower epoch logged", lambda: "below the applied 7" in mds.log_text())
+    assert map_status(mds)["epoch"] == 7
     assert mds.alive()
 
 

@@ -123,8 +123,12 @@ def test_osd_added_to_the_map_while_ganesha_runs_takes_new_files(
         osd_factory: Callable[..., OsdProcess]) -> None:
     mds = etcd_mds(object_pool=0)
     fifth = osd_factory(5)
+    t0 = time.monotonic()
     put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
     st = wait_epoch(mds, 2)
+    took = time.monotonic() - t0
+    print(f"map epoch 2 applied {took:.2f} s after the put")
+    assert took < 3, "the map is read every 500 ms"
     assert {o["id"] for o in st["osds"] if o["takes"]} == {1, 2, 3, 4, 5}
     assert st["source"] == "etcd"
     c = connect(mds)

@@ -305,3 +305,29 @@ def test_map_followed_through_the_members_left_when_one_of_three_is_killed(
     client = etcd3.client()
     wait_for("the presence through another member",
              lambda: (p := client.get_json(f"{PREFIX}mds/{MDS_NAME}")) and p["epoch"] == 2)
+
+
+def test_map_changed_while_its_etcd_member_was_down_is_applied_when_it_is_back(
+        etcd3: EtcdCluster, mds_factory: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    # The manager knows one member only; the others take the change.
+    only = etcd3.members[0]
+    fsal = "\n".join([f'Etcd = "{only.client_url}";', f'Etcd_Prefix = "{PREFIX}";',
+                      f'Mds_Name = "{MDS_NAME}";'])
+    mds = mds_factory(4, start=False, object_pool=0, extra_fsal=fsal)
+    put_map(etcd3.client(), 1, [osd_entry(o) for o in mds.osds])
+    mds.start()
+    wait_epoch(mds, 1)
+    only.kill9()
+    wait_for("the etcd warning", lambda: "does not answer" in mds.log_text())
+    fifth = osd_factory(5)
+    others = EtcdClient(mds.pod, [m.client_url for m in etcd3.members[1:]])
+    put_map(others, 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
+    time.sleep(1.5)
+    assert map_status(mds)["epoch"] == 1
+    c = connect(mds)
+    write_file(c, mds.root_handle(), "meanwhile", b"m" * (8 * KIB))
+    only.start()
+    st = wait_epoch(mds, 2)
+    assert any(o["id"] == 5 and o["takes"] for o in st["osds"])
+    assert "etcd answers again" in mds.log_text()

@@ -48,6 +48,17 @@ def etcd_options(etcd: EtcdCluster) -> list[str]:
             'Mds_Name = "mds-pnfs";']
 
 
+def wait_presence(client: EtcdClient, key: str, pred: Callable[[Any], bool],
+                  timeout: float = 10) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        p = client.get_json(key)
+        if p and pred(p):
+            return p
+        assert time.monotonic() < deadline, f"presence {key}: {p}"
+        time.sleep(0.3)
+
+
 def holder_script(gate_lib: str) -> str:
     return gate_lib + REPORT + DROP + """
 getdata a /tmp/a; getdata b /tmp/b
@@ -83,6 +94,10 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
     ls0 = c.layout_status()
     assert ls0.segments >= 1, f"the guest holds no layout: {ls0}"
     victim = c.components(ino)[0].osd_id
+    # The presence counts the holder and its layout.
+    key = f"{PREFIX}mds/mds-pnfs"
+    p = wait_presence(client, key, lambda p: p["layouts"] >= 1)
+    assert p["clients"] == 1 and p["epoch"] == 1 and p["ops"]["layoutget"]["count"] >= 1, p
 
     put_map(client, 2, [osd_entry(o, in_=o.osd_id != victim) for o in m.osds])
     ls1 = c.wait_layouts(lambda s: s.segments == 0, 20,
@@ -90,6 +105,8 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
     assert ls1.recalls > ls0.recalls and ls1.fenced == 0, f"{ls0} -> {ls1}"
     assert f"osd.{victim} now up/out" in m.log_text()
     assert "an OSD it uses is out" in m.log_text()
+    p = wait_presence(client, key, lambda p: p["epoch"] == 2 and p["recalls"] >= 1)
+    assert p["fences"] == 0, p
 
     gate.release("holding")
     gate.wait("written", vms=[vm])

@@ -50,6 +50,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds down before out (default %(default)s)")
     p.add_argument("--lease", type=_positive, default=5.0,
                    help="lease TTL in seconds (default %(default)s)")
+    p.add_argument("--presence-grace", type=_positive, default=7.0,
+                   help="seconds after leading or reaching etcd again before an OSD "
+                        "without presence is marked down; at least the OSDs' etcd_ttl "
+                        "+ 2 (default %(default)s)")
     p.add_argument("--poll", type=_positive, default=0.25,
                    help="seconds between reads of etcd (default %(default)s)")
     p.add_argument("--log-file", type=Path, help="log here instead of stderr")
@@ -85,7 +89,8 @@ async def serve(a: argparse.Namespace) -> None:
     etcd = Etcd([e.strip() for e in a.etcd.split(",") if e.strip()],
                 timeout=min(1.5, max(0.5, a.lease / 4)))
     mgr = Manager(etcd, a.prefix, a.name, url, a.lease,
-                  Settings(name=a.name, down_out_interval=a.down_out_interval),
+                  Settings(name=a.name, down_out_interval=a.down_out_interval,
+                           presence_grace=a.presence_grace),
                   seed=a.seed, poll=a.poll)
     runner = web.AppRunner(make_app(mgr), access_log=None)
     await runner.setup()

@@ -94,6 +94,10 @@ class Manager:
         self.history = History()
         self.write_lock = asyncio.Lock()
         self._poll_failed = False
+        # Since when this mgr has seen etcd without a gap as the leader
+        # (monotonic), and under which leader key (osdmap.Settings.presence_grace).
+        self._watch_since = time.monotonic()
+        self._led_rev = 0
 
     # -- reading -----------------------------------------------------------
     async def poll_once(self) -> None:
@@ -106,6 +110,7 @@ class Manager:
             return
         if self._poll_failed:
             log.info("etcd reachable again")
+            self._watch_since = time.monotonic()
         self._poll_failed, self.reachable = False, True
         self.snap = parse_snapshot(kvs, self.prefix, rev)
         self.history.observe(self.snap.presence)
@@ -166,11 +171,22 @@ class Manager:
                 if s.cmap is None:
                     new = self._seed_map()
                 else:
-                    new = osdmap.step(s.cmap, s.presence, time.time(), self.settings)
+                    new = osdmap.step(s.cmap, s.presence, time.time(), self.settings,
+                                      hold_down=self._holding_down())
                 if new is not None:
                     await self.write_map(new, mod)
             except EtcdError as e:
                 log.warning("map write failed: %s", e)
+
+    def _holding_down(self) -> bool:
+        """True during presence_grace after this mgr started leading or
+        reached etcd again: it may not mark OSDs down yet."""
+        if self.election.leader_rev != self._led_rev:
+            self._led_rev = self.election.leader_rev
+            self._watch_since = time.monotonic()
+            log.info("leading: OSDs without presence are marked down after %gs",
+                     self.settings.presence_grace)
+        return time.monotonic() - self._watch_since < self.settings.presence_grace
 
     def _seed_map(self) -> ClusterMap:
         now = time.time()

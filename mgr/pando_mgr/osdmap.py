@@ -119,6 +119,11 @@ class Presence:
 class Settings:
     name: str                       # this mgr, for updated_by
     down_out_interval: float = 600.0
+    # After this mgr starts leading, or reaches etcd again, presence keys
+    # may be missing only because etcd expired every lease while it was
+    # unreachable (it does, at once, when it comes back): no OSD is marked
+    # down until the OSDs have had this long to register again.
+    presence_grace: float = 7.0
 
 
 DEFAULT_POOLS = [{"name": "default", "scheme": "mirror", "copies": 2, "stripe_unit": 1048576}]
@@ -138,10 +143,11 @@ def _addresses(p: Presence) -> tuple[str, str, str]:
     return str(v.get("ctl", "")), nfs, str(v.get("advertise", "") or nfs)
 
 
-def _observe(o: Osd, p: Presence | None, now: float, s: Settings) -> list[str]:
+def _observe(o: Osd, p: Presence | None, now: float, s: Settings,
+             hold_down: bool) -> list[str]:
     """Moves one OSD along down/up/out from its presence; what changed."""
     why: list[str] = []
-    if o.up and p is None:
+    if o.up and p is None and not hold_down:
         o.up, o.down_at = False, now
         why.append(f"osd.{o.id} down: presence lease expired")
     elif not o.up and p is not None:
@@ -182,12 +188,13 @@ def _discover(m: ClusterMap, p: Presence, now: float) -> str | None:
 
 
 def step(cur: ClusterMap, presence: dict[int, Presence], now: float,
-         s: Settings) -> ClusterMap | None:
-    """The map after observing presence at time now, or None if unchanged."""
+         s: Settings, hold_down: bool = False) -> ClusterMap | None:
+    """The map after observing presence at time now, or None if unchanged.
+    hold_down: a missing presence key marks nobody down (presence_grace)."""
     m = copy.deepcopy(cur)
     why: list[str] = []
     for o in m.osds:
-        why += _observe(o, presence.get(o.id), now, s)
+        why += _observe(o, presence.get(o.id), now, s, hold_down)
     for p in sorted(presence.values(), key=lambda p: p.id):
         added = _discover(m, p, now)
         if added:

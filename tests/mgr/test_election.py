@@ -127,6 +127,9 @@ def test_one_etcd_member_of_three_killed_the_mgr_goes_on(
         assert [m["healthy"] for m in s["etcd"]["members"]].count(False) == 1
         assert api.post("/api/osd/2/out")["in"] is False
         etcd3.members[0].start()
+        one = etcd3.client()          # ready before teardown's SIGTERM
+        one.urls = [etcd3.members[0].client_url]
+        one.wait_healthy()
     finally:
         p1.stop_keepalive()
         p2.stop_keepalive()

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mgrtest import osd_in_map
+from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
+from pando_testing.nfs3 import NFS3_OK, Nfs3Client
 
 Factory = Callable[..., Any]
 TTL = 2
@@ -77,3 +79,25 @@ def test_a_stopped_osd_is_down_at_once_and_its_counters_reach_metrics(
     t0 = time.monotonic()
     c.wait_for(lambda _: _up(etcd, 1) is False, timeout=5, what="osd.1 down")
     assert time.monotonic() - t0 < 1.5
+
+
+def test_nfs_writes_to_a_real_osd_show_as_its_rate_history_and_counters(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    osd = _osds(etcd, osd_factory, 1)[0]
+    api = mgr_factory().api()
+    api.wait_for(lambda a: a.osd_states() == {1: (True, True)}, timeout=15, what="osd.1 up")
+    osd.tool("mkpart", "1", check=False)
+    osd.tool("create", "1", "77")
+    chunk = b"p" * 65536
+    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as nfs:
+        fh = handle_for(osd, 1, 77)
+        for i in range(3 * 16):             # 3 MiB over ~3 s: two presence refreshes
+            assert nfs.write(fh, i * len(chunk), chunk).status == NFS3_OK
+            time.sleep(0.06)
+    o = api.wait_for(lambda a: (x := a.get("/api/osds")[0])["rates"]["write_bps"] > 0 and x,
+                     timeout=10, what="a write rate")
+    assert o["rates"]["write_ops"] > 0
+    api.wait_for(lambda a: any(h["write_bps"] > 0 for h in a.get("/api/history")), timeout=5,
+                 what="a history sample with writes")
+    api.wait_for(lambda a: f'pando_osd_write_bytes_total{{osd="1",proto="nfs"}} {48 * 65536}'
+                 in a.get("/metrics"), timeout=5, what="all bytes counted")

@@ -49,14 +49,18 @@ def mgr3_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
 
 def _mgr_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
                  etcd: EtcdCluster) -> Iterator[Callable[..., MgrProcess]]:
-    """mgr_factory(**MgrProcess fields): mgr-a on 7480, mgr-b on 7481...;
-    at teardown each must stop cleanly on SIGTERM unless the test killed it."""
+    """mgr_factory(**MgrProcess fields): mgr-a on 7480, mgr-b on 7481...,
+    lease 2 s, presence grace 1 s; at teardown each must stop cleanly on
+    SIGTERM unless the test killed it."""
     made: list[MgrProcess] = []
 
     def make(start: bool = True, **kw: Any) -> MgrProcess:
         i = len(made)
         kw.setdefault("name", f"mgr-{chr(ord('a') + i)}")
         kw.setdefault("lease", 2)
+        # The tests fault OSDs within seconds of a mgr's start: a short
+        # presence grace (test_presence_grace.py covers the default's reason).
+        kw["extra_args"] = ["--presence-grace", "1", *kw.get("extra_args", [])]
         m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, index=i, **kw)
         made.append(m)
         if start:

@@ -217,3 +217,70 @@ bool cluster_map_osd_takes(const struct cluster_map_osd *o)
 {
 	return o->up && o->in && o->weight > 0;
 }
+
+#define CLUSTER_MAP_FILE_MAX (4u << 20)
+
+int cluster_map_load(const char *path, struct cluster_map *out, char *why, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		fail(why, cap, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	buf = malloc(CLUSTER_MAP_FILE_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, CLUSTER_MAP_FILE_MAX + 1, f);
+	rc = ferror(f) ? -EIO : n > CLUSTER_MAP_FILE_MAX ? -EFBIG : 0;
+	fclose(f);
+	if (rc)
+		fail(why, cap, "%s: %s", path, strerror(-rc));
+	else
+		rc = cluster_map_parse(buf, n, out, why, cap);
+	free(buf);
+	return rc;
+}
+
+static size_t count_new(const struct cluster_desc *d, const struct cluster_map *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nosds; i++)
+		n += cluster_desc_osd(d, m->osds[i].id) == NULL;
+	return n;
+}
+
+static int cmp_desc_osd(const void *a, const void *b)
+{
+	const struct cluster_osd *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int cluster_desc_merge_map(struct cluster_desc *d, const struct cluster_map *m)
+{
+	if (d->nosds + count_new(d, m) > CLUSTER_DESC_MAX_OSDS)
+		return -E2BIG;
+	for (size_t i = 0; i < m->nosds; i++) {
+		const struct cluster_map_osd *mo = &m->osds[i];
+		struct cluster_osd *o = (struct cluster_osd *)cluster_desc_osd(d, mo->id);
+
+		if (!o) {
+			o = &d->osds[d->nosds++];
+			memset(o, 0, sizeof(*o));
+			o->id = mo->id;
+		}
+		snprintf(o->ctl, sizeof(o->ctl), "%s", mo->ctl);
+		snprintf(o->nfs, sizeof(o->nfs), "%s", mo->nfs);
+		snprintf(o->advertise, sizeof(o->advertise), "%s", mo->advertise);
+	}
+	qsort(d->osds, d->nosds, sizeof(*d->osds), cmp_desc_osd);
+	return 0;
+}

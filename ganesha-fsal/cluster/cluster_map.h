@@ -46,4 +46,14 @@ const struct cluster_map_osd *cluster_map_osd(const struct cluster_map *m, uint3
 /* Whether the OSD takes new components: up, in and a non-zero weight. */
 bool cluster_map_osd_takes(const struct cluster_map_osd *o);
 
+/* The map the metadata manager kept beside its store (<Db_Path>.map.json)
+ * for tools that run without etcd: 0, -ENOENT (none kept), -EFBIG, -errno
+ * (cannot read), or cluster_map_parse's errors with why[cap]. */
+int cluster_map_load(const char *path, struct cluster_map *out, char *why, size_t cap);
+/* The static description brought up to the map: the map's addresses for
+ * the OSDs both list (the map is newer), and the OSDs the map added.
+ * d->osds must have room for CLUSTER_DESC_MAX_OSDS (cluster_desc_load's).
+ * 0, or -E2BIG with d unchanged. */
+int cluster_desc_merge_map(struct cluster_desc *d, const struct cluster_map *m);
+
 #endif

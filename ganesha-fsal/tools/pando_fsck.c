@@ -31,6 +31,7 @@
  * without --repair), 8 operational error, 16 usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@
 
 #include "byteorder.h"
 #include "cluster_desc.h"
+#include "cluster_map.h"
 #include "ns_store.h"
 #include "osd_pool.h"
 #include "pando/osd_ctl_client.h"
@@ -835,6 +837,34 @@ static int parse_args(struct fsck *f, int argc, char **argv)
 	return 0;
 }
 
+/* OSDs the cluster map added since cluster.conf was written, and their
+ * current addresses: the manager keeps the last map it applied beside the
+ * store, and fsck runs while the manager is stopped. */
+static int merge_kept_map(struct fsck *f)
+{
+	char path[PATH_MAX], why[512];
+	struct cluster_map m;
+	int rc;
+
+	if (snprintf(path, sizeof(path), "%s.map.json", f->db) >= (int)sizeof(path))
+		return 0;
+	rc = cluster_map_load(path, &m, why, sizeof(why));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		fprintf(stderr, PROG ": warning: ignoring the kept cluster map: %s\n", why);
+		return 0;
+	}
+	rc = cluster_desc_merge_map(&f->desc, &m);
+	if (rc)
+		fprintf(stderr, PROG ": %s: more OSDs than fsck can hold\n", path);
+	else
+		printf("OSDs from the cluster map %s (epoch %llu)\n", path,
+		       (unsigned long long)m.epoch);
+	cluster_map_free(&m);
+	return rc;
+}
+
 static int open_all(struct fsck *f)
 {
 	struct ns_options o = { .log = store_log };
@@ -843,6 +873,8 @@ static int open_all(struct fsck *f)
 
 	if (f->osds) {
 		rc = cluster_desc_load(f->cluster, &f->desc, why, sizeof(why));
+		if (!rc)
+			rc = merge_kept_map(f);
 		if (rc) {
 			fprintf(stderr, PROG ": %s\n", why);
 			return rc;

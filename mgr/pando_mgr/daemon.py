@@ -50,10 +50,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds down before out (default %(default)s)")
     p.add_argument("--lease", type=_positive, default=5.0,
                    help="lease TTL in seconds (default %(default)s)")
-    p.add_argument("--presence-grace", type=_positive, default=7.0,
-                   help="seconds after leading or reaching etcd again before an OSD "
-                        "without presence is marked down; at least the OSDs' etcd_ttl "
-                        "+ 2 (default %(default)s)")
+    p.add_argument("--presence-grace", type=_positive, default=4.0,
+                   help="seconds after reaching etcd again before an OSD without "
+                        "presence is marked down (default %(default)s)")
     p.add_argument("--poll", type=_positive, default=0.25,
                    help="seconds between reads of etcd (default %(default)s)")
     p.add_argument("--log-file", type=Path, help="log here instead of stderr")

@@ -94,10 +94,9 @@ class Manager:
         self.history = History()
         self.write_lock = asyncio.Lock()
         self._poll_failed = False
-        # Since when this mgr has seen etcd without a gap as the leader
-        # (monotonic), and under which leader key (osdmap.Settings.presence_grace).
-        self._watch_since = time.monotonic()
-        self._led_rev = 0
+        # When this mgr last reached etcd again after failing to
+        # (monotonic; osdmap.Settings.presence_grace), None: no gap yet.
+        self._back_since: float | None = None
 
     # -- reading -----------------------------------------------------------
     async def poll_once(self) -> None:
@@ -109,8 +108,9 @@ class Manager:
             self._poll_failed, self.reachable = True, False
             return
         if self._poll_failed:
-            log.info("etcd reachable again")
-            self._watch_since = time.monotonic()
+            log.info("etcd reachable again: no OSD is marked down for %gs",
+                     self.settings.presence_grace)
+            self._back_since = time.monotonic()
         self._poll_failed, self.reachable = False, True
         self.snap = parse_snapshot(kvs, self.prefix, rev)
         self.history.observe(self.snap.presence)
@@ -179,14 +179,11 @@ class Manager:
                 log.warning("map write failed: %s", e)
 
     def _holding_down(self) -> bool:
-        """True during presence_grace after this mgr started leading or
-        reached etcd again: it may not mark OSDs down yet."""
-        if self.election.leader_rev != self._led_rev:
-            self._led_rev = self.election.leader_rev
-            self._watch_since = time.monotonic()
-            log.info("leading: OSDs without presence are marked down after %gs",
-                     self.settings.presence_grace)
-        return time.monotonic() - self._watch_since < self.settings.presence_grace
+        """True during presence_grace after this mgr reached etcd again: an
+        outage longer than the OSDs' lease makes etcd expire every presence
+        key at once when it comes back, though their OSDs live on."""
+        return (self._back_since is not None
+                and time.monotonic() - self._back_since < self.settings.presence_grace)
 
     def _seed_map(self) -> ClusterMap:
         now = time.time()

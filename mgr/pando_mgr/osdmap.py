@@ -119,11 +119,12 @@ class Presence:
 class Settings:
     name: str                       # this mgr, for updated_by
     down_out_interval: float = 600.0
-    # After this mgr starts leading, or reaches etcd again, presence keys
-    # may be missing only because etcd expired every lease while it was
-    # unreachable (it does, at once, when it comes back): no OSD is marked
-    # down until the OSDs have had this long to register again.
-    presence_grace: float = 7.0
+    # After this mgr reaches etcd again, presence keys may be missing only
+    # because etcd expired every lease when it came back from the outage
+    # (3.4 does, at once): no OSD is marked down until the OSDs have had
+    # this long to register again (pando-osd retries every second and
+    # renews every TTL/4: measured within 2 s).
+    presence_grace: float = 4.0
 
 
 DEFAULT_POOLS = [{"name": "default", "scheme": "mirror", "copies": 2, "stripe_unit": 1048576}]

@@ -20,71 +20,16 @@ from typing import Any
 
 import pytest
 from pando_testing import nfs3
+from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, map_status,
+                                       osd_entry, osds_of, put_map, wait_for, wait_epoch)
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
 
-PREFIX = "/pando/"
 MDS_NAME = "mds-test"
 KIB = 1024
 INLINE_MAX = 4096
-
-
-def etcd_fsal(etcd: EtcdCluster) -> str:
-    return "\n".join([f'Etcd = "{etcd.endpoints}";', f'Etcd_Prefix = "{PREFIX}";',
-                      f'Mds_Name = "{MDS_NAME}";'])
-
-
-def osd_entry(o: OsdProcess, up: bool = True, in_: bool = True,
-              weight: int = 1 << 40) -> dict[str, Any]:
-    nfs = f"{o.host}:{o.nfs_port}"
-    return {"id": o.osd_id, "ctl": o.ctl_addr, "nfs": nfs, "advertise": nfs,
-            "weight": weight, "domain": "", "up": up, "in": in_, "down_at": 0, "out_at": 0}
-
-
-def put_map(client: EtcdClient, epoch: int, osds: list[dict[str, Any]]) -> None:
-    m = {"epoch": epoch, "partition": 1, "osds": sorted(osds, key=lambda o: o["id"]),
-         "pools": [], "updated_at": time.time(), "updated_by": "test", "reason": "test"}
-    client.put(PREFIX + "map", json.dumps(m))
-
-
-def dbus_json(mds: PandoMds, method: str, *args: str) -> tuple[bool, str, Any]:
-    """(status, message, the JSON) of a Pando dbus method answering (b, s, s)."""
-    cp = mds.pod.run(["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
-                      "/org/ganesha/nfsd/pando", f"org.ganesha.nfsd.pando.{method}", *args],
-                     check=False, env=mds.dbus_env(), timeout=30)
-    assert cp.returncode == 0, f"{method}: {cp.stderr}"
-    status = re.search(r"^\s*boolean (true|false)$", cp.stdout, re.MULTILINE)
-    strings = re.findall(r'^\s*string "(.*)"$', cp.stdout, re.MULTILINE)
-    assert status and len(strings) == 2, cp.stdout
-    return status.group(1) == "true", strings[0], json.loads(strings[1])
-
-
-def map_status(mds: PandoMds) -> dict[str, Any]:
-    ok, msg, j = dbus_json(mds, "map_status")
-    assert ok, msg
-    return j  # type: ignore[no-any-return]
-
-
-def file_map(mds: PandoMds, path: str) -> tuple[bool, str, Any]:
-    return dbus_json(mds, "file_map", f"string:{path}")
-
-
-def wait_for(what: str, cond: Callable[[], Any], timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not within {timeout} s")
-        time.sleep(0.2)
-
-
-def wait_epoch(mds: PandoMds, epoch: int) -> dict[str, Any]:
-    return wait_for(f"map epoch {epoch} applied",  # type: ignore[no-any-return]
-                    lambda: (s := map_status(mds))["epoch"] == epoch and s)
 
 
 def connect(mds: PandoMds) -> Nfs3Client:
@@ -97,19 +42,13 @@ def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> None:
     c.write_all(res.fh, 0, data, stable=FILE_SYNC)
 
 
-def osds_of(mds: PandoMds, path: str) -> set[int]:
-    ok, msg, j = file_map(mds, path)
-    assert ok, msg
-    return {k["osd"] for g in j["groups"] for k in g["components"]}
-
-
 @pytest.fixture
 def etcd_mds(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
              ) -> Callable[..., PandoMds]:
     """A manager over 4 OSDs that follows the map in `etcd`, epoch 1 (the 4
     OSDs) written before it starts."""
     def make(**kw: Any) -> PandoMds:
-        m = mds_factory(4, start=False, inline_max=INLINE_MAX, extra_fsal=etcd_fsal(etcd),
+        m = mds_factory(4, start=False, inline_max=INLINE_MAX, extra_fsal=etcd_fsal(etcd, MDS_NAME),
                         **kw)
         put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
         m.start()
@@ -331,3 +270,27 @@ def test_map_changed_while_its_etcd_member_was_down_is_applied_when_it_is_back(
     st = wait_epoch(mds, 2)
     assert any(o["id"] == 5 and o["takes"] for o in st["osds"])
     assert "etcd answers again" in mds.log_text()
+
+
+def test_fsck_knows_the_osds_the_map_added_from_the_map_kept_beside_the_store(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds],
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    mds = etcd_mds(object_pool=0)
+    fifth = osd_factory(5)
+    put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
+    wait_epoch(mds, 2)
+    c = connect(mds)
+    root = mds.root_handle()
+    on_fifth = None
+    for i in range(24):
+        write_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
+        if 5 in osds_of(mds, f"/f{i}"):
+            on_fifth = f"f{i}"
+            break
+    assert on_fifth, "no new file on the OSD the map added"
+    c.close()
+    assert mds.stop_ganesha() == 0
+    code, out = mds.fsck()
+    assert code == 0, f"pando-fsck found trouble with a map-added OSD (exit {code}):\n{out}"
+    assert "OSDs from the cluster map" in out and "epoch 2" in out, out
+    mds.start()

@@ -12,12 +12,13 @@ The map is written into etcd by hand (no mgr), as mgr/README.md says the
 leading mgr writes it."""
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
+from pando_testing.cluster_map import PREFIX, put_map
+from pando_testing.cluster_map import osd_entry as map_osd
 from pando_testing.daemons import OsdProcess
 from pando_testing.e2e import KernelClient
 from pando_testing.etcd import EtcdClient, EtcdCluster
@@ -29,18 +30,11 @@ from pando_testing.pod import Pod
 from pando_testing.vm import GUEST_ADDR, Scenario
 
 MIB = 1 << 20
-PREFIX = "/pando/"
 RECALL_TIMEOUT = 3
 
 
 def osd_entry(o: OsdProcess, in_: bool = True) -> dict[str, Any]:
-    return {"id": o.osd_id, "ctl": o.ctl_addr, "nfs": f"{o.host}:{o.nfs_port}",
-            "advertise": f"{GUEST_ADDR}:{o.nfs_port}", "weight": 1 << 40, "domain": "",
-            "up": True, "in": in_}
-
-
-def put_map(client: EtcdClient, epoch: int, osds: list[dict[str, Any]]) -> None:
-    client.put(PREFIX + "map", json.dumps({"epoch": epoch, "partition": 1, "osds": osds}))
+    return map_osd(o, in_=in_, advertise_host=GUEST_ADDR)
 
 
 def etcd_options(etcd: EtcdCluster) -> list[str]:

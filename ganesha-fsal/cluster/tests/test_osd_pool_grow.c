@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static struct cluster_osd osd_at(uint32_t id)
 struct reader {
 	struct osd_pool *pool;
 	atomic_bool *stop;
-	long walks;
+	atomic_long walks;
 	int bad;
 };
 
@@ -81,6 +82,14 @@ static void test_grows_under_readers(void)
 			CHECK(err != -ENOENT);  /* known: the connect failed */
 			CHECK(osd_pool_get(p, 999999, &err) == NULL && err == -ENOENT);
 		}
+	}
+	/* On a loaded machine a reader may not have run yet: each walks the
+	 * grown pool at least once before it stops. */
+	for (int i = 0; i < 2; i++) {
+		long before = atomic_load(&r[i].walks);
+
+		while (atomic_load(&r[i].walks) < before + 1)
+			sched_yield();
 	}
 	atomic_store(&stop, true);
 	for (int i = 0; i < 2; i++) {

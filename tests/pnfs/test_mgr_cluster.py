@@ -239,12 +239,13 @@ def leader(mgrs: list[MgrProcess]) -> MgrProcess:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("version", ["6.1", "7.x"])
 def test_write_storm_survives_an_etcd_member_the_mgr_leader_and_an_osd_killed(
-        pod: Pod, tmp_path: Path, gate: Rendezvous, etcd3: EtcdCluster,
+        version: str, pod: Pod, tmp_path: Path, gate: Rendezvous, etcd3: EtcdCluster,
         mds_factory: Callable[..., PandoMds], mgrs: list[MgrProcess],
         guest: Callable[..., KernelClient]) -> None:
     c = start_cluster(pod, tmp_path, gate, etcd3, mds_factory, mgrs, osds=5, nmgrs=2)
-    storm = Storm(c, gate, guest, "7.x")
+    storm = Storm(c, gate, guest, version)
     storm.assert_writes_go_on(8, "storm")
 
     etcd3.members[0].kill9()

@@ -97,6 +97,7 @@ static char *fill(void *arg)
 		      "gateway_write_bytes", (json_int_t)atomic_load(&exp->mds_write_bytes));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "store_failed", json_boolean(ns_failed(exp->ns)));
 	json_object_set_new(o, "op_bounds", bounds_json());
 	json_object_set_new(o, "ops", ops_json(exp->opstats));
 	s = json_dumps(o, JSON_COMPACT);

@@ -90,3 +90,8 @@ bool space_failed(struct ns_store *s)
 {
 	return atomic_load(&s->failed);
 }
+
+bool ns_failed(struct ns_store *s)
+{
+	return space_failed(s);
+}

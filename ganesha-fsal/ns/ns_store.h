@@ -209,6 +209,9 @@ int ns_open(const char *dir, const struct ns_options *opts, struct ns_store **ou
 void ns_close(struct ns_store *s);
 /* The file system's identity, fixed at format. */
 void ns_uuid(const struct ns_store *s, uint8_t uuid[16]);
+/* True once RocksDB refused a write: changes are refused until a restart
+ * (ns_space.c); for health reports. */
+bool ns_failed(struct ns_store *s);
 size_t ns_inline_max(const struct ns_store *s);
 int ns_statfs(struct ns_store *s, struct ns_statfs *st);
 /* Makes every change so far durable (NFS COMMIT of inline data). */

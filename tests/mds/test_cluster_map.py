@@ -216,6 +216,7 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
         return p if p and p["ops"]["write"]["count"] > 0 else None
     p = wait_for("the presence with a write counted", presence)
     assert p["name"] == MDS_NAME and p["epoch"] == 1 and p["nfs"].endswith(f":{mds.nfs_port}")
+    assert p["store_failed"] is False
     assert len(p["op_bounds"]) == 16
     assert set(p["ops"]) == {"lookup", "getattr", "setattr", "create", "mkdir", "remove",
                              "rename", "readdir", "open", "layoutget", "layoutcommit",

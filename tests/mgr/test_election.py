@@ -37,9 +37,9 @@ def test_two_mgrs_elect_exactly_one_leader_and_the_follower_redirects(
     assert s["leader"] == "mgr-a"
     assert [(m["name"], m["leader"]) for m in s["mgrs"]] == [("mgr-a", True), ("mgr-b", False)]
     with pytest.raises(MgrApiError) as e:
-        api_b.post("/api/osd/1/out")
+        api_b.post("/api/osd/1/out", follow=False)
     assert e.value.status == 307 and e.value.body["leader"] == a.url
-    assert a.api().post("/api/osd/1/out")["in"] is False
+    assert api_b.post("/api/osd/1/out")["in"] is False     # followed to the leader
     metrics_b = api_b.get("/metrics")
     assert 'pando_mgr_leader{mgr="mgr-b"} 0' in metrics_b
     assert 'pando_mgr_leader{mgr="mgr-a"} 1' in a.api().get("/metrics")

@@ -109,19 +109,29 @@ class MgrApiError(RuntimeError):
 
 
 class MgrApi:
-    """Blocking calls to one mgr's HTTP API, made inside the pod; redirects
-    (a follower's 307 to the leader) are followed."""
+    """Blocking calls to one mgr's HTTP API, made inside the pod.  A
+    follower's 307 is followed to the leader named in its body, for every
+    method (urllib itself follows a 307 only for GET and HEAD)."""
 
     def __init__(self, pod: Pod, url: str, timeout: float = 5.0) -> None:
         self.pod = pod
         self.url = url
         self.timeout = timeout
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: Any = None, follow: bool = True) -> Any:
+        try:
+            return self._call(self.url, method, path, body)
+        except MgrApiError as e:
+            leader = e.body.get("leader") if isinstance(e.body, dict) else None
+            if e.status != 307 or not leader or not follow:
+                raise
+            return self._call(str(leader), method, path, body)
+
+    def _call(self, url: str, method: str, path: str, body: Any) -> Any:
         data = None if body is None else json.dumps(body).encode()
 
         def go() -> Any:
-            req = urllib.request.Request(self.url + path, data=data, method=method,
+            req = urllib.request.Request(url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"})
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as r:
@@ -140,8 +150,8 @@ class MgrApi:
     def get(self, path: str) -> Any:
         return self.call("GET", path)
 
-    def post(self, path: str, body: Any = None) -> Any:
-        return self.call("POST", path, body if body is not None else {})
+    def post(self, path: str, body: Any = None, follow: bool = True) -> Any:
+        return self.call("POST", path, body if body is not None else {}, follow)
 
     def status(self) -> dict[str, Any]:
         out: dict[str, Any] = self.get("/api/status")

@@ -166,6 +166,9 @@ class Daemon:
     proc: subprocess.Popen[bytes]
     log: Path
 
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
 
 @dataclass
 class Host:
@@ -263,9 +266,8 @@ def _start_etcd(hosts: dict[str, Host]) -> None:
         assert argv == ["/usr/bin/etcd"], argv
         h.start("etcd", argv, {k: v for k, v in env.items() if k.startswith("ETCD_")})
     for name in HOSTS:
-        hosts[name].pod.wait_port(hosts[name].address, 2379, timeout=30,
-                                  alive=lambda n=name: hosts[n].daemons["etcd"].proc.poll()
-                                  is None)
+        daemon = hosts[name].daemons["etcd"]
+        hosts[name].pod.wait_port(hosts[name].address, 2379, timeout=30, alive=daemon.alive)
 
 
 def _etcd(hosts: dict[str, Host], only: list[str] | None = None) -> EtcdClient:
@@ -367,8 +369,10 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
     hosts["host3"].daemons["etcd"].proc.kill()
     hosts["host3"].daemons["etcd"].proc.wait()
     alive = _etcd(hosts, ["host1", "host2"])
-    alive.wait_for(lambda c: c.put("/multihost/probe", "still writable") or True,
-                   timeout=15, what="a write with host3's member down")
+    def probe(c: EtcdClient) -> bool:
+        c.put("/multihost/probe", "still writable")
+        return True
+    alive.wait_for(probe, timeout=15, what="a write with host3's member down")
     assert alive.get("/multihost/probe") == b"still writable"
     # host3's OSDs talked to host3's member (their own, first in their list):
     # beyond their 5 s presence lease they must have renewed elsewhere

@@ -58,8 +58,9 @@ def _mgr_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         i = len(made)
         kw.setdefault("name", f"mgr-{chr(ord('a') + i)}")
         kw.setdefault("lease", 2)
-        # The tests fault OSDs within seconds of a mgr's start: a short
-        # presence grace (test_presence_grace.py covers the default's reason).
+        # Tests that stop etcd expect the map to catch up within seconds of
+        # its return: a short presence grace (test_presence_grace.py says why
+        # there is one).
         kw["extra_args"] = ["--presence-grace", "1", *kw.get("extra_args", [])]
         m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, index=i, **kw)
         made.append(m)

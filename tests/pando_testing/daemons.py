@@ -1,7 +1,6 @@
 """pando-osd processes inside a Pod, started, killed and restarted by pid."""
 from __future__ import annotations
 
-import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +8,7 @@ from typing import Any
 
 from .keys import ClusterKey
 from .pod import Pod, build_dir
+from .podproc import PodProcess
 
 NFS_PORT_BASE = 20490
 CTL_PORT_BASE = 20590
@@ -22,7 +22,7 @@ def osd_binary(name: str = "pando-osd") -> Path:
 
 
 @dataclass
-class OsdProcess:
+class OsdProcess(PodProcess):
     pod: Pod
     workdir: Path
     key: ClusterKey
@@ -73,48 +73,18 @@ class OsdProcess:
                       "--osd-id", str(self.osd_id), "--key-file", self.key.path])
 
     def start(self) -> "OsdProcess":
-        assert self.proc is None or self.proc.poll() is not None, "already running"
-        self.starts += 1
-        log = open(self.log_path, "ab")
-        log.write(f"--- start {self.starts} ---\n".encode())
-        log.flush()
-        argv: list[str | Path] = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir", self.data_path,
-                "--key-file", self.key.path,
-                "--nfs-listen", f"{self.host}:{self.nfs_port}",
-                "--ctl-listen", f"{self.host}:{self.ctl_port}",
-                "--threads", str(self.threads), "--log-level", "debug", *self.extra_args]
-        self.proc = self.pod.popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        alive = lambda: self.proc is not None and self.proc.poll() is None  # noqa: E731
-        self.pod.wait_port(self.host, self.nfs_port, alive=alive)
-        self.pod.wait_port(self.host, self.ctl_port, alive=alive)
+        argv: list[str | Path] = [osd_binary(), "--osd-id", str(self.osd_id), "--data-dir",
+                                  self.data_path, "--key-file", self.key.path,
+                                  "--nfs-listen", f"{self.host}:{self.nfs_port}",
+                                  "--ctl-listen", f"{self.host}:{self.ctl_port}",
+                                  "--threads", str(self.threads), "--log-level", "debug",
+                                  *self.extra_args]
+        self.spawn(argv)
+        self.wait_port(self.host, self.nfs_port)
+        self.wait_port(self.host, self.ctl_port)
         return self
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout: float = 20.0) -> int:
-        """SIGTERM and wait; returns the exit status (0 is a clean stop)."""
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise
-        return self.proc.returncode
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
 
     def restart(self) -> "OsdProcess":
         if self.alive():
             self.stop()
         return self.start()
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -4,10 +4,8 @@ daemons wrote.  One member by default; three for the tests that need a
 quorum.  Members are started, killed and restarted by pid."""
 from __future__ import annotations
 
-import base64
 import json
 import shutil
-import signal
 import subprocess
 import time
 import urllib.error
@@ -16,31 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pando_cluster.etcd import stopped_cleanly
+from pando_mgr.etcd import b64, prefix_end, unb64
+
 from .pod import Pod
+from .podproc import PodProcess
 
 CLIENT_PORT_BASE = 2379
 PEER_PORT_BASE = 2380
 ETCD = "/usr/bin/etcd"
 
 
-def b64(s: str | bytes) -> str:
-    raw = s.encode() if isinstance(s, str) else s
-    return base64.b64encode(raw).decode()
-
-
-def unb64(s: str) -> bytes:
-    return base64.b64decode(s)
-
-
-def prefix_end(prefix: str) -> str:
-    """The range end that selects every key starting with prefix."""
-    raw = bytearray(prefix.encode())
-    raw[-1] += 1
-    return b64(bytes(raw))
-
-
 @dataclass
-class EtcdMember:
+class EtcdMember(PodProcess):
     pod: Pod
     workdir: Path
     name: str
@@ -68,66 +54,29 @@ class EtcdMember:
         return self.workdir / f"{self.name}.log"
 
     def start(self, wait: bool = True) -> "EtcdMember":
-        assert not self.alive(), "already running"
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.starts += 1
         state = "existing" if self.data_dir.exists() else "new"
-        log = open(self.log_path, "ab")
-        log.write(f"--- start {self.starts} ---\n".encode())
-        log.flush()
-        argv = [ETCD, "--name", self.name, "--data-dir", str(self.data_dir),
-                "--listen-client-urls", self.client_url,
-                "--advertise-client-urls", self.client_url,
-                "--listen-peer-urls", self.peer_url,
-                "--initial-advertise-peer-urls", self.peer_url,
-                "--initial-cluster", self.initial_cluster or f"{self.name}={self.peer_url}",
-                "--initial-cluster-state", state,
-                "--initial-cluster-token", "pando-test",
-                "--heartbeat-interval", "100", "--election-timeout", "1000",
-                "--log-outputs", "stderr"]
-        self.proc = self.pod.popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
+        self.spawn([ETCD, "--name", self.name, "--data-dir", str(self.data_dir),
+                    "--listen-client-urls", self.client_url,
+                    "--advertise-client-urls", self.client_url,
+                    "--listen-peer-urls", self.peer_url,
+                    "--initial-advertise-peer-urls", self.peer_url,
+                    "--initial-cluster", self.initial_cluster or f"{self.name}={self.peer_url}",
+                    "--initial-cluster-state", state,
+                    "--initial-cluster-token", "pando-test",
+                    "--heartbeat-interval", "100", "--election-timeout", "1000",
+                    "--log-outputs", "stderr"])
         if wait:
-            self.pod.wait_port(self.host, self.client_port, alive=self.alive)
+            self.wait_port(self.host, self.client_port)
         return self
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def stop(self, timeout: float = 20.0) -> int:
         """SIGTERM and wait; 0 for a clean stop, else the exit status.
         etcd 3.4 shuts down on SIGTERM and then re-raises the signal on
         itself (pkg/osutil), so its status is -SIGTERM even when clean: the
-        log line it writes first tells the two apart."""
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise
-            if (self.proc.returncode == -signal.SIGTERM
-                    and "received terminated signal, shutting down" in self.log_text()):
-                return 0
-        return self.proc.returncode
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def pause(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGCONT)
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        log line it writes first tells the two apart (pando_cluster.etcd)."""
+        code = super().stop(timeout)
+        return 0 if stopped_cleanly(code, self.log_text()) else code
 
 
 @dataclass

@@ -3,7 +3,6 @@ and a small client for their HTTP API (mgr/README.md)."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -14,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from .pod import Pod
+from .podproc import PodProcess
 
 MGR_PORT_BASE = 7480
 
 
 @dataclass
-class MgrProcess:
+class MgrProcess(PodProcess):
     """`pando-mgr` as `python -m pando_mgr.daemon` (the installed entry
     point's module), listening on 127.0.0.1:(7480 + index)."""
     pod: Pod
@@ -61,44 +61,14 @@ class MgrProcess:
         return argv + self.extra_args
 
     def start(self, wait: bool = True) -> "MgrProcess":
-        assert not self.alive(), "already running"
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.starts += 1
-        log = open(self.log_path, "ab")
-        log.write(f"--- start {self.starts} ---\n".encode())
-        log.flush()
-        self.proc = self.pod.popen(self.argv(), stdout=log, stderr=subprocess.STDOUT)
-        log.close()
+        self.spawn(self.argv())
         if wait:
-            self.pod.wait_port(self.host, self.port, alive=self.alive)
+            self.wait_port(self.host, self.port)
         return self
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout: float = 20.0) -> int:
-        """SIGTERM and wait; the exit status (0 is a clean stop)."""
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise
-        return self.proc.returncode
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
 
     def api(self) -> "MgrApi":
         return MgrApi(self.pod, self.url)
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
 class MgrApiError(RuntimeError):

@@ -379,6 +379,17 @@ class PnfsCluster:
                                                info[Info.LENGTH], info[Info.CAP_VERSION]))
         return sorted(found, key=lambda k: k.index)
 
+    def wait_components(self, ino: int, want: int, timeout: float = 10.0) -> list[Component]:
+        """components(ino) once `want` carry the file's id: objects made
+        ahead (the FSAL's object pool) get their owner stamped in the
+        background after a LAYOUTGET claims them (fsal/pool.c)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            comps = self.components(ino)
+            if len(comps) >= want or time.monotonic() > deadline:
+                return comps
+            time.sleep(0.2)
+
     def read_component(self, k: Component) -> bytes:
         with self.ctl(self.osd(k.osd_id)) as c:
             return c.read_all(PARTITION, k.object_id)

@@ -87,7 +87,7 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
     ino = int(gate.wait("holding", vms=[vm]).query["ino"])
     ls0 = c.layout_status()
     assert ls0.segments >= 1, f"the guest holds no layout: {ls0}"
-    victim = c.components(ino)[0].osd_id
+    victim = c.wait_components(ino, 2)[0].osd_id
     # The presence counts the holder and its layout.
     key = f"{PREFIX}mds/mds-pnfs"
     p = wait_presence(client, key, lambda p: p["layouts"] >= 1)

@@ -51,7 +51,7 @@ def test_size_from_objects_when_a_write_layout_ends_uncommitted(
     ino_a, ino_b = int(opened.query["a"]), int(opened.query["b"])
     data = os.urandom(300_000)
     for ino, lengths in ((ino_a, (len(data), len(data))), (ino_b, (len(data), 100_000))):
-        comps = c.components(ino)
+        comps = c.wait_components(ino, 2)
         assert len(comps) == 2, f"inode {ino}: {comps} (no write layout in the OPEN?)"
         for k, n in zip(comps, lengths):
             with c.ctl(c.osd(k.osd_id)) as ctl:

@@ -322,10 +322,12 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
-	if (!rc && exp->mapwatch)
-		rc = pando_mapwatch_run(exp->mapwatch);
+	/* Presence before the map thread runs: that thread kicks it after
+	 * each epoch it applies. */
 	if (!rc && exp->cfg.etcd[0])
 		rc = pando_presence_start(exp, &exp->presence);
+	if (!rc && exp->mapwatch)
+		rc = pando_mapwatch_run(exp->mapwatch);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

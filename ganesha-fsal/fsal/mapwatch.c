@@ -156,6 +156,8 @@ static int apply_json(struct pando_mapwatch *w, const char *json, size_t len, co
 	if (rc)
 		return rc;
 	keep_json(w, json, len);
+	/* The mgr shows which epoch each manager applied: say it now. */
+	pando_presence_kick(w->exp->presence);
 	if (strcmp(source, "cache") != 0) {
 		int wrc = write_cache(w->cache_path, json, len);
 

@@ -119,10 +119,20 @@ static void log_state(void *arg, int level, const char *msg)
 static void nfs_address(struct pando_presence *p)
 {
 	const struct sockaddr_in *sin = (const void *)&nfs_param.core_param.bind_addr;
-	char host[INET_ADDRSTRLEN] = "";
+	const struct sockaddr_in6 *sin6 = (const void *)&nfs_param.core_param.bind_addr;
+	char host[INET6_ADDRSTRLEN + 2] = "";
 
-	if (sin->sin_family == AF_INET && sin->sin_addr.s_addr != htonl(INADDR_ANY))
+	/* Ganesha resolves Bind_Addr as IPv6 first, so an IPv4 address is
+	 * usually held v4-mapped (cluster/README.md, "Bind_Addr"). */
+	if (sin->sin_family == AF_INET && sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
 		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+	} else if (sin6->sin6_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+		inet_ntop(AF_INET, &sin6->sin6_addr.s6_addr[12], host, sizeof(host));
+	} else if (sin6->sin6_family == AF_INET6 && !IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr)) {
+		host[0] = '[';
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host + 1, sizeof(host) - 2);
+		strcat(host, "]");
+	}
 	snprintf(p->nfs, sizeof(p->nfs), "%s:%u", host[0] ? host : p->name,
 		 nfs_param.core_param.port[P_NFS]);
 }

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from pando_testing.logs import keep_logs
+from pando_testing.mgr import MgrApi
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client
 from pando_testing.nfs3_setup import Nfs3Setup, mount_root
 from pando_testing.pod import Pod, build_dir
@@ -110,6 +111,12 @@ def test_up_serves_nfs_through_ganesha_and_down_stops_all(pod: Pod, cdir: Path) 
         assert "osd 2 ctl=127.0.0.1:20592 nfs=127.0.0.1:20492" in desc
 
         _nfs3_roundtrip(pod)
+        # The manager is in etcd under its bound address, at the map's epoch.
+        api = MgrApi(pod, "http://127.0.0.1:7480")
+        mds = api.wait_for(lambda a: [m for m in a.get("/api/mds")
+                                      if m.get("epoch") == a.status()["epoch"]],
+                           timeout=15, what="the manager at the map's epoch in /api/mds")
+        assert [m["nfs"] for m in mds] == ["127.0.0.1:2049"], mds
 
         mgr = pod.run(["ganesha_mgr", "show", "exports"], check=False,
                       env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": bus.group(1)})

@@ -215,6 +215,9 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
         p = client.get_json(key)
         return p if p and p["ops"]["write"]["count"] > 0 else None
     p = wait_for("the presence with a write counted", presence)
+    # The test harness's Ganesha listens on every address (no Bind_Addr):
+    # the presence then names the host.  `pando-cluster up` binds one
+    # (tests/cluster/test_pando_cluster.py sees it in the mgr's MDS list).
     assert p["name"] == MDS_NAME and p["epoch"] == 1 and p["nfs"].endswith(f":{mds.nfs_port}")
     assert p["store_failed"] is False
     assert len(p["op_bounds"]) == 16
@@ -227,6 +230,27 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
     # A clean stop revokes the lease: the key goes at once.
     assert mds.stop_ganesha() == 0
     wait_for("the presence key gone", lambda: client.get(key) is None, timeout=5)
+
+
+def test_presence_says_each_applied_epoch_at_once_not_at_the_next_refresh(
+        etcd: EtcdCluster, etcd_mds: Callable[..., PandoMds]) -> None:
+    """The mgr shows which epoch each manager applied (`pando status`): the
+    FSAL puts its presence as soon as it applies a map, not at its next
+    2 s refresh.  Four changes, each seen within 1.5 s (the map is read
+    every 0.5 s); refreshes alone would make that unlikely."""
+    mds = etcd_mds()
+    client = etcd.client()
+    key = f"{PREFIX}mds/{MDS_NAME}"
+    took = []
+    for epoch in range(2, 6):
+        put_map(client, epoch, [osd_entry(o, weight=(1 << 40) + epoch) for o in mds.osds])
+        t0 = time.monotonic()
+        wait_for(f"presence at epoch {epoch}",
+                 lambda e=epoch: (p := client.get_json(key)) and p["epoch"] == e, timeout=10)
+        took.append(time.monotonic() - t0)
+        time.sleep(0.3)
+    print("presence epoch seen after " + ", ".join(f"{t:.2f}" for t in took) + " s")
+    assert max(took) < 1.5, took
 
 
 def test_map_followed_through_the_members_left_when_one_of_three_is_killed(

@@ -245,8 +245,11 @@ def test_presence_says_each_applied_epoch_at_once_not_at_the_next_refresh(
     for epoch in range(2, 6):
         put_map(client, epoch, [osd_entry(o, weight=(1 << 40) + epoch) for o in mds.osds])
         t0 = time.monotonic()
-        wait_for(f"presence at epoch {epoch}",
-                 lambda e=epoch: (p := client.get_json(key)) and p["epoch"] == e, timeout=10)
+
+        def at_epoch(e: int = epoch) -> bool:
+            p = client.get_json(key)
+            return bool(p) and p["epoch"] == e
+        wait_for(f"presence at epoch {epoch}", at_epoch, timeout=10)
         took.append(time.monotonic() - t0)
         time.sleep(0.3)
     print("presence epoch seen after " + ", ".join(f"{t:.2f}" for t in took) + " s")

@@ -312,3 +312,16 @@ void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out)
 	*out = s->health;
 	pthread_mutex_unlock(&s->lock);
 }
+
+bool osd_pool_reachable(struct osd_pool *p, uint32_t id)
+{
+	struct osd_slot *s = slot_of(p, id);
+	bool up;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	up = s->health.reachable;
+	pthread_mutex_unlock(&s->lock);
+	return up;
+}

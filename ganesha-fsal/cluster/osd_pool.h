@@ -71,6 +71,9 @@ int osd_pool_conns_per_osd(const struct osd_pool *p);
 /* OSDs are indexed 0..count-1 in the order they joined. */
 size_t osd_pool_count(const struct osd_pool *p);
 void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);
+/* Whether the last call to OSD id got an answer; false for an id the
+ * pool does not know. */
+bool osd_pool_reachable(struct osd_pool *p, uint32_t id);
 /* The addresses OSD i is reached at now. */
 void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out);
 

@@ -36,18 +36,6 @@ static bool reply_json(DBusMessage *reply, bool ok, const char *msg, json_t *j)
 	return done;
 }
 
-static bool reachable(struct pando_export *exp, uint32_t id)
-{
-	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
-		struct osd_health h;
-
-		osd_pool_health(exp->pool, i, &h);
-		if (h.id == id)
-			return h.reachable;
-	}
-	return false;
-}
-
 static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 			const struct pando_view_osd *s, bool takes)
 {
@@ -55,7 +43,7 @@ static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 			 "ctl", c->ctl, "nfs", c->nfs, "advertise", c->advertise,
 			 "listed", s->listed, "up", s->up, "in", s->in,
 			 "weight", (json_int_t)s->weight, "takes", takes,
-			 "reachable", reachable(exp, c->id));
+			 "reachable", osd_pool_reachable(exp->pool, c->id));
 }
 
 static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -108,7 +96,7 @@ static const char *comp_state(struct pando_export *exp, const struct pando_view 
 			return "stale";
 	if (!pando_view_osd(v, osd, &s) || !s->listed || !s->in)
 		return "out";
-	if (!s->up || !reachable(exp, osd))
+	if (!s->up || !osd_pool_reachable(exp->pool, osd))
 		return "down";
 	return "ok";
 }

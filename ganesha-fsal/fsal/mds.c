@@ -105,14 +105,7 @@ static bool osd_reachable(struct pando_export *exp, uint32_t id)
 
 	if (pando_view_osd(pando_view_get(exp), id, &state) && !state->up)
 		return false;
-	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
-		struct osd_health h;
-
-		osd_pool_health(exp->pool, i, &h);
-		if (h.id == id)
-			return h.reachable;
-	}
-	return false;
+	return osd_pool_reachable(exp->pool, id);
 }
 
 /* Drops the mirrors a client must not use: those with a stale component

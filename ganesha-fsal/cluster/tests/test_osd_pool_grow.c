@@ -124,10 +124,13 @@ static void test_known_id_takes_new_addresses(void)
 	int err = 0;
 
 	CHECK_EQ(osd_pool_new(&d, NULL, &p), 0);
+	CHECK(osd_pool_reachable(p, 1));        /* before any call */
+	CHECK(!osd_pool_reachable(p, 7));       /* not in the pool */
 	/* The failed connect marks it unreachable and backs off. */
 	CHECK(osd_pool_get(p, 1, &err) == NULL);
 	osd_pool_health(p, 0, &h);
 	CHECK(!h.reachable);
+	CHECK(!osd_pool_reachable(p, 1));
 	snprintf(moved.ctl, sizeof(moved.ctl), "127.0.0.1:2");
 	strcpy(moved.advertise, "10.0.2.2:20001");
 	CHECK_EQ(osd_pool_add(p, &moved), 0);

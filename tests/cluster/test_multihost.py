@@ -363,6 +363,11 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
                  timeout=40, what="the map with six OSDs up and in")
     assert len(api.status()["etcd"]["members"]) == 3
     follower = MgrApi(client, f"http://{HOSTS['host2']}:7480")
+    # a follower answers GETs from the map it last read (every 0.25 s), so
+    # it may be one epoch behind the leader for a moment: wait for it to catch up
+    leader_map = api.get("/api/map")
+    follower.wait_for(lambda f: f.get("/api/map")["epoch"] >= leader_map["epoch"],
+                      timeout=10, what="the follower at the leader's epoch")
     assert follower.get("/api/map")["osds"] == api.get("/api/map")["osds"]
 
     # host3's etcd member dies: two of three keep the quorum

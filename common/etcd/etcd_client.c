@@ -168,6 +168,30 @@ int etcd_delete(struct etcd_client *c, const char *key)
 	return rc;
 }
 
+int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
+	      void *arg)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/range", etcd_body_range_prefix(prefix, limit), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_kvs(ans, fn, arg);
+	json_decref(ans);
+	return rc;
+}
+
+int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
+		int64_t lease)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/txn", etcd_body_create(key, value, len, lease), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_txn(ans);
+	json_decref(ans);
+	return rc;
+}
+
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease)
 {
 	json_t *ans;

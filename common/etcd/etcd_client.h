@@ -33,6 +33,16 @@ int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
 int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len,
 	     int64_t lease);
 int etcd_delete(struct etcd_client *c, const char *key);
+/* Every key that starts with prefix, in key order, at most limit of them
+ * (0: all): fn gets each key and value (NUL-terminated, valid during the
+ * call) and returns non-zero to stop, which etcd_list returns. */
+typedef int (*etcd_kv_fn)(void *arg, const char *key, const char *value, size_t len);
+int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
+	      void *arg);
+/* Puts key = value[len] under lease (0: none) only if key does not exist
+ * (one txn): -EEXIST if it does.  How a worker claims a task. */
+int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
+		int64_t lease);
 
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease);
 /* Renews the lease; -ENOENT when it has expired (grant a new one). */

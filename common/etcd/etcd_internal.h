@@ -13,6 +13,8 @@
 char *etcd_body_range(const char *key);
 char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_delete(const char *key);
+char *etcd_body_range_prefix(const char *prefix, int64_t limit);
+char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_grant(int ttl_s);
 char *etcd_body_lease(int64_t lease);	/* keepalive and revoke */
 
@@ -32,5 +34,9 @@ int etcd_parse_range(const json_t *ans, char **value, size_t *len, int64_t *mod_
 int etcd_parse_grant(const json_t *ans, int64_t *lease);
 int etcd_parse_keepalive(const json_t *ans, int64_t *ttl_left);
 int etcd_parse_deleted(const json_t *ans);
+/* 0 when the txn's compare held (the put was done), -EEXIST when not. */
+int etcd_parse_txn(const json_t *ans);
+/* Calls fn for each key and value of a range answer, in order. */
+int etcd_parse_kvs(const json_t *ans, etcd_kv_fn fn, void *arg);
 
 #endif

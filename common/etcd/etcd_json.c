@@ -44,7 +44,7 @@ char *etcd_body_range(const char *key)
 	return dump(json_pack("{s:o}", "key", b64_string(key, strlen(key))));
 }
 
-char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease)
+static json_t *put_request(const char *key, const void *value, size_t len, int64_t lease)
 {
 	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(key, strlen(key)),
 			      "value", b64_string(value, len));
@@ -53,13 +53,55 @@ char *etcd_body_put(const char *key, const void *value, size_t len, int64_t leas
 		json_decref(o);
 		return NULL;
 	}
-	return dump(o);
+	return o;
+}
+
+char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease)
+{
+	return dump(put_request(key, value, len, lease));
 }
 
 char *etcd_body_delete(const char *key)
 {
 	return etcd_body_range(key);
 }
+
+/* The end of the range of every key that starts with prefix: the prefix
+ * with its last byte below 0xff raised by one ("\0": to the end of the
+ * keyspace, when every byte is 0xff). */
+static json_t *prefix_end(const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end = malloc(n + 1);
+	json_t *j;
+
+	if (!end)
+		return NULL;
+	memcpy(end, prefix, n + 1);
+	while (n > 0 && (unsigned char)end[n - 1] == 0xff)
+		n--;
+	if (n == 0) {
+		free(end);
+		return b64_string("", 1);
+	}
+	end[n - 1]++;
+	j = b64_string(end, n);
+	free(end);
+	return j;
+}
+
+char *etcd_body_range_prefix(const char *prefix, int64_t limit)
+{
+	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(prefix, strlen(prefix)),
+			      "range_end", prefix_end(prefix));
+
+	if (o && limit > 0 && json_object_set_new(o, "limit", int64_string(limit))) {
+		json_decref(o);
+		return NULL;
+	}
+	return dump(o);
+}
+
 
 char *etcd_body_grant(int ttl_s)
 {
@@ -221,4 +263,55 @@ int etcd_parse_deleted(const json_t *ans)
 	if (etcd_json_int64(ans, "deleted", &deleted))
 		return -EPROTO;
 	return deleted > 0 ? 0 : -ENOENT;
+}
+
+/* A txn that puts key only if it does not exist (its create_revision is
+ * 0: etcd's idiom for "absent"). */
+char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease)
+{
+	json_t *put = put_request(key, value, len, lease);
+
+	if (!put)
+		return NULL;
+	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:o}]}",
+			      "compare", "key", b64_string(key, strlen(key)), "target", "CREATE",
+			      "result", "EQUAL", "create_revision", "0",
+			      "success", "request_put", put));
+}
+
+/* "succeeded" is left out when false (proto3 zero value). */
+int etcd_parse_txn(const json_t *ans)
+{
+	const json_t *ok = json_object_get(ans, "succeeded");
+
+	if (ok && !json_is_boolean(ok))
+		return -EPROTO;
+	return ok && json_is_true(ok) ? 0 : -EEXIST;
+}
+
+int etcd_parse_kvs(const json_t *ans, etcd_kv_fn fn, void *arg)
+{
+	const json_t *kvs = json_object_get(ans, "kvs");
+	size_t i;
+	json_t *kv;
+
+	if (kvs && !json_is_array(kvs))
+		return -EPROTO;
+	json_array_foreach(kvs, i, kv) {
+		char *key = NULL, *value = NULL;
+		size_t klen, vlen;
+		int rc = json_is_object(kv) ? 0 : -EPROTO;
+
+		if (!rc)
+			rc = decode_b64(json_object_get(kv, "key"), &key, &klen);
+		if (!rc)
+			rc = decode_b64(json_object_get(kv, "value"), &value, &vlen);
+		if (!rc)
+			rc = fn(arg, key, value, vlen);
+		free(key);
+		free(value);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -163,6 +163,77 @@ static void int64_fields(void)
 	json_decref(o);
 }
 
+static void prefix_ranges_end_past_the_last_key_with_the_prefix(void)
+{
+	/* "/pando/recovery/tasks/" ends at "/pando/recovery/tasks0" ('/' + 1) */
+	check_str(etcd_body_range_prefix("/pando/recovery/tasks/", 0),
+		  "{\"key\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzLw==\",\"range_end\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzMA==\"}");
+	check_str(etcd_body_range_prefix("a", 64),
+		  "{\"key\":\"YQ==\",\"limit\":\"64\",\"range_end\":\"Yg==\"}");
+	/* trailing 0xff bytes are dropped before the increment */
+	check_str(etcd_body_range_prefix("a\xff", 0),
+		  "{\"key\":\"Yf8=\",\"range_end\":\"Yg==\"}");
+}
+
+static void a_create_is_a_txn_on_create_revision_zero(void)
+{
+	check_str(etcd_body_create("k", "v", 1, 7),
+		  "{\"compare\":[{\"create_revision\":\"0\",\"key\":\"aw==\",\"result\":\"EQUAL\","
+		  "\"target\":\"CREATE\"}],\"success\":[{\"request_put\":{\"key\":\"aw==\","
+		  "\"lease\":\"7\",\"value\":\"dg==\"}}]}");
+}
+
+static void txn_answers_say_whether_the_compare_held(void)
+{
+	json_t *a;
+
+	CHECK(answer(200, "{" HEADER ",\"succeeded\":true,\"responses\":[{}]}", &a) == 0);
+	CHECK(etcd_parse_txn(a) == 0);
+	json_decref(a);
+	CHECK(answer(200, "{" HEADER "}", &a) == 0);
+	CHECK(etcd_parse_txn(a) == -EEXIST);
+	json_decref(a);
+	CHECK(answer(200, "{" HEADER ",\"succeeded\":\"yes\"}", &a) == 0);
+	CHECK(etcd_parse_txn(a) == -EPROTO);
+	json_decref(a);
+}
+
+struct seen { int n; char keys[4][32]; char values[4][32]; };
+
+static int collect(void *arg, const char *key, const char *value, size_t len)
+{
+	struct seen *s = arg;
+
+	if (s->n >= 4)
+		return 1;
+	snprintf(s->keys[s->n], 32, "%s", key);
+	snprintf(s->values[s->n], 32, "%.*s", (int)len, value);
+	s->n++;
+	return 0;
+}
+
+static void range_answers_list_every_key_in_order(void)
+{
+	struct seen s = { 0 };
+	json_t *a;
+
+	CHECK(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"YQ==\",\"value\":\"MQ==\"},"
+		      "{\"key\":\"Yg==\",\"value\":\"Mg==\"}],\"count\":\"2\"}", &a) == 0);
+	CHECK(etcd_parse_kvs(a, collect, &s) == 0);
+	CHECK(s.n == 2 && !strcmp(s.keys[0], "a") && !strcmp(s.values[1], "2"));
+	json_decref(a);
+	s.n = 0;
+	CHECK(answer(200, "{" HEADER "}", &a) == 0);  /* nothing: kvs left out */
+	CHECK(etcd_parse_kvs(a, collect, &s) == 0 && s.n == 0);
+	json_decref(a);
+	CHECK(answer(200, "{" HEADER ",\"kvs\":{}}", &a) == 0);
+	CHECK(etcd_parse_kvs(a, collect, &s) == -EPROTO);
+	json_decref(a);
+	CHECK(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"!!\",\"value\":\"\"}]}", &a) == 0);
+	CHECK(etcd_parse_kvs(a, collect, &s) == -EPROTO);
+	json_decref(a);
+}
+
 int main(void)
 {
 	request_bodies_are_known_bytes();
@@ -172,5 +243,9 @@ int main(void)
 	etcd_errors_map_to_errnos();
 	answers_that_are_not_etcd_are_refused();
 	int64_fields();
+	prefix_ranges_end_past_the_last_key_with_the_prefix();
+	a_create_is_a_txn_on_create_revision_zero();
+	txn_answers_say_whether_the_compare_held();
+	range_answers_list_every_key_in_order();
 	CHECK_DONE();
 }

@@ -4,14 +4,17 @@
 
 #include "ctl_server.h"
 
-static int read_object(struct objstore *store, const struct obj_id *id, uint64_t off,
+static int read_object(struct osd_ctx *ctx, const struct obj_id *id, uint64_t off,
 		       void *buf, size_t len, size_t *n, bool *eof)
 {
+	struct objstore *store = ctx->store;
 	struct obj_ref *ref;
 	int err = objstore_get(store, id, &ref);
 
 	if (err)
 		return err;
+	if (ctx->throttle_read)
+		osd_throttle_io(ctx, false, obj_ref_readable(ref, off, len));
 	err = obj_ref_read(ref, off, len, buf, n, eof);
 	objstore_put(store, ref);
 	return err;
@@ -32,7 +35,7 @@ enum rpc_outcome ctl_proc_read(struct osd_ctx *ctx, void *argp, struct rpc_reply
 
 	if (!buf)
 		return RPC_OUT_SYSTEM_ERR;
-	err = read_object(ctx->store, &id, args->offset, buf, count, &n, &eof);
+	err = read_object(ctx, &id, args->offset, buf, count, &n, &eof);
 	if (err)
 		return ctl_reply_status(reply, ctl_status(err));
 	xout_u32(&reply->res, OSD_OK);

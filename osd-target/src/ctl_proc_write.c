@@ -41,14 +41,16 @@ static enum obj_stable store_stable(osd_stable stable)
 	}
 }
 
-static int write_object(struct objstore *store, const struct obj_id *id, uint64_t off,
+static int write_object(struct osd_ctx *ctx, const struct obj_id *id, uint64_t off,
 			const void *data, size_t len, enum obj_stable stable)
 {
+	struct objstore *store = ctx->store;
 	struct obj_ref *ref;
 	int err = objstore_get(store, id, &ref);
 
 	if (err)
 		return err;
+	osd_throttle_io(ctx, true, len);
 	err = obj_ref_write(ref, off, data, len, stable);
 	objstore_put(store, ref);
 	return err;
@@ -59,7 +61,7 @@ enum rpc_outcome ctl_proc_write(struct osd_ctx *ctx, void *argp, struct rpc_repl
 	const osd_write_args *args = argp;
 	const struct obj_id id = { args->id.partition, args->id.object };
 	osd_write_res res = { 0 };
-	int err = write_object(ctx->store, &id, args->offset, args->data.data_val,
+	int err = write_object(ctx, &id, args->offset, args->data.data_val,
 			       args->data.data_len, store_stable(args->stable));
 
 	res.status = ctl_status(err);

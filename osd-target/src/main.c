@@ -18,12 +18,15 @@
 #include "osd_config.h"
 #include "osd_ctl.h"
 #include "osd_presence.h"
+#include "osd_throttle.h"
 
 struct osd_daemon {
 	struct osd_config cfg;
 	struct cluster_key key;
 	struct osd_ctx ctx;
 	struct osd_stats stats;
+	struct osd_throttle throttle_read;
+	struct osd_throttle throttle_write;
 	struct rpc_server *nfs;
 	struct rpc_server *ctl;
 	struct osd_presence *presence;
@@ -49,6 +52,8 @@ static const struct option long_opts[] = {
 	{ "etcd-interval", required_argument, NULL, 'I' },
 	{ "advertise", required_argument, NULL, 'A' },
 	{ "domain", required_argument, NULL, 'D' },
+	{ "read-bandwidth", required_argument, NULL, 'R' },
+	{ "write-bandwidth", required_argument, NULL, 'W' },
 	{ "format", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -75,6 +80,8 @@ static void usage(FILE *out)
 		"  --etcd-interval S   seconds between presence updates [2]\n"
 		"  --advertise H:P     NFS address clients are told [nfs_listen]\n"
 		"  --domain NAME       failure domain [none]\n"
+		"  --read-bandwidth B  cap on bytes read per second, e.g. 4M [unlimited]\n"
+		"  --write-bandwidth B cap on bytes written per second [unlimited]\n"
 		"  --format            format DATA_DIR first if it is empty\n");
 }
 
@@ -260,6 +267,28 @@ static int start_presence(struct osd_daemon *d)
 	return 0;
 }
 
+static void log_cap(const char *what, uint64_t rate, uint64_t burst)
+{
+	if (!rate)
+		log_info("disk model: %s bandwidth unlimited", what);
+	else
+		log_info("disk model: %s bandwidth capped at %llu bytes/s (%.1f MiB/s), burst %llu bytes",
+			 what, (unsigned long long)rate, (double)rate / (1 << 20),
+			 (unsigned long long)burst);
+}
+
+/* The token buckets of the disk model; NULL in the context when off, so
+ * the I/O paths test one pointer. */
+static void start_throttles(struct osd_daemon *d)
+{
+	osd_throttle_init(&d->throttle_read, d->cfg.read_bandwidth);
+	osd_throttle_init(&d->throttle_write, d->cfg.write_bandwidth);
+	d->ctx.throttle_read = d->cfg.read_bandwidth ? &d->throttle_read : NULL;
+	d->ctx.throttle_write = d->cfg.write_bandwidth ? &d->throttle_write : NULL;
+	log_cap("read", d->throttle_read.rate, d->throttle_read.burst);
+	log_cap("write", d->throttle_write.rate, d->throttle_write.burst);
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -344,6 +373,7 @@ int main(int argc, char **argv)
 		return 1;
 	osd_stats_init(&d.stats);
 	d.ctx.stats = &d.stats;
+	start_throttles(&d);
 	if (start_servers(&d)) {
 		objstore_close(d.ctx.store);
 		return 1;

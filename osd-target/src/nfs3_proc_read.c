@@ -22,8 +22,9 @@ static void reply_read_fail(const struct osd_ctx *ctx, const struct nfs3_obj *ob
 }
 
 /* The count is cut to rtmax, as FSINFO advertises (RFC 1813, 3.3.6). */
-static enum nfsstat3 read_object(const struct nfs3_obj *obj, const struct nfs3_read_args *a,
-				 struct rpc_reply *reply, size_t *got, bool *eof)
+static enum nfsstat3 read_object(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+				 const struct nfs3_read_args *a, struct rpc_reply *reply,
+				 size_t *got, bool *eof)
 {
 	size_t want = a->count < OSD_NFS_MAX_IO ? a->count : OSD_NFS_MAX_IO;
 	void *buf;
@@ -35,6 +36,8 @@ static enum nfsstat3 read_object(const struct nfs3_obj *obj, const struct nfs3_r
 	buf = rpc_reply_alloc_payload(reply, want);
 	if (!buf)
 		return NFS3ERR_SERVERFAULT;
+	if (ctx->throttle_read)
+		osd_throttle_io(ctx, false, obj_ref_readable(obj->ref, a->offset, want));
 	err = obj_ref_read(obj->ref, a->offset, want, buf, got, eof);
 	if (err)
 		return nfs3_stat_from_errno("READ", obj, err);
@@ -59,7 +62,7 @@ enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
 		reply_read_fail(ctx, NULL, st, reply);
 		return RPC_OUT_SUCCESS;
 	}
-	st = read_object(&obj, &a, reply, &got, &eof);
+	st = read_object(ctx, &obj, &a, reply, &got, &eof);
 	if (st != NFS3_OK) {
 		reply_read_fail(ctx, &obj, st, reply);
 	} else {

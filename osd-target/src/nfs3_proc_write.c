@@ -27,7 +27,8 @@ static void reply_write_fail(const struct osd_ctx *ctx, const struct nfs3_obj *o
 	nfs3_encode_wcc_data(&reply->res, ctx, obj);
 }
 
-static enum nfsstat3 write_object(const struct nfs3_obj *obj, const struct nfs3_write_args *a)
+static enum nfsstat3 write_object(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+				  const struct nfs3_write_args *a)
 {
 	enum obj_stable how = a->stable == NFS3_UNSTABLE ? OBJ_UNSTABLE : OBJ_FILE_SYNC;
 	int err;
@@ -36,6 +37,7 @@ static enum nfsstat3 write_object(const struct nfs3_obj *obj, const struct nfs3_
 		return NFS3ERR_INVAL;
 	if (a->offset > OBJSTORE_MAX_OFFSET)
 		return NFS3ERR_FBIG;
+	osd_throttle_io(ctx, true, a->data_len);
 	err = obj_ref_write(obj->ref, a->offset, a->data, a->data_len, how);
 	return nfs3_stat_from_errno("WRITE", obj, err);
 }
@@ -55,7 +57,7 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
 		reply_write_fail(ctx, NULL, st, reply);
 		return RPC_OUT_SUCCESS;
 	}
-	st = write_object(&obj, &a);
+	st = write_object(ctx, &obj, &a);
 	if (st != NFS3_OK) {
 		reply_write_fail(ctx, &obj, st, reply);
 	} else {

@@ -118,6 +118,9 @@ uint32_t obj_ref_cap_version(const struct obj_ref *ref);
  * reaches the logical length. */
 int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
 		 size_t *n, bool *eof);
+/* The bytes a read of len at off would return (0 past the end, or when
+ * the length cannot be had): what the disk model charges for a read. */
+uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len);
 int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
 		  enum obj_stable stable);
 int obj_ref_sync(struct obj_ref *ref);

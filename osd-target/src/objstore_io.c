@@ -70,6 +70,15 @@ int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
 	return 0;
 }
 
+uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len)
+{
+	struct stat st;
+
+	if (fstat(ref->fd, &st) < 0 || (uint64_t)st.st_size <= off)
+		return 0;
+	return (uint64_t)st.st_size - off < len ? (uint64_t)st.st_size - off : len;
+}
+
 int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
 		  enum obj_stable stable)
 {

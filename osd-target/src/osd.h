@@ -2,10 +2,12 @@
 #ifndef PANDO_OSD_H
 #define PANDO_OSD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "objstore.h"
 #include "osd_stats.h"
+#include "osd_throttle.h"
 #include "pando/cluster_key.h"
 #include "rpc_server.h"
 
@@ -21,7 +23,26 @@ struct osd_ctx {
 	/* Through a pointer: the NFS procedures get the context const, yet
 	 * count what they serve. */
 	struct osd_stats *stats;
+	/* The disk model's buckets; NULL: that direction is unlimited. */
+	struct osd_throttle *throttle_read;
+	struct osd_throttle *throttle_write;
 };
+
+/* Waits for the disk model to grant bytes in one direction, counting the
+ * wait (osd_stats); a no-op when the direction is unlimited.  Call it with
+ * no lock held, before the I/O. */
+static inline void osd_throttle_io(const struct osd_ctx *ctx, bool write, uint64_t bytes)
+{
+	struct osd_throttle *t = write ? ctx->throttle_write : ctx->throttle_read;
+	uint64_t waited;
+
+	if (!t)
+		return;
+	waited = osd_throttle_take(t, bytes);
+	if (waited)
+		osd_stats_add(ctx->stats, write ? OSD_STAT_THROTTLE_WAIT_NS_WRITE
+					      : OSD_STAT_THROTTLE_WAIT_NS_READ, waited);
+}
 
 enum rpc_outcome nfs3_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);
 enum rpc_outcome ctl_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);

@@ -39,6 +39,30 @@ static int set_string(char *dst, size_t cap, const char *value)
 	return 0;
 }
 
+int osd_config_parse_bytes(const char *value, uint64_t *out)
+{
+	unsigned long long n;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)value[0]))
+		return -1;
+	n = strtoull(value, &end, 10);
+	if (errno || end == value)
+		return -1;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || (shift && n > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
 /* A HOST:PORT with a port in 1..65535 (advertise). */
 static int check_hostport(const char *value)
 {
@@ -112,6 +136,15 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 	} else if (!strcmp(name, "stats_interval")) {
 		rc = set_uint(value, 86400, &n) || n == 0;
 		cfg->stats_interval = (unsigned)n;
+	} else if (!strcmp(name, "read_bandwidth") || !strcmp(name, "write_bandwidth")) {
+		uint64_t *dst = name[0] == 'r' ? &cfg->read_bandwidth : &cfg->write_bandwidth;
+
+		if (osd_config_parse_bytes(value, dst)) {
+			snprintf(err, errcap, "bad value '%s' for %s: want bytes per second, "
+				 "a whole number with an optional K, M or G (powers of 1024), "
+				 "0 for unlimited", value, name);
+			return -1;
+		}
 	} else if (!strcmp(name, "log_level")) {
 		rc = log_level_parse(value, &cfg->log_level);
 	} else if (!strncmp(name, "etcd", 4) || !strcmp(name, "advertise") ||

@@ -28,6 +28,9 @@ struct osd_config {
 	unsigned etcd_interval;	/* seconds between puts of the presence value */
 	char advertise[256];	/* HOST:PORT clients are told; "": nfs_listen */
 	char domain[128];	/* failure domain; "": the OSD alone */
+	/* The disk model (osd_throttle.h): bytes per second; 0 unlimited. */
+	uint64_t read_bandwidth;
+	uint64_t write_bandwidth;
 };
 
 void osd_config_defaults(struct osd_config *cfg);
@@ -35,6 +38,9 @@ void osd_config_defaults(struct osd_config *cfg);
 int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 		   char *err, size_t errcap);
 int osd_config_load(struct osd_config *cfg, const char *path, char *err, size_t errcap);
+/* "4M", "512K", "1G" (powers of 1024) or plain bytes, into *out;
+ * -1 for anything else (a sign, a fraction, other suffixes, overflow). */
+int osd_config_parse_bytes(const char *value, uint64_t *out);
 /* Checks that everything required is set. */
 int osd_config_check(const struct osd_config *cfg, char *err, size_t errcap);
 

@@ -22,6 +22,8 @@ const char *const osd_stat_names[OSD_STAT_COUNT] = {
 	[OSD_STAT_CTL_READ_BYTES] = "ctl_read_bytes",
 	[OSD_STAT_CTL_WRITE_OPS] = "ctl_write_ops",
 	[OSD_STAT_CTL_WRITE_BYTES] = "ctl_write_bytes",
+	[OSD_STAT_THROTTLE_WAIT_NS_READ] = "throttle_wait_ns_read",
+	[OSD_STAT_THROTTLE_WAIT_NS_WRITE] = "throttle_wait_ns_write",
 };
 
 void osd_stats_init(struct osd_stats *s)
@@ -42,8 +44,8 @@ void osd_stats_snapshot(const struct osd_stats *s, uint64_t out[OSD_STAT_COUNT])
 
 void osd_stats_log(const uint64_t v[OSD_STAT_COUNT], const char *when)
 {
-	/* 15 names of at most 19 characters and 20-digit values fit. */
-	char line[768];
+	/* 17 names of at most 22 characters and 20-digit values fit. */
+	char line[1024];
 	size_t n = 0;
 
 	for (int i = 0; i < OSD_STAT_COUNT && n < sizeof(line); i++)

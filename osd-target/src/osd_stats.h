@@ -32,6 +32,12 @@ enum osd_stat {
 	OSD_STAT_CTL_READ_BYTES,
 	OSD_STAT_CTL_WRITE_OPS,
 	OSD_STAT_CTL_WRITE_BYTES,
+	/* The counters above are STATS's, in osd_ctl.x's order; those below
+	 * are in the log and the etcd presence only (STATS cannot grow). */
+	OSD_STAT_WIRE_COUNT,
+	/* ns requests slept in the disk model's buckets (osd_throttle.h) */
+	OSD_STAT_THROTTLE_WAIT_NS_READ = OSD_STAT_WIRE_COUNT,
+	OSD_STAT_THROTTLE_WAIT_NS_WRITE,
 	OSD_STAT_COUNT
 };
 

@@ -22,6 +22,41 @@ static int load_text(struct osd_config *cfg, const char *text, char *err, size_t
 	return rc;
 }
 
+/* The disk model's caps: bytes per second, K/M/G powers of 1024. */
+static void test_bandwidth(void)
+{
+	static const char *const bad[] = { "-1", "4MB", "4T", "1.5M", " 4M", "M", "", "0x10",
+					   "+4", "20000000000G", "4 M" };
+	struct osd_config cfg;
+	uint64_t v = 7;
+	char err[256];
+
+	CHECK_EQ(load_text(&cfg, "osd_id = 1\n", err, sizeof(err)), 0);
+	CHECK_EQ(cfg.read_bandwidth, 0);                 /* absent: unlimited */
+	CHECK_EQ(cfg.write_bandwidth, 0);
+	CHECK_EQ(load_text(&cfg, "write_bandwidth = 4M\nread_bandwidth = 512K\n", err,
+			   sizeof(err)), 0);
+	CHECK_EQ(cfg.write_bandwidth, 4ull << 20);
+	CHECK_EQ(cfg.read_bandwidth, 512ull << 10);
+	CHECK_EQ(load_text(&cfg, "read_bandwidth = 2G\nwrite_bandwidth = 0\n", err,
+			   sizeof(err)), 0);
+	CHECK_EQ(cfg.read_bandwidth, 2ull << 30);
+	CHECK_EQ(cfg.write_bandwidth, 0);
+	CHECK_EQ(osd_config_parse_bytes("1000", &v), 0);
+	CHECK_EQ(v, 1000);
+	CHECK_EQ(osd_config_parse_bytes("3k", &v), 0);
+	CHECK_EQ(v, 3072);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(osd_config_parse_bytes(bad[i], &v) < 0);
+		osd_config_defaults(&cfg);
+		CHECK(osd_config_set(&cfg, "write_bandwidth", bad[i], err, sizeof(err)) < 0);
+		CHECK(strstr(err, "write_bandwidth") != NULL);
+		CHECK(strstr(err, "K, M or G") != NULL);
+	}
+	CHECK(load_text(&cfg, "\nread_bandwidth = 10 MB/s\n", err, sizeof(err)) < 0);
+	CHECK(strstr(err, ":2: bad value '10 MB/s' for read_bandwidth") != NULL);
+}
+
 int main(void)
 {
 	struct osd_config cfg;
@@ -49,6 +84,8 @@ int main(void)
 	CHECK(strstr(err, "colour") != NULL);
 	CHECK(load_text(&cfg, "osd_id\n", err, sizeof(err)) < 0);
 	CHECK(load_text(&cfg, "log_level = loud\n", err, sizeof(err)) < 0);
+
+	test_bandwidth();
 
 	CHECK_EQ(load_text(&cfg, "data_dir = /d\nkey_file = /k\n", err, sizeof(err)), 0);
 	CHECK(osd_config_check(&cfg, err, sizeof(err)) < 0);

@@ -114,6 +114,7 @@ int objstore_open(const char *dir, struct objstore **out)
 	pthread_mutex_init(&s->meta_lock, NULL);
 	pthread_mutex_init(&s->cache_lock, NULL);
 	cache_init(s);
+	csum_init(s);
 	s->dirfd = open_dir(dir);
 	rc = s->dirfd < 0 ? s->dirfd : sb_read(s->dirfd, &s->sb);
 	if (!rc) {
@@ -220,13 +221,14 @@ static int wipe_shard(struct objstore *s, unsigned shard)
 int objstore_wipe(struct objstore *s)
 {
 	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
-	/* [A, B) holds the attributes, [N, Q) the counters, objects and
-	 * partitions. */
-	static const char ranges[] = { K_ATTR, K_ATTR + 1, K_NEXT, K_PART + 1 };
+	/* [A, B) holds the attributes, [C, D) the checksums, [N, Q) the
+	 * counters, objects and partitions. */
+	static const char ranges[] = { K_ATTR, K_ATTR + 1, K_CSUM, K_CSUM + 1, K_NEXT, K_PART + 1 };
 	int rc;
 
 	rocksdb_writebatch_delete_range(b, &ranges[0], 1, &ranges[1], 1);
 	rocksdb_writebatch_delete_range(b, &ranges[2], 1, &ranges[3], 1);
+	rocksdb_writebatch_delete_range(b, &ranges[4], 1, &ranges[5], 1);
 	pthread_mutex_lock(&s->meta_lock);
 	rc = db_write(s, b);
 	if (!rc) {

@@ -124,6 +124,36 @@ uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len);
 int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
 		  enum obj_stable stable);
 int obj_ref_sync(struct obj_ref *ref);
+
+/* Extent checksums, for scrub.  Every object keeps a CRC32C per extent of
+ * OBJ_CSUM_EXTENT bytes: extent i covers data bytes [i * 64 KiB,
+ * (i + 1) * 64 KiB), zeros past the object's end and in holes.  Writes,
+ * truncation and removal keep them; an extent never written has none
+ * stored and stands for zeros. */
+#define OBJ_CSUM_SHIFT 16
+#define OBJ_CSUM_EXTENT (1u << OBJ_CSUM_SHIFT)
+#define OBJ_CSUM_MAX_EXTENT (OBJSTORE_MAX_OFFSET >> OBJ_CSUM_SHIFT)
+
+enum obj_csum_verify {
+	OBJ_CSUM_UNCHECKED = 0,   /* not asked to verify */
+	OBJ_CSUM_OK = 1,          /* the bytes on disk match the stored CRC */
+	OBJ_CSUM_MISMATCH = 2,    /* they do not */
+	OBJ_CSUM_UNREADABLE = 3,  /* reading them failed */
+};
+
+struct obj_csum {
+	uint32_t crc;             /* stored, or that of zeros when none is */
+	bool stored;
+	enum obj_csum_verify verify;
+};
+
+/* The checksums of extents [first, first + count); with verify, the
+ * extents are read back and compared.  *length gets the object's length.
+ * -EFBIG when an extent starts past the largest object. */
+int obj_ref_checksums(struct obj_ref *ref, uint64_t first, size_t count, bool verify,
+		      struct obj_csum *out, uint64_t *length);
+/* CRC32C of an extent's worth of zeros: what a hole's checksum is. */
+uint32_t objstore_zero_crc(const struct objstore *s);
 int obj_ref_info(struct obj_ref *ref, struct obj_info *info);
 
 /* Attribute access by (page, number); see README.md for the pages.

@@ -77,6 +77,7 @@ static void ref_free_list(struct obj_ref *list)
 		struct obj_ref *next = list->hnext;
 
 		close(list->fd);
+		pthread_mutex_destroy(&list->csum_lock);
 		free(list);
 		list = next;
 	}
@@ -114,17 +115,29 @@ static struct obj_ref *cache_detach(struct objstore *s, struct obj_ref *ref)
 	return ref;
 }
 
+/* Once it returns, no write that saw the object alive is still changing
+ * its data or checksums: a ref in use is held over a pass through its
+ * csum_lock, which such a write holds to the end. */
 void cache_forget(struct objstore *s, const struct obj_id *id)
 {
-	struct obj_ref *ref, *dead = NULL;
+	struct obj_ref *ref, *dead = NULL, *busy = NULL;
 
 	pthread_mutex_lock(&s->cache_lock);
 	s->cache_gen++;
 	ref = cache_find(s, id);
+	if (ref && ref->refs) {
+		ref->refs++;
+		busy = ref;
+	}
 	if (ref)
 		dead = cache_detach(s, ref);
 	pthread_mutex_unlock(&s->cache_lock);
 	ref_free_list(dead);
+	if (busy) {
+		pthread_mutex_lock(&busy->csum_lock);
+		pthread_mutex_unlock(&busy->csum_lock);
+		objstore_put(s, busy);
+	}
 }
 
 void cache_forget_all(struct objstore *s)
@@ -204,6 +217,7 @@ static int ref_load(struct objstore *s, const struct obj_id *id, struct obj_ref 
 	ref->s = s;
 	ref->id = *id;
 	ref->refs = 1;
+	pthread_mutex_init(&ref->csum_lock, NULL);
 	atomic_init(&ref->removed, false);
 	atomic_init(&ref->cap_version, r.cap_version);
 	*out = ref;

@@ -21,7 +21,7 @@
 #define CACHE_BUCKETS 8192
 
 /* Key types and record sizes: see objstore_db.c for the layout. */
-enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_NEXT = 'N', K_RUNNING = 'R' };
+enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_CSUM = 'C', K_NEXT = 'N', K_RUNNING = 'R' };
 #define KEY_MAX 25
 #define PART_REC_LEN 9
 #define OBJ_REC_LEN 33
@@ -48,6 +48,10 @@ struct obj_ref {
 	unsigned refs;                  /* under cache_lock */
 	atomic_bool removed;
 	_Atomic uint32_t cap_version;
+	/* Held across a data change and the update of its extent checksums,
+	 * and across a verify's read, so that checksums follow the data in
+	 * the order the changes reached the file (objstore_csum.c). */
+	pthread_mutex_t csum_lock;
 };
 
 struct objstore {
@@ -59,6 +63,7 @@ struct objstore {
 	rocksdb_block_based_table_options_t *topts;
 	rocksdb_cache_t *bcache;
 	rocksdb_writeoptions_t *wsync;
+	rocksdb_writeoptions_t *wnosync;        /* checksums of UNSTABLE writes */
 	rocksdb_readoptions_t *ropts;
 
 	/* Index changes check, then write: one at a time. */
@@ -75,6 +80,8 @@ struct objstore {
 	size_t nidle;
 	size_t idle_max;
 	uint64_t cache_gen;
+
+	uint32_t zero_crc;              /* of an extent of zeros: a hole's */
 };
 
 /* An iterator over [start, end).  Each has its own read options because
@@ -126,6 +133,11 @@ int db_delete(struct objstore *s, const uint8_t *k, size_t klen);
 void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start,
 	       size_t slen, const uint8_t *end, size_t elen);
 void iter_open_attrs(struct objstore *s, struct db_iter *i, const struct obj_id *id);
+size_t key_csum(uint8_t *k, const struct obj_id *id, uint64_t extent);
+/* The checksum keys of an object from extent `from` on. */
+void iter_open_csums(struct objstore *s, struct db_iter *i, const struct obj_id *id,
+		     uint64_t from);
+int db_write_nosync(struct objstore *s, rocksdb_writebatch_t *b);
 bool iter_valid(struct db_iter *i);
 const uint8_t *iter_key(struct db_iter *i, size_t *len);
 int iter_close(struct db_iter *i);
@@ -154,5 +166,16 @@ void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version
 
 /* objstore_io.c */
 int ref_truncate(struct obj_ref *ref, uint64_t length);
+
+/* objstore_csum.c; the first two with ref->csum_lock held, after the
+ * change reached the file. */
+int csum_after_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
+		     bool sync);
+int csum_after_truncate(struct obj_ref *ref, uint64_t length);
+/* Queues the deletion of every checksum of an object. */
+int csum_delete_wi(struct objstore *s, rocksdb_writebatch_wi_t *wb, const struct obj_id *id);
+/* Deletes them now: what writes racing a removal may have put. */
+int csum_delete_now(struct objstore *s, const struct obj_id *id);
+void csum_init(struct objstore *s);
 
 #endif

@@ -79,17 +79,11 @@ uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len)
 	return (uint64_t)st.st_size - off < len ? (uint64_t)st.st_size - off : len;
 }
 
-int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
-		  enum obj_stable stable)
+/* pwrite() until done; 0 or -errno. */
+static int ref_pwrite(struct obj_ref *ref, uint64_t off, const void *buf, size_t len)
 {
 	size_t done = 0;
 
-	if (atomic_load(&ref->removed))
-		return -ENOENT;
-	if ((unsigned)stable > OBJ_FILE_SYNC)
-		return -EINVAL;
-	if (off > OBJSTORE_MAX_OFFSET || len > OBJSTORE_MAX_OFFSET - off)
-		return -EFBIG;
 	while (done < len) {
 		ssize_t r = pwrite(ref->fd, (const char *)buf + done, len - done,
 				   (off_t)(off + done));
@@ -108,28 +102,63 @@ int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len
 		}
 		done += (size_t)r;
 	}
-	return stable == OBJ_UNSTABLE ? 0 : ref_datasync(ref);
+	return 0;
+}
+
+/* The data and its extent checksums under csum_lock (objstore_csum.c);
+ * the sync after it, so that writes to one object still sync together.
+ * A write that fails part way leaves the checksums of what it changed
+ * stale: scrub finds and repairs them from a mirror. */
+int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
+		  enum obj_stable stable)
+{
+	int rc;
+
+	if ((unsigned)stable > OBJ_FILE_SYNC)
+		return -EINVAL;
+	if (off > OBJSTORE_MAX_OFFSET || len > OBJSTORE_MAX_OFFSET - off)
+		return -EFBIG;
+	pthread_mutex_lock(&ref->csum_lock);
+	rc = atomic_load(&ref->removed) ? -ENOENT : ref_pwrite(ref, off, buf, len);
+	if (!rc)
+		rc = csum_after_write(ref, off, buf, len, stable != OBJ_UNSTABLE);
+	pthread_mutex_unlock(&ref->csum_lock);
+	return rc || stable == OBJ_UNSTABLE ? rc : ref_datasync(ref);
 }
 
 /* Durably: the length is an attribute the caller is told is set. */
 int ref_truncate(struct obj_ref *ref, uint64_t length)
 {
-	if (atomic_load(&ref->removed))
-		return -ENOENT;
-	if (ftruncate(ref->fd, (off_t)length) < 0) {
+	int rc = 0;
+
+	pthread_mutex_lock(&ref->csum_lock);
+	if (atomic_load(&ref->removed)) {
+		rc = -ENOENT;
+	} else if (ftruncate(ref->fd, (off_t)length) < 0) {
 		if (errno != ENOSPC && errno != EFBIG)
 			log_error("objstore: truncate %" PRIx64 ".%" PRIx64 ": %s",
 				  ref->id.partition, ref->id.object, strerror(errno));
-		return errno_io(errno);
+		rc = errno_io(errno);
 	}
-	return ref_datasync(ref);
+	if (!rc)
+		rc = csum_after_truncate(ref, length);
+	pthread_mutex_unlock(&ref->csum_lock);
+	return rc ? rc : ref_datasync(ref);
 }
 
+/* The data, then the log that holds the checksums of UNSTABLE writes. */
 int obj_ref_sync(struct obj_ref *ref)
 {
+	char *err = NULL;
+	int rc;
+
 	if (atomic_load(&ref->removed))
 		return -ENOENT;
-	return ref_datasync(ref);
+	rc = ref_datasync(ref);
+	if (rc)
+		return rc;
+	rocksdb_flush_wal(ref->s->db, 1, &err);
+	return err ? db_err("sync log", err) : 0;
 }
 
 int obj_ref_info(struct obj_ref *ref, struct obj_info *info)

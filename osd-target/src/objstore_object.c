@@ -109,7 +109,8 @@ static int create_one(struct create_batch *c, struct obj_create_req *req, size_t
 	rec_encode(&r, v);
 	rocksdb_writebatch_wi_put(c->wb, (const char *)k, key_obj(k, c->partition, object),
 				  (const char *)v, sizeof(v));
-	return 0;
+	/* Checksums a crash left from an earlier object of this id. */
+	return csum_delete_wi(c->s, c->wb, &id);
 }
 
 static int create_explicit(struct create_batch *c, struct obj_create_req *req, size_t idx)
@@ -297,7 +298,8 @@ static int remove_one(struct objstore *s, rocksdb_writebatch_wi_t *wb, const str
 
 		rocksdb_writebatch_wi_delete(wb, (const char *)ak, len);
 	}
-	return iter_close(&i);
+	rc = iter_close(&i);
+	return rc ? rc : csum_delete_wi(s, wb, id);
 }
 
 static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *objects,
@@ -323,6 +325,10 @@ static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *ob
 		if (results[i])
 			continue;
 		cache_forget(s, &id);
+		/* What writes that raced the removal put; rarely anything.  A
+		 * failure leaves only unused keys, which a new object of the
+		 * same id deletes at its creation. */
+		csum_delete_now(s, &id);
 		data_unlink(s, &id);
 		gone++;
 	}

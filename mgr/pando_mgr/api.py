@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import health, metrics, osdmap
+from . import health, metrics, osdmap, recovery
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
@@ -74,7 +74,7 @@ def _stale(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
 
 def _checks(mgr: Manager) -> list[health.Check]:
     s = mgr.snap
-    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members)
+    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub)
 
 
 def _capacity(mgr: Manager) -> dict[str, int]:
@@ -110,7 +110,9 @@ async def status(request: web.Request) -> web.Response:
         "etcd": {"members": members, "reachable": mgr.reachable,
                  "quorum": mgr.reachable and (not members or 2 * sum(
                      m["healthy"] for m in members) > len(members))},
-        "recovery": {"running": False, "tasks": []},
+        "recovery": {k: v for k, v in mgr.recovery_summary().items() if k != "mds"},
+        "scrub": {k: v for k, v in _scrub(mgr).items()
+                  if k in ("running", "mismatches", "repaired", "unrepairable")},
     }))
 
 
@@ -140,10 +142,7 @@ def _osd_id(request: web.Request) -> int:
 
 async def add_osd(request: web.Request) -> web.Response:
     mgr = _mgr(request)
-    try:
-        req = await request.json()
-    except ValueError:
-        raise MapError(400, "body is not JSON") from None
+    req = await _body(request)
     added: list[osdmap.Osd] = []
 
     def fn(m: ClusterMap, _rev: int) -> ClusterMap:
@@ -225,6 +224,42 @@ async def raw_map(request: web.Request) -> web.Response:
     return _json(mgr.snap.cmap.to_json())
 
 
+async def _body(request: web.Request) -> Any:
+    try:
+        return await request.json()
+    except ValueError:
+        raise MapError(400, "body is not JSON") from None
+
+
+async def recovery_get(request: web.Request) -> web.Response:
+    mgr = _mgr(request)
+    return _json(_stale(mgr, {**mgr.recovery_summary(),
+                              "history": mgr.rate_history.to_json()}))
+
+
+async def rebuild(request: web.Request) -> web.Response:
+    mgr = _mgr(request)
+    job = await mgr.rebuild(await _body(request))
+    return _json(job.to_json(), 201)
+
+
+def _scrub(mgr: Manager) -> dict[str, Any]:
+    return recovery.scrub_summary(mgr.snap.scrub, mgr.snap.scrub_request)
+
+
+async def scrub_get(request: web.Request) -> web.Response:
+    mgr = _mgr(request)
+    return _json(_stale(mgr, _scrub(mgr)))
+
+
+async def scrub_post(request: web.Request) -> web.Response:
+    mgr = _mgr(request)
+    req = await _body(request)
+    if not isinstance(req, dict) or set(req) - {"action"}:
+        raise MapError(400, "expected {\"action\": \"start\"|\"stop\"}")
+    return _json(await mgr.scrub(req.get("action")), 202)
+
+
 async def history(request: web.Request) -> web.Response:
     return _json(_mgr(request).history.to_json())
 
@@ -256,5 +291,9 @@ def make_app(mgr: Manager) -> web.Application:
     r.add_get("/api/mds", mds)
     r.add_get("/api/map", raw_map)
     r.add_get("/api/history", history)
+    r.add_get("/api/recovery", recovery_get)
+    r.add_post("/api/rebuild", rebuild)
+    r.add_get("/api/scrub", scrub_get)
+    r.add_post("/api/scrub", scrub_post)
     r.add_get("/metrics", prometheus)
     return app

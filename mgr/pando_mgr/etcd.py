@@ -90,6 +90,15 @@ def op_get(key: str) -> dict[str, Any]:
     return {"request_range": {"key": b64(key)}}
 
 
+def op_range(key: str, end: str) -> dict[str, Any]:
+    """Every key in [key, end); end is a plain key, not base64."""
+    return {"request_range": {"key": b64(key), "range_end": b64(end)}}
+
+
+def op_delete(key: str) -> dict[str, Any]:
+    return {"request_delete_range": {"key": b64(key)}}
+
+
 # gRPC codes etcd returns that mean "try another member".
 _RETRY_CODES = {4, 14}   # DEADLINE_EXCEEDED, UNAVAILABLE
 
@@ -160,6 +169,16 @@ class Etcd:
                             {"key": b64(prefix), "range_end": prefix_end(prefix)})
         rev = int(r.get("header", {}).get("revision", 0))
         return [_kv(kv) for kv in r.get("kvs", [])], rev
+
+    async def get_ranges(self, ranges: list[tuple[str, str]]) -> tuple[list[KV], int]:
+        """The keys of several [key, end) ranges, read at one revision (one
+        txn without compares), and that revision."""
+        r = await self.call("/v3/kv/txn", {"compare": [], "failure": [],
+                                           "success": [op_range(k, e) for k, e in ranges]})
+        rev = int(r.get("header", {}).get("revision", 0))
+        kvs = [_kv(kv) for resp in r.get("responses", [])
+               for kv in resp.get("response_range", {}).get("kvs", [])]
+        return kvs, rev
 
     async def put(self, key: str, value: bytes, lease: int = 0) -> None:
         await self.call("/v3/kv/put", op_put(key, value, lease)["request_put"])

@@ -73,6 +73,22 @@ def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
     return out
 
 
+def _scrub_checks(scrub: dict[str, dict[str, Any]]) -> list[Check]:
+    """Ceph's OSD_SCRUB_ERRORS: extents scrub found wrong and could not
+    repair (no good copy left to repair them from)."""
+    bad = {n: _count(v.get("unrepairable")) for n, v in scrub.items()}
+    total = sum(bad.values())
+    if total <= 0:
+        return []
+    return [Check("OSD_SCRUB_ERRORS", "HEALTH_ERR", f"{total} scrub errors",
+                  [f"mds {n}: scrub found {c} unrepairable mismatches"
+                   for n, c in sorted(bad.items()) if c > 0])]
+
+
+def _count(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+
 def _etcd_checks(reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
     if not reachable:
         return [Check("ETCD_QUORUM", "HEALTH_ERR", "etcd is unreachable",
@@ -87,7 +103,9 @@ def _etcd_checks(reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
 
 
 def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, dict[str, Any]],
-           etcd_reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
+           etcd_reachable: bool, members: list[dict[str, Any]],
+           scrub: dict[str, dict[str, Any]] | None = None) -> list[Check]:
+    """scrub: each metadata manager's `scrub/progress/<name>`."""
     out: list[Check] = []
     if m is None:
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
@@ -95,6 +113,7 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
     else:
         out += _osd_checks(m, presence)
     out += _mds_checks(mds)
+    out += _scrub_checks(scrub or {})
     out += _etcd_checks(etcd_reachable, members)
     return out
 

@@ -82,3 +82,29 @@ class History:
 
     def to_json(self) -> list[dict[str, float]]:
         return list(self.samples)
+
+
+RATE_STEP_S = 1.0       # the FSALs refresh their progress every second
+
+
+@dataclass
+class RateHistory:
+    """The rebuild rate (the FSALs' summed rate_bps) over the last 10
+    minutes.  Sampled every poll; samples closer than RATE_STEP_S replace
+    the last one, so the window holds at most 600 points whatever --poll."""
+    window_s: float = WINDOW_S
+    step_s: float = RATE_STEP_S
+    samples: deque[dict[str, float]] = field(default_factory=deque)
+
+    def sample(self, rate_bps: float, now: float | None = None) -> None:
+        t = time.time() if now is None else now
+        point = {"t": t, "rate_bps": float(rate_bps)}
+        if len(self.samples) > 1 and t - self.samples[-2]["t"] < self.step_s:
+            self.samples[-1] = point
+        else:
+            self.samples.append(point)
+        while self.samples and self.samples[0]["t"] < t - self.window_s:
+            self.samples.popleft()
+
+    def to_json(self) -> list[dict[str, float]]:
+        return list(self.samples)

@@ -1,12 +1,13 @@
 """The mgr's state: what it last read from etcd, and the leader's writes.
 
-Every poll (--poll, 0.25 s) reads the whole prefix in one range request
-(map, presence of OSDs and metadata managers, mgr keys, all at one
-revision); the leader then runs the state machine (osdmap.step) and
-writes the result.  Map writes are one txn comparing the leader key's
-create_revision with ours and the map's mod_revision with the one read
-(mgr/README.md), so neither a deposed leader nor a concurrent change is
-ever overwritten."""
+Every poll (--poll, 0.25 s) reads the whole prefix but the per-file
+rebuild tasks in one txn (map, presence of OSDs and metadata managers,
+mgr keys, recovery jobs and progress, all at one revision); the leader
+then runs the state machine (osdmap.step) and writes the result, with
+the recovery jobs the change makes (recovery.py).  Map writes are one
+txn comparing the leader key's create_revision with ours and the map's
+mod_revision with the one read (mgr/README.md), so neither a deposed
+leader nor a concurrent change is ever overwritten."""
 from __future__ import annotations
 
 import asyncio
@@ -18,11 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osdmap
+from . import osdmap, recovery
 from .election import Election
-from .etcd import KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_put
-from .history import SAMPLE_S, History
+from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
+                   op_put)
+from .history import SAMPLE_S, History, RateHistory
 from .osdmap import ClusterMap, MapError, Presence, Settings
+from .recovery import Job
 
 log = logging.getLogger("pando_mgr")
 
@@ -44,6 +47,11 @@ class Snapshot:
     mds: dict[str, dict[str, Any]] = field(default_factory=dict)
     leader: dict[str, Any] | None = None
     mgrs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    jobs: dict[int, Job] = field(default_factory=dict)
+    job_revs: dict[int, int] = field(default_factory=dict)      # mod_revision of each job key
+    recovery: dict[str, dict[str, Any]] = field(default_factory=dict)   # progress per mds
+    scrub: dict[str, dict[str, Any]] = field(default_factory=dict)      # progress per mds
+    scrub_request: dict[str, Any] | None = None
     revision: int = 0
     read_at: float = 0.0
 
@@ -73,7 +81,39 @@ def parse_snapshot(kvs: list[KV], prefix: str, revision: int) -> Snapshot:
             s.leader = val
         elif rel.startswith("mgr/members/"):
             s.mgrs[rel[len("mgr/members/"):]] = val
+        else:
+            _parse_recovery(s, rel, kv, val)
     return s
+
+
+def _parse_recovery(s: Snapshot, rel: str, kv: KV, val: dict[str, Any]) -> None:
+    if rel.startswith(JOBS):
+        job = recovery.parse_job(rel[len(JOBS):], val)
+        if job is None:
+            log.warning("ignoring %s: not a recovery job", kv.key)
+            return
+        s.jobs[job.id], s.job_revs[job.id] = job, kv.mod_revision
+    elif rel.startswith("recovery/progress/") and "/" not in rel[len("recovery/progress/"):]:
+        s.recovery[rel[len("recovery/progress/"):]] = val
+    elif rel.startswith("scrub/progress/") and "/" not in rel[len("scrub/progress/"):]:
+        s.scrub[rel[len("scrub/progress/"):]] = val
+    elif rel == "scrub/request":
+        s.scrub_request = val
+
+
+JOBS = "recovery/jobs/"
+TASKS = "recovery/tasks/"
+
+
+def _after(prefix: str) -> str:
+    """The first key past every key that starts with prefix."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def state_ranges(prefix: str) -> list[tuple[str, str]]:
+    """The whole prefix but the per-file rebuild tasks (one key per file to
+    rebuild: thousands, read by the FSALs, not by the mgr)."""
+    return [(prefix, prefix + TASKS), (_after(prefix + TASKS), _after(prefix))]
 
 
 class Manager:
@@ -92,6 +132,7 @@ class Manager:
         self.reachable = False
         self.etcd_members: list[dict[str, Any]] = []
         self.history = History()
+        self.rate_history = RateHistory()
         self.write_lock = asyncio.Lock()
         self._poll_failed = False
         # When this mgr last reached etcd again after failing to
@@ -101,7 +142,7 @@ class Manager:
     # -- reading -----------------------------------------------------------
     async def poll_once(self) -> None:
         try:
-            kvs, rev = await self.etcd.get_prefix(self.prefix)
+            kvs, rev = await self.etcd.get_ranges(state_ranges(self.prefix))
         except EtcdError as e:
             if not self._poll_failed:
                 log.warning("etcd unreachable, serving the last state read: %s", e)
@@ -114,10 +155,16 @@ class Manager:
         self._poll_failed, self.reachable = False, True
         self.snap = parse_snapshot(kvs, self.prefix, rev)
         self.history.observe(self.snap.presence)
+        self.rate_history.sample(self.recovery_summary()["rate_bps"])
         if self.snap.leader is None:
             await self.election.campaign_now()
         if self.election.is_leader:
             await self.reconcile()
+            await self.retire_done_jobs()
+
+    def recovery_summary(self) -> dict[str, Any]:
+        s = self.snap
+        return recovery.summary(s.jobs, s.mds, s.recovery)
 
     async def poll_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -141,17 +188,26 @@ class Manager:
             await _sleep(stop, MEMBERS_S)
 
     # -- writing (leader only) ---------------------------------------------
-    async def write_map(self, new: ClusterMap, mod_revision: int) -> bool:
-        """The leader txn; False when refused (not leader, or the map moved)."""
+    def job_key(self, job_id: int) -> str:
+        return f"{self.prefix}{JOBS}{job_id}"
+
+    async def write_map(self, new: ClusterMap, mod_revision: int,
+                        put_jobs: tuple[Job, ...] | list[Job] = (),
+                        del_jobs: tuple[Job, ...] | list[Job] = ()) -> bool:
+        """The leader txn, with the recovery jobs the change makes or
+        cancels; False when refused (not leader, or the map moved)."""
         if not self.election.is_leader:
             return False
         body = json.dumps(new.to_json(), separators=(",", ":")).encode()
+        ops = [op_put(self.map_key, body)]
+        ops += [op_put(self.job_key(j.id), json.dumps(j.to_json()).encode()) for j in put_jobs]
+        ops += [op_delete(self.job_key(j.id)) for j in del_jobs]
         ok, resp = await self.etcd.txn(
             [cmp_create(self.election.leader_key, self.election.leader_rev),
-             cmp_mod(self.map_key, mod_revision)],
-            [op_put(self.map_key, body)])
+             cmp_mod(self.map_key, mod_revision)], ops)
         if ok:
             log.info("map epoch %d written: %s", new.epoch, new.reason)
+            self._jobs_written(put_jobs, del_jobs)
             # Serve what was written at once, not from the next poll.
             rev = int(resp[0]["response_put"]["header"]["revision"])
             old = self.snap.map_kv
@@ -161,6 +217,36 @@ class Manager:
         else:
             log.warning("map epoch %d refused by etcd (leader key or map changed)", new.epoch)
         return ok
+
+    def _jobs_written(self, put_jobs: tuple[Job, ...] | list[Job],
+                      del_jobs: tuple[Job, ...] | list[Job]) -> None:
+        for j in put_jobs:
+            log.info("recovery job %d: rebuild osd.%d (%s%s)", j.id, j.osd, j.reason,
+                     "" if j.target is None else f", onto osd.{j.target}")
+            self.snap.jobs[j.id] = j
+        for j in del_jobs:
+            log.info("recovery job %d cancelled: osd.%d is in again", j.id, j.osd)
+            self.snap.jobs.pop(j.id, None)
+
+    async def retire_done_jobs(self) -> None:
+        """Deletes the jobs every present metadata manager lists done."""
+        async with self.write_lock:
+            s = self.snap
+            for j in recovery.done_jobs(s.jobs, s.mds, s.recovery):
+                if not self.election.is_leader:
+                    return
+                try:
+                    ok, _ = await self.etcd.txn(
+                        [cmp_create(self.election.leader_key, self.election.leader_rev),
+                         cmp_mod(self.job_key(j.id), s.job_revs.get(j.id, 0))],
+                        [op_delete(self.job_key(j.id))])
+                except EtcdError as e:
+                    log.warning("recovery job %d: delete failed: %s", j.id, e)
+                    return
+                if ok:
+                    log.info("recovery job %d (osd.%d, %s) done on every metadata manager "
+                             "(%s): deleted", j.id, j.osd, j.reason, ", ".join(sorted(s.mds)))
+                    s.jobs.pop(j.id, None)
 
     async def reconcile(self) -> None:
         async with self.write_lock:
@@ -174,9 +260,14 @@ class Manager:
                     new = osdmap.step(s.cmap, s.presence, time.time(), self.settings,
                                       hold_down=self._holding_down())
                 if new is not None:
-                    await self.write_map(new, mod)
+                    await self.write_map(new, mod, *self._job_changes(s, new))
             except EtcdError as e:
                 log.warning("map write failed: %s", e)
+
+    def _job_changes(self, cur: Snapshot, new: ClusterMap) -> tuple[list[Job], list[Job]]:
+        """The jobs to put and to delete with the write cur -> new."""
+        return (recovery.out_jobs(cur.cmap, new, cur.jobs, new.updated_at, self.name),
+                recovery.cancelled_jobs(cur.cmap, new, cur.jobs))
 
     def _holding_down(self) -> bool:
         """True during presence_grace after this mgr reached etcd again: an
@@ -196,25 +287,71 @@ class Manager:
         log.info("seeding the map from %s: %d osds", self.seed, len(m.osds))
         return m
 
-    async def change(self, fn: Callable[[ClusterMap, int], ClusterMap | None]
+    async def change(self, fn: Callable[[ClusterMap, int], ClusterMap | None],
+                     jobs: Callable[[Snapshot, ClusterMap], list[Job]] | None = None
                      ) -> ClusterMap | None:
-        """Applies an admin change fn(map, revision) to the map in etcd now;
-        the new map, or None when fn says nothing changes.  Raises NotLeader,
-        MapError, EtcdUnavailable."""
+        """Applies an admin change fn(map, revision) to the map in etcd now,
+        with the jobs it makes (jobs(current state, new map): more to put);
+        the new map, or None when fn says nothing changes.  Raises
+        NotLeader, MapError, EtcdUnavailable."""
         for _ in range(5):
             self._require_leader()
             async with self.write_lock:
-                kvs, rev = await self.etcd.get_prefix(self.prefix)
+                kvs, rev = await self.etcd.get_ranges(state_ranges(self.prefix))
                 cur = parse_snapshot(kvs, self.prefix, rev)
                 if cur.cmap is None or cur.map_kv is None:
                     raise MapError(409, "no cluster map yet")
                 new = fn(cur.cmap, rev)
                 if new is None:
                     return None
-                if await self.write_map(new, cur.map_kv.mod_revision):
+                puts, dels = self._job_changes(cur, new)
+                puts += jobs(cur, new) if jobs else []
+                if await self.write_map(new, cur.map_kv.mod_revision, puts, dels):
                     return new
             await asyncio.sleep(0.05)
         raise MapError(409, "the map kept changing under this request; try again")
+
+    async def rebuild(self, req: Any) -> Job:
+        """POST /api/rebuild: an admin job, recorded with a map write (its
+        epoch is the job's id, so two requests never share one)."""
+        made: list[Job] = []
+        now = time.time()
+
+        def fn(m: ClusterMap, _rev: int) -> ClusterMap:
+            osd, target = recovery.check_rebuild(m, req)
+            onto = "" if target is None else f" onto osd.{target}"
+            return osdmap.bump(m, now, self.name, f"osd.{osd} rebuild{onto}: by command")
+
+        def jobs(cur: Snapshot, new: ClusterMap) -> list[Job]:
+            osd, target = recovery.check_rebuild(new, req)
+            recovery.check_no_active_job(cur.jobs, osd)
+            made[:] = [Job(id=new.epoch, osd=osd, reason="admin", target=target, created=now,
+                           by=self.name)]
+            return made
+        await self.change(fn, jobs)
+        return made[0]
+
+    async def scrub(self, action: Any) -> dict[str, Any]:
+        """POST /api/scrub: the next `scrub/request` (its id one above the
+        last), put only while this mgr leads and nobody put another."""
+        key = self.prefix + "scrub/request"
+        recovery.scrub_request(action, None, 0)         # 400 before anything else
+        for _ in range(5):
+            self._require_leader()
+            kv = await self.etcd.get(key)
+            last = _json(kv) if kv else None
+            req = recovery.scrub_request(action, last if isinstance(last, dict) else None,
+                                         time.time())
+            ok, _ = await self.etcd.txn(
+                [cmp_create(self.election.leader_key, self.election.leader_rev),
+                 cmp_mod(key, kv.mod_revision if kv else 0)],
+                [op_put(key, json.dumps(req).encode())])
+            if ok:
+                log.info("scrub request %d: %s", req["id"], action)
+                self.snap.scrub_request = req
+                return req
+            await asyncio.sleep(0.05)
+        raise MapError(409, "scrub/request kept changing under this request; try again")
 
     def _require_leader(self) -> None:
         if not self.reachable and not self.election.is_leader:

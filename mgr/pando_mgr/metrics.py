@@ -140,9 +140,56 @@ def _mds(e: Exposition, mgr: Manager) -> None:
         _mds_histogram(e, n, mds[n])
 
 
+RECOVERY = (("files_total", "Files the manager's rebuild has to do."),
+            ("files_done", "Files rebuilt."),
+            ("files_failed", "Files whose rebuild failed."),
+            ("bytes_total", "Bytes the manager's rebuild has to copy."),
+            ("bytes_done", "Bytes copied by the rebuild."))
+SCRUB = (("mismatches", "Mismatched extents scrub found."),
+         ("repaired", "Mismatched extents scrub repaired from a good copy."),
+         ("unrepairable", "Mismatched extents scrub could not repair."))
+
+
+def _num(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+
+
+def _recovery(e: Exposition, mgr: Manager) -> None:
+    prog = mgr.snap.recovery
+    for field, help_ in RECOVERY:
+        name = f"pando_recovery_{field}"
+        e.family(name, "gauge", help_)
+        for n in sorted(prog):
+            e.sample(name, _int(prog[n].get(field, 0)), mds=n)
+    e.family("pando_recovery_rate_bytes_per_second", "gauge", "Rebuild copy rate.")
+    for n in sorted(prog):
+        e.sample("pando_recovery_rate_bytes_per_second", _num(prog[n].get("rate_bps")), mds=n)
+    summary = mgr.recovery_summary()
+    e.family("pando_recovery_eta_seconds", "gauge",
+             "Seconds until the slowest manager's rebuild ends (absent: unknown).")
+    if summary["eta_s"] is not None:
+        e.sample("pando_recovery_eta_seconds", float(summary["eta_s"]))
+    e.family("pando_recovery_jobs", "gauge", "Recovery jobs not yet done everywhere.")
+    e.sample("pando_recovery_jobs", len(summary["jobs"]))
+
+
+def _scrub(e: Exposition, mgr: Manager) -> None:
+    prog = mgr.snap.scrub
+    e.family("pando_scrub_files_done", "gauge", "Files checked in the current scrub pass.")
+    for n in sorted(prog):
+        e.sample("pando_scrub_files_done", _int(prog[n].get("files_done", 0)), mds=n)
+    for field, help_ in SCRUB:
+        name = f"pando_scrub_{field}_total"
+        e.family(name, "counter", help_)
+        for n in sorted(prog):
+            e.sample(name, _int(prog[n].get(field, 0)), mds=n)
+
+
 def render(mgr: Manager, health: str) -> str:
     e = Exposition()
     _cluster(e, mgr, health)
     _osds(e, mgr)
     _mds(e, mgr)
+    _recovery(e, mgr)
+    _scrub(e, mgr)
     return e.text()

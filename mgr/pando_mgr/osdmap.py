@@ -227,6 +227,12 @@ def mark_in(cur: ClusterMap, osd_id: int, now: float, by: str) -> ClusterMap | N
     return _next(m, now, by, [f"osd.{osd_id} in: by command"])
 
 
+def bump(cur: ClusterMap, now: float, by: str, reason: str) -> ClusterMap:
+    """The same map one epoch on, for a request recorded with the map (a
+    rebuild asked by command takes that epoch as its job id)."""
+    return _next(copy.deepcopy(cur), now, by, [reason])
+
+
 def _check_addr(what: str, v: Any) -> str:
     if not isinstance(v, str) or not ADDR_RE.match(v) or not 0 < int(v.rsplit(":", 1)[1]) < 65536:
         raise MapError(400, f"{what} must be \"HOST:PORT\", got {v!r}")

@@ -5,6 +5,7 @@ and readers of what the mgr wrote in etcd."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -108,3 +109,58 @@ def map_of(client: EtcdClient) -> dict[str, Any] | None:
 def osd_in_map(client: EtcdClient, osd_id: int) -> dict[str, Any] | None:
     m = map_of(client) or {}
     return next((o for o in m.get("osds", []) if o["id"] == osd_id), None)
+
+
+def parse_prometheus(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """name -> [(labels, value)]; asserts every line is well-formed."""
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+    label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    types: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ", 3)
+            assert kind in ("gauge", "counter", "histogram"), line
+            types[name] = kind
+            continue
+        if line.startswith("#") or not line:
+            continue
+        mt = sample.match(line)
+        assert mt, f"bad line: {line!r}"
+        labels = dict(label.findall(mt.group(3) or ""))
+        value = float(mt.group(4).replace("+Inf", "inf"))
+        out.setdefault(mt.group(1), []).append((labels, value))
+    for name in out:
+        base = re.sub(r"_(bucket|sum|count)$", "", name)
+        assert name in types or base in types, f"{name} has no TYPE"
+    return out
+
+
+def recovery_progress(**fields: Any) -> dict[str, Any]:
+    """A `recovery/progress/<mds>` value as the FSAL puts it (mgr/README.md)."""
+    now = time.time()
+    return {"state": "rebuilding", "jobs_done": [], "jobs_active": [], "files_total": 0,
+            "files_done": 0, "files_failed": 0, "bytes_total": 0, "bytes_done": 0,
+            "rate_bps": 0.0, "eta_s": 0.0, "started": now, "updated": now, "parallel": 4,
+            "bandwidth_bps": 0} | fields
+
+
+def scrub_progress(**fields: Any) -> dict[str, Any]:
+    """A `scrub/progress/<mds>` value as the FSAL puts it (mgr/README.md)."""
+    now = time.time()
+    return {"state": "running", "pass": 1, "files_total": 0, "files_done": 0, "bytes_done": 0,
+            "mismatches": 0, "repaired": 0, "unrepairable": 0, "started": now, "updated": now,
+            "last_pass_end": 0.0, "bandwidth_bps": 0} | fields
+
+
+def put_progress(fsal: HandPresence, kind: str, value: dict[str, Any]) -> None:
+    """What the FSAL whose presence is fsal (an `mds/<name>` key) puts as its
+    `<kind>/progress/<name>` (kind: recovery, scrub): on its presence lease."""
+    name = fsal.key.rsplit("/", 1)[1]
+    fsal.client.put(f"{PREFIX}{kind}/progress/{name}", json.dumps(value), lease=fsal.lease)
+
+
+def jobs_of(client: EtcdClient) -> dict[int, dict[str, Any]]:
+    """The recovery jobs in etcd: {id from the key: value}."""
+    raw = client.get_prefix(PREFIX + "recovery/jobs/")
+    return {int(k.rsplit("/", 1)[1]): json.loads(v) for k, v in raw.items()}

@@ -3,7 +3,6 @@ redirects from followers, and /metrics."""
 from __future__ import annotations
 
 import json
-import re
 import time
 import urllib.error
 import urllib.request
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mgrtest import HandPresence, write_seed
+from mgrtest import HandPresence, parse_prometheus, write_seed
 from pando_testing.mgr import MgrApi, MgrApiError, MgrProcess
 
 Factory = Callable[..., Any]
@@ -162,31 +161,6 @@ def test_df_mds_map_and_the_dashboard_files_are_served(mgr_factory: Factory,
     assert "<title>Pando cluster</title>" in page and "/static/app.js" in page
     assert "setInterval(refresh" in api.get("/static/app.js")
     assert ".HEALTH_OK" in api.get("/static/app.css")
-
-
-def parse_prometheus(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """name -> [(labels, value)]; asserts every line is well-formed."""
-    out: dict[str, list[tuple[dict[str, str], float]]] = {}
-    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
-    label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-    types: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.startswith("# TYPE "):
-            _, _, name, kind = line.split(" ", 3)
-            assert kind in ("gauge", "counter", "histogram"), line
-            types[name] = kind
-            continue
-        if line.startswith("#") or not line:
-            continue
-        mt = sample.match(line)
-        assert mt, f"bad line: {line!r}"
-        labels = dict(label.findall(mt.group(3) or ""))
-        value = float(mt.group(4).replace("+Inf", "inf"))
-        out.setdefault(mt.group(1), []).append((labels, value))
-    for name in out:
-        base = re.sub(r"_(bucket|sum|count)$", "", name)
-        assert name in types or base in types, f"{name} has no TYPE"
-    return out
 
 
 def test_metrics_parse_and_their_labels_are_bounded(mgr_factory: Factory, presence: Factory,

@@ -1,0 +1,191 @@
+"""Recovery jobs and scrub requests (mgr/README.md, "Recovery and scrub"),
+as pure functions: which jobs a map change makes or cancels, which jobs
+are done, the summaries the API serves.  The etcd I/O is manager.py's.
+
+Jobs are written in the same txn as the map write that asks for them (an
+OSD taken out, a rebuild requested), so a leader that dies between the
+two cannot lose a job, and a new leader, which sees the map already
+changed, cannot make a second one for the same out event."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .osdmap import ClusterMap, MapError
+
+REASONS = ("out", "admin")
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int                         # the map epoch that asked for it
+    osd: int
+    reason: str                     # "out" | "admin"
+    target: int | None = None       # rebuild onto this OSD; None: declustered placement
+    created: float = 0.0
+    by: str = ""
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Job:
+        t = d.get("target")
+        return cls(id=int(d["id"]), osd=int(d["osd"]), reason=str(d.get("reason", "out")),
+                   target=None if t is None else int(t), created=float(d.get("created", 0)),
+                   by=str(d.get("by", "")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "osd": self.osd, "reason": self.reason, "target": self.target,
+                "created": self.created, "by": self.by}
+
+
+def parse_job(key_id: str, val: Any) -> Job | None:
+    """A `recovery/jobs/<id>` value, or None when it is not one (logged by
+    the caller); the key's id wins over a disagreeing value."""
+    if not key_id.isdigit() or not isinstance(val, dict):
+        return None
+    try:
+        j = Job.from_json({**val, "id": int(key_id)})
+    except (KeyError, TypeError, ValueError):
+        return None
+    return j
+
+
+def _osd_in(m: ClusterMap | None, osd_id: int) -> bool | None:
+    o = m.osd(osd_id) if m else None
+    return None if o is None else o.in_
+
+
+def out_jobs(old: ClusterMap | None, new: ClusterMap, jobs: dict[int, Job], now: float,
+             by: str) -> list[Job]:
+    """The jobs the write old -> new makes: one per OSD it takes out,
+    unless a job for that OSD is already active (an admin rebuild asked
+    before the out rebuilds the same components)."""
+    busy = {j.osd for j in jobs.values()}
+    made = []
+    for o in new.osds:
+        if not o.in_ and _osd_in(old, o.id) is True and o.id not in busy:
+            made.append(Job(id=new.epoch, osd=o.id, reason="out", created=now, by=by))
+    return made
+
+
+def cancelled_jobs(old: ClusterMap | None, new: ClusterMap, jobs: dict[int, Job]) -> list[Job]:
+    """The out-jobs the write old -> new cancels: their OSD is in again,
+    so its components are where they were (admin jobs stay)."""
+    back = {o.id for o in new.osds if o.in_ and _osd_in(old, o.id) is False}
+    return [j for j in jobs.values() if j.reason == "out" and j.osd in back]
+
+
+def done_jobs(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
+              progress: dict[str, dict[str, Any]]) -> list[Job]:
+    """Jobs every present metadata manager lists in its progress'
+    jobs_done.  None while no manager is present: nobody has run them."""
+    if not mds:
+        return []
+    done: set[int] | None = None
+    for name in mds:
+        listed = _ints(progress.get(name, {}).get("jobs_done"))
+        done = listed if done is None else done & listed
+    return [j for j in jobs.values() if done and j.id in done]
+
+
+def _ints(v: Any) -> set[int]:
+    if not isinstance(v, list):
+        return set()
+    return {int(x) for x in v if isinstance(x, int) and not isinstance(x, bool)}
+
+
+def check_rebuild(m: ClusterMap, req: Any) -> tuple[int, int | None]:
+    """(osd, target) of a POST /api/rebuild body, or MapError: 400 for a
+    bad body or target (unknown, down, out, the OSD itself), 404 for an
+    OSD not in the map."""
+    if not isinstance(req, dict):
+        raise MapError(400, "expected a JSON object {\"osd\", \"target\"?}")
+    unknown = set(req) - {"osd", "target"}
+    if unknown:
+        raise MapError(400, f"unknown fields: {', '.join(sorted(unknown))}")
+    osd, target = req.get("osd"), req.get("target")
+    if isinstance(osd, bool) or not isinstance(osd, int) or not 0 < osd < 2**32:
+        raise MapError(400, f"osd must be an OSD id (an integer), got {osd!r}")
+    if m.osd(osd) is None:
+        raise MapError(404, f"no such OSD: {osd}")
+    if target is None:
+        return osd, None
+    if isinstance(target, bool) or not isinstance(target, int):
+        raise MapError(400, f"target must be an OSD id (an integer) or null, got {target!r}")
+    t = m.osd(target)
+    if t is None:
+        raise MapError(400, f"target osd.{target} is not in the map")
+    if target == osd:
+        raise MapError(400, f"target osd.{target} is the OSD to rebuild")
+    if not t.up:
+        raise MapError(400, f"target osd.{target} is down")
+    if not t.in_:
+        raise MapError(400, f"target osd.{target} is out")
+    return osd, target
+
+
+def check_no_active_job(jobs: dict[int, Job], osd: int) -> None:
+    active = sorted(j.id for j in jobs.values() if j.osd == osd)
+    if active:
+        raise MapError(409, f"osd.{osd} already has an active rebuild job "
+                            f"({', '.join(map(str, active))})")
+
+
+# -- summaries -----------------------------------------------------------------
+def _num(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+
+
+SUMMED = ("files_total", "files_done", "files_failed", "bytes_total", "bytes_done")
+
+
+def summary(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
+            progress: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """GET /api/recovery without its history: the FSALs' progress summed.
+    eta_s is the slowest manager's (they rebuild in parallel); null while
+    work is left and no rate is known yet."""
+    busy = {n: p for n, p in progress.items() if p.get("state", "idle") != "idle"}
+    out: dict[str, Any] = {k: int(sum(_num(p.get(k)) for p in progress.values()))
+                           for k in SUMMED}
+    out["rate_bps"] = sum(_num(p.get("rate_bps")) for p in progress.values())
+    running = bool(jobs) or bool(busy)
+    etas = [_num(p.get("eta_s")) for p in busy.values()
+            if isinstance(p.get("eta_s"), (int, float))]
+    left = out["bytes_total"] - out["bytes_done"]
+    eta: float | None = 0.0
+    if etas:
+        eta = max(etas)
+    elif running and left > 0:
+        eta = left / out["rate_bps"] if out["rate_bps"] > 0 else None
+    out["eta_s"] = eta
+    out["running"] = running
+    out["jobs"] = [_job_view(j, mds, progress) for j in sorted(jobs.values(), key=lambda j: j.id)]
+    out["mds"] = dict(sorted(progress.items()))
+    return out
+
+
+def _job_view(j: Job, mds: dict[str, dict[str, Any]],
+              progress: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    done_by = sorted(n for n in mds if j.id in _ints(progress.get(n, {}).get("jobs_done")))
+    return {**j.to_json(), "done_by": done_by,
+            "pending_on": sorted(n for n in mds if n not in done_by)}
+
+
+def scrub_summary(progress: dict[str, dict[str, Any]],
+                  request: dict[str, Any] | None) -> dict[str, Any]:
+    """GET /api/scrub: each FSAL's scrub progress and the findings summed."""
+    out: dict[str, Any] = {
+        "running": any(p.get("state") == "running" for p in progress.values()),
+        "mds": dict(sorted(progress.items())), "request": request}
+    for k in ("mismatches", "repaired", "unrepairable", "files_total", "files_done",
+              "bytes_done"):
+        out[k] = int(sum(_num(p.get(k)) for p in progress.values()))
+    return out
+
+
+def scrub_request(action: Any, last: dict[str, Any] | None, now: float) -> dict[str, Any]:
+    """The next `scrub/request`: its id one above the last one's."""
+    if action not in ("start", "stop"):
+        raise MapError(400, f"action must be \"start\" or \"stop\", got {action!r}")
+    prev = last.get("id") if isinstance(last, dict) else 0
+    prev_id = prev if isinstance(prev, int) and not isinstance(prev, bool) else 0
+    return {"id": prev_id + 1, "action": action, "time": now}

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 from rich.console import Console
 
-from . import config, ganesha, render, units
+from . import config, ganesha, recovery_view, render, units, watch
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -137,4 +137,48 @@ def cmd_recall(c: Ctx) -> int:
     with c.busy("recalling layouts"):
         ans = ganesha.recall(c.args.target, address=c.args.dbus)
     c.emit(ans, lambda: c.out.print(ans["message"]))
+    return EXIT_OK
+
+
+def cmd_rebuild(c: Ctx) -> int:
+    if getattr(c.args, "watch", False):
+        try:
+            watch.watch(c.mgr.recovery, c.out, c.json, c.args.interval)
+        except (TypeError, ValueError, KeyError, AttributeError) as e:
+            raise BadAnswer(f"the answer has an unexpected shape ({type(e).__name__}: {e}); "
+                            "--json shows it as it is") from None
+        return EXIT_OK
+    with c.busy("asking pando-mgr"):
+        r = c.mgr.recovery()
+    c.emit(r, lambda: recovery_view.rebuild(c.out, r))
+    return EXIT_OK
+
+
+def cmd_rebuild_start(c: Ctx) -> int:
+    spec: dict[str, Any] = {"osd": c.args.osd_id}
+    if c.args.target is not None:
+        spec["target"] = c.args.target
+    with c.busy(f"asking for a rebuild of osd.{c.args.osd_id}"):
+        job = c.mgr.rebuild(spec)
+    target = job.get("target")
+    onto = "by the declustered placement" if target is None else f"onto osd.{target}"
+    c.emit(job, lambda: c.out.print(f"rebuild job {job.get('id')} of osd.{job.get('osd')} "
+                                    f"started, {onto}"))
+    return EXIT_OK
+
+
+def cmd_scrub(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        s = c.mgr.scrub()
+    c.emit(s, lambda: recovery_view.scrub(c.out, s))
+    return EXIT_OK
+
+
+def cmd_scrub_action(c: Ctx) -> int:
+    action = c.args.scrub_action
+    with c.busy(f"asking for a scrub {action}"):
+        req = c.mgr.scrub_action(action)
+    what = "start a pass" if action == "start" else "stop their passes"
+    c.emit(req, lambda: c.out.print(f"scrub {action} requested (request {req.get('id')}): "
+                                    f"the metadata managers {what} at their next look"))
     return EXIT_OK

@@ -18,7 +18,8 @@ from rich.console import Console
 
 from . import config, ganesha, units
 from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_mds_ls, cmd_osd_add, cmd_osd_ls,
-                       cmd_osd_mark, cmd_osd_rm, cmd_recall, cmd_status)
+                       cmd_osd_mark, cmd_osd_rm, cmd_rebuild, cmd_rebuild_start, cmd_recall,
+                       cmd_scrub, cmd_scrub_action, cmd_status)
 from .mgrapi import MgrError, MgrUnreachable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
@@ -113,6 +114,32 @@ def _osd_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     rm.set_defaults(fn=cmd_osd_rm)
 
 
+def _recovery_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    rb = sub.add_parser("rebuild", help="recovery: jobs, files and bytes done, rate, ETA; "
+                        "start a rebuild", parents=[common])
+    rb.add_argument("--watch", action="store_true",
+                    help="a progress bar until no job is left (Ctrl-C to stop watching)")
+    rb.add_argument("--interval", type=_seconds, default=1.0, metavar="S",
+                    help="seconds between looks with --watch (default 1)")
+    rb.set_defaults(fn=cmd_rebuild)
+    rsub = rb.add_subparsers(dest="rebuild_cmd", metavar="{start}")
+    st = rsub.add_parser("start", help="rebuild every component of an OSD now (an admin job)",
+                         parents=[common])
+    st.add_argument("osd_id", type=_osd_id, metavar="OSD")
+    st.add_argument("--target", type=_osd_id, metavar="OSD",
+                    help="rebuild onto this one OSD (a dedicated spare), "
+                         "not by the declustered placement")
+    st.set_defaults(fn=cmd_rebuild_start)
+    sc = sub.add_parser("scrub", help="scrub progress per metadata manager; start or stop a pass",
+                        parents=[common])
+    sc.set_defaults(fn=cmd_scrub)
+    ssub = sc.add_subparsers(dest="scrub_cmd", metavar="{start,stop}")
+    for action, what in (("start", "start a scrub pass on every metadata manager now"),
+                         ("stop", "stop the scrub passes running now")):
+        ssub.add_parser(action, help=what, parents=[common]).set_defaults(
+            fn=cmd_scrub_action, scrub_action=action)
+
+
 def parser() -> argparse.ArgumentParser:
     common = _common(sub=True)
     p = argparse.ArgumentParser(
@@ -124,6 +151,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("status", help="cluster health, services, capacity, io (like ceph -s)",
                    parents=[common]).set_defaults(fn=cmd_status)
     _osd_parsers(sub, common)
+    _recovery_parsers(sub, common)
     sub.add_parser("df", help="capacity per OSD and per pool",
                    parents=[common]).set_defaults(fn=cmd_df)
     mds = sub.add_parser("mds", help="metadata managers", parents=[common])

@@ -144,6 +144,18 @@ class MgrClient:
     def mds(self) -> list[dict[str, Any]]:
         return self._list(self.get("/api/mds"), "/api/mds")
 
+    def recovery(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/recovery"), "/api/recovery")
+
+    def rebuild(self, spec: dict[str, Any]) -> dict[str, Any]:
+        return self._dict(self.call("POST", "/api/rebuild", spec), "/api/rebuild")
+
+    def scrub(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/scrub"), "/api/scrub")
+
+    def scrub_action(self, action: str) -> dict[str, Any]:
+        return self._dict(self.call("POST", "/api/scrub", {"action": action}), "/api/scrub")
+
     def _dict(self, v: Any, path: str) -> dict[str, Any]:
         if not isinstance(v, dict):
             raise MgrError(200, f"pando-mgr at {self.url}: {path} is not a JSON object")

@@ -61,3 +61,15 @@ def parse_size(text: str) -> int:
     if v < 0:
         raise ValueError(f"not a size: {text!r} (negative)")
     return int(v * mult)
+
+
+def duration(s: float | int | None) -> str:
+    """Seconds as an admin reads an ETA: 8 s, 3 min 20 s, 2 h 5 min; None: unknown."""
+    if s is None or isinstance(s, bool) or not isinstance(s, (int, float)) or s != s:
+        return "unknown"
+    v = max(0, round(float(s)))
+    if v < 60:
+        return f"{v} s"
+    if v < 3600:
+        return f"{v // 60} min {v % 60} s" if v % 60 else f"{v // 60} min"
+    return f"{v // 3600} h {v % 3600 // 60} min"

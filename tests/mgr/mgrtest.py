@@ -1,17 +1,20 @@
 """Helpers of the mgr suite: OSD and metadata-manager presence keys put by
 hand (a lease kept alive by a thread, as pando-osd and the FSAL do) for
 tests that need a presence they can stop at will, a cluster.conf seed,
-and readers of what the mgr wrote in etcd."""
+readers of what the mgr wrote in etcd, and the FSAL's recovery and
+scrub progress keys put by hand."""
 from __future__ import annotations
 
 import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pando_testing.etcd import EtcdClient, EtcdError
+from pando_testing.mgr import MgrApi, MgrProcess
 from pando_testing.pod import Pod
 
 PREFIX = "/pando/"
@@ -164,3 +167,21 @@ def jobs_of(client: EtcdClient) -> dict[int, dict[str, Any]]:
     """The recovery jobs in etcd: {id from the key: value}."""
     raw = client.get_prefix(PREFIX + "recovery/jobs/")
     return {int(k.rsplit("/", 1)[1]): json.loads(v) for k, v in raw.items()}
+
+
+def recovery_cluster(mgr_factory: Callable[..., MgrProcess],
+                     presence: Callable[..., HandPresence], tmp_path: Path,
+                     ids: tuple[int, ...] = (1, 2, 3), mds: tuple[str, ...] = ("mds-a",),
+                     **mgr_kw: Any
+                     ) -> tuple[MgrProcess, MgrApi, list[HandPresence], list[HandPresence]]:
+    """Seeded OSDs ids (hand presence), metadata managers mds (hand
+    presence) and a mgr; once every OSD is up: (mgr, its api, the OSDs'
+    presence, the FSALs' presence)."""
+    seed = write_seed(tmp_path / "cluster.conf", list(ids))
+    osds = [presence(i) for i in ids]
+    fsals = [presence(mds=n) for n in mds]
+    mgr = mgr_factory(seed=seed, **mgr_kw)
+    api = mgr.api()
+    api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in ids}, timeout=15,
+                 what="all osds up")
+    return mgr, api, osds, fsals

@@ -11,25 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mgrtest import (PREFIX, HandPresence, jobs_of, osd_in_map, parse_prometheus, put_progress,
-                     recovery_progress, scrub_progress, write_seed)
+from mgrtest import (PREFIX, jobs_of, osd_in_map, parse_prometheus, put_progress,
+                     recovery_cluster, recovery_progress, scrub_progress, write_seed)
 from pando_testing.etcd import EtcdCluster
-from pando_testing.mgr import MgrApi, MgrApiError, MgrProcess
+from pando_testing.mgr import MgrApiError, MgrProcess
 
 Factory = Callable[..., Any]
-
-
-def _cluster(mgr_factory: Factory, presence: Factory, tmp_path: Path,
-             ids: tuple[int, ...] = (1, 2, 3), mds: tuple[str, ...] = ("mds-a",),
-             **mgr_kw: Any) -> tuple[MgrProcess, MgrApi, list[HandPresence], list[HandPresence]]:
-    seed = write_seed(tmp_path / "cluster.conf", list(ids))
-    osds = [presence(i) for i in ids]
-    fsals = [presence(mds=n) for n in mds]
-    mgr = mgr_factory(seed=seed, **mgr_kw)
-    api = mgr.api()
-    api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in ids}, timeout=15,
-                 what="all osds up")
-    return mgr, api, osds, fsals
 
 
 def _wait_jobs(etcd: EtcdCluster, pred: Callable[[dict[int, dict[str, Any]]], bool],
@@ -45,7 +32,7 @@ def _wait_jobs(etcd: EtcdCluster, pred: Callable[[dict[int, dict[str, Any]]], bo
 
 def test_an_osd_marked_out_by_command_gets_one_job_named_by_the_epoch_that_took_it_out(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = _cluster(mgr_factory, presence, tmp_path)
+    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
     ans = api.post("/api/osd/2/out")
     jobs = jobs_of(etcd.client())
     assert list(jobs) == [ans["epoch"]], "the job is written with the map, not a poll later"
@@ -64,7 +51,7 @@ def test_an_osd_marked_out_by_command_gets_one_job_named_by_the_epoch_that_took_
 
 def test_osd_in_again_cancels_its_out_job_but_not_an_admin_job(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = _cluster(mgr_factory, presence, tmp_path)
+    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
     out = api.post("/api/osd/2/out")["epoch"]
     admin = api.post("/api/rebuild", {"osd": 3})["id"]
     assert sorted(jobs_of(etcd.client())) == [out, admin]
@@ -78,7 +65,7 @@ def test_osd_in_again_cancels_its_out_job_but_not_an_admin_job(
 
 def test_a_job_is_deleted_once_every_present_fsal_lists_it_done(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     a, b = fsals
     first = api.post("/api/osd/3/out")["epoch"]
     put_progress(a, "recovery", recovery_progress(jobs_done=[first], state="idle"))
@@ -104,7 +91,7 @@ def test_a_job_is_deleted_once_every_present_fsal_lists_it_done(
 
 def test_no_job_is_deleted_while_no_fsal_is_present(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path)
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
     job = api.post("/api/osd/1/out")["epoch"]
     fsals[0].revoke()
     api.wait_for(lambda x: any(c["code"] == "MDS_DOWN" for c in x.status()["checks"]),
@@ -159,7 +146,7 @@ REFUSALS: list[tuple[Any, int, str]] = [
 
 def test_rebuild_requests_are_refused_with_the_status_that_says_why(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    mgr, api, osds, _ = _cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
+    mgr, api, osds, _ = recovery_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
     api.post("/api/osd/2/out")
     osds[2].revoke()
     api.wait_for(lambda x: x.osd_states()[3] == (False, True), timeout=5, what="osd.3 down")
@@ -193,7 +180,7 @@ def _post_raw(mgr: MgrProcess, path: str, data: bytes) -> None:
 
 def test_a_rebuild_request_is_a_job_at_a_new_epoch_and_a_second_one_is_refused(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = _cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
+    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
     before = api.get("/api/map")["epoch"]
     job = api.post("/api/rebuild", {"osd": 1, "target": 4})
     m = api.get("/api/map")
@@ -214,7 +201,7 @@ def test_a_rebuild_request_is_a_job_at_a_new_epoch_and_a_second_one_is_refused(
 
 def test_a_follower_sends_rebuild_and_scrub_requests_to_the_leader(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    a, _, _, _ = _cluster(mgr_factory, presence, tmp_path)
+    a, _, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
     b = mgr_factory()
     api_b = b.api()
     api_b.wait_for(lambda x: len(x.status()["mgrs"]) == 2, timeout=10, what="b is up")
@@ -227,7 +214,7 @@ def test_a_follower_sends_rebuild_and_scrub_requests_to_the_leader(
 
 def test_recovery_sums_the_fsals_progress_and_keeps_the_rate_history(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     jid = api.post("/api/osd/2/out")["epoch"]
     put_progress(fsals[0], "recovery", recovery_progress(
         jobs_active=[jid], files_total=100, files_done=40, files_failed=1,
@@ -259,7 +246,7 @@ def test_recovery_sums_the_fsals_progress_and_keeps_the_rate_history(
 
 def test_scrub_requests_grow_and_the_fsals_findings_are_summed(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     first = api.post("/api/scrub", {"action": "start"})
     assert (first["id"], first["action"]) == (1, "start")
     assert etcd.client().get_json(PREFIX + "scrub/request") == first
@@ -282,7 +269,7 @@ def test_scrub_requests_grow_and_the_fsals_findings_are_summed(
 
 def test_unrepairable_scrub_findings_are_health_err_osd_scrub_errors(
         mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path)
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
     api.wait_for(lambda x: x.status()["health"] == "HEALTH_OK", timeout=10, what="HEALTH_OK")
     put_progress(fsals[0], "scrub", scrub_progress(mismatches=3, repaired=1, unrepairable=2))
     st = api.wait_for(lambda x: (s := x.status())["health"] == "HEALTH_ERR" and s, timeout=5,
@@ -296,7 +283,7 @@ def test_unrepairable_scrub_findings_are_health_err_osd_scrub_errors(
 
 def test_metrics_show_recovery_and_scrub_per_metadata_manager(
         mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = _cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     jid = api.post("/api/osd/3/out")["epoch"]
     put_progress(fsals[0], "recovery", recovery_progress(
         jobs_active=[jid], files_total=10, files_done=4, files_failed=1, bytes_total=1000,

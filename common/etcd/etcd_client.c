@@ -169,11 +169,13 @@ int etcd_delete(struct etcd_client *c, const char *key)
 }
 
 int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
-	      void *arg)
+	      void *arg, int64_t *count)
 {
 	json_t *ans;
 	int rc = call(c, "/v3/kv/range", etcd_body_range_prefix(prefix, limit), &ans);
 
+	if (rc == 0 && count)
+		rc = etcd_json_int64(ans, "count", count);
 	if (rc == 0)
 		rc = etcd_parse_kvs(ans, fn, arg);
 	json_decref(ans);

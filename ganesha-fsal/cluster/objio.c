@@ -85,6 +85,28 @@ static void put_pieces(struct pando_piece *stack, struct pando_piece *pcs)
 		}                                                                       \
 	} while (0)
 
+int objio_component_create(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint32_t index, uint32_t cap_version)
+{
+	struct osd_ctl_create_item it = {
+		.object = k->object_id, .owner_file = io->owner,
+		.component = index, .cap_version = cap_version,
+	};
+	int res = 0, rc;
+
+	OSD_CALL(io, k->osd_id, rc, osd_ctl_objects_create(c_, partition, &it, 1, &res));
+	if (rc == -ENOENT) {
+		/* The partition is new to this OSD. */
+		OSD_CALL(io, k->osd_id, rc, osd_ctl_partition_create(c_, partition));
+		if (!rc || rc == -EEXIST)
+			OSD_CALL(io, k->osd_id, rc,
+				 osd_ctl_objects_create(c_, partition, &it, 1, &res));
+	}
+	if (!rc && res != -EEXIST)
+		rc = res;
+	return rc;
+}
+
 int objio_create(struct objio *io, const struct pando_storage_map *map)
 {
 	uint32_t width = pando_map_width(map);
@@ -92,25 +114,9 @@ int objio_create(struct objio *io, const struct pando_storage_map *map)
 	for (uint32_t g = 0; g < map->groups; g++) {
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *k = comp_of(map, g, c);
-			struct osd_ctl_create_item it = {
-				.object = k->object_id, .owner_file = io->owner,
-				.component = g * width + c, .cap_version = OBJIO_CAP_VERSION_NEW,
-			};
-			int res = 0, rc;
+			int rc = objio_component_create(io, map->partition_id, k, g * width + c,
+							OBJIO_CAP_VERSION_NEW);
 
-			OSD_CALL(io, k->osd_id, rc,
-				 osd_ctl_objects_create(c_, map->partition_id, &it, 1, &res));
-			if (rc == -ENOENT) {
-				/* The partition is new to this OSD. */
-				OSD_CALL(io, k->osd_id, rc,
-					 osd_ctl_partition_create(c_, map->partition_id));
-				if (!rc || rc == -EEXIST)
-					OSD_CALL(io, k->osd_id, rc,
-						 osd_ctl_objects_create(c_, map->partition_id, &it, 1,
-									&res));
-			}
-			if (!rc && res != -EEXIST)
-				rc = res;
 			if (rc) {
 				fault(io, g, c, k->osd_id, rc, false);
 				return rc;
@@ -401,4 +407,77 @@ int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
 		if (!stale[copy] && longest[copy] < *size)
 			*size = longest[copy];
 	return *size == UINT64_MAX ? -EIO : 0;
+}
+
+int objio_component_length(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint64_t *len)
+{
+	struct osd_ctl_obj_id id = { partition, k->object_id };
+	int rc;
+
+	OSD_CALL(io, k->osd_id, rc, length_call(c_, &id, len));
+	return rc;
+}
+
+/* One chunk: read from src until len bytes or its end, then written to
+ * dst at the same offset (a short object reads short: the rest is a hole
+ * in src and stays one in dst). */
+static int copy_chunk(struct objio *io, uint64_t partition, const struct pando_component *src,
+		      const struct pando_component *dst, uint64_t off, uint8_t *buf, size_t len,
+		      size_t *got)
+{
+	struct osd_ctl_obj_id from = { partition, src->object_id };
+	struct osd_ctl_obj_id to = { partition, dst->object_id };
+	bool eof = false;
+	int rc = 0;
+
+	*got = 0;
+	while (*got < len && !eof) {
+		size_t n = 0;
+
+		OSD_CALL(io, src->osd_id, rc,
+			 osd_ctl_read(c_, &from, off + *got, buf + *got, len - *got, &n, &eof));
+		if (rc)
+			return rc;
+		if (n == 0)
+			break;
+		*got += n;
+	}
+	if (*got == 0)
+		return 0;
+	OSD_CALL(io, dst->osd_id, rc,
+		 osd_ctl_write(c_, &to, off, buf, *got, OSD_CTL_UNSTABLE, NULL));
+	return rc;
+}
+
+int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
+			 const struct pando_component *dst, uint64_t off, uint64_t len,
+			 void *buf, size_t cap, uint64_t *copied)
+{
+	size_t chunk = cap < OSD_CTL_CLIENT_MAX_DATA ? cap : OSD_CTL_CLIENT_MAX_DATA;
+	int rc = 0;
+
+	*copied = 0;
+	while (*copied < len) {
+		size_t want = len - *copied < chunk ? len - *copied : chunk, got = 0;
+
+		rc = copy_chunk(io, partition, src, dst, off + *copied, buf, want, &got);
+		if (rc || got == 0)
+			break;
+		*copied += got;
+	}
+	return rc;
+}
+
+int objio_component_settle(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint64_t len)
+{
+	struct osd_ctl_obj_id id = { partition, k->object_id };
+	struct osd_ctl_attr attr = { .page = 1, .number = 1, .len = 8 };
+	int rc;
+
+	for (int i = 0; i < 8; i++)
+		attr.value[i] = (uint8_t)(len >> (56 - 8 * i));
+	OSD_CALL(io, k->osd_id, rc, truncate_call(io, k->osd_id, c_, &id, &attr));
+	return rc;
 }

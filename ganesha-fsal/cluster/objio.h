@@ -73,4 +73,20 @@ int objio_flush(struct objio *io, const struct pando_storage_map *map);
 int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
 			  uint64_t *size);
 
+/* One component at a time (rebuild).  k names the OSD and the object. */
+/* Creates the object, -EEXIST counting as done; index is the component's
+ * place in the map (group * width + column), kept by the OSD. */
+int objio_component_create(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint32_t index, uint32_t cap_version);
+int objio_component_length(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint64_t *len);
+/* Copies [off, off + len) of src's object to the same offsets of dst's,
+ * through buf (cap bytes), unstable; *copied stops short at src's end. */
+int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
+			 const struct pando_component *dst, uint64_t off, uint64_t len,
+			 void *buf, size_t cap, uint64_t *copied);
+/* Cuts (or extends) the object to len bytes and makes it all durable. */
+int objio_component_settle(struct objio *io, uint64_t partition, const struct pando_component *k,
+			   uint64_t len);
+
 #endif

@@ -30,6 +30,7 @@
 #include "fsal_convert.h"
 #include "nfs_exports.h"
 #include "layouts.h"
+#include "rebuild_queue.h"
 #include "view.h"
 
 #define STATFS_CACHE_S 5
@@ -54,6 +55,9 @@ static struct config_item export_params[] = {
 	CONF_ITEM_STR("Etcd", 0, 4096, "", pando_export_config, etcd),
 	CONF_ITEM_STR("Etcd_Prefix", 1, 256, "/pando/", pando_export_config, etcd_prefix),
 	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_export_config, mds_name),
+	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_export_config, rebuild_parallel),
+	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_export_config,
+		       rebuild_bandwidth_mb),
 	CONFIG_EOL
 };
 
@@ -124,6 +128,7 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_rebuild_stop(exp->rebuild);
 	pando_presence_stop(exp->presence);
 	pando_mapwatch_stop(exp->mapwatch);
 	pando_layouts_free(exp->layouts);
@@ -328,6 +333,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_presence_start(exp, &exp->presence);
 	if (!rc && exp->mapwatch)
 		rc = pando_mapwatch_run(exp->mapwatch);
+	if (!rc && exp->cfg.etcd[0])
+		rc = pando_rebuild_start(exp, &exp->rebuild);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -215,6 +215,7 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 {
 	struct ns_setattr sa;
 	struct ns_attr a;
+	bool guarded = false;
 	int rc;
 
 	ns_setattr_from(in, &sa);
@@ -238,12 +239,22 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 			rc = pando_layouts_recall_and_wait(h->exp->layouts, h->ino,
 							   caller_clientid(), false, "size change",
 							   RECALL_WAIT_MS);
+		/* Nor a rebuild's map switch (rebuild.c). */
+		if (!rc && a.objects) {
+			rc = pando_layouts_write_begin(h->exp->layouts, h->ino);
+			guarded = rc == 0;
+		}
 		if (!rc && a.objects && sa.size > 0 && sa.size < a.size)
 			rc = pando_truncate_objects(h->exp, h->ino, sa.size);
-		if (rc)
+		if (rc) {
+			if (guarded)
+				pando_layouts_write_end(h->exp->layouts, h->ino);
 			return pando_status(rc);
+		}
 	}
 	rc = ns_setattr(h->exp->ns, h->ino, &sa, out);
+	if (guarded)
+		pando_layouts_write_end(h->exp->layouts, h->ino);
 	if (rc == -EFBIG) {
 		/* Growing an inline file past the threshold: move it first. */
 		rc = pando_move_to_objects(h);

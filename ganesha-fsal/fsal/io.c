@@ -107,7 +107,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 {
 	struct pando_export *exp = h->exp;
 	struct objio io;
-	struct pando_storage_map *map;
+	struct pando_storage_map *map = NULL;
 	struct ns_setattr sa = { .mask = NS_SET_KILL_SETID, .writer = writer };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
 	int rc;
@@ -120,17 +120,21 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 	 * the size below: a chmod in between counts as if it came first. */
 	if (!rc && ns_setid_cleared(a, writer))
 		rc = ns_setattr(exp->ns, h->ino, &sa, NULL);
+	/* A rebuild must not switch the map under these bytes (rebuild.c). */
 	if (!rc)
-		rc = pando_objects_open(exp, h->ino, &io, &map);
+		rc = pando_layouts_write_begin(exp->layouts, h->ino);
 	if (rc)
 		return rc;
+	rc = pando_objects_open(exp, h->ino, &io, &map);
 	*n = 0;
 	for (int i = 0; !rc && i < iovcnt; i++) {
 		rc = objio_write(&io, map, off + *n, iov[i].iov_base, iov[i].iov_len, stable);
 		if (!rc)
 			*n += iov[i].iov_len;
 	}
-	pando_map_free(map);
+	if (map)
+		pando_map_free(map);
+	pando_layouts_write_end(exp->layouts, h->ino);
 	if (io.verf_changed)
 		pando_note_verf_change(exp);
 	if (!rc && !stable) {

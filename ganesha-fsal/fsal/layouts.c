@@ -21,6 +21,12 @@ struct flayouts {
 	bool wrecorded;                 /* its write-layout record is durable */
 	bool keep_record;               /* a settle failed: the next start settles */
 	uint32_t unsettled;             /* size checks queued, not done */
+	/* Rebuild (rebuild.c): while watched, every write counts in writes;
+	 * while frozen, no layout is granted and no gateway write starts. */
+	uint32_t watched;
+	bool frozen;
+	uint32_t gw_writers;            /* gateway writes running now */
+	uint64_t writes;                /* write grants and gateway writes */
 	struct pando_seg *segs;
 	struct flayouts *next;
 };
@@ -62,7 +68,8 @@ static void file_put(struct pando_layouts *l, struct flayouts *f)
 {
 	struct flayouts **p;
 
-	if (f->segs || f->deadline || f->wrecorded || f->unsettled)
+	if (f->segs || f->deadline || f->wrecorded || f->unsettled || f->watched ||
+	    f->gw_writers)
 		return;
 	p = slot(l, f->ino);
 	*p = f->next;
@@ -149,8 +156,8 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
-	rc = f->deadline ? -EAGAIN : write ? record_writer(l, ino, &f) : 0;
-	if (!rc && f->deadline)
+	rc = f->deadline || f->frozen ? -EAGAIN : write ? record_writer(l, ino, &f) : 0;
+	if (!rc && (f->deadline || f->frozen))
 		rc = -EAGAIN;   /* a recall began while the record was written */
 	if (rc) {
 		forget_writer(l, f);
@@ -166,6 +173,7 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 	seg->write = write;
 	seg->epoch = f->epoch;
 	seg->commits_at_grant = f->commits;
+	f->writes += write;
 	f->gen = gen;
 	if (!f->cap_version)
 		f->cap_version = cap_version;
@@ -524,6 +532,121 @@ void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out
 {
 	pthread_mutex_lock(&l->lock);
 	*out = l->st;
+	pthread_mutex_unlock(&l->lock);
+}
+
+int pando_layouts_write_begin(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, true);
+	if (f->frozen) {
+		rc = -EBUSY;
+		file_put(l, f);
+	} else {
+		f->gw_writers++;
+		f->writes++;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+void pando_layouts_write_end(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f && f->gw_writers) {
+		f->gw_writers--;
+		pthread_cond_broadcast(&l->cond);
+		file_put(l, f);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+uint64_t pando_layouts_watch(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+	uint64_t mark;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, true);
+	f->watched++;
+	/* A writer already at work may write at any moment: dirty at once. */
+	mark = has_writers(f) || f->gw_writers ? UINT64_MAX : f->writes;
+	pthread_mutex_unlock(&l->lock);
+	return mark;
+}
+
+bool pando_layouts_written_since(struct pando_layouts *l, uint64_t ino, uint64_t mark)
+{
+	struct flayouts *f;
+	bool written;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	written = mark == UINT64_MAX || !f || f->writes != mark;
+	pthread_mutex_unlock(&l->lock);
+	return written;
+}
+
+/* Under l->lock: no write layout left unfenced and no gateway write. */
+static bool quiet(struct flayouts *f)
+{
+	for (const struct pando_seg *s = f->segs; s; s = s->next)
+		if (s->write && !s->fenced)
+			return false;
+	return f->gw_writers == 0;
+}
+
+static int wait_quiet(struct pando_layouts *l, uint64_t ino, uint32_t max_s)
+{
+	struct timespec until;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += max_s;
+	pthread_mutex_lock(&l->lock);
+	while (!quiet(file_get(l, ino, true)) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&l->cond, &l->lock, &until);
+	rc = quiet(file_get(l, ino, true)) ? 0 : -ETIMEDOUT;
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why)
+{
+	struct flayouts *f;
+	int rc;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, true);
+	f->frozen = true;
+	pthread_mutex_unlock(&l->lock);
+	pando_layouts_recall_file(l, ino, 0, true, why);
+	/* Holders get the recall timeout, then the watcher fences them. */
+	rc = wait_quiet(l, ino, l->timeout_s + 5);
+	if (rc)
+		pando_layouts_thaw(l, ino, false);
+	return rc;
+}
+
+void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch)
+{
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f) {
+		f->frozen = false;
+		if (unwatch && f->watched)
+			f->watched--;
+		pthread_cond_broadcast(&l->cond);
+		file_put(l, f);
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 

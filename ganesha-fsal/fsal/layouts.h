@@ -95,6 +95,23 @@ void pando_layouts_recall_osd(struct pando_layouts *l, uint32_t osd_id, const ch
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum);
 void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out);
+
+/* Rebuild's handoff (rebuild.c, README "Rebuild").  Gateway writes to a
+ * file's objects run between write_begin and write_end; write_begin is
+ * -EBUSY (DELAY) while the file is frozen. */
+int pando_layouts_write_begin(struct pando_layouts *l, uint64_t ino);
+void pando_layouts_write_end(struct pando_layouts *l, uint64_t ino);
+/* Starts counting the file's writes (write grants, gateway writes) and
+ * returns a mark; written_since(mark) is true once one happened after it
+ * (at once if a writer was already at work).  Ends with thaw(unwatch). */
+uint64_t pando_layouts_watch(struct pando_layouts *l, uint64_t ino);
+bool pando_layouts_written_since(struct pando_layouts *l, uint64_t ino, uint64_t mark);
+/* No new layout and no new gateway write for the file; recalls its write
+ * layouts and waits until each is returned or fenced and every gateway
+ * write has ended.  -ETIMEDOUT (and thawed) if that takes longer than
+ * the recall timeout and a margin. */
+int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why);
+void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch);
 /* How many distinct clients hold layouts now. */
 uint64_t pando_layouts_holders(struct pando_layouts *l);
 /* The current caller's address: IPv4 as a.b.c.d even when IPv4-mapped. */

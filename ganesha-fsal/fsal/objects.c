@@ -154,7 +154,7 @@ int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *
 /* Files whose move to objects is running: the reaper must leave the
  * objects their intents name.  Keyed by file, and entered before the
  * intent exists, so the reaper cannot see the intent first. */
-static void inflight_add(struct pando_export *exp, uint64_t ino)
+void pando_inflight_add(struct pando_export *exp, uint64_t ino)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	while (exp->ninflight == PANDO_MAX_INFLIGHT)
@@ -163,7 +163,7 @@ static void inflight_add(struct pando_export *exp, uint64_t ino)
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-static void inflight_intent(struct pando_export *exp, uint64_t ino, uint64_t intent)
+void pando_inflight_intent(struct pando_export *exp, uint64_t ino, uint64_t intent)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight; i++)
@@ -172,7 +172,7 @@ static void inflight_intent(struct pando_export *exp, uint64_t ino, uint64_t int
 	pthread_mutex_unlock(&exp->inflight_lock);
 }
 
-static void inflight_del(struct pando_export *exp, uint64_t ino)
+void pando_inflight_del(struct pando_export *exp, uint64_t ino)
 {
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight; i++) {
@@ -243,10 +243,10 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 	if (!rc)
 		rc = pando_map_blob(map, &blob, &blen);
 	if (!rc) {
-		inflight_add(exp, h->ino);
+		pando_inflight_add(exp, h->ino);
 		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
 		if (!rc)
-			inflight_intent(exp, h->ino, intent);
+			pando_inflight_intent(exp, h->ino, intent);
 		if (!rc)
 			rc = objio_create(&io, map);
 		if (!rc && n > 0)
@@ -255,7 +255,7 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 			rc = ns_map_set(exp->ns, h->ino, a->change, blob, blen, NULL, 0, intent);
 		if (rc && intent)
 			discard_move(exp, &io, map, intent);
-		inflight_del(exp, h->ino);
+		pando_inflight_del(exp, h->ino);
 	}
 	if (rc && rc != -EAGAIN)
 		LogMajor(COMPONENT_FSAL, "pando: inode %" PRIu64 ": move to objects failed (%d)",

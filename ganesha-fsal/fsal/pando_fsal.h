@@ -73,6 +73,8 @@ struct pando_export_config {
 	char *etcd;                     /* endpoints of the cluster map ("": cluster.conf only) */
 	char *etcd_prefix;              /* of every key, default "/pando/" */
 	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
+	uint32_t rebuild_parallel;      /* files rebuilt at once */
+	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
 };
 
 struct pando_reaper;
@@ -81,6 +83,7 @@ struct pando_layouts;
 struct pando_view;
 struct pando_mapwatch;
 struct pando_presence;
+struct pando_rebuild;
 
 #define PANDO_MAX_INFLIGHT 256
 
@@ -107,6 +110,7 @@ struct pando_export {
 	pthread_mutex_t view_lock;
 	struct pando_mapwatch *mapwatch;        /* NULL without Etcd */
 	struct pando_presence *presence;        /* NULL without Etcd */
+	struct pando_rebuild *rebuild;          /* NULL without Etcd */
 	struct pando_opstats *opstats;
 	/* statfs from the OSDs, cached a few seconds (export.c). */
 	pthread_mutex_t space_lock;
@@ -239,6 +243,11 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
  * stopped (crash or not): fenced and settled before clients are served. */
 void pando_restart_settle(struct pando_export *exp);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
+/* objects.c: a file making new objects under an intent (a move to
+ * objects, a rebuild): the reaper leaves them alone until _del. */
+void pando_inflight_add(struct pando_export *exp, uint64_t ino);
+void pando_inflight_intent(struct pando_export *exp, uint64_t ino, uint64_t intent);
+void pando_inflight_del(struct pando_export *exp, uint64_t ino);
 
 /* layouterror.c: NFSv4.2 LAYOUTERROR, counted like LAYOUTRETURN's error body */
 fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
@@ -284,6 +293,8 @@ char *pando_mapwatch_json(struct pando_mapwatch *w);
 int pando_presence_start(struct pando_export *exp, struct pando_presence **out);
 void pando_presence_stop(struct pando_presence *p);
 void pando_presence_kick(struct pando_presence *p);
+/* The name it registers under (Mds_Name, or the host name). */
+const char *pando_presence_name(const struct pando_presence *p);
 
 /* opstats_ops.c: every timed op of the fixed set (opstats.h) */
 void pando_opstats_ops_init(struct fsal_obj_ops *ops, struct fsal_obj_ops *untimed);

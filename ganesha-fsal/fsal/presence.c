@@ -169,6 +169,11 @@ int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 	return 0;
 }
 
+const char *pando_presence_name(const struct pando_presence *p)
+{
+	return p ? p->name : "";
+}
+
 void pando_presence_kick(struct pando_presence *p)
 {
 	if (p)

@@ -1,0 +1,390 @@
+/* Rebuild of one file (rebuild.h; the handoff is in ../README.md,
+ * "Rebuild"): copy each lost component from a healthy mirror while the
+ * file stays in use, then freeze the file's writers (recall, fence),
+ * copy again if anything was written meanwhile, and switch the storage
+ * map in one batch that also claims the new objects' intent and records
+ * the old ones for removal. */
+#include "pando_fsal.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "layouts.h"
+#include "objio.h"
+#include "pando/placement.h"
+#include "rebuild.h"
+#include "view.h"
+
+#define MAX_REPAIRS 16
+
+struct repair {
+	uint32_t g, c;
+	struct pando_component src;     /* a healthy mirror of the same column */
+	struct pando_component dst;     /* the new component (or the stale one) */
+};
+
+struct rebuild {
+	struct pando_export *exp;
+	const struct pando_rebuild_task *t;
+	struct pando_rebuild_pace *pace;
+	void *buf;
+	size_t cap;
+	struct objio io;
+	struct pando_storage_map *map;
+	uint8_t *blob;                  /* the map the copy is for, encoded */
+	size_t blen;
+	struct repair r[MAX_REPAIRS];
+	size_t n;
+	bool in_place;                  /* catch a stale component up where it is */
+	bool inflight;                  /* registered with the reaper's guard */
+	uint64_t intent;                /* of the new objects; 0: none (yet) */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n)
+{
+	uint64_t now = now_ns(), start;
+	struct timespec ts;
+
+	atomic_fetch_add(&p->bytes, n);
+	pthread_mutex_lock(&p->lock);
+	if (!p->bytes_per_s) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	start = p->next_free_ns > now ? p->next_free_ns : now;
+	p->next_free_ns = start + n * 1000000000ull / p->bytes_per_s;
+	pthread_mutex_unlock(&p->lock);
+	if (start <= now)
+		return;
+	ts.tv_sec = (time_t)((start - now) / 1000000000ull);
+	ts.tv_nsec = (long)((start - now) % 1000000000ull);
+	nanosleep(&ts, NULL);
+}
+
+static bool is_stale(const struct rebuild *rb, uint32_t osd)
+{
+	for (size_t i = 0; i < rb->io.nskip; i++)
+		if (rb->io.skip[i] == osd)
+			return true;
+	return false;
+}
+
+/* A component that can be read now: not the one rebuilt, not stale, its
+ * OSD up in the map and answering. */
+static bool readable(const struct rebuild *rb, uint32_t osd)
+{
+	const struct pando_view_osd *st = NULL;
+
+	if (osd == rb->t->osd || is_stale(rb, osd))
+		return false;
+	if (pando_view_osd(pando_view_get(rb->exp), osd, &st) && st && st->listed && !st->up)
+		return false;
+	return osd_pool_reachable(rb->exp->pool, osd);
+}
+
+static int pick_source(const struct rebuild *rb, uint32_t g, uint32_t c,
+		       struct pando_component *src)
+{
+	uint32_t data = rb->map->shape.data, copies = rb->map->shape.copies;
+
+	for (uint32_t k = 0; k < copies; k++) {
+		const struct pando_component *m = pando_map_component(rb->map, g, k * data + c % data);
+
+		if (k * data + c % data != c && readable(rb, m->osd_id)) {
+			*src = *m;
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+static bool group_uses(const struct pando_storage_map *map, uint32_t g, uint32_t osd)
+{
+	for (uint32_t c = 0; c < pando_map_width(map); c++)
+		if (pando_map_component(map, g, c)->osd_id == osd)
+			return true;
+	return false;
+}
+
+/* The job's spare if it may hold the component, else the declustered
+ * placement's choice: not in the group, not in a domain the group uses. */
+static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint32_t *osd)
+{
+	const struct pando_view *v = pando_view_get(rb->exp);
+	uint64_t seed = rb->t->ino * 0x9e3779b97f4a7c15ull + rb->t->job;
+
+	if (rb->t->target && pando_view_takes(v, rb->t->target) &&
+	    !group_uses(rb->map, g, rb->t->target)) {
+		*osd = rb->t->target;
+		return 0;
+	}
+	if (!v->placement)
+		return -ENOSPC;
+	return pando_place_replacement(v->placement, rb->map, g, c, seed, osd);
+}
+
+/* What to copy where: every component on the task's OSD. */
+static int plan(struct rebuild *rb)
+{
+	uint32_t width = pando_map_width(rb->map);
+	uint64_t first = 0;
+	int rc = 0;
+
+	rb->n = 0;
+	for (uint32_t g = 0; !rc && g < rb->map->groups; g++) {
+		for (uint32_t c = 0; !rc && c < width; c++) {
+			struct repair *r = &rb->r[rb->n];
+
+			if (pando_map_component(rb->map, g, c)->osd_id != rb->t->osd)
+				continue;
+			if (rb->n == MAX_REPAIRS)
+				return -E2BIG;
+			*r = (struct repair){ .g = g, .c = c,
+					      .dst = *pando_map_component(rb->map, g, c) };
+			rc = pick_source(rb, g, c, &r->src);
+			if (!rc && !rb->in_place)
+				rc = pick_target(rb, g, c, &r->dst.osd_id);
+			rb->n++;
+		}
+	}
+	if (!rc && rb->n == 0)
+		return -ENOENT;
+	if (!rc && !rb->in_place)
+		rc = ns_ids_reserve(rb->exp->ns, (uint32_t)rb->n, &first);
+	for (size_t i = 0; !rc && !rb->in_place && i < rb->n; i++)
+		rb->r[i].dst.object_id = first + i;
+	return rc;
+}
+
+/* The new (or the old) components alone, as a RAID-0 map: the form
+ * intents name objects in. */
+static int components_blob(const struct rebuild *rb, bool old, uint8_t **blob, size_t *len)
+{
+	struct pando_map_shape shape = { .raid = PANDO_RAID0, .copies = 1,
+					 .data = (uint8_t)rb->n,
+					 .stripe_unit = rb->map->shape.stripe_unit,
+					 .visit_rows = rb->map->shape.visit_rows };
+	struct pando_storage_map *m;
+	int rc = pando_map_new(&shape, 1, 0, &m);
+
+	if (rc)
+		return rc;
+	m->seed = rb->map->seed;
+	m->partition_id = rb->map->partition_id;
+	for (size_t i = 0; i < rb->n; i++)
+		m->comp[i] = old ? *pando_map_component(rb->map, rb->r[i].g, rb->r[i].c)
+				 : rb->r[i].dst;
+	rc = pando_map_blob(m, blob, len);
+	pando_map_free(m);
+	return rc;
+}
+
+/* The new objects: named by a durable intent first (a crash leaves them
+ * to the reaper), made with the file's capability version. */
+static int make_objects(struct rebuild *rb)
+{
+	uint32_t width = pando_map_width(rb->map), ver = OBJIO_CAP_VERSION_NEW;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	int rc = components_blob(rb, false, &blob, &len);
+
+	if (rc)
+		return rc;
+	pando_inflight_add(rb->exp, rb->t->ino);
+	rb->inflight = true;
+	rc = ns_intent_add(rb->exp->ns, rb->t->ino, blob, len, &rb->intent);
+	free(blob);
+	if (rc)
+		return rc;
+	pando_inflight_intent(rb->exp, rb->t->ino, rb->intent);
+	rc = pando_objects_cap_version(rb->exp, rb->map, &ver);
+	for (size_t i = 0; !rc && i < rb->n; i++)
+		rc = objio_component_create(&rb->io, rb->map->partition_id, &rb->r[i].dst,
+					    rb->r[i].g * width + rb->r[i].c, ver);
+	return rc;
+}
+
+static int copy_one(struct rebuild *rb, const struct repair *r)
+{
+	uint64_t len = 0, off = 0;
+	int rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src, &len);
+
+	while (!rc && off < len) {
+		uint64_t want = len - off < rb->cap ? len - off : rb->cap, got = 0;
+
+		if (atomic_load(&rb->pace->stop))
+			return -EINTR;
+		pando_rebuild_pace(rb->pace, want);
+		rc = objio_component_copy(&rb->io, rb->map->partition_id, &r->src, &r->dst, off,
+					  want, rb->buf, rb->cap, &got);
+		off += want;
+	}
+	return rc ? rc : objio_component_settle(&rb->io, rb->map->partition_id, &r->dst, len);
+}
+
+static int copy_all(struct rebuild *rb)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < rb->n; i++)
+		rc = copy_one(rb, &rb->r[i]);
+	return rc;
+}
+
+/* Under the freeze: the map is still the one the copy was for. */
+static int map_unchanged(struct rebuild *rb)
+{
+	void *now = NULL;
+	size_t len = 0;
+	int rc = ns_map_get(rb->exp->ns, rb->t->ino, &now, &len);
+
+	if (!rc && (len != rb->blen || memcmp(now, rb->blob, len)))
+		rc = -EAGAIN;
+	free(now);
+	return rc;
+}
+
+/* The new map, the old components' removal intent and the claim of the
+ * new objects' intent: one durable batch. */
+static int switch_map(struct rebuild *rb)
+{
+	struct pando_storage_map *next = NULL;
+	uint8_t *blob = NULL, *orphans = NULL;
+	size_t len = 0, olen = 0;
+	int rc = pando_map_copy(rb->map, &next);
+
+	for (size_t i = 0; !rc && i < rb->n; i++)
+		rc = pando_map_replace_component(next, rb->r[i].g, rb->r[i].c, rb->r[i].dst.osd_id,
+						 rb->r[i].dst.object_id);
+	if (!rc)
+		rc = pando_map_blob(next, &blob, &len);
+	if (!rc)
+		rc = components_blob(rb, true, &orphans, &olen);
+	if (!rc)
+		rc = ns_map_set(rb->exp->ns, rb->t->ino, 0, blob, len, orphans, olen, rb->intent);
+	if (!rc)
+		rb->intent = 0;
+	free(blob);
+	free(orphans);
+	if (next)
+		pando_map_free(next);
+	return rc;
+}
+
+/* Copy while the file is in use, then again under the freeze if it was
+ * written meanwhile, then the switch. */
+static int handoff(struct rebuild *rb)
+{
+	struct pando_layouts *l = rb->exp->layouts;
+	uint64_t mark = pando_layouts_watch(l, rb->t->ino);
+	int rc = rb->in_place ? 0 : make_objects(rb);
+
+	if (!rc)
+		rc = copy_all(rb);
+	if (!rc)
+		rc = pando_layouts_freeze(l, rb->t->ino, "rebuild");
+	if (rc) {
+		pando_layouts_thaw(l, rb->t->ino, true);
+		return rc == -ETIMEDOUT ? -EAGAIN : rc;
+	}
+	rc = map_unchanged(rb);
+	if (!rc && pando_layouts_written_since(l, rb->t->ino, mark)) {
+		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its rebuild: "
+			 "copied again with its writers held", rb->t->ino);
+		rc = copy_all(rb);
+	}
+	if (!rc && !rb->in_place)
+		rc = switch_map(rb);
+	if (!rc)
+		rc = ns_suspect_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
+	pando_layouts_thaw(l, rb->t->ino, true);
+	return rc;
+}
+
+/* A failed rebuild's new objects go now if they can, else to the reaper. */
+static void discard(struct rebuild *rb)
+{
+	struct pando_storage_map *m = NULL;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+
+	if (rb->intent && components_blob(rb, false, &blob, &len) == 0 &&
+	    pando_map_decode(blob, len, &m) == 0 && objio_remove(&rb->io, m) == 0)
+		ns_intent_done(rb->exp->ns, rb->intent);
+	else if (rb->intent)
+		pando_reaper_kick(rb->exp->reaper);
+	free(blob);
+	if (m)
+		pando_map_free(m);
+}
+
+/* A stale component is caught up where it is when its OSD is up and in;
+ * one on an OSD that is down but in waits (it may come back); on an OSD
+ * that is out it moves. */
+static int choose_mode(struct rebuild *rb)
+{
+	const struct pando_view_osd *st = NULL;
+	const struct pando_view *v = pando_view_get(rb->exp);
+	bool known = pando_view_osd(v, rb->t->osd, &st) && st;
+	bool out = known && st->listed && !st->in;
+	bool up = !known || !st->listed || st->up;
+
+	if (rb->t->job != 0 || out)
+		return 0;
+	if (!up || !osd_pool_reachable(rb->exp->pool, rb->t->osd))
+		return -EAGAIN;
+	rb->in_place = true;
+	return 0;
+}
+
+static int load(struct rebuild *rb)
+{
+	int rc = pando_objects_open(rb->exp, rb->t->ino, &rb->io, &rb->map);
+
+	if (!rc && rb->map->shape.raid == PANDO_RS)
+		rc = -EOPNOTSUPP;
+	else if (!rc && rb->map->shape.copies < 2)
+		rc = -EIO;      /* RAID-0: no other copy to rebuild from */
+	if (!rc)
+		rc = pando_map_blob(rb->map, &rb->blob, &rb->blen);
+	return rc;
+}
+
+int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task *t,
+		       struct pando_rebuild_pace *pace, void *buf, size_t cap)
+{
+	struct rebuild rb = { .exp = exp, .t = t, .pace = pace, .buf = buf, .cap = cap };
+	int rc = load(&rb);
+
+	if (!rc)
+		rc = choose_mode(&rb);
+	if (!rc)
+		rc = plan(&rb);
+	if (!rc)
+		rc = handoff(&rb);
+	if (rc && rb.intent)
+		discard(&rb);
+	if (rb.inflight)
+		pando_inflight_del(exp, t->ino);
+	if (rc == -ENOENT || rc == -ENODATA) {
+		/* The file went, went inline, or no longer uses the OSD. */
+		ns_suspect_clear(exp->ns, t->ino, t->osd);
+		rc = 0;
+	} else if (!rc) {
+		/* Holders of the old map get the new one. */
+		pando_layouts_recall_file(exp->layouts, t->ino, 0, false, "rebuilt");
+		pando_reaper_kick(exp->reaper);
+	}
+	free(rb.blob);
+	if (rb.map)
+		pando_map_free(rb.map);
+	return rc;
+}

@@ -1,0 +1,172 @@
+/* Which files need a rebuild: every file whose map names a job's OSD,
+ * and every stale component this manager recorded itself.  Each becomes
+ * a task key in etcd (mgr/README.md, "Recovery and scrub"), named so
+ * that the files with the fewest healthy copies sort first. */
+#include "pando_fsal.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "etcd_client.h"
+#include "rebuild_queue.h"
+#include "view.h"
+
+/* Mirrors of the file's weakest column that are neither on the OSD
+ * being rebuilt nor on an OSD the map says is down or out. */
+static uint32_t healthy_copies(const struct pando_view *v, const struct pando_storage_map *map,
+			       uint32_t osd)
+{
+	uint32_t data = map->shape.data, copies = map->shape.copies, least = copies;
+
+	for (uint32_t g = 0; g < map->groups; g++) {
+		for (uint32_t col = 0; col < data; col++) {
+			uint32_t ok = 0;
+
+			for (uint32_t k = 0; k < copies; k++) {
+				uint32_t id = pando_map_component(map, g, k * data + col)->osd_id;
+				const struct pando_view_osd *st = NULL;
+
+				if (id == osd)
+					continue;
+				if (!pando_view_osd(v, id, &st) || !st || !st->listed ||
+				    (st->up && st->in))
+					ok++;
+			}
+			if (ok < least)
+				least = ok;
+		}
+	}
+	return least;
+}
+
+static uint64_t component_bytes(struct pando_export *exp, uint64_t ino,
+				const struct pando_storage_map *map, uint32_t osd)
+{
+	struct ns_attr a;
+	uint32_t on = 0;
+
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
+		on += map->comp[c].osd_id == osd;
+	if (ns_getattr(exp->ns, ino, &a) != 0 || map->shape.data == 0)
+		return 0;
+	return a.size / map->shape.data * on;
+}
+
+int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
+			   const struct pando_rebuild_task *t, uint32_t healthy, uint64_t bytes)
+{
+	char key[512];
+	struct timespec now;
+	char *value;
+	json_t *o;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(key, sizeof(key), "%srecovery/tasks/%s/%02u/%016" PRIx64, rq->prefix, rq->name,
+		 healthy > 99 ? 99 : healthy, t->ino);
+	o = json_pack("{sI sI sI sI sI sI sf}", "ino", (json_int_t)t->ino, "job", (json_int_t)t->job,
+		      "osd", (json_int_t)t->osd, "target", (json_int_t)t->target,
+		      "healthy", (json_int_t)healthy, "bytes", (json_int_t)bytes,
+		      "queued", now.tv_sec + now.tv_nsec / 1e9);
+	value = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!value)
+		return -ENOMEM;
+	rc = etcd_put(etcd, key, value, strlen(value), 0);
+	free(value);
+	return rc;
+}
+
+struct job_scan {
+	struct pando_rebuild *rq;
+	struct etcd_client *etcd;
+	const struct pando_view *view;
+	const struct rebuild_job *job;
+	uint64_t files, bytes;
+	int rc;
+};
+
+static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
+{
+	struct job_scan *js = arg;
+	struct pando_storage_map *map;
+	struct pando_rebuild_task t = { .ino = ino, .osd = js->job->osd, .job = js->job->id,
+					.target = js->job->target };
+	bool uses = false;
+	uint64_t bytes;
+	int rc;
+
+	if (atomic_load(&js->rq->pace.stop))
+		return -EINTR;
+	if (pando_map_decode(blob, len, &map) != 0)
+		return 0;       /* pando-fsck's business */
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
+		uses |= map->comp[c].osd_id == js->job->osd;
+	if (uses) {
+		bytes = component_bytes(js->rq->exp, ino, map, js->job->osd);
+		rc = pando_rebuild_put_task(js->rq, js->etcd, &t,
+					    healthy_copies(js->view, map, js->job->osd), bytes);
+		if (rc)
+			js->rc = rc;
+		else {
+			js->files++;
+			js->bytes += bytes;
+		}
+	}
+	pando_map_free(map);
+	return js->rc;
+}
+
+int pando_rebuild_scan_job(struct pando_rebuild *rq, struct etcd_client *etcd,
+			   const struct rebuild_job *job, uint64_t *files, uint64_t *bytes)
+{
+	struct job_scan js = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp),
+			       .job = job };
+	int rc = ns_map_list(rq->exp->ns, scan_one, &js);
+
+	*files = js.files;
+	*bytes = js.bytes;
+	return rc ? rc : js.rc;
+}
+
+struct stale_scan {
+	struct pando_rebuild *rq;
+	struct etcd_client *etcd;
+	const struct pando_view *view;
+	uint64_t files;
+};
+
+/* A stale component whose OSD is up and in is caught up in place; one
+ * whose OSD is out moves (the out's job does that too: the same key);
+ * one whose OSD is down but in waits for it. */
+static int stale_one(void *arg, const struct ns_suspect *sp)
+{
+	struct stale_scan *ss = arg;
+	struct pando_rebuild_task t = { .ino = sp->ino, .osd = sp->osd_id };
+	const struct pando_view_osd *st = NULL;
+	struct pando_storage_map *map;
+
+	if (!sp->stale || !pando_rebuild_idle_for(ss->rq, sp->ino))
+		return 0;
+	if (pando_view_osd(ss->view, sp->osd_id, &st) && st && st->listed && st->in && !st->up)
+		return 0;
+	if (pando_map_load(ss->rq->exp, sp->ino, &map) != 0)
+		return 0;
+	if (pando_rebuild_put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, sp->osd_id),
+				   component_bytes(ss->rq->exp, sp->ino, map, sp->osd_id)) == 0)
+		ss->files++;
+	pando_map_free(map);
+	return 0;
+}
+
+int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd,
+			     uint64_t *files)
+{
+	struct stale_scan ss = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp) };
+	int rc = ns_suspect_list(rq->exp->ns, 0, stale_one, &ss);
+
+	*files = ss.files;
+	return rc;
+}

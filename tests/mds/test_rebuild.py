@@ -1,0 +1,245 @@
+"""Rebuild (ganesha-fsal/README.md, "Rebuild"): the metadata manager puts
+a file's lost components back on other OSDs, declustered, and catches a
+stale component up where it is.
+
+The cluster map and the rebuild jobs are written into etcd by hand here,
+as the leading mgr writes them (mgr/README.md, "Recovery and scrub"); the
+manager finds the files, queues tasks in etcd, claims them and reports
+progress there.  Every copy of every file is read straight from the OSDs
+and compared with what was written."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pando_testing import nfs3
+from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, osd_entry, put_map,
+                                       wait_epoch, wait_for)
+from pando_testing.etcd import EtcdCluster
+from pando_testing.mds import PandoMds
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3
+
+MDS_NAME = "mds-test"
+PARTITION = "1"
+KIB = 1024
+
+
+def connect(mds: PandoMds) -> Nfs3Client:
+    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
+
+
+def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> bytes:
+    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
+    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
+    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
+    return res.fh
+
+
+def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
+    ok, msg, j = file_map(mds, path)
+    assert ok, msg
+    return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
+
+
+def object_bytes(mds: PandoMds, osd: int, oid: int) -> bytes:
+    out: bytes = mds.osds[osd - 1].tool("get", PARTITION, str(oid), "-", text=False).stdout
+    return out
+
+
+def assert_every_copy_matches(mds: PandoMds, files: dict[str, bytes]) -> None:
+    """Each component object (objects keep file offsets; one column, so
+    each holds the whole file) has exactly the file's bytes."""
+    for name, data in files.items():
+        want = hashlib.sha256(data).hexdigest()
+        comps = components(mds, "/" + name)
+        assert len(comps) == 2, f"{name}: {comps}"
+        for osd, oid in comps:
+            got = object_bytes(mds, osd, oid)
+            assert hashlib.sha256(got[:len(data)]).hexdigest() == want, \
+                f"{name}: the copy on OSD {osd} (object {oid}) differs"
+            assert not got[len(data):].strip(b"\0"), f"{name}: bytes past the end on OSD {osd}"
+
+
+def progress(mds: PandoMds, etcd: EtcdCluster) -> dict[str, Any]:
+    return etcd.client().get_json(f"{PREFIX}recovery/progress/{MDS_NAME}") or {}
+
+
+def put_job(etcd: EtcdCluster, job: int, osd: int, target: int | None = None) -> None:
+    etcd.client().put(f"{PREFIX}recovery/jobs/{job}", json.dumps(
+        {"id": job, "osd": osd, "reason": "out", "target": target, "created": time.time(),
+         "by": "test"}))
+
+
+def wait_job_done(mds: PandoMds, etcd: EtcdCluster, job: int, timeout: float = 60) -> dict:
+    def done() -> dict[str, Any] | None:
+        p = progress(mds, etcd)
+        return p if job in p.get("jobs_done", []) and p.get("state") == "idle" else None
+    p: dict[str, Any] = wait_for(f"rebuild job {job} done", done, timeout)
+    return p
+
+
+@pytest.fixture
+def cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
+            ) -> Iterator[Callable[..., PandoMds]]:
+    """A manager over 5 OSDs following the map in etcd (epoch 1: all up and in)."""
+    def make(extra: str = "") -> PandoMds:
+        m = mds_factory(5, start=False, inline_max=4096, object_pool=0,
+                        extra_fsal=etcd_fsal(etcd, MDS_NAME) + "\nRebuild_Parallel = 4;\n" + extra)
+        put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
+        m.start()
+        wait_epoch(m, 1)
+        return m
+    yield make
+
+
+def take_out(mds: PandoMds, etcd: EtcdCluster, osd: int, epoch: int) -> None:
+    put_map(etcd.client(), epoch, [osd_entry(o, up=o.osd_id != osd, in_=o.osd_id != osd)
+                                   for o in mds.osds])
+    wait_epoch(mds, epoch)
+
+
+def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"f{i}": os.urandom(100 * KIB + i * 7919) for i in range(16)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    on3 = [n for n in files if 3 in {o for o, _ in components(mds, "/" + n)}]
+    assert on3, "no file had a component on OSD 3"
+    mds.osds[2].kill9()
+    take_out(mds, etcd, 3, 2)
+    put_job(etcd, 2, 3)
+    p = wait_job_done(mds, etcd, 2)
+    assert p["files_done"] >= len(on3) and p["files_failed"] == 0, p
+    assert p["bytes_done"] > 0
+    for name in files:
+        assert 3 not in {o for o, _ in components(mds, "/" + name)}, f"{name} still on OSD 3"
+    assert_every_copy_matches(mds, files)
+    for name, data in files.items():
+        assert c.read_all(c.lookup_fh(root, name), 0, len(data)) == data
+    assert not etcd.client().get_prefix(f"{PREFIX}recovery/tasks/"), "tasks left in etcd"
+    assert not etcd.client().get_prefix(f"{PREFIX}recovery/claims/"), "claims left in etcd"
+    # Declustered: the lost components went to more than one OSD.
+    new_homes = {o for n in on3 for o, _ in components(mds, "/" + n)}
+    assert len(new_homes) >= 3, new_homes
+
+
+def test_a_second_failure_after_the_first_rebuild_loses_nothing(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"g{i}": os.urandom(70 * KIB + i * 4099) for i in range(12)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    mds.osds[0].kill9()
+    take_out(mds, etcd, 1, 2)
+    put_job(etcd, 2, 1)
+    wait_job_done(mds, etcd, 2)
+    mds.osds[4].kill9()
+    put_map(etcd.client(), 3, [osd_entry(o, up=o.osd_id not in (1, 5), in_=o.osd_id not in (1, 5))
+                               for o in mds.osds])
+    wait_epoch(mds, 3)
+    put_job(etcd, 3, 5)
+    wait_job_done(mds, etcd, 3)
+    for name in files:
+        assert not {o for o, _ in components(mds, "/" + name)} & {1, 5}
+    assert_every_copy_matches(mds, files)
+
+
+def test_the_spare_target_takes_every_lost_component(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"s{i}": os.urandom(64 * KIB + i) for i in range(10)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    on2 = [n for n in files if 2 in {o for o, _ in components(mds, "/" + n)}]
+    mds.osds[1].kill9()
+    take_out(mds, etcd, 2, 2)
+    spare = next(o.osd_id for o in mds.osds
+                 if o.osd_id != 2 and all(o.osd_id not in {x for x, _ in components(mds, "/" + n)}
+                                          for n in on2[:1]))
+    put_job(etcd, 2, 2, target=spare)
+    wait_job_done(mds, etcd, 2)
+    for n in on2:
+        osds = {o for o, _ in components(mds, "/" + n)}
+        assert 2 not in osds
+        assert spare in osds or len(osds) == 2, f"{n}: {osds}"
+    assert_every_copy_matches(mds, files)
+
+
+def test_a_file_written_during_its_rebuild_loses_nothing(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    # 1 MiB/s: the 3 MiB file's copy takes about 3 s, written meanwhile.
+    mds = cluster("Rebuild_Bandwidth_Mb = 1;\n")
+    c = connect(mds)
+    root = mds.root_handle()
+    data = bytearray(os.urandom(3 << 20))
+    fh = write_file(c, root, "hot", bytes(data))
+    osds = {o for o, _ in components(mds, "/hot")}
+    victim = min(osds)
+    mds.osds[victim - 1].kill9()
+    take_out(mds, etcd, victim, 2)
+    put_job(etcd, 2, victim)
+    stop = threading.Event()
+    delayed = 0
+
+    def writer() -> None:
+        nonlocal delayed
+        w = connect(mds)
+        i = 0
+        while not stop.is_set():
+            off = (i * 262144 + 4096) % (len(data) - 8192)
+            chunk = os.urandom(8192)
+            res = w.write(fh, off, chunk, FILE_SYNC)
+            if res.status == NFS3ERR_JUKEBOX:
+                delayed += 1
+                time.sleep(0.2)
+                continue
+            assert res.status == NFS3_OK, res.status
+            data[off:off + len(chunk)] = chunk
+            i += 1
+            time.sleep(0.05)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        wait_job_done(mds, etcd, 2, timeout=90)
+    finally:
+        stop.set()
+        t.join()
+    assert victim not in {o for o, _ in components(mds, "/hot")}
+    assert_every_copy_matches(mds, {"hot": bytes(data)})
+    assert "was written during its rebuild: copied again" in mds.log_text()
+    print(f"writes told to retry during the freeze: {delayed}")
+
+
+def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    first = os.urandom(200 * KIB)
+    fh = write_file(c, root, "lag", first)
+    comps = components(mds, "/lag")
+    osd = comps[1][0]
+    mds.osds[osd - 1].stop()
+    second = os.urandom(200 * KIB)
+    c.write_all(fh, 0, second, stable=FILE_SYNC)        # misses the stopped OSD
+    mds.osds[osd - 1].start()
+    # The manager's own stale record becomes a task (no job) within ~10 s.
+    wait_for("the stale component caught up", lambda: (
+        progress(mds, etcd).get("files_done", 0) >= 1 and
+        progress(mds, etcd).get("state") == "idle"), timeout=60)
+    assert components(mds, "/lag") == comps, "caught up in place, not moved"
+    assert_every_copy_matches(mds, {"lag": second})

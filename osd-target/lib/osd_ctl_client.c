@@ -55,6 +55,10 @@ _Static_assert(OSD_CTL_CLIENT_MAX_BATCH == OSD_CTL_MAX_BATCH, "osd_ctl.x changed
 _Static_assert(OSD_CTL_CLIENT_MAX_ATTRS == OSD_CTL_MAX_ATTRS, "osd_ctl.x changed");
 _Static_assert(OSD_CTL_CLIENT_MAX_ATTR_LEN == OSD_CTL_MAX_ATTR_LEN, "osd_ctl.x changed");
 _Static_assert(OSD_CTL_FILE_SYNC == (int)OSD_FILE_SYNC, "osd_ctl.x changed");
+_Static_assert(OSD_CTL_CLIENT_MAX_CSUMS == OSD_CTL_MAX_CSUMS, "osd_ctl.x changed");
+_Static_assert(OSD_CTL_CLIENT_MAX_CSUMS_VERIFY == OSD_CTL_MAX_CSUMS_VERIFY, "osd_ctl.x changed");
+_Static_assert(OSD_CTL_CSUM_EXTENT_BYTES == OSD_CTL_CSUM_EXTENT, "osd_ctl.x changed");
+_Static_assert(OSD_CTL_CSUM_UNREADABLE == (int)OSD_CSUM_UNREADABLE, "osd_ctl.x changed");
 
 struct osd_ctl_client {
 	pthread_mutex_t lock;          /* one call at a time */
@@ -1021,5 +1025,60 @@ int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_i
 				 .xdr_args = CTL_XDRPROC(xdr_osd_setcap_args), .args = &args,
 				 .decode = decode_setcap, .out = old };
 
+	return ctl_call(c, &call);
+}
+
+struct csum_out {
+	struct osd_ctl_extent_csum *ext;
+	size_t max;
+	size_t *n;
+	uint64_t *length;
+};
+
+static int decode_checksums(const uint8_t *res, size_t len, void *arg)
+{
+	struct csum_out *out = arg;
+	osd_checksums_res r = { 0 };
+	const osd_checksums_res_ok *ok = &r.osd_checksums_res_u.ok;
+	int rc = xdr_decode_exact(res, len, CTL_XDRPROC(xdr_osd_checksums_res), &r);
+
+	if (rc)
+		return rc;
+	rc = status_errno(r.status);
+	if (!rc && ok->extents.extents_len > out->max)
+		rc = -EPROTO;
+	for (u_int i = 0; !rc && i < ok->extents.extents_len; i++) {
+		const osd_extent_csum *e = &ok->extents.extents_val[i];
+
+		if ((unsigned)e->verify > OSD_CSUM_UNREADABLE) {
+			rc = -EPROTO;
+			break;
+		}
+		out->ext[i] = (struct osd_ctl_extent_csum){
+			e->crc, e->stored, (enum osd_ctl_csum_verify)e->verify };
+	}
+	if (!rc) {
+		*out->n = ok->extents.extents_len;
+		if (out->length)
+			*out->length = ok->length;
+	}
+	xdr_free(CTL_XDRPROC(xdr_osd_checksums_res), &r);
+	return rc;
+}
+
+int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+		      uint64_t first, size_t count, bool verify,
+		      struct osd_ctl_extent_csum *out, size_t *n, uint64_t *length)
+{
+	struct csum_out res = { out, count, n, length };
+	osd_checksums_args args = { .id = { id->partition, id->object }, .first_extent = first,
+				    .count = (u_int)count, .verify = verify };
+	struct ctl_call call = { .proc = OSDCTL_CHECKSUMS,
+				 .xdr_args = CTL_XDRPROC(xdr_osd_checksums_args), .args = &args,
+				 .decode = decode_checksums, .out = &res };
+
+	if (count > (verify ? OSD_CTL_MAX_CSUMS_VERIFY : OSD_CTL_MAX_CSUMS))
+		return -EINVAL;
+	*n = 0;
 	return ctl_call(c, &call);
 }

@@ -25,6 +25,7 @@ union ctl_args {
 	osd_list_args list;
 	osd_flush_args flush;
 	osd_setcap_args setcap;
+	osd_checksums_args checksums;
 };
 
 struct ctl_proc {
@@ -59,6 +60,8 @@ static const struct ctl_proc ctl_procs[] = {
 	[OSDCTL_SET_CAP_VERSION] = { "SET_CAP_VERSION", CTL_XDRPROC(xdr_osd_setcap_args),
 				     ctl_proc_setcap },
 	[OSDCTL_STATS] = { "STATS", CTL_XDRPROC(xdr_void), ctl_proc_stats },
+	[OSDCTL_CHECKSUMS] = { "CHECKSUMS", CTL_XDRPROC(xdr_osd_checksums_args),
+			       ctl_proc_checksums },
 };
 
 osd_status ctl_status(int err)

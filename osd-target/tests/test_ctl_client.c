@@ -192,7 +192,7 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
-enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS };
+enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS };
 
 struct pending {
 	pthread_t thread;
@@ -200,6 +200,8 @@ struct pending {
 	enum op op;
 	uint8_t buf[64];
 	struct osd_ctl_stats stats;
+	struct osd_ctl_extent_csum csums[4];
+	uint64_t length;
 	size_t n;
 	bool eof;
 	int rc;
@@ -225,6 +227,9 @@ static void *run_op(void *arg)
 		break;
 	case OP_STATS:
 		p->rc = osd_ctl_stats(p->c, &p->stats);
+		break;
+	case OP_CHECKSUMS:
+		p->rc = osd_ctl_checksums(p->c, &id, 0x0a0b, 4, true, p->csums, &p->n, &p->length);
 		break;
 	}
 	return NULL;
@@ -428,6 +433,63 @@ static int test_stats(struct osd_ctl_client *c, int lfd, int fd)
 	return expect_reconnect(c, lfd, fd);
 }
 
+/* CHECKSUMS: procedure 15, its arguments' bytes, and its results decoded
+ * extent by extent; more extents than asked, or a verify value outside
+ * the enum, is a reply not to trust. */
+static int test_checksums(struct osd_ctl_client *c, int lfd, int fd)
+{
+	static const uint8_t want_args[] = {
+		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,   /* id */
+		0, 0, 0, 0, 0, 0, 0x0a, 0x0b,                           /* first_extent */
+		0, 0, 0, 4,                                             /* count */
+		0, 0, 0, 1,                                             /* verify */
+	};
+	uint8_t rec[4096], res[16 + 12 * 5];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_CHECKSUMS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 15);
+	CHECK_EQ(s.args_len, sizeof(want_args));
+	CHECK_MEM(s.args, want_args, sizeof(want_args));
+	put_be32(res, 0);
+	put_be64(res + 4, 0x30005);                             /* length */
+	put_be32(res + 12, 2);
+	put_be32(res + 16, 0xdeadbeef);                         /* crc, stored, verify */
+	put_be32(res + 20, 1);
+	put_be32(res + 24, 2);
+	put_be32(res + 28, 0x12345678);
+	put_be32(res + 32, 0);
+	put_be32(res + 36, 1);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, 16 + 12 * 2);
+	CHECK_EQ(finish(&p), 0);
+	CHECK_EQ(p.n, 2);
+	CHECK_EQ(p.length, 0x30005);
+	CHECK_EQ(p.csums[0].crc, 0xdeadbeef);
+	CHECK_EQ(p.csums[0].stored, true);
+	CHECK_EQ(p.csums[0].verify, OSD_CTL_CSUM_MISMATCH);
+	CHECK_EQ(p.csums[1].crc, 0x12345678);
+	CHECK_EQ(p.csums[1].stored, false);
+	CHECK_EQ(p.csums[1].verify, OSD_CTL_CSUM_OK);
+	/* a verify of 4 is no value of the enum */
+	start(&p, c, OP_CHECKSUMS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	put_be32(res + 24, 4);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, 16 + 12 * 2);
+	CHECK_EQ(finish(&p), -EPROTO);
+	fd = expect_reconnect(c, lfd, fd);
+	/* five extents for four asked */
+	start(&p, c, OP_CHECKSUMS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	put_be32(res + 24, 1);
+	put_be32(res + 12, 5);
+	memset(res + 40, 0, sizeof(res) - 40);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), -EPROTO);
+	return expect_reconnect(c, lfd, fd);
+}
+
 /* A reply the client must not trust closes the connection; the next call
  * opens a new one. */
 static int test_untrusted_reply(struct osd_ctl_client *c, int lfd, int fd, bool wrong_xid)
@@ -548,6 +610,10 @@ static void test_local_argument_checks(struct osd_ctl_client *c)
 	CHECK_EQ(osd_ctl_write(c, &id, 0, big, 1, (enum osd_ctl_stable)3, NULL), -EINVAL);
 	CHECK_EQ(osd_ctl_objects_create(c, 1, NULL, OSD_CTL_CLIENT_MAX_BATCH + 1, NULL), -EINVAL);
 	CHECK_EQ(osd_ctl_list(c, 1, 0, ids, 0, &n, &eof), -EINVAL);
+	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS_VERIFY + 1, true, NULL,
+				   &n, NULL), -EINVAL);
+	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS + 1, false, NULL,
+				   &n, NULL), -EINVAL);
 }
 
 int main(void)
@@ -577,6 +643,7 @@ int main(void)
 	fd = test_statuses(c, lfd, fd);
 	fd = test_read(c, lfd, fd);
 	fd = test_stats(c, lfd, fd);
+	fd = test_checksums(c, lfd, fd);
 	test_local_argument_checks(c);
 	test_shared_between_threads(c, fd);
 	test_denied_keeps_connection(c, fd);

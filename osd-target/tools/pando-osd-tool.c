@@ -981,6 +981,48 @@ static int cmd_setattr(struct tool *t, int argc, char **argv)
 	return rc ? fail(t, "%s", strerror(-rc)) : 0;
 }
 
+static const char *const verify_names[] = { "-", "ok", "MISMATCH", "UNREADABLE" };
+
+/* One line per extent up to the object's length: extent, crc, whether
+ * stored, what verify found. */
+static int print_checksums(struct tool *t, const struct osd_ctl_obj_id *id, bool verify)
+{
+	size_t per_call = verify ? OSD_CTL_CLIENT_MAX_CSUMS_VERIFY : OSD_CTL_CLIENT_MAX_CSUMS;
+	struct osd_ctl_extent_csum cs[OSD_CTL_CLIENT_MAX_CSUMS];
+	uint64_t e = 0, extents = 1, length = 0;
+
+	while (e < extents) {
+		size_t n = 0;
+		int rc = osd_ctl_checksums(t->client, id, e, per_call, verify, cs, &n, &length);
+
+		if (rc)
+			return fail(t, "%s", strerror(-rc));
+		if (e == 0)
+			printf("length %" PRIu64 "\n", length);
+		extents = (length + OSD_CTL_CSUM_EXTENT_BYTES - 1) >> OSD_CTL_CSUM_SHIFT;
+		for (size_t i = 0; i < n && e < extents; i++, e++)
+			printf("%" PRIu64 " %08" PRIx32 " %s %s\n", e, cs[i].crc,
+			       cs[i].stored ? "stored" : "hole", verify_names[cs[i].verify]);
+		if (n == 0)
+			break;
+	}
+	return 0;
+}
+
+static int cmd_checksums(struct tool *t, int argc, char **argv)
+{
+	static const struct option opts[] = { { "verify", no_argument, NULL, 's' },
+					      COMMON_OPTIONS, { 0 } };
+	bool verify = false;
+	struct osd_ctl_obj_id id;
+	int first = parse_options(t, argc, argv, "", opts, opt_sync, &verify);
+
+	if (first < 0 || positional(t, argc, argv, first, 2, 2) < 0 ||
+	    arg_obj(t, argv + first, &id) || connect_target(t))
+		return 1;
+	return print_checksums(t, &id, verify);
+}
+
 static int cmd_setcap(struct tool *t, int argc, char **argv)
 {
 	struct osd_ctl_obj_id id;
@@ -1012,6 +1054,8 @@ static const struct command commands[] = {
 	{ "getattr", "PARTITION OBJECT", cmd_getattr },
 	{ "setattr", "PARTITION OBJECT PAGE NUMBER VALUE", cmd_setattr },
 	{ "setcap", "PARTITION OBJECT VERSION   (prints the old version)", cmd_setcap },
+	{ "checksums", "PARTITION OBJECT [--verify]   (extent CRC32Cs; verify reads them back)",
+	  cmd_checksums },
 	{ "flush", "[PARTITION OBJECT]", cmd_flush },
 	{ "mint-handle", "--osd-id N [--rights r|rw] [--cap-version V] "
 	  "[--expiry UNIX_S|--ttl S] PARTITION OBJECT   (offline)", cmd_mint_handle },

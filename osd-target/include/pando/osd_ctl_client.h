@@ -43,6 +43,10 @@
 #define OSD_CTL_CLIENT_MAX_ATTRS 256u        /* attributes per get/set call */
 #define OSD_CTL_CLIENT_MAX_ATTR_LEN 1024u
 #define OSD_CTL_UUID_LEN 16
+#define OSD_CTL_CLIENT_MAX_CSUMS 1024u       /* extents per CHECKSUMS answer */
+#define OSD_CTL_CLIENT_MAX_CSUMS_VERIFY 64u  /* ... with verify (4 MiB read) */
+#define OSD_CTL_CSUM_SHIFT 16
+#define OSD_CTL_CSUM_EXTENT_BYTES (1u << OSD_CTL_CSUM_SHIFT)   /* 64 KiB */
 
 enum osd_ctl_stable {
 	OSD_CTL_UNSTABLE = 0,     /* page cache; osd_ctl_flush() makes it durable */
@@ -87,6 +91,22 @@ struct osd_ctl_stats {
 	uint64_t ctl_read_bytes;
 	uint64_t ctl_write_ops;
 	uint64_t ctl_write_bytes;
+};
+
+/* What a verify found about one extent. */
+enum osd_ctl_csum_verify {
+	OSD_CTL_CSUM_UNCHECKED = 0,   /* verify not asked */
+	OSD_CTL_CSUM_OK = 1,          /* the bytes on disk match crc */
+	OSD_CTL_CSUM_MISMATCH = 2,    /* they do not: the extent is bad here */
+	OSD_CTL_CSUM_UNREADABLE = 3,  /* the target could not read them */
+};
+
+/* One extent's checksum: CRC32C of object bytes [i * 64 KiB, (i + 1) *
+ * 64 KiB), zeros past the end and in holes. */
+struct osd_ctl_extent_csum {
+	uint32_t crc;                 /* stored; that of zeros when not stored */
+	bool stored;                  /* false: never written */
+	enum osd_ctl_csum_verify verify;
 };
 
 struct osd_ctl_create_item {
@@ -171,5 +191,16 @@ int osd_ctl_flush(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id);
  * the version replaced. */
 int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
 			    uint32_t version, uint32_t *old);
+
+/* The extent checksums of an object from extent `first` on, at most count
+ * (<= OSD_CTL_CLIENT_MAX_CSUMS, or OSD_CTL_CLIENT_MAX_CSUMS_VERIFY with
+ * verify, else -EINVAL) into out; *n gets how many the target answered
+ * (it may answer fewer: go on from first + *n), *length (may be NULL) the
+ * object's length.  With verify the target reads the extents back and
+ * says per extent whether they still match.  -EFBIG: first is past the
+ * largest object; -EOPNOTSUPP: a target older than checksums. */
+int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+		      uint64_t first, size_t count, bool verify,
+		      struct osd_ctl_extent_csum *out, size_t *n, uint64_t *length);
 
 #endif

@@ -293,6 +293,7 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&damage_method,
 	&pando_map_status_method,
 	&pando_file_map_method,
+	&pando_rebuild_status_method,
 	NULL
 };
 

@@ -10,6 +10,7 @@
 
 extern struct gsh_dbus_method pando_map_status_method;
 extern struct gsh_dbus_method pando_file_map_method;
+extern struct gsh_dbus_method pando_rebuild_status_method;     /* dbus_rebuild.c */
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

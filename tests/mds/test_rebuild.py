@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from pando_testing import nfs3
-from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, osd_entry, put_map,
-                                       wait_epoch, wait_for)
+from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, file_map, osd_entry,
+                                       put_map, wait_epoch, wait_for)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3
@@ -120,6 +120,8 @@ def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
     p = wait_job_done(mds, etcd, 2)
     assert p["files_done"] >= len(on3) and p["files_failed"] == 0, p
     assert p["bytes_done"] > 0
+    ok, _, over_dbus = dbus_json(mds, "rebuild_status")
+    assert ok and 2 in over_dbus["jobs_done"] and over_dbus["files_done"] == p["files_done"]
     for name in files:
         assert 3 not in {o for o, _ in components(mds, "/" + name)}, f"{name} still on OSD 3"
     assert_every_copy_matches(mds, files)

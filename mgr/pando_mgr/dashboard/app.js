@@ -83,16 +83,52 @@ function drawMgrs(s) {
   const e = s.etcd || {};
   document.getElementById("etcd").replaceChildren(...(e.members || []).map(m =>
     el("li", {}, `etcd ${m.name} ${m.url} ${m.healthy ? "healthy" : "DOWN"}`)));
-  const rec = s.recovery || {};
-  document.getElementById("recovery").textContent =
-    rec.running ? `${(rec.tasks || []).length} recovery tasks running` : "no recovery running";
 }
 
-function drawPlot(samples) {
-  const svg = document.getElementById("plot");
-  const W = 600, H = 160, now = Date.now() / 1000, span = 600;
+function duration(s) {
+  if (typeof s !== "number") return "unknown";
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor(s % 3600 / 60)} min`;
+}
+
+function drawRecovery(rec) {
+  const text = document.getElementById("recovery");
+  text.dataset.running = !!rec.running;
+  text.textContent = rec.running
+    ? `rebuilding at ${bytes(rec.rate_bps)}/s: ${rec.files_done}/${rec.files_total} files, ` +
+      `${bytes(rec.bytes_done)} of ${bytes(rec.bytes_total)}, ETA ${duration(rec.eta_s)}` +
+      (rec.files_failed ? `, ${rec.files_failed} failed` : "")
+    : "no recovery running";
+  const pct = rec.bytes_total ? 100 * rec.bytes_done / rec.bytes_total : (rec.running ? 0 : 100);
+  document.getElementById("recovery-done").style.width = Math.min(100, pct).toFixed(1) + "%";
+  document.getElementById("recovery-jobs").replaceChildren(...(rec.jobs || []).map(j =>
+    el("li", {"data-job": j.id},
+      `job ${j.id}: osd.${j.osd} (${j.reason}` +
+      (j.target === null || j.target === undefined ? "" : `, onto osd.${j.target}`) + ")" +
+      ((j.pending_on || []).length ? `, pending on ${j.pending_on.join(", ")}` : ""))));
+  plotLines("rate-plot", rec.history || [], [["rate_bps", "#6a1b9a"]], "rate-scale");
+}
+
+function drawScrub(sc) {
+  const e = document.getElementById("scrub");
+  e.dataset.running = !!sc.running;
+  e.className = sc.unrepairable ? "err" : "";
+  e.textContent = `scrub: ${sc.running ? "running" : "idle"}, ` +
+    (sc.files_total ? `${sc.files_done}/${sc.files_total} files, ` : "") +
+    `${sc.mismatches || 0} mismatches, ${sc.repaired || 0} repaired, ` +
+    `${sc.unrepairable || 0} unrepairable`;
+}
+
+// One polyline per [key, colour] over the last 10 minutes of samples
+// ({t, key...}), scaled to the highest value shown.
+function plotLines(svgId, samples, series, scaleId) {
+  const svg = document.getElementById(svgId);
+  const [, , W, H] = svg.getAttribute("viewBox").split(" ").map(Number);
+  const now = Date.now() / 1000, span = 600;
   const pts = samples.filter(p => p.t > now - span);
-  const top = Math.max(1024, ...pts.map(p => Math.max(p.read_bps, p.write_bps)));
+  const top = Math.max(1024, ...pts.map(p => Math.max(...series.map(([k]) => p[k] || 0))));
   const line = key => pts.map(p =>
     `${((p.t - (now - span)) / span * W).toFixed(1)},${(H - 4 - p[key] / top * (H - 8)).toFixed(1)}`)
     .join(" ");
@@ -104,10 +140,11 @@ function drawPlot(samples) {
     pl.setAttribute("stroke", color);
     pl.setAttribute("stroke-width", "1.5");
     pl.setAttribute("vector-effect", "non-scaling-stroke");
+    pl.setAttribute("id", `${svgId}-${key}`);
     return pl;
   };
-  svg.replaceChildren(mk("read_bps", "#1976d2"), mk("write_bps", "#d84315"));
-  document.getElementById("plot-scale").textContent = `last 10 min, top ${bytes(top)}/s`;
+  svg.replaceChildren(...series.map(([k, c]) => mk(k, c)));
+  document.getElementById(scaleId).textContent = `last 10 min, top ${bytes(top)}/s`;
 }
 
 async function getJson(path) {
@@ -119,15 +156,17 @@ async function getJson(path) {
 async function refresh() {
   const foot = document.getElementById("updated");
   try {
-    const [s, osds, mds, hist] = await Promise.all(
+    const [s, osds, mds, hist, rec] = await Promise.all(
       [getJson("/api/status"), getJson("/api/osds"), getJson("/api/mds"),
-       getJson("/api/history")]);
+       getJson("/api/history"), getJson("/api/recovery")]);
     drawHealth(s);
     drawCapacity(s.capacity);
     drawOsds(osds);
     drawMds(mds);
     drawMgrs(s);
-    drawPlot(hist);
+    plotLines("plot", hist, [["read_bps", "#1976d2"], ["write_bps", "#d84315"]], "plot-scale");
+    drawRecovery(rec);
+    drawScrub(s.scrub || {});
     const t = s.throughput || {};
     document.getElementById("throughput-now").textContent =
       `now: read ${bytes(t.read_bps)}/s (${(t.read_ops || 0).toFixed(0)} ops/s), ` +

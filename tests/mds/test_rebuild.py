@@ -245,3 +245,28 @@ def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
         progress(mds, etcd).get("state") == "idle"), timeout=60)
     assert components(mds, "/lag") == comps, "caught up in place, not moved"
     assert_every_copy_matches(mds, {"lag": second})
+
+
+def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"b{i}": os.urandom(50 * KIB + i) for i in range(10)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    old = {oid for n in files for o, oid in components(mds, "/" + n) if o == 4}
+    assert old, "no file had a component on OSD 4"
+    assert old <= set(map(int, mds.osds[3].tool("ls", PARTITION).stdout.split()))
+    mds.osds[3].kill9()
+    take_out(mds, etcd, 4, 2)
+    put_job(etcd, 2, 4)
+    wait_job_done(mds, etcd, 2)
+    mds.osds[3].start()
+
+    def left() -> set[int]:
+        cp = mds.osds[3].tool("ls", PARTITION)
+        return {int(w) for w in cp.stdout.split()} & old
+    # The reaper retries the old objects' removal every 5 s.
+    wait_for("the leftover objects on OSD 4 removed", lambda: not left(), timeout=30)
+    assert_every_copy_matches(mds, files)

@@ -90,8 +90,9 @@ RATE_STEP_S = 1.0       # the FSALs refresh their progress every second
 @dataclass
 class RateHistory:
     """The rebuild rate (the FSALs' summed rate_bps) over the last 10
-    minutes.  Sampled every poll; samples closer than RATE_STEP_S replace
-    the last one, so the window holds at most 600 points whatever --poll."""
+    minutes.  Sampled every poll; a sample in the same RATE_STEP_S slot of
+    the clock as the last one replaces it, so the window holds one point a
+    second (at most 601) whatever --poll."""
     window_s: float = WINDOW_S
     step_s: float = RATE_STEP_S
     samples: deque[dict[str, float]] = field(default_factory=deque)
@@ -99,7 +100,7 @@ class RateHistory:
     def sample(self, rate_bps: float, now: float | None = None) -> None:
         t = time.time() if now is None else now
         point = {"t": t, "rate_bps": float(rate_bps)}
-        if len(self.samples) > 1 and t - self.samples[-2]["t"] < self.step_s:
+        if self.samples and t // self.step_s == self.samples[-1]["t"] // self.step_s:
             self.samples[-1] = point
         else:
             self.samples.append(point)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byteorder.h"
+
 /* Why a file has no map. */
 static int no_map(struct ns_store *s, uint64_t ino)
 {
@@ -97,4 +99,33 @@ int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
 		       const void *map, size_t len, uint64_t claim)
 {
 	return map_set(s, ino, expect_change, map, len, NULL, 0, claim, false);
+}
+
+int ns_map_list_from(struct ns_store *s, uint64_t after, ns_map_fn fn, void *arg)
+{
+	uint8_t start[ID_KEY_LEN], end[1] = { K_MAP };
+	struct db_iter i;
+	uint64_t n = 0;
+	int rc = 0;
+
+	if (after == UINT64_MAX)
+		return 0;
+	key_id(start, K_MAP, after + 1);
+	prefix_end(end, 1);
+	iter_open(s, &i, start, sizeof(start), end, 1);
+	for (; !rc && iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		walk_progress(s, K_MAP, ++n);
+		/* ns_check reports a malformed key. */
+		if (klen == ID_KEY_LEN)
+			rc = fn(arg, get_be64(k + 1), v, vlen);
+	}
+	return iter_close(s, &i) ? -EIO : rc;
+}
+
+int ns_map_list(struct ns_store *s, ns_map_fn fn, void *arg)
+{
+	return ns_map_list_from(s, 0, fn, arg);
 }

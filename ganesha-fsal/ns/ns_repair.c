@@ -1186,25 +1186,3 @@ int ns_repair(struct ns_store *s, ns_check_say_fn say_fn, void *arg,
 	graph_free(&r);
 	return rc;
 }
-
-/* ---- maps, for the OSD side of the check ------------------------------- */
-
-int ns_map_list(struct ns_store *s, ns_map_fn fn, void *arg)
-{
-	uint8_t prefix = K_MAP;
-	struct db_iter i;
-	uint64_t n = 0;
-	int rc = 0;
-
-	iter_open_prefix(s, &i, &prefix, 1);
-	for (; !rc && iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-
-		walk_progress(s, K_MAP, ++n);
-		/* ns_check reports a malformed key. */
-		if (klen == ID_KEY_LEN)
-			rc = fn(arg, get_be64(k + 1), v, vlen);
-	}
-	return iter_close(s, &i) ? -EIO : rc;
-}

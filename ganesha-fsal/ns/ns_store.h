@@ -392,6 +392,8 @@ int ns_repair(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_chec
  * the call only.  Return non-zero to stop: ns_map_list returns it. */
 typedef int (*ns_map_fn)(void *arg, uint64_t ino, const void *blob, size_t len);
 int ns_map_list(struct ns_store *s, ns_map_fn fn, void *arg);
+/* The same from the first inode above after: how a scrub resumes. */
+int ns_map_list_from(struct ns_store *s, uint64_t after, ns_map_fn fn, void *arg);
 
 /* The next id the store will hand out (inodes, intents, ns_ids_reserve). */
 uint64_t ns_next_id(struct ns_store *s);

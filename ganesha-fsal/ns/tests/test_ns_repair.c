@@ -513,6 +513,19 @@ static void test_map_list(void)
 	m = (struct seen_maps){ .stop_after = 1 };
 	CHECK_EQ(ns_map_list(t.s, collect_map, &m), 42);
 	CHECK_EQ(m.n, 1);
+	/* A scrub resumes after the last inode it did. */
+	m = (struct seen_maps){ 0 };
+	CHECK_EQ(ns_map_list_from(t.s, t.obj, collect_map, &m), 0);
+	CHECK_EQ(m.n, 1);
+	CHECK_EQ(m.ino[0], other);
+	m = (struct seen_maps){ 0 };
+	CHECK_EQ(ns_map_list_from(t.s, t.obj - 1, collect_map, &m), 0);
+	CHECK_EQ(m.n, 2);
+	m = (struct seen_maps){ 0 };
+	CHECK_EQ(ns_map_list_from(t.s, other, collect_map, &m), 0);
+	CHECK_EQ(m.n, 0);
+	CHECK_EQ(ns_map_list_from(t.s, UINT64_MAX, collect_map, &m), 0);
+	CHECK_EQ(m.n, 0);
 	ns_close(t.s);
 }
 

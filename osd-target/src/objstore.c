@@ -39,7 +39,7 @@ static int sweep_shard(struct objstore *s, unsigned shard)
 	while (!rc && (de = readdir(d))) {
 		uint8_t k[KEY_MAX];
 
-		if (!obj_name_parse(de->d_name, &id))
+		if (!obj_name_parse(de->d_name, &id) && !csum_name_parse(de->d_name, &id))
 			continue;
 		rc = db_exists(s, k, key_obj(k, id.partition, id.object));
 		if (rc == 0) {
@@ -221,14 +221,13 @@ static int wipe_shard(struct objstore *s, unsigned shard)
 int objstore_wipe(struct objstore *s)
 {
 	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
-	/* [A, B) holds the attributes, [C, D) the checksums, [N, Q) the
-	 * counters, objects and partitions. */
-	static const char ranges[] = { K_ATTR, K_ATTR + 1, K_CSUM, K_CSUM + 1, K_NEXT, K_PART + 1 };
+	/* [A, B) holds the attributes, [N, Q) the counters, objects and
+	 * partitions. */
+	static const char ranges[] = { K_ATTR, K_ATTR + 1, K_NEXT, K_PART + 1 };
 	int rc;
 
 	rocksdb_writebatch_delete_range(b, &ranges[0], 1, &ranges[1], 1);
 	rocksdb_writebatch_delete_range(b, &ranges[2], 1, &ranges[3], 1);
-	rocksdb_writebatch_delete_range(b, &ranges[4], 1, &ranges[5], 1);
 	pthread_mutex_lock(&s->meta_lock);
 	rc = db_write(s, b);
 	if (!rc) {

@@ -13,14 +13,15 @@
 
 #define IDLE_FDS_MAX 4096
 
-/* Keeps idle descriptors to a quarter of what the process may open. */
+/* Keeps idle descriptors to a quarter of what the process may open: an
+ * idle ref holds two (data and checksums), so an eighth of the refs. */
 static size_t idle_limit(void)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return IDLE_FDS_MAX;
-	return rl.rlim_cur / 4 < IDLE_FDS_MAX ? rl.rlim_cur / 4 : IDLE_FDS_MAX;
+	return rl.rlim_cur / 8 < IDLE_FDS_MAX ? rl.rlim_cur / 8 : IDLE_FDS_MAX;
 }
 
 void cache_init(struct objstore *s)
@@ -77,6 +78,8 @@ static void ref_free_list(struct obj_ref *list)
 		struct obj_ref *next = list->hnext;
 
 		close(list->fd);
+		if (list->cfd >= 0)
+			close(list->cfd);
 		pthread_mutex_destroy(&list->csum_lock);
 		free(list);
 		list = next;
@@ -216,6 +219,7 @@ static int ref_load(struct objstore *s, const struct obj_id *id, struct obj_ref 
 	}
 	ref->s = s;
 	ref->id = *id;
+	ref->cfd = -1;
 	ref->refs = 1;
 	pthread_mutex_init(&ref->csum_lock, NULL);
 	atomic_init(&ref->removed, false);

@@ -1,20 +1,31 @@
-/* Extent checksums (objstore.h): a CRC32C per 64 KiB of object data under
- * 'C' keys in RocksDB, kept by every write, truncation and removal, and
- * read back, or verified against the disk, for scrub.
+/* Extent checksums (objstore.h): a CRC32C per 64 KiB of object data, kept
+ * by every write, truncation and removal, and read back, or verified
+ * against the disk, for scrub.
+ *
+ * They live beside the data file, in "PPPP.OOOO.c": 8 bytes per extent
+ * at extent * 8, the CRC (u32, big-endian) then a tag that says one is
+ * stored (zero, as in a hole of the file, says none is).  A file rather
+ * than RocksDB keys, because every data write changes them: a full disk
+ * then fails that one write with ENOSPC, as the data's own pwrite would,
+ * where a failed RocksDB write stops every later change to the index
+ * (object removal included) until a restart.  The file is sparse like
+ * the data: 128 KiB per GiB of object.
  *
  * An extent's CRC is always over the full 64 KiB, zeros past the object's
  * end: growing an object (by a write further on, or a truncate up) then
  * never changes the CRC of an extent it did not write.
  *
- * Ordering: ref->csum_lock is held from before a change reaches the file
- * until its checksums are put, so the last put for an extent is always
- * that of the last change to it.  Checksums of UNSTABLE writes are put
- * without sync, like their data; stable writes sync them, and a COMMIT or
- * FLUSH syncs the log.  After a crash that lost one but not the other,
- * scrub sees a mismatch and repairs the extent from a mirror. */
+ * Ordering: ref->csum_lock is held from before a change reaches the data
+ * file until its checksums are written, so the last record written for
+ * an extent is always that of the last change to it.  The checksum file
+ * is made durable with the data by stable writes, COMMIT and FLUSH.
+ * After a crash that lost one but not the other, scrub sees a mismatch
+ * and repairs the extent from a mirror. */
 #include "objstore_internal.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +34,9 @@
 #include "byteorder.h"
 #include "crc32c.h"
 #include "log.h"
+
+#define REC_LEN 8
+#define REC_TAG 0x43524331u             /* "CRC1": a CRC is stored */
 
 void csum_init(struct objstore *s)
 {
@@ -73,13 +87,75 @@ static int extent_read(struct obj_ref *ref, uint64_t e, uint8_t *buf)
 	return 0;
 }
 
-static void batch_put_crc(rocksdb_writebatch_t *b, const struct obj_id *id, uint64_t e,
-			  uint32_t crc)
-{
-	uint8_t k[KEY_MAX], v[4];
+/* ---- the checksum file ------------------------------------------------ */
 
-	put_be32(v, crc);
-	rocksdb_writebatch_put(b, (const char *)k, key_csum(k, id, e), (const char *)v, 4);
+void csum_path(char *buf, const struct obj_id *id)
+{
+	obj_path(buf, id);
+	strcat(buf, ".c");
+}
+
+bool csum_name_parse(const char *name, struct obj_id *id)
+{
+	char base[OBJ_PATH_LEN];
+	size_t len = strlen(name);
+
+	if (len != 35 || strcmp(name + 33, ".c"))
+		return false;
+	memcpy(base, name, 33);
+	base[33] = 0;
+	return obj_name_parse(base, id);
+}
+
+void csum_unlink(struct objstore *s, const struct obj_id *id)
+{
+	char path[CSUM_PATH_LEN];
+
+	csum_path(path, id);
+	if (unlinkat(s->objfd, path, 0) < 0 && errno != ENOENT)
+		log_error("objstore: unlink objects/%s: %s", path, strerror(errno));
+}
+
+/* The checksum file's descriptor, opened on first use; -ENOENT when it
+ * is not there and create is false (no extent has a CRC stored). */
+static int csum_fd(struct obj_ref *ref, bool create)
+{
+	char path[CSUM_PATH_LEN];
+
+	if (ref->cfd >= 0)
+		return ref->cfd;
+	csum_path(path, &ref->id);
+	ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0640);
+	if (ref->cfd >= 0)
+		return ref->cfd;
+	if (errno == ENOENT && !create)
+		return -ENOENT;
+	log_error("objstore: open objects/%s: %s", path, strerror(errno));
+	return errno_io(errno);
+}
+
+static int rec_write(struct obj_ref *ref, uint64_t first, const uint8_t *recs, size_t n)
+{
+	int fd = csum_fd(ref, true);
+	ssize_t w;
+
+	if (fd < 0)
+		return fd;
+	w = pwrite(fd, recs, n * REC_LEN, (off_t)(first * REC_LEN));
+	if (w == (ssize_t)(n * REC_LEN))
+		return 0;
+	if (w >= 0)
+		errno = ENOSPC;         /* a short write to a regular file: out of room */
+	if (errno != ENOSPC && errno != EDQUOT)
+		log_error("objstore: write checksums of %" PRIx64 ".%" PRIx64 ": %s",
+			  ref->id.partition, ref->id.object, strerror(errno));
+	return errno_io(errno);
+}
+
+static void csum_rec_encode(uint8_t *rec, uint32_t crc)
+{
+	put_be32(rec, crc);
+	put_be32(rec + 4, REC_TAG);
 }
 
 /* CRC of extent e as it is on disk now. */
@@ -95,145 +171,140 @@ static int extent_crc(struct obj_ref *ref, uint64_t e, uint8_t **scratch, uint32
 	return rc;
 }
 
-static int batch_commit(struct objstore *s, rocksdb_writebatch_t *b, bool sync)
-{
-	int rc = sync ? db_write(s, b) : db_write_nosync(s, b);
-
-	rocksdb_writebatch_destroy(b);
-	return rc;
-}
-
 /* Extents the write covers whole take their CRC from the caller's buffer;
- * the one or two it covers in part are read back from the file. */
-int csum_after_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
-		     bool sync)
+ * the one or two it covers in part are read back from the data file.
+ * One pwrite of the records, 8 bytes an extent. */
+int csum_after_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len)
 {
-	rocksdb_writebatch_t *b;
-	uint8_t *scratch = NULL;
-	uint64_t end = off + len;
+	uint64_t end = off + len, first = off >> OBJ_CSUM_SHIFT;
+	size_t n = len ? (size_t)(((end - 1) >> OBJ_CSUM_SHIFT) - first + 1) : 0;
+	uint8_t *scratch = NULL, *recs;
 	int rc = 0;
 
-	if (!len)
+	if (!n)
 		return 0;
-	b = rocksdb_writebatch_create();
-	for (uint64_t e = off >> OBJ_CSUM_SHIFT; !rc && e <= (end - 1) >> OBJ_CSUM_SHIFT; e++) {
-		uint64_t start = e << OBJ_CSUM_SHIFT;
-		uint32_t crc;
+	recs = malloc(n * REC_LEN);
+	if (!recs)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint64_t start = (first + i) << OBJ_CSUM_SHIFT;
+		uint32_t crc = 0;
 
 		if (start >= off && start + OBJ_CSUM_EXTENT <= end)
 			crc = crc32c(0, (const uint8_t *)buf + (start - off), OBJ_CSUM_EXTENT);
 		else
-			rc = extent_crc(ref, e, &scratch, &crc);
-		if (!rc)
-			batch_put_crc(b, &ref->id, e, crc);
+			rc = extent_crc(ref, first + i, &scratch, &crc);
+		csum_rec_encode(recs + i * REC_LEN, crc);
 	}
+	if (!rc)
+		rc = rec_write(ref, first, recs, n);
 	free(scratch);
-	if (rc) {
-		rocksdb_writebatch_destroy(b);
-		return rc;
-	}
-	return batch_commit(ref->s, b, sync);
+	free(recs);
+	return rc;
 }
 
-/* Queues deletes of the object's checksums from extent `from` on. */
-static int queue_deletes(struct objstore *s, const struct obj_id *id, uint64_t from,
-			 rocksdb_writebatch_t *b, rocksdb_writebatch_wi_t *wb)
+/* Reads the records of extents [first, first + n) into recs; zeros (none
+ * stored) past the file's end or with no file at all. */
+static int rec_read(struct obj_ref *ref, uint64_t first, size_t n, uint8_t *recs)
 {
-	struct db_iter i;
+	int fd = csum_fd(ref, false);
+	size_t done = 0;
 
-	for (iter_open_csums(s, &i, id, from); iter_valid(&i); rocksdb_iter_next(i.it)) {
-		size_t len;
-		const uint8_t *k = iter_key(&i, &len);
+	memset(recs, 0, n * REC_LEN);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	while (done < n * REC_LEN) {
+		ssize_t r = pread(fd, recs + done, n * REC_LEN - done,
+				  (off_t)(first * REC_LEN + done));
 
-		if (b)
-			rocksdb_writebatch_delete(b, (const char *)k, len);
-		else
-			rocksdb_writebatch_wi_delete(wb, (const char *)k, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			log_error("objstore: read checksums of %" PRIx64 ".%" PRIx64 ": %s",
+				  ref->id.partition, ref->id.object, strerror(errno));
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
 	}
-	return iter_close(&i);
+	return 0;
 }
 
-/* Extents wholly past the new end go; the one the end falls in is
+static bool rec_stored(const uint8_t *rec)
+{
+	return get_be32(rec + 4) == REC_TAG;
+}
+
+/* Records wholly past the new end go; the extent the end falls in is
  * recomputed, its tail now zeros, when it had a CRC (else it was, and
- * stays, zeros).  Synced: the truncation is. */
+ * stays, zeros). */
 int csum_after_truncate(struct obj_ref *ref, uint64_t length)
 {
-	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
 	uint64_t keep = (length + OBJ_CSUM_EXTENT - 1) >> OBJ_CSUM_SHIFT;
-	uint64_t last = length >> OBJ_CSUM_SHIFT;
-	uint8_t k[KEY_MAX], *scratch = NULL;
-	int rc = queue_deletes(ref->s, &ref->id, keep, b, NULL);
+	uint8_t rec[REC_LEN], *scratch = NULL;
+	int fd = csum_fd(ref, false), rc;
+	uint32_t crc;
 
-	if (!rc && length % OBJ_CSUM_EXTENT) {
-		rc = db_exists(ref->s, k, key_csum(k, &ref->id, last));
-		if (rc > 0) {
-			uint32_t crc;
-
-			rc = extent_crc(ref, last, &scratch, &crc);
-			if (!rc)
-				batch_put_crc(b, &ref->id, last, crc);
-		}
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	if (ftruncate(fd, (off_t)(keep * REC_LEN)) < 0) {
+		log_error("objstore: truncate checksums of %" PRIx64 ".%" PRIx64 ": %s",
+			  ref->id.partition, ref->id.object, strerror(errno));
+		return errno_io(errno);
 	}
+	if (length % OBJ_CSUM_EXTENT == 0)
+		return 0;
+	rc = rec_read(ref, keep - 1, 1, rec);
+	if (rc || !rec_stored(rec))
+		return rc;
+	rc = extent_crc(ref, keep - 1, &scratch, &crc);
 	free(scratch);
-	if (rc < 0) {
-		rocksdb_writebatch_destroy(b);
-		return rc;
+	if (!rc) {
+		csum_rec_encode(rec, crc);
+		rc = rec_write(ref, keep - 1, rec, 1);
 	}
-	return batch_commit(ref->s, b, true);
+	return rc;
 }
 
-int csum_delete_wi(struct objstore *s, rocksdb_writebatch_wi_t *wb, const struct obj_id *id)
+int csum_sync(struct obj_ref *ref)
 {
-	return queue_deletes(s, id, 0, NULL, wb);
-}
+	int fd;
 
-int csum_delete_now(struct objstore *s, const struct obj_id *id)
-{
-	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
-	int rc = queue_deletes(s, id, 0, b, NULL);
-
-	if (rc || !rocksdb_writebatch_count(b)) {
-		rocksdb_writebatch_destroy(b);
-		return rc;
-	}
-	return batch_commit(s, b, true);
+	pthread_mutex_lock(&ref->csum_lock);
+	fd = ref->cfd;
+	pthread_mutex_unlock(&ref->csum_lock);
+	if (fd < 0 || fdatasync(fd) == 0)
+		return 0;
+	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s",
+		  ref->id.partition, ref->id.object, strerror(errno));
+	return errno_io(errno);
 }
 
 /* ---- reading them back ------------------------------------------------ */
 
-static int stored_crc(struct obj_ref *ref, uint64_t e, struct obj_csum *c)
-{
-	uint8_t k[KEY_MAX];
-	size_t vlen;
-	char *v;
-	int rc = db_get(ref->s, k, key_csum(k, &ref->id, e), &v, &vlen);
-
-	if (rc)
-		return rc;
-	c->stored = v != NULL;
-	c->crc = ref->s->zero_crc;
-	if (v && vlen == 4) {
-		c->crc = get_be32((const uint8_t *)v);
-	} else if (v) {
-		log_error("objstore: bad checksum record for %" PRIx64 ".%" PRIx64 " extent %" PRIu64,
-			  ref->id.partition, ref->id.object, e);
-		rc = -EIO;
-	}
-	rocksdb_free(v);
-	return rc;
-}
-
-/* One extent, under the lock so that no write is half way through it. */
-static int extent_check(struct obj_ref *ref, uint64_t e, bool verify, uint8_t *buf,
-			struct obj_csum *c)
+/* Extents [first, first + n) under the lock, so that no write is half
+ * way through one: the stored CRCs, and with verify the bytes read back. */
+static int extents_check(struct obj_ref *ref, uint64_t first, size_t n, bool verify,
+			 uint8_t *buf, uint8_t *recs, struct obj_csum *out)
 {
 	int rc;
 
 	pthread_mutex_lock(&ref->csum_lock);
-	rc = atomic_load(&ref->removed) ? -ENOENT : stored_crc(ref, e, c);
-	c->verify = OBJ_CSUM_UNCHECKED;
-	if (!rc && verify) {
-		if (extent_read(ref, e, buf))
+	rc = atomic_load(&ref->removed) ? -ENOENT : rec_read(ref, first, n, recs);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct obj_csum *c = &out[i];
+
+		c->stored = rec_stored(recs + i * REC_LEN);
+		c->crc = c->stored ? get_be32(recs + i * REC_LEN) : ref->s->zero_crc;
+		c->verify = OBJ_CSUM_UNCHECKED;
+		if (!verify)
+			continue;
+		if (extent_read(ref, first + i, buf))
 			c->verify = OBJ_CSUM_UNREADABLE;
 		else
 			c->verify = crc32c(0, buf, OBJ_CSUM_EXTENT) == c->crc ? OBJ_CSUM_OK
@@ -246,22 +317,22 @@ static int extent_check(struct obj_ref *ref, uint64_t e, bool verify, uint8_t *b
 int obj_ref_checksums(struct obj_ref *ref, uint64_t first, size_t count, bool verify,
 		      struct obj_csum *out, uint64_t *length)
 {
-	uint8_t *buf = NULL;
-	int rc = 0;
+	uint8_t *recs, *buf = NULL;
+	struct stat st;
+	int rc;
 
 	if (first > OBJ_CSUM_MAX_EXTENT || count > OBJ_CSUM_MAX_EXTENT - first + 1)
 		return -EFBIG;
-	if (verify && !(buf = malloc(OBJ_CSUM_EXTENT)))
-		return -ENOMEM;
-	for (size_t i = 0; !rc && i < count; i++)
-		rc = extent_check(ref, first + i, verify, buf, &out[i]);
+	recs = malloc(count ? count * REC_LEN : 1);
+	if (verify && recs)
+		buf = malloc(OBJ_CSUM_EXTENT);
+	rc = !recs || (verify && !buf) ? -ENOMEM
+				       : extents_check(ref, first, count, verify, buf, recs, out);
 	free(buf);
-	if (!rc) {
-		struct stat st;
-
-		if (fstat(ref->fd, &st) < 0)
-			return -EIO;
+	free(recs);
+	if (!rc && fstat(ref->fd, &st) < 0)
+		rc = -EIO;
+	if (!rc)
 		*length = (uint64_t)st.st_size;
-	}
 	return rc;
 }

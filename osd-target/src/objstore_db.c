@@ -5,9 +5,6 @@
  *   'P' partition(8)                               partition record
  *   'O' partition(8) object(8)                     object record
  *   'A' partition(8) object(8) page(4) number(4)   user attribute value
- *   'C' partition(8) object(8) extent(8)           CRC32C of the extent (u32):
- *                                                  bytes [extent * 64 KiB, + 64 KiB)
- *                                                  of the data, zeros past its end
  *   'N' partition(8)                               next id to hand out (u64)
  *   'R'                                            "running": present while
  *                                                  the store is open, so a
@@ -59,14 +56,6 @@ size_t key_attr(uint8_t *k, const struct obj_id *id, uint32_t page, uint32_t num
 	put_be64(k + 9, id->object);
 	put_be32(k + 17, page);
 	put_be32(k + 21, number);
-	return KEY_MAX;
-}
-
-size_t key_csum(uint8_t *k, const struct obj_id *id, uint64_t extent)
-{
-	key_part(k, K_CSUM, id->partition);
-	put_be64(k + 9, id->object);
-	put_be64(k + 17, extent);
 	return KEY_MAX;
 }
 
@@ -157,14 +146,6 @@ int db_exists(struct objstore *s, const uint8_t *k, size_t klen)
 	return v != NULL;
 }
 
-int db_write_nosync(struct objstore *s, rocksdb_writebatch_t *b)
-{
-	char *err = NULL;
-
-	rocksdb_write(s->db, s->wnosync, b, &err);
-	return err ? db_err("write", err) : 0;
-}
-
 int db_write(struct objstore *s, rocksdb_writebatch_t *b)
 {
 	char *err = NULL;
@@ -207,17 +188,6 @@ void iter_open_attrs(struct objstore *s, struct db_iter *i, const struct obj_id 
 	uint8_t start[KEY_MAX], end[KEY_MAX];
 
 	key_attr(start, id, 0, 0);
-	memcpy(end, start, 17);
-	prefix_end(end, 17);
-	iter_open(s, i, start, KEY_MAX, end, 17);
-}
-
-void iter_open_csums(struct objstore *s, struct db_iter *i, const struct obj_id *id,
-		     uint64_t from)
-{
-	uint8_t start[KEY_MAX], end[KEY_MAX];
-
-	key_csum(start, id, from);
 	memcpy(end, start, 17);
 	prefix_end(end, 17);
 	iter_open(s, i, start, KEY_MAX, end, 17);
@@ -324,7 +294,6 @@ int db_open(struct objstore *s, const char *dir)
 	rocksdb_options_set_block_based_table_factory(s->opts, s->topts);
 	s->wsync = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_set_sync(s->wsync, 1);
-	s->wnosync = rocksdb_writeoptions_create();
 	s->ropts = rocksdb_readoptions_create();
 	s->db = rocksdb_open(s->opts, path, &err);
 	free(path);
@@ -351,8 +320,6 @@ void db_free(struct objstore *s)
 		rocksdb_cache_destroy(s->bcache);
 	if (s->wsync)
 		rocksdb_writeoptions_destroy(s->wsync);
-	if (s->wnosync)
-		rocksdb_writeoptions_destroy(s->wnosync);
 	if (s->ropts)
 		rocksdb_readoptions_destroy(s->ropts);
 }

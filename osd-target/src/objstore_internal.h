@@ -18,10 +18,11 @@
 
 #define SHARDS 256
 #define OBJ_PATH_LEN 37               /* "XX/" 16 hex "." 16 hex NUL */
+#define CSUM_PATH_LEN (OBJ_PATH_LEN + 2)  /* the same and ".c": checksums */
 #define CACHE_BUCKETS 8192
 
 /* Key types and record sizes: see objstore_db.c for the layout. */
-enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_CSUM = 'C', K_NEXT = 'N', K_RUNNING = 'R' };
+enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_NEXT = 'N', K_RUNNING = 'R' };
 #define KEY_MAX 25
 #define PART_REC_LEN 9
 #define OBJ_REC_LEN 33
@@ -45,6 +46,7 @@ struct obj_ref {
 	struct objstore *s;
 	struct obj_id id;
 	int fd;
+	int cfd;                        /* checksum file; -1 until needed (csum_lock) */
 	unsigned refs;                  /* under cache_lock */
 	atomic_bool removed;
 	_Atomic uint32_t cap_version;
@@ -63,7 +65,6 @@ struct objstore {
 	rocksdb_block_based_table_options_t *topts;
 	rocksdb_cache_t *bcache;
 	rocksdb_writeoptions_t *wsync;
-	rocksdb_writeoptions_t *wnosync;        /* checksums of UNSTABLE writes */
 	rocksdb_readoptions_t *ropts;
 
 	/* Index changes check, then write: one at a time. */
@@ -133,11 +134,7 @@ int db_delete(struct objstore *s, const uint8_t *k, size_t klen);
 void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start,
 	       size_t slen, const uint8_t *end, size_t elen);
 void iter_open_attrs(struct objstore *s, struct db_iter *i, const struct obj_id *id);
-size_t key_csum(uint8_t *k, const struct obj_id *id, uint64_t extent);
-/* The checksum keys of an object from extent `from` on. */
-void iter_open_csums(struct objstore *s, struct db_iter *i, const struct obj_id *id,
-		     uint64_t from);
-int db_write_nosync(struct objstore *s, rocksdb_writebatch_t *b);
+
 bool iter_valid(struct db_iter *i);
 const uint8_t *iter_key(struct db_iter *i, size_t *len);
 int iter_close(struct db_iter *i);
@@ -168,14 +165,17 @@ void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version
 int ref_truncate(struct obj_ref *ref, uint64_t length);
 
 /* objstore_csum.c; the first two with ref->csum_lock held, after the
- * change reached the file. */
-int csum_after_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
-		     bool sync);
+ * change reached the data file. */
+int csum_after_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len);
 int csum_after_truncate(struct obj_ref *ref, uint64_t length);
-/* Queues the deletion of every checksum of an object. */
-int csum_delete_wi(struct objstore *s, rocksdb_writebatch_wi_t *wb, const struct obj_id *id);
-/* Deletes them now: what writes racing a removal may have put. */
-int csum_delete_now(struct objstore *s, const struct obj_id *id);
+/* Makes the checksums written so far durable. */
+int csum_sync(struct obj_ref *ref);
+/* Removes an object's checksum file (with the object, or an orphan's). */
+void csum_unlink(struct objstore *s, const struct obj_id *id);
+/* "XX/PPPP.OOOO.c": the checksum file of an object. */
+void csum_path(char *buf, const struct obj_id *id);
+/* A checksum file's name ("PPPP.OOOO.c") parsed. */
+bool csum_name_parse(const char *name, struct obj_id *id);
 void csum_init(struct objstore *s);
 
 #endif

@@ -106,7 +106,7 @@ static int ref_pwrite(struct obj_ref *ref, uint64_t off, const void *buf, size_t
 }
 
 /* The data and its extent checksums under csum_lock (objstore_csum.c);
- * the sync after it, so that writes to one object still sync together.
+ * the syncs after it, so that writes to one object still sync together.
  * A write that fails part way leaves the checksums of what it changed
  * stale: scrub finds and repairs them from a mirror. */
 int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
@@ -121,9 +121,12 @@ int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len
 	pthread_mutex_lock(&ref->csum_lock);
 	rc = atomic_load(&ref->removed) ? -ENOENT : ref_pwrite(ref, off, buf, len);
 	if (!rc)
-		rc = csum_after_write(ref, off, buf, len, stable != OBJ_UNSTABLE);
+		rc = csum_after_write(ref, off, buf, len);
 	pthread_mutex_unlock(&ref->csum_lock);
-	return rc || stable == OBJ_UNSTABLE ? rc : ref_datasync(ref);
+	if (rc || stable == OBJ_UNSTABLE)
+		return rc;
+	rc = ref_datasync(ref);
+	return rc ? rc : csum_sync(ref);
 }
 
 /* Durably: the length is an attribute the caller is told is set. */
@@ -143,22 +146,20 @@ int ref_truncate(struct obj_ref *ref, uint64_t length)
 	if (!rc)
 		rc = csum_after_truncate(ref, length);
 	pthread_mutex_unlock(&ref->csum_lock);
-	return rc ? rc : ref_datasync(ref);
+	if (!rc)
+		rc = ref_datasync(ref);
+	return rc ? rc : csum_sync(ref);
 }
 
-/* The data, then the log that holds the checksums of UNSTABLE writes. */
+/* The data, then its checksums. */
 int obj_ref_sync(struct obj_ref *ref)
 {
-	char *err = NULL;
 	int rc;
 
 	if (atomic_load(&ref->removed))
 		return -ENOENT;
 	rc = ref_datasync(ref);
-	if (rc)
-		return rc;
-	rocksdb_flush_wal(ref->s->db, 1, &err);
-	return err ? db_err("sync log", err) : 0;
+	return rc ? rc : csum_sync(ref);
 }
 
 int obj_ref_info(struct obj_ref *ref, struct obj_info *info)

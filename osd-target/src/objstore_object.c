@@ -29,6 +29,9 @@ static int data_create(struct objstore *s, const struct obj_id *id)
 		unlinkat(s->objfd, path, 0);
 		fd = openat(s->objfd, path, flags, 0640);
 	}
+	/* Checksums an earlier object of this id left (a crash between the
+	 * removal of its record and of its files): not this one's. */
+	csum_unlink(s, id);
 	if (fd < 0) {
 		log_error("objstore: create objects/%s: %s", path, strerror(errno));
 		return errno_io(errno);
@@ -109,8 +112,7 @@ static int create_one(struct create_batch *c, struct obj_create_req *req, size_t
 	rec_encode(&r, v);
 	rocksdb_writebatch_wi_put(c->wb, (const char *)k, key_obj(k, c->partition, object),
 				  (const char *)v, sizeof(v));
-	/* Checksums a crash left from an earlier object of this id. */
-	return csum_delete_wi(c->s, c->wb, &id);
+	return 0;
 }
 
 static int create_explicit(struct create_batch *c, struct obj_create_req *req, size_t idx)
@@ -298,8 +300,7 @@ static int remove_one(struct objstore *s, rocksdb_writebatch_wi_t *wb, const str
 
 		rocksdb_writebatch_wi_delete(wb, (const char *)ak, len);
 	}
-	rc = iter_close(&i);
-	return rc ? rc : csum_delete_wi(s, wb, id);
+	return iter_close(&i);
 }
 
 static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *objects,
@@ -324,12 +325,10 @@ static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *ob
 
 		if (results[i])
 			continue;
+		/* After it no write is still at the files (cache_forget). */
 		cache_forget(s, &id);
-		/* What writes that raced the removal put; rarely anything.  A
-		 * failure leaves only unused keys, which a new object of the
-		 * same id deletes at its creation. */
-		csum_delete_now(s, &id);
 		data_unlink(s, &id);
+		csum_unlink(s, &id);
 		gone++;
 	}
 	atomic_fetch_sub(&s->nobjects, gone);

@@ -224,3 +224,13 @@ int etcd_lease_revoke(struct etcd_client *c, int64_t lease)
 	json_decref(ans);
 	return rc;
 }
+
+int etcd_lease_keep(struct etcd_client *c, int ttl_s, int64_t *lease)
+{
+	int rc = *lease ? etcd_lease_keepalive(c, *lease, NULL) : -ENOENT;
+
+	if (rc != -ENOENT)
+		return rc;
+	*lease = 0;
+	return etcd_lease_grant(c, ttl_s, lease);
+}

@@ -49,6 +49,10 @@ int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease);
 /* Renews the lease; -ENOENT when it has expired (grant a new one). */
 int etcd_lease_keepalive(struct etcd_client *c, int64_t lease, int64_t *ttl_left);
 int etcd_lease_revoke(struct etcd_client *c, int64_t lease);
+/* Keeps *lease alive: renews it, or grants a new one of ttl_s when there
+ * is none or it has expired (then *lease changes: keys put under the old
+ * one are gone). */
+int etcd_lease_keep(struct etcd_client *c, int ttl_s, int64_t *lease);
 
 /* The endpoint that answered last ("http://HOST:PORT"), for log lines. */
 const char *etcd_client_endpoint(const struct etcd_client *c);

@@ -294,6 +294,8 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&pando_map_status_method,
 	&pando_file_map_method,
 	&pando_rebuild_status_method,
+	&pando_scrub_status_method,
+	&pando_scrub_method,
 	NULL
 };
 

@@ -11,6 +11,8 @@
 extern struct gsh_dbus_method pando_map_status_method;
 extern struct gsh_dbus_method pando_file_map_method;
 extern struct gsh_dbus_method pando_rebuild_status_method;     /* dbus_rebuild.c */
+extern struct gsh_dbus_method pando_scrub_status_method;
+extern struct gsh_dbus_method pando_scrub_method;
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

@@ -31,6 +31,7 @@
 #include "nfs_exports.h"
 #include "layouts.h"
 #include "rebuild_queue.h"
+#include "scrub.h"
 #include "view.h"
 
 #define STATFS_CACHE_S 5
@@ -58,6 +59,9 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_export_config, rebuild_parallel),
 	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_export_config,
 		       rebuild_bandwidth_mb),
+	CONF_ITEM_UI32("Scrub_Interval", 0, 24 * 365, 168, pando_export_config, scrub_interval_h),
+	CONF_ITEM_UI32("Scrub_Bandwidth_Mb", 0, 1u << 20, 50, pando_export_config,
+		       scrub_bandwidth_mb),
 	CONFIG_EOL
 };
 
@@ -128,6 +132,7 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_scrub_stop(exp->scrub);
 	pando_rebuild_stop(exp->rebuild);
 	pando_presence_stop(exp->presence);
 	pando_mapwatch_stop(exp->mapwatch);
@@ -335,6 +340,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_mapwatch_run(exp->mapwatch);
 	if (!rc && exp->cfg.etcd[0])
 		rc = pando_rebuild_start(exp, &exp->rebuild);
+	if (!rc)
+		rc = pando_scrub_start(exp, &exp->scrub);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

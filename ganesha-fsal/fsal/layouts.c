@@ -25,6 +25,7 @@ struct flayouts {
 	 * while frozen, no layout is granted and no gateway write starts. */
 	uint32_t watched;
 	bool frozen;
+	bool wanted;                    /* someone was refused while frozen */
 	uint32_t gw_writers;            /* gateway writes running now */
 	uint64_t writes;                /* write grants and gateway writes */
 	struct pando_seg *segs;
@@ -156,6 +157,7 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
+	f->wanted |= f->frozen;
 	rc = f->deadline || f->frozen ? -EAGAIN : write ? record_writer(l, ino, &f) : 0;
 	if (!rc && (f->deadline || f->frozen))
 		rc = -EAGAIN;   /* a recall began while the record was written */
@@ -544,6 +546,7 @@ int pando_layouts_write_begin(struct pando_layouts *l, uint64_t ino)
 	f = file_get(l, ino, true);
 	if (f->frozen) {
 		rc = -EBUSY;
+		f->wanted = true;
 		file_put(l, f);
 	} else {
 		f->gw_writers++;
@@ -625,6 +628,7 @@ int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why)
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
 	f->frozen = true;
+	f->wanted = false;
 	pthread_mutex_unlock(&l->lock);
 	pando_layouts_recall_file(l, ino, 0, true, why);
 	/* Holders get the recall timeout, then the watcher fences them. */
@@ -632,6 +636,31 @@ int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why)
 	if (rc)
 		pando_layouts_thaw(l, ino, false);
 	return rc;
+}
+
+bool pando_layouts_wanted(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+	bool wanted;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	wanted = f && f->wanted;
+	pthread_mutex_unlock(&l->lock);
+	return wanted;
+}
+
+/* Writers at work now: write layouts out, or gateway writes running. */
+bool pando_layouts_busy(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+	bool busy;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	busy = f && (has_writers(f) || f->gw_writers || f->deadline);
+	pthread_mutex_unlock(&l->lock);
+	return busy;
 }
 
 void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch)

@@ -112,6 +112,10 @@ bool pando_layouts_written_since(struct pando_layouts *l, uint64_t ino, uint64_t
  * the recall timeout and a margin. */
 int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why);
 void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch);
+/* A layout or gateway write was refused since the freeze (scrub yields). */
+bool pando_layouts_wanted(struct pando_layouts *l, uint64_t ino);
+/* Write layouts out, a gateway write running, or a recall under way. */
+bool pando_layouts_busy(struct pando_layouts *l, uint64_t ino);
 /* How many distinct clients hold layouts now. */
 uint64_t pando_layouts_holders(struct pando_layouts *l);
 /* The current caller's address: IPv4 as a.b.c.d even when IPv4-mapped. */

@@ -75,6 +75,8 @@ struct pando_export_config {
 	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
 	uint32_t rebuild_parallel;      /* files rebuilt at once */
 	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
+	uint32_t scrub_interval_h;      /* hours between scrub passes (0: when asked) */
+	uint32_t scrub_bandwidth_mb;    /* MiB/s a scrub reads (0: unlimited) */
 };
 
 struct pando_reaper;
@@ -84,6 +86,7 @@ struct pando_view;
 struct pando_mapwatch;
 struct pando_presence;
 struct pando_rebuild;
+struct pando_scrub;
 
 #define PANDO_MAX_INFLIGHT 256
 
@@ -111,6 +114,7 @@ struct pando_export {
 	struct pando_mapwatch *mapwatch;        /* NULL without Etcd */
 	struct pando_presence *presence;        /* NULL without Etcd */
 	struct pando_rebuild *rebuild;          /* NULL without Etcd */
+	struct pando_scrub *scrub;
 	struct pando_opstats *opstats;
 	/* statfs from the OSDs, cached a few seconds (export.c). */
 	pthread_mutex_t space_lock;

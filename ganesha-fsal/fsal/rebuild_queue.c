@@ -152,15 +152,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Keeps the dispatcher's lease (claims and progress hang on it). */
-static int keep_lease(struct pando_rebuild *rq)
-{
-	if (rq->lease && etcd_lease_keepalive(rq->etcd, rq->lease, NULL) == 0)
-		return 0;
-	rq->lease = 0;
-	return etcd_lease_grant(rq->etcd, LEASE_TTL_S, &rq->lease);
-}
-
 static int read_job(void *arg, const char *key, const char *value, size_t len)
 {
 	struct pando_rebuild *rq = arg;
@@ -399,7 +390,7 @@ static void tick(struct pando_rebuild *rq, unsigned n)
 	uint64_t stale = 0;
 	int64_t listed;
 
-	if (keep_lease(rq) != 0 || read_jobs(rq) != 0)
+	if (etcd_lease_keep(rq->etcd, LEASE_TTL_S, &rq->lease) != 0 || read_jobs(rq) != 0)
 		return;         /* etcd away: try again next tick */
 	scan_jobs(rq);
 	if (n % STALE_SCAN_EVERY == 0)

@@ -72,12 +72,15 @@ enum kind {
 	UNREACHABLE_OSD,
 	BAD_MAP,
 	NEXT_ID,
+	STALE_COMPONENT,
+	OUT_COMPONENT,
 	NKINDS,
 };
 
 static const char *const kind_names[NKINDS] = {
 	"orphan objects", "missing objects", "shared objects",
 	"unknown OSDs", "unreachable OSDs", "undecodable maps", "next id",
+	"stale components", "components on out OSDs",
 };
 
 struct tally {
@@ -117,6 +120,8 @@ struct fsck {
 	uint64_t *broken;               /* files whose map is undecodable, sorted */
 	size_t nbroken, broken_cap;
 	bool *down;                     /* per OSD of desc: could not be listed */
+	uint32_t out[64];               /* OSDs the kept cluster map has out */
+	size_t nout;
 	uint64_t max_object;
 	uint64_t listed;
 	uint64_t intents, intents_done;
@@ -608,6 +613,14 @@ static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t 
 	return rc == -ENOENT ? 0 : rc;
 }
 
+static bool osd_out(const struct fsck *f, uint32_t id)
+{
+	for (size_t i = 0; i < f->nout; i++)
+		if (f->out[i] == id)
+			return true;
+	return false;
+}
+
 static void list_osd(struct fsck *f, size_t i, uint64_t *ids)
 {
 	const struct cluster_osd *o = &f->desc.osds[i];
@@ -620,8 +633,14 @@ static void list_osd(struct fsck *f, size_t i, uint64_t *ids)
 		return;
 	}
 	f->down[i] = true;
-	problem(f, UNREACHABLE_OSD, false, "osd %u (%s): unreachable: %s: its objects were not "
-		"checked", o->id, o->ctl, strerror(-rc));
+	/* A dead OSD the map took out is expected not to answer; whether
+	 * files still name it is the redundancy check's to say. */
+	if (osd_out(f, o->id))
+		printf("osd %u (%s): out, and unreachable: %s: not checked\n", o->id, o->ctl,
+		       strerror(-rc));
+	else
+		problem(f, UNREACHABLE_OSD, false, "osd %u (%s): unreachable: %s: its objects "
+			"were not checked", o->id, o->ctl, strerror(-rc));
 }
 
 static bool osd_down(const struct fsck *f, uint32_t id)
@@ -664,7 +683,46 @@ static int list_osds(struct fsck *f)
 	return 0;
 }
 
-/* ---- 2c. pending intents ----------------------------------------------------- */
+/* ---- 2c. redundancy ------------------------------------------------------------ */
+
+static int stale_record(void *arg, const struct ns_suspect *sp)
+{
+	struct fsck *f = arg;
+
+	if (sp->stale)
+		problem(f, STALE_COMPONENT, false, "file %llu: its component on osd %u is stale "
+			"(it missed writes): rebuild catches it up", (unsigned long long)sp->ino,
+			sp->osd_id);
+	return 0;
+}
+
+
+/* Files short of the copies their scheme wants: a stale component, or one
+ * on an OSD the cluster map took out (missing objects are counted above).
+ * Reported only: the manager's rebuild restores them. */
+static int check_redundancy(struct fsck *f)
+{
+	uint64_t short_before = f->t[MISSING_OBJECT].found;
+	int rc;
+
+	for (size_t i = 0; i < f->nwants; i++) {
+		const struct want *w = &f->wants[i];
+
+		if (!w->intent && osd_out(f, w->osd))
+			problem(f, OUT_COMPONENT, false, "file %llu: object %llu (component %u) is "
+				"on osd %u, which is out: rebuild moves it",
+				(unsigned long long)w->ino, (unsigned long long)w->object,
+				w->component, w->osd);
+	}
+	rc = ns_suspect_list(f->s, 0, stale_record, f);
+	if (!rc && short_before + f->t[STALE_COMPONENT].found + f->t[OUT_COMPONENT].found == 0)
+		printf("redundancy: every file has every copy its scheme wants\n");
+	else if (!rc)
+		printf("redundancy: some files are short of copies (above)\n");
+	return rc;
+}
+
+/* ---- 2d. pending intents ----------------------------------------------------- */
 
 /* Removes an intent's objects, but none a map also names; done only when
  * every OSD answered. */
@@ -731,6 +789,8 @@ static int check_objects(struct fsck *f)
 		rc = collect_wants(f);
 	if (!rc)
 		rc = list_osds(f);
+	if (!rc)
+		rc = check_redundancy(f);
 	f->phase = "intents";
 	return rc ? rc : ns_intent_list(f->s, 0, visit_intent, f);
 }
@@ -855,6 +915,9 @@ static int merge_kept_map(struct fsck *f)
 		fprintf(stderr, PROG ": warning: ignoring the kept cluster map: %s\n", why);
 		return 0;
 	}
+	for (size_t i = 0; i < m.nosds && f->nout < 64; i++)
+		if (!m.osds[i].in)
+			f->out[f->nout++] = m.osds[i].id;
 	rc = cluster_desc_merge_map(&f->desc, &m);
 	if (rc)
 		fprintf(stderr, PROG ": %s: more OSDs than fsck can hold\n", path);

@@ -132,6 +132,29 @@ def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
     # Declustered: the lost components went to more than one OSD.
     new_homes = {o for n in on3 for o, _ in components(mds, "/" + n)}
     assert len(new_homes) >= 3, new_homes
+    # pando-fsck, on the stopped manager: nothing short of copies, and the
+    # dead OSD, out, is not a problem.
+    assert mds.stop_ganesha() == 0
+    rc, out = mds.fsck()
+    assert rc == 0, out
+    assert "redundancy: every file has every copy its scheme wants" in out
+    assert "osd 3 " in out and "out, and unreachable" in out
+
+
+def test_fsck_counts_components_on_an_out_osd_until_they_are_rebuilt(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    for i in range(6):
+        write_file(c, root, f"h{i}", os.urandom(40 * KIB))
+    on2 = sum(1 for i in range(6) if 2 in {o for o, _ in components(mds, f"/h{i}")})
+    take_out(mds, etcd, 2, 2)           # out, alive: no job yet
+    assert mds.stop_ganesha() == 0
+    rc, out = mds.fsck()
+    assert rc == 4, out
+    assert out.count("which is out: rebuild moves it") == on2 >= 1, out
+    assert "redundancy: some files are short of copies" in out
 
 
 def test_a_second_failure_after_the_first_rebuild_loses_nothing(

@@ -14,6 +14,7 @@ import pytest
 from pando_testing import nfs3
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess, osd_binary
+from pando_testing.etcd import EtcdCluster
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
 from pando_testing.osdctl import Status, open_ctl
 
@@ -130,3 +131,18 @@ def test_bad_bandwidth_refuses_to_start_with_a_clear_message(
                        "--key-file", osd.key.path, "--write-bandwidth", bad], check=False)
     assert res.returncode == 2
     assert f"bad value '{bad}' for write_bandwidth" in res.stderr
+
+
+def test_presence_in_etcd_shows_the_time_spent_waiting_for_the_disk_model(
+        etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = start(osd_factory, "--write-bandwidth", "1M", "--etcd", etcd.endpoints,
+                "--etcd-interval", "1")
+    fh = handle_for(osd, PART, 1)
+    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+        for off in range(0, 2 * MIB, MIB):          # 2 MiB at 1 MiB/s: ~1.75 s of waits
+            assert c.write(fh, off, b"w" * MIB, nfs3.UNSTABLE).status == NFS3_OK
+    v = etcd.client().wait_for(
+        lambda cl: (p := cl.get_json("/pando/osd/1")) and
+        p["counters"]["nfs_write_ops"] == 2 and p, timeout=15, what="presence after writes")
+    assert v["counters"]["throttle_wait_ns_write"] >= 1.4e9
+    assert v["counters"]["throttle_wait_ns_read"] == 0

@@ -141,19 +141,20 @@ SUMMED = ("files_total", "files_done", "files_failed", "bytes_total", "bytes_don
 def summary(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
             progress: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """GET /api/recovery without its history: the FSALs' progress summed.
-    eta_s is the slowest manager's (they rebuild in parallel); null while
-    work is left and no rate is known yet."""
+    eta_s is the slowest busy manager's (they rebuild in parallel); null
+    while one has bytes left and no rate yet."""
     busy = {n: p for n, p in progress.items() if p.get("state", "idle") != "idle"}
     out: dict[str, Any] = {k: int(sum(_num(p.get(k)) for p in progress.values()))
                            for k in SUMMED}
     out["rate_bps"] = sum(_num(p.get("rate_bps")) for p in progress.values())
     running = bool(jobs) or bool(busy)
-    etas = [_num(p.get("eta_s")) for p in busy.values()
-            if isinstance(p.get("eta_s"), (int, float))]
+    etas = [_eta(p) for p in busy.values()]
     left = out["bytes_total"] - out["bytes_done"]
     eta: float | None = 0.0
-    if etas:
-        eta = max(etas)
+    if None in etas:
+        eta = None
+    elif etas:
+        eta = max(e for e in etas if e is not None)
     elif running and left > 0:
         eta = left / out["rate_bps"] if out["rate_bps"] > 0 else None
     out["eta_s"] = eta
@@ -161,6 +162,15 @@ def summary(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
     out["jobs"] = [_job_view(j, mds, progress) for j in sorted(jobs.values(), key=lambda j: j.id)]
     out["mds"] = dict(sorted(progress.items()))
     return out
+
+
+def _eta(p: dict[str, Any]) -> float | None:
+    """One manager's ETA; None (unknown) while it has bytes left and no
+    rate yet (the FSAL then says 0)."""
+    left = _num(p.get("bytes_total")) - _num(p.get("bytes_done"))
+    if left > 0 and _num(p.get("rate_bps")) <= 0:
+        return None
+    return _num(p.get("eta_s"))
 
 
 def _job_view(j: Job, mds: dict[str, dict[str, Any]],

@@ -56,20 +56,21 @@ def test_a_job_is_done_when_every_present_manager_lists_it() -> None:
 def test_summary_sums_and_takes_the_slowest_eta() -> None:
     prog = {"a": {"state": "rebuilding", "files_total": 10, "files_done": 5, "bytes_total": 100,
                   "bytes_done": 50, "rate_bps": 10.0, "eta_s": 5.0},
-            "b": {"state": "scanning", "files_total": 2, "bytes_total": 40, "rate_bps": 0.0,
+            "b": {"state": "scanning", "files_total": 2, "bytes_total": 40, "rate_bps": 4.0,
                   "eta_s": 9.5},
             "c": {"state": "idle", "eta_s": 100.0, "files_total": "x"}}
     s = recovery.summary({7: Job(7, 3, "out")}, {"a": {}, "b": {}}, prog)
     assert (s["files_total"], s["files_done"], s["bytes_total"], s["bytes_done"]) == (
         12, 5, 140, 50)
-    assert (s["rate_bps"], s["eta_s"], s["running"]) == (10.0, 9.5, True)
+    assert (s["rate_bps"], s["eta_s"], s["running"]) == (14.0, 9.5, True)
     assert s["jobs"] == [{"id": 7, "osd": 3, "reason": "out", "target": None, "created": 0.0,
                           "by": "", "done_by": [], "pending_on": ["a", "b"]}]
+    scanning = {**prog, "a": {"state": "scanning", "bytes_total": 100, "bytes_done": 20,
+                              "rate_bps": 0.0, "eta_s": 0.0}}
+    assert recovery.summary({}, {}, scanning)["eta_s"] is None, "no rate: unknown, not 0"
     no_eta = {"a": {"state": "rebuilding", "bytes_total": 100, "bytes_done": 20,
-                    "rate_bps": 0.0}}
-    assert recovery.summary({}, {}, no_eta)["eta_s"] is None
-    no_eta["a"]["rate_bps"] = 40.0
-    assert recovery.summary({}, {}, no_eta)["eta_s"] == 2.0
+                    "rate_bps": 40.0}}
+    assert recovery.summary({}, {}, no_eta)["eta_s"] == 0.0, "the FSAL's own word"
     idle = recovery.summary({}, {}, {})
     assert (idle["running"], idle["eta_s"], idle["jobs"]) == (False, 0.0, [])
 

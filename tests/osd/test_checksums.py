@@ -182,3 +182,13 @@ def test_malformed_checksums_calls_get_garbage_args_or_a_status(
     assert st in (Status.INVAL, Status.NOENT)
     assert osd.alive()
     ctl.null()
+
+
+def test_tool_prints_one_line_per_extent(osd: OsdProcess, ctl: OsdCtl) -> None:
+    data = os.urandom(2 * EXTENT + 5)
+    assert ctl.write(PART, 1, 0, data).status == Status.OK
+    out = osd.tool("checksums", str(PART), "1", "--verify").stdout.splitlines()
+    assert out == [f"length {len(data)}"] + [
+        f"{e} {extent_crc(data, e):08x} stored ok" for e in range(3)]
+    res = osd.tool("checksums", str(PART), "2", check=False)
+    assert res.returncode != 0 and "No such file" in res.stderr

@@ -481,3 +481,41 @@ int objio_component_settle(struct objio *io, uint64_t partition, const struct pa
 	OSD_CALL(io, k->osd_id, rc, truncate_call(io, k->osd_id, c_, &id, &attr));
 	return rc;
 }
+
+static int extent_crcs(struct objio *io, uint64_t partition, const struct pando_component *k,
+		       uint64_t first, size_t count, struct osd_ctl_extent_csum *out, size_t *n)
+{
+	struct osd_ctl_obj_id id = { partition, k->object_id };
+	int rc;
+
+	OSD_CALL(io, k->osd_id, rc, osd_ctl_checksums(c_, &id, first, count, false, out, n, NULL));
+	if (rc == -EFBIG) {
+		/* Past the object's end: every extent reads as zeros. */
+		*n = count;
+		for (size_t i = 0; i < count; i++)
+			out[i] = (struct osd_ctl_extent_csum){ .crc = 0, .stored = false };
+		rc = 0;
+	}
+	return rc;
+}
+
+int objio_component_diff(struct objio *io, uint64_t partition, const struct pando_component *src,
+			 const struct pando_component *dst, uint64_t first, size_t count,
+			 bool *differs, size_t *n)
+{
+	struct osd_ctl_extent_csum *a = calloc(2 * OBJIO_DIFF_MAX, sizeof(*a)), *b = a + OBJIO_DIFF_MAX;
+	size_t na = 0, nb = 0;
+	int rc = a ? 0 : -ENOMEM;
+
+	if (count > OBJIO_DIFF_MAX)
+		count = OBJIO_DIFF_MAX;
+	if (!rc)
+		rc = extent_crcs(io, partition, src, first, count, a, &na);
+	if (!rc)
+		rc = extent_crcs(io, partition, dst, first, na, b, &nb);
+	*n = na < nb ? na : nb;
+	for (size_t i = 0; !rc && i < *n; i++)
+		differs[i] = a[i].crc != b[i].crc;
+	free(a);
+	return rc;
+}

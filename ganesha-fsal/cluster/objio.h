@@ -85,6 +85,14 @@ int objio_component_length(struct objio *io, uint64_t partition, const struct pa
 int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
 			 const struct pando_component *dst, uint64_t off, uint64_t len,
 			 void *buf, size_t cap, uint64_t *copied);
+/* Which of the extents (OSD_CTL_CSUM_EXTENT_BYTES) [first, first + count) of
+ * src and dst differ, from the checksums their OSDs keep: differs[i] for
+ * extent first + i, for *n <= min(count, OBJIO_DIFF_MAX) of them (go on
+ * from first + *n).  -EOPNOTSUPP from an OSD without checksums. */
+#define OBJIO_DIFF_MAX 1024u
+int objio_component_diff(struct objio *io, uint64_t partition, const struct pando_component *src,
+			 const struct pando_component *dst, uint64_t first, size_t count,
+			 bool *differs, size_t *n);
 /* Cuts (or extends) the object to len bytes and makes it all durable. */
 int objio_component_settle(struct objio *io, uint64_t partition, const struct pando_component *k,
 			   uint64_t len);

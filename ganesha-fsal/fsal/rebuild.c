@@ -212,13 +212,13 @@ static int make_objects(struct rebuild *rb)
 	return rc;
 }
 
-static int copy_one(struct rebuild *rb, const struct repair *r)
+static int copy_range(struct rebuild *rb, const struct repair *r, uint64_t off, uint64_t len)
 {
-	uint64_t len = 0, off = 0;
-	int rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src, &len);
+	uint64_t end = off + len;
+	int rc = 0;
 
-	while (!rc && off < len) {
-		uint64_t want = len - off < rb->cap ? len - off : rb->cap, got = 0;
+	while (!rc && off < end) {
+		uint64_t want = end - off < rb->cap ? end - off : rb->cap, got = 0;
 
 		if (atomic_load(&rb->pace->stop))
 			return -EINTR;
@@ -227,6 +227,48 @@ static int copy_one(struct rebuild *rb, const struct repair *r)
 					  want, rb->buf, rb->cap, &got);
 		off += want;
 	}
+	return rc;
+}
+
+/* A stale component in place: only the extents whose checksums differ
+ * from the source's (what it missed), the rest left as they are. */
+static int catch_up_one(struct rebuild *rb, const struct repair *r, uint64_t len)
+{
+	const uint64_t ext = OSD_CTL_CSUM_EXTENT_BYTES;
+	uint64_t extents = (len + ext - 1) / ext, first = 0;
+	bool differs[OBJIO_DIFF_MAX];
+	int rc = 0;
+
+	while (!rc && first < extents) {
+		size_t n = 0;
+
+		rc = objio_component_diff(&rb->io, rb->map->partition_id, &r->src, &r->dst, first,
+					  extents - first, differs, &n);
+		if (!rc && n == 0)
+			rc = -EPROTO;
+		for (size_t i = 0; !rc && i < n; i++) {
+			size_t run = 0;
+
+			while (i + run < n && differs[i + run])
+				run++;
+			if (run)
+				rc = copy_range(rb, r, (first + i) * ext, run * ext);
+			i += run;
+		}
+		first += n;
+	}
+	return rc;
+}
+
+static int copy_one(struct rebuild *rb, const struct repair *r)
+{
+	uint64_t len = 0;
+	int rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src, &len);
+
+	if (!rc && rb->in_place)
+		rc = catch_up_one(rb, r, len);
+	if (rc == -EOPNOTSUPP || (!rc && !rb->in_place))
+		rc = copy_range(rb, r, 0, len);         /* no checksums: all of it */
 	return rc ? rc : objio_component_settle(&rb->io, rb->map->partition_id, &r->dst, len);
 }
 

@@ -204,16 +204,17 @@ static int pace(void *arg, uint64_t bytes)
 	return pando_layouts_wanted(fs->s->exp->layouts, fs->ino) ? -EAGAIN : 0;
 }
 
-static int scrub_file(struct pando_scrub *s, uint64_t ino, const struct pando_storage_map *map,
+static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map,
 		      struct objio_scrub_result *res)
 {
-	struct file_scrub fs = { .s = s, .ino = ino };
+	struct pando_scrub *s = fs->s;
+	uint64_t ino = fs->ino;
 	struct ns_attr a;
 	struct objio io;
 	int rc = ns_getattr(s->exp->ns, ino, &a);
 
-	*res = (struct objio_scrub_result){ .report = report, .report_arg = &fs, .pace = pace,
-					    .pace_arg = &fs };
+	*res = (struct objio_scrub_result){ .report = report, .report_arg = fs, .pace = pace,
+					    .pace_arg = fs };
 	if (rc || map->shape.raid == PANDO_RS)
 		return 0;       /* gone since the listing; RS: not yet */
 	if (pando_layouts_busy(s->exp->layouts, ino))
@@ -252,7 +253,8 @@ static int visit(void *arg, uint64_t ino, const void *blob, size_t len)
 	if (atomic_load(&s->pace.stop) || !s->c.running)
 		return 1;
 	if (pando_map_decode(blob, len, &map) == 0) {
-		rc = scrub_file(s, ino, map, &r);
+		fs->ino = ino;
+		rc = scrub_file(fs, map, &r);
 		pando_map_free(map);
 		if (rc == -EINTR)
 			return 1;

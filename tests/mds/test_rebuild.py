@@ -254,20 +254,23 @@ def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
     mds = cluster()
     c = connect(mds)
     root = mds.root_handle()
-    first = os.urandom(200 * KIB)
-    fh = write_file(c, root, "lag", first)
+    data = bytearray(os.urandom(1 << 20))
+    fh = write_file(c, root, "lag", bytes(data))
     comps = components(mds, "/lag")
     osd = comps[1][0]
     mds.osds[osd - 1].stop()
-    second = os.urandom(200 * KIB)
-    c.write_all(fh, 0, second, stable=FILE_SYNC)        # misses the stopped OSD
+    missed = os.urandom(64 * KIB)                       # one extent, aligned
+    c.write_all(fh, 256 * KIB, missed, stable=FILE_SYNC)   # misses the stopped OSD
+    data[256 * KIB:320 * KIB] = missed
     mds.osds[osd - 1].start()
     # The manager's own stale record becomes a task (no job) within ~10 s.
-    wait_for("the stale component caught up", lambda: (
-        progress(mds, etcd).get("files_done", 0) >= 1 and
-        progress(mds, etcd).get("state") == "idle"), timeout=60)
+    p = wait_for("the stale component caught up", lambda: (
+        (p := progress(mds, etcd)).get("files_done", 0) >= 1 and p.get("state") == "idle"
+        and p), timeout=60)
     assert components(mds, "/lag") == comps, "caught up in place, not moved"
-    assert_every_copy_matches(mds, {"lag": second})
+    assert_every_copy_matches(mds, {"lag": bytes(data)})
+    # Only what it missed was copied (the extents' checksums differ), not 1 MiB.
+    assert p["bytes_done"] == 64 * KIB, p
 
 
 def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed(

@@ -64,8 +64,8 @@ int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(key, sizeof(key), "%srecovery/tasks/%s/%02u/%016" PRIx64, rq->prefix, rq->name,
-		 healthy > 99 ? 99 : healthy, t->ino);
+	snprintf(key, sizeof(key), "%srecovery/tasks/%s/%02u/%016" PRIx64 ".%u", rq->prefix,
+		 rq->name, healthy > 99 ? 99 : healthy, t->ino, t->osd);
 	o = json_pack("{sI sI sI sI sI sI sf}", "ino", (json_int_t)t->ino, "job", (json_int_t)t->job,
 		      "osd", (json_int_t)t->osd, "target", (json_int_t)t->target,
 		      "healthy", (json_int_t)healthy, "bytes", (json_int_t)bytes,

@@ -296,3 +296,25 @@ def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed
     # The reaper retries the old objects' removal every 5 s.
     wait_for("the leftover objects on OSD 4 removed", lambda: not left(), timeout=30)
     assert_every_copy_matches(mds, files)
+
+
+def test_two_osds_drained_at_once_move_every_component_even_of_files_on_both(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    mds = cluster()
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"d{i}": os.urandom(30 * KIB + i) for i in range(24)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    both = [n for n in files if {o for o, _ in components(mds, "/" + n)} == {1, 2}]
+    # Out but alive (a drain): the components move while their OSDs answer.
+    put_map(etcd.client(), 2, [osd_entry(o, in_=o.osd_id > 2) for o in mds.osds])
+    wait_epoch(mds, 2)
+    put_job(etcd, 2, 1)
+    put_job(etcd, 3, 2)
+    wait_job_done(mds, etcd, 2)
+    wait_job_done(mds, etcd, 3)
+    for name in files:
+        assert not {o for o, _ in components(mds, "/" + name)} & {1, 2}, name
+    assert_every_copy_matches(mds, files)
+    print(f"files on both drained OSDs: {len(both)}")

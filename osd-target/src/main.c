@@ -391,6 +391,9 @@ int main(int argc, char **argv)
 	log_info("%s: draining requests and stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
 	/* First, so the cluster sees the stop at once, not a lease later. */
 	osd_presence_stop(d.presence);
+	/* Requests queued at a low cap would hold the drain up for long. */
+	osd_throttle_stop(&d.throttle_read);
+	osd_throttle_stop(&d.throttle_write);
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
 	/* After the drain, so the last requests are in. */

@@ -7,7 +7,9 @@
  * once, in arrival order, and learns the time at which the bucket will
  * have paid for them; it then sleeps until that time with no lock held.
  * Reservations only ever move that time forward, so waiters wake, and are
- * served, in the order they arrived. */
+ * served, in the order they arrived.  (The wait is a timed wait on a
+ * condition variable of the same mutex, which it does not hold while
+ * waiting, so that a stop can end it.) */
 #ifndef PANDO_OSD_THROTTLE_H
 #define PANDO_OSD_THROTTLE_H
 
@@ -23,7 +25,9 @@ struct osd_throttle {
 	uint64_t burst;         /* bytes a full bucket holds */
 	uint64_t tau_ns;        /* burst / rate, in ns */
 	pthread_mutex_t lock;
+	pthread_cond_t wake;    /* broadcast by stop() */
 	uint64_t tat_ns;        /* CLOCK_MONOTONIC ns when all reservations are paid */
+	bool stopping;          /* the daemon drains: nobody waits any more */
 };
 
 /* rate 0: unlimited, take() returns at once. */
@@ -38,6 +42,10 @@ static inline bool osd_throttle_on(const struct osd_throttle *t)
 /* Reserves bytes and sleeps until the bucket has them; returns the ns
  * slept (0 when it had them, or unlimited).  No lock is held meanwhile. */
 uint64_t osd_throttle_take(struct osd_throttle *t, uint64_t bytes);
+
+/* Wakes every waiter and lets all later requests through at once, so
+ * that a SIGTERM drain is not held up by a deep queue at a low cap. */
+void osd_throttle_stop(struct osd_throttle *t);
 
 /* The reservation alone: the CLOCK_MONOTONIC ns at which the caller may
  * go on, given the time now (for tests; take() is this plus the sleep). */

@@ -3,6 +3,7 @@
  * long as the rate says. */
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "osd_throttle.h"
@@ -91,11 +92,39 @@ static void test_real_wait(void)
 	osd_throttle_destroy(&t);
 }
 
+static void *big_taker(void *arg)
+{
+	osd_throttle_take(arg, 4u << 20);
+	return NULL;
+}
+
+/* A stop ends every wait at once (a drain at SIGTERM), and lets what
+ * comes later through without one. */
+static void test_stop_wakes_waiters(void)
+{
+	struct osd_throttle t;
+	pthread_t th[2];
+	uint64_t start = mono(), took;
+
+	osd_throttle_init(&t, 1u << 20);                 /* 4 MiB each: seconds */
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(pthread_create(&th[i], NULL, big_taker, &t), 0);
+	usleep(100 * 1000);
+	osd_throttle_stop(&t);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	took = mono() - start;
+	CHECK(took < S);
+	CHECK(osd_throttle_take(&t, 1u << 30) < 10 * MS);
+	osd_throttle_destroy(&t);
+}
+
 int main(void)
 {
 	test_burst_then_rate();
 	test_small_rate_keeps_minimum_burst();
 	test_unlimited_never_waits();
 	test_real_wait();
+	test_stop_wakes_waiters();
 	CHECK_DONE();
 }

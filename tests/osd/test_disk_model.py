@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from typing import Callable
 
@@ -146,3 +147,27 @@ def test_presence_in_etcd_shows_the_time_spent_waiting_for_the_disk_model(
         p["counters"]["nfs_write_ops"] == 2 and p, timeout=15, what="presence after writes")
     assert v["counters"]["throttle_wait_ns_write"] >= 1.4e9
     assert v["counters"]["throttle_wait_ns_read"] == 0
+
+
+def test_sigterm_does_not_wait_for_writes_queued_at_a_low_cap(
+        osd_factory: Callable[..., OsdProcess]) -> None:
+    osd = start(osd_factory, "--write-bandwidth", "256K")
+    fh = handle_for(osd, PART, 1)
+    statuses: list[int] = []
+
+    def writer(off: int) -> None:                 # 1 MiB at 256 KiB/s: seconds each
+        try:
+            with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+                statuses.append(c.write(fh, off, b"q" * MIB, nfs3.UNSTABLE).status)
+        except Exception:                         # the connection closed under it
+            statuses.append(-1)
+    threads = [threading.Thread(target=writer, args=(i * MIB,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)                               # all four queued in the bucket
+    t0 = time.monotonic()
+    assert osd.stop() == 0
+    assert time.monotonic() - t0 < 5.0            # not the ~15 s the queue would take
+    for t in threads:
+        t.join(10)
+    assert NFS3_OK in statuses                    # requests in flight were finished

@@ -318,3 +318,31 @@ def test_two_osds_drained_at_once_move_every_component_even_of_files_on_both(
         assert not {o for o, _ in components(mds, "/" + name)} & {1, 2}, name
     assert_every_copy_matches(mds, files)
     print(f"files on both drained OSDs: {len(both)}")
+
+
+def test_a_rebuilt_component_never_shares_a_failure_domain_with_its_mirror(
+        etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> None:
+    domain = {1: "rack-a", 2: "rack-a", 3: "rack-b", 4: "rack-b", 5: "rack-c", 6: "rack-c"}
+    mds = mds_factory(6, start=False, inline_max=4096, object_pool=0,
+                      extra_fsal=etcd_fsal(etcd, MDS_NAME))
+
+    def entries(dead: int = 0) -> list[dict[str, Any]]:
+        return [{**osd_entry(o, up=o.osd_id != dead, in_=o.osd_id != dead),
+                 "domain": domain[o.osd_id]} for o in mds.osds]
+    put_map(etcd.client(), 1, entries())
+    mds.start()
+    wait_epoch(mds, 1)
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"r{i}": os.urandom(20 * KIB + i) for i in range(30)}
+    for name, data in files.items():
+        write_file(c, root, name, data)
+    mds.osds[0].kill9()
+    put_map(etcd.client(), 2, entries(dead=1))
+    wait_epoch(mds, 2)
+    put_job(etcd, 2, 1)
+    wait_job_done(mds, etcd, 2)
+    for name in files:
+        osds = [o for o, _ in components(mds, "/" + name)]
+        assert 1 not in osds and len({domain[o] for o in osds}) == 2, f"{name}: {osds}"
+    assert_every_copy_matches(mds, files)

@@ -4,6 +4,7 @@
 <name>` keys on that presence's lease, put here as the FSAL puts them."""
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -14,7 +15,10 @@ import pytest
 from mgrtest import (PREFIX, jobs_of, osd_in_map, parse_prometheus, put_progress,
                      recovery_cluster, recovery_progress, scrub_progress, write_seed)
 from pando_testing.etcd import EtcdCluster
+from pando_mgr.etcd import Etcd
+from pando_mgr.manager import state_ranges
 from pando_testing.mgr import MgrApiError, MgrProcess
+from pando_testing.pod import Pod
 
 Factory = Callable[..., Any]
 
@@ -308,3 +312,26 @@ def test_metrics_show_recovery_and_scrub_per_metadata_manager(
     for name, samples in m.items():
         if name.startswith(("pando_recovery", "pando_scrub")):
             assert all(set(lab) <= {"mds"} for lab, _ in samples), name
+
+
+def test_the_poll_reads_every_key_but_the_per_file_tasks_at_one_revision(
+        pod: Pod, etcd: EtcdCluster) -> None:
+    c = etcd.client()
+    keys = ["map", "mds/a", "mgr/leader", "osd/1", "recovery/claims/a/00000000000000ff",
+            "recovery/jobs/7", "recovery/progress/a", "recovery/tasks/a/01/00000000000000ff",
+            "recovery/tasks/b/00/0000000000000001", "recovery/tasksx", "scrub/progress/a",
+            "scrub/request", "zzz"]
+    for k in keys:
+        c.put(PREFIX + k, "{}")
+    c.put("/pando0", "{}")                          # past the prefix
+
+    async def read() -> tuple[list[str], int]:
+        e = Etcd([etcd.members[0].client_url])
+        try:
+            kvs, rev = await e.get_ranges(state_ranges(PREFIX))
+        finally:
+            await e.close()
+        return [kv.key[len(PREFIX):] for kv in kvs], rev
+    got, rev = pod.call_inside(lambda: asyncio.run(read()))
+    assert got == [k for k in keys if not k.startswith("recovery/tasks/")]
+    assert rev >= len(keys) + 1

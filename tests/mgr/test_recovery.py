@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,9 +16,9 @@ from typing import Any
 import pytest
 from mgrtest import (PREFIX, jobs_of, osd_in_map, parse_prometheus, put_progress,
                      recovery_cluster, recovery_progress, scrub_progress, write_seed)
-from pando_testing.etcd import EtcdCluster
 from pando_mgr.etcd import Etcd
 from pando_mgr.manager import state_ranges
+from pando_testing.etcd import EtcdCluster
 from pando_testing.mgr import MgrApiError, MgrProcess
 from pando_testing.pod import Pod
 
@@ -167,9 +169,6 @@ def test_rebuild_requests_are_refused_with_the_status_that_says_why(
 
 
 def _post_raw(mgr: MgrProcess, path: str, data: bytes) -> None:
-    import urllib.error
-    import urllib.request
-
     def go() -> tuple[int, bytes]:
         req = urllib.request.Request(mgr.url + path, data=data, method="POST")
         try:

@@ -267,11 +267,16 @@ def _whole_cluster_checks(pod: Pod, mds: PandoMds, api: MgrApi) -> None:
     epoch = pando_json(pod, "status")["epoch"]
     api.wait_for(lambda a: all(x["epoch"] >= epoch for x in a.get("/api/mds")), timeout=20,
                  what=f"the manager at map epoch {epoch}")
-    fm = pando_json_env(pod, env, "file", "/f")
-    states = {c["osd"]: c["state"] for g in fm["groups"] for c in g["components"]}
-    assert states[victim] == "out", fm
+    # The out makes a rebuild job; the manager moves the component off it.
+    def moved(_: MgrApi) -> Any:
+        fm = pando_json_env(pod, env, "file", "/f")
+        states = {c["osd"]: c["state"] for g in fm["groups"] for c in g["components"]}
+        return victim not in states and set(states.values()) == {"ok"} and fm
+    api.wait_for(moved, timeout=30, what=f"/f rebuilt off osd.{victim}")
     out = pando(pod, "file", "/f", env=env).stdout
-    assert f"osd.{victim}" in out and " out" in out, out
+    assert f"osd.{victim}" not in out and " ok" in out, out
+    api.wait_for(lambda a: not a.get("/api/recovery")["jobs"], timeout=20,
+                 what="the rebuild job retired")
     assert pando_json(pod, "osd", "in", str(victim))["in"] is True
 
 

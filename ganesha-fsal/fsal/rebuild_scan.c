@@ -54,8 +54,12 @@ static uint64_t component_bytes(struct pando_export *exp, uint64_t ino,
 	return a.size / map->shape.data * on;
 }
 
-int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
-			   const struct pando_rebuild_task *t, uint32_t healthy, uint64_t bytes)
+/* only_new leaves a key already there: the stale scan's task (job 0)
+ * must not replace a job's task for the same component, or that job's
+ * count of open tasks never reaches 0 and the job never ends. */
+static int put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
+		    const struct pando_rebuild_task *t, uint32_t healthy, uint64_t bytes,
+		    bool only_new)
 {
 	char key[512];
 	struct timespec now;
@@ -74,9 +78,16 @@ int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
 	json_decref(o);
 	if (!value)
 		return -ENOMEM;
-	rc = etcd_put(etcd, key, value, strlen(value), 0);
+	rc = only_new ? etcd_create(etcd, key, value, strlen(value), 0)
+		      : etcd_put(etcd, key, value, strlen(value), 0);
 	free(value);
 	return rc;
+}
+
+int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
+			   const struct pando_rebuild_task *t, uint32_t healthy, uint64_t bytes)
+{
+	return put_task(rq, etcd, t, healthy, bytes, false);
 }
 
 struct job_scan {
@@ -139,8 +150,9 @@ struct stale_scan {
 };
 
 /* A stale component whose OSD is up and in is caught up in place; one
- * whose OSD is out moves (the out's job does that too: the same key);
- * one whose OSD is down but in waits for it. */
+ * whose OSD is out moves (the out's job does that too, under the same
+ * key, which is then left to the job); one whose OSD is down but in
+ * waits for it. */
 static int stale_one(void *arg, const struct ns_suspect *sp)
 {
 	struct stale_scan *ss = arg;
@@ -154,8 +166,8 @@ static int stale_one(void *arg, const struct ns_suspect *sp)
 		return 0;
 	if (pando_map_load(ss->rq->exp, sp->ino, &map) != 0)
 		return 0;
-	if (pando_rebuild_put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, sp->osd_id),
-				   component_bytes(ss->rq->exp, sp->ino, map, sp->osd_id)) == 0)
+	if (put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, sp->osd_id),
+		     component_bytes(ss->rq->exp, sp->ino, map, sp->osd_id), true) == 0)
 		ss->files++;
 	pando_map_free(map);
 	return 0;

@@ -346,3 +346,34 @@ def test_a_rebuilt_component_never_shares_a_failure_domain_with_its_mirror(
         osds = [o for o, _ in components(mds, "/" + name)]
         assert 1 not in osds and len({domain[o] for o in osds}) == 2, f"{name}: {osds}"
     assert_every_copy_matches(mds, files)
+
+
+def test_a_stale_component_on_the_jobs_osd_does_not_keep_the_job_from_ending(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    """A write that missed the dead OSD records its component stale; once
+    the OSD is out, the stale scan (every 10 s) must leave the job's task
+    for that component alone.  It used to put its own (job 0) under the
+    same key: the file was rebuilt, the job's count of open tasks never
+    reached 0, and the job never ended (seen under kernel writers,
+    tests/pnfs/test_rebuild_kernel.py)."""
+    # 1 MB/s, one worker: the stale file's task, last in the queue, waits
+    # past a stale scan.
+    mds = cluster("Rebuild_Bandwidth_Mb = 1;\nRebuild_Parallel = 1;\n")
+    c = connect(mds)
+    root = mds.root_handle()
+    files = {f"q{i:02}": os.urandom(2 << 20) for i in range(16)}
+    handles = {n: write_file(c, root, n, d) for n, d in files.items()}
+    on = {n: {o for o, _ in components(mds, "/" + n)} for n in files}
+    victim = max(range(1, 6), key=lambda o: sum(o in v for v in on.values()))
+    last = max(n for n in files if victim in on[n])
+    ahead = sum(victim in v for v in on.values()) - 1
+    assert ahead >= 5, f"only {ahead} files queued before {last} on OSD {victim}"
+    mds.osds[victim - 1].kill9()
+    files[last] = os.urandom(2 << 20)
+    c.write_all(handles[last], 0, files[last], stable=FILE_SYNC)     # misses the victim
+    take_out(mds, etcd, victim, 2)
+    put_job(etcd, 2, victim)
+    p = wait_job_done(mds, etcd, 2, timeout=90)
+    assert p["files_done"] == ahead + 1 and p["files_failed"] == 0, p
+    assert victim not in {o for o, _ in components(mds, "/" + last)}
+    assert_every_copy_matches(mds, files)

@@ -63,14 +63,18 @@ class Rendezvous:
 
         arrive NAME [k=v&k2=v2]   # wait at gate NAME until released; prints the release body
         getdata NAME FILE         # the bytes the host registered as NAME, into FILE
+        put NAME k=v&k2=v2        # one record appended to puts[NAME]; never waits
 
     Host side: `wait(name)` -> Arrival, `release(name, body)`, `open(name)`
-    (a gate released before anyone arrives), `data[name] = bytes`."""
+    (a gate released before anyone arrives), `data[name] = bytes`,
+    `puts[name]`: what guests put, in order (more than a step's output
+    can carry)."""
 
     def __init__(self, pod: Pod, port: int = GATE_PORT) -> None:
         self.pod, self.port = pod, port
         self.data: dict[str, bytes] = {}
         self.arrivals: dict[str, Arrival] = {}
+        self.puts: dict[str, list[dict[str, str]]] = {}
         self._released: dict[str, str] = {}
         self._cond = threading.Condition()
         self._stopping = False
@@ -86,6 +90,7 @@ class Rendezvous:
             f'arrive() {{ wget -q -O /tmp/gate.out "{g}/arrive/$1?${{2:-}}" '
             f'|| fail "gate $1: wget failed"; cat /tmp/gate.out; }}\n'
             f'getdata() {{ wget -q -O "$2" "{g}/data/$1" || fail "getdata $1 failed"; }}\n'
+            f'put() {{ wget -q -O /dev/null "{g}/put/$1?$2" || fail "put $1: wget failed"; }}\n'
         )
 
     def start(self) -> "Rendezvous":
@@ -106,9 +111,13 @@ class Rendezvous:
                 if kind == "data":
                     body = outer.data.get(name)
                     return self._send(404, b"no such data\n") if body is None else self._send(200, body)
+                q = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+                if kind == "put":
+                    with outer._cond:
+                        outer.puts.setdefault(name, []).append(q)
+                    return self._send(200, b"ok\n")
                 if kind != "arrive":
                     return self._send(404, b"bad path\n")
-                q = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
                 with outer._cond:
                     outer.arrivals[name] = Arrival(name, q, time.monotonic())
                     outer._cond.notify_all()

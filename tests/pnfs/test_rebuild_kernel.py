@@ -219,6 +219,16 @@ class Writers:
         self.gate.data["phase"] = p.encode()
         print(f"phase {p}")
 
+    def maps(self) -> dict[str, set[int]]:
+        """The OSDs of each file the writers have made so far (file_map)."""
+        out = {}
+        for name in (f"w{w}/f{i}" for w in (0, 1) for i in range(MAX_FILES)):
+            v = self.c.dbus("file_map", f"string:/{self.vm.name}/s1-sh/{name}", check=False)
+            if len(v) == 3 and v[0] is True:
+                j = json.loads(v[2])
+                out[name] = {int(k["osd"]) for g in j["groups"] for k in g["components"]}
+        return out
+
     def written_bytes(self) -> int:
         return sum(s.counters()["nfs_write_bytes"] for s in self.c.osd_stats().values())
 
@@ -288,6 +298,7 @@ def kill_and_rebuild(c: PnfsCluster, api: MgrApi, etcd: EtcdCluster, w: Writers,
     """kill -9, down, out (by the down-out interval, or by the API), the
     job in etcd, then the manager's rebuild of it to the end."""
     osd = victim.osd_id
+    before = w.maps()
     victim.kill9()
     t0 = time.monotonic()
     print(f"killed OSD {osd}")
@@ -325,7 +336,22 @@ def kill_and_rebuild(c: PnfsCluster, api: MgrApi, etcd: EtcdCluster, w: Writers,
     assert seen.get("files_failed", 0) == 0, f"rebuild job {job}: files failed: {seen}"
     assert seen.get("files_done", 0) >= 1, f"rebuild job {job}: nothing rebuilt off OSD {osd}"
     w.phase(f"rebuilt{osd}")
+    print_new_homes(w, before, osd)
     return rb
+
+
+def print_new_homes(w: Writers, before: dict[str, set[int]], osd: int) -> None:
+    """Where the components lost with `osd` went: declustered, several
+    OSDs take a share (the files made before the kill)."""
+    after = w.maps()
+    lost = [n for n, osds in before.items() if osd in osds]
+    homes: dict[int, int] = {}
+    for n in lost:
+        for o in after.get(n, set()) - before[n]:
+            homes[o] = homes.get(o, 0) + 1
+    print(f"OSD {osd}: {len(lost)} of {len(before)} files had a component there; "
+          f"new homes {dict(sorted(homes.items()))}")
+    assert len(lost) < 4 or len(homes) >= 2, f"every lost component went to one OSD: {homes}"
 
 
 def stuck_report(c: PnfsCluster, etcd: EtcdCluster) -> str:

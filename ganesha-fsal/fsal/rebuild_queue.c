@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "etcd_client.h"
+#include "progress_put.h"
 #include "rebuild_queue.h"
 
 #define LEASE_TTL_S 10
@@ -335,16 +336,15 @@ static json_t *jobs_json(struct pando_rebuild *rq, bool done)
 	return a;
 }
 
-char *pando_rebuild_progress(struct pando_rebuild *rq)
+static json_t *progress_json(struct pando_rebuild *rq)
 {
 	uint64_t done, left;
 	json_t *o;
-	char *s;
 
 	pthread_mutex_lock(&rq->lock);
 	done = atomic_load(&rq->pace.bytes) - rq->bytes_base;
 	left = rq->bytes_total > done ? rq->bytes_total - done : 0;
-	o = json_pack("{ss so so sI sI sI sI sI sf sf sf sf sI sI}", "state", rq->state,
+	o = json_pack("{ss so so sI sI sI sI sI sf sf sf sI sI}", "state", rq->state,
 		      "jobs_done", jobs_json(rq, true), "jobs_active", jobs_json(rq, false),
 		      "files_total", (json_int_t)rq->files_total,
 		      "files_done", (json_int_t)rq->files_done,
@@ -352,10 +352,19 @@ char *pando_rebuild_progress(struct pando_rebuild *rq)
 		      "bytes_total", (json_int_t)(rq->bytes_total > done ? rq->bytes_total : done),
 		      "bytes_done", (json_int_t)done, "rate_bps", rq->rate_bps,
 		      "eta_s", rq->rate_bps > 0 ? (double)left / rq->rate_bps : 0.0,
-		      "started", rq->started, "updated", wall(),
-		      "parallel", (json_int_t)rq->parallel,
+		      "started", rq->started, "parallel", (json_int_t)rq->parallel,
 		      "bandwidth_bps", (json_int_t)rq->pace.bytes_per_s);
 	pthread_mutex_unlock(&rq->lock);
+	return o;
+}
+
+char *pando_rebuild_progress(struct pando_rebuild *rq)
+{
+	json_t *o = progress_json(rq);
+	char *s;
+
+	if (o)
+		json_object_set_new(o, "updated", json_real(wall()));
 	s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;
@@ -363,13 +372,7 @@ char *pando_rebuild_progress(struct pando_rebuild *rq)
 
 static void put_progress(struct pando_rebuild *rq)
 {
-	char key[256];
-	char *s = pando_rebuild_progress(rq);
-
-	snprintf(key, sizeof(key), "%srecovery/progress/%s", rq->prefix, rq->name);
-	if (s)
-		etcd_put(rq->etcd, key, s, strlen(s), rq->lease);
-	free(s);
+	pando_progress_put(rq->etcd, rq->lease, &rq->progress, progress_json(rq));
 }
 
 /* Under rq->lock: the state from what is left. */
@@ -423,6 +426,7 @@ static void rebuild_free(struct pando_rebuild *rq)
 	pthread_mutex_destroy(&rq->lock);
 	pthread_cond_destroy(&rq->cond);
 	pthread_mutex_destroy(&rq->pace.lock);
+	pando_progress_key_free(&rq->progress);
 	gsh_free(rq->workers);
 	gsh_free(rq->prefix);
 	gsh_free(rq->name);
@@ -440,6 +444,8 @@ int pando_rebuild_start(struct pando_export *exp, struct pando_rebuild **out)
 	rq->parallel = exp->cfg.rebuild_parallel ? exp->cfg.rebuild_parallel : 1;
 	rq->pace.bytes_per_s = (uint64_t)exp->cfg.rebuild_bandwidth_mb << 20;
 	snprintf(rq->state, sizeof(rq->state), "idle");
+	snprintf(rq->progress.key, sizeof(rq->progress.key), "%srecovery/progress/%s", rq->prefix,
+		 rq->name);
 	pthread_mutex_init(&rq->lock, NULL);
 	pthread_cond_init(&rq->cond, NULL);
 	pthread_mutex_init(&rq->pace.lock, NULL);

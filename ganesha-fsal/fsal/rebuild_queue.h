@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "progress_put.h"
 #include "rebuild.h"
 
 struct etcd_client;
@@ -63,6 +64,7 @@ struct pando_rebuild {
 	double rate_bps;
 	uint64_t rate_bytes[8];         /* pace.bytes, one sample a second */
 	size_t rate_n;
+	struct pando_progress_key progress;     /* the dispatcher's */
 };
 
 int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,

@@ -20,6 +20,7 @@
 
 #include "etcd_client.h"
 #include "layouts.h"
+#include "progress_put.h"
 #include "rebuild.h"
 #include "scrub.h"
 #include "scrub_io.h"
@@ -45,6 +46,7 @@ struct pando_scrub {
 	struct pando_rebuild_pace pace;
 	pthread_t thread;
 	atomic_int asked;               /* dbus: 1 start, 2 stop; the thread acts */
+	struct pando_progress_key progress;
 	pthread_mutex_t lock;           /* c, written by the thread only */
 	struct scrub_counts c;
 	time_t saved_at;
@@ -307,15 +309,24 @@ static void read_request(struct pando_scrub *s)
 	json_decref(o);
 }
 
+static json_t *progress_json(struct pando_scrub *s)
+{
+	json_t *o;
+
+	pthread_mutex_lock(&s->lock);
+	o = counts_json(&s->c);
+	pthread_mutex_unlock(&s->lock);
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "state", json_string(s->c.running ? "running" : "idle"));
+	json_object_set_new(o, "bandwidth_bps", json_integer((json_int_t)s->pace.bytes_per_s));
+	return o;
+}
+
 static void put_progress(struct pando_scrub *s)
 {
-	char key[256];
-	char *text = pando_scrub_progress(s);
-
-	snprintf(key, sizeof(key), "%sscrub/progress/%s", s->prefix, s->name);
-	if (text && etcd_lease_keep(s->etcd, LEASE_TTL_S, &s->lease) == 0)
-		etcd_put(s->etcd, key, text, strlen(text), s->lease);
-	free(text);
+	if (etcd_lease_keep(s->etcd, LEASE_TTL_S, &s->lease) == 0)
+		pando_progress_put(s->etcd, s->lease, &s->progress, progress_json(s));
 }
 
 static void dbus_request(struct pando_scrub *s);
@@ -344,17 +355,12 @@ static void *scrub_main(void *arg)
 
 char *pando_scrub_progress(struct pando_scrub *s)
 {
-	json_t *o;
+	json_t *o = progress_json(s);
 	char *text;
 
-	pthread_mutex_lock(&s->lock);
-	o = counts_json(&s->c);
-	pthread_mutex_unlock(&s->lock);
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "state", json_string(s->c.running ? "running" : "idle"));
 	json_object_set_new(o, "updated", json_real(wall()));
-	json_object_set_new(o, "bandwidth_bps", json_integer((json_int_t)s->pace.bytes_per_s));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;
@@ -394,6 +400,8 @@ int pando_scrub_start(struct pando_export *exp, struct pando_scrub **out)
 	if (exp->cfg.etcd[0]) {
 		s->prefix = gsh_strdup(exp->cfg.etcd_prefix);
 		s->name = gsh_strdup(pando_presence_name(exp->presence));
+		snprintf(s->progress.key, sizeof(s->progress.key), "%sscrub/progress/%s", s->prefix,
+			 s->name);
 		rc = etcd_client_new(exp->cfg.etcd, 2000, &s->etcd);
 	}
 	if (!rc)
@@ -423,6 +431,7 @@ void pando_scrub_stop(struct pando_scrub *s)
 		etcd_client_free(s->etcd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->pace.lock);
+	pando_progress_key_free(&s->progress);
 	gsh_free(s->prefix);
 	gsh_free(s->name);
 	gsh_free(s->path);

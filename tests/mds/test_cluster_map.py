@@ -19,27 +19,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pando_testing import nfs3
 from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, map_status,
                                        osd_entry, osds_of, put_map, wait_for, wait_epoch)
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+from pando_testing.mds_files import connect, write_file
 
 MDS_NAME = "mds-test"
 KIB = 1024
 INLINE_MAX = 4096
-
-
-def connect(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
-
-
-def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> None:
-    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
-    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
-    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
 
 
 @pytest.fixture

@@ -18,38 +18,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from pando_testing import nfs3
-from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, file_map, osd_entry,
-                                       put_map, wait_epoch, wait_for)
+from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, osd_entry, put_map,
+                                       wait_epoch, wait_for)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3
+from pando_testing.mds_files import PARTITION, components, connect, object_bytes, write_file
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX
 
 MDS_NAME = "mds-test"
-PARTITION = "1"
 KIB = 1024
-
-
-def connect(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
-
-
-def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> bytes:
-    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
-    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
-    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
-    return res.fh
-
-
-def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
-    ok, msg, j = file_map(mds, path)
-    assert ok, msg
-    return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
-
-
-def object_bytes(mds: PandoMds, osd: int, oid: int) -> bytes:
-    out: bytes = mds.osds[osd - 1].tool("get", PARTITION, str(oid), "-", text=False).stdout
-    return out
 
 
 def assert_every_copy_matches(mds: PandoMds, files: dict[str, bytes]) -> None:
@@ -283,7 +260,7 @@ def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed
         write_file(c, root, name, data)
     old = {oid for n in files for o, oid in components(mds, "/" + n) if o == 4}
     assert old, "no file had a component on OSD 4"
-    assert old <= set(map(int, mds.osds[3].tool("ls", PARTITION).stdout.split()))
+    assert old <= set(map(int, mds.osds[3].tool("ls", str(PARTITION)).stdout.split()))
     mds.osds[3].kill9()
     take_out(mds, etcd, 4, 2)
     put_job(etcd, 2, 4)
@@ -291,7 +268,7 @@ def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed
     mds.osds[3].start()
 
     def left() -> set[int]:
-        cp = mds.osds[3].tool("ls", PARTITION)
+        cp = mds.osds[3].tool("ls", str(PARTITION))
         return {int(w) for w in cp.stdout.split()} & old
     # The reaper retries the old objects' removal every 5 s.
     wait_for("the leftover objects on OSD 4 removed", lambda: not left(), timeout=30)

@@ -16,35 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pando_testing import nfs3
-from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, file_map, osd_entry,
-                                       put_map, wait_epoch, wait_for)
+from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, osd_entry, put_map,
+                                       wait_epoch, wait_for)
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+from pando_testing.mds_files import PARTITION, components, connect, object_bytes, write_file
 
 MDS_NAME = "mds-test"
-PARTITION = 1
 KIB = 1024
 EXTENT = 64 * KIB
-
-
-def connect(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
-
-
-def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> bytes:
-    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
-    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
-    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
-    return res.fh
-
-
-def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
-    ok, msg, j = file_map(mds, path)
-    assert ok, msg
-    return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
 
 
 def data_file(osd: OsdProcess, obj: int) -> Path:
@@ -52,12 +33,6 @@ def data_file(osd: OsdProcess, obj: int) -> Path:
     found = list((osd.data_path / "objects").glob(f"*/{PARTITION:016x}.{obj:016x}"))
     assert len(found) == 1, found
     return found[0]
-
-
-def object_bytes(mds: PandoMds, osd: int, oid: int) -> bytes:
-    out: bytes = mds.osds[osd - 1].tool("get", str(PARTITION), str(oid), "-",
-                                        text=False).stdout
-    return out
 
 
 def scrub_status(mds: PandoMds) -> dict[str, Any]:

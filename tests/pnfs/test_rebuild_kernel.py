@@ -196,6 +196,7 @@ class Written:
     mismatched: list[str]
     verified: tuple[int, int]
     phases: list[str] = field(default_factory=list)
+    kill_phases: list[str] = field(default_factory=list)
 
     def path(self, name: str) -> str:
         return f"{self.dir}/{name}"
@@ -208,6 +209,8 @@ class Writers:
                  version: str) -> None:
         self.c, self.gate = c, gate
         self.blocks = os.urandom(BLOCKS * BLOCK)
+        self.current = ""
+        self.kill_phases: list[str] = []    # the phase each OSD was killed in
         gate.data["blocks"] = self.blocks
         self.phase("1")
         gate.open("written")
@@ -216,6 +219,7 @@ class Writers:
         self.vm = guest(version, c).start(Scenario().step("sh", "v4.1", script), timeout=1200)
 
     def phase(self, p: str) -> None:
+        self.current = p
         self.gate.data["phase"] = p.encode()
         print(f"phase {p}")
 
@@ -269,7 +273,7 @@ class Writers:
         return Written(values(out, "dir")[0], sums, ends, values(out, "failed"),
                        values(out, "badread"), values(out, "readerr"), values(out, "lost"),
                        values(out, "mismatch"), (verified[0], verified[1]),
-                       values(out, "phase"))
+                       values(out, "phase"), self.kill_phases)
 
 
 # ---- rebuild ----------------------------------------------------------------------
@@ -299,6 +303,7 @@ def kill_and_rebuild(c: PnfsCluster, api: MgrApi, etcd: EtcdCluster, w: Writers,
     job in etcd, then the manager's rebuild of it to the end."""
     osd = victim.osd_id
     before = w.maps()
+    w.kill_phases.append(w.current)
     victim.kill9()
     t0 = time.monotonic()
     print(f"killed OSD {osd}")
@@ -378,6 +383,18 @@ def check_guest(r: Written) -> None:
         f"files read back wrong after the rebuild and a cache drop: {r.mismatched}"
     assert all("Input/output error" in f for f in r.failed), \
         f"writes failed otherwise than with EIO: {r.failed}"
+    # Only a write in flight when an OSD died should fail.  Known issue
+    # (README "Known failures"): in about one run in three, one dd gets EIO
+    # after the OSD is down (while down, during the rebuild or just after);
+    # the one traced: the 6.12 client sent LAYOUTCOMMIT with a layout
+    # stateid the server no longer had (NFS4ERR_BAD_STATEID, right after a
+    # LAYOUTRETURN).  The retry a second later succeeds and every byte is
+    # checked below.  Bounded and printed, not hidden.
+    late = [f for f in r.failed if f.split()[2] not in r.kill_phases]
+    if late:
+        print(f"KNOWN ISSUE: writes failed after the OSD was marked down (it was killed in "
+              f"phase {r.kill_phases}), then succeeded when retried: {late}")
+    assert len(late) <= 2, f"writes failed after the OSD was marked down: {late}"
     # A read between an OSD's death and the manager noticing may fail; none
     # may return wrong bytes (above).  Seen: none at all.
     assert len(r.readerrs) <= 2, f"reads failing: {r.readerrs}"

@@ -69,6 +69,35 @@ void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n)
 	nanosleep(&ts, NULL);
 }
 
+uint64_t pando_rebuild_load(struct pando_rebuild_pace *p, uint32_t osd, uint64_t add)
+{
+	uint64_t bytes = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < REBUILD_LOAD_SLOTS; i++) {
+		size_t k = (osd + i) % REBUILD_LOAD_SLOTS;
+
+		if (p->load[k].osd == 0 && add)
+			p->load[k].osd = osd;
+		if (p->load[k].osd == osd) {
+			p->load[k].bytes += add;
+			bytes = p->load[k].bytes;
+			break;
+		}
+		if (p->load[k].osd == 0)
+			break;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return bytes;
+}
+
+void pando_rebuild_load_reset(struct pando_rebuild_pace *p)
+{
+	pthread_mutex_lock(&p->lock);
+	memset(p->load, 0, sizeof(p->load));
+	pthread_mutex_unlock(&p->lock);
+}
+
 static bool is_stale(const struct rebuild *rb, uint32_t osd)
 {
 	for (size_t i = 0; i < rb->io.nskip; i++)
@@ -115,27 +144,51 @@ static bool group_uses(const struct pando_storage_map *map, uint32_t g, uint32_t
 }
 
 /* The job's spare if it may hold the component, else the declustered
- * placement's choice: not in the group, not in a domain the group uses. */
-static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint32_t *osd)
+ * placement's choice (not in the group, not in a domain the group uses):
+ * of TARGET_DRAWS draws, the OSD given the fewest bytes to write in this
+ * rebuild so far.  One random draw per component leaves the busiest
+ * survivor with about 1.5 times the mean at 16 OSDs, and the rebuild
+ * lasts as long as that survivor's writes; the best of a few draws
+ * evens the writes out ("the power of two choices"). */
+#define TARGET_DRAWS 3
+
+static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint64_t bytes,
+		       uint32_t *osd)
 {
 	const struct pando_view *v = pando_view_get(rb->exp);
-	uint64_t seed = rb->t->ino * 0x9e3779b97f4a7c15ull + rb->t->job;
+	uint64_t seed = rb->t->ino * 0x9e3779b97f4a7c15ull + rb->t->job, least = UINT64_MAX;
+	int rc = -ENOSPC;
 
 	if (rb->t->target && pando_view_takes(v, rb->t->target) &&
 	    !group_uses(rb->map, g, rb->t->target)) {
 		*osd = rb->t->target;
+		pando_rebuild_load(rb->pace, *osd, bytes);
 		return 0;
 	}
-	if (!v->placement)
-		return -ENOSPC;
-	return pando_place_replacement(v->placement, rb->map, g, c, seed, osd);
+	for (int d = 0; v->placement && d < TARGET_DRAWS; d++) {
+		uint32_t id;
+		uint64_t load;
+
+		if (pando_place_replacement(v->placement, rb->map, g, c,
+					    seed + (uint64_t)d * 0xbf58476d1ce4e5b9ull, &id))
+			continue;
+		load = pando_rebuild_load(rb->pace, id, 0);
+		if (load < least) {
+			least = load;
+			*osd = id;
+			rc = 0;
+		}
+	}
+	if (!rc)
+		pando_rebuild_load(rb->pace, *osd, bytes ? bytes : 1);
+	return rc;
 }
 
 /* What to copy where: every component on the task's OSD. */
 static int plan(struct rebuild *rb)
 {
 	uint32_t width = pando_map_width(rb->map);
-	uint64_t first = 0;
+	uint64_t first = 0, len = 0;
 	int rc = 0;
 
 	rb->n = 0;
@@ -151,7 +204,10 @@ static int plan(struct rebuild *rb)
 					      .dst = *pando_map_component(rb->map, g, c) };
 			rc = pick_source(rb, g, c, &r->src);
 			if (!rc && !rb->in_place)
-				rc = pick_target(rb, g, c, &r->dst.osd_id);
+				rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src,
+							    &len);
+			if (!rc && !rb->in_place)
+				rc = pick_target(rb, g, c, len, &r->dst.osd_id);
 			rb->n++;
 		}
 	}

@@ -18,18 +18,26 @@ struct pando_rebuild_task {
 	uint32_t target;        /* 0: declustered placement; else onto this OSD */
 };
 
+#define REBUILD_LOAD_SLOTS 256
+
 /* Shared by a manager's workers: the copy bandwidth (a virtual clock: each
- * copy reserves its bytes' time slot) and the stop flag. */
+ * copy reserves its bytes' time slot), the bytes each OSD was given to
+ * write in this rebuild (targets are balanced on it), and the stop flag. */
 struct pando_rebuild_pace {
 	pthread_mutex_t lock;
 	uint64_t bytes_per_s;   /* 0: unlimited */
 	uint64_t next_free_ns;  /* CLOCK_MONOTONIC */
+	struct { uint32_t osd; uint64_t bytes; } load[REBUILD_LOAD_SLOTS];
 	atomic_bool stop;
 	atomic_uint_fast64_t bytes;     /* copied, for progress */
 };
 
 /* Waits until n more bytes fit the bandwidth. */
 void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n);
+/* The bytes given to osd so far; with add, gives it add more. */
+uint64_t pando_rebuild_load(struct pando_rebuild_pace *p, uint32_t osd, uint64_t add);
+/* Forgets the loads (a rebuild ended). */
+void pando_rebuild_load_reset(struct pando_rebuild_pace *p);
 
 /* Rebuilds the components task names, with buf (cap bytes) for the copy.
  *  0         done (also when nothing was left to do: the file is gone,

@@ -1,5 +1,5 @@
 /* The rebuild service (rebuild_queue.h; keys: mgr/README.md, "Recovery
- * and scrub").  A dispatcher thread reads the mgr's jobs every second,
+ * and scrub").  A dispatcher thread reads the mgr's jobs four times a second,
  * scans the namespace for each new one, lists this manager's tasks
  * (fewest healthy copies first), claims them under its own lease and
  * queues them for Rebuild_Parallel workers; it also puts the progress
@@ -18,8 +18,9 @@
 #include "rebuild_queue.h"
 
 #define LEASE_TTL_S 10
-#define TICK_MS 1000
-#define STALE_SCAN_EVERY 10
+#define TICK_MS 250
+#define TICKS_PER_S (1000 / TICK_MS)
+#define STALE_SCAN_EVERY (10 * TICKS_PER_S)
 #define RETRY_LATER_S 5
 #define RETRY_FAILED_S 60
 #define COPY_BUF (1u << 20)
@@ -208,6 +209,7 @@ static void start_counting(struct pando_rebuild *rq)
 	rq->started = wall();
 	rq->rate_n = 0;
 	rq->rate_bps = 0;
+	pando_rebuild_load_reset(&rq->pace);
 }
 
 static void scan_jobs(struct pando_rebuild *rq)
@@ -376,7 +378,7 @@ static void put_progress(struct pando_rebuild *rq)
 }
 
 /* Under rq->lock: the state from what is left. */
-static void settle_state(struct pando_rebuild *rq, int64_t listed)
+static void settle_state(struct pando_rebuild *rq, int64_t listed, bool new_second)
 {
 	bool work = listed > 0 || rq->qlen || rq->nbusy;
 
@@ -385,7 +387,8 @@ static void settle_state(struct pando_rebuild *rq, int64_t listed)
 	if (listed >= 0)
 		rq->files_total = rq->files_done + rq->files_failed + (uint64_t)listed;
 	snprintf(rq->state, sizeof(rq->state), "%s", work ? "rebuilding" : "idle");
-	sample_rate(rq);
+	if (new_second)
+		sample_rate(rq);
 }
 
 static void tick(struct pando_rebuild *rq, unsigned n)
@@ -393,14 +396,18 @@ static void tick(struct pando_rebuild *rq, unsigned n)
 	uint64_t stale = 0;
 	int64_t listed;
 
-	if (etcd_lease_keep(rq->etcd, LEASE_TTL_S, &rq->lease) != 0 || read_jobs(rq) != 0)
+	bool new_second = n % TICKS_PER_S == 0;
+
+	if ((new_second || !rq->lease) && etcd_lease_keep(rq->etcd, LEASE_TTL_S, &rq->lease) != 0)
 		return;         /* etcd away: try again next tick */
+	if (read_jobs(rq) != 0)
+		return;
 	scan_jobs(rq);
 	if (n % STALE_SCAN_EVERY == 0)
 		pando_rebuild_scan_stale(rq, rq->etcd, &stale);
 	listed = claim_tasks(rq);
 	pthread_mutex_lock(&rq->lock);
-	settle_state(rq, listed);
+	settle_state(rq, listed, new_second);
 	pthread_mutex_unlock(&rq->lock);
 	put_progress(rq);
 }

@@ -383,13 +383,12 @@ def check_guest(r: Written) -> None:
         f"files read back wrong after the rebuild and a cache drop: {r.mismatched}"
     assert all("Input/output error" in f for f in r.failed), \
         f"writes failed otherwise than with EIO: {r.failed}"
-    # Only a write in flight when an OSD died should fail.  Known issue
-    # (README "Known failures"): in about one run in three, one dd gets EIO
-    # after the OSD is down (while down, during the rebuild or just after);
-    # the one traced: the 6.12 client sent LAYOUTCOMMIT with a layout
-    # stateid the server no longer had (NFS4ERR_BAD_STATEID, right after a
-    # LAYOUTRETURN).  The retry a second later succeeds and every byte is
-    # checked below.  Bounded and printed, not hidden.
+    # Only a write in flight when an OSD died should fail.  Known issue,
+    # not the rebuild's (README "Known failures"; it happens with no OSD
+    # killed too): in about one run in three one dd's fsync gets EIO, the
+    # 6.12 client having sent LAYOUTCOMMIT with a layout stateid Ganesha
+    # no longer has (NFS4ERR_BAD_STATEID).  The retry a second later
+    # succeeds and every byte is checked below.  Bounded and printed.
     late = [f for f in r.failed if f.split()[2] not in r.kill_phases]
     if late:
         print(f"KNOWN ISSUE: writes failed after the OSD was marked down (it was killed in "

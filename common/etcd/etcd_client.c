@@ -194,6 +194,17 @@ int etcd_create(struct etcd_client *c, const char *key, const void *value, size_
 	return rc;
 }
 
+int etcd_delete_if(struct etcd_client *c, const char *key, int64_t mod_revision)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/txn", etcd_body_delete_if(key, mod_revision), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_txn(ans);
+	json_decref(ans);
+	return rc;
+}
+
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease)
 {
 	json_t *ans;

@@ -34,16 +34,22 @@ int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t l
 	     int64_t lease);
 int etcd_delete(struct etcd_client *c, const char *key);
 /* Every key that starts with prefix, in key order, at most limit of them
- * (0: all): fn gets each key and value (NUL-terminated, valid during the
- * call) and returns non-zero to stop, which etcd_list returns.  count
- * (may be NULL) gets how many keys have the prefix, past the limit too. */
-typedef int (*etcd_kv_fn)(void *arg, const char *key, const char *value, size_t len);
+ * (0: all): fn gets each key, value (NUL-terminated, valid during the
+ * call) and mod_revision, and returns non-zero to stop, which etcd_list
+ * returns.  count (may be NULL) gets how many keys have the prefix, past
+ * the limit too. */
+typedef int (*etcd_kv_fn)(void *arg, const char *key, const char *value, size_t len,
+			  int64_t mod_revision);
 int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
 	      void *arg, int64_t *count);
 /* Puts key = value[len] under lease (0: none) only if key does not exist
  * (one txn): -EEXIST if it does.  How a worker claims a task. */
 int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
 		int64_t lease);
+/* Deletes key only if it was not written since mod_revision (one txn):
+ * -EEXIST if it was (or it is gone).  How a worker ends the task it ran
+ * without deleting one put again meanwhile. */
+int etcd_delete_if(struct etcd_client *c, const char *key, int64_t mod_revision);
 
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease);
 /* Renews the lease; -ENOENT when it has expired (grant a new one). */

@@ -15,6 +15,7 @@ char *etcd_body_put(const char *key, const void *value, size_t len, int64_t leas
 char *etcd_body_delete(const char *key);
 char *etcd_body_range_prefix(const char *prefix, int64_t limit);
 char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease);
+char *etcd_body_delete_if(const char *key, int64_t rev);
 char *etcd_body_grant(int ttl_s);
 char *etcd_body_lease(int64_t lease);	/* keepalive and revoke */
 

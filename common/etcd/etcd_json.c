@@ -279,6 +279,19 @@ char *etcd_body_create(const char *key, const void *value, size_t len, int64_t l
 			      "success", "request_put", put));
 }
 
+/* A txn that deletes key only if its mod_revision is still rev. */
+char *etcd_body_delete_if(const char *key, int64_t rev)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, rev);
+	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:{s:o}}]}",
+			      "compare", "key", b64_string(key, strlen(key)), "target", "MOD",
+			      "result", "EQUAL", "mod_revision", buf,
+			      "success", "request_delete_range", "key",
+			      b64_string(key, strlen(key))));
+}
+
 /* "succeeded" is left out when false (proto3 zero value). */
 int etcd_parse_txn(const json_t *ans)
 {
@@ -300,6 +313,7 @@ int etcd_parse_kvs(const json_t *ans, etcd_kv_fn fn, void *arg)
 	json_array_foreach(kvs, i, kv) {
 		char *key = NULL, *value = NULL;
 		size_t klen, vlen;
+		int64_t rev = 0;
 		int rc = json_is_object(kv) ? 0 : -EPROTO;
 
 		if (!rc)
@@ -307,7 +321,9 @@ int etcd_parse_kvs(const json_t *ans, etcd_kv_fn fn, void *arg)
 		if (!rc)
 			rc = decode_b64(json_object_get(kv, "value"), &value, &vlen);
 		if (!rc)
-			rc = fn(arg, key, value, vlen);
+			rc = etcd_json_int64(kv, "mod_revision", &rev);
+		if (!rc)
+			rc = fn(arg, key, value, vlen, rev);
 		free(key);
 		free(value);
 		if (rc)

@@ -99,8 +99,10 @@ static void finish(struct pando_rebuild *rq, const struct rebuild_item *it, int 
 
 	snprintf(claim, sizeof(claim), "%srecovery/claims/%s/%016" PRIx64, rq->prefix, rq->name,
 		 it->t.ino);
-	if (rc == 0)
-		etcd_delete(rq->wetcd, it->key);
+	/* Not a task put again since it was listed (a job's scan over a
+	 * stale scan's task): that one is still to do. */
+	if (rc == 0 && etcd_delete_if(rq->wetcd, it->key, it->rev) == -EEXIST)
+		LogEvent(COMPONENT_FSAL, "pando: task %s was put again while it ran: kept", it->key);
 	etcd_delete(rq->wetcd, claim);
 	pthread_mutex_lock(&rq->lock);
 	unbusy(rq, it->t.ino);
@@ -154,7 +156,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int read_job(void *arg, const char *key, const char *value, size_t len)
+static int read_job(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
 	struct pando_rebuild *rq = arg;
 	json_t *o = json_loadb(value, len, 0, NULL);
@@ -267,7 +269,7 @@ static int parse_task(const char *value, size_t len, struct rebuild_item *it)
 
 /* One listed task: claimed (a create under the lease) and queued, unless
  * it is running here, held back, or its job was cancelled. */
-static int claim_task(void *arg, const char *key, const char *value, size_t len)
+static int claim_task(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
 	struct claim_ctx *cc = arg;
 	struct pando_rebuild *rq = cc->rq;
@@ -278,6 +280,7 @@ static int claim_task(void *arg, const char *key, const char *value, size_t len)
 	if (parse_task(value, len, &it) || strlen(key) >= sizeof(it.key))
 		return 0;
 	snprintf(it.key, sizeof(it.key), "%s", key);
+	it.rev = rev;
 	pthread_mutex_lock(&rq->lock);
 	cancelled = it.t.job && !job_of(rq, it.t.job);
 	skip = cancelled || rq->qlen == REBUILD_QUEUE || rq->nbusy == REBUILD_QUEUE ||

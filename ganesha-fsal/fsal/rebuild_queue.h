@@ -29,6 +29,7 @@ struct rebuild_item {
 	struct pando_rebuild_task t;
 	uint64_t bytes;
 	char key[384];          /* the task key */
+	int64_t rev;            /* its mod_revision when claimed */
 };
 
 /* An ino not to claim again before `until` (a retry later, a failure). */

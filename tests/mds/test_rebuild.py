@@ -354,3 +354,29 @@ def test_a_stale_component_on_the_jobs_osd_does_not_keep_the_job_from_ending(
     assert p["files_done"] == ahead + 1 and p["files_failed"] == 0, p
     assert victim not in {o for o, _ in components(mds, "/" + last)}
     assert_every_copy_matches(mds, files)
+
+
+def test_a_job_put_over_a_running_stale_task_is_still_done_after_it(
+        etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
+    """A stale component is being caught up in place (task of no job) when
+    its OSD is taken out: the job's scan puts its task under the same key.
+    The running task must not delete the job's task when it ends (it did:
+    the component stayed on the out OSD and the job never ended)."""
+    mds = cluster("Rebuild_Bandwidth_Mb = 1;\n")
+    c = connect(mds)
+    root = mds.root_handle()
+    data = os.urandom(3 << 20)
+    fh = write_file(c, root, "slow", data)
+    osd = components(mds, "/slow")[1][0]
+    mds.osds[osd - 1].stop()
+    data = os.urandom(3 << 20)
+    c.write_all(fh, 0, data, stable=FILE_SYNC)          # all 48 extents missed
+    mds.osds[osd - 1].start()
+    wait_for("the in-place catch-up running", lambda: progress(mds, etcd).get("state")
+             == "rebuilding", timeout=30)
+    take_out(mds, etcd, osd, 2)
+    put_job(etcd, 2, osd)
+    wait_job_done(mds, etcd, 2, timeout=90)
+    assert osd not in {o for o, _ in components(mds, "/slow")}, "left on the out OSD"
+    assert_every_copy_matches(mds, {"slow": data})
+    assert "was put again while it ran: kept" in mds.log_text()

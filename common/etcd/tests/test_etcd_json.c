@@ -183,6 +183,14 @@ static void a_create_is_a_txn_on_create_revision_zero(void)
 		  "\"lease\":\"7\",\"value\":\"dg==\"}}]}");
 }
 
+static void a_delete_if_is_a_txn_on_the_mod_revision(void)
+{
+	check_str(etcd_body_delete_if("k", 42),
+		  "{\"compare\":[{\"key\":\"aw==\",\"mod_revision\":\"42\",\"result\":\"EQUAL\","
+		  "\"target\":\"MOD\"}],\"success\":[{\"request_delete_range\":{\"key\":"
+		  "\"aw==\"}}]}");
+}
+
 static void txn_answers_say_whether_the_compare_held(void)
 {
 	json_t *a;
@@ -198,11 +206,13 @@ static void txn_answers_say_whether_the_compare_held(void)
 	json_decref(a);
 }
 
-struct seen { int n; char keys[4][32]; char values[4][32]; };
+struct seen { int n; char keys[4][32]; char values[4][32]; int64_t rev[4]; };
 
-static int collect(void *arg, const char *key, const char *value, size_t len)
+static int collect(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
 	struct seen *s = arg;
+
+	s->rev[s->n & 3] = rev;
 
 	if (s->n >= 4)
 		return 1;
@@ -217,10 +227,12 @@ static void range_answers_list_every_key_in_order(void)
 	struct seen s = { 0 };
 	json_t *a;
 
-	CHECK(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"YQ==\",\"value\":\"MQ==\"},"
-		      "{\"key\":\"Yg==\",\"value\":\"Mg==\"}],\"count\":\"2\"}", &a) == 0);
+	CHECK(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"YQ==\",\"value\":\"MQ==\","
+		      "\"mod_revision\":\"5\"},{\"key\":\"Yg==\",\"value\":\"Mg==\","
+		      "\"mod_revision\":\"7\"}],\"count\":\"2\"}", &a) == 0);
 	CHECK(etcd_parse_kvs(a, collect, &s) == 0);
 	CHECK(s.n == 2 && !strcmp(s.keys[0], "a") && !strcmp(s.values[1], "2"));
+	CHECK(s.rev[0] == 5 && s.rev[1] == 7);
 	json_decref(a);
 	s.n = 0;
 	CHECK(answer(200, "{" HEADER "}", &a) == 0);  /* nothing: kvs left out */
@@ -246,6 +258,7 @@ int main(void)
 	prefix_ranges_end_past_the_last_key_with_the_prefix();
 	a_create_is_a_txn_on_create_revision_zero();
 	txn_answers_say_whether_the_compare_held();
+	a_delete_if_is_a_txn_on_the_mod_revision();
 	range_answers_list_every_key_in_order();
 	CHECK_DONE();
 }

@@ -166,10 +166,14 @@ static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint64_
 		return 0;
 	}
 	for (int d = 0; v->placement && d < TARGET_DRAWS; d++) {
+		/* The file's distributed spare comes first in every draw that
+		 * sees it: the later draws look past it. */
+		struct pando_storage_map unspared = *rb->map;
 		uint32_t id;
 		uint64_t load;
 
-		if (pando_place_replacement(v->placement, rb->map, g, c,
+		unspared.spare_count = d ? 0 : rb->map->spare_count;
+		if (pando_place_replacement(v->placement, &unspared, g, c,
 					    seed + (uint64_t)d * 0xbf58476d1ce4e5b9ull, &id))
 			continue;
 		load = pando_rebuild_load(rb->pace, id, 0);

@@ -53,7 +53,6 @@ void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n)
 	uint64_t now = now_ns(), start;
 	struct timespec ts;
 
-	atomic_fetch_add(&p->bytes, n);
 	pthread_mutex_lock(&p->lock);
 	if (!p->bytes_per_s) {
 		pthread_mutex_unlock(&p->lock);
@@ -285,6 +284,8 @@ static int copy_range(struct rebuild *rb, const struct repair *r, uint64_t off, 
 		pando_rebuild_pace(rb->pace, want);
 		rc = objio_component_copy(&rb->io, rb->map->partition_id, &r->src, &r->dst, off,
 					  want, rb->buf, rb->cap, &got);
+		/* Progress counts what was copied, not what was scheduled. */
+		atomic_fetch_add(&rb->pace->bytes, want);
 		off += want;
 	}
 	return rc;

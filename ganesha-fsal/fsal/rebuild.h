@@ -29,7 +29,7 @@ struct pando_rebuild_pace {
 	uint64_t next_free_ns;  /* CLOCK_MONOTONIC */
 	struct { uint32_t osd; uint64_t bytes; } load[REBUILD_LOAD_SLOTS];
 	atomic_bool stop;
-	atomic_uint_fast64_t bytes;     /* copied, for progress */
+	atomic_uint_fast64_t bytes;     /* copied (rebuild's copies only), for progress */
 };
 
 /* Waits until n more bytes fit the bandwidth. */

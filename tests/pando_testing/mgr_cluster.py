@@ -3,9 +3,9 @@ seeding the map from the manager's cluster.conf, pando-osd targets with
 presence in etcd advertised where qemu guests reach them, and Ganesha
 (pNFS, two mirrors) following the map the mgr writes.
 
-The set-up of tests/pnfs/test_mgr_cluster.py, shared with
-tests/pnfs/test_rebuild_kernel.py; the mgrs themselves are a fixture of
-the test module (it stops them and keeps their logs)."""
+The set-up tests/pnfs/test_mgr_cluster.py and
+tests/pnfs/test_rebuild_kernel.py share; the mgrs themselves are a
+fixture of each test module (it stops them and keeps their logs)."""
 from __future__ import annotations
 
 import json

@@ -19,33 +19,30 @@ it.  What must hold, whatever broke:
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pando_testing.daemons import NFS_PORT_BASE, OsdProcess
+from pando_testing.daemons import OsdProcess
 from pando_testing.e2e import KernelClient
 from pando_testing.etcd import EtcdCluster
-from pando_testing.ganesha import STATE_DEBUG
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
+from pando_testing.mgr_cluster import (LEASE, dbus_json, fsal_osd_states, osd_args,
+                                       start_cluster, wait_until)
 from pando_testing.pnfs_guest import DROP, values
 from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
 from pando_testing.pod import Pod
-from pando_testing.vm import GUEST_ADDR, Scenario
+from pando_testing.vm import Scenario
 
 MIB = 1 << 20
-PREFIX = "/pando/"
 BLOB_MIB = 17
 DOWN_OUT = 15           # the mgr's --down-out-interval in these tests
-LEASE = 5               # pando-osd's default presence TTL, and the mgr's lease
 
 
 def storm_script(gate_lib: str, port: int) -> str:
@@ -158,40 +155,9 @@ class Storm:
         assert b1 - b0 >= 2 * MIB, f"{what}: the writes stopped"
 
 
-def dbus_json(c: PnfsCluster, method: str, *args: str) -> Any:
-    ok, msg, text = c.dbus(method, *args)
-    assert ok, f"{method}: {msg}"
-    return json.loads(text)
-
-
-def fsal_osd_states(c: PnfsCluster) -> dict[int, tuple[bool, bool]]:
-    """{osd: (up, in)} in the map the manager has applied."""
-    st = dbus_json(c, "map_status")
-    return {int(o["id"]): (bool(o["up"]), bool(o["in"])) for o in st["osds"]}
-
-
 def osds_of(c: PnfsCluster, path: str) -> set[int]:
     j = dbus_json(c, "file_map", f"string:{path}")
     return {int(k["osd"]) for g in j["groups"] for k in g["components"]}
-
-
-def wait_until(what: str, cond: Callable[[], Any], timeout: float) -> float:
-    """Seconds until cond() is truthy; fails after timeout."""
-    t0 = time.monotonic()
-    while True:
-        try:
-            if cond():
-                return time.monotonic() - t0
-        except (OSError, AssertionError):
-            pass
-        if time.monotonic() - t0 > timeout:
-            pytest.fail(f"{what}: not within {timeout:.0f} s")
-        time.sleep(0.2)
-
-
-def osd_args(etcd: EtcdCluster) -> Callable[[int], list[str]]:
-    """Presence in etcd, advertised where the guests reach the OSDs."""
-    return lambda i: ["--etcd", etcd.endpoints, "--advertise", f"{GUEST_ADDR}:{NFS_PORT_BASE + i}"]
 
 
 @pytest.fixture
@@ -201,30 +167,6 @@ def mgrs(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[l
     codes = {m.name: m.stop() for m in made if m.alive()}
     keep_logs(request, [m.log_path for m in made])
     assert all(c == 0 for c in codes.values()), f"pando-mgr did not exit cleanly: {codes}"
-
-
-def start_cluster(pod: Pod, tmp_path: Path, gate: Rendezvous, etcd: EtcdCluster,
-                  mds_factory: Callable[..., PandoMds], mgrs: list[MgrProcess],
-                  osds: int, nmgrs: int) -> PnfsCluster:
-    extra = "\n".join(["Recall_Timeout = 5;", f'Etcd = "{etcd.endpoints}";',
-                       f'Etcd_Prefix = "{PREFIX}";', 'Mds_Name = "mds-1";'])
-    m = mds_factory(osds, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
-                    mirrors=2, extra_fsal=extra, osd_args=osd_args(etcd),
-                    log_components=STATE_DEBUG)
-    m.write_config()        # the mgr seeds the map from its cluster.conf
-    for i in range(nmgrs):
-        mgrs.append(MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, name=f"mgr-{i + 1}",
-                               index=i, seed=m.cluster_desc, down_out_interval=DOWN_OUT,
-                               lease=LEASE))
-        mgrs[-1].start()
-    api = mgrs[0].api()
-    wait_until("every OSD up in the map", lambda: all(
-        up and in_ for up, in_ in api.osd_states().values()) and len(api.osd_states()) == osds,
-        60)
-    m.start()
-    c = PnfsCluster(pod, m, list(m.osds), gate)
-    wait_until("the manager applying the map", lambda: len(fsal_osd_states(c)) == osds, 30)
-    return c
 
 
 def leader(mgrs: list[MgrProcess]) -> MgrProcess:
@@ -244,7 +186,8 @@ def test_write_storm_survives_an_etcd_member_the_mgr_leader_and_an_osd_killed(
         version: str, pod: Pod, tmp_path: Path, gate: Rendezvous, etcd3: EtcdCluster,
         mds_factory: Callable[..., PandoMds], mgrs: list[MgrProcess],
         guest: Callable[..., KernelClient]) -> None:
-    c = start_cluster(pod, tmp_path, gate, etcd3, mds_factory, mgrs, osds=5, nmgrs=2)
+    c = start_cluster(pod, tmp_path, gate, etcd3, mds_factory, mgrs, osds=5, nmgrs=2,
+                      down_out=DOWN_OUT)
     storm = Storm(c, gate, guest, version)
     storm.assert_writes_go_on(8, "storm")
 
@@ -298,7 +241,8 @@ def test_osd_started_while_etcd_is_unreachable_joins_when_it_is_back_and_takes_n
         pod: Pod, tmp_path: Path, gate: Rendezvous, etcd: EtcdCluster,
         osd_factory: Callable[..., OsdProcess], mds_factory: Callable[..., PandoMds],
         mgrs: list[MgrProcess], guest: Callable[..., KernelClient]) -> None:
-    c = start_cluster(pod, tmp_path, gate, etcd, mds_factory, mgrs, osds=4, nmgrs=1)
+    c = start_cluster(pod, tmp_path, gate, etcd, mds_factory, mgrs, osds=4, nmgrs=1,
+                      down_out=DOWN_OUT)
     api = mgrs[0].api()
     epoch0 = api.status()["epoch"]
     storm = Storm(c, gate, guest, "7.x")

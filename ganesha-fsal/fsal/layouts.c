@@ -24,7 +24,7 @@ struct flayouts {
 	/* Rebuild (rebuild.c): while watched, every write counts in writes;
 	 * while frozen, no layout is granted and no gateway write starts. */
 	uint32_t watched;
-	bool frozen;
+	uint32_t frozen;                /* freezes held (a rebuild, a scrub) */
 	bool wanted;                    /* someone was refused while frozen */
 	uint32_t gw_writers;            /* gateway writes running now */
 	uint64_t writes;                /* write grants and gateway writes */
@@ -70,7 +70,7 @@ static void file_put(struct pando_layouts *l, struct flayouts *f)
 	struct flayouts **p;
 
 	if (f->segs || f->deadline || f->wrecorded || f->unsettled || f->watched ||
-	    f->gw_writers)
+	    f->gw_writers || f->frozen)
 		return;
 	p = slot(l, f->ino);
 	*p = f->next;
@@ -157,7 +157,7 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
-	f->wanted |= f->frozen;
+	f->wanted |= f->frozen > 0;
 	rc = f->deadline || f->frozen ? -EAGAIN : write ? record_writer(l, ino, &f) : 0;
 	if (!rc && (f->deadline || f->frozen))
 		rc = -EAGAIN;   /* a recall began while the record was written */
@@ -627,14 +627,14 @@ int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why)
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, true);
-	f->frozen = true;
-	f->wanted = false;
+	if (!f->frozen++)
+		f->wanted = false;
 	pthread_mutex_unlock(&l->lock);
 	pando_layouts_recall_file(l, ino, 0, true, why);
 	/* Holders get the recall timeout, then the watcher fences them. */
 	rc = wait_quiet(l, ino, l->timeout_s + 5);
 	if (rc)
-		pando_layouts_thaw(l, ino, false);
+		pando_layouts_thaw(l, ino);
 	return rc;
 }
 
@@ -663,17 +663,28 @@ bool pando_layouts_busy(struct pando_layouts *l, uint64_t ino)
 	return busy;
 }
 
-void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch)
+void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino)
 {
 	struct flayouts *f;
 
 	pthread_mutex_lock(&l->lock);
 	f = file_get(l, ino, false);
-	if (f) {
-		f->frozen = false;
-		if (unwatch && f->watched)
-			f->watched--;
+	if (f && f->frozen) {
+		f->frozen--;
 		pthread_cond_broadcast(&l->cond);
+		file_put(l, f);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void pando_layouts_unwatch(struct pando_layouts *l, uint64_t ino)
+{
+	struct flayouts *f;
+
+	pthread_mutex_lock(&l->lock);
+	f = file_get(l, ino, false);
+	if (f && f->watched) {
+		f->watched--;
 		file_put(l, f);
 	}
 	pthread_mutex_unlock(&l->lock);

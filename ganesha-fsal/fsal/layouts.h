@@ -103,15 +103,17 @@ int pando_layouts_write_begin(struct pando_layouts *l, uint64_t ino);
 void pando_layouts_write_end(struct pando_layouts *l, uint64_t ino);
 /* Starts counting the file's writes (write grants, gateway writes) and
  * returns a mark; written_since(mark) is true once one happened after it
- * (at once if a writer was already at work).  Ends with thaw(unwatch). */
+ * (at once if a writer was already at work).  Ends with unwatch. */
 uint64_t pando_layouts_watch(struct pando_layouts *l, uint64_t ino);
 bool pando_layouts_written_since(struct pando_layouts *l, uint64_t ino, uint64_t mark);
+void pando_layouts_unwatch(struct pando_layouts *l, uint64_t ino);
 /* No new layout and no new gateway write for the file; recalls its write
  * layouts and waits until each is returned or fenced and every gateway
- * write has ended.  -ETIMEDOUT (and thawed) if that takes longer than
- * the recall timeout and a margin. */
+ * write has ended.  -ETIMEDOUT (nothing held) if that takes longer than
+ * the recall timeout and a margin.  Freezes nest (a rebuild and a scrub);
+ * each successful one ends with one thaw. */
 int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why);
-void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino, bool unwatch);
+void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino);
 /* A layout or gateway write was refused since the freeze (scrub yields). */
 bool pando_layouts_wanted(struct pando_layouts *l, uint64_t ino);
 /* Write layouts out, a gateway write running, or a recall under way. */

@@ -395,7 +395,7 @@ static int handoff(struct rebuild *rb)
 	if (!rc)
 		rc = pando_layouts_freeze(l, rb->t->ino, "rebuild");
 	if (rc) {
-		pando_layouts_thaw(l, rb->t->ino, true);
+		pando_layouts_unwatch(l, rb->t->ino);
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	}
 	rc = map_unchanged(rb);
@@ -408,7 +408,8 @@ static int handoff(struct rebuild *rb)
 		rc = switch_map(rb);
 	if (!rc)
 		rc = ns_suspect_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
-	pando_layouts_thaw(l, rb->t->ino, true);
+	pando_layouts_thaw(l, rb->t->ino);
+	pando_layouts_unwatch(l, rb->t->ino);
 	return rc;
 }
 

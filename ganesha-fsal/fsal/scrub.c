@@ -222,12 +222,13 @@ static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map
 	if (pando_layouts_busy(s->exp->layouts, ino))
 		return -EAGAIN;
 	rc = pando_layouts_freeze(s->exp->layouts, ino, "scrub");
-	if (!rc)
-		rc = pando_objio_init(s->exp, ino, &io);
+	if (rc)
+		return rc == -ETIMEDOUT ? -EAGAIN : rc;
+	rc = pando_objio_init(s->exp, ino, &io);
 	if (!rc)
 		rc = objio_scrub(&io, map, a.size, res);
-	pando_layouts_thaw(s->exp->layouts, ino, false);
-	return rc == -ETIMEDOUT ? -EAGAIN : rc;
+	pando_layouts_thaw(s->exp->layouts, ino);
+	return rc;
 }
 
 static void count(struct pando_scrub *s, uint64_t ino, int rc, const struct objio_scrub_result *r)

@@ -45,6 +45,20 @@ def wait_until(what: str, cond: Callable[[], Any], timeout: float) -> float:
         time.sleep(0.2)
 
 
+def written_bytes(c: PnfsCluster) -> int:
+    """Bytes the OSDs have taken over NFS (pNFS writes), from their counters."""
+    return sum(s.counters()["nfs_write_bytes"] for s in c.osd_stats().values())
+
+
+def assert_writes_go_on(c: PnfsCluster, seconds: float, what: str, least: int) -> None:
+    """At least `least` bytes reach the OSDs within `seconds`."""
+    b0 = written_bytes(c)
+    time.sleep(seconds)
+    b1 = written_bytes(c)
+    print(f"{what}: {(b1 - b0) / 2**20:.1f} MiB written to the OSDs in {seconds:.0f} s")
+    assert b1 - b0 >= least, f"{what}: the writes stopped"
+
+
 def osd_args(etcd: EtcdCluster) -> Callable[[int], list[str]]:
     """Presence in etcd, advertised where the guests reach the OSDs."""
     return lambda i: ["--etcd", etcd.endpoints, "--advertise", f"{GUEST_ADDR}:{NFS_PORT_BASE + i}"]

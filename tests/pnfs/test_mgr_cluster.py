@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +32,8 @@ from pando_testing.etcd import EtcdCluster
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
-from pando_testing.mgr_cluster import (LEASE, dbus_json, fsal_osd_states, osd_args,
-                                       start_cluster, wait_until)
+from pando_testing.mgr_cluster import (LEASE, assert_writes_go_on, dbus_json, fsal_osd_states,
+                                       osd_args, start_cluster, wait_until)
 from pando_testing.pnfs_guest import DROP, values
 from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
 from pando_testing.pod import Pod
@@ -144,15 +143,8 @@ class Storm:
         lost = [i for i in r.mismatched if i not in r.failed]
         assert not lost, f"files whose dd succeeded read back wrong: {lost}"
 
-    def written_bytes(self) -> int:
-        return sum(s.counters()["nfs_write_bytes"] for s in self.c.osd_stats().values())
-
     def assert_writes_go_on(self, seconds: float, what: str) -> None:
-        b0 = self.written_bytes()
-        time.sleep(seconds)
-        b1 = self.written_bytes()
-        print(f"{what}: {(b1 - b0) / MIB:.1f} MiB written to the OSDs in {seconds:.0f} s")
-        assert b1 - b0 >= 2 * MIB, f"{what}: the writes stopped"
+        assert_writes_go_on(self.c, seconds, what, 2 * MIB)
 
 
 def osds_of(c: PnfsCluster, path: str) -> set[int]:

@@ -53,8 +53,9 @@ from pando_testing.etcd import EtcdCluster
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
-from pando_testing.mgr_cluster import (MDS_NAME, PREFIX, dbus_json, fsal_osd_states,
-                                       start_cluster, wait_until)
+from pando_testing.mgr_cluster import (MDS_NAME, PREFIX, assert_writes_go_on, dbus_json,
+                                       fsal_osd_states, start_cluster, wait_until,
+                                       written_bytes)
 from pando_testing.osdctl import OsdCtl
 from pando_testing.pnfs_guest import DROP, values
 from pando_testing.pnfs_tools import PARTITION, PnfsCluster, Rendezvous
@@ -234,14 +235,10 @@ class Writers:
         return out
 
     def written_bytes(self) -> int:
-        return sum(s.counters()["nfs_write_bytes"] for s in self.c.osd_stats().values())
+        return written_bytes(self.c)
 
     def assert_writes_go_on(self, seconds: float, what: str) -> None:
-        b0 = self.written_bytes()
-        time.sleep(seconds)
-        b1 = self.written_bytes()
-        print(f"{what}: {(b1 - b0) / 2**20:.1f} MiB written to the OSDs in {seconds:.0f} s")
-        assert b1 - b0 >= BLOCK, f"{what}: the writers stopped"
+        assert_writes_go_on(self.c, seconds, what, BLOCK)
 
     def wait_writing(self, timeout: float) -> None:
         """Until the guest has booted and its writers put data on the OSDs."""

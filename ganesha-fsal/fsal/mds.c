@@ -21,6 +21,7 @@
 #include "objio.h"
 #include "pando/capability.h"
 #include "pando/ff_xdr.h"
+#include "pando/inline_policy.h"
 #include "pando/stripe.h"
 #include "pnfs_utils.h"
 #include "view.h"
@@ -221,31 +222,42 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 	return rc;
 }
 
-/* An empty inline file asked for a write layout moves to objects now (a
- * pNFS writer's new file); one with inline data stays in the store and
- * its clients do I/O through the manager until it outgrows Inline_Max.
- * Linux takes LAYOUTUNAVAILABLE as "no pNFS for this file and iomode for
- * 120 s", even once the file is on objects; so a read layout for nothing
- * (loga_minlength 0: a read at or past the client's end of file, all an
- * empty file gets) is LAYOUTTRYLATER, "not for this read".  With a
- * minlength, TRYLATER would make Linux retry for half a lease. */
-/* *a: the file's attributes; *fresh: the file had no objects a moment ago,
+/* Small files stay inline (layout/include/pando/inline_policy.h): a file
+ * moves to objects only when a write ask reaches past Inline_Max; any
+ * other ask on an inline file is refused for that one I/O, and the client
+ * goes through the manager.  The refusal is what RFC 8881 18.43.3 gives a
+ * layout that cannot cover loga_minlength: NFS4ERR_BADLAYOUT, or
+ * NFS4ERR_LAYOUTTRYLATER when minlength is 0.  Linux turns both into
+ * -EOVERFLOW (nfs4_layoutget_handle_exception), which pnfs_update_layout
+ * takes as "through the MDS this time" and clears the inode's fail bit;
+ * LAYOUTUNAVAILABLE would keep it off pNFS for the file for 120 s, even
+ * after the gateway moved the file to objects.  In an OPEN compound any
+ * of these is ignored (pnfs_parse_lgopen).
+ * *a: the file's attributes; *fresh: the file had no objects a moment ago,
  * so whatever it has now was just made (by this call or a concurrent one)
  * and never fenced. */
-static nfsstat4 ensure_objects(struct pando_handle *h, bool write, uint64_t minlength,
+static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout_ask *ask,
 			       struct ns_attr *a, bool *fresh)
 {
+	struct pando_inline_file file;
+	enum pando_inline_verdict v;
 	int rc = ns_getattr(h->exp->ns, h->ino, a);
 
 	*fresh = false;
 	if (rc)
 		return posix2nfs4_error(-rc);
-	if (a->objects)
+	file.objects = a->objects;
+	file.inline_max = ns_inline_max(h->exp->ns);
+	v = pando_inline_decide(ask, &file);
+	LogDebug(COMPONENT_PNFS,
+		 "pando: LAYOUTGET inode %" PRIu64 " %s offset %" PRIu64 " length %" PRIu64
+		 " minlength %" PRIu64 " size %" PRIu64 ": %s", h->ino, ask->write ? "rw" : "read",
+		 ask->offset, ask->length, ask->minlength, a->size,
+		 v == PANDO_INLINE_GRANT ? "grant" : v == PANDO_INLINE_MOVE ? "move" : "refuse");
+	if (v == PANDO_INLINE_GRANT)
 		return NFS4_OK;
-	if (!write && minlength == 0)
-		return NFS4ERR_LAYOUTTRYLATER;
-	if (!write || a->size != 0)
-		return NFS4ERR_LAYOUTUNAVAILABLE;
+	if (v == PANDO_INLINE_REFUSE)
+		return ask->minlength ? NFS4ERR_BADLAYOUT : NFS4ERR_LAYOUTTRYLATER;
 	rc = pando_move_to_objects(h);
 	*fresh = rc == 0;
 	return rc ? NFS4ERR_LAYOUTTRYLATER : NFS4_OK;
@@ -258,6 +270,9 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	struct pando_handle *h = to_handle(o);
 	struct pando_export *exp = h->exp;
 	bool write = res->segment.io_mode == LAYOUTIOMODE4_RW;
+	struct pando_layout_ask ask = { .offset = res->segment.offset,
+					.length = res->segment.length,
+					.minlength = arg->minlength, .write = write };
 	struct pando_storage_map *map = NULL;
 	struct pando_segment seg;
 	struct pando_seg *granted = NULL;
@@ -274,7 +289,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	st = write ? pando_setid_layoutget(h) : NFS4_OK;
 	if (st != NFS4_OK)
 		return st;
-	st = ensure_objects(h, write, arg->minlength, &a, &fresh);
+	st = ensure_objects(h, &ask, &a, &fresh);
 	if (st != NFS4_OK)
 		return st;
 	rc = pando_map_load(exp, h->ino, &map);

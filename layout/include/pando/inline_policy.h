@@ -1,0 +1,46 @@
+/* Whether a LAYOUTGET on a file may move it from inline data (kept in the
+ * namespace store) to objects, decided from what the client asks and what
+ * the file holds.  Pure: no I/O, no Ganesha types.
+ *
+ * Linux asks for a write layout in every OPEN for writing (offset 0, all
+ * ones, minlength one page) and again at writeback with the first page it
+ * is about to write (flexfiles: ff_layout_pg_init_write, length
+ * req->wb_bytes, a page or a large folio).  Neither says how big the file
+ * will be; so a file moves only when an ask reaches past Inline_Max, and
+ * otherwise the client is refused for that one I/O and writes through the
+ * manager, where the file stays inline until it outgrows Inline_Max
+ * (ganesha-fsal/README.md, "Small files over pNFS"). */
+#ifndef PANDO_INLINE_POLICY_H
+#define PANDO_INLINE_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One LAYOUTGET's ask: loga_offset, loga_length, loga_minlength, iomode. */
+struct pando_layout_ask {
+	uint64_t offset;
+	uint64_t length;        /* UINT64_MAX: to the end of the file */
+	uint64_t minlength;
+	bool write;
+};
+
+/* What the file holds now. */
+struct pando_inline_file {
+	bool objects;           /* its data is on objects (a storage map) */
+	uint64_t inline_max;    /* the export's Inline_Max: the most it keeps inline */
+};
+
+enum pando_inline_verdict {
+	PANDO_INLINE_GRANT,     /* on objects already: hand out the layout */
+	PANDO_INLINE_MOVE,      /* move it to objects, then hand out the layout */
+	PANDO_INLINE_REFUSE,    /* no layout for this I/O: through the manager */
+};
+
+/* The byte the ask reaches (exclusive), saturating: offset + length, or
+ * offset + minlength for a whole-file ask (all the client promises). */
+uint64_t pando_ask_reach(const struct pando_layout_ask *ask);
+
+enum pando_inline_verdict pando_inline_decide(const struct pando_layout_ask *ask,
+					      const struct pando_inline_file *file);
+
+#endif

@@ -1,0 +1,31 @@
+/* Small files over pNFS: when a LAYOUTGET moves an inline file to objects
+ * (include/pando/inline_policy.h). */
+#include "pando/inline_policy.h"
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t pando_ask_reach(const struct pando_layout_ask *ask)
+{
+	if (ask->length == UINT64_MAX)
+		return add_sat(ask->offset, ask->minlength);
+	return add_sat(ask->offset, ask->length);
+}
+
+enum pando_inline_verdict pando_inline_decide(const struct pando_layout_ask *ask,
+					      const struct pando_inline_file *file)
+{
+	if (file->objects)
+		return PANDO_INLINE_GRANT;
+	/* Reads of inline data are served by the manager; moving a file
+	 * because someone reads it would only cost. */
+	if (!ask->write)
+		return PANDO_INLINE_REFUSE;
+	/* A write that ends past Inline_Max would move the file in the
+	 * gateway anyway: move it now, and its bytes go to the OSDs. */
+	if (pando_ask_reach(ask) > file->inline_max)
+		return PANDO_INLINE_MOVE;
+	return PANDO_INLINE_REFUSE;
+}

@@ -222,17 +222,33 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 	return rc;
 }
 
+static const char *verdict_name(enum pando_inline_verdict v)
+{
+	switch (v) {
+	case PANDO_INLINE_GRANT:
+		return "grant";
+	case PANDO_INLINE_MOVE:
+		return "move";
+	case PANDO_INLINE_REFUSE:
+		return "refuse";
+	case PANDO_INLINE_UNAVAILABLE:
+		return "unavailable";
+	}
+	return "?";
+}
+
 /* Small files stay inline (layout/include/pando/inline_policy.h): a file
  * moves to objects only when a write ask reaches past Inline_Max; any
- * other ask on an inline file is refused for that one I/O, and the client
- * goes through the manager.  The refusal is what RFC 8881 18.43.3 gives a
- * layout that cannot cover loga_minlength: NFS4ERR_BADLAYOUT, or
+ * other write ask on an inline file is refused for that one I/O, and the
+ * client goes through the manager.  The refusal is what RFC 8881 18.43.3
+ * gives a layout that cannot cover loga_minlength: NFS4ERR_BADLAYOUT, or
  * NFS4ERR_LAYOUTTRYLATER when minlength is 0.  Linux turns both into
  * -EOVERFLOW (nfs4_layoutget_handle_exception), which pnfs_update_layout
  * takes as "through the MDS this time" and clears the inode's fail bit;
  * LAYOUTUNAVAILABLE would keep it off pNFS for the file for 120 s, even
- * after the gateway moved the file to objects.  In an OPEN compound any
- * of these is ignored (pnfs_parse_lgopen).
+ * after the gateway moved the file to objects; it is kept for reads of
+ * inline data (one refusal instead of one per readahead window).  In an
+ * OPEN compound any of these is ignored (pnfs_parse_lgopen).
  * *a: the file's attributes; *fresh: the file had no objects a moment ago,
  * so whatever it has now was just made (by this call or a concurrent one)
  * and never fenced. */
@@ -252,10 +268,11 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 	LogDebug(COMPONENT_PNFS,
 		 "pando: LAYOUTGET inode %" PRIu64 " %s offset %" PRIu64 " length %" PRIu64
 		 " minlength %" PRIu64 " size %" PRIu64 ": %s", h->ino, ask->write ? "rw" : "read",
-		 ask->offset, ask->length, ask->minlength, a->size,
-		 v == PANDO_INLINE_GRANT ? "grant" : v == PANDO_INLINE_MOVE ? "move" : "refuse");
+		 ask->offset, ask->length, ask->minlength, a->size, verdict_name(v));
 	if (v == PANDO_INLINE_GRANT)
 		return NFS4_OK;
+	if (v == PANDO_INLINE_UNAVAILABLE)
+		return NFS4ERR_LAYOUTUNAVAILABLE;
 	if (v == PANDO_INLINE_REFUSE)
 		return ask->minlength ? NFS4ERR_BADLAYOUT : NFS4ERR_LAYOUTTRYLATER;
 	rc = pando_move_to_objects(h);

@@ -20,9 +20,12 @@ enum pando_inline_verdict pando_inline_decide(const struct pando_layout_ask *ask
 	if (file->objects)
 		return PANDO_INLINE_GRANT;
 	/* Reads of inline data are served by the manager; moving a file
-	 * because someone reads it would only cost. */
+	 * because someone reads it would only cost.  Readahead asks once per
+	 * window, so a file with data is off pNFS for reads a while (Linux:
+	 * 120 s); a read past the client's end of file (minlength 0) only
+	 * for that read, since the file may be about to get objects. */
 	if (!ask->write)
-		return PANDO_INLINE_REFUSE;
+		return ask->minlength ? PANDO_INLINE_UNAVAILABLE : PANDO_INLINE_REFUSE;
 	/* A write that ends past Inline_Max would move the file in the
 	 * gateway anyway: move it now, and its bytes go to the OSDs. */
 	if (pando_ask_reach(ask) > file->inline_max)

@@ -34,6 +34,7 @@ enum pando_inline_verdict {
 	PANDO_INLINE_GRANT,     /* on objects already: hand out the layout */
 	PANDO_INLINE_MOVE,      /* move it to objects, then hand out the layout */
 	PANDO_INLINE_REFUSE,    /* no layout for this I/O: through the manager */
+	PANDO_INLINE_UNAVAILABLE, /* no layout for this file and iomode for a while */
 };
 
 /* The byte the ask reaches (exclusive), saturating: offset + length, or

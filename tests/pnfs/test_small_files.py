@@ -1,0 +1,136 @@
+"""Small files written over pNFS stay inline; large ones still go to the OSDs.
+
+Linux asks for a write layout in every OPEN for writing (offset 0, all
+ones) and again at writeback with the first page it writes (flexfiles:
+`ff_layout_pg_init_write`, length `req->wb_bytes`).  The manager moves an
+inline file to objects only when an ask reaches past Inline_Max (64 KiB);
+other asks are refused for that one I/O (NFS4ERR_BADLAYOUT: Linux writes
+that pass through the manager and keeps asking later), so a 4 KiB or
+60 KiB file stays in the namespace store, as it does over NFSv3.
+
+One guest per kernel, one NFSv4.1 mount:
+* `small.4096`, `small.61440`: written with dd, no objects, no layout
+  granted, no byte on the OSDs' data servers; read back right.
+* `big`: 4 MiB `dd bs=1M conv=fsync`: on objects, both mirrors hold it,
+  and the OSDs' data servers took the bytes the manager did not (how many
+  each way is printed: a kernel whose writeback asks for one page sends
+  its first writeback pass through the manager).
+* `grow`: 4 KiB, then appended past Inline_Max: right sha256, on objects;
+  a later append gets a layout."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import pytest
+
+from pando_testing.e2e import KERNEL_IDS, KernelClient
+from pando_testing.mountstats import parse_mountstats
+from pando_testing.pnfs_guest import DROP, REPORT, reports
+from pando_testing.pnfs_tools import PnfsCluster, sha256
+from pando_testing.vm import Scenario
+
+SMALL = (4096, 61440)
+BIG = 4 << 20
+GROW = (4096, 200000, 1 << 20)      # written, then appended twice
+ASK = re.compile(r"LAYOUTGET inode (\d+) (rw|read) offset (\d+) length (\d+) "
+                 r"minlength (\d+) size (\d+): (\w+)")
+
+
+def script(gate_lib: str) -> str:
+    return gate_lib + REPORT + DROP + f"""
+for s in {' '.join(map(str, SMALL))}; do head -c $s /dev/urandom > /tmp/d.$s; done
+head -c {BIG} /dev/urandom > /tmp/d.big
+i=0; for s in {' '.join(map(str, GROW))}; do head -c $s /dev/urandom > /tmp/g.$i; i=$((i+1)); done
+for s in {' '.join(map(str, SMALL))}; do
+  dd if=/tmp/d.$s of=small.$s bs=$s 2>/tmp/dd.err || fail "small.$s: $(cat /tmp/dd.err)"
+done
+arrive small "a=$(stat -c %i small.{SMALL[0]})&b=$(stat -c %i small.{SMALL[1]})"
+dd if=/tmp/d.big of=big bs=1M conv=fsync 2>/tmp/dd.err || fail "big: $(cat /tmp/dd.err)"
+arrive big "ino=$(stat -c %i big)"
+cat /tmp/g.0 > grow && sync && cat /tmp/g.1 >> grow && sync || fail "grow"
+arrive grown "ino=$(stat -c %i grow)"
+cat /tmp/g.2 >> grow && sync || fail "grow again"
+arrive again
+for s in {' '.join(map(str, SMALL))}; do echo "wrote small.$s $(sha256sum < /tmp/d.$s | cut -d' ' -f1)"; done
+echo "wrote big $(sha256sum < /tmp/d.big | cut -d' ' -f1)"
+echo "wrote grow $(cat /tmp/g.0 /tmp/g.1 /tmp/g.2 | sha256sum | cut -d' ' -f1)"
+drop
+for s in {' '.join(map(str, SMALL))}; do report small.$s; done
+report big; report grow
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", KERNEL_IDS)
+def test_small_files_written_over_pnfs_stay_inline(
+        version: str, pnfs_cluster: Callable[..., PnfsCluster],
+        guest: Callable[..., KernelClient]) -> None:
+    c = pnfs_cluster(mirrors=2)
+    gate = c.gate
+    assert gate is not None
+    c.set_log("COMPONENT_PNFS", "DEBUG")
+    kc = guest(version, c)
+    sc = Scenario().step("sh", "v4.1", script(gate.guest_lib())).step("mountstats", "v4.1")
+    osd0, ls0 = c.osd_stats(), c.layout_status()
+    vm = kc.start(sc, timeout=500)
+
+    q = gate.wait("small", timeout=300, vms=[vm]).query
+    osd1, ls1 = c.osd_stats(), c.layout_status()
+    small_inos = [int(q["a"]), int(q["b"])]
+    for ino in small_inos:
+        assert c.components(ino) == [], f"small file inode {ino} moved to objects"
+    d = c.stats_delta(osd0, osd1)
+    assert ls1.granted == ls0.granted and c.total(d, "nfs_write_bytes") == 0, \
+        f"small files got layouts or reached the OSDs: {ls0} -> {ls1}, OSDs {d}"
+    assert ls1.mds_write_bytes - ls0.mds_write_bytes >= sum(SMALL), f"{ls0} -> {ls1}"
+    gate.release("small")
+
+    big_ino = int(gate.wait("big", timeout=300, vms=[vm]).query["ino"])
+    osd2, ls2 = c.osd_stats(), c.layout_status()
+    d = c.stats_delta(osd1, osd2)
+    via_mds = ls2.mds_write_bytes - ls1.mds_write_bytes
+    via_pnfs = c.total(d, "nfs_write_bytes") // 2
+    print(f"{version} big file: {via_pnfs} bytes over pNFS, {via_mds} through the manager")
+    assert len(c.wait_components(big_ino, 2)) == 2, "the 4 MiB file is not on two mirrors"
+    assert via_pnfs + via_mds >= BIG and via_pnfs > 0 and ls2.granted > ls1.granted, \
+        f"the 4 MiB file got no layout: {ls1} -> {ls2}, OSDs {d}"
+    gate.release("big")
+
+    grow_ino = int(gate.wait("grown", timeout=300, vms=[vm]).query["ino"])
+    ls3 = c.layout_status()
+    assert len(c.wait_components(grow_ino, 2)) == 2, "the grown file is not on objects"
+    gate.release("grown")
+    gate.wait("again", timeout=300, vms=[vm])
+    osd4, ls4 = c.osd_stats(), c.layout_status()
+    gate.release("again")
+    res = vm.wait()
+    vm.kill()
+    print(res.report())
+    res.assert_ok()
+
+    asks = [m.groups() for m in ASK.finditer(c.log_text())]
+    for a in asks:
+        print(f"{version} LAYOUTGET inode {a[0]} {a[1]} offset {a[2]} length {a[3]} "
+              f"minlength {a[4]} size {a[5]}: {a[6]}")
+    # The append to the file already on objects went over pNFS.
+    d = c.stats_delta(osd2, osd4)
+    assert ls4.granted > ls3.granted and c.total(d, "nfs_write_bytes") > 0, \
+        f"the append to the grown file got no layout: {ls3} -> {ls4}, OSDs {d}"
+
+    got = reports(res.steps[0])
+    wrote = {line.split()[1]: line.split()[2] for line in res.steps[0].output.splitlines()
+             if line.startswith("wrote ")}
+    sizes = {**{f"small.{s}": s for s in SMALL}, "big": BIG, "grow": sum(GROW)}
+    for name, size in sizes.items():
+        assert got[name].size == size and got[name].sha256 == wrote[name], \
+            f"{name} read back as {got[name]}, wrote {size} bytes {wrote[name]}"
+    v41 = {m.mountpoint: m for m in parse_mountstats(res.step("mountstats").output)}["/mnt/v4.1"]
+    print(f"{version} mountstats: {v41.counts()}")
+    for name, comps in (("big", c.components(big_ino)), ("grow", c.components(grow_ino))):
+        size = got[name].size
+        for k in comps:
+            assert sha256(c.read_component(k)[:size].ljust(size, b"\0")) == got[name].sha256, \
+                f"{name}: component {k} differs from what the guest reads"
+    for ino, s in zip(small_inos, SMALL):
+        assert got[f"small.{s}"].ino == ino

@@ -1,0 +1,217 @@
+/* IOR-like sequential I/O: a file per client (<dir>/ior.<client>, pattern
+ * seed client + 1) or one shared file (<dir>/ior.shared, seed 0) where
+ * client i owns bytes [i * block, (i + 1) * block).  Through a layout
+ * writes go to every mirror and reads to one; without one, through the
+ * MDS. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pnfsload.h"
+
+struct ior {
+	struct client *cl;
+	struct open_file f;
+	char name[64];
+	uint64_t base;
+	uint64_t seed;
+	bool layout;
+	uint64_t next;		/* next transfer, taken atomically */
+	uint64_t ntransfers;
+};
+
+void *ior_setup(struct client *cl)
+{
+	const struct options *o = cl->opt;
+	struct ior *s = calloc(1, sizeof(*s));
+	bool write = o->phase == PH_WRITE;
+
+	if (!s)
+		die("out of memory");
+	s->cl = cl;
+	if (o->shared)
+		snprintf(s->name, sizeof(s->name), "ior.shared");
+	else
+		snprintf(s->name, sizeof(s->name), "ior.%u", cl->idx);
+	s->base = o->shared ? (uint64_t)cl->idx * o->block : 0;
+	s->seed = o->shared ? 0 : (uint64_t)cl->idx + 1;
+	s->ntransfers = (o->block + o->transfer - 1) / o->transfer;
+	ns_open(cl, 0, &cl->dir, s->name, write,
+		write ? OPEN4_SHARE_ACCESS_BOTH : OPEN4_SHARE_ACCESS_READ, &s->f);
+	return s;
+}
+
+static uint32_t transfer_at(const struct ior *s, uint64_t i, uint64_t *off)
+{
+	uint64_t rel = i * s->cl->opt->transfer, left = s->cl->opt->block - rel;
+
+	*off = s->base + rel;
+	return left < s->cl->opt->transfer ? (uint32_t)left : s->cl->opt->transfer;
+}
+
+static void verify(const struct ior *s, const uint8_t *data, uint64_t off, uint32_t count,
+		   const char *via)
+{
+	uint64_t bad = pattern_check(data, off, count, s->seed);
+
+	if (bad != UINT64_MAX)
+		cl_die(s->cl, "READ %s offset %" PRIu64 " (%s): data mismatch at file offset %" PRIu64,
+		       s->name, off, via, bad);
+}
+
+static void ds_fail(struct ior *s, unsigned k, unsigned m, uint64_t off, uint32_t count, int err,
+		    uint32_t opnum)
+{
+	lo_return_error(s->cl, k, &s->f, m, off, count, err, opnum);
+	cl_die(s->cl, "%s %s offset %" PRIu64 " on %s: %s (%d)", nfs4_op_name(opnum), s->name, off,
+	       s->f.targets[m].conn->name, ds_strerror(err), err);
+}
+
+static void ds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf,
+			uint8_t *rbufs)
+{
+	struct client *cl = s->cl;
+	uint32_t stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
+	int err;
+
+	if (cl->opt->phase == PH_READ) {
+		unsigned m = cl->idx % s->f.ntargets;
+		const uint8_t *data;
+
+		if ((err = ds_read(&s->f.targets[m], k, off, count, buf, count + REPLY_SLACK, &data)))
+			ds_fail(s, k, m, off, count, err, OP_READ);
+		if (cl->opt->verify)
+			verify(s, data, off, count, s->f.targets[m].conn->name);
+		stats_add(&cl->st->ds_io_bytes, count);
+		return;
+	}
+	pattern_fill(buf, off, count, s->seed);
+	for (unsigned m = 0; m < s->f.ntargets; m++)
+		if ((err = ds_write_start(&s->f.targets[m], k, off, buf, count, stable,
+					  rbufs + m * 1024, 1024)))
+			ds_fail(s, k, m, off, count, err, OP_WRITE);
+	for (unsigned m = 0; m < s->f.ntargets; m++)
+		if ((err = ds_write_finish(&s->f.targets[m], k, count, stable)))
+			ds_fail(s, k, m, off, count, err, OP_WRITE);
+	stats_add(&cl->st->ds_io_bytes, (uint64_t)count * s->f.ntargets);
+}
+
+static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf,
+			 uint8_t *rbuf)
+{
+	struct client *cl = s->cl;
+	struct compound c;
+
+	if (cl->opt->phase == PH_READ) {
+		const uint8_t *data;
+		uint32_t len;
+		bool eof;
+
+		cl_begin(cl, &c, k, 2, buf, count + REPLY_SLACK);
+		c4_putfh(&c.w, &s->f.fh);
+		c4_read(&c.w, &s->f.open_sid, off, count);
+		cl_call(cl, &c, "READ");
+		cl_op(cl, &c, OP_PUTFH, 0);
+		cl_op(cl, &c, OP_READ, 0);
+		cl_check(cl, d4_read(&c.r, &eof, &data, &len), OP_READ);
+		if (len != count)
+			cl_die(cl, "READ %s offset %" PRIu64 ": %u of %u bytes (file too short?)", s->name,
+			       off, len, count);
+		if (cl->opt->verify)
+			verify(s, data, off, count, "MDS");
+	} else {
+		uint32_t got, committed, stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
+
+		pattern_fill(buf, off, count, s->seed);
+		cl_begin(cl, &c, k, 2, rbuf, CTL_BUF);
+		c4_putfh(&c.w, &s->f.fh);
+		c4_write_head(&c.w, &s->f.open_sid, off, stable, count);
+		c.payload = buf;
+		c.payload_len = count;
+		cl_call(cl, &c, "WRITE");
+		cl_op(cl, &c, OP_PUTFH, 0);
+		cl_op(cl, &c, OP_WRITE, 0);
+		cl_check(cl, d4_write(&c.r, &got, &committed), OP_WRITE);
+		if (got != count || committed < stable)
+			cl_die(cl, "WRITE %s offset %" PRIu64 ": %u of %u bytes, committed %u", s->name,
+			       off, got, count, committed);
+	}
+	stats_add(&cl->st->mds_io_bytes, count);
+}
+
+static void ior_worker(void *arg, unsigned k)
+{
+	struct ior *s = arg;
+	uint32_t cap = s->cl->opt->transfer + REPLY_SLACK;
+	uint8_t *buf = malloc(cap), *rbufs = malloc((size_t)(s->f.ntargets + 1) * CTL_BUF);
+
+	if (!buf || !rbufs)
+		die("out of memory");
+	for (;;) {
+		uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED), off;
+		uint32_t count;
+
+		if (i >= s->ntransfers)
+			break;
+		count = transfer_at(s, i, &off);
+		if (s->layout)
+			ds_transfer(s, k, off, count, buf, rbufs);
+		else
+			mds_transfer(s, k, off, count, buf, rbufs);
+		stats_add(&s->cl->st->bytes, count);
+		stats_add(&s->cl->st->ops, 1);
+	}
+	free(buf);
+	free(rbufs);
+}
+
+static void commit_writes(struct ior *s)
+{
+	struct client *cl = s->cl;
+	uint8_t rbuf[CTL_BUF];
+	int err;
+
+	if (cl->opt->fsync)
+		return;
+	if (s->layout) {
+		for (unsigned m = 0; m < s->f.ntargets; m++)
+			if ((err = ds_commit(&s->f.targets[m], 0, rbuf, sizeof(rbuf))))
+				ds_fail(s, 0, m, 0, 0, err, OP_COMMIT);
+		return;
+	}
+	struct compound c;
+
+	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &s->f.fh);
+	c4_commit(&c.w, 0, 0);
+	cl_call(cl, &c, "COMMIT");
+	cl_op(cl, &c, OP_PUTFH, 0);
+	cl_op(cl, &c, OP_COMMIT, 0);
+	cl_check(cl, d4_commit(&c.r), OP_COMMIT);
+}
+
+void ior_run(struct client *cl, void *state)
+{
+	struct ior *s = state;
+	bool write = cl->opt->phase == PH_WRITE;
+	unsigned workers;
+
+	cl->t_start = realtime_now();
+	s->layout = cl->pnfs && lo_get(cl, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
+				       s->base, cl->opt->block);
+	if (!s->layout && cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
+		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)", cl->opt->transfer,
+		       write ? cl->maxrequest : cl->maxresponse);
+	workers = s->layout ? cl->opt->depth : cl->nslots;
+	run_workers(workers, ior_worker, s);
+	if (write)
+		commit_writes(s);
+	if (write && s->layout)
+		lo_commit(cl, &s->f, s->base, cl->opt->block);
+	lo_return(cl, 0, &s->f);
+	ns_close(cl, 0, &s->f);
+	cl->t_end = realtime_now();
+	free(s);
+}

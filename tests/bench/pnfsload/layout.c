@@ -1,0 +1,206 @@
+/* Flexfiles layouts: LAYOUTGET, GETDEVICEINFO (device addresses cached by
+ * device id, one connection per data server and client), LAYOUTCOMMIT and
+ * LAYOUTRETURN with ff_layoutreturn4 error reports. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pnfsload.h"
+
+#define NFS_PROGRAM 100003u
+#define NFS_V3 3u
+#define NFS4ERR_NOMATCHING_LAYOUT 10060u
+
+static struct device *find_device(struct client *cl, const uint8_t *id)
+{
+	for (unsigned i = 0; i < cl->ndevs; i++)
+		if (!memcmp(cl->devs[i].id, id, PANDO_FF_DEVICEID_SIZE))
+			return &cl->devs[i];
+	return NULL;
+}
+
+static void getdeviceinfo(struct client *cl, const uint8_t *id, struct pando_ff_device_addr *addr)
+{
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+	const uint8_t *body;
+	uint32_t len;
+
+	cl_begin(cl, &c, 0, 1, rbuf, sizeof(rbuf));
+	c4_getdeviceinfo(&c.w, id, CTL_BUF - 1024);
+	cl_call(cl, &c, "GETDEVICEINFO");
+	cl_op(cl, &c, OP_GETDEVICEINFO, 0);
+	cl_check(cl, d4_getdeviceinfo(&c.r, &body, &len), OP_GETDEVICEINFO);
+	if (pando_ff_device_addr_decode(body, len, addr))
+		cl_die(cl, "GETDEVICEINFO: malformed ff_device_addr4");
+}
+
+static void connect_device(struct client *cl, struct device *d,
+			   const struct pando_ff_device_addr *addr)
+{
+	struct sockaddr_storage ss;
+	char name[300];
+	int err;
+
+	if (addr->versions[0].version != NFS_V3)
+		cl_die(cl, "GETDEVICEINFO: data server speaks NFSv%u, only v3 is supported",
+		       addr->versions[0].version);
+	if (addr->versions[0].wsize < cl->opt->transfer || addr->versions[0].rsize < cl->opt->transfer)
+		cl_die(cl, "data server %s takes %u-byte transfers, less than --transfer %u",
+		       addr->netaddrs[0].uaddr, addr->versions[0].wsize, cl->opt->transfer);
+	if (pando_netaddr_to_sockaddr(&addr->netaddrs[0], &ss))
+		cl_die(cl, "GETDEVICEINFO: bad address %s %s", addr->netaddrs[0].netid,
+		       addr->netaddrs[0].uaddr);
+	snprintf(name, sizeof(name), "DS %s", addr->netaddrs[0].uaddr);
+	err = rpc_connect(&d->conn, (struct sockaddr *)&ss,
+			  ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+			  NFS_PROGRAM, NFS_V3, cl->opt->depth, name);
+	if (err)
+		cl_die(cl, "connect to %s: %s", name, strerror(-err));
+}
+
+/* The connection for a device id: looked up once, then cached. */
+static struct rpc_conn *device_conn(struct client *cl, const uint8_t *id)
+{
+	struct device *d = find_device(cl, id);
+	struct pando_ff_device_addr addr = { 0 };
+
+	if (d)
+		return &d->conn;
+	if (cl->ndevs == MAX_DEVICES)
+		cl_die(cl, "more than %u data servers", MAX_DEVICES);
+	d = &cl->devs[cl->ndevs];
+	memcpy(d->id, id, PANDO_FF_DEVICEID_SIZE);
+	getdeviceinfo(cl, id, &addr);
+	connect_device(cl, d, &addr);
+	pando_ff_device_addr_release(&addr);
+	cl->ndevs++;
+	return &d->conn;
+}
+
+static uint32_t numeric_id(const char *s, uint32_t fallback)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	return *s && !*end && v <= UINT32_MAX ? (uint32_t)v : fallback;
+}
+
+/* A layout we can drive: one data server per mirror (no striping). */
+static bool usable(const struct pando_ff_layout *l)
+{
+	if (l->mirror_count == 0 || l->mirror_count > MAX_DEVICES)
+		return false;
+	for (uint32_t m = 0; m < l->mirror_count; m++)
+		if (l->mirrors[m].ds_count != 1 || l->mirrors[m].ds[0].fh_count == 0)
+			return false;
+	return true;
+}
+
+static void bind_targets(struct client *cl, struct open_file *f)
+{
+	f->ntargets = f->layout.mirror_count;
+	for (unsigned m = 0; m < f->ntargets; m++) {
+		const struct pando_ff_data_server *ds = &f->layout.mirrors[m].ds[0];
+		struct ds_target *t = &f->targets[m];
+
+		t->conn = device_conn(cl, ds->deviceid);
+		t->fh = ds->fh_vers[0];
+		t->cred.uid = numeric_id(ds->user, cl->opt->uid);
+		t->cred.gid = numeric_id(ds->group, cl->opt->gid);
+	}
+}
+
+bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
+	    uint64_t length)
+{
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+	struct nfs4_layout_res res;
+	uint32_t status;
+
+	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &f->fh);
+	c4_layoutget(&c.w, iomode, offset, length, length, &f->open_sid, CTL_BUF - 1024);
+	cl_call(cl, &c, "LAYOUTGET");
+	cl_op(cl, &c, OP_PUTFH, 0);
+	cl_check(cl, d4_op(&c.r, OP_LAYOUTGET, &status), OP_LAYOUTGET);
+	if (status == NFS4ERR_LAYOUTUNAVAILABLE || status == NFS4ERR_LAYOUTTRYLATER ||
+	    status == NFS4ERR_UNKNOWN_LAYOUTTYPE || status == NFS4ERR_NOTSUPP)
+		return false;
+	if (status)
+		cl_die(cl, "LAYOUTGET: %s (%u)", nfs4_status_name(status), status);
+	cl_check(cl, d4_layoutget(&c.r, &res), OP_LAYOUTGET);
+	if (pando_ff_layout_decode(res.body, res.body_len, &f->layout))
+		cl_die(cl, "LAYOUTGET: malformed ff_layout4");
+	stats_add(&cl->st->layouts, 1);
+	f->has_layout = true;
+	f->iomode = iomode;
+	f->layout_sid = res.stateid;
+	if (!usable(&f->layout) || res.offset > offset ||
+	    (res.length != UINT64_MAX && res.offset + res.length < offset + length)) {
+		/* Striped or short: give it back and go through the MDS. */
+		lo_return(cl, 0, f);
+		return false;
+	}
+	bind_targets(cl, f);
+	return true;
+}
+
+void lo_commit(struct client *cl, struct open_file *f, uint64_t offset, uint64_t length)
+{
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+
+	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &f->fh);
+	c4_layoutcommit(&c.w, offset, length, &f->layout_sid, offset + length - 1);
+	cl_call(cl, &c, "LAYOUTCOMMIT");
+	cl_op(cl, &c, OP_PUTFH, 0);
+	cl_op(cl, &c, OP_LAYOUTCOMMIT, 0);
+	cl_check(cl, d4_layoutcommit(&c.r), OP_LAYOUTCOMMIT);
+}
+
+static void send_return(struct client *cl, unsigned slot, struct open_file *f,
+			const struct pando_ff_layoutreturn *body)
+{
+	uint8_t rbuf[CTL_BUF], enc[1024];
+	struct compound c;
+	size_t len;
+
+	if (pando_ff_layoutreturn_encode(body, enc, sizeof(enc), &len))
+		cl_die(cl, "LAYOUTRETURN: cannot encode the ff_layoutreturn4 body");
+	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &f->fh);
+	c4_layoutreturn(&c.w, f->iomode, 0, UINT64_MAX, &f->layout_sid, enc, (uint32_t)len);
+	cl_call(cl, &c, "LAYOUTRETURN");
+	cl_op(cl, &c, OP_PUTFH, 0);
+	if (cl_op(cl, &c, OP_LAYOUTRETURN, NFS4ERR_NOMATCHING_LAYOUT) == NFS4_OK)
+		cl_check(cl, d4_layoutreturn(&c.r), OP_LAYOUTRETURN);
+}
+
+void lo_return(struct client *cl, unsigned slot, struct open_file *f)
+{
+	struct pando_ff_layoutreturn body = { 0 };
+
+	if (!f->has_layout)
+		return;
+	send_return(cl, slot, f, &body);
+	pando_ff_layout_release(&f->layout);
+	f->has_layout = false;
+}
+
+void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,
+		     uint64_t offset, uint64_t length, int err, uint32_t opnum)
+{
+	struct pando_device_error derr = { .status = ds_error_status(err), .opnum = opnum };
+	struct pando_ff_ioerr ioerr = { offset, length, f->layout_sid, 1, &derr };
+	struct pando_ff_layoutreturn body = { 1, &ioerr, 0, NULL };
+
+	if (!f->has_layout || slot >= cl->nslots)
+		return;
+	memcpy(derr.deviceid, f->layout.mirrors[m].ds[0].deviceid, PANDO_FF_DEVICEID_SIZE);
+	send_return(cl, slot, f, &body);
+}

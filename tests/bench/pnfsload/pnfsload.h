@@ -1,0 +1,196 @@
+/* pnfsload: shared types of the client, its workloads and main. */
+#ifndef PNFSLOAD_H
+#define PNFSLOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "nfs4_xdr.h"
+#include "pando/ff_xdr.h"
+#include "rpc.h"
+
+#define MAX_TRANSFER (1u << 20)
+#define MAX_DEPTH 64u
+#define MAX_CLIENTS 1024u
+#define MAX_DEVICES 64u
+#define REPLY_SLACK 8192u	/* room for headers around a transfer */
+#define CTL_BUF 65536u		/* reply buffer for metadata compounds */
+
+enum workload { WL_NONE, WL_IOR, WL_MDTEST };
+enum phase { PH_WRITE, PH_READ, PH_CREATE, PH_STAT, PH_REMOVE };
+
+struct options {
+	char host[256];
+	char port[16];
+	char export_path[256];
+	char dir[256];
+	unsigned clients;
+	unsigned client_base;
+	unsigned depth;
+	double start_at;
+	bool no_layouts;
+	bool progress;
+	enum workload workload;
+	enum phase phase;
+	bool shared;
+	uint32_t transfer;
+	uint64_t block;
+	bool verify;
+	bool fsync;
+	unsigned files;
+	bool unique_dir;
+	unsigned timeout_s;
+	uint32_t uid;
+	uint32_t gid;
+};
+
+/* Counters of the whole run, updated with atomics. */
+struct stats {
+	uint64_t bytes;
+	uint64_t ops;
+	uint64_t layouts;
+	uint64_t mds_io_bytes;
+	uint64_t ds_io_bytes;
+	uint64_t errors;	/* recovered: DELAY retries, refused layouts */
+	double t_start;		/* CLOCK_REALTIME, min over clients */
+	double t_end;		/* max over clients */
+	pthread_mutex_t lock;
+};
+
+struct device {
+	uint8_t id[PANDO_FF_DEVICEID_SIZE];
+	struct rpc_conn conn;
+};
+
+/* One mirror's data server as a file's I/O sees it. */
+struct ds_target {
+	struct rpc_conn *conn;
+	struct pando_ff_fh fh;
+	struct rpc_cred cred;
+};
+
+struct client {
+	unsigned idx;		/* global index (--client-base + local) */
+	const struct options *opt;
+	struct stats *st;
+	struct rpc_conn mds;
+	struct sockaddr_storage mds_addr;
+	socklen_t mds_addrlen;
+	struct rpc_cred cred;
+	uint64_t clientid;
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t seq[MAX_DEPTH];
+	unsigned nslots;	/* session slots the server granted */
+	uint32_t maxrequest;	/* fore channel sizes */
+	uint32_t maxresponse;
+	bool pnfs;		/* the server is an MDS and layouts are wanted */
+	char owner[64];
+	struct nfs4_fh root;	/* the export */
+	struct nfs4_fh dir;	/* --dir (or this client's unique dir) */
+	struct nfs4_fh parent;	/* --dir when dir is a unique dir */
+	struct device devs[MAX_DEVICES];
+	unsigned ndevs;
+	double t_start;
+	double t_end;
+};
+
+/* An open file and, with a layout, where its mirrors are. */
+struct open_file {
+	struct nfs4_fh fh;
+	struct pando_stateid open_sid;
+	bool has_layout;
+	uint32_t iomode;
+	struct pando_stateid layout_sid;
+	struct pando_ff_layout layout;
+	unsigned ntargets;	/* mirrors */
+	struct ds_target targets[MAX_DEVICES];
+};
+
+/* A compound in the making: SEQUENCE first, then the caller's ops. */
+struct compound {
+	uint8_t args[4096];
+	struct xdr_w w;
+	const uint8_t *payload;		/* WRITE data after args, then padding */
+	uint32_t payload_len;
+	unsigned slot;
+	uint8_t *rbuf;
+	size_t rcap;
+	struct xdr_r r;			/* after cl_call: at the first op after SEQUENCE */
+	uint32_t status;
+};
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+double realtime_now(void);
+void stats_add(uint64_t *counter, uint64_t n);
+void stats_span(struct stats *st, double t0, double t1);
+/* Runs fn(state, k) for k in 0..n-1 at once, k = 0 on this thread. */
+void run_workers(unsigned n, void (*fn)(void *state, unsigned k), void *state);
+
+/* session.c */
+void cl_setup(struct client *cl);
+void cl_teardown(struct client *cl);
+void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
+	      uint8_t *rbuf, size_t rcap);
+/* Sends it, retrying NFS4ERR_DELAY; dies on transport and SEQUENCE
+ * failures.  Returns the compound's status (the first failing op's). */
+uint32_t cl_call(struct client *cl, struct compound *c, const char *what);
+/* Reads the next op's result header; dies naming the op on a malformed
+ * reply or (unless allowed) a failure.  Returns the op's status. */
+uint32_t cl_op(struct client *cl, struct compound *c, uint32_t opnum, uint32_t allowed);
+void cl_check(struct client *cl, int err, uint32_t opnum);
+void cl_die(const struct client *cl, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* namespace.c */
+/* Walks path from `from` (NULL: the server's root), creating missing
+ * directories when create is set (mkdir -p). */
+void ns_lookup_path(struct client *cl, const struct nfs4_fh *from, const char *path, bool create,
+		    struct nfs4_fh *out);
+void ns_mkdir(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
+	      struct nfs4_fh *out);
+void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
+	     bool create, uint32_t access, struct open_file *f);
+void ns_close(struct client *cl, unsigned slot, struct open_file *f);
+void ns_remove(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name);
+void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
+	     struct nfs4_attrs *attrs);
+
+/* layout.c */
+/* LAYOUTGET over [offset, offset + length); false when the server refused
+ * (the file then does I/O through the MDS). */
+bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
+	    uint64_t length);
+void lo_commit(struct client *cl, struct open_file *f, uint64_t offset, uint64_t length);
+void lo_return(struct client *cl, unsigned slot, struct open_file *f);
+/* LAYOUTRETURN reporting that an I/O to mirror m failed (ff_ioerr4). */
+void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,
+		     uint64_t offset, uint64_t length, int err, uint32_t opnum);
+
+/* ds_io.c: NFSv3 to a data server; slot is the caller's slot on it.  Each
+ * returns 0, an NFS3 status (> 0), -EREMOTEIO (a short or under-stable
+ * write, a short read), -EBADMSG (a malformed reply) or a transport -errno. */
+int ds_write_start(struct ds_target *t, unsigned slot, uint64_t off, const uint8_t *data,
+		   uint32_t count, uint32_t stable, uint8_t *rbuf, size_t cap);
+int ds_write_finish(struct ds_target *t, unsigned slot, uint32_t count, uint32_t stable);
+/* READ into rbuf; *data: where the bytes start in it. */
+int ds_read(struct ds_target *t, unsigned slot, uint64_t off, uint32_t count, uint8_t *rbuf,
+	    size_t cap, const uint8_t **data);
+int ds_commit(struct ds_target *t, unsigned slot, uint8_t *rbuf, size_t cap);
+const char *ds_strerror(int err);
+/* The nfsstat4 a data-server failure is reported as in LAYOUTRETURN. */
+int32_t ds_error_status(int err);
+
+/* pattern.c */
+void pattern_fill(uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed);
+/* The first offset whose byte is wrong, or UINT64_MAX. */
+uint64_t pattern_check(const uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed);
+
+/* ior.c, mdtest.c: set-up (untimed) and the timed phase of one client. */
+void *ior_setup(struct client *cl);
+void ior_run(struct client *cl, void *state);
+void *mdtest_setup(struct client *cl);
+void mdtest_run(struct client *cl, void *state);
+
+#endif

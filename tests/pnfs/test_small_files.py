@@ -11,10 +11,12 @@ that pass through the manager and keeps asking later), so a 4 KiB or
 One guest per kernel, one NFSv4.1 mount:
 * `small.4096`, `small.61440`: written with dd, no objects, no layout
   granted, no byte on the OSDs' data servers; read back right.
-* `big`: 4 MiB `dd bs=1M conv=fsync`: on objects, both mirrors hold it,
-  and the OSDs' data servers took the bytes the manager did not (how many
-  each way is printed: a kernel whose writeback asks for one page sends
-  its first writeback pass through the manager).
+* `big`: 4 MiB `dd bs=1M conv=fsync`: on objects, both mirrors hold it.
+  6.12 and 7.x ask at writeback for the first large folio (1 MiB here):
+  the file moves, every byte goes over pNFS, none through the manager.
+  6.1 asks for one page: refused, and that writeback pass (here all of
+  the file) goes through the manager, which moves the file to objects
+  when it passes Inline_Max; later passes get layouts.
 * `grow`: 4 KiB, then appended past Inline_Max: right sha256, on objects;
   a later append gets a layout."""
 from __future__ import annotations
@@ -33,6 +35,10 @@ from pando_testing.vm import Scenario
 SMALL = (4096, 61440)
 BIG = 4 << 20
 GROW = (4096, 200000, 1 << 20)      # written, then appended twice
+# Kernels whose page cache has no large folios for NFS: their writeback
+# asks for one page however much is dirty (measured: 6.1 asks 4096 for a
+# 1 MiB dd block, 6.12 and 7.3 ask 1048576).
+PAGE_ASKS = {"6.1"}
 ASK = re.compile(r"LAYOUTGET inode (\d+) (rw|read) offset (\d+) length (\d+) "
                  r"minlength (\d+) size (\d+): (\w+)")
 
@@ -93,8 +99,14 @@ def test_small_files_written_over_pnfs_stay_inline(
     via_pnfs = c.total(d, "nfs_write_bytes") // 2
     print(f"{version} big file: {via_pnfs} bytes over pNFS, {via_mds} through the manager")
     assert len(c.wait_components(big_ino, 2)) == 2, "the 4 MiB file is not on two mirrors"
-    assert via_pnfs + via_mds >= BIG and via_pnfs > 0 and ls2.granted > ls1.granted, \
-        f"the 4 MiB file got no layout: {ls1} -> {ls2}, OSDs {d}"
+    if version in PAGE_ASKS:
+        # One writeback pass (the fsync), asked for by its first page:
+        # refused, all of it through the manager, which moved the file.
+        assert via_mds >= BIG and ls2.granted == ls1.granted, \
+            f"{version} was expected to ask page by page: {ls1} -> {ls2}, OSDs {d}"
+    else:
+        assert via_pnfs == BIG and via_mds == 0 and ls2.granted > ls1.granted, \
+            f"the 4 MiB file did not go over pNFS: {ls1} -> {ls2}, OSDs {d}"
     gate.release("big")
 
     grow_ino = int(gate.wait("grown", timeout=300, vms=[vm]).query["ino"])

@@ -72,3 +72,83 @@ def test_ior_file_per_process_writes_every_mirror_through_layouts_and_reads_back
             assert sha(mds_files.object_bytes(m, osd, oid)) == want, (i, osd, oid)
     r = load(m, "fpp", clients=3, ior="read", block=BLOCK, verify=True)
     assert (r.bytes, r.layouts, r.mds_io_bytes, r.ds_io_bytes) == (3 * BLOCK, 3, 0, 3 * BLOCK)
+
+
+def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_bytes_right(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    block = 2 * MiB
+    w = load(m, "shared", clients=8, ior="write", shared=True, block=block, transfer=256 * 1024)
+    assert (w.bytes, w.layouts, w.mds_io_bytes) == (8 * block, 8, 0)
+    want = pattern(0, 0, 8 * block)
+    size, data = file_bytes(m, "/shared/ior.shared")
+    assert size == 8 * block, "every client's LAYOUTCOMMIT counted, none shrank the file"
+    assert sha(data) == sha(want), "the bytes read through the manager"
+    comps = mds_files.components(m, "/shared/ior.shared")
+    assert [sha(mds_files.object_bytes(m, osd, oid)) for osd, oid in comps] == [sha(want)] * 2
+    r = load(m, "shared", clients=8, ior="read", shared=True, block=block, verify=True)
+    assert (r.bytes, r.layouts, r.ds_io_bytes) == (8 * block, 8, 8 * block)
+    g = load(m, "shared", clients=8, ior="read", shared=True, block=block, verify=True,
+             no_layouts=True)
+    assert (g.bytes, g.layouts, g.mds_io_bytes, g.ds_io_bytes) == (8 * block, 0, 8 * block, 0)
+
+
+@pytest.mark.parametrize("unique", [False, True], ids=["shared_dir", "unique_dirs"])
+def test_mdtest_creates_stats_and_removes_every_file_it_names(
+        mds_factory: Callable[..., PandoMds], unique: bool) -> None:
+    m = pando(mds_factory)
+    clients, files = 3, 40
+    kw: dict[str, object] = dict(clients=clients, files=files, unique_dir=unique)
+    created = load(m, "md", mdtest="create", **kw)
+    assert (created.ops, created.bytes, created.layouts) == (clients * files, 0, 0)
+    if unique:
+        assert names_in(m, "/md") == {f"c{i}" for i in range(clients)}
+        for i in range(clients):
+            assert names_in(m, f"/md/c{i}") == {f"mdtest.{n}" for n in range(files)}
+    else:
+        assert names_in(m, "/md") == {f"mdtest.{i}.{n}" for i in range(clients)
+                                      for n in range(files)}
+    assert load(m, "md", mdtest="stat", **kw).ops == clients * files
+    assert load(m, "md", mdtest="remove", **kw).ops == clients * files
+    assert names_in(m, "/md") == set()
+
+
+def test_no_layouts_moves_every_byte_through_the_pando_manager(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    w = load(m, "gw", clients=2, ior="write", block=BLOCK, no_layouts=True)
+    assert (w.bytes, w.layouts, w.mds_io_bytes, w.ds_io_bytes) == (2 * BLOCK, 0, 2 * BLOCK, 0)
+    for i in range(2):
+        size, data = file_bytes(m, f"/gw/ior.{i}")
+        assert (size, sha(data)) == (BLOCK, sha(pattern(i + 1, 0, BLOCK)))
+    r = load(m, "gw", clients=2, ior="read", block=BLOCK, verify=True)
+    assert (r.bytes, r.layouts, r.ds_io_bytes) == (2 * BLOCK, 2, 2 * BLOCK), \
+        "a file written through the manager is read over pNFS"
+
+
+def test_against_ganesha_vfs_every_byte_goes_through_the_server(pod: Pod,
+                                                                 tmp_path: Path) -> None:
+    with GaneshaVfs(pod, tmp_path / "vfs", protocols=(3, 4)) as vfs:
+        w = load(vfs, "vfs", clients=2, ior="write", block=BLOCK, transfer=64 * 1024)
+        assert (w.bytes, w.layouts, w.mds_io_bytes) == (2 * BLOCK, 0, 2 * BLOCK)
+        assert vfs.export_dir is not None
+        for i in range(2):
+            data = (Path(vfs.export_dir) / "vfs" / f"ior.{i}").read_bytes()
+            assert sha(data) == sha(pattern(i + 1, 0, BLOCK))
+        r = load(vfs, "vfs", clients=2, ior="read", block=BLOCK, verify=True, no_layouts=True)
+        assert (r.bytes, r.mds_io_bytes) == (2 * BLOCK, 2 * BLOCK)
+        md = load(vfs, "vfs-md", clients=2, mdtest="create", files=20)
+        assert md.ops == 40 and len(names_in(vfs, "/vfs-md")) == 40
+
+
+def test_a_server_that_is_not_nfs_or_a_missing_export_fails_with_a_clear_message(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory, osds=2)
+    osd = m.osds[0]
+    cases = [(f"{osd.host}:{osd.ctl_port}", "/pando", "not accepted"),
+             (f"{m.host}:1", "/pando", "Connection refused"),
+             (m.nfs_addr, "/no-such-export", "NFS4ERR_NOENT")]
+    for addr, export, message in cases:
+        argv = pnfsload_argv(addr, "x", export=export, ior="write", block=MiB)
+        with pytest.raises(PnfsloadError, match=message):
+            run_pnfsload(argv, pod=m.pod, timeout=60)

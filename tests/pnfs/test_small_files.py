@@ -146,3 +146,49 @@ def test_small_files_written_over_pnfs_stay_inline(
                 f"{name}: component {k} differs from what the guest reads"
     for ino, s in zip(small_inos, SMALL):
         assert got[f"small.{s}"].ino == ino
+
+
+CREATES = 1000
+
+
+def create_script(gate_lib: str) -> str:
+    """CREATES files of 4 KiB copied by one `cp` (one process: open,
+    write, close per file, no fork per file), timed by /proc/uptime."""
+    return gate_lib + f"""
+mkdir /tmp/src && head -c 4096 /dev/urandom > /tmp/one
+i=0; while [ $i -lt {CREATES} ]; do cp /tmp/one /tmp/src/f$i; i=$((i+1)); done
+read -r t0 _ < /proc/uptime
+cp -r /tmp/src dst || fail "cp"
+read -r t1 _ < /proc/uptime
+echo "created {CREATES} $t0 $t1"
+[ "$(cat dst/f7 | sha256sum)" = "$(sha256sum < /tmp/one)" ] || fail "f7 reads back wrong"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inline_max", [1, 65536], ids=["every-file-to-objects", "inline"])
+def test_create_rate_of_4k_files_over_pnfs(inline_max: int,
+                                           pnfs_cluster: Callable[..., PnfsCluster],
+                                           guest: Callable[..., KernelClient]) -> None:
+    """Prints 4 KiB creates/s from a 6.12 guest over NFSv4.1 with layouts.
+    Inline_Max = 1 takes the path every new file took before small files
+    stayed inline: objects at the OPEN's LAYOUTGET, data to the OSDs."""
+    c = pnfs_cluster(mirrors=2, inline_max=inline_max)
+    gate = c.gate
+    assert gate is not None
+    kc = guest("6.12", c)
+    osd0, ls0 = c.osd_stats(), c.layout_status()
+    res = kc.run(Scenario().step("sh", "v4.1", create_script(gate.guest_lib())), timeout=600)
+    print(res.report())
+    res.assert_ok()
+    osd1, ls1 = c.osd_stats(), c.layout_status()
+    line = next(x for x in res.steps[0].output.splitlines() if x.startswith("created "))
+    n, t0, t1 = line.split()[1:]
+    rate = int(n) / (float(t1) - float(t0))
+    on_osds = c.total(c.stats_delta(osd0, osd1), "nfs_write_bytes")
+    print(f"Inline_Max {inline_max}: {rate:.0f} files of 4 KiB/s over NFSv4.1 (6.12), "
+          f"layouts granted {ls1.granted - ls0.granted}, OSD data-server bytes {on_osds}")
+    if inline_max > 4096:
+        assert ls1.granted == ls0.granted and on_osds == 0, f"{ls0} -> {ls1}"
+    else:
+        assert ls1.granted - ls0.granted >= CREATES and on_osds >= 2 * 4096 * CREATES

@@ -6,17 +6,18 @@ fails with a clear message where it cannot work."""
 from __future__ import annotations
 
 import hashlib
+import time
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
 from pando_testing import mds_files
-from pando_testing.ganesha import GaneshaVfs
+from pando_testing.ganesha import GaneshaServer, GaneshaVfs
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import Nfs3Client
 from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfsload_argv,
-                                    run_pnfsload)
+                                    run_pnfsload, start_pnfsload, wait_pnfsload)
 from pando_testing.pod import Pod
 
 MiB = 1 << 20
@@ -27,7 +28,7 @@ def pando(mds_factory: Callable[..., PandoMds], osds: int = 4) -> PandoMds:
     return mds_factory(osds, pnfs=True, mirrors=2)
 
 
-def load(m: PandoMds | GaneshaVfs, directory: str, **kw: object) -> PnfsloadResult:
+def load(m: GaneshaServer, directory: str, **kw: object) -> PnfsloadResult:
     argv = pnfsload_argv(m.nfs_addr, directory, export=m.pseudo, **kw)  # type: ignore[arg-type]
     return run_pnfsload(argv, pod=m.pod, timeout=120)
 
@@ -43,15 +44,15 @@ def lookup_path(c: Nfs3Client, root: bytes, path: str) -> bytes:
     return fh
 
 
-def names_in(m: PandoMds | GaneshaVfs, path: str) -> set[str]:
-    with mds_files.connect(m) as c:  # type: ignore[arg-type]
+def names_in(m: GaneshaServer, path: str) -> set[str]:
+    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
         fh = lookup_path(c, m.root_handle(), path)
         return {e.name.decode() for e in c.readdir_all(fh)} - {".", ".."}
 
 
-def file_bytes(m: PandoMds | GaneshaVfs, path: str) -> tuple[int, bytes]:
+def file_bytes(m: GaneshaServer, path: str) -> tuple[int, bytes]:
     """Size and bytes of a file, read through the server's NFSv3 side."""
-    with mds_files.connect(m) as c:  # type: ignore[arg-type]
+    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
         fh = lookup_path(c, m.root_handle(), path)
         attrs = c.getattr(fh).attrs
         assert attrs is not None
@@ -91,6 +92,21 @@ def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_
     g = load(m, "shared", clients=8, ior="read", shared=True, block=block, verify=True,
              no_layouts=True)
     assert (g.bytes, g.layouts, g.mds_io_bytes, g.ds_io_bytes) == (8 * block, 0, 8 * block, 0)
+
+
+def test_two_processes_started_at_one_time_share_a_file_by_their_global_client_indexes(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    start_at = time.time() + 3.0
+    procs = [start_pnfsload(pnfsload_argv(m.nfs_addr, "two", 2, export=m.pseudo, ior="write",
+                                          shared=True, block=MiB, client_base=base,
+                                          start_at=start_at), pod=m.pod)
+             for base in (0, 2)]
+    results = [wait_pnfsload(p, timeout=60) for p in procs]
+    assert all(r.t_start >= start_at for r in results), "set-up is not timed"
+    assert max(r.t_start for r in results) - start_at < 1.0
+    size, data = file_bytes(m, "/two/ior.shared")
+    assert (size, sha(data)) == (4 * MiB, sha(pattern(0, 0, 4 * MiB)))
 
 
 @pytest.mark.parametrize("unique", [False, True], ids=["shared_dir", "unique_dirs"])

@@ -232,6 +232,7 @@ static void *client_main(void *arg)
 	cl_setup(cl);
 	ns_lookup_path(cl, &cl->root, opt.dir, true, &cl->dir);
 	state = opt.workload == WL_IOR ? ior_setup(cl) : mdtest_setup(cl);
+	cl_start_renewer(cl);
 	pthread_barrier_wait(&a->run->ready);
 	wait_until(opt.start_at);
 	if (opt.workload == WL_IOR)
@@ -239,6 +240,7 @@ static void *client_main(void *arg)
 	else
 		mdtest_run(cl, state);
 	stats_span(cl->st, cl->t_start, cl->t_end);
+	cl_stop_renewer(cl);
 	cl_teardown(cl);
 	return NULL;
 }

@@ -81,8 +81,13 @@ struct client {
 	struct rpc_cred cred;
 	uint64_t clientid;
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
-	uint32_t seq[MAX_DEPTH];
-	unsigned nslots;	/* session slots the server granted */
+	uint32_t seq[MAX_DEPTH + 1];
+	unsigned nslots;	/* session slots for the workers */
+	unsigned renew_slot;	/* one more, for the lease renewer */
+	pthread_t renewer;
+	bool renewing;
+	pthread_mutex_t renew_lock;
+	pthread_cond_t renew_cond;
 	uint32_t maxrequest;	/* fore channel sizes */
 	uint32_t maxresponse;
 	bool pnfs;		/* the server is an MDS and layouts are wanted */
@@ -131,6 +136,10 @@ void run_workers(unsigned n, void (*fn)(void *state, unsigned k), void *state);
 /* session.c */
 void cl_setup(struct client *cl);
 void cl_teardown(struct client *cl);
+/* A SEQUENCE every few seconds on a slot of its own, so that the lease
+ * outlives data-server I/O and --start-at waits. */
+void cl_start_renewer(struct client *cl);
+void cl_stop_renewer(struct client *cl);
 void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
 	      uint8_t *rbuf, size_t rcap);
 /* Sends it, retrying NFS4ERR_DELAY; dies on transport and SEQUENCE

@@ -15,6 +15,7 @@
 #define SEQID_OFFSET (12 + 4 + NFS4_SESSIONID_SIZE)	/* in the args of cl_begin */
 #define NFS4ERR_COMPLETE_ALREADY 10054u
 #define DELAY_US 20000
+#define RENEW_S 5
 
 void cl_die(const struct client *cl, const char *fmt, ...)
 {
@@ -96,7 +97,7 @@ static void create_session(struct client *cl, uint32_t seq)
 	uint8_t args[1024], rbuf[CTL_BUF];
 	struct xdr_w w = { args, sizeof(args), 0 };
 	uint32_t size = cl->opt->transfer + REPLY_SLACK, status;
-	struct nfs4_channel fore = { size, size, cl->opt->depth };
+	struct nfs4_channel fore = { size, size, cl->opt->depth + 1 };
 	struct nfs4_session_res res;
 	struct xdr_r r;
 
@@ -108,12 +109,15 @@ static void create_session(struct client *cl, uint32_t seq)
 		cl_die(cl, "CREATE_SESSION: %s (%u)", nfs4_status_name(status), status);
 	cl_check(cl, d4_create_session(&r, &res), OP_CREATE_SESSION);
 	memcpy(cl->sessionid, res.sessionid, sizeof(cl->sessionid));
-	cl->nslots = res.fore.maxrequests < cl->opt->depth ? res.fore.maxrequests : cl->opt->depth;
-	if (cl->nslots == 0)
-		cl_die(cl, "CREATE_SESSION: the server granted no slots");
+	if (res.fore.maxrequests < 2)
+		cl_die(cl, "CREATE_SESSION: the server granted %u slots, pnfsload needs 2",
+		       res.fore.maxrequests);
+	cl->nslots = res.fore.maxrequests - 1 < cl->opt->depth ? res.fore.maxrequests - 1
+							       : cl->opt->depth;
+	cl->renew_slot = cl->nslots;
 	cl->maxrequest = res.fore.maxrequestsize;
 	cl->maxresponse = res.fore.maxresponsesize;
-	for (unsigned i = 0; i < MAX_DEPTH; i++)
+	for (unsigned i = 0; i <= MAX_DEPTH; i++)
 		cl->seq[i] = 1;
 }
 
@@ -136,7 +140,7 @@ void cl_setup(struct client *cl)
 
 	snprintf(name, sizeof(name), "MDS %s:%s", cl->opt->host, cl->opt->port);
 	err = rpc_connect(&cl->mds, (const struct sockaddr *)&cl->mds_addr, cl->mds_addrlen,
-			  NFS4_PROGRAM, NFS4_VERSION, cl->opt->depth, name);
+			  NFS4_PROGRAM, NFS4_VERSION, cl->opt->depth + 1, name);
 	if (err)
 		cl_die(cl, "connect to %s: %s", name, strerror(-err));
 	snprintf(cl->owner, sizeof(cl->owner), "pnfsload-owner.%d.%u", (int)getpid(), cl->idx);
@@ -175,7 +179,7 @@ void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nop
 	c->rbuf = rbuf;
 	c->rcap = rcap;
 	c4_begin(&c->w, nops + 1);
-	c4_sequence(&c->w, cl->sessionid, 0, slot, cl->nslots - 1);
+	c4_sequence(&c->w, cl->sessionid, 0, slot, cl->renew_slot);
 }
 
 /* SEQUENCE's result: true when the slot moved on (the compound ran). */
@@ -232,4 +236,44 @@ uint32_t cl_op(struct client *cl, struct compound *c, uint32_t opnum, uint32_t a
 	if (status != NFS4_OK && status != allowed)
 		cl_die(cl, "%s: %s (%u)", nfs4_op_name(opnum), nfs4_status_name(status), status);
 	return status;
+}
+
+static void *renewer_main(void *arg)
+{
+	struct client *cl = arg;
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+	struct timespec at;
+
+	pthread_mutex_lock(&cl->renew_lock);
+	while (cl->renewing) {
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += RENEW_S;
+		if (pthread_cond_timedwait(&cl->renew_cond, &cl->renew_lock, &at) == 0 || !cl->renewing)
+			continue;
+		pthread_mutex_unlock(&cl->renew_lock);
+		cl_begin(cl, &c, cl->renew_slot, 0, rbuf, sizeof(rbuf));
+		cl_call(cl, &c, "SEQUENCE (lease renewal)");
+		pthread_mutex_lock(&cl->renew_lock);
+	}
+	pthread_mutex_unlock(&cl->renew_lock);
+	return NULL;
+}
+
+void cl_start_renewer(struct client *cl)
+{
+	pthread_mutex_init(&cl->renew_lock, NULL);
+	pthread_cond_init(&cl->renew_cond, NULL);
+	cl->renewing = true;
+	if (pthread_create(&cl->renewer, NULL, renewer_main, cl))
+		cl_die(cl, "cannot start the lease renewer");
+}
+
+void cl_stop_renewer(struct client *cl)
+{
+	pthread_mutex_lock(&cl->renew_lock);
+	cl->renewing = false;
+	pthread_cond_signal(&cl->renew_cond);
+	pthread_mutex_unlock(&cl->renew_lock);
+	pthread_join(cl->renewer, NULL);
 }

@@ -166,19 +166,22 @@ echo "created {CREATES} $t0 $t1"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("inline_max", [1, 65536], ids=["every-file-to-objects", "inline"])
-def test_create_rate_of_4k_files_over_pnfs(inline_max: int,
+@pytest.mark.parametrize("vers,inline_max", [("v4.1", 1), ("v4.1", 65536), ("v3", 65536)],
+                         ids=["every-file-to-objects", "inline", "nfs3"])
+def test_create_rate_of_4k_files_over_pnfs(vers: str, inline_max: int,
                                            pnfs_cluster: Callable[..., PnfsCluster],
                                            guest: Callable[..., KernelClient]) -> None:
-    """Prints 4 KiB creates/s from a 6.12 guest over NFSv4.1 with layouts.
-    Inline_Max = 1 takes the path every new file took before small files
-    stayed inline: objects at the OPEN's LAYOUTGET, data to the OSDs."""
+    """Prints 4 KiB creates/s from a 6.12 guest over NFSv4.1 with layouts
+    (and over NFSv3 to compare).  Inline_Max = 1 takes the path every new
+    file took before small files stayed inline: objects at the OPEN's
+    LAYOUTGET, data to the OSDs."""
     c = pnfs_cluster(mirrors=2, inline_max=inline_max)
     gate = c.gate
     assert gate is not None
     kc = guest("6.12", c)
     osd0, ls0 = c.osd_stats(), c.layout_status()
-    res = kc.run(Scenario().step("sh", "v4.1", create_script(gate.guest_lib())), timeout=600)
+    res = kc.run(Scenario().step("sh", vers, create_script(gate.guest_lib()))
+                 .step("mountstats", vers), timeout=600)
     print(res.report())
     res.assert_ok()
     osd1, ls1 = c.osd_stats(), c.layout_status()
@@ -186,8 +189,10 @@ def test_create_rate_of_4k_files_over_pnfs(inline_max: int,
     n, t0, t1 = line.split()[1:]
     rate = int(n) / (float(t1) - float(t0))
     on_osds = c.total(c.stats_delta(osd0, osd1), "nfs_write_bytes")
-    print(f"Inline_Max {inline_max}: {rate:.0f} files of 4 KiB/s over NFSv4.1 (6.12), "
+    print(f"Inline_Max {inline_max}: {rate:.0f} files of 4 KiB/s over {vers} (6.12), "
           f"layouts granted {ls1.granted - ls0.granted}, OSD data-server bytes {on_osds}")
+    ms = {m.mountpoint: m for m in parse_mountstats(res.step("mountstats").output)}
+    print(f"{vers} mountstats: {ms[f'/mnt/{vers}'].counts()}")
     if inline_max > 4096:
         assert ls1.granted == ls0.granted and on_osds == 0, f"{ls0} -> {ls1}"
     else:

@@ -6,6 +6,8 @@ fails with a clear message where it cannot work."""
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -107,6 +109,30 @@ def test_two_processes_started_at_one_time_share_a_file_by_their_global_client_i
     assert max(r.t_start for r in results) - start_at < 1.0
     size, data = file_bytes(m, "/two/ior.shared")
     assert (size, sha(data)) == (4 * MiB, sha(pattern(0, 0, 4 * MiB)))
+
+
+def test_a_recalled_layout_is_committed_and_returned_and_the_rest_goes_through_the_manager(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """CB_LAYOUTRECALL on the back channel in the middle of a write: the
+    client answers it, commits what reached the OSDs, returns the layout
+    and writes the rest through the manager; size and bytes stay right."""
+    m = mds_factory(4, pnfs=True, mirrors=2, osd_args=["--write-bandwidth", "8M"])
+    block = 16 * MiB
+
+    def recall() -> None:
+        time.sleep(0.8)
+        m.pod.run(["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                   "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.recall_file",
+                   "string:/rc/ior.0"], env={**os.environ, **m.dbus_env()}, timeout=30)
+
+    t = threading.Thread(target=recall)
+    t.start()
+    w = load(m, "rc", ior="write", block=block, transfer=256 * 1024, depth=4)
+    t.join()
+    assert w.layouts == 1
+    assert 0 < w.mds_io_bytes < block and 0 < w.ds_io_bytes, w.raw
+    size, data = file_bytes(m, "/rc/ior.0")
+    assert (size, sha(data)) == (block, sha(pattern(1, 0, block)))
 
 
 @pytest.mark.parametrize("unique", [False, True], ids=["shared_dir", "unique_dirs"])

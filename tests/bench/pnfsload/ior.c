@@ -2,7 +2,9 @@
  * seed client + 1) or one shared file (<dir>/ior.shared, seed 0) where
  * client i owns bytes [i * block, (i + 1) * block).  Through a layout
  * writes go to every mirror and reads to one; without one, through the
- * MDS. */
+ * MDS.  A recalled layout is given back once the data-server calls in
+ * flight are done (after COMMIT and LAYOUTCOMMIT of what it wrote); the
+ * rest of the transfers go through the MDS. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,6 +22,12 @@ struct ior {
 	bool layout;
 	uint64_t next;		/* next transfer, taken atomically */
 	uint64_t ntransfers;
+	pthread_rwlock_t ds_lock;	/* read: a DS transfer; write: giving the layout back */
+	int holding;		/* atomic: a layout is out and not recalled */
+	uint64_t ds_end;	/* atomic: end of the highest DS write */
+	bool mds_wrote;
+	pthread_mutex_t slot_lock[MAX_DEPTH];	/* MDS slots of the workers */
+	struct recall_hook hook;
 };
 
 void *ior_setup(struct client *cl)
@@ -38,6 +46,15 @@ void *ior_setup(struct client *cl)
 	s->base = o->shared ? (uint64_t)cl->idx * o->block : 0;
 	s->seed = o->shared ? 0 : (uint64_t)cl->idx + 1;
 	s->ntransfers = (o->block + o->transfer - 1) / o->transfer;
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	/* Workers keep taking the read side: the return must not starve. */
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&s->ds_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	for (unsigned k = 0; k < MAX_DEPTH; k++)
+		pthread_mutex_init(&s->slot_lock[k], NULL);
 	ns_open(cl, 0, &cl->dir, s->name, write,
 		write ? OPEN4_SHARE_ACCESS_BOTH : OPEN4_SHARE_ACCESS_READ, &s->f);
 	return s;
@@ -96,6 +113,12 @@ static void ds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count,
 		if ((err = ds_write_finish(&s->f.targets[m], k, count, stable)))
 			ds_fail(s, k, m, off, count, err, OP_WRITE);
 	stats_add(&cl->st->ds_io_bytes, (uint64_t)count * s->f.ntargets);
+	uint64_t end = __atomic_load_n(&s->ds_end, __ATOMIC_RELAXED);
+
+	while (end < off + count &&
+	       !__atomic_compare_exchange_n(&s->ds_end, &end, off + count, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
 }
 
 static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf,
@@ -124,6 +147,7 @@ static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count
 	} else {
 		uint32_t got, committed, stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
 
+		s->mds_wrote = true;
 		pattern_fill(buf, off, count, s->seed);
 		cl_begin(cl, &c, k, 2, rbuf, CTL_BUF);
 		c4_putfh(&c.w, &s->f.fh);
@@ -141,6 +165,23 @@ static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count
 	stats_add(&cl->st->mds_io_bytes, count);
 }
 
+/* A transfer through the layout while it is held; false when there is
+ * none (never granted, or recalled). */
+static bool ds_transfer_if_held(struct ior *s, unsigned k, uint64_t off, uint32_t count,
+				uint8_t *buf, uint8_t *rbufs)
+{
+	bool held;
+
+	if (!__atomic_load_n(&s->holding, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_rwlock_rdlock(&s->ds_lock);
+	held = s->f.has_layout && __atomic_load_n(&s->holding, __ATOMIC_ACQUIRE);
+	if (held)
+		ds_transfer(s, k, off, count, buf, rbufs);
+	pthread_rwlock_unlock(&s->ds_lock);
+	return held;
+}
+
 static void ior_worker(void *arg, unsigned k)
 {
 	struct ior *s = arg;
@@ -156,10 +197,13 @@ static void ior_worker(void *arg, unsigned k)
 		if (i >= s->ntransfers)
 			break;
 		count = transfer_at(s, i, &off);
-		if (s->layout)
-			ds_transfer(s, k, off, count, buf, rbufs);
-		else
-			mds_transfer(s, k, off, count, buf, rbufs);
+		if (!ds_transfer_if_held(s, k, off, count, buf, rbufs)) {
+			unsigned slot = k % s->cl->nslots;
+
+			pthread_mutex_lock(&s->slot_lock[slot]);
+			mds_transfer(s, slot, off, count, buf, rbufs);
+			pthread_mutex_unlock(&s->slot_lock[slot]);
+		}
 		stats_add(&s->cl->st->bytes, count);
 		stats_add(&s->cl->st->ops, 1);
 	}
@@ -167,22 +211,50 @@ static void ior_worker(void *arg, unsigned k)
 	free(rbufs);
 }
 
-static void commit_writes(struct ior *s)
+/* COMMIT and LAYOUTCOMMIT what went to the data servers, then
+ * LAYOUTRETURN; once no DS call is in flight. */
+static void finish_layout(struct ior *s, unsigned slot)
 {
 	struct client *cl = s->cl;
 	uint8_t rbuf[CTL_BUF];
+	uint64_t end;
 	int err;
 
-	if (cl->opt->fsync)
-		return;
-	if (s->layout) {
-		for (unsigned m = 0; m < s->f.ntargets; m++)
+	__atomic_store_n(&s->holding, 0, __ATOMIC_RELEASE);
+	pthread_rwlock_wrlock(&s->ds_lock);
+	end = __atomic_load_n(&s->ds_end, __ATOMIC_RELAXED);
+	if (s->f.has_layout && end > s->base) {
+		for (unsigned m = 0; m < s->f.ntargets && !cl->opt->fsync; m++)
 			if ((err = ds_commit(&s->f.targets[m], 0, rbuf, sizeof(rbuf))))
-				ds_fail(s, 0, m, 0, 0, err, OP_COMMIT);
-		return;
+				ds_fail(s, slot, m, 0, 0, err, OP_COMMIT);
+		lo_commit(cl, slot, &s->f, s->base, end - s->base);
 	}
+	lo_return(cl, slot, &s->f);
+	pthread_rwlock_unlock(&s->ds_lock);
+}
+
+static bool recall_matches(void *arg, const struct nfs4_fh *fh)
+{
+	struct ior *s = arg;
+
+	if (fh && (fh->len != s->f.fh.len || memcmp(fh->data, s->f.fh.data, fh->len)))
+		return false;
+	return __atomic_exchange_n(&s->holding, 0, __ATOMIC_ACQ_REL) == 1;
+}
+
+static void recall_give_back(void *arg, unsigned slot)
+{
+	finish_layout(arg, slot);
+}
+
+static void commit_through_mds(struct ior *s)
+{
+	struct client *cl = s->cl;
+	uint8_t rbuf[CTL_BUF];
 	struct compound c;
 
+	if (cl->opt->fsync || !s->mds_wrote)
+		return;
 	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &s->f.fh);
 	c4_commit(&c.w, 0, 0);
@@ -196,21 +268,20 @@ void ior_run(struct client *cl, void *state)
 {
 	struct ior *s = state;
 	bool write = cl->opt->phase == PH_WRITE;
-	unsigned workers;
 
+	s->hook = (struct recall_hook){ recall_matches, recall_give_back, s };
 	cl->t_start = realtime_now();
+	cl_set_recall_hook(cl, &s->hook);
 	s->layout = cl->pnfs && lo_get(cl, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
 				       s->base, cl->opt->block);
-	if (!s->layout && cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
+	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
+	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
 		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)", cl->opt->transfer,
 		       write ? cl->maxrequest : cl->maxresponse);
-	workers = s->layout ? cl->opt->depth : cl->nslots;
-	run_workers(workers, ior_worker, s);
-	if (write)
-		commit_writes(s);
-	if (write && s->layout)
-		lo_commit(cl, &s->f, s->base, cl->opt->block);
-	lo_return(cl, 0, &s->f);
+	run_workers(s->layout ? cl->opt->depth : cl->nslots, ior_worker, s);
+	finish_layout(s, 0);
+	cl_set_recall_hook(cl, NULL);
+	commit_through_mds(s);
 	ns_close(cl, 0, &s->f);
 	cl->t_end = realtime_now();
 	free(s);

@@ -149,12 +149,13 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 	return true;
 }
 
-void lo_commit(struct client *cl, struct open_file *f, uint64_t offset, uint64_t length)
+void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
+	       uint64_t length)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
 
-	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_layoutcommit(&c.w, offset, length, &f->layout_sid, offset + length - 1);
 	cl_call(cl, &c, "LAYOUTCOMMIT");

@@ -111,7 +111,7 @@ static void channel(struct xdr_w *w, const struct nfs4_channel *c)
 	xw_u32(w, 0);	/* no RDMA */
 }
 
-void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq,
+void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq, uint32_t flags,
 		       const struct nfs4_channel *fore)
 {
 	static const struct nfs4_channel back = { 4096, 4096, 1 };
@@ -119,10 +119,10 @@ void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq,
 	op(w, OP_CREATE_SESSION);
 	xw_u64(w, clientid);
 	xw_u32(w, seq);
-	xw_u32(w, 0);	/* no back channel on this connection, not persistent */
+	xw_u32(w, flags);
 	channel(w, fore);
 	channel(w, &back);
-	xw_u32(w, 0x40000000u);	/* callback program: never called without a back channel */
+	xw_u32(w, 0x40000000u);	/* callback program */
 	xw_u32(w, 1);
 	xw_u32(w, 0);	/* AUTH_NONE */
 }
@@ -382,7 +382,8 @@ int d4_create_session(struct xdr_r *r, struct nfs4_session_res *res)
 	struct nfs4_channel back;
 
 	xr_fixed(r, res->sessionid, NFS4_SESSIONID_SIZE);
-	skip(r, 8);	/* sequence, flags */
+	xr_u32(r);	/* sequence */
+	res->flags = xr_u32(r);
 	read_channel(r, &res->fore);
 	read_channel(r, &back);
 	return verdict(r);

@@ -64,8 +64,11 @@ struct nfs4_exchange_res {
 	uint32_t flags;
 };
 
+#define CREATE_SESSION4_FLAG_CONN_BACK_CHAN 0x2u
+
 struct nfs4_session_res {
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t flags;
 	struct nfs4_channel fore;
 };
 
@@ -89,7 +92,7 @@ void c4_begin(struct xdr_w *w, uint32_t nops);
 void c4_sequence(struct xdr_w *w, const uint8_t *sessionid, uint32_t seqid, uint32_t slot,
 		 uint32_t highest);
 void c4_exchange_id(struct xdr_w *w, const uint8_t *verifier, const char *owner, uint32_t flags);
-void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq,
+void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq, uint32_t flags,
 		       const struct nfs4_channel *fore);
 void c4_destroy_session(struct xdr_w *w, const uint8_t *sessionid);
 void c4_destroy_clientid(struct xdr_w *w, uint64_t clientid);

@@ -71,6 +71,16 @@ struct ds_target {
 	struct rpc_cred cred;
 };
 
+/* What a workload holding a layout tells the back channel. */
+struct recall_hook {
+	/* On the receiver thread, under the client's renew_lock: does a
+	 * recall of fh (NULL: every layout) hit it?  If so, mark it recalled. */
+	bool (*matches)(void *arg, const struct nfs4_fh *fh);
+	/* On the renewer thread: return the recalled layout, on slot. */
+	void (*give_back)(void *arg, unsigned slot);
+	void *arg;
+};
+
 struct client {
 	unsigned idx;		/* global index (--client-base + local) */
 	const struct options *opt;
@@ -86,8 +96,12 @@ struct client {
 	unsigned renew_slot;	/* one more, for the lease renewer */
 	pthread_t renewer;
 	bool renewing;
-	pthread_mutex_t renew_lock;
+	pthread_mutex_t renew_lock;	/* also: hook, recall_pending, returning */
 	pthread_cond_t renew_cond;
+	const struct recall_hook *hook;
+	bool recall_pending;
+	bool returning;
+	bool back_channel;	/* the server bound our connection to its back channel */
 	uint32_t maxrequest;	/* fore channel sizes */
 	uint32_t maxresponse;
 	bool pnfs;		/* the server is an MDS and layouts are wanted */
@@ -140,6 +154,13 @@ void cl_teardown(struct client *cl);
  * outlives data-server I/O and --start-at waits. */
 void cl_start_renewer(struct client *cl);
 void cl_stop_renewer(struct client *cl);
+/* Installs (or, with NULL, removes, waiting out a return in progress) the
+ * workload's recall hook. */
+void cl_set_recall_hook(struct client *cl, const struct recall_hook *hook);
+
+/* callback.c: the rpc_call_handler of the MDS connection (arg: client). */
+uint32_t cb_handler(void *arg, uint32_t prog, uint32_t proc, const uint8_t *args, size_t len,
+		    struct xdr_w *res);
 void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
 	      uint8_t *rbuf, size_t rcap);
 /* Sends it, retrying NFS4ERR_DELAY; dies on transport and SEQUENCE
@@ -171,7 +192,8 @@ void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
  * (the file then does I/O through the MDS). */
 bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length);
-void lo_commit(struct client *cl, struct open_file *f, uint64_t offset, uint64_t length);
+void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
+	       uint64_t length);
 void lo_return(struct client *cl, unsigned slot, struct open_file *f);
 /* LAYOUTRETURN reporting that an I/O to mirror m failed (ff_ioerr4). */
 void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,

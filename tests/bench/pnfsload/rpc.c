@@ -17,6 +17,10 @@
 #define AUTH_NONE 0u
 #define AUTH_SYS 1u
 #define DISCARD_CHUNK 4096u
+#define CALL_MAX 65536u
+#define CALL_REPLY_MAX 4096u
+#define MSG_ACCEPTED 0u
+#define GARBAGE_ARGS 4u
 
 int rpc_resolve(const char *host, const char *port, struct sockaddr_storage *out, socklen_t *len)
 {
@@ -116,8 +120,103 @@ static void fail_all(struct rpc_conn *c, int err)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Replies go to their callers; calls from the server (a back channel we
- * never asked for) and replies nobody waits for are read and dropped. */
+static int send_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static void skip_auth(struct xdr_r *r)
+{
+	uint32_t len;
+
+	xr_u32(r);	/* flavour */
+	len = xr_u32(r);
+	if (!r->err && (len > 400 || (size_t)(r->end - r->p) < XDR_PAD(len)))
+		r->err = true;
+	if (!r->err)
+		r->p += XDR_PAD(len);
+}
+
+/* Reads one call from the server, lets the handler answer it, sends the
+ * reply.  Malformed calls get GARBAGE_ARGS; only a broken connection is
+ * an error. */
+static int serve_call(struct rpc_conn *c, uint32_t mark, const uint8_t *words)
+{
+	struct rpc_call tmp = { .buf = c->call_buf, .cap = CALL_MAX };
+	uint8_t reply[CALL_REPLY_MAX];
+	struct xdr_w w = { reply, sizeof(reply), 0 };
+	uint32_t stat = GARBAGE_ARGS, prog, proc, body;
+	int err;
+
+	if ((err = read_record_into(c, mark, words, &tmp)))
+		return err;
+	struct xdr_r r = { tmp.buf + 8, tmp.buf + tmp.len, false, false };
+
+	xr_u32(&r);	/* RPC version */
+	prog = xr_u32(&r);
+	xr_u32(&r);	/* program version */
+	proc = xr_u32(&r);
+	skip_auth(&r);
+	skip_auth(&r);
+	xw_u32(&w, 0);	/* record mark */
+	xw_fixed(&w, tmp.buf, 4);	/* xid */
+	xw_u32(&w, RPC_REPLY);
+	xw_u32(&w, MSG_ACCEPTED);
+	xw_u32(&w, AUTH_NONE);
+	xw_u32(&w, 0);
+	size_t stat_at = w.len;
+
+	xw_u32(&w, 0);
+	if (!r.err)
+		stat = c->handler(c->handler_arg, prog, proc, r.p, (size_t)(r.end - r.p), &w);
+	if (stat != 0 || w.len > w.cap)
+		w.len = stat_at + 4;
+	body = htonl(stat);
+	memcpy(reply + stat_at, &body, 4);
+	mark = htonl(0x80000000u | (uint32_t)(w.len - 4));
+	memcpy(reply, &mark, 4);
+	struct iovec iov = { reply, w.len };
+
+	pthread_mutex_lock(&c->send_lock);
+	err = send_all(c->fd, &iov, 1);
+	pthread_mutex_unlock(&c->send_lock);
+	return err;
+}
+
+int rpc_serve_calls(struct rpc_conn *c, rpc_call_handler fn, void *arg)
+{
+	uint8_t *buf = malloc(CALL_MAX);
+
+	if (!buf)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	free(c->call_buf);
+	c->call_buf = buf;
+	c->handler_arg = arg;
+	c->handler = fn;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Replies go to their callers; calls from the server go to the handler,
+ * if any, else (like replies nobody waits for) are read and dropped. */
 static void *receiver_main(void *arg)
 {
 	struct rpc_conn *c = arg;
@@ -132,6 +231,11 @@ static void *receiver_main(void *arg)
 		if ((mark & 0x7fffffffu) < 8) {
 			err = -EBADMSG;
 			break;
+		}
+		if (ntohl(words[1]) == RPC_CALL && c->handler) {
+			if ((err = serve_call(c, mark, (const uint8_t *)words)))
+				break;
+			continue;
 		}
 		struct rpc_call *call = ntohl(words[1]) == RPC_REPLY ? find_call(c, ntohl(words[0])) : NULL;
 
@@ -202,28 +306,6 @@ static size_t encode_header(uint8_t *hdr, uint32_t xid, const struct rpc_conn *c
 	xw_u32(&w, AUTH_NONE);
 	xw_u32(&w, 0);
 	return w.len;
-}
-
-static int send_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
-	}
-	return 0;
 }
 
 static int start_call(struct rpc_conn *c, unsigned slot, uint8_t *buf, size_t cap, uint32_t *xid)
@@ -355,4 +437,6 @@ void rpc_close(struct rpc_conn *c)
 	c->fd = -1;
 	free(c->calls);
 	c->calls = NULL;
+	free(c->call_buf);
+	c->call_buf = NULL;
 }

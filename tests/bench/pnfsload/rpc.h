@@ -16,6 +16,15 @@
 #define RPC_MAX_SLOTS (1u << RPC_SLOT_BITS)
 #define RPC_HDR_MAX 128u
 
+struct xdr_w;
+
+/* Serves a call the server sends on this connection (the NFSv4.1 back
+ * channel): writes the results to res and returns an accept_stat (0
+ * SUCCESS, 3 PROC_UNAVAIL, 4 GARBAGE_ARGS).  Runs on the receiver thread,
+ * so it must not wait for a reply on the same connection. */
+typedef uint32_t (*rpc_call_handler)(void *arg, uint32_t prog, uint32_t proc, const uint8_t *args,
+				     size_t len, struct xdr_w *res);
+
 struct rpc_cred {
 	uint32_t uid;
 	uint32_t gid;
@@ -45,6 +54,9 @@ struct rpc_conn {
 	int dead;		/* -errno once the connection is gone */
 	pthread_t receiver;
 	bool started;
+	rpc_call_handler handler;	/* NULL: calls from the server are dropped */
+	void *handler_arg;
+	uint8_t *call_buf;
 };
 
 /* Resolves HOST and PORT (numeric or a service name) to an address. */
@@ -66,6 +78,9 @@ int rpc_start(struct rpc_conn *c, unsigned slot, uint32_t proc, const struct rpc
 int rpc_finish(struct rpc_conn *c, unsigned slot, const uint8_t **res, size_t *res_len,
 	       uint32_t *why);
 void rpc_close(struct rpc_conn *c);
+/* From now on, calls from the server go to fn (set before the first call
+ * that may trigger them). */
+int rpc_serve_calls(struct rpc_conn *c, rpc_call_handler fn, void *arg);
 /* The accepted-reply header of a reply record: where the results start. */
 int rpc_reply_body(const uint8_t *rec, size_t len, size_t *off, uint32_t *why);
 

@@ -102,13 +102,14 @@ static void create_session(struct client *cl, uint32_t seq)
 	struct xdr_r r;
 
 	c4_begin(&w, 1);
-	c4_create_session(&w, cl->clientid, seq, &fore);
+	c4_create_session(&w, cl->clientid, seq, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, &fore);
 	raw_call(cl, &w, rbuf, sizeof(rbuf), &r, "CREATE_SESSION");
 	cl_check(cl, d4_op(&r, OP_CREATE_SESSION, &status), OP_CREATE_SESSION);
 	if (status)
 		cl_die(cl, "CREATE_SESSION: %s (%u)", nfs4_status_name(status), status);
 	cl_check(cl, d4_create_session(&r, &res), OP_CREATE_SESSION);
 	memcpy(cl->sessionid, res.sessionid, sizeof(cl->sessionid));
+	cl->back_channel = res.flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	if (res.fore.maxrequests < 2)
 		cl_die(cl, "CREATE_SESSION: the server granted %u slots, pnfsload needs 2",
 		       res.fore.maxrequests);
@@ -138,9 +139,13 @@ void cl_setup(struct client *cl)
 	uint32_t seq, flags;
 	int err;
 
+	pthread_mutex_init(&cl->renew_lock, NULL);
+	pthread_cond_init(&cl->renew_cond, NULL);
 	snprintf(name, sizeof(name), "MDS %s:%s", cl->opt->host, cl->opt->port);
 	err = rpc_connect(&cl->mds, (const struct sockaddr *)&cl->mds_addr, cl->mds_addrlen,
 			  NFS4_PROGRAM, NFS4_VERSION, cl->opt->depth + 1, name);
+	if (!err)
+		err = rpc_serve_calls(&cl->mds, cb_handler, cl);
 	if (err)
 		cl_die(cl, "connect to %s: %s", name, strerror(-err));
 	snprintf(cl->owner, sizeof(cl->owner), "pnfsload-owner.%d.%u", (int)getpid(), cl->idx);
@@ -238,23 +243,45 @@ uint32_t cl_op(struct client *cl, struct compound *c, uint32_t opnum, uint32_t a
 	return status;
 }
 
+/* Returns a recalled layout; called and returns with renew_lock held. */
+static void give_back(struct client *cl)
+{
+	const struct recall_hook *h = cl->hook;
+
+	cl->recall_pending = false;
+	if (!h)
+		return;
+	cl->returning = true;
+	pthread_mutex_unlock(&cl->renew_lock);
+	h->give_back(h->arg, cl->renew_slot);
+	pthread_mutex_lock(&cl->renew_lock);
+	cl->returning = false;
+	pthread_cond_broadcast(&cl->renew_cond);
+}
+
 static void *renewer_main(void *arg)
 {
 	struct client *cl = arg;
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
-	struct timespec at;
+	struct timespec next;
 
 	pthread_mutex_lock(&cl->renew_lock);
+	clock_gettime(CLOCK_REALTIME, &next);
+	next.tv_sec += RENEW_S;
 	while (cl->renewing) {
-		clock_gettime(CLOCK_REALTIME, &at);
-		at.tv_sec += RENEW_S;
-		if (pthread_cond_timedwait(&cl->renew_cond, &cl->renew_lock, &at) == 0 || !cl->renewing)
+		if (cl->recall_pending) {
+			give_back(cl);
+			continue;
+		}
+		if (pthread_cond_timedwait(&cl->renew_cond, &cl->renew_lock, &next) != ETIMEDOUT)
 			continue;
 		pthread_mutex_unlock(&cl->renew_lock);
 		cl_begin(cl, &c, cl->renew_slot, 0, rbuf, sizeof(rbuf));
 		cl_call(cl, &c, "SEQUENCE (lease renewal)");
 		pthread_mutex_lock(&cl->renew_lock);
+		clock_gettime(CLOCK_REALTIME, &next);
+		next.tv_sec += RENEW_S;
 	}
 	pthread_mutex_unlock(&cl->renew_lock);
 	return NULL;
@@ -262,8 +289,6 @@ static void *renewer_main(void *arg)
 
 void cl_start_renewer(struct client *cl)
 {
-	pthread_mutex_init(&cl->renew_lock, NULL);
-	pthread_cond_init(&cl->renew_cond, NULL);
 	cl->renewing = true;
 	if (pthread_create(&cl->renewer, NULL, renewer_main, cl))
 		cl_die(cl, "cannot start the lease renewer");
@@ -273,7 +298,17 @@ void cl_stop_renewer(struct client *cl)
 {
 	pthread_mutex_lock(&cl->renew_lock);
 	cl->renewing = false;
-	pthread_cond_signal(&cl->renew_cond);
+	pthread_cond_broadcast(&cl->renew_cond);
 	pthread_mutex_unlock(&cl->renew_lock);
 	pthread_join(cl->renewer, NULL);
+}
+
+void cl_set_recall_hook(struct client *cl, const struct recall_hook *hook)
+{
+	pthread_mutex_lock(&cl->renew_lock);
+	while (cl->returning)
+		pthread_cond_wait(&cl->renew_cond, &cl->renew_lock);
+	cl->hook = hook;
+	cl->recall_pending = false;
+	pthread_mutex_unlock(&cl->renew_lock);
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 import threading
 import time
 from pathlib import Path
@@ -183,14 +184,39 @@ def test_against_ganesha_vfs_every_byte_goes_through_the_server(pod: Pod,
         assert md.ops == 40 and len(names_in(vfs, "/vfs-md")) == 40
 
 
+def http_like_server(pod: Pod) -> socket.socket:
+    """A listener in the pod whose peer answers anything with an HTTP error
+    and keeps the connection open (bytes that are no RPC record)."""
+    listener = pod.call_inside(lambda: socket.create_server(("127.0.0.1", 0)))
+
+    def serve() -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        with conn:
+            try:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+                conn.recv(65536)
+            except OSError:
+                pass  # pnfsload hung up: what it should do
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener
+
+
 def test_a_server_that_is_not_nfs_or_a_missing_export_fails_with_a_clear_message(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory, osds=2)
     osd = m.osds[0]
+    http = http_like_server(m.pod)
     cases = [(f"{osd.host}:{osd.ctl_port}", "/pando", "not accepted"),
+             (f"127.0.0.1:{http.getsockname()[1]}", "/pando", "malformed RPC reply"),
              (f"{m.host}:1", "/pando", "Connection refused"),
              (m.nfs_addr, "/no-such-export", "NFS4ERR_NOENT")]
     for addr, export, message in cases:
         argv = pnfsload_argv(addr, "x", export=export, ior="write", block=MiB)
         with pytest.raises(PnfsloadError, match=message):
             run_pnfsload(argv, pod=m.pod, timeout=60)
+    http.close()

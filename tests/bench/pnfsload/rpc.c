@@ -87,6 +87,8 @@ static int read_record_into(struct rpc_conn *c, uint32_t mark, const uint8_t *hd
 			return -ECONNRESET;
 		mark = ntohl(mark);
 		last = mark & 0x80000000u;
+		if ((mark & 0x7fffffffu) > RPC_MAX_RECORD)
+			return -EBADMSG;
 	}
 	if (call)
 		call->len = len;
@@ -228,7 +230,9 @@ static void *receiver_main(void *arg)
 		if ((err = read_full(c->fd, &mark, 4)) || (err = read_full(c->fd, words, 8)))
 			break;
 		mark = ntohl(mark);
-		if ((mark & 0x7fffffffu) < 8) {
+		/* Not RPC at all (an HTTP server, say): fail now rather than
+		 * wait for a gigabyte that never comes. */
+		if ((mark & 0x7fffffffu) < 8 || (mark & 0x7fffffffu) > RPC_MAX_RECORD) {
 			err = -EBADMSG;
 			break;
 		}

@@ -15,6 +15,7 @@
 #define RPC_SLOT_BITS 10u
 #define RPC_MAX_SLOTS (1u << RPC_SLOT_BITS)
 #define RPC_HDR_MAX 128u
+#define RPC_MAX_RECORD (2u << 20)	/* a 1 MiB READ reply and room to spare */
 
 struct xdr_w;
 

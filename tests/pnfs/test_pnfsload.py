@@ -78,6 +78,19 @@ def test_ior_file_per_process_writes_every_mirror_through_layouts_and_reads_back
     assert (r.bytes, r.layouts, r.mds_io_bytes, r.ds_io_bytes) == (3 * BLOCK, 3, 0, 3 * BLOCK)
 
 
+@pytest.mark.parametrize("no_layouts", [False, True], ids=["pnfs", "through_mds"])
+def test_verify_names_the_first_wrong_byte(mds_factory: Callable[..., PandoMds],
+                                           no_layouts: bool) -> None:
+    m = pando(mds_factory)
+    load(m, "v", ior="write", block=MiB)
+    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
+        fh = lookup_path(c, m.root_handle(), "/v/ior.0")
+        c.write_all(fh, 300001, b"pando!")
+    with pytest.raises(PnfsloadError, match="client 0: READ ior.0 offset 0 .*data mismatch at "
+                                            "file offset 300001"):
+        load(m, "v", ior="read", block=MiB, verify=True, no_layouts=no_layouts)
+
+
 def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_bytes_right(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory)

@@ -133,29 +133,30 @@ static void check_args(bool have_dir)
 		die("--client-base too large");
 }
 
+enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
+       O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
+       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_HELP };
+static const struct option longopts[] = {
+	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
+	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
+	{ "client-base", required_argument, NULL, O_BASE },
+	{ "depth", required_argument, NULL, O_DEPTH },
+	{ "start-at", required_argument, NULL, O_START },
+	{ "no-layouts", no_argument, NULL, O_NOLAYOUTS },
+	{ "progress", no_argument, NULL, O_PROGRESS }, { "ior", required_argument, NULL, O_IOR },
+	{ "shared", no_argument, NULL, O_SHARED },
+	{ "transfer", required_argument, NULL, O_TRANSFER },
+	{ "block", required_argument, NULL, O_BLOCK }, { "verify", no_argument, NULL, O_VERIFY },
+	{ "fsync", no_argument, NULL, O_FSYNC }, { "mdtest", required_argument, NULL, O_MDTEST },
+	{ "files", required_argument, NULL, O_FILES },
+	{ "unique-dir", no_argument, NULL, O_UNIQUE },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
+	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
+};
+
 static void parse_args(int argc, char **argv)
 {
-	enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
-	       O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
-	       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_HELP };
-	static const struct option longopts[] = {
-		{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
-		{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
-		{ "client-base", required_argument, NULL, O_BASE },
-		{ "depth", required_argument, NULL, O_DEPTH },
-		{ "start-at", required_argument, NULL, O_START },
-		{ "no-layouts", no_argument, NULL, O_NOLAYOUTS },
-		{ "progress", no_argument, NULL, O_PROGRESS }, { "ior", required_argument, NULL, O_IOR },
-		{ "shared", no_argument, NULL, O_SHARED },
-		{ "transfer", required_argument, NULL, O_TRANSFER },
-		{ "block", required_argument, NULL, O_BLOCK }, { "verify", no_argument, NULL, O_VERIFY },
-		{ "fsync", no_argument, NULL, O_FSYNC }, { "mdtest", required_argument, NULL, O_MDTEST },
-		{ "files", required_argument, NULL, O_FILES },
-		{ "unique-dir", no_argument, NULL, O_UNIQUE },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
-		{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
-	};
 	bool have_dir = false;
 	char *end;
 	int c;

@@ -331,5 +331,8 @@ int main(int argc, char **argv)
 			pthread_join(tids[i], NULL);
 	alarm(0);
 	print_result(&run.st);
+	free(args);
+	free(tids);
+	free(run.clients);
 	return 0;
 }

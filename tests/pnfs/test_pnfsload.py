@@ -16,12 +16,15 @@ from typing import Callable
 import pytest
 
 from pando_testing import mds_files
+from pando_testing.e2e import KernelClient
 from pando_testing.ganesha import GaneshaServer, GaneshaVfs
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import Nfs3Client
 from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfsload_argv,
                                     run_pnfsload, start_pnfsload, wait_pnfsload)
+from pando_testing.pnfs_tools import PnfsCluster
 from pando_testing.pod import Pod
+from pando_testing.vm import Scenario
 
 MiB = 1 << 20
 BLOCK = 4 * MiB
@@ -233,3 +236,41 @@ def test_a_server_that_is_not_nfs_or_a_missing_export_fails_with_a_clear_message
         with pytest.raises(PnfsloadError, match=message):
             run_pnfsload(argv, pod=m.pod, timeout=60)
     http.close()
+
+
+@pytest.mark.slow
+def test_pnfsload_leaves_on_the_osds_and_in_the_namespace_what_a_6_12_kernel_leaves(
+        pnfs_cluster: Callable[..., PnfsCluster], guest: Callable[..., KernelClient]) -> None:
+    """A stock 6.12 client writes pnfsload's pattern with dd over pNFS and
+    touches mdtest's names; pnfsload does the same in another directory.
+    Both files are the same size with the same bytes in both mirrors'
+    objects, and both directories hold the same names."""
+    c = pnfs_cluster(mirrors=2)
+    assert c.gate is not None
+    m, size = c.mds, 3 * MiB + 12
+    c.gate.data["pattern"] = pattern(1, 0, size)
+    kc = guest("6.12", c)
+    script = c.gate.guest_lib() + """
+getdata pattern /tmp/pattern
+dd if=/tmp/pattern of=ior.0 bs=1M conv=fsync 2>/tmp/dd.err || fail "dd: $(cat /tmp/dd.err)"
+mkdir md || fail "mkdir md"
+for n in 0 1 2 3 4; do touch md/mdtest.0.$n || fail "touch md/mdtest.0.$n"; done
+"""
+    vm = kc.start(Scenario().step("sh", "v4.2", script), timeout=300)
+    res = vm.wait()
+    vm.kill()
+    res.assert_ok()
+    kernel_dir = "/k6_12-1/s1-sh"
+    # The OSDs are advertised at the guests' 10.0.2.2: pnfsload, in the
+    # pod, reaches the same ports on loopback.
+    w = load(m, "p", ior="write", block=size, extra=["--ds-host", "127.0.0.1"])
+    assert (w.layouts, w.mds_io_bytes) == (1, 0)
+    load(m, "p/md", mdtest="create", files=5)
+    want = sha(pattern(1, 0, size))
+    for path in (f"{kernel_dir}/ior.0", "/p/ior.0"):
+        assert file_bytes(m, path)[0] == size, path
+        objects = [mds_files.object_bytes(m, osd, oid)
+                   for osd, oid in mds_files.components(m, path)]
+        assert [sha(o) for o in objects] == [want, want], path
+    assert names_in(m, f"{kernel_dir}/md") == names_in(m, "/p/md") == \
+        {f"mdtest.0.{n}" for n in range(5)}

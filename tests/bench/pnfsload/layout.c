@@ -2,6 +2,7 @@
  * device id, one connection per data server and client), LAYOUTCOMMIT and
  * LAYOUTRETURN with ff_layoutreturn4 error reports. */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,19 @@ static void getdeviceinfo(struct client *cl, const uint8_t *id, struct pando_ff_
 		cl_die(cl, "GETDEVICEINFO: malformed ff_device_addr4");
 }
 
+/* --ds-host: the same port on another host (the advertised address is
+ * one this namespace cannot reach, e.g. qemu's 10.0.2.2). */
+static void redirect(struct client *cl, struct sockaddr_storage *ss, socklen_t *len)
+{
+	uint16_t port = ss->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)ss)->sin6_port
+						  : ((struct sockaddr_in *)ss)->sin_port;
+	char port_s[8];
+
+	snprintf(port_s, sizeof(port_s), "%u", ntohs(port));
+	if (rpc_resolve(cl->opt->ds_host, port_s, ss, len))
+		cl_die(cl, "cannot resolve --ds-host %s", cl->opt->ds_host);
+}
+
 static void connect_device(struct client *cl, struct device *d,
 			   const struct pando_ff_device_addr *addr)
 {
@@ -53,10 +67,14 @@ static void connect_device(struct client *cl, struct device *d,
 	if (pando_netaddr_to_sockaddr(&addr->netaddrs[0], &ss))
 		cl_die(cl, "GETDEVICEINFO: bad address %s %s", addr->netaddrs[0].netid,
 		       addr->netaddrs[0].uaddr);
+	socklen_t len = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						 : sizeof(struct sockaddr_in);
+
+	if (cl->opt->ds_host[0])
+		redirect(cl, &ss, &len);
 	snprintf(name, sizeof(name), "DS %s", addr->netaddrs[0].uaddr);
-	err = rpc_connect(&d->conn, (struct sockaddr *)&ss,
-			  ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
-			  NFS_PROGRAM, NFS_V3, cl->opt->depth, name);
+	err = rpc_connect(&d->conn, (struct sockaddr *)&ss, len, NFS_PROGRAM, NFS_V3,
+			  cl->opt->depth, name);
 	if (err)
 		cl_die(cl, "connect to %s: %s", name, strerror(-err));
 }

@@ -88,7 +88,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: pnfsload --mds HOST[:PORT] [--export PATH] --dir NAME --clients N\n"
 	      "         [--client-base B] [--depth D] [--start-at T] [--no-layouts] [--progress]\n"
-	      "         [--timeout SEC] [--uid N] [--gid N]\n"
+	      "         [--timeout SEC] [--uid N] [--gid N] [--ds-host HOST]\n"
 	      "  IOR:    --ior write|read [--shared] [--transfer SIZE] [--block SIZE] [--verify]\n"
 	      "          [--fsync]\n"
 	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir]\n"
@@ -135,7 +135,7 @@ static void check_args(bool have_dir)
 
 enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
        O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
-       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_HELP };
+       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_HELP };
 static const struct option longopts[] = {
 	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
 	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
@@ -152,6 +152,7 @@ static const struct option longopts[] = {
 	{ "unique-dir", no_argument, NULL, O_UNIQUE },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
+	{ "ds-host", required_argument, NULL, O_DS_HOST },
 	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -188,6 +189,7 @@ static void parse_args(int argc, char **argv)
 		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
 		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;
 		case O_GID: opt.gid = (uint32_t)parse_size(optarg, "--gid"); break;
+		case O_DS_HOST: copy_arg(opt.ds_host, sizeof(opt.ds_host), optarg, "--ds-host"); break;
 		case O_HELP: usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}

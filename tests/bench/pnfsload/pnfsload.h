@@ -44,6 +44,7 @@ struct options {
 	unsigned timeout_s;
 	uint32_t uid;
 	uint32_t gid;
+	char ds_host[256];	/* reach data servers here, at their advertised port */
 };
 
 /* Counters of the whole run, updated with atomics. */

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "nfs4_xdr.h"
+#include "pnfsload.h"
 #include "rpc.h"
 
 static const uint8_t sessionid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
@@ -203,8 +204,72 @@ static void truncated_rpc_reply_headers_are_ebadmsg(void)
 	CHECK_EQ(why, 1);
 }
 
+static int recalls_seen;
+
+static bool recall_any(void *arg, const struct nfs4_fh *fh)
+{
+	recalls_seen++;
+	return fh && fh->len == 2 && fh->data[0] == 0xab;
+}
+
+static void give_back_none(void *arg, unsigned slot)
+{
+}
+
+static uint32_t serve(struct client *cl, const uint8_t *args, size_t len, uint8_t *res, size_t cap,
+		      size_t *res_len)
+{
+	struct xdr_w w = { res, cap, 0 };
+	uint32_t stat = cb_handler(cl, 0x40000000u, 1, args, len, &w);
+
+	*res_len = w.len;
+	return stat;
+}
+
+static void callbacks_answer_recalls_and_refuse_garbage(void)
+{
+	static const char call_hex[] =
+		"00000000 00000001 00000000 00000002"			/* tag, minor 1, ident, 2 ops */
+		"0000000b 0102030405060708090a0b0c0d0e0f10"		/* CB_SEQUENCE, sessionid */
+		"00000009 00000000 00000000 00000000 00000000"		/* seq, slot, highest, cachethis, no lists */
+		"00000005 00000004 00000002 00000000 00000001"		/* CB_LAYOUTRECALL ff RW, FILE */
+		"00000002 abcd0000 0000000000000000 ffffffffffffffff"	/* fh, offset, length */
+		"00000001 2122232425262728292a2b2c";			/* stateid */
+	static const char want_hex[] =
+		"00000000 00000000 00000002"
+		"0000000b 00000000 0102030405060708090a0b0c0d0e0f10 00000009 00000000 00000000 00000000"
+		"00000005 00000000";
+	static struct client cl;
+	struct recall_hook hook = { recall_any, give_back_none, NULL };
+	uint8_t call[256], want[256], res[512];
+	size_t n = unhex(call_hex, call), wn = unhex(want_hex, want), len;
+
+	memcpy(cl.sessionid, sessionid, sizeof(sessionid));
+	pthread_mutex_init(&cl.renew_lock, NULL);
+	pthread_cond_init(&cl.renew_cond, NULL);
+	cl.hook = &hook;
+	CHECK_EQ(serve(&cl, call, n, res, sizeof(res), &len), 0);
+	CHECK_EQ(len, wn);
+	CHECK_MEM(res, want, wn);
+	CHECK(cl.recall_pending);
+	for (size_t cut = 0; cut < n; cut++) {
+		uint8_t *part = malloc(cut ? cut : 1);
+		uint32_t stat;
+
+		memcpy(part, call, cut);
+		stat = serve(&cl, part, cut, res, sizeof(res), &len);
+		/* Garbage, or a compound whose failing op says BADXDR. */
+		CHECK(stat == 4 || (stat == 0 && len >= 4 && res[3] != 0));
+		free(part);
+	}
+	call[31] ^= 0xff;	/* another session */
+	CHECK_EQ(serve(&cl, call, n, res, sizeof(res), &len), 0);
+	CHECK_EQ(res[2] << 8 | res[3], 10052);	/* NFS4ERR_BADSESSION */
+}
+
 int main(void)
 {
+	callbacks_answer_recalls_and_refuse_garbage();
 	sequence_putfh_layoutget_encodes_as_rfc8881_says();
 	exchange_id_encodes_as_rfc8881_says();
 	truncated_or_corrupted_layoutget_replies_are_ebadmsg();

@@ -113,6 +113,18 @@ def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_
     assert (g.bytes, g.layouts, g.mds_io_bytes, g.ds_io_bytes) == (8 * block, 0, 8 * block, 0)
 
 
+def test_blocks_that_do_not_start_on_a_word_still_carry_the_pattern(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    block = 100003
+    w = load(m, "odd", clients=3, ior="write", shared=True, block=block, transfer=65536)
+    assert w.bytes == 3 * block
+    size, data = file_bytes(m, "/odd/ior.shared")
+    assert (size, sha(data)) == (3 * block, sha(pattern(0, 0, 3 * block)))
+    assert pattern(0, 5, 20) == pattern(0, 0, 32)[5:25]
+    load(m, "odd", clients=3, ior="read", shared=True, block=block, transfer=65536, verify=True)
+
+
 def test_two_processes_started_at_one_time_share_a_file_by_their_global_client_indexes(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory)

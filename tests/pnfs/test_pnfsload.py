@@ -125,6 +125,20 @@ def test_blocks_that_do_not_start_on_a_word_still_carry_the_pattern(
     load(m, "odd", clients=3, ior="read", shared=True, block=block, transfer=65536, verify=True)
 
 
+def test_small_files_the_manager_keeps_inline_are_written_through_it(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """A refused LAYOUTGET (a small file stays inline) sends that file's
+    I/O through the manager, as Linux does."""
+    m = pando(mds_factory)
+    w = load(m, "small", clients=4, ior="write", block=4096, transfer=4096)
+    assert (w.bytes, w.layouts, w.mds_io_bytes, w.ds_io_bytes) == (4 * 4096, 0, 4 * 4096, 0)
+    for i in range(4):
+        size, data = file_bytes(m, f"/small/ior.{i}")
+        assert (size, data) == (4096, pattern(i + 1, 0, 4096))
+    r = load(m, "small", clients=4, ior="read", block=4096, transfer=4096, verify=True)
+    assert (r.bytes, r.layouts, r.mds_io_bytes) == (4 * 4096, 0, 4 * 4096)
+
+
 def test_two_processes_started_at_one_time_share_a_file_by_their_global_client_indexes(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory)

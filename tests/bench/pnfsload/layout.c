@@ -145,8 +145,11 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 	cl_call(cl, &c, "LAYOUTGET");
 	cl_op(cl, &c, OP_PUTFH, 0);
 	cl_check(cl, d4_op(&c.r, OP_LAYOUTGET, &status), OP_LAYOUTGET);
+	/* Refusals Linux answers with I/O through the MDS (fs/nfs/pnfs.c);
+	 * Pando says BADLAYOUT to writes a file can keep inline. */
 	if (status == NFS4ERR_LAYOUTUNAVAILABLE || status == NFS4ERR_LAYOUTTRYLATER ||
-	    status == NFS4ERR_UNKNOWN_LAYOUTTYPE || status == NFS4ERR_NOTSUPP)
+	    status == NFS4ERR_BADLAYOUT || status == NFS4ERR_UNKNOWN_LAYOUTTYPE ||
+	    status == NFS4ERR_NOTSUPP)
 		return false;
 	if (status)
 		cl_die(cl, "LAYOUTGET: %s (%u)", nfs4_status_name(status), status);

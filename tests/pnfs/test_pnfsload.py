@@ -113,6 +113,31 @@ def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_
     assert (g.bytes, g.layouts, g.mds_io_bytes, g.ds_io_bytes) == (8 * block, 0, 8 * block, 0)
 
 
+def test_striped_layouts_put_each_stripe_unit_on_its_column_of_every_mirror(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """Two mirrors of two columns (1 MiB stripe unit, RFC 8435 sparse: each
+    object keeps file offsets); client segments of 1.5 MiB + 1 byte, so
+    transfers cross stripe-unit boundaries and are split there."""
+    m = mds_factory(4, pnfs=True, mirrors=2,
+                    extra_fsal='Stripe_Width = 2;\nStriped_Clients = "*";')
+    block, unit = 3 * MiB // 2 + 1, MiB
+    w = load(m, "striped", clients=3, ior="write", shared=True, block=block,
+             transfer=512 * 1024)
+    assert (w.bytes, w.layouts, w.mds_io_bytes, w.ds_io_bytes) == (3 * block, 3, 0, 6 * block)
+    size = 3 * block
+    want = pattern(0, 0, size)
+    assert file_bytes(m, "/striped/ior.shared") == (size, want)
+    comps = mds_files.components(m, "/striped/ior.shared")
+    assert len(comps) == 4, comps
+    for index, (osd, oid) in enumerate(comps):
+        column, data = index % 2, mds_files.object_bytes(m, osd, oid)
+        for off in range(column * unit, size, 2 * unit):
+            end = min(off + unit, size)
+            assert data[off:end] == want[off:end], (index, off)
+    r = load(m, "striped", clients=3, ior="read", shared=True, block=block, verify=True)
+    assert (r.bytes, r.layouts, r.mds_io_bytes) == (3 * block, 3, 0)
+
+
 def test_blocks_that_do_not_start_on_a_word_still_carry_the_pattern(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory)

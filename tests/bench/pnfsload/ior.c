@@ -78,43 +78,80 @@ static void verify(const struct ior *s, const uint8_t *data, uint64_t off, uint3
 		       s->name, off, via, bad);
 }
 
-static void ds_fail(struct ior *s, unsigned k, unsigned m, uint64_t off, uint32_t count, int err,
+static void ds_fail(struct ior *s, unsigned k, unsigned t, uint64_t off, uint32_t count, int err,
 		    uint32_t opnum)
 {
-	lo_return_error(s->cl, k, &s->f, m, off, count, err, opnum);
+	lo_return_error(s->cl, k, &s->f, t, off, count, err, opnum);
 	cl_die(s->cl, "%s %s offset %" PRIu64 " on %s: %s (%d)", nfs4_op_name(opnum), s->name, off,
-	       s->f.targets[m].conn->name, ds_strerror(err), err);
+	       s->f.targets[t].conn->name, ds_strerror(err), err);
 }
 
+/* How much of [off, off + count) lies in off's stripe unit. */
+static uint32_t piece_at(const struct open_file *f, uint64_t off, uint32_t count)
+{
+	uint64_t left = f->stripe_unit ? f->stripe_unit - off % f->stripe_unit : count;
+
+	return left < count ? (uint32_t)left : count;
+}
+
+static void ds_read_piece(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf)
+{
+	struct client *cl = s->cl;
+	/* Clients, and stripe units, take turns over the mirrors, so reads
+	 * spread over every copy. */
+	uint64_t unit = s->f.stripe_unit ? off / s->f.stripe_unit : 0;
+	unsigned t = lo_target(&s->f, (unsigned)((cl->idx + unit) % s->f.mirrors), off);
+	const uint8_t *data;
+	int err;
+
+	if ((err = ds_read(&s->f.targets[t], k, off, count, buf, count + REPLY_SLACK, &data)))
+		ds_fail(s, k, t, off, count, err, OP_READ);
+	if (cl->opt->verify)
+		verify(s, data, off, count, s->f.targets[t].conn->name);
+}
+
+static void ds_write_piece(struct ior *s, unsigned k, uint64_t off, uint32_t count,
+			   const uint8_t *buf, uint8_t *rbufs)
+{
+	uint32_t stable = s->cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
+	int err;
+
+	for (unsigned m = 0; m < s->f.mirrors; m++) {
+		unsigned t = lo_target(&s->f, m, off);
+
+		if ((err = ds_write_start(&s->f.targets[t], k, off, buf, count, stable,
+					  rbufs + m * 1024, 1024)))
+			ds_fail(s, k, t, off, count, err, OP_WRITE);
+	}
+	for (unsigned m = 0; m < s->f.mirrors; m++) {
+		unsigned t = lo_target(&s->f, m, off);
+
+		if ((err = ds_write_finish(&s->f.targets[t], k, count, stable)))
+			ds_fail(s, k, t, off, count, err, OP_WRITE);
+	}
+}
+
+/* One transfer through the layout, split at stripe-unit boundaries. */
 static void ds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf,
 			uint8_t *rbufs)
 {
 	struct client *cl = s->cl;
-	uint32_t stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
-	int err;
+	bool read = cl->opt->phase == PH_READ;
+	uint64_t end;
 
-	if (cl->opt->phase == PH_READ) {
-		unsigned m = cl->idx % s->f.ntargets;
-		const uint8_t *data;
-
-		if ((err = ds_read(&s->f.targets[m], k, off, count, buf, count + REPLY_SLACK, &data)))
-			ds_fail(s, k, m, off, count, err, OP_READ);
-		if (cl->opt->verify)
-			verify(s, data, off, count, s->f.targets[m].conn->name);
-		stats_add(&cl->st->ds_io_bytes, count);
-		return;
+	if (!read)
+		pattern_fill(buf, off, count, s->seed);
+	for (uint32_t done = 0, n; done < count; done += n) {
+		n = piece_at(&s->f, off + done, count - done);
+		if (read)
+			ds_read_piece(s, k, off + done, n, buf);
+		else
+			ds_write_piece(s, k, off + done, n, buf + done, rbufs);
 	}
-	pattern_fill(buf, off, count, s->seed);
-	for (unsigned m = 0; m < s->f.ntargets; m++)
-		if ((err = ds_write_start(&s->f.targets[m], k, off, buf, count, stable,
-					  rbufs + m * 1024, 1024)))
-			ds_fail(s, k, m, off, count, err, OP_WRITE);
-	for (unsigned m = 0; m < s->f.ntargets; m++)
-		if ((err = ds_write_finish(&s->f.targets[m], k, count, stable)))
-			ds_fail(s, k, m, off, count, err, OP_WRITE);
-	stats_add(&cl->st->ds_io_bytes, (uint64_t)count * s->f.ntargets);
-	uint64_t end = __atomic_load_n(&s->ds_end, __ATOMIC_RELAXED);
-
+	stats_add(&cl->st->ds_io_bytes, (uint64_t)count * (read ? 1 : s->f.mirrors));
+	if (read)
+		return;
+	end = __atomic_load_n(&s->ds_end, __ATOMIC_RELAXED);
 	while (end < off + count &&
 	       !__atomic_compare_exchange_n(&s->ds_end, &end, off + count, false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED))

@@ -106,29 +106,50 @@ static uint32_t numeric_id(const char *s, uint32_t fallback)
 	return *s && !*end && v <= UINT32_MAX ? (uint32_t)v : fallback;
 }
 
-/* A layout we can drive: one data server per mirror (no striping). */
+/* A layout we can drive: the same number of data servers in every mirror,
+ * and a stripe unit when there are several. */
 static bool usable(const struct pando_ff_layout *l)
 {
-	if (l->mirror_count == 0 || l->mirror_count > MAX_DEVICES)
+	uint32_t columns = l->mirror_count ? l->mirrors[0].ds_count : 0;
+
+	if (l->mirror_count == 0 || columns == 0 ||
+	    (uint64_t)l->mirror_count * columns > MAX_DEVICES)
 		return false;
-	for (uint32_t m = 0; m < l->mirror_count; m++)
-		if (l->mirrors[m].ds_count != 1 || l->mirrors[m].ds[0].fh_count == 0)
+	if (columns > 1 && l->stripe_unit == 0)
+		return false;
+	for (uint32_t m = 0; m < l->mirror_count; m++) {
+		if (l->mirrors[m].ds_count != columns)
 			return false;
+		for (uint32_t c = 0; c < columns; c++)
+			if (l->mirrors[m].ds[c].fh_count == 0)
+				return false;
+	}
 	return true;
 }
 
 static void bind_targets(struct client *cl, struct open_file *f)
 {
-	f->ntargets = f->layout.mirror_count;
-	for (unsigned m = 0; m < f->ntargets; m++) {
-		const struct pando_ff_data_server *ds = &f->layout.mirrors[m].ds[0];
-		struct ds_target *t = &f->targets[m];
+	f->mirrors = f->layout.mirror_count;
+	f->columns = f->layout.mirrors[0].ds_count;
+	f->stripe_unit = f->columns > 1 ? f->layout.stripe_unit : 0;
+	f->ntargets = f->mirrors * f->columns;
+	for (unsigned t = 0; t < f->ntargets; t++) {
+		const struct pando_ff_data_server *ds =
+			&f->layout.mirrors[t / f->columns].ds[t % f->columns];
+		struct ds_target *target = &f->targets[t];
 
-		t->conn = device_conn(cl, ds->deviceid);
-		t->fh = ds->fh_vers[0];
-		t->cred.uid = numeric_id(ds->user, cl->opt->uid);
-		t->cred.gid = numeric_id(ds->group, cl->opt->gid);
+		target->conn = device_conn(cl, ds->deviceid);
+		target->fh = ds->fh_vers[0];
+		target->cred.uid = numeric_id(ds->user, cl->opt->uid);
+		target->cred.gid = numeric_id(ds->group, cl->opt->gid);
 	}
+}
+
+unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off)
+{
+	unsigned c = f->stripe_unit ? (unsigned)((off / f->stripe_unit) % f->columns) : 0;
+
+	return m * f->columns + c;
 }
 
 bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
@@ -162,7 +183,8 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 	f->layout_sid = res.stateid;
 	if (!usable(&f->layout) || res.offset > offset ||
 	    (res.length != UINT64_MAX && res.offset + res.length < offset + length)) {
-		/* Striped or short: give it back and go through the MDS. */
+		/* A shape we cannot drive, or short: give it back and go
+		 * through the MDS. */
 		lo_return(cl, 0, f);
 		return false;
 	}
@@ -214,7 +236,7 @@ void lo_return(struct client *cl, unsigned slot, struct open_file *f)
 	f->has_layout = false;
 }
 
-void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,
+void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
 		     uint64_t offset, uint64_t length, int err, uint32_t opnum)
 {
 	struct pando_device_error derr = { .status = ds_error_status(err), .opnum = opnum };
@@ -223,6 +245,7 @@ void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsi
 
 	if (!f->has_layout || slot >= cl->nslots)
 		return;
-	memcpy(derr.deviceid, f->layout.mirrors[m].ds[0].deviceid, PANDO_FF_DEVICEID_SIZE);
+	memcpy(derr.deviceid, f->layout.mirrors[t / f->columns].ds[t % f->columns].deviceid,
+	       PANDO_FF_DEVICEID_SIZE);
 	send_return(cl, slot, f, &body);
 }

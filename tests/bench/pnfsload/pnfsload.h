@@ -116,7 +116,10 @@ struct client {
 	double t_end;
 };
 
-/* An open file and, with a layout, where its mirrors are. */
+/* An open file and, with a layout, where its mirrors are: target
+ * m * columns + c is mirror m's data server for stripe units c,
+ * c + columns, ... (RFC 8435 sparse striping: each data server's object
+ * keeps file offsets). */
 struct open_file {
 	struct nfs4_fh fh;
 	struct pando_stateid open_sid;
@@ -124,7 +127,10 @@ struct open_file {
 	uint32_t iomode;
 	struct pando_stateid layout_sid;
 	struct pando_ff_layout layout;
-	unsigned ntargets;	/* mirrors */
+	unsigned ntargets;	/* mirrors x columns */
+	unsigned mirrors;
+	unsigned columns;
+	uint64_t stripe_unit;	/* 0 with one column */
 	struct ds_target targets[MAX_DEVICES];
 };
 
@@ -196,7 +202,9 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
 	       uint64_t length);
 void lo_return(struct client *cl, unsigned slot, struct open_file *f);
-/* LAYOUTRETURN reporting that an I/O to mirror m failed (ff_ioerr4). */
+/* The target of mirror m that holds file offset off. */
+unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off);
+/* LAYOUTRETURN reporting that an I/O to target t failed (ff_ioerr4). */
 void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,
 		     uint64_t offset, uint64_t length, int err, uint32_t opnum);
 

@@ -1,0 +1,177 @@
+"""Pieces of tests/bench/scale: the servers of a rack (rack.py) brought up
+as Pando clusters of N OSDs or as a Ganesha VFS server, and pnfsload runs
+spread over the client machines, one process per client machine, started
+together and summed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .daemons import OsdProcess
+from .ganesha import GaneshaServer, GaneshaVfs
+from .keys import ClusterKey
+from .mds import PandoMds
+from .pnfsload import pnfsload_binary
+from .rack import Rack, RackNode
+
+MIB = 1 << 20
+GIB = 1 << 30
+# How long the client processes get for their sessions and opens before
+# the timed phase starts, per process (2 cores serve them all).
+SETUP_S_PER_PROCESS = 0.25
+SETUP_S_MIN = 2.0
+
+
+def say(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Phase:
+    """One workload phase summed over every client process: bytes and
+    operations, from the first timed request anywhere to the last reply."""
+
+    name: str
+    bytes: int
+    ops: int
+    seconds: float
+    layouts: int
+    mds_io_bytes: int
+    ds_io_bytes: int
+    link_bytes: dict[str, tuple[int, int]]
+
+    @property
+    def mib_s(self) -> float:
+        return self.bytes / MIB / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ops_s(self) -> float:
+        return self.ops / self.seconds if self.seconds > 0 else 0.0
+
+
+def sum_phase(name: str, results: Sequence[dict[str, object]],
+              links: dict[str, tuple[int, int]]) -> Phase:
+    def total(key: str) -> int:
+        return sum(int(r[key]) for r in results)  # type: ignore[call-overload]
+    start = min(float(r["t_start"]) for r in results)  # type: ignore[arg-type]
+    end = max(float(r["t_end"]) for r in results)  # type: ignore[arg-type]
+    return Phase(name, total("bytes"), total("ops"), end - start, total("layouts"),
+                 total("mds_io_bytes"), total("ds_io_bytes"), links)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class ScaleRack:
+    """The rack of one benchmark run: a manager machine, a VFS baseline
+    machine, `osds` OSD machines and `clients` client machines, every NIC
+    capped at `nic_mbit`."""
+
+    def __init__(self, workdir: Path, key: ClusterKey, osds: int, clients: int,
+                 nic_mbit: int, osd_args: Sequence[str] = ()) -> None:
+        self.workdir = workdir
+        self.key = key
+        self.osd_args = list(osd_args)
+        self.rack = Rack(nic_mbit=nic_mbit).start()
+        self.mds_node = self.rack.node("mds")
+        self.vfs_node = self.rack.node("vfs")
+        self.osd_nodes = [self.rack.node(f"osd{i}") for i in range(1, osds + 1)]
+        self.client_nodes = [self.rack.node(f"client{i}") for i in range(1, clients + 1)]
+        self._runs = 0
+
+    def stop(self) -> None:
+        self.rack.stop()
+
+    def _fresh_dir(self, name: str) -> Path:
+        self._runs += 1
+        path = self.workdir / f"{self._runs:02d}-{name}"
+        path.mkdir(parents=True)
+        return path
+
+    @contextmanager
+    def pando(self, osds: int, mirrors: int, width: int) -> Iterator[PandoMds]:
+        """A fresh Pando cluster on the first `osds` OSD machines: files of
+        `width` columns per mirror, striped layouts for every client."""
+        wd = self._fresh_dir(f"pando{osds}")
+        targets = [OsdProcess(node.pod, wd / "osds", self.key, osd_id=i, host=node.addr,
+                              extra_args=list(self.osd_args))
+                   for i, node in enumerate(self.osd_nodes[:osds], start=1)]
+        for t in targets:
+            t.format()
+            t.start()
+        extra = f'Stripe_Width = {width};\nStriped_Clients = "*";'
+        mds = PandoMds(self.mds_node.pod, wd / "mds", osds=targets, key=self.key,
+                       host=self.mds_node.addr, protocols=(3, 4), pnfs=True,
+                       mirrors=mirrors, extra_fsal=extra, log_level="EVENT")
+        try:
+            mds.start()
+            yield mds
+        finally:
+            code = mds.stop()
+            codes = [t.stop() for t in targets]
+            if code != 0 or any(codes):
+                say(f"warning: unclean exit: ganesha {code}, OSDs {codes}")
+
+    @contextmanager
+    def vfs(self) -> Iterator[GaneshaVfs]:
+        wd = self._fresh_dir("vfs")
+        server = GaneshaVfs(self.vfs_node.pod, wd, host=self.vfs_node.addr, protocols=(3, 4),
+                            log_level="EVENT")
+        try:
+            server.start()
+            yield server
+        finally:
+            server.stop()
+
+    def run(self, server: GaneshaServer, name: str, clients: int, argv: Sequence[str],
+            per_node: int = 1, timeout: float = 900.0) -> Phase:
+        """One phase: `clients` pnfsload clients, `per_node` of them on each
+        client machine (one process per machine), started together."""
+        nodes = self.client_nodes[:(clients + per_node - 1) // per_node]
+        before = {n.name: self.rack.link_bytes(n) for n in self._all_nodes()}
+        start_at = time.time() + max(SETUP_S_MIN, SETUP_S_PER_PROCESS * len(nodes))
+        procs = []
+        for i, node in enumerate(nodes):
+            n = min(per_node, clients - i * per_node)
+            cmd = [str(pnfsload_binary()), "--mds", server.nfs_addr, "--export", server.pseudo,
+                   "--clients", str(n), "--client-base", str(i * per_node),
+                   "--start-at", f"{start_at:.3f}", *argv]
+            if i == 0:
+                cmd.append("--progress")
+            procs.append(node.pod.popen(cmd, stdout=subprocess.PIPE,
+                                        stderr=None if i == 0 else subprocess.PIPE, text=True))
+        results = [self._result(p, name, timeout) for p in procs]
+        after = {n.name: self.rack.link_bytes(n) for n in self._all_nodes()}
+        links = {k: (after[k][0] - v[0], after[k][1] - v[1]) for k, v in before.items()}
+        return sum_phase(name, results, links)
+
+    def _all_nodes(self) -> list[RackNode]:
+        return [self.mds_node, self.vfs_node, *self.osd_nodes, *self.client_nodes]
+
+    @staticmethod
+    def _result(proc: subprocess.Popen[str], name: str, timeout: float) -> dict[str, object]:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"{name}: pnfsload ran past {timeout:.0f} s") from None
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name}: pnfsload failed (exit {proc.returncode}): "
+                               f"{(err or '').strip() or '(see stderr above)'}")
+        lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+        if not lines:
+            raise RuntimeError(f"{name}: pnfsload printed no result")
+        result: dict[str, object] = json.loads(lines[-1])
+        return result

@@ -197,3 +197,29 @@ def test_create_rate_of_4k_files_over_pnfs(vers: str, inline_max: int,
         assert ls1.granted == ls0.granted and on_osds == 0, f"{ls0} -> {ls1}"
     else:
         assert ls1.granted - ls0.granted >= CREATES and on_osds >= 2 * 4096 * CREATES
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version,bs,count,over_pnfs", [
+    ("6.1", "1M", 64, False), ("6.12", "4k", 16384, False), ("6.12", "1M", 64, True)],
+    ids=["6.1-1M", "6.12-4k", "6.12-1M"])
+def test_where_a_64_mib_dd_goes_by_the_size_of_its_first_writeback_ask(
+        version: str, bs: str, count: int, over_pnfs: bool,
+        pnfs_cluster: Callable[..., PnfsCluster], guest: Callable[..., KernelClient]) -> None:
+    """A new 64 MiB file written with dd and one `sync` is one writeback
+    pass.  Its first ask is one page from 6.1 (no large folios) and from
+    6.12 writing 4 KiB blocks: refused, so the whole pass goes through the
+    manager (which moves the file to objects at Inline_Max).  From 6.12
+    writing 1 MiB blocks it is a 1 MiB folio: every byte over pNFS."""
+    c = pnfs_cluster(mirrors=2)
+    kc = guest(version, c)
+    osd0, ls0 = c.osd_stats(), c.layout_status()
+    res = kc.run(Scenario().step("sh", "v4.1", f"dd if=/dev/zero of=f bs={bs} count={count} "
+                                 "2>/dev/null && sync || fail dd"), timeout=600)
+    res.assert_ok()
+    osd1, ls1 = c.osd_stats(), c.layout_status()
+    size = 64 << 20
+    via_pnfs = c.total(c.stats_delta(osd0, osd1), "nfs_write_bytes") // 2
+    via_mds = ls1.mds_write_bytes - ls0.mds_write_bytes
+    print(f"{version} dd bs={bs}: {via_pnfs} bytes over pNFS, {via_mds} through the manager")
+    assert (via_pnfs, via_mds) == ((size, 0) if over_pnfs else (0, size))

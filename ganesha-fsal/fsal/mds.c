@@ -248,7 +248,8 @@ static const char *verdict_name(enum pando_inline_verdict v)
  * LAYOUTUNAVAILABLE would keep it off pNFS for the file for 120 s, even
  * after the gateway moved the file to objects; it is kept for reads of
  * inline data (one refusal instead of one per readahead window).  In an
- * OPEN compound any of these is ignored (pnfs_parse_lgopen).
+ * OPEN compound any of these is ignored (pnfs_parse_lgopen).  A refused
+ * write leaves set-id bits to the manager's WRITE path (setid.c).
  * *a: the file's attributes; *fresh: the file had no objects a moment ago,
  * so whatever it has now was just made (by this call or a concurrent one)
  * and never fenced. */
@@ -257,6 +258,7 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 {
 	struct pando_inline_file file;
 	enum pando_inline_verdict v;
+	nfsstat4 st;
 	int rc = ns_getattr(h->exp->ns, h->ino, a);
 
 	*fresh = false;
@@ -269,12 +271,14 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 		 "pando: LAYOUTGET inode %" PRIu64 " %s offset %" PRIu64 " length %" PRIu64
 		 " minlength %" PRIu64 " size %" PRIu64 ": %s", h->ino, ask->write ? "rw" : "read",
 		 ask->offset, ask->length, ask->minlength, a->size, verdict_name(v));
-	if (v == PANDO_INLINE_GRANT)
-		return NFS4_OK;
 	if (v == PANDO_INLINE_UNAVAILABLE)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	if (v == PANDO_INLINE_REFUSE)
 		return ask->minlength ? NFS4ERR_BADLAYOUT : NFS4ERR_LAYOUTTRYLATER;
+	/* Only a write layout bypasses the manager's own set-id clearing. */
+	st = ask->write ? pando_setid_layoutget(h) : NFS4_OK;
+	if (st != NFS4_OK || v == PANDO_INLINE_GRANT)
+		return st;
 	rc = pando_move_to_objects(h);
 	*fresh = rc == 0;
 	return rc ? NFS4ERR_LAYOUTTRYLATER : NFS4_OK;
@@ -303,9 +307,6 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (o->type != REGULAR_FILE)
 		return NFS4ERR_WRONG_TYPE;
-	st = write ? pando_setid_layoutget(h) : NFS4_OK;
-	if (st != NFS4_OK)
-		return st;
 	st = ensure_objects(h, &ask, &a, &fresh);
 	if (st != NFS4_OK)
 		return st;

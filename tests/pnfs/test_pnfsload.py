@@ -203,6 +203,22 @@ def test_a_recalled_layout_is_committed_and_returned_and_the_rest_goes_through_t
     assert (size, sha(data)) == (block, sha(pattern(1, 0, block)))
 
 
+def test_a_stonewalled_write_stops_at_its_deadline_and_leaves_a_file_without_holes(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """IOR's stonewalling (--stonewall): no transfer starts after the
+    deadline, every one started is finished, and the LAYOUTCOMMIT makes
+    the size what was written: a prefix of the pattern, no hole."""
+    m = mds_factory(4, pnfs=True, mirrors=2, osd_args=["--write-bandwidth", "4M"])
+    block = 64 * MiB
+    w = load(m, "sw", ior="write", block=block, transfer=256 * 1024, depth=4,
+             extra=["--stonewall", "1"])
+    assert 0 < w.bytes < block // 4 and w.seconds < 6, w.raw
+    size, data = file_bytes(m, "/sw/ior.0")
+    assert (size, sha(data)) == (w.bytes, sha(pattern(1, 0, w.bytes)))
+    r = load(m, "sw", ior="read", block=w.bytes, verify=True, extra=["--stonewall", "30"])
+    assert r.bytes == w.bytes
+
+
 @pytest.mark.parametrize("unique", [False, True], ids=["shared_dir", "unique_dirs"])
 def test_mdtest_creates_stats_and_removes_every_file_it_names(
         mds_factory: Callable[..., PandoMds], unique: bool) -> None:

@@ -22,6 +22,7 @@ struct ior {
 	bool layout;
 	uint64_t next;		/* next transfer, taken atomically */
 	uint64_t ntransfers;
+	double stop_at;		/* CLOCK_REALTIME of the stonewall, 0: none */
 	pthread_rwlock_t ds_lock;	/* read: a DS transfer; write: giving the layout back */
 	int holding;		/* atomic: a layout is out and not recalled */
 	uint64_t ds_end;	/* atomic: end of the highest DS write */
@@ -97,10 +98,10 @@ static uint32_t piece_at(const struct open_file *f, uint64_t off, uint32_t count
 static void ds_read_piece(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf)
 {
 	struct client *cl = s->cl;
-	/* Clients, and stripe units, take turns over the mirrors, so reads
-	 * spread over every copy. */
-	uint64_t unit = s->f.stripe_unit ? off / s->f.stripe_unit : 0;
-	unsigned t = lo_target(&s->f, (unsigned)((cl->idx + unit) % s->f.mirrors), off);
+	/* Clients, and rows of stripe units, take turns over the mirrors:
+	 * each client reads every component of the file equally. */
+	uint64_t row = s->f.stripe_unit ? off / s->f.stripe_unit / s->f.columns : 0;
+	unsigned t = lo_target(&s->f, (unsigned)((cl->idx + row) % s->f.mirrors), off);
 	const uint8_t *data;
 	int err;
 
@@ -228,9 +229,14 @@ static void ior_worker(void *arg, unsigned k)
 	if (!buf || !rbufs)
 		die("out of memory");
 	for (;;) {
-		uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED), off;
+		uint64_t i, off;
 		uint32_t count;
 
+		/* Checked before taking a transfer: one taken is always done,
+		 * so a stonewalled write leaves no hole. */
+		if (s->stop_at > 0 && realtime_now() >= s->stop_at)
+			break;
+		i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
 		if (i >= s->ntransfers)
 			break;
 		count = transfer_at(s, i, &off);
@@ -308,6 +314,9 @@ void ior_run(struct client *cl, void *state)
 
 	s->hook = (struct recall_hook){ recall_matches, recall_give_back, s };
 	cl->t_start = realtime_now();
+	if (cl->opt->stonewall_s > 0)
+		s->stop_at = (cl->opt->start_at > 0 ? cl->opt->start_at : cl->t_start) +
+			     cl->opt->stonewall_s;
 	cl_set_recall_hook(cl, &s->hook);
 	s->layout = cl->pnfs && lo_get(cl, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
 				       s->base, cl->opt->block);

@@ -90,7 +90,7 @@ static void usage(FILE *f)
 	      "         [--client-base B] [--depth D] [--start-at T] [--no-layouts] [--progress]\n"
 	      "         [--timeout SEC] [--uid N] [--gid N] [--ds-host HOST]\n"
 	      "  IOR:    --ior write|read [--shared] [--transfer SIZE] [--block SIZE] [--verify]\n"
-	      "          [--fsync]\n"
+	      "          [--fsync] [--stonewall SEC]\n"
 	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir]\n"
 	      "Sizes take K/M/G suffixes (powers of 2). Prints one JSON line of results.\n",
 	      f);
@@ -135,7 +135,7 @@ static void check_args(bool have_dir)
 
 enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
        O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
-       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_HELP };
+       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_HELP };
 static const struct option longopts[] = {
 	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
 	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
@@ -153,6 +153,7 @@ static const struct option longopts[] = {
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
 	{ "ds-host", required_argument, NULL, O_DS_HOST },
+	{ "stonewall", required_argument, NULL, O_STONEWALL },
 	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +175,11 @@ static void parse_args(int argc, char **argv)
 			opt.start_at = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(opt.start_at))
 				die("bad --start-at: %s", optarg);
+			break;
+		case O_STONEWALL:
+			opt.stonewall_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(opt.stonewall_s > 0) || !isfinite(opt.stonewall_s))
+				die("bad --stonewall: %s (seconds > 0)", optarg);
 			break;
 		case O_NOLAYOUTS: opt.no_layouts = true; break;
 		case O_PROGRESS: opt.progress = true; break;

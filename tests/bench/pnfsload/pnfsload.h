@@ -30,6 +30,9 @@ struct options {
 	unsigned client_base;
 	unsigned depth;
 	double start_at;
+	/* IOR's stonewalling: no new transfer after this long (0: none),
+	 * counted from --start-at when given, so every process stops at once. */
+	double stonewall_s;
 	bool no_layouts;
 	bool progress;
 	enum workload workload;

@@ -47,6 +47,9 @@ class Phase:
     mds_io_bytes: int
     ds_io_bytes: int
     link_bytes: dict[str, tuple[int, int]]
+    cpu_busy: float = 0.0   # of the machine's cores, over the phase
+    end_spread: float = 0.0  # last client's end - first client's end, s
+
 
     @property
     def mib_s(self) -> float:
@@ -63,8 +66,15 @@ def sum_phase(name: str, results: Sequence[dict[str, object]],
         return sum(int(r[key]) for r in results)  # type: ignore[call-overload]
     start = min(float(r["t_start"]) for r in results)  # type: ignore[arg-type]
     end = max(float(r["t_end"]) for r in results)  # type: ignore[arg-type]
+    first_end = min(float(r["t_end"]) for r in results)  # type: ignore[arg-type]
     return Phase(name, total("bytes"), total("ops"), end - start, total("layouts"),
-                 total("mds_io_bytes"), total("ds_io_bytes"), links)
+                 total("mds_io_bytes"), total("ds_io_bytes"), links, end_spread=end - first_end)
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(all, idle + iowait) jiffies of every core so far."""
+    f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(f), f[3] + f[4]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -151,10 +161,16 @@ class ScaleRack:
                 cmd.append("--progress")
             procs.append(node.pod.popen(cmd, stdout=subprocess.PIPE,
                                         stderr=None if i == 0 else subprocess.PIPE, text=True))
+        ticks0 = machine_ticks()
         results = [self._result(p, name, timeout) for p in procs]
+        ticks1 = machine_ticks()
         after = {n.name: self.rack.link_bytes(n) for n in self._all_nodes()}
         links = {k: (after[k][0] - v[0], after[k][1] - v[1]) for k, v in before.items()}
-        return sum_phase(name, results, links)
+        phase = sum_phase(name, results, links)
+        # From the start of the set-up, not of the timed part: a lower bound.
+        total = ticks1[0] - ticks0[0]
+        phase.cpu_busy = 1 - (ticks1[1] - ticks0[1]) / total if total else 0.0
+        return phase
 
     def _all_nodes(self) -> list[RackNode]:
         return [self.mds_node, self.vfs_node, *self.osd_nodes, *self.client_nodes]

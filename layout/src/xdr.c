@@ -1,4 +1,4 @@
-#include "xdr.h"
+#include "pando/xdr.h"
 
 #include <errno.h>
 #include <stdlib.h>

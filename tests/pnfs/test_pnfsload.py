@@ -239,6 +239,30 @@ def test_mdtest_creates_stats_and_removes_every_file_it_names(
     assert names_in(m, "/md") == set()
 
 
+def test_mdtest_write_bytes_keeps_small_files_in_the_manager_and_sends_large_ones_to_the_osds(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """mdtest -w: each create writes W bytes as Linux would, asking for a
+    layout of [0, W).  4 KiB files stay inline (the layout refused, the
+    bytes through the manager); 256 KiB files go to both mirrors."""
+    m = pando(mds_factory)
+    clients, files = 2, 10
+    small = load(m, "small", mdtest="create", clients=clients, files=files, depth=4,
+                 extra=["--write-bytes", "4K"])
+    assert (small.ops, small.bytes, small.layouts) == (clients * files, clients * files * 4096, 0)
+    assert (small.mds_io_bytes, small.ds_io_bytes) == (clients * files * 4096, 0)
+    assert file_bytes(m, "/small/mdtest.1.7") == (4096, pattern(0, 0, 4096))
+    assert mds_files.components(m, "/small/mdtest.1.7") == []
+    big = 256 * 1024
+    large = load(m, "large", mdtest="create", clients=clients, files=files, depth=4,
+                 extra=["--write-bytes", str(big)])
+    assert (large.layouts, large.mds_io_bytes) == (clients * files, 0)
+    assert large.ds_io_bytes == 2 * clients * files * big
+    assert file_bytes(m, "/large/mdtest.0.3") == (big, pattern(0, 0, big))
+    comps = mds_files.components(m, "/large/mdtest.0.3")
+    assert [sha(mds_files.object_bytes(m, osd, oid)) for osd, oid in comps] == \
+        [sha(pattern(0, 0, big))] * 2
+
+
 def test_no_layouts_moves_every_byte_through_the_pando_manager(
         mds_factory: Callable[..., PandoMds]) -> None:
     m = pando(mds_factory)

@@ -156,3 +156,43 @@ int32_t ds_error_status(int err)
 		return err;	/* NFS3 and NFSv4 share these numbers */
 	return err == -EREMOTEIO || err == -EBADMSG ? NFS3ERR_IO : 6;	/* NFS4ERR_NXIO */
 }
+
+uint32_t ds_piece(const struct open_file *f, uint64_t off, uint32_t count)
+{
+	uint64_t left = f->stripe_unit ? f->stripe_unit - off % f->stripe_unit : count;
+
+	return left < count ? (uint32_t)left : count;
+}
+
+/* One piece (within a stripe unit) to its column of every mirror, the
+ * mirrors' calls in flight together. */
+static int write_piece(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,
+		       uint32_t count, uint32_t stable, uint8_t *rbufs, unsigned *failed)
+{
+	int err = 0;
+
+	for (unsigned m = 0; m < f->mirrors; m++) {
+		*failed = lo_target(f, m, off);
+		if ((err = ds_write_start(&f->targets[*failed], slot, off, buf, count, stable,
+					  rbufs + m * 1024, 1024)))
+			return err;
+	}
+	for (unsigned m = 0; m < f->mirrors; m++) {
+		*failed = lo_target(f, m, off);
+		if ((err = ds_write_finish(&f->targets[*failed], slot, count, stable)))
+			return err;
+	}
+	return 0;
+}
+
+int ds_write_mirrors(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,
+		     uint32_t count, uint32_t stable, uint8_t *rbufs, unsigned *failed)
+{
+	int err = 0;
+
+	for (uint32_t done = 0, n; !err && done < count; done += n) {
+		n = ds_piece(f, off + done, count - done);
+		err = write_piece(f, slot, off + done, buf + done, n, stable, rbufs, failed);
+	}
+	return err;
+}

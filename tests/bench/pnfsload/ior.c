@@ -87,14 +87,6 @@ static void ds_fail(struct ior *s, unsigned k, unsigned t, uint64_t off, uint32_
 	       s->f.targets[t].conn->name, ds_strerror(err), err);
 }
 
-/* How much of [off, off + count) lies in off's stripe unit. */
-static uint32_t piece_at(const struct open_file *f, uint64_t off, uint32_t count)
-{
-	uint64_t left = f->stripe_unit ? f->stripe_unit - off % f->stripe_unit : count;
-
-	return left < count ? (uint32_t)left : count;
-}
-
 static void ds_read_piece(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf)
 {
 	struct client *cl = s->cl;
@@ -111,27 +103,6 @@ static void ds_read_piece(struct ior *s, unsigned k, uint64_t off, uint32_t coun
 		verify(s, data, off, count, s->f.targets[t].conn->name);
 }
 
-static void ds_write_piece(struct ior *s, unsigned k, uint64_t off, uint32_t count,
-			   const uint8_t *buf, uint8_t *rbufs)
-{
-	uint32_t stable = s->cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
-	int err;
-
-	for (unsigned m = 0; m < s->f.mirrors; m++) {
-		unsigned t = lo_target(&s->f, m, off);
-
-		if ((err = ds_write_start(&s->f.targets[t], k, off, buf, count, stable,
-					  rbufs + m * 1024, 1024)))
-			ds_fail(s, k, t, off, count, err, OP_WRITE);
-	}
-	for (unsigned m = 0; m < s->f.mirrors; m++) {
-		unsigned t = lo_target(&s->f, m, off);
-
-		if ((err = ds_write_finish(&s->f.targets[t], k, count, stable)))
-			ds_fail(s, k, t, off, count, err, OP_WRITE);
-	}
-}
-
 /* One transfer through the layout, split at stripe-unit boundaries. */
 static void ds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count, uint8_t *buf,
 			uint8_t *rbufs)
@@ -140,14 +111,19 @@ static void ds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count,
 	bool read = cl->opt->phase == PH_READ;
 	uint64_t end;
 
-	if (!read)
-		pattern_fill(buf, off, count, s->seed);
-	for (uint32_t done = 0, n; done < count; done += n) {
-		n = piece_at(&s->f, off + done, count - done);
-		if (read)
+	if (read) {
+		for (uint32_t done = 0, n; done < count; done += n) {
+			n = ds_piece(&s->f, off + done, count - done);
 			ds_read_piece(s, k, off + done, n, buf);
-		else
-			ds_write_piece(s, k, off + done, n, buf + done, rbufs);
+		}
+	} else {
+		uint32_t stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
+		unsigned t;
+		int err;
+
+		pattern_fill(buf, off, count, s->seed);
+		if ((err = ds_write_mirrors(&s->f, k, off, buf, count, stable, rbufs, &t)))
+			ds_fail(s, k, t, off, count, err, OP_WRITE);
 	}
 	stats_add(&cl->st->ds_io_bytes, (uint64_t)count * (read ? 1 : s->f.mirrors));
 	if (read)
@@ -183,22 +159,10 @@ static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count
 		if (cl->opt->verify)
 			verify(s, data, off, count, "MDS");
 	} else {
-		uint32_t got, committed, stable = cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4;
-
 		s->mds_wrote = true;
 		pattern_fill(buf, off, count, s->seed);
-		cl_begin(cl, &c, k, 2, rbuf, CTL_BUF);
-		c4_putfh(&c.w, &s->f.fh);
-		c4_write_head(&c.w, &s->f.open_sid, off, stable, count);
-		c.payload = buf;
-		c.payload_len = count;
-		cl_call(cl, &c, "WRITE");
-		cl_op(cl, &c, OP_PUTFH, 0);
-		cl_op(cl, &c, OP_WRITE, 0);
-		cl_check(cl, d4_write(&c.r, &got, &committed), OP_WRITE);
-		if (got != count || committed < stable)
-			cl_die(cl, "WRITE %s offset %" PRIu64 ": %u of %u bytes, committed %u", s->name,
-			       off, got, count, committed);
+		mds_write(cl, k, &s->f, s->name, off, buf, count,
+			  cl->opt->fsync ? FILE_SYNC4 : UNSTABLE4, rbuf);
 	}
 	stats_add(&cl->st->mds_io_bytes, count);
 }
@@ -318,7 +282,7 @@ void ior_run(struct client *cl, void *state)
 		s->stop_at = (cl->opt->start_at > 0 ? cl->opt->start_at : cl->t_start) +
 			     cl->opt->stonewall_s;
 	cl_set_recall_hook(cl, &s->hook);
-	s->layout = cl->pnfs && lo_get(cl, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
+	s->layout = cl->pnfs && lo_get(cl, 0, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
 				       s->base, cl->opt->block);
 	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
 	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))

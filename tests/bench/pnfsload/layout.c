@@ -22,14 +22,15 @@ static struct device *find_device(struct client *cl, const uint8_t *id)
 	return NULL;
 }
 
-static void getdeviceinfo(struct client *cl, const uint8_t *id, struct pando_ff_device_addr *addr)
+static void getdeviceinfo(struct client *cl, unsigned slot, const uint8_t *id,
+			  struct pando_ff_device_addr *addr)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
 	const uint8_t *body;
 	uint32_t len;
 
-	cl_begin(cl, &c, 0, 1, rbuf, sizeof(rbuf));
+	cl_begin(cl, &c, slot, 1, rbuf, sizeof(rbuf));
 	c4_getdeviceinfo(&c.w, id, CTL_BUF - 1024);
 	cl_call(cl, &c, "GETDEVICEINFO");
 	cl_op(cl, &c, OP_GETDEVICEINFO, 0);
@@ -79,22 +80,26 @@ static void connect_device(struct client *cl, struct device *d,
 		cl_die(cl, "connect to %s: %s", name, strerror(-err));
 }
 
-/* The connection for a device id: looked up once, then cached. */
-static struct rpc_conn *device_conn(struct client *cl, const uint8_t *id)
+/* The connection for a device id: looked up once, then cached.  Under
+ * devs_lock, so that two workers asking for one device connect once. */
+static struct rpc_conn *device_conn(struct client *cl, unsigned slot, const uint8_t *id)
 {
-	struct device *d = find_device(cl, id);
 	struct pando_ff_device_addr addr = { 0 };
+	struct device *d;
 
-	if (d)
-		return &d->conn;
-	if (cl->ndevs == MAX_DEVICES)
-		cl_die(cl, "more than %u data servers", MAX_DEVICES);
-	d = &cl->devs[cl->ndevs];
-	memcpy(d->id, id, PANDO_FF_DEVICEID_SIZE);
-	getdeviceinfo(cl, id, &addr);
-	connect_device(cl, d, &addr);
-	pando_ff_device_addr_release(&addr);
-	cl->ndevs++;
+	pthread_mutex_lock(&cl->devs_lock);
+	d = find_device(cl, id);
+	if (!d) {
+		if (cl->ndevs == MAX_DEVICES)
+			cl_die(cl, "more than %u data servers", MAX_DEVICES);
+		d = &cl->devs[cl->ndevs];
+		memcpy(d->id, id, PANDO_FF_DEVICEID_SIZE);
+		getdeviceinfo(cl, slot, id, &addr);
+		connect_device(cl, d, &addr);
+		pando_ff_device_addr_release(&addr);
+		cl->ndevs++;
+	}
+	pthread_mutex_unlock(&cl->devs_lock);
 	return &d->conn;
 }
 
@@ -127,7 +132,7 @@ static bool usable(const struct pando_ff_layout *l)
 	return true;
 }
 
-static void bind_targets(struct client *cl, struct open_file *f)
+static void bind_targets(struct client *cl, unsigned slot, struct open_file *f)
 {
 	f->mirrors = f->layout.mirror_count;
 	f->columns = f->layout.mirrors[0].ds_count;
@@ -138,7 +143,7 @@ static void bind_targets(struct client *cl, struct open_file *f)
 			&f->layout.mirrors[t / f->columns].ds[t % f->columns];
 		struct ds_target *target = &f->targets[t];
 
-		target->conn = device_conn(cl, ds->deviceid);
+		target->conn = device_conn(cl, slot, ds->deviceid);
 		target->fh = ds->fh_vers[0];
 		target->cred.uid = numeric_id(ds->user, cl->opt->uid);
 		target->cred.gid = numeric_id(ds->group, cl->opt->gid);
@@ -152,7 +157,7 @@ unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off)
 	return m * f->columns + c;
 }
 
-bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
+bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length)
 {
 	uint8_t rbuf[CTL_BUF];
@@ -160,7 +165,7 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 	struct nfs4_layout_res res;
 	uint32_t status;
 
-	cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_layoutget(&c.w, iomode, offset, length, length, &f->open_sid, CTL_BUF - 1024);
 	cl_call(cl, &c, "LAYOUTGET");
@@ -185,10 +190,10 @@ bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t of
 	    (res.length != UINT64_MAX && res.offset + res.length < offset + length)) {
 		/* A shape we cannot drive, or short: give it back and go
 		 * through the MDS. */
-		lo_return(cl, 0, f);
+		lo_return(cl, slot, f);
 		return false;
 	}
-	bind_targets(cl, f);
+	bind_targets(cl, slot, f);
 	return true;
 }
 

@@ -91,7 +91,7 @@ static void usage(FILE *f)
 	      "         [--timeout SEC] [--uid N] [--gid N] [--ds-host HOST]\n"
 	      "  IOR:    --ior write|read [--shared] [--transfer SIZE] [--block SIZE] [--verify]\n"
 	      "          [--fsync] [--stonewall SEC]\n"
-	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir]\n"
+	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir] [--write-bytes W]\n"
 	      "Sizes take K/M/G suffixes (powers of 2). Prints one JSON line of results.\n",
 	      f);
 }
@@ -135,7 +135,8 @@ static void check_args(bool have_dir)
 
 enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
        O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
-       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_HELP };
+       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_WRITE_BYTES,
+       O_HELP };
 static const struct option longopts[] = {
 	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
 	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
@@ -154,6 +155,7 @@ static const struct option longopts[] = {
 	{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
 	{ "ds-host", required_argument, NULL, O_DS_HOST },
 	{ "stonewall", required_argument, NULL, O_STONEWALL },
+	{ "write-bytes", required_argument, NULL, O_WRITE_BYTES },
 	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -191,6 +193,11 @@ static void parse_args(int argc, char **argv)
 		case O_FSYNC: opt.fsync = true; break;
 		case O_MDTEST: set_phase(WL_MDTEST, optarg); break;
 		case O_FILES: opt.files = (unsigned)parse_size(optarg, "--files"); break;
+		case O_WRITE_BYTES:
+			if (parse_size(optarg, "--write-bytes") > MAX_TRANSFER)
+				die("--write-bytes must be at most %u", MAX_TRANSFER);
+			opt.write_bytes = (uint32_t)parse_size(optarg, "--write-bytes");
+			break;
 		case O_UNIQUE: opt.unique_dir = true; break;
 		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
 		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;

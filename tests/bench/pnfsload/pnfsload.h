@@ -43,6 +43,7 @@ struct options {
 	bool verify;
 	bool fsync;
 	unsigned files;
+	uint32_t write_bytes;	/* mdtest -w: bytes written into each new file */
 	bool unique_dir;
 	unsigned timeout_s;
 	uint32_t uid;
@@ -113,6 +114,7 @@ struct client {
 	struct nfs4_fh root;	/* the export */
 	struct nfs4_fh dir;	/* --dir (or this client's unique dir) */
 	struct nfs4_fh parent;	/* --dir when dir is a unique dir */
+	pthread_mutex_t devs_lock;	/* devs, ndevs: workers may LAYOUTGET at once */
 	struct device devs[MAX_DEVICES];
 	unsigned ndevs;
 	double t_start;
@@ -183,6 +185,10 @@ void cl_check(struct client *cl, int err, uint32_t opnum);
 void cl_die(const struct client *cl, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
+/* mds_io.c: WRITE through the MDS (rbuf: CTL_BUF bytes); dies on failure. */
+void mds_write(struct client *cl, unsigned slot, const struct open_file *f, const char *name,
+	       uint64_t off, const uint8_t *buf, uint32_t count, uint32_t stable, uint8_t *rbuf);
+
 /* namespace.c */
 /* Walks path from `from` (NULL: the server's root), creating missing
  * directories when create is set (mkdir -p). */
@@ -200,7 +206,7 @@ void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 /* layout.c */
 /* LAYOUTGET over [offset, offset + length); false when the server refused
  * (the file then does I/O through the MDS). */
-bool lo_get(struct client *cl, struct open_file *f, uint32_t iomode, uint64_t offset,
+bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length);
 void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
 	       uint64_t length);
@@ -208,7 +214,7 @@ void lo_return(struct client *cl, unsigned slot, struct open_file *f);
 /* The target of mirror m that holds file offset off. */
 unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off);
 /* LAYOUTRETURN reporting that an I/O to target t failed (ff_ioerr4). */
-void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned m,
+void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
 		     uint64_t offset, uint64_t length, int err, uint32_t opnum);
 
 /* ds_io.c: NFSv3 to a data server; slot is the caller's slot on it.  Each
@@ -217,6 +223,13 @@ void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsi
 int ds_write_start(struct ds_target *t, unsigned slot, uint64_t off, const uint8_t *data,
 		   uint32_t count, uint32_t stable, uint8_t *rbuf, size_t cap);
 int ds_write_finish(struct ds_target *t, unsigned slot, uint32_t count, uint32_t stable);
+/* How much of [off, off + count) lies in off's stripe unit of f. */
+uint32_t ds_piece(const struct open_file *f, uint64_t off, uint32_t count);
+/* Writes [off, off + count) to every mirror of f's layout, split at
+ * stripe-unit boundaries (rbufs: 1 KiB per mirror).  0, or -errno with
+ * *failed the target that failed. */
+int ds_write_mirrors(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,
+		     uint32_t count, uint32_t stable, uint8_t *rbufs, unsigned *failed);
 /* READ into rbuf; *data: where the bytes start in it. */
 int ds_read(struct ds_target *t, unsigned slot, uint64_t off, uint32_t count, uint8_t *rbuf,
 	    size_t cap, const uint8_t **data);

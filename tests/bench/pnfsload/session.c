@@ -140,6 +140,7 @@ void cl_setup(struct client *cl)
 	int err;
 
 	pthread_mutex_init(&cl->renew_lock, NULL);
+	pthread_mutex_init(&cl->devs_lock, NULL);
 	pthread_cond_init(&cl->renew_cond, NULL);
 	snprintf(name, sizeof(name), "MDS %s:%s", cl->opt->host, cl->opt->port);
 	err = rpc_connect(&cl->mds, (const struct sockaddr *)&cl->mds_addr, cl->mds_addrlen,

@@ -6,7 +6,6 @@ together and summed.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -78,9 +77,16 @@ def machine_ticks() -> tuple[int, int]:
 
 
 def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time of a process's live threads so far, in nanoseconds' precision
+    (/proc/PID/task/*/schedstat; utime and stime count 10 ms ticks, too
+    coarse for the manager's share of a pNFS run)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue    # the thread ended meanwhile
+    return total / 1e9
 
 
 class ScaleRack:
@@ -110,7 +116,8 @@ class ScaleRack:
         return path
 
     @contextmanager
-    def pando(self, osds: int, mirrors: int, width: int) -> Iterator[PandoMds]:
+    def pando(self, osds: int, mirrors: int, width: int,
+              inline_max: int = 65536) -> Iterator[PandoMds]:
         """A fresh Pando cluster on the first `osds` OSD machines: files of
         `width` columns per mirror, striped layouts for every client."""
         wd = self._fresh_dir(f"pando{osds}")
@@ -123,7 +130,8 @@ class ScaleRack:
         extra = f'Stripe_Width = {width};\nStriped_Clients = "*";'
         mds = PandoMds(self.mds_node.pod, wd / "mds", osds=targets, key=self.key,
                        host=self.mds_node.addr, protocols=(3, 4), pnfs=True,
-                       mirrors=mirrors, extra_fsal=extra, log_level="EVENT")
+                       mirrors=mirrors, inline_max=inline_max, extra_fsal=extra,
+                       log_level="EVENT")
         try:
             mds.start()
             yield mds

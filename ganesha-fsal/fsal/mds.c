@@ -558,9 +558,28 @@ void pando_mds_module_ops_init(struct fsal_ops *ops)
 	ops->fs_da_addr_size = pando_da_addr_size;
 }
 
+/* FATTR4_MDSTHRESHOLD (patch 0120): a file that fits inline is read and
+ * written through the manager without a LAYOUTGET.  Linux asks for a
+ * layout only once its own idea of the size passes this, so its one-page
+ * writeback asks for large files can be granted (README, "Small files
+ * over pNFS"). */
+static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type,
+			       uint64_t *read_size, uint64_t *write_size)
+{
+	const struct pando_export *exp = to_handle(o)->exp;
+
+	if (!exp->cfg.pnfs)
+		return false;
+	*type = LAYOUT4_FLEX_FILES;
+	*read_size = (uint64_t)exp->cfg.inline_max + 1;
+	*write_size = (uint64_t)exp->cfg.inline_max + 1;
+	return true;
+}
+
 void pando_mds_ops_init(struct fsal_obj_ops *ops)
 {
 	ops->layoutget = pando_layoutget;
 	ops->layoutreturn = pando_layoutreturn;
 	ops->layoutcommit = pando_layoutcommit;
+	ops->mdsthreshold = pando_mdsthreshold;
 }

@@ -26,9 +26,12 @@ enum pando_inline_verdict pando_inline_decide(const struct pando_layout_ask *ask
 	 * for that read, since the file may be about to get objects. */
 	if (!ask->write)
 		return ask->minlength ? PANDO_INLINE_UNAVAILABLE : PANDO_INLINE_REFUSE;
-	/* A write that ends past Inline_Max would move the file in the
-	 * gateway anyway: move it now, and its bytes go to the OSDs. */
-	if (pando_ask_reach(ask) > file->inline_max)
+	/* An ask for a range is writeback's: the client sends it only for a
+	 * file its FATTR4_MDSTHRESHOLD (Inline_Max + 1) says is too big for
+	 * the manager, however small the range (a page, from 6.1).  The
+	 * whole-file ask in OPEN says nothing of the size: it moves the file
+	 * only if its minlength already reaches past Inline_Max. */
+	if (ask->length != UINT64_MAX || pando_ask_reach(ask) > file->inline_max)
 		return PANDO_INLINE_MOVE;
 	return PANDO_INLINE_REFUSE;
 }

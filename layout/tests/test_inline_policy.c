@@ -1,7 +1,7 @@
 /* The LAYOUTGET decision for inline files, case by case as Linux asks:
  * the OPEN-time whole-file ask, writeback asks of a page, a large folio
- * and one that ends past Inline_Max, O_DIRECT asks, read asks, and files
- * already on objects. */
+ * and one that ends past Inline_Max (sent only for files past the MDS
+ * threshold), O_DIRECT asks, read asks, and files already on objects. */
 #include <stdint.h>
 
 #include "check.h"
@@ -36,14 +36,15 @@ static void whole_file_ask_promising_more_than_inline_max_moves(void)
 	CHECK_EQ(decide(true, INLINE_MAX, ALL, 1, false), PANDO_INLINE_MOVE);
 }
 
-static void writeback_ask_of_a_page_is_refused(void)
+static void writeback_ask_of_a_page_moves(void)
 {
-	CHECK_EQ(decide(true, 0, PAGE, PAGE, false), PANDO_INLINE_REFUSE);
-	/* The last page that still fits inline. */
-	CHECK_EQ(decide(true, INLINE_MAX - PAGE, PAGE, PAGE, false), PANDO_INLINE_REFUSE);
+	/* 6.1's one-page ask for a file past the MDS threshold: the client
+	 * asks for no file smaller than Inline_Max + 1. */
+	CHECK_EQ(decide(true, 0, PAGE, PAGE, false), PANDO_INLINE_MOVE);
+	CHECK_EQ(decide(true, INLINE_MAX - PAGE, PAGE, PAGE, false), PANDO_INLINE_MOVE);
 }
 
-static void writeback_ask_that_ends_past_inline_max_moves(void)
+static void writeback_ask_of_a_large_folio_moves(void)
 {
 	/* A large folio (1 MiB) from a dd bs=1M, or a page past Inline_Max. */
 	CHECK_EQ(decide(true, 0, 1u << 20, PAGE, false), PANDO_INLINE_MOVE);
@@ -54,7 +55,7 @@ static void writeback_ask_that_ends_past_inline_max_moves(void)
 static void o_direct_asks_follow_the_same_rule(void)
 {
 	/* O_DIRECT: one ask per direct request, at its first page. */
-	CHECK_EQ(decide(true, 0, PAGE, PAGE, false), PANDO_INLINE_REFUSE);
+	CHECK_EQ(decide(true, 0, PAGE, PAGE, false), PANDO_INLINE_MOVE);
 	CHECK_EQ(decide(true, 1u << 20, PAGE, PAGE, false), PANDO_INLINE_MOVE);
 }
 
@@ -88,8 +89,8 @@ int main(void)
 {
 	open_time_ask_on_an_empty_file_is_refused();
 	whole_file_ask_promising_more_than_inline_max_moves();
-	writeback_ask_of_a_page_is_refused();
-	writeback_ask_that_ends_past_inline_max_moves();
+	writeback_ask_of_a_page_moves();
+	writeback_ask_of_a_large_folio_moves();
 	o_direct_asks_follow_the_same_rule();
 	read_asks_on_inline_files_are_refused();
 	files_on_objects_always_get_layouts();

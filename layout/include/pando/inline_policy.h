@@ -3,12 +3,13 @@
  * the file holds.  Pure: no I/O, no Ganesha types.
  *
  * Linux asks for a write layout in every OPEN for writing (offset 0, all
- * ones, minlength one page) and again at writeback with the first page it
- * is about to write (flexfiles: ff_layout_pg_init_write, length
- * req->wb_bytes, a page or a large folio).  Neither says how big the file
- * will be; so a file moves only when an ask reaches past Inline_Max, and
- * otherwise the client is refused for that one I/O and writes through the
- * manager, where the file stays inline until it outgrows Inline_Max
+ * ones, minlength one page), which says nothing of the file's size: it is
+ * refused, and the client goes on.  At writeback it asks again, with the
+ * first page or large folio it is about to write, but only for a file at
+ * least as big as the FATTR4_MDSTHRESHOLD the manager gives (Inline_Max +
+ * 1, Ganesha patch 0120): smaller files it writes through the manager
+ * without asking.  So a ranged write ask moves the file to objects; the
+ * whole-file ask only when its minlength already reaches past Inline_Max
  * (ganesha-fsal/README.md, "Small files over pNFS"). */
 #ifndef PANDO_INLINE_POLICY_H
 #define PANDO_INLINE_POLICY_H

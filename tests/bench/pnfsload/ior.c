@@ -282,8 +282,11 @@ void ior_run(struct client *cl, void *state)
 		s->stop_at = (cl->opt->start_at > 0 ? cl->opt->start_at : cl->t_start) +
 			     cl->opt->stonewall_s;
 	cl_set_recall_hook(cl, &s->hook);
-	s->layout = cl->pnfs && lo_get(cl, 0, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ,
-				       s->base, cl->opt->block);
+	/* The size Linux would weigh against the threshold: the file's end
+	 * after this client's segment. */
+	s->layout = cl->pnfs && !lo_below_threshold(&s->f, write, s->base + cl->opt->block) &&
+		    lo_get(cl, 0, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ, s->base,
+			   cl->opt->block);
 	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
 	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
 		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)", cl->opt->transfer,

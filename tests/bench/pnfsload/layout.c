@@ -157,6 +157,13 @@ unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off)
 	return m * f->columns + c;
 }
 
+bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size)
+{
+	uint64_t threshold = write ? f->threshold.write_size : f->threshold.read_size;
+
+	return size < threshold;
+}
+
 bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length)
 {

@@ -2,8 +2,9 @@
  * (mdtest.<client>.<n>) or in a directory per client (c<client>/mdtest.<n>):
  * create = OPEN(create) + CLOSE, stat = LOOKUP + GETATTR, remove = REMOVE.
  * With --write-bytes W (mdtest -w) a create also writes W bytes of the
- * pattern (seed 0) FILE_SYNC as Linux would: a LAYOUTGET for [0, W), then
- * the data servers and LAYOUTCOMMIT, or through the MDS when refused.
+ * pattern (seed 0) FILE_SYNC as Linux would: through the MDS when W is
+ * below the file's MDS threshold, else a LAYOUTGET for [0, W), then the
+ * data servers and LAYOUTCOMMIT, or through the MDS when refused.
  * The remove phase also removes the per-client directory, untimed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,8 @@ static void write_data(struct mdtest *s, unsigned k, struct open_file *f, const 
 	unsigned t;
 	int err;
 
-	if (cl->pnfs && lo_get(cl, k, f, LAYOUTIOMODE4_RW, 0, n)) {
+	if (cl->pnfs && !lo_below_threshold(f, true, n) &&
+	    lo_get(cl, k, f, LAYOUTIOMODE4_RW, 0, n)) {
 		uint8_t rbufs[MAX_DEVICES * 1024];
 
 		if ((err = ds_write_mirrors(f, k, 0, s->data, n, FILE_SYNC4, rbufs, &t))) {

@@ -113,10 +113,12 @@ void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 	struct compound c;
 
 	memset(f, 0, sizeof(*f));
-	cl_begin(cl, &c, slot, 3, rbuf, sizeof(rbuf));
+	/* Linux fetches FATTR4_MDSTHRESHOLD with OPEN too. */
+	cl_begin(cl, &c, slot, 4, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, dir);
 	c4_open(&c.w, cl->clientid, cl->owner, name, create, access, FILE_MODE);
 	c4_getfh(&c.w);
+	c4_getattr_mdsthreshold(&c.w);
 	cl_call(cl, &c, "OPEN");
 	cl_op(cl, &c, OP_PUTFH, 0);
 	if (cl_op(cl, &c, OP_OPEN, NFS4ERR_NOENT) == NFS4ERR_NOENT)
@@ -124,6 +126,8 @@ void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 	cl_check(cl, d4_open(&c.r, &f->open_sid), OP_OPEN);
 	cl_op(cl, &c, OP_GETFH, 0);
 	cl_check(cl, d4_getfh(&c.r, &f->fh), OP_GETFH);
+	cl_op(cl, &c, OP_GETATTR, 0);
+	cl_check(cl, d4_mdsthreshold(&c.r, &f->threshold), OP_GETATTR);
 }
 
 void ns_close(struct client *cl, unsigned slot, struct open_file *f)

@@ -178,6 +178,17 @@ void c4_getattr(struct xdr_w *w)
 		      (1u << (53 - 32)));
 }
 
+#define FATTR4_MDSTHRESHOLD 68u
+
+void c4_getattr_mdsthreshold(struct xdr_w *w)
+{
+	op(w, OP_GETATTR);
+	xw_u32(w, 3);
+	xw_u32(w, 0);
+	xw_u32(w, 0);
+	xw_u32(w, 1u << (FATTR4_MDSTHRESHOLD - 64));
+}
+
 void c4_mkdir(struct xdr_w *w, const char *name, uint32_t mode)
 {
 	op(w, OP_CREATE);
@@ -419,6 +430,58 @@ int d4_getattr(struct xdr_r *r, struct nfs4_attrs *a)
 		a->change = xr_u64(&in);
 	if (words[0] & (1u << 4))
 		a->size = xr_u64(&in);
+	r->p = end;
+	return in.err ? -EBADMSG : 0;
+}
+
+/* One threshold_item4: the flexfiles item's read and write sizes (hint
+ * bits 0 and 1; the values follow in bit order, length4 each). */
+static void threshold_item(struct xdr_r *r, struct nfs4_mdsthreshold *t)
+{
+	uint32_t type = xr_u32(r), n = xr_u32(r), hints = n ? xr_u32(r) : 0, len;
+	uint64_t v[4] = { 0 };
+	struct xdr_r list;
+
+	if (n > BITMAP_MAX)
+		r->err = true;
+	skip(r, n > 1 ? ((size_t)n - 1) * 4 : 0);
+	len = xr_u32(r);
+	if (r->err || (size_t)(r->end - r->p) < XDR_PAD(len))
+		r->err = true;
+	if (r->err)
+		return;
+	list = (struct xdr_r){ r->p, r->p + len, false, false };
+	for (unsigned bit = 0; bit < 4; bit++)
+		if (hints & (1u << bit))
+			v[bit] = xr_u64(&list);
+	r->p += XDR_PAD(len);
+	if (list.err)
+		r->err = true;
+	else if (type == LAYOUT4_FLEX_FILES)
+		*t = (struct nfs4_mdsthreshold){ v[0], v[1] };
+}
+
+int d4_mdsthreshold(struct xdr_r *r, struct nfs4_mdsthreshold *t)
+{
+	uint32_t words[BITMAP_MAX] = { 0 }, n = xr_u32(r), len, items;
+	const uint8_t *end;
+
+	memset(t, 0, sizeof(*t));
+	if (n > BITMAP_MAX)
+		r->err = true;
+	for (uint32_t i = 0; i < n && !r->err; i++)
+		words[i] = xr_u32(r);
+	len = xr_u32(r);
+	if (r->err || (size_t)(r->end - r->p) < XDR_PAD(len))
+		return -EBADMSG;
+	end = r->p + XDR_PAD(len);
+	struct xdr_r in = { r->p, r->p + len, false, false };
+
+	if (words[2] & (1u << (FATTR4_MDSTHRESHOLD - 64))) {
+		items = xr_u32(&in);
+		for (uint32_t i = 0; i < items && !in.err; i++)
+			threshold_item(&in, t);
+	}
 	r->p = end;
 	return in.err ? -EBADMSG : 0;
 }

@@ -87,6 +87,13 @@ struct nfs4_attrs {
 	uint64_t size;
 };
 
+/* FATTR4_MDSTHRESHOLD's flexfiles item (RFC 8881 5.12.6): files smaller
+ * than these sizes are read or written through the MDS; 0: no hint. */
+struct nfs4_mdsthreshold {
+	uint64_t read_size;
+	uint64_t write_size;
+};
+
 /* ---- encoders ---- */
 void c4_begin(struct xdr_w *w, uint32_t nops);
 void c4_sequence(struct xdr_w *w, const uint8_t *sessionid, uint32_t seqid, uint32_t slot,
@@ -102,6 +109,7 @@ void c4_putfh(struct xdr_w *w, const struct nfs4_fh *fh);
 void c4_lookup(struct xdr_w *w, const char *name);
 void c4_getfh(struct xdr_w *w);
 void c4_getattr(struct xdr_w *w);
+void c4_getattr_mdsthreshold(struct xdr_w *w);
 void c4_mkdir(struct xdr_w *w, const char *name, uint32_t mode);
 void c4_remove(struct xdr_w *w, const char *name);
 /* OPEN by name in the current directory; create: UNCHECKED4 with mode. */
@@ -133,6 +141,7 @@ int d4_exchange_id(struct xdr_r *r, struct nfs4_exchange_res *res);
 int d4_create_session(struct xdr_r *r, struct nfs4_session_res *res);
 int d4_getfh(struct xdr_r *r, struct nfs4_fh *fh);
 int d4_getattr(struct xdr_r *r, struct nfs4_attrs *attrs);
+int d4_mdsthreshold(struct xdr_r *r, struct nfs4_mdsthreshold *t);
 int d4_change_info(struct xdr_r *r);	/* REMOVE */
 int d4_create(struct xdr_r *r);
 int d4_open(struct xdr_r *r, struct pando_stateid *sid);

@@ -128,6 +128,7 @@ struct client {
 struct open_file {
 	struct nfs4_fh fh;
 	struct pando_stateid open_sid;
+	struct nfs4_mdsthreshold threshold;	/* from the OPEN reply */
 	bool has_layout;
 	uint32_t iomode;
 	struct pando_stateid layout_sid;
@@ -204,6 +205,10 @@ void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 	     struct nfs4_attrs *attrs);
 
 /* layout.c */
+/* Whether a file of `size` bytes is one the MDS says to do I/O through
+ * without asking for a layout (its FATTR4_MDSTHRESHOLD), as Linux's
+ * pnfs_within_mdsthreshold decides. */
+bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size);
 /* LAYOUTGET over [offset, offset + length); false when the server refused
  * (the file then does I/O through the MDS). */
 bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,

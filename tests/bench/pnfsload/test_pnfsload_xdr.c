@@ -267,8 +267,45 @@ static void callbacks_answer_recalls_and_refuse_garbage(void)
 	CHECK_EQ(res[2] << 8 | res[3], 10052);	/* NFS4ERR_BADSESSION */
 }
 
+/* fattr4 with FATTR4_MDSTHRESHOLD (bit 68) only: one flexfiles
+ * threshold_item4 (RFC 8881 5.12.6) with read and write size hints. */
+static const uint8_t mdsthreshold_attr[] = {
+	0, 0, 0, 3,  0, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0x10,	/* bitmap4: bit 68 */
+	0, 0, 0, 36,						/* attrlist4 length */
+	0, 0, 0, 1,						/* one item */
+	0, 0, 0, 4,						/* LAYOUT4_FLEX_FILES */
+	0, 0, 0, 1,  0, 0, 0, 3,				/* hints: read, write size */
+	0, 0, 0, 16,						/* thi_hintlist */
+	0, 0, 0, 0,  0, 1, 0, 1,				/* read size 65537 */
+	0, 0, 0, 0,  0, 2, 0, 0,				/* write size 131072 */
+};
+
+static void mdsthreshold_decodes_and_truncations_are_ebadmsg(void)
+{
+	struct nfs4_mdsthreshold t;
+	struct xdr_r r = { mdsthreshold_attr, mdsthreshold_attr + sizeof(mdsthreshold_attr), false,
+			   false };
+	uint8_t other[sizeof(mdsthreshold_attr)];
+
+	CHECK_EQ(d4_mdsthreshold(&r, &t), 0);
+	CHECK(t.read_size == 65537 && t.write_size == 131072);
+	CHECK(r.p == r.end);
+	for (size_t cut = 0; cut < sizeof(mdsthreshold_attr); cut++) {
+		struct xdr_r part = { mdsthreshold_attr, mdsthreshold_attr + cut, false, false };
+
+		CHECK_EQ(d4_mdsthreshold(&part, &t), -EBADMSG);
+	}
+	/* Another layout type's item is no hint for flexfiles. */
+	memcpy(other, mdsthreshold_attr, sizeof(other));
+	other[27] = 1;
+	r = (struct xdr_r){ other, other + sizeof(other), false, false };
+	CHECK_EQ(d4_mdsthreshold(&r, &t), 0);
+	CHECK(t.read_size == 0 && t.write_size == 0);
+}
+
 int main(void)
 {
+	mdsthreshold_decodes_and_truncations_are_ebadmsg();
 	callbacks_answer_recalls_and_refuse_garbage();
 	sequence_putfh_layoutget_encodes_as_rfc8881_says();
 	exchange_id_encodes_as_rfc8881_says();

@@ -85,8 +85,10 @@ def start_cluster(pod: Pod, tmp_path: Path, gate: Rendezvous, etcd: EtcdCluster,
     and in and the manager has applied that map."""
     extra = "\n".join(["Recall_Timeout = 5;", f'Etcd = "{etcd.endpoints}";',
                        f'Etcd_Prefix = "{PREFIX}";', f'Mds_Name = "{MDS_NAME}";', extra_fsal])
+    # Inline_Max 1: every file on the OSDs from its first write layout
+    # (tests/pnfs/conftest.py, pnfs_cluster).
     m = mds_factory(osds, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
-                    mirrors=2, extra_fsal=extra, osd_args=osd_args(etcd),
+                    mirrors=2, inline_max=1, extra_fsal=extra, osd_args=osd_args(etcd),
                     log_components=STATE_DEBUG)
     m.write_config()        # the mgr seeds the map from its cluster.conf
     for i in range(nmgrs):

@@ -50,7 +50,7 @@ arrive read
                                      pytest.param("7.x", marks=pytest.mark.slow)])
 def test_read_layoutget_on_empty_inline_file(version: str, pnfs_cluster: Callable[..., PnfsCluster],
                                               guest: Callable[..., KernelClient]) -> None:
-    c = pnfs_cluster(mirrors=2)
+    c = pnfs_cluster(mirrors=2, inline_max=65536)
     gate = c.gate
     assert gate is not None
     data = os.urandom(SIZE)

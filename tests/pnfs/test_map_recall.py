@@ -75,7 +75,7 @@ def test_osd_taken_out_of_the_map_has_its_layouts_recalled(
         guest: Callable[..., KernelClient]) -> None:
     extra = "\n".join([f"Recall_Timeout = {RECALL_TIMEOUT};", *etcd_options(etcd)])
     m = mds_factory(4, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
-                    mirrors=2, extra_fsal=extra, log_components=STATE_DEBUG)
+                    mirrors=2, inline_max=1, extra_fsal=extra, log_components=STATE_DEBUG)
     client = etcd.client()
     put_map(client, 1, [osd_entry(o) for o in m.osds])
     m.start()
@@ -140,7 +140,8 @@ def test_pnfs_guest_writes_new_files_to_an_osd_added_to_the_map(
         guest: Callable[..., KernelClient]) -> None:
     # No objects made ahead: they would all predate the fifth OSD.
     m = mds_factory(4, start=False, pseudo="/pando", pnfs=True, advertise_host=GUEST_ADDR,
-                    mirrors=2, object_pool=0, extra_fsal="\n".join(etcd_options(etcd)))
+                    mirrors=2, object_pool=0, inline_max=1,
+                    extra_fsal="\n".join(etcd_options(etcd)))
     client = etcd.client()
     put_map(client, 1, [osd_entry(o) for o in m.osds])
     m.start()

@@ -1,24 +1,22 @@
 """Small files written over pNFS stay inline; large ones still go to the OSDs.
 
-Linux asks for a write layout in every OPEN for writing (offset 0, all
-ones) and again at writeback with the first page it writes (flexfiles:
-`ff_layout_pg_init_write`, length `req->wb_bytes`).  The manager moves an
-inline file to objects only when an ask reaches past Inline_Max (64 KiB);
-other asks are refused for that one I/O (NFS4ERR_BADLAYOUT: Linux writes
-that pass through the manager and keeps asking later), so a 4 KiB or
-60 KiB file stays in the namespace store, as it does over NFSv3.
+The manager gives every file FATTR4_MDSTHRESHOLD = Inline_Max + 1
+(Ganesha patch 0120), so Linux reads and writes a smaller file through
+the manager without asking for a layout (`pnfs_within_mdsthreshold`),
+and asks at writeback only for larger files, with the first page or
+large folio it writes (flexfiles: `ff_layout_pg_init_write`, length
+`req->wb_bytes`).  The manager grants such an ask, moving the file to
+objects; the whole-file ask in every OPEN for writing (offset 0, all
+ones) it refuses (NFS4ERR_BADLAYOUT, which Linux ignores there).
 
 One guest per kernel, one NFSv4.1 mount:
 * `small.4096`, `small.61440`: written with dd, no objects, no layout
   granted, no byte on the OSDs' data servers; read back right.
-* `big`: 4 MiB `dd bs=1M conv=fsync`: on objects, both mirrors hold it.
-  6.12 and 7.x ask at writeback for the first large folio (1 MiB here):
-  the file moves, every byte goes over pNFS, none through the manager.
-  6.1 asks for one page: refused, and that writeback pass (here all of
-  the file) goes through the manager, which moves the file to objects
-  when it passes Inline_Max; later passes get layouts.
+* `big`: 4 MiB `dd bs=1M conv=fsync`: on objects, both mirrors hold it,
+  every byte over pNFS, none through the manager, from every kernel (6.1
+  asks for one page, 6.12 and 7.x for a 1 MiB folio: both granted).
 * `grow`: 4 KiB, then appended past Inline_Max: right sha256, on objects;
-  a later append gets a layout."""
+  a later append goes over pNFS."""
 from __future__ import annotations
 
 import re
@@ -32,13 +30,11 @@ from pando_testing.pnfs_guest import DROP, REPORT, reports
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario
 
+INLINE_MAX = 65536   # production's Inline_Max (the pnfs_cluster fixture defaults to 1)
+
 SMALL = (4096, 61440)
 BIG = 4 << 20
 GROW = (4096, 200000, 1 << 20)      # written, then appended twice
-# Kernels whose page cache has no large folios for NFS: their writeback
-# asks for one page however much is dirty (measured: 6.1 asks 4096 for a
-# 1 MiB dd block, 6.12 and 7.3 ask 1048576).
-PAGE_ASKS = {"6.1"}
 ASK = re.compile(r"LAYOUTGET inode (\d+) (rw|read) offset (\d+) length (\d+) "
                  r"minlength (\d+) size (\d+): (\w+)")
 
@@ -72,7 +68,7 @@ report big; report grow
 def test_small_files_written_over_pnfs_stay_inline(
         version: str, pnfs_cluster: Callable[..., PnfsCluster],
         guest: Callable[..., KernelClient]) -> None:
-    c = pnfs_cluster(mirrors=2)
+    c = pnfs_cluster(mirrors=2, inline_max=INLINE_MAX)
     gate = c.gate
     assert gate is not None
     c.set_log("COMPONENT_PNFS", "DEBUG")
@@ -99,14 +95,8 @@ def test_small_files_written_over_pnfs_stay_inline(
     via_pnfs = c.total(d, "nfs_write_bytes") // 2
     print(f"{version} big file: {via_pnfs} bytes over pNFS, {via_mds} through the manager")
     assert len(c.wait_components(big_ino, 2)) == 2, "the 4 MiB file is not on two mirrors"
-    if version in PAGE_ASKS:
-        # One writeback pass (the fsync), asked for by its first page:
-        # refused, all of it through the manager, which moved the file.
-        assert via_mds >= BIG and ls2.granted == ls1.granted, \
-            f"{version} was expected to ask page by page: {ls1} -> {ls2}, OSDs {d}"
-    else:
-        assert via_pnfs == BIG and via_mds == 0 and ls2.granted > ls1.granted, \
-            f"the 4 MiB file did not go over pNFS: {ls1} -> {ls2}, OSDs {d}"
+    assert via_pnfs == BIG and via_mds == 0 and ls2.granted > ls1.granted, \
+        f"the 4 MiB file did not go over pNFS: {ls1} -> {ls2}, OSDs {d}"
     gate.release("big")
 
     grow_ino = int(gate.wait("grown", timeout=300, vms=[vm]).query["ino"])
@@ -125,10 +115,12 @@ def test_small_files_written_over_pnfs_stay_inline(
     for a in asks:
         print(f"{version} LAYOUTGET inode {a[0]} {a[1]} offset {a[2]} length {a[3]} "
               f"minlength {a[4]} size {a[5]}: {a[6]}")
-    # The append to the file already on objects went over pNFS.
+    # The append to the file already on objects went over pNFS (with the
+    # write layout its growth got: the client keeps it past CLOSE), none
+    # of it through the manager.
     d = c.stats_delta(osd2, osd4)
-    assert ls4.granted > ls3.granted and c.total(d, "nfs_write_bytes") > 0, \
-        f"the append to the grown file got no layout: {ls3} -> {ls4}, OSDs {d}"
+    assert c.total(d, "nfs_write_bytes") > 0 and ls4.mds_write_bytes == ls3.mds_write_bytes, \
+        f"the append to the grown file did not go over pNFS: {ls3} -> {ls4}, OSDs {d}"
 
     got = reports(res.steps[0])
     wrote = {line.split()[1]: line.split()[2] for line in res.steps[0].output.splitlines()
@@ -200,18 +192,19 @@ def test_create_rate_of_4k_files_over_pnfs(vers: str, inline_max: int,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("version,bs,count,over_pnfs", [
-    ("6.1", "1M", 64, False), ("6.12", "4k", 16384, False), ("6.12", "1M", 64, True)],
+@pytest.mark.parametrize("version,bs,count", [
+    ("6.1", "1M", 64), ("6.12", "4k", 16384), ("6.12", "1M", 64)],
     ids=["6.1-1M", "6.12-4k", "6.12-1M"])
-def test_where_a_64_mib_dd_goes_by_the_size_of_its_first_writeback_ask(
-        version: str, bs: str, count: int, over_pnfs: bool,
+def test_a_new_64_mib_file_goes_over_pnfs_whatever_its_first_writeback_ask(
+        version: str, bs: str, count: int,
         pnfs_cluster: Callable[..., PnfsCluster], guest: Callable[..., KernelClient]) -> None:
     """A new 64 MiB file written with dd and one `sync` is one writeback
     pass.  Its first ask is one page from 6.1 (no large folios) and from
-    6.12 writing 4 KiB blocks: refused, so the whole pass goes through the
-    manager (which moves the file to objects at Inline_Max).  From 6.12
-    writing 1 MiB blocks it is a 1 MiB folio: every byte over pNFS."""
-    c = pnfs_cluster(mirrors=2)
+    6.12 writing 4 KiB blocks, a 1 MiB folio from 6.12 writing 1 MiB
+    blocks.  The file is past the MDS threshold, so each ask is for a big
+    file: granted, every byte over pNFS.  (Before patch 0120 the one-page
+    asks were refused, and all 64 MiB went through the manager.)"""
+    c = pnfs_cluster(mirrors=2, inline_max=INLINE_MAX)
     kc = guest(version, c)
     osd0, ls0 = c.osd_stats(), c.layout_status()
     res = kc.run(Scenario().step("sh", "v4.1", f"dd if=/dev/zero of=f bs={bs} count={count} "
@@ -222,4 +215,4 @@ def test_where_a_64_mib_dd_goes_by_the_size_of_its_first_writeback_ask(
     via_pnfs = c.total(c.stats_delta(osd0, osd1), "nfs_write_bytes") // 2
     via_mds = ls1.mds_write_bytes - ls0.mds_write_bytes
     print(f"{version} dd bs={bs}: {via_pnfs} bytes over pNFS, {via_mds} through the manager")
-    assert (via_pnfs, via_mds) == ((size, 0) if over_pnfs else (0, size))
+    assert (via_pnfs, via_mds) == (size, 0)

@@ -5,7 +5,6 @@ together and summed.
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from .daemons import OsdProcess
 from .ganesha import GaneshaServer, GaneshaVfs
 from .keys import ClusterKey
 from .mds import PandoMds
-from .pnfsload import pnfsload_binary
+from .pnfsload import PnfsloadError, pnfsload_binary, wait_pnfsload
 from .rack import Rack, RackNode
 
 MIB = 1 << 20
@@ -186,16 +185,6 @@ class ScaleRack:
     @staticmethod
     def _result(proc: subprocess.Popen[str], name: str, timeout: float) -> dict[str, object]:
         try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise RuntimeError(f"{name}: pnfsload ran past {timeout:.0f} s") from None
-        if proc.returncode != 0:
-            raise RuntimeError(f"{name}: pnfsload failed (exit {proc.returncode}): "
-                               f"{(err or '').strip() or '(see stderr above)'}")
-        lines = [ln for ln in out.splitlines() if ln.startswith("{")]
-        if not lines:
-            raise RuntimeError(f"{name}: pnfsload printed no result")
-        result: dict[str, object] = json.loads(lines[-1])
-        return result
+            return wait_pnfsload(proc, timeout).raw
+        except PnfsloadError as e:
+            raise RuntimeError(f"{name}: {e}") from None

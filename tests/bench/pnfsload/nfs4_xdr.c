@@ -408,11 +408,13 @@ int d4_getfh(struct xdr_r *r, struct nfs4_fh *fh)
 	return verdict(r);
 }
 
-int d4_getattr(struct xdr_r *r, struct nfs4_attrs *a)
+/* A fattr4: its bitmap into words, a reader over its attribute values in
+ * *vals; r moves past the whole of it.  -EBADMSG when it does not fit. */
+static int fattr4_open(struct xdr_r *r, uint32_t words[BITMAP_MAX], struct xdr_r *vals)
 {
-	uint32_t words[BITMAP_MAX] = { 0 }, n = xr_u32(r), len;
-	const uint8_t *end;
+	uint32_t n = xr_u32(r), len;
 
+	memset(words, 0, BITMAP_MAX * sizeof(*words));
 	if (n > BITMAP_MAX)
 		r->err = true;
 	for (uint32_t i = 0; i < n && !r->err; i++)
@@ -420,17 +422,25 @@ int d4_getattr(struct xdr_r *r, struct nfs4_attrs *a)
 	len = xr_u32(r);
 	if (r->err || (size_t)(r->end - r->p) < XDR_PAD(len))
 		return -EBADMSG;
-	end = r->p + XDR_PAD(len);
-	memset(a, 0, sizeof(*a));
-	struct xdr_r in = { r->p, r->p + len, false, false };
+	*vals = (struct xdr_r){ r->p, r->p + len, false, false };
+	r->p += XDR_PAD(len);
+	return 0;
+}
 
+int d4_getattr(struct xdr_r *r, struct nfs4_attrs *a)
+{
+	uint32_t words[BITMAP_MAX];
+	struct xdr_r in;
+
+	memset(a, 0, sizeof(*a));
+	if (fattr4_open(r, words, &in))
+		return -EBADMSG;
 	if (words[0] & (1u << 1))
 		a->type = xr_u32(&in);
 	if (words[0] & (1u << 3))
 		a->change = xr_u64(&in);
 	if (words[0] & (1u << 4))
 		a->size = xr_u64(&in);
-	r->p = end;
 	return in.err ? -EBADMSG : 0;
 }
 
@@ -463,26 +473,17 @@ static void threshold_item(struct xdr_r *r, struct nfs4_mdsthreshold *t)
 
 int d4_mdsthreshold(struct xdr_r *r, struct nfs4_mdsthreshold *t)
 {
-	uint32_t words[BITMAP_MAX] = { 0 }, n = xr_u32(r), len, items;
-	const uint8_t *end;
+	uint32_t words[BITMAP_MAX], items;
+	struct xdr_r in;
 
 	memset(t, 0, sizeof(*t));
-	if (n > BITMAP_MAX)
-		r->err = true;
-	for (uint32_t i = 0; i < n && !r->err; i++)
-		words[i] = xr_u32(r);
-	len = xr_u32(r);
-	if (r->err || (size_t)(r->end - r->p) < XDR_PAD(len))
+	if (fattr4_open(r, words, &in))
 		return -EBADMSG;
-	end = r->p + XDR_PAD(len);
-	struct xdr_r in = { r->p, r->p + len, false, false };
-
 	if (words[2] & (1u << (FATTR4_MDSTHRESHOLD - 64))) {
 		items = xr_u32(&in);
 		for (uint32_t i = 0; i < items && !in.err; i++)
 			threshold_item(&in, t);
 	}
-	r->p = end;
 	return in.err ? -EBADMSG : 0;
 }
 

@@ -238,9 +238,10 @@ static const char *verdict_name(enum pando_inline_verdict v)
 }
 
 /* Small files stay inline (layout/include/pando/inline_policy.h): a file
- * moves to objects only when a write ask reaches past Inline_Max; any
- * other write ask on an inline file is refused for that one I/O, and the
- * client goes through the manager.  The refusal is what RFC 8881 18.43.3
+ * moves to objects on a ranged write ask (Linux sends one only for a file
+ * past the MDS threshold, pando_mdsthreshold) or a whole-file ask whose
+ * minlength reaches past Inline_Max; the whole-file ask in every OPEN of
+ * a file that fits inline is refused.  The refusal is what RFC 8881 18.43.3
  * gives a layout that cannot cover loga_minlength: NFS4ERR_BADLAYOUT, or
  * NFS4ERR_LAYOUTTRYLATER when minlength is 0.  Linux turns both into
  * -EOVERFLOW (nfs4_layoutget_handle_exception), which pnfs_update_layout
@@ -571,8 +572,8 @@ static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type,
 	if (!exp->cfg.pnfs)
 		return false;
 	*type = LAYOUT4_FLEX_FILES;
-	*read_size = (uint64_t)exp->cfg.inline_max + 1;
-	*write_size = (uint64_t)exp->cfg.inline_max + 1;
+	*read_size = (uint64_t)ns_inline_max(exp->ns) + 1;
+	*write_size = *read_size;
 	return true;
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass, field
+
 from .pod import Pod
 
 SUBNET = "10.77"

@@ -53,10 +53,10 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
     def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
              recall_timeout: int = 10, log_level: str | None = None, pnfs: bool = True,
              inline_max: int = 1, **kw: object) -> PnfsCluster:
-        """Inline_Max 1 by default: these suites test the layout machinery,
-        so every file's data goes to the OSDs at its first write layout.
-        With production's 64 KiB, a kernel that asks one page at writeback
-        (6.1) writes a new file's first pass through the manager
+        """Inline_Max 1 by default: these suites test the layout machinery
+        with files of any size, so every file's data goes to the OSDs at
+        its first write layout.  With production's 64 KiB, files that fit
+        inline are written and read through the manager without a layout
         (ganesha-fsal/README.md, "Small files over pNFS"); test_small_files
         and test_inline_layout test that default."""
         assert not made, "one manager per test (they share the pod's ports)"

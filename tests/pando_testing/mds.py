@@ -5,6 +5,8 @@ the FSAL and pando-fsck read (format in ganesha-fsal/cluster/cluster_desc.h).
 """
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -91,6 +93,28 @@ class PandoMds(GaneshaServer):
 
     def pnfs_mds(self) -> bool:
         return self.pnfs
+
+    def start(self) -> "PandoMds":
+        super().start()
+        if self.dbus:
+            self._wait_dbus()
+        return self
+
+    def _wait_dbus(self) -> None:
+        """The FSAL puts its dbus interface up from a thread once Ganesha's
+        init is done, a moment after the export answers: a test that asked
+        at once got UnknownMethod (map_status)."""
+        deadline = time.monotonic() + self.start_timeout
+        argv = ["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.layout_status"]
+        while True:
+            cp = self.pod.run(argv, check=False, env={**os.environ, **self.dbus_env()},
+                              timeout=30)
+            if cp.returncode == 0:
+                return
+            if not self.alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the pando dbus interface did not come up: {cp.stderr}")
+            time.sleep(0.05)
 
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"

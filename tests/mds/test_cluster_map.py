@@ -245,19 +245,29 @@ def test_presence_says_each_applied_epoch_at_once_not_at_the_next_refresh(
     assert max(took) < 1.5, took
 
 
+@pytest.mark.parametrize("killed", ["follower", "leader"])
 def test_map_followed_through_the_members_left_when_one_of_three_is_killed(
         etcd3: EtcdCluster, mds_factory: Callable[..., PandoMds],
-        osd_factory: Callable[..., OsdProcess]) -> None:
+        osd_factory: Callable[..., OsdProcess], killed: str) -> None:
     mds = mds_factory(4, start=False, object_pool=0, extra_fsal=etcd_fsal(etcd3))
     put_map(etcd3.client(), 1, [osd_entry(o) for o in mds.osds])
     mds.start()
     wait_epoch(mds, 1)
-    etcd3.members[0].kill9()
+    leader = etcd3.leader()
+    victim = leader if killed == "leader" else next(m for m in etcd3.members if m is not leader)
+    victim.kill9()
     fifth = osd_factory(5)
     put_map(etcd3.client(), 2, [*(osd_entry(o) for o in mds.osds), osd_entry(fifth)])
     st = wait_epoch(mds, 2)
     assert st["osds"][-1]["id"] == 5 and st["osds"][-1]["takes"]
-    assert "does not answer" not in mds.log_text(), "another member answered"
+    log = mds.log_text()
+    if killed == "follower":
+        assert "does not answer" not in log, "another member answered"
+    else:
+        # Reads are linearizable: while the two left elect a leader (about
+        # a second) none answers, so one warning is honest; it must end.
+        assert log.count("does not answer") <= 1
+        assert "does not answer" not in log or "etcd answers again" in log
     client = etcd3.client()
     wait_for("the presence through another member",
              lambda: (p := client.get_json(f"{PREFIX}mds/{MDS_NAME}")) and p["epoch"] == 2)

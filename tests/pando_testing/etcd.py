@@ -117,6 +117,16 @@ class EtcdCluster:
     def client(self) -> "EtcdClient":
         return EtcdClient(self.pod, [m.client_url for m in self.members])
 
+    def leader(self) -> EtcdMember:
+        """The member that leads now (each member's status names the leader)."""
+        for m in self.members:
+            if not m.alive():
+                continue
+            st = EtcdClient(self.pod, [m.client_url]).call("/v3/maintenance/status", {})
+            if st.get("leader") and st["leader"] == st["header"]["member_id"]:
+                return m
+        raise EtcdError("no member says it leads")
+
     def remove_data(self) -> None:
         for m in self.members:
             shutil.rmtree(m.data_dir, ignore_errors=True)

@@ -33,19 +33,15 @@ static struct unit_pos unit_of(const struct pando_storage_map *map, uint64_t off
 	return pos;
 }
 
-/* RS rotation: chunk i of component row R is on component (i + R) mod width. */
-static uint32_t rs_component(const struct pando_storage_map *map, uint32_t chunk, uint64_t row)
+/* RS is systematic and does not rotate: data chunk i of every row is on
+ * component i at its file offset, as RAID-0 keeps it, so the k data
+ * components are a plain striped flexfiles layout that stock clients can
+ * read; parity chunk i is on component k + i, packed (one stripe unit a
+ * row).  Parity load spreads over OSDs through per-file placement rather
+ * than rotation within a file. */
+static uint64_t rs_parity_offset(const struct pando_storage_map *map, uint64_t row)
 {
-	uint32_t width = pando_map_width(map);
-
-	return (uint32_t)((chunk + row % width) % width);
-}
-
-static uint32_t rs_chunk(const struct pando_storage_map *map, uint32_t component, uint64_t row)
-{
-	uint32_t width = pando_map_width(map);
-
-	return (uint32_t)((component + width - row % width) % width);
+	return row * map->shape.stripe_unit;
 }
 
 static int range_check(uint64_t offset, uint64_t length)
@@ -72,12 +68,6 @@ static void unit_pieces(const struct pando_storage_map *map, uint64_t off, uint6
 		.file_offset = off, .length = len,
 	};
 
-	if (is_rs(map)) {
-		p.component = rs_component(map, pos.chunk, pos.row);
-		p.object_offset = pos.row * s->stripe_unit + off % s->stripe_unit;
-		emit(pieces, cap, n, &p);
-		return;
-	}
 	p.object_offset = off;
 	for (uint32_t copy = 0; copy < s->copies; copy++) {
 		p.copy = (uint8_t)copy;
@@ -117,13 +107,13 @@ static void row_parity(const struct pando_storage_map *map, uint64_t row_start, 
 	uint64_t first = one_unit ? lo % s->stripe_unit : 0;
 	struct pando_piece p = {
 		.group = pos.group, .role = PANDO_PIECE_PARITY, .file_offset = row_start,
-		.object_offset = pos.row * s->stripe_unit + first,
+		.object_offset = rs_parity_offset(map, pos.row) + first,
 		.length = one_unit ? hi - lo : s->stripe_unit,
 	};
 
 	for (uint32_t i = 0; i < s->parity; i++) {
 		p.chunk = (uint8_t)(s->data + i);
-		p.component = rs_component(map, s->data + i, pos.row);
+		p.component = s->data + i;
 		emit(pieces, cap, n, &p);
 	}
 }
@@ -150,15 +140,16 @@ int pando_stripe_parity_pieces(const struct pando_storage_map *map, uint64_t off
 	return *count > cap ? -ENOSPC : 0;
 }
 
-static int locate_rs(const struct pando_storage_map *map, uint32_t g, uint32_t c,
-		     uint64_t object_offset, struct pando_location *loc)
+/* Parity component c (>= k) of group g: object offset x is parity of
+ * the group's component row x / stripe_unit. */
+static int locate_parity(const struct pando_storage_map *map, uint32_t g, uint32_t c,
+			 uint64_t object_offset, struct pando_location *loc)
 {
 	const struct pando_map_shape *s = &map->shape;
 	uint64_t row = object_offset / s->stripe_unit;
 	uint64_t round = row / s->visit_rows;
 	uint64_t last_visit = PANDO_FILE_MAX / visit_bytes(map);
 	uint64_t row_start;
-	uint32_t chunk = rs_chunk(map, c, row);
 
 	/* refuse visits past the largest file offset before multiplying */
 	if (g > last_visit || round > (last_visit - g) / map->groups)
@@ -167,18 +158,12 @@ static int locate_rs(const struct pando_storage_map *map, uint32_t g, uint32_t c
 		    row % s->visit_rows * s->data * s->stripe_unit;
 	if (row_start >= PANDO_FILE_MAX)
 		return -ERANGE;
-	loc->chunk = (uint8_t)chunk;
+	loc->role = PANDO_PIECE_PARITY;
+	loc->chunk = (uint8_t)c;
 	loc->copy = 0;
+	loc->file_offset = row_start;
 	loc->length = s->stripe_unit - object_offset % s->stripe_unit;
-	if (chunk >= s->data) {
-		loc->role = PANDO_PIECE_PARITY;
-		loc->file_offset = row_start;
-		return 0;
-	}
-	loc->role = PANDO_PIECE_DATA;
-	loc->file_offset = row_start + (uint64_t)chunk * s->stripe_unit +
-			   object_offset % s->stripe_unit;
-	return loc->file_offset >= PANDO_FILE_MAX ? -ERANGE : 0;
+	return 0;
 }
 
 static int locate_sparse(const struct pando_storage_map *map, uint32_t g, uint32_t c,
@@ -204,8 +189,8 @@ int pando_stripe_locate(const struct pando_storage_map *map, uint32_t g, uint32_
 		return -EINVAL;
 	if (object_offset >= PANDO_FILE_MAX)
 		return -ERANGE;
-	if (is_rs(map))
-		return locate_rs(map, g, c, object_offset, loc);
+	if (is_rs(map) && c >= map->shape.data)
+		return locate_parity(map, g, c, object_offset, loc);
 	return locate_sparse(map, g, c, object_offset, loc);
 }
 
@@ -264,8 +249,6 @@ int pando_stripe_striped(const struct pando_storage_map *map, uint64_t offset,
 {
 	const struct pando_map_shape *s = &map->shape;
 
-	if (is_rs(map))
-		return -EOPNOTSUPP;
 	if (offset >= PANDO_FILE_MAX)
 		return -ERANGE;
 	seg->group = unit_of(map, offset).group;

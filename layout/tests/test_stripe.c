@@ -1,6 +1,7 @@
 /* Stripe math: known positions, then properties over many random maps:
  * every file byte maps to exactly one object byte per mirror and back,
- * pieces never overlap, parity lands where the row's rotation says, and
+ * pieces never overlap, RS data sits where RAID-0 puts it and parity on
+ * the last m components, and
  * layout segments agree with the client's own striping rule. */
 #include <errno.h>
 
@@ -73,14 +74,14 @@ static void test_known_raid0(void)
 
 static void test_known_rs(void)
 {
-	/* RS(2,1), 512-byte units, 2 rows a visit (2 KiB), 2 groups:
-	 * row R puts chunk i on component (i + R) mod 3 */
+	/* RS(2,1), 512-byte units, 2 rows a visit (2 KiB), 2 groups: data
+	 * where RAID-0 puts it (sparse), parity on component 2, packed */
 	struct pando_storage_map *map = make_map(PANDO_RS, 1, 2, 1, 512, 2, 2);
-	static const struct { uint64_t off; uint32_t group, comp; uint64_t obj; } want[] = {
-		{ 0, 0, 0, 0 }, { 512, 0, 1, 0 },		/* row 0 of group 0 */
-		{ 1024, 0, 1, 512 }, { 1536 + 7, 0, 2, 519 },	/* row 1 */
-		{ 2048, 1, 0, 0 }, { 2560, 1, 1, 0 },		/* visit 1: group 1, row 0 */
-		{ 4096, 0, 2, 1024 }, { 4608, 0, 0, 1024 },	/* visit 2: group 0 again, row 2 */
+	static const struct { uint64_t off; uint32_t group, comp; } want[] = {
+		{ 0, 0, 0 }, { 512, 0, 1 },		/* row 0 of group 0 */
+		{ 1024, 0, 0 }, { 1536 + 7, 0, 1 },	/* row 1 */
+		{ 2048, 1, 0 }, { 2560, 1, 1 },		/* visit 1: group 1, row 0 */
+		{ 4096, 0, 0 }, { 4608, 0, 1 },		/* visit 2: group 0 again, row 2 */
 	};
 	size_t n = 0;
 
@@ -88,12 +89,12 @@ static void test_known_rs(void)
 		CHECK_EQ(data_pieces(map, want[i].off, 1), 1);
 		CHECK_EQ(pieces[0].group, want[i].group);
 		CHECK_EQ(pieces[0].component, want[i].comp);
-		CHECK_EQ(pieces[0].object_offset, want[i].obj);
+		CHECK_EQ(pieces[0].object_offset, want[i].off);
 	}
-	/* parity of row 1 (file 1024..2047) is chunk 2 on component 0 */
+	/* parity of row 1 (file 1024..2047) is chunk 2 on component 2 */
 	CHECK_EQ(pando_stripe_parity_pieces(map, 1024 + 100, 10, pieces, MAX_PIECES, &n), 0);
 	CHECK_EQ(n, 1);
-	CHECK_EQ(pieces[0].component, 0);
+	CHECK_EQ(pieces[0].component, 2);
 	CHECK_EQ(pieces[0].chunk, 2);
 	CHECK_EQ(pieces[0].object_offset, 512 + 100);
 	CHECK_EQ(pieces[0].length, 10);
@@ -103,6 +104,9 @@ static void test_known_rs(void)
 	CHECK_EQ(n, 1);
 	CHECK_EQ(pieces[0].object_offset, 512);
 	CHECK_EQ(pieces[0].length, 512);
+	/* visit 2 is group 0's third row: its parity at 2 x 512 */
+	CHECK_EQ(pando_stripe_parity_pieces(map, 4096, 1, pieces, MAX_PIECES, &n), 0);
+	CHECK_EQ(pieces[0].object_offset, 1024);
 	pando_map_free(map);
 }
 
@@ -223,9 +227,8 @@ static void test_bijection(void)
 		struct pando_storage_map *map = random_map();
 		uint32_t su = map->shape.stripe_unit, width = pando_map_width(map);
 		uint64_t file_bytes = pando_shape_visit_bytes(&map->shape) * map->groups * 2;
-		/* RS packs each group's two visits into 2 x visit_rows rows */
-		uint64_t object_bytes = map->shape.raid == PANDO_RS ?
-						file_bytes / map->shape.data / map->groups : file_bytes;
+		/* RS parity packs each group's two visits into 2 x visit_rows rows */
+		uint64_t parity_bytes = file_bytes / map->shape.data / map->groups;
 		uint64_t data_hits = 0, parity_hits = 0;
 
 		if (file_bytes > (1u << 20)) {
@@ -234,6 +237,9 @@ static void test_bijection(void)
 		}
 		for (uint32_t g = 0; g < map->groups; g++) {
 			for (uint32_t c = 0; c < width; c++) {
+				uint64_t object_bytes = c < map->shape.data * map->shape.copies ?
+							file_bytes : parity_bytes;
+
 				for (uint64_t x = 0; x < object_bytes; x += su / 8) {
 					struct pando_location loc;
 					int rc = pando_stripe_locate(map, g, c, x, &loc);
@@ -263,23 +269,24 @@ static void test_bijection(void)
 	CHECK_EQ(bad, 0);
 }
 
-/* RS rows: in every component row the width components hold each chunk
- * (data 0..k-1, parity k..) exactly once. */
-static void test_rotation(void)
+/* RS: the first k components hold only data, the last m only parity,
+ * parity chunk i on component k + i. */
+static void test_rs_fixed_columns(void)
 {
 	struct pando_storage_map *map = make_map(PANDO_RS, 1, 8, 2, 4096, 3, 2);
 	int bad = 0;
 
 	for (uint64_t row = 0; row < 50; row++) {
-		uint32_t seen = 0;
-
-		for (uint32_t c = 0; c < 10; c++) {
+		for (uint32_t c = 8; c < 10; c++) {
 			struct pando_location loc;
 
 			bad += pando_stripe_locate(map, 1, c, row * 4096, &loc) != 0;
-			seen |= 1u << loc.chunk;
+			bad += loc.role != PANDO_PIECE_PARITY || loc.chunk != c;
 		}
-		bad += seen != (1u << 10) - 1;
+	}
+	for (uint64_t off = 0; off < 20 * 8 * 4096; off += 4096) {
+		bad += data_pieces(map, off, 1) != 1;
+		bad += pieces[0].component != off / 4096 % 8;
 	}
 	CHECK_EQ(bad, 0);
 	pando_map_free(map);
@@ -315,18 +322,21 @@ static void test_segments(void)
 		uint64_t off = fixture_rand() % (vb * (map->groups + 1));
 		struct pando_segment one, all;
 
+		bad += pando_stripe_striped(map, off, &all) != 0;
+		bad += (all.stripe_unit == 0) != (map->shape.data == 1);
+		bad += all.columns != map->shape.data || all.mirrors != map->shape.copies;
 		if (map->shape.raid == PANDO_RS) {
+			/* only the data components, striped, for reading */
 			bad += pando_stripe_segment(map, off, &one) != -EOPNOTSUPP;
-			bad += pando_stripe_striped(map, off, &all) != -EOPNOTSUPP;
+			for (int probe = 0; probe < 20; probe++)
+				bad += check_segment_rule(map, &all,
+							  all.offset + fixture_rand() % (2 * vb));
 			pando_map_free(map);
 			continue;
 		}
 		bad += pando_stripe_segment(map, off, &one) != 0;
-		bad += pando_stripe_striped(map, off, &all) != 0;
 		bad += one.columns != 1 || one.stripe_unit != 0 || off < one.offset;
 		bad += one.length != PANDO_LENGTH_EOF && off >= one.offset + one.length;
-		bad += (all.stripe_unit == 0) != (map->shape.data == 1);
-		bad += all.columns != map->shape.data || all.mirrors != map->shape.copies;
 		bad += (all.length == PANDO_LENGTH_EOF) != (map->groups == 1);
 		for (int probe = 0; probe < 20; probe++) {
 			bad += check_segment_rule(map, &one, one.offset + fixture_rand() % (2 * vb));
@@ -407,7 +417,7 @@ int main(void)
 	test_known_rs();
 	test_random_ranges();
 	test_bijection();
-	test_rotation();
+	test_rs_fixed_columns();
 	test_segments();
 	test_known_segments();
 	test_limits();

@@ -4,7 +4,7 @@
  * Geometry (see README.md for pictures):
  *   - a group has `width` components: RAID-0 `data` columns; RAID-1
  *     `copies` x `data` (mirror-major: component = copy * data + column);
- *     RS(k,m) k + m chunks, data and parity rotating over the components;
+ *     RS(k,m) k data columns then m parity chunks (components k..k+m-1);
  *   - file data is cut into stripe units; `data` consecutive units form a
  *     stripe row; `visit_rows` rows fill one group's "visit" (about 1 GB)
  *     before the file moves on to the next group, wrapping round after the

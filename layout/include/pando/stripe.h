@@ -5,10 +5,12 @@
  *     7): the object offset IS the file offset, because stock clients
  *     write to the data servers at file offsets; a component object holds
  *     holes where other columns' and groups' units are.
- *   - RS(k,m) packs: component rows follow one another (object offset =
- *     row x stripe unit), data and parity rotating one component a row.
- *     Only the gateway and recovery touch these files (no stock client
- *     computes parity), so nothing outside Pando sees those offsets.
+ *   - RS(k,m) is systematic and keeps data where RAID-0 would: data
+ *     chunk i of every row on component i at its file offset, so the k
+ *     data components read as a plain striped layout.  Parity chunk i is
+ *     on component k + i, packed: component row R's parity at object
+ *     offset R x stripe unit.  Only the gateway and recovery touch parity
+ *     (no stock client computes it), so nothing outside Pando sees it.
  *
  * File bytes sit at offsets 0 .. PANDO_FILE_MAX - 1 (the OSD's largest
  * object offset); every function that can fail returns 0 or a negative
@@ -95,7 +97,9 @@ int pando_stripe_segment(const struct pando_storage_map *map, uint64_t offset,
 
 /* The striped form (every column of a group, ffl_stripe_unit set when
  * there are several) covering offset: the whole file with one group,
- * otherwise its visit.  For Linux 6.18 and later.  -EOPNOTSUPP for RS. */
+ * otherwise its visit.  For Linux 6.18 and later.  For RS, the k data
+ * components: a layout to READ with, never to write (a client writing
+ * there would leave parity stale). */
 int pando_stripe_striped(const struct pando_storage_map *map, uint64_t offset,
 			 struct pando_segment *seg);
 

@@ -7,19 +7,11 @@
  * mirror whose OSD is down is counted unreachable, not bad. */
 #include "check.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <libgen.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "objio.h"
+#include "osd_fixture.h"
 #include "osd_pool.h"
 #include "scrub_io.h"
 
@@ -28,110 +20,17 @@
 #define PART 7
 #define SIZE (17 * EXT + 100)
 
-static char root[] = "/tmp/pando-scrub-XXXXXX";
-static char bindir[4096];
-static struct cluster_key key = { .id = 1 };
-static struct cluster_osd osds[NOSDS];
-static pid_t pids[NOSDS];
+static struct osd_fixture fx;
 static uint8_t data[SIZE];
-
-/* ---- the OSDs ------------------------------------------------------------------ */
-
-static int write_key_file(void)
-{
-	char path[256], text[128];
-	FILE *f;
-
-	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
-		key.secret[i] = (uint8_t)(i * 13 + 5);
-	cluster_key_format(&key, text, sizeof(text));
-	snprintf(path, sizeof(path), "%s/cluster.key", root);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		return -1;
-	return 0;
-}
-
-/* The control port, from the "osdctl: listening on ... (port N)" line. */
-static int wait_port(int i, char *out, size_t cap)
-{
-	char path[256], line[512];
-
-	snprintf(path, sizeof(path), "%s/osd.%d.log", root, i + 1);
-	for (int tries = 0; tries < 200; tries++) {
-		FILE *f = fopen(path, "r");
-		unsigned port = 0;
-
-		while (f && fgets(line, sizeof(line), f))
-			if (strstr(line, "osdctl: listening on"))
-				sscanf(strstr(line, "(port ") + 6, "%u", &port);
-		if (f)
-			fclose(f);
-		if (port) {
-			snprintf(out, cap, "127.0.0.1:%u", port);
-			return 0;
-		}
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
-static int start_osd(int i)
-{
-	char exe[4200], id[8], dir[256], keyf[256], logf[256];
-
-	snprintf(exe, sizeof(exe), "%s/../../osd-target/pando-osd", bindir);
-	snprintf(id, sizeof(id), "%d", i + 1);
-	snprintf(dir, sizeof(dir), "%s/osd.%d", root, i + 1);
-	snprintf(keyf, sizeof(keyf), "%s/cluster.key", root);
-	snprintf(logf, sizeof(logf), "%s/osd.%d.log", root, i + 1);
-	pids[i] = fork();
-	if (pids[i] == 0) {
-		execl(exe, exe, "--osd-id", id, "--data-dir", dir, "--key-file", keyf, "--format",
-		      "--nfs-listen", "127.0.0.1:0", "--ctl-listen", "127.0.0.1:0", "--threads", "2",
-		      "--log-file", logf, (char *)NULL);
-		_exit(127);
-	}
-	osds[i].id = (uint32_t)i + 1;
-	strcpy(osds[i].nfs, "127.0.0.1:1");
-	return pids[i] < 0 ? -1 : wait_port(i, osds[i].ctl, sizeof(osds[i].ctl));
-}
 
 static int stop_osd(int i)
 {
-	int status = -1;
-
-	if (pids[i] <= 0)
-		return 0;
-	kill(pids[i], SIGTERM);
-	waitpid(pids[i], &status, 0);
-	pids[i] = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return osd_fixture_stop(&fx, i);
 }
 
-/* Flips one byte of an object's data file behind the OSD's back. */
 static int corrupt(uint32_t osd, uint64_t object, uint64_t off)
 {
-	char path[512];
-	uint8_t b;
-
-	for (int shard = 0; shard < 256; shard++) {
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/osd.%u/objects/%02x/%016x.%016llx", root, osd, shard,
-			 PART, (unsigned long long)object);
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			continue;
-		if (pread(fd, &b, 1, (off_t)off) != 1)
-			b = 0;
-		b ^= 0x5a;
-		if (pwrite(fd, &b, 1, (off_t)off) != 1)
-			b = 0;
-		close(fd);
-		return 0;
-	}
-	return -1;
+	return osd_fixture_corrupt(&fx, osd, object, off);
 }
 
 /* ---- what the scrub reports ------------------------------------------------------ */
@@ -292,21 +191,15 @@ static void test_down_mirror_is_unreachable(struct objio *io, const struct pando
 	CHECK_EQ(r.extents_checked, 18);                 /* mirror 1 still was */
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void run(void)
 {
 	static const uint32_t mirrors[2] = { 1, 2 };
-	struct cluster_desc desc = { .partition = PART, .nosds = NOSDS, .osds = osds };
+	struct cluster_desc desc = osd_fixture_desc(&fx);
 	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
 	struct pando_storage_map *map = make_map(PANDO_RAID1, 2, mirrors, 1);
 	struct osd_pool *pool = NULL;
 	struct objio io = { 0 };
 
-	desc.key = key;
 	CHECK_EQ(osd_pool_new(&desc, &opt, &pool), 0);
 	if (!pool || !map)
 		return;
@@ -324,26 +217,11 @@ static void run(void)
 	pando_map_free(map);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0 || !mkdtemp(root))
-		return 1;
-	self[n] = 0;
-	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
-	signal(SIGPIPE, SIG_IGN);
-	CHECK_EQ(write_key_file(), 0);
-	for (int i = 0; i < NOSDS; i++)
-		CHECK_EQ(start_osd(i), 0);
+	CHECK_EQ(osd_fixture_start(&fx, NOSDS, PART), 0);
 	if (!check_failures)
 		run();
-	for (int i = 0; i < NOSDS; i++)
-		CHECK_EQ(stop_osd(i), 0);
-	if (!check_failures)
-		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else
-		fprintf(stderr, "logs kept in %s\n", root);
+	CHECK_EQ(osd_fixture_finish(&fx, check_failures), 0);
 	CHECK_DONE();
 }

@@ -1,0 +1,196 @@
+/* Real pando-osd processes for tests (osd_fixture.h). */
+#include "osd_fixture.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int write_key_file(struct osd_fixture *f)
+{
+	char path[256], text[128];
+	FILE *fp;
+
+	f->key.id = 1;
+	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
+		f->key.secret[i] = (uint8_t)(i * 13 + 5);
+	cluster_key_format(&f->key, text, sizeof(text));
+	snprintf(path, sizeof(path), "%s/cluster.key", f->root);
+	fp = fopen(path, "w");
+	if (!fp)
+		return -1;
+	if (fputs(text, fp) < 0) {
+		fclose(fp);
+		return -1;
+	}
+	return fclose(fp) ? -1 : 0;
+}
+
+/* The control port, from the "osdctl: listening on ... (port N)" line
+ * of the log the OSD writes from its start (restarts append). */
+static int wait_port(struct osd_fixture *f, int i, long from)
+{
+	char path[256], line[512];
+
+	snprintf(path, sizeof(path), "%s/osd.%d.log", f->root, i + 1);
+	for (int tries = 0; tries < 200; tries++) {
+		FILE *fp = fopen(path, "r");
+		unsigned port = 0;
+
+		if (fp && fseek(fp, from, SEEK_SET) == 0)
+			while (fgets(line, sizeof(line), fp))
+				if (strstr(line, "osdctl: listening on"))
+					sscanf(strstr(line, "(port ") + 6, "%u", &port);
+		if (fp)
+			fclose(fp);
+		if (port) {
+			snprintf(f->osds[i].ctl, sizeof(f->osds[i].ctl), "127.0.0.1:%u", port);
+			return 0;
+		}
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+static long log_size(struct osd_fixture *f, int i)
+{
+	char path[256];
+	FILE *fp;
+	long n = 0;
+
+	snprintf(path, sizeof(path), "%s/osd.%d.log", f->root, i + 1);
+	fp = fopen(path, "r");
+	if (fp && fseek(fp, 0, SEEK_END) == 0)
+		n = ftell(fp);
+	if (fp)
+		fclose(fp);
+	return n < 0 ? 0 : n;
+}
+
+static int spawn(struct osd_fixture *f, int i)
+{
+	char exe[4200], id[16], dir[256], keyf[256], logf[256];
+	char *argv[20];
+	int a = 0;
+	long from = log_size(f, i);
+
+	snprintf(exe, sizeof(exe), "%s/../../osd-target/pando-osd", f->bindir);
+	snprintf(id, sizeof(id), "%d", i + 1);
+	snprintf(dir, sizeof(dir), "%s/osd.%d", f->root, i + 1);
+	snprintf(keyf, sizeof(keyf), "%s/cluster.key", f->root);
+	snprintf(logf, sizeof(logf), "%s/osd.%d.log", f->root, i + 1);
+	argv[a++] = exe;
+	argv[a++] = "--osd-id", argv[a++] = id;
+	argv[a++] = "--data-dir", argv[a++] = dir;
+	argv[a++] = "--key-file", argv[a++] = keyf;
+	argv[a++] = "--format";		/* only formats an empty directory */
+	argv[a++] = "--nfs-listen", argv[a++] = "127.0.0.1:0";
+	argv[a++] = "--ctl-listen", argv[a++] = "127.0.0.1:0";
+	argv[a++] = "--threads", argv[a++] = "2";
+	argv[a++] = "--log-file", argv[a++] = logf;
+	argv[a] = NULL;
+	f->pids[i] = fork();
+	if (f->pids[i] == 0) {
+		execv(exe, argv);
+		_exit(127);
+	}
+	f->osds[i].id = (uint32_t)i + 1;
+	strcpy(f->osds[i].nfs, "127.0.0.1:1");
+	return f->pids[i] < 0 ? -1 : wait_port(f, i, from);
+}
+
+int osd_fixture_start(struct osd_fixture *f, int n, uint64_t partition)
+{
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > OSD_FIXTURE_MAX || len <= 0)
+		return -1;
+	memset(f, 0, sizeof(*f));
+	self[len] = 0;
+	snprintf(f->bindir, sizeof(f->bindir), "%s", dirname(self));
+	snprintf(f->root, sizeof(f->root), "/tmp/pando-osdfix-XXXXXX");
+	if (!mkdtemp(f->root) || write_key_file(f))
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	f->n = n;
+	f->partition = partition;
+	for (int i = 0; i < n; i++)
+		if (spawn(f, i))
+			return -1;
+	return 0;
+}
+
+int osd_fixture_stop(struct osd_fixture *f, int i)
+{
+	int status = -1;
+
+	if (f->pids[i] <= 0)
+		return 0;
+	kill(f->pids[i], SIGTERM);
+	waitpid(f->pids[i], &status, 0);
+	f->pids[i] = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int osd_fixture_restart(struct osd_fixture *f, int i)
+{
+	return f->pids[i] > 0 ? -1 : spawn(f, i);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+int osd_fixture_finish(struct osd_fixture *f, int keep)
+{
+	int bad = 0;
+
+	for (int i = 0; i < f->n; i++)
+		bad |= osd_fixture_stop(f, i) != 0;
+	if (keep || bad)
+		fprintf(stderr, "OSD logs kept in %s\n", f->root);
+	else
+		nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return bad ? -1 : 0;
+}
+
+struct cluster_desc osd_fixture_desc(struct osd_fixture *f)
+{
+	struct cluster_desc d = { .partition = f->partition, .nosds = (size_t)f->n,
+				  .osds = f->osds };
+
+	d.key = f->key;
+	return d;
+}
+
+int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, uint64_t off)
+{
+	char path[512];
+	uint8_t b;
+
+	for (int shard = 0; shard < 256; shard++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/osd.%u/objects/%02x/%016llx.%016llx", f->root, osd,
+			 shard, (unsigned long long)f->partition, (unsigned long long)object);
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			continue;
+		if (pread(fd, &b, 1, (off_t)off) != 1)
+			b = 0;
+		b ^= 0x5a;
+		if (pwrite(fd, &b, 1, (off_t)off) != 1)
+			b = 0;
+		close(fd);
+		return 0;
+	}
+	return -1;
+}

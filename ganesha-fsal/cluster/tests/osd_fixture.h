@@ -1,0 +1,38 @@
+/* Real pando-osd processes for the cluster library's tests: the build's
+ * own binary, started on loopback ports the kernel picks, with a cluster
+ * key of their own, in a temporary directory removed when every check
+ * passed (kept, and named on stderr, when one failed). */
+#ifndef PANDO_OSD_FIXTURE_H
+#define PANDO_OSD_FIXTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cluster_desc.h"
+
+#define OSD_FIXTURE_MAX 16
+
+struct osd_fixture {
+	char root[64];
+	char bindir[4096];
+	struct cluster_key key;
+	struct cluster_osd osds[OSD_FIXTURE_MAX];
+	pid_t pids[OSD_FIXTURE_MAX];
+	int n;
+	uint64_t partition;
+};
+
+/* Starts n OSDs (ids 1..n); 0 or -1. */
+int osd_fixture_start(struct osd_fixture *f, int n, uint64_t partition);
+/* Stops OSD index i (id i + 1) with SIGTERM: its exit status, 0 when clean. */
+int osd_fixture_stop(struct osd_fixture *f, int i);
+/* Starts OSD index i again on its data directory (new ports). */
+int osd_fixture_restart(struct osd_fixture *f, int i);
+/* Stops every OSD still running and removes the directory unless keep. */
+int osd_fixture_finish(struct osd_fixture *f, int keep);
+/* The cluster description a pool is made from. */
+struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
+/* Flips one byte of an object's data file behind its OSD's back. */
+int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, uint64_t off);
+
+#endif

@@ -8,7 +8,8 @@
  *   4. inodes ('I'): link counts, entry counts, parents, the keys their
  *      flags promise, orphans (no name, or only names no walk reaches);
  *   5. names of inodes that do not exist;
- *   6. data, targets and maps of inodes that should not have them, intents;
+ *   6. data, targets, maps and policies of inodes that should not have
+ *      them, intents;
  *   7. the statfs counters and the next id.
  *
  * Entries are held in memory twice (by parent in key order, and sorted by
@@ -437,6 +438,9 @@ static void check_dangling(struct checker *c)
 
 bool inode_owns_key(const struct ns_inode *r, uint8_t type)
 {
+	/* Any inode may have a policy; a missing inode's is an orphan. */
+	if (type == K_POLICY)
+		return true;
 	if (type == K_SYMLINK)
 		return r->type == NS_LNK;
 	if (type == K_MAP || type == K_SUSPECT)
@@ -563,6 +567,8 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 		rc = scan_prefix(&c, K_MAP, visit_owned);
 	if (!rc)
 		rc = scan_prefix(&c, K_SYMLINK, visit_owned);
+	if (!rc)
+		rc = scan_prefix(&c, K_POLICY, visit_owned);
 	if (!rc)
 		rc = scan_prefix(&c, K_SUSPECT, visit_suspect);
 	if (!rc)

@@ -1,6 +1,7 @@
 /* Making new names for new inodes: create (with NFS's create modes), mkdir,
  * mknod, symlink.  Each is one durable batch: the inode, its entry and
- * index keys, the directory's new record, and for a symlink its target. */
+ * index keys, the directory's new record, for a symlink its target, and
+ * the directory's storage policy, if it has one (ns_policy.c). */
 #include "ns_internal.h"
 
 #include <string.h>
@@ -54,6 +55,11 @@ static int make_entry(struct ns_store *s, uint64_t dir, const char *name, const 
 		return rc;
 	}
 	r = inode_new(&t, m->type, m->in);
+	rc = policy_inherit(&t, dir, r->ino);
+	if (rc) {
+		txn_abort(&t);
+		return rc;
+	}
 	make_extras(&t, r, m, dir);
 	dirent_add(&t, d, name, len, r);
 	if (out)

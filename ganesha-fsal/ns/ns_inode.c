@@ -1,6 +1,7 @@
 /* Inode lifecycle: load, birth with a fresh id and generation, losing a
- * link, and death, which takes the inode's data, target and storage map
- * with it and leaves a removal intent for its objects in the same batch. */
+ * link, and death, which takes the inode's data, target, storage map and
+ * policy with it and leaves a removal intent for its objects in the same
+ * batch. */
 #include "ns_internal.h"
 
 #include <stdlib.h>
@@ -115,6 +116,7 @@ int inode_drop(struct txn *t, struct ns_inode *r, uint32_t old_inline)
 	uint8_t k[ID_KEY_LEN];
 
 	rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_INODE, r->ino));
+	policy_drop(t, r->ino);
 	if (r->type == NS_LNK)
 		rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_SYMLINK, r->ino));
 	if (old_inline || r->inline_len)

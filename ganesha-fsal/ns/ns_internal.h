@@ -30,6 +30,7 @@ enum {
 	K_SUPER = 'S',
 	K_WLAYOUT = 'W',
 	K_INTENT = 'X',
+	K_POLICY = 'Y',
 };
 
 /* Second byte of a 'C' key. */
@@ -221,6 +222,11 @@ void suspect_drop_all(struct txn *t, uint64_t ino);
 int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
 		   struct ns_suspect *out);
 
+/* ns_policy.c: the directory's policy blob, if any, to the new inode; the
+ * inode's blob goes with it. */
+int policy_inherit(struct txn *t, uint64_t dir, uint64_t ino);
+void policy_drop(struct txn *t, uint64_t ino);
+
 /* ns_txn.c */
 void txn_begin(struct txn *t, struct ns_store *s);
 void txn_lock(struct txn *t, const uint64_t *inos, int n);
@@ -265,7 +271,7 @@ void dirent_put(struct txn *t, uint64_t dir, const char *name, size_t len,
 		const struct dirent_rec *d, uint8_t child_type);
 
 /* ns_check.c */
-/* Whether r should have a key of this type ('F', 'L' or 'M'). */
+/* Whether r should have a key of this type ('F', 'L', 'M', 'P' or 'Y'). */
 bool inode_owns_key(const struct ns_inode *r, uint8_t type);
 
 /* ns_repair.c */

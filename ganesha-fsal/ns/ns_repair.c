@@ -19,7 +19,7 @@
  * leaves the next a store it can rely on:
  *   0. the next id, above every id in use before anything gets a new one
  *   1. inode records with their target and inline data; intents; the root
- *   2. stray data, targets and maps
+ *   2. stray data, targets, maps and policies
  *   3. the readdir index against the entries
  *   4. the entries against their directory, inode and index entry
  *   5. names of directories, reachability, /lost+found
@@ -508,6 +508,8 @@ static int fix_strays(struct repairer *r)
 		rc = walk(r, K_SUSPECT, visit_suspect);
 	if (!rc)
 		rc = walk(r, K_SYMLINK, visit_owned);
+	if (!rc)
+		rc = walk(r, K_POLICY, visit_owned);
 	return rc ? rc : walk(r, K_MAP, visit_owned);
 }
 

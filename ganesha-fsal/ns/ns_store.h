@@ -344,6 +344,18 @@ int ns_wlayout_del(struct ns_store *s, uint64_t ino);
  * malformed record was skipped (the others are still listed). */
 int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg);
 
+/* ns_policy.c: a storage policy per inode, an opaque blob (the layout
+ * library's encoding).  A new inode takes its directory's blob in the
+ * batch that makes it (create, mkdir, mknod, symlink), so a later change
+ * to the directory's policy affects only what is made after; the blob
+ * goes in the batch that frees its inode. */
+#define NS_POLICY_MAX 4096
+/* len 0 clears.  Durable on return.  -ESTALE: no such inode; -EINVAL: a
+ * blob over NS_POLICY_MAX. */
+int ns_policy_set(struct ns_store *s, uint64_t ino, const void *blob, size_t len);
+/* *blob malloc'd, the caller frees it.  -ENOENT: the inode has none. */
+int ns_policy_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls

@@ -20,6 +20,8 @@
  *                        kept in the store until repair clears them
  *   map_status(), file_map(s path): the cluster map and a file's storage
  *                        map, as JSON (dbus_map.c)
+ *   layout_set(s path, s policy), layout_get(s path): storage policies
+ *                        (dbus_layout.c)
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -296,6 +298,8 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&pando_rebuild_status_method,
 	&pando_scrub_status_method,
 	&pando_scrub_method,
+	&pando_layout_set_method,
+	&pando_layout_get_method,
 	NULL
 };
 

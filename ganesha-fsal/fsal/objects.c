@@ -9,6 +9,7 @@
 
 #include "objio.h"
 #include "pando/placement.h"
+#include "pando/policy.h"
 #include "view.h"
 
 /* Placements drawn again, seed changed, to keep off unreachable OSDs. */
@@ -103,25 +104,45 @@ static bool all_reachable(struct pando_export *exp, const struct pando_storage_m
 	return true;
 }
 
-/* A new map for file ino: declustered placement seeded by the file id
- * (redrawn away from OSDs known to be down), over object ids reserved
- * from the store's allocator. */
+/* The policy file ino was made with (ns_policy.c copies its directory's);
+ * false for none.  An undecodable one is reported and the file laid out
+ * as the export's, so it stays writable. */
+static bool file_policy(struct pando_export *exp, uint64_t ino, struct pando_policy *p)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	int rc = ns_policy_get(exp->ns, ino, &blob, &len);
+
+	if (!rc)
+		rc = pando_policy_decode(blob, len, p);
+	free(blob);
+	if (rc && rc != -ENOENT)
+		LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": unusable storage policy (%d): "
+			"laid out as the export's", ino, rc);
+	return rc == 0;
+}
+
+/* A new map for file ino: its policy over the export's defaults (pool
+ * entries pass a seed no inode has: the defaults), declustered placement
+ * seeded by the file id (redrawn away from OSDs known to be down), over
+ * object ids reserved from the store's allocator. */
 int pando_map_new_placed(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
 {
-	uint32_t mirrors = exp->cfg.mirrors;
+	const struct pando_policy_defaults d = { .mirrors = exp->cfg.mirrors,
+						 .stripe_width = exp->cfg.stripe_width,
+						 .stripe_unit = exp->cfg.stripe_unit };
 	struct pando_layout_request req = {
-		.raid = mirrors > 1 ? PANDO_RAID1 : PANDO_RAID0,
-		.copies = (uint8_t)(mirrors > 1 ? mirrors : 1),
-		.data = (uint8_t)exp->cfg.stripe_width,
-		.stripe_unit = exp->cfg.stripe_unit,
 		.max_groups = 1,
 		.seed = ino,
 		.partition_id = exp->cluster.partition,
 	};
-	int rc = ns_ids_reserve(exp->ns, mirrors * exp->cfg.stripe_width, &req.first_object_id);
+	struct pando_policy policy;
+	const struct pando_view *v;
+	int rc;
 
-	const struct pando_view *v = pando_view_get(exp);
-
+	pando_policy_request(file_policy(exp, ino, &policy) ? &policy : NULL, &d, &req);
+	rc = ns_ids_reserve(exp->ns, pando_request_max_width(&req), &req.first_object_id);
+	v = pando_view_get(exp);
 	/* No OSD of the map takes new components. */
 	if (!rc && !v->placement)
 		rc = -ENOSPC;
@@ -274,9 +295,12 @@ static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
 	const uint8_t *blob;
 	size_t len;
 	uint64_t intent;
+	struct pando_policy policy;
 	int rc;
 
-	if (!h->exp->pool_objects || !pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
+	/* The pool's maps are the export's: a file with a policy places its own. */
+	if (!h->exp->pool_objects || file_policy(h->exp, h->ino, &policy) ||
+	    !pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
 		return -ENOENT;
 	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);
 	pando_pool_done(h->exp->pool_objects, intent, h->ino, rc == 0);

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 from rich.console import Console
 
-from . import config, ganesha, recovery_view, render, units, watch
+from . import config, ganesha, layout_view, policy, recovery_view, render, units, watch
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -137,6 +137,21 @@ def cmd_recall(c: Ctx) -> int:
     with c.busy("recalling layouts"):
         ans = ganesha.recall(c.args.target, address=c.args.dbus)
     c.emit(ans, lambda: c.out.print(ans["message"]))
+    return EXIT_OK
+
+
+def cmd_layout_set(c: Ctx) -> int:
+    pol = policy.from_args(c.args)
+    with c.busy("asking Ganesha"):
+        ans = ganesha.layout_set(c.args.path, pol, address=c.args.dbus)
+    c.emit(ans, lambda: c.out.print(ans["message"]))
+    return EXIT_OK
+
+
+def cmd_layout_get(c: Ctx) -> int:
+    with c.busy("asking Ganesha"):
+        j = ganesha.layout_get(c.args.path, address=c.args.dbus)
+    c.emit(j, lambda: layout_view.layout(c.out, j))
     return EXIT_OK
 
 

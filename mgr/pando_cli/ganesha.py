@@ -170,21 +170,43 @@ def _status(values: list[Any], method: str) -> tuple[bool, str]:
     return values[0], values[1]
 
 
-def file_map(path: str, address: str | None = None) -> dict[str, Any]:
-    """The storage map of one file (file_map(s path) -> (b, s, s json))."""
-    values = call("file_map", f"string:{path}", address=address)
-    ok, msg = _status(values, "file_map")
+def _json_answer(values: list[Any], method: str) -> dict[str, Any]:
+    """The JSON object of a (b, s, s json) answer; its message if it failed."""
+    ok, msg = _status(values, method)
     if not ok:
         raise GaneshaError(msg)
     if len(values) < 3 or not isinstance(values[2], str):
-        raise GaneshaError(f"file_map: no JSON in the answer {values!r}")
+        raise GaneshaError(f"{method}: no JSON in the answer {values!r}")
     try:
         out = json.loads(values[2])
     except ValueError as e:
-        raise GaneshaError(f"file_map: the answer is not JSON ({e})") from None
+        raise GaneshaError(f"{method}: the answer is not JSON ({e})") from None
     if not isinstance(out, dict):
-        raise GaneshaError("file_map: the answer is not a JSON object")
+        raise GaneshaError(f"{method}: the answer is not a JSON object")
     return out
+
+
+def file_map(path: str, address: str | None = None) -> dict[str, Any]:
+    """The storage map of one file (file_map(s path) -> (b, s, s json))."""
+    return _json_answer(call("file_map", f"string:{path}", address=address), "file_map")
+
+
+def layout_get(path: str, address: str | None = None) -> dict[str, Any]:
+    """A directory's or file's storage policy, and a file's map
+    (layout_get(s path) -> (b, s, s json))."""
+    return _json_answer(call("layout_get", f"string:{path}", address=address), "layout_get")
+
+
+def layout_set(path: str, policy: dict[str, Any] | None,
+               address: str | None = None) -> dict[str, Any]:
+    """Sets a directory's storage policy; None clears it
+    (layout_set(s path, s policy) -> (b, s))."""
+    text = "" if policy is None else json.dumps(policy, sort_keys=True)
+    ok, msg = _status(call("layout_set", f"string:{path}", f"string:{text}", address=address),
+                      "layout_set")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"path": path, "ok": ok, "message": msg, "policy": policy}
 
 
 def recall(target: str, address: str | None = None) -> dict[str, Any]:

@@ -17,10 +17,11 @@ from typing import Any
 from rich.console import Console
 
 from . import config, ganesha, units
-from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_mds_ls, cmd_osd_add, cmd_osd_ls,
-                       cmd_osd_mark, cmd_osd_rm, cmd_rebuild, cmd_rebuild_start, cmd_recall,
-                       cmd_scrub, cmd_scrub_action, cmd_status)
+from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_layout_get, cmd_layout_set,
+                       cmd_mds_ls, cmd_osd_add, cmd_osd_ls, cmd_osd_mark, cmd_osd_rm, cmd_rebuild,
+                       cmd_rebuild_start, cmd_recall, cmd_scrub, cmd_scrub_action, cmd_status)
 from .mgrapi import MgrError, MgrUnreachable
+from .policy import PolicyUsage
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 
@@ -59,6 +60,13 @@ def _seconds(text: str) -> float:
     if not 0 < v < 86400:
         raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
     return v
+
+
+def _count(text: str) -> int:
+    """A non-negative integer option (the FSAL checks its range)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(text)
 
 
 def _hostport(text: str) -> str:
@@ -140,6 +148,34 @@ def _recovery_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
             fn=cmd_scrub_action, scrub_action=action)
 
 
+def _layout_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    lay = sub.add_parser("layout", help="storage policies of directories (like lfs setstripe), "
+                         "through Ganesha", parents=[common])
+    lsub = lay.add_subparsers(dest="layout_cmd", metavar="{set,get}", required=True)
+    st = lsub.add_parser("set", help="a directory's policy: what files and directories made in "
+                         "it from now on are laid out as", parents=[common])
+    st.add_argument("path", metavar="DIR", help="the directory in the Pando export, e.g. /dir")
+    st.add_argument("--scheme", choices=("mirror", "raid0", "rs"))
+    st.add_argument("--copies", type=_count, metavar="N", help="mirror: 2 or 3 (default 2)")
+    st.add_argument("--k", type=_count, metavar="K", help="rs: data chunks (0: automatic width)")
+    st.add_argument("--m", type=_count, metavar="M", help="rs: parity chunks, 1 to 4")
+    st.add_argument("--stripe-unit", type=_size, metavar="SIZE",
+                    help="bytes, or 64K, 1M: a multiple of 4 KiB (default: the export's)")
+    st.add_argument("--width", type=_count, metavar="W",
+                    help="raid0/mirror data columns (default: the export's)")
+    st.add_argument("--cold-after", type=_count, metavar="SECONDS",
+                    help="closed this long, a file is to be transcoded to rs(cold-k, cold-m)")
+    st.add_argument("--cold-k", type=_count, metavar="K")
+    st.add_argument("--cold-m", type=_count, metavar="M")
+    st.add_argument("--clear", action="store_true",
+                    help="no policy: new files take the export's defaults")
+    st.set_defaults(fn=cmd_layout_set)
+    gt = lsub.add_parser("get", help="the policy of a directory or file, and a file's map",
+                         parents=[common])
+    gt.add_argument("path", metavar="PATH", help="the path in the Pando export")
+    gt.set_defaults(fn=cmd_layout_get)
+
+
 def parser() -> argparse.ArgumentParser:
     common = _common(sub=True)
     p = argparse.ArgumentParser(
@@ -166,6 +202,7 @@ def parser() -> argparse.ArgumentParser:
                        "or of a client (its address)", parents=[common])
     r.add_argument("target", metavar="PATH|CLIENT")
     r.set_defaults(fn=cmd_recall)
+    _layout_parsers(sub, common)
     return p
 
 
@@ -179,6 +216,8 @@ def run(argv: list[str] | None = None) -> int:
         return _fail(f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
     except (ganesha.GaneshaError, config.ConfigError, BadAnswer) as e:
         return _fail(str(e), EXIT_FAILED)
+    except PolicyUsage as e:
+        return _fail(str(e), EXIT_USAGE)
 
 
 def _fail(msg: str, code: int) -> int:

@@ -1,5 +1,6 @@
 /* Gateway I/O over the OSD control protocol (objio.h). */
 #include "objio.h"
+#include "objio_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,27 +14,6 @@ static const struct pando_component *comp_of(const struct pando_storage_map *map
 					     uint32_t c)
 {
 	return pando_map_component(map, g, c);
-}
-
-static int fault(struct objio *io, uint32_t g, uint32_t c, uint32_t osd, int err, bool write)
-{
-	return io->fault ? io->fault(io->fault_arg, io->owner, g, c, osd, err, write) : err;
-}
-
-/* Errors about the request itself (an offset past what the OSD can
- * store, a full OSD): every mirror would answer the same, so they fail
- * the request and say nothing about the component. */
-static bool request_error(int rc)
-{
-	return rc == -EFBIG || rc == -EINVAL || rc == -ENOSPC || rc == -EDQUOT || rc == -ERANGE;
-}
-
-static bool skipped(const struct objio *io, uint32_t osd)
-{
-	for (size_t i = 0; i < io->nskip; i++)
-		if (io->skip[i] == osd)
-			return true;
-	return false;
 }
 
 /* The pieces of [off, off + len), one per stripe unit and mirror, from
@@ -64,26 +44,6 @@ static void put_pieces(struct pando_piece *stack, struct pando_piece *pcs)
 	if (pcs != stack)
 		free(pcs);
 }
-
-/* One call on one OSD through the pool, recording the result.  A call
- * that finds its connection broken is tried again, on each pooled
- * connection in turn and then a reconnected one: the OSD may only have
- * restarted (the library reconnects on a connection's next call), and
- * every call here is idempotent (writes at an offset, creates and removes
- * of named objects, flushes, reads). */
-#define OSD_CALL(io, osd_id, rc, call)                                                  \
-	do {                                                                            \
-		int tries_ = osd_pool_conns_per_osd((io)->pool) + 1;                    \
-		for (int try_ = 0; try_ < tries_; try_++) {                             \
-			struct osd_ctl_client *c_ = osd_pool_get((io)->pool, (osd_id), &(rc)); \
-			if (!c_)                                                        \
-				break;                                                  \
-			(rc) = (call);                                                  \
-			osd_pool_result((io)->pool, (osd_id), (rc));                    \
-			if (!osd_pool_lost_connection(rc))                              \
-				break;                                                  \
-		}                                                                       \
-	} while (0)
 
 int objio_component_create(struct objio *io, uint64_t partition, const struct pando_component *k,
 			   uint32_t index, uint32_t cap_version)
@@ -118,7 +78,7 @@ int objio_create(struct objio *io, const struct pando_storage_map *map)
 							OBJIO_CAP_VERSION_NEW);
 
 			if (rc) {
-				fault(io, g, c, k->osd_id, rc, false);
+				objio_fault(io, g, c, k->osd_id, rc, false);
 				return rc;
 			}
 		}
@@ -150,28 +110,34 @@ int objio_remove(struct objio *io, const struct pando_storage_map *map)
 	return first;
 }
 
-/* 0: written; 1: skipped or failed and recorded stale; -EIO: failed and
- * not recorded (the write cannot be acknowledged). */
-static int write_piece(struct objio *io, const struct pando_storage_map *map,
-		       const struct pando_piece *pc, const uint8_t *src, bool stable)
+int objio_write_component(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+			  uint32_t c, uint64_t object_offset, const void *src, uint64_t len,
+			  bool stable)
 {
-	const struct pando_component *k = comp_of(map, pc->group, pc->component);
+	const struct pando_component *k = comp_of(map, g, c);
 	struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
 	uint8_t v[8];
 	int rc;
 
-	if (skipped(io, k->osd_id))
+	if (objio_skipped(io, k->osd_id))
 		return 1;
 	OSD_CALL(io, k->osd_id, rc,
-		 osd_ctl_write(c_, &id, pc->object_offset, src, pc->length,
+		 osd_ctl_write(c_, &id, object_offset, src, len,
 			       stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v));
-	if (rc && request_error(rc))
+	if (rc && objio_request_error(rc))
 		return rc;
 	if (rc)
-		return fault(io, pc->group, pc->component, k->osd_id, rc, true) ? -EIO : 1;
+		return objio_fault(io, g, c, k->osd_id, rc, true) ? -EIO : 1;
 	if (osd_pool_note_verf(io->pool, k->osd_id, v))
 		io->verf_changed = true;
 	return 0;
+}
+
+static int write_piece(struct objio *io, const struct pando_storage_map *map,
+		       const struct pando_piece *pc, const uint8_t *src, bool stable)
+{
+	return objio_write_component(io, map, pc->group, pc->component, pc->object_offset, src,
+				     pc->length, stable);
 }
 
 /* Every stripe unit reached some mirror (pieces of one unit share a file
@@ -195,7 +161,11 @@ int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t 
 	struct pando_piece stack[PIECES_ON_STACK], *pcs;
 	int res_stack[PIECES_ON_STACK], *res = res_stack;
 	size_t n;
-	int rc = get_pieces(map, off, len, stack, &pcs, &n);
+	int rc;
+
+	if (map->shape.raid == PANDO_RS)
+		return objio_rs_write(io, map, off, buf, len, stable);
+	rc = get_pieces(map, off, len, stack, &pcs, &n);
 
 	if (!rc && n > PIECES_ON_STACK && !(res = calloc(n, sizeof(*res))))
 		rc = -ENOMEM;
@@ -213,37 +183,38 @@ int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t 
 	return rc;
 }
 
-/* Reads one stripe unit's run from the mirror `copy`. */
-static int read_copy(struct objio *io, const struct pando_storage_map *map,
-		     const struct pando_piece *pc, uint32_t copy, uint8_t *dst)
+int objio_read_component(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+			 uint32_t c, uint64_t object_offset, void *dst, uint64_t len)
 {
-	uint32_t data = map->shape.data;
-	uint32_t comp = copy * data + pc->component % data;
-	const struct pando_component *k = comp_of(map, pc->group, comp);
+	const struct pando_component *k = comp_of(map, g, c);
 	struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+	uint8_t *out = dst;
 	size_t done = 0;
 	int rc = 0;
 
-	while (done < pc->length) {
+	if (objio_skipped(io, k->osd_id))
+		return -EIO;
+	while (done < len) {
 		size_t n = 0;
 		bool eof = false;
 
 		OSD_CALL(io, k->osd_id, rc,
-			 osd_ctl_read(c_, &id, pc->object_offset + done, dst + done,
-				      pc->length - done, &n, &eof));
+			 osd_ctl_read(c_, &id, object_offset + done, out + done, len - done, &n,
+				      &eof));
 		if (rc) {
-			if (!request_error(rc))
-				fault(io, pc->group, comp, k->osd_id, rc, false);
+			if (!objio_request_error(rc))
+				objio_fault(io, g, c, k->osd_id, rc, false);
 			return rc;
 		}
 		done += n;
 		if (eof || n == 0)
 			break;
 	}
-	memset(dst + done, 0, pc->length - done);
+	memset(out + done, 0, len - done);
 	return 0;
 }
 
+/* The first mirror of the piece's stripe unit that answers. */
 static int read_piece(struct objio *io, const struct pando_storage_map *map,
 		      const struct pando_piece *pc, uint8_t *dst)
 {
@@ -251,12 +222,10 @@ static int read_piece(struct objio *io, const struct pando_storage_map *map,
 	uint32_t data = map->shape.data;
 
 	for (uint32_t copy = 0; copy < copies; copy++) {
-		const struct pando_component *k =
-			comp_of(map, pc->group, copy * data + pc->component % data);
+		int rc = objio_read_component(io, map, pc->group, copy * data + pc->component % data,
+					      pc->object_offset, dst, pc->length);
 
-		int rc = skipped(io, k->osd_id) ? -EIO : read_copy(io, map, pc, copy, dst);
-
-		if (rc == 0 || request_error(rc))
+		if (rc == 0 || objio_request_error(rc))
 			return rc;
 	}
 	return -EIO;
@@ -274,6 +243,11 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 		return 0;
 	if (len > size - off)
 		len = size - off;
+	if (map->shape.raid == PANDO_RS) {
+		rc = objio_rs_read(io, map, off, buf, len);
+		*n = rc ? 0 : len;
+		return rc;
+	}
 	rc = get_pieces(map, off, len, stack, &pcs, &count);
 	for (size_t i = 0; !rc && i < count; i++)
 		if (pcs[i].copy == 0)
@@ -284,19 +258,39 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 	return rc;
 }
 
+/* Whether a group whose components answered as done[] still holds its
+ * data: every column on some mirror, or for RS any k components. */
+static bool group_holds(const struct pando_storage_map *map, const uint8_t *done)
+{
+	uint32_t width = pando_map_width(map), data = map->shape.data, n = 0;
+
+	if (map->shape.raid == PANDO_RS) {
+		for (uint32_t c = 0; c < width; c++)
+			n += done[c];
+		return n >= data;
+	}
+	for (uint32_t col = 0; col < data; col++) {
+		bool any = false;
+
+		for (uint32_t c = col; c < width; c += data)
+			any |= done[c] != 0;
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
 /* Runs one call on every usable component of the map; a component that
- * fails must be recorded stale, and each column of each group must keep a
- * component that succeeded. */
+ * fails must be recorded stale, and each group must keep its data on the
+ * components that succeeded. */
 typedef int (*comp_call)(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
 			 const struct osd_ctl_obj_id *id, void *arg);
 
 static int on_every_component(struct objio *io, const struct pando_storage_map *map,
 			      comp_call call, void *arg)
 {
-	uint32_t width = pando_map_width(map), data = map->shape.data;
+	uint32_t width = pando_map_width(map);
 
-	if (map->shape.raid == PANDO_RS)
-		return -EOPNOTSUPP;
 	for (uint32_t g = 0; g < map->groups; g++) {
 		uint8_t done[PANDO_MAP_MAX_WIDTH] = { 0 };
 
@@ -305,19 +299,18 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 			struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
 			int rc;
 
-			if (skipped(io, k->osd_id))
+			if (objio_skipped(io, k->osd_id))
 				continue;
 			OSD_CALL(io, k->osd_id, rc, call(io, k->osd_id, c_, &id, arg));
-			if (rc && request_error(rc))
+			if (rc && objio_request_error(rc))
 				return rc;
-			if (rc && fault(io, g, c, k->osd_id, rc, true))
+			if (rc && objio_fault(io, g, c, k->osd_id, rc, true))
 				return -EIO;
 			if (!rc)
-				done[c % data] = 1;
+				done[c] = 1;
 		}
-		for (uint32_t col = 0; col < data; col++)
-			if (!done[col])
-				return -EIO;
+		if (!group_holds(map, done))
+			return -EIO;
 	}
 	return 0;
 }
@@ -334,6 +327,8 @@ int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64
 {
 	struct osd_ctl_attr len = { .page = 1, .number = 1, .len = 8 };
 
+	if (map->shape.raid == PANDO_RS)
+		return objio_rs_truncate(io, map, size);
 	for (int i = 0; i < 8; i++)
 		len.value[i] = (uint8_t)(size >> (56 - 8 * i));
 	return on_every_component(io, map, truncate_call, &len);
@@ -391,7 +386,7 @@ int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
 			uint64_t len = 0;
 			int rc;
 
-			if (skipped(io, k->osd_id)) {
+			if (objio_skipped(io, k->osd_id)) {
 				stale[c / data] = true;
 				continue;
 			}

@@ -1,9 +1,9 @@
 /* Gateway I/O: a file's bytes on its component objects, under its storage
  * map (layout/), through the OSD control protocol.
  *
- * RAID-0 and RAID-1 (RS files are not written through the gateway yet:
- * -EOPNOTSUPP).  Components on the OSDs in `skip` (stale: they missed
- * writes) are neither read nor written.  A write goes to every other
+ * RAID-0, RAID-1 and RS(k,m) (objio_rs.c: parity computed here, rows
+ * read-modify-written, lost units decoded).  Components on the OSDs in
+ * `skip` (stale: they missed writes) are neither read nor written.  A write goes to every other
  * mirror of every stripe unit it touches.  A mirror that fails is handed
  * to the fault callback, which must record it durably as stale and
  * return 0; the write then succeeds degraded if every stripe unit reached

@@ -1,5 +1,6 @@
 /* Scrub of a file's components through their extent checksums (scrub_io.h). */
 #include "scrub_io.h"
+#include "objio_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,14 +27,6 @@ struct scrub {
 	struct osd_ctl_extent_csum ver[MAX_COPIES][VERIFY_MAX];
 	uint8_t buf[OBJIO_SCRUB_EXTENT];
 };
-
-static bool skipped(const struct objio *io, uint32_t osd)
-{
-	for (size_t i = 0; i < io->nskip; i++)
-		if (io->skip[i] == osd)
-			return true;
-	return false;
-}
 
 /* ---- calls to the OSDs ---------------------------------------------------- */
 
@@ -220,7 +213,7 @@ static int source_of(const struct scrub *s, size_t i, int *ref)
 			continue;
 		if (*ref < 0)
 			*ref = (int)m;
-		if (src < 0 && !skipped(s->io, s->k[m]->osd_id))
+		if (src < 0 && !objio_skipped(s->io, s->k[m]->osd_id))
 			src = (int)m;
 	}
 	if (src >= 0)
@@ -252,7 +245,7 @@ static void settle_extent(struct scrub *s, size_t i, uint64_t e)
 		if (bad(s, m, i) || diverged(s, m, i, ref))
 			problems = true;
 		/* two current mirrors that disagree: neither is known right */
-		if (diverged(s, m, i, ref) && !skipped(s->io, s->k[m]->osd_id))
+		if (diverged(s, m, i, ref) && !objio_skipped(s->io, s->k[m]->osd_id))
 			trusted = false;
 	}
 	if (!problems)

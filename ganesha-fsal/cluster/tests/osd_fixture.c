@@ -74,7 +74,7 @@ static long log_size(struct osd_fixture *f, int i)
 
 static int spawn(struct osd_fixture *f, int i)
 {
-	char exe[4200], id[16], dir[256], keyf[256], logf[256];
+	char exe[4200], id[16], dir[256], keyf[256], logf[256], ctl[64];
 	char *argv[20];
 	int a = 0;
 	long from = log_size(f, i);
@@ -90,7 +90,9 @@ static int spawn(struct osd_fixture *f, int i)
 	argv[a++] = "--key-file", argv[a++] = keyf;
 	argv[a++] = "--format";		/* only formats an empty directory */
 	argv[a++] = "--nfs-listen", argv[a++] = "127.0.0.1:0";
-	argv[a++] = "--ctl-listen", argv[a++] = "127.0.0.1:0";
+	/* A restart keeps its control port: pools know the OSD by it. */
+	snprintf(ctl, sizeof(ctl), "%s", f->osds[i].ctl[0] ? f->osds[i].ctl : "127.0.0.1:0");
+	argv[a++] = "--ctl-listen", argv[a++] = ctl;
 	argv[a++] = "--threads", argv[a++] = "2";
 	argv[a++] = "--log-file", argv[a++] = logf;
 	argv[a] = NULL;

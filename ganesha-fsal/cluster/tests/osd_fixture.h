@@ -26,7 +26,7 @@ struct osd_fixture {
 int osd_fixture_start(struct osd_fixture *f, int n, uint64_t partition);
 /* Stops OSD index i (id i + 1) with SIGTERM: its exit status, 0 when clean. */
 int osd_fixture_stop(struct osd_fixture *f, int i);
-/* Starts OSD index i again on its data directory (new ports). */
+/* Starts OSD index i again on its data directory and control port. */
 int osd_fixture_restart(struct osd_fixture *f, int i);
 /* Stops every OSD still running and removes the directory unless keep. */
 int osd_fixture_finish(struct osd_fixture *f, int keep);

@@ -1,0 +1,260 @@
+/* RS(4,2) gateway I/O against six real pando-osd processes: what is
+ * written reads back, whole rows and partial ones, inside a unit and
+ * across units and rows; parity always agrees with the data it covers;
+ * reads survive one and two lost OSDs by decoding and fail cleanly with
+ * three; writes with an OSD down leave a file that reads back right, and
+ * fail when a row would be left with more than m components lost;
+ * truncation zeroes what it cuts and keeps parity right. */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "objio.h"
+#include "objio_internal.h"
+#include "osd_fixture.h"
+#include "osd_pool.h"
+#include "pando/ec.h"
+
+#define NOSDS 6
+#define PART 9
+#define K 4
+#define M 2
+#define SU 4096u
+#define ROW (K * SU)
+#define VISIT_ROWS 3
+#define GROUPS 2
+#define FILE_BYTES (7 * ROW + 1234)
+
+static struct osd_fixture fx;
+static uint8_t want[FILE_BYTES + ROW];
+static uint64_t size;
+
+struct faults {
+	int n;
+	uint32_t osd[8];
+};
+
+/* As the manager does: a failed component is recorded stale at once and
+ * skipped from then on. */
+static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t osd, int err,
+		  bool write)
+{
+	struct objio *io = arg;
+
+	(void)owner, (void)g, (void)c, (void)err, (void)write;
+	if (!objio_skipped(io, osd) && io->nskip < OBJIO_MAX_SKIP)
+		io->skip[io->nskip++] = osd;
+	return 0;
+}
+
+static struct pando_storage_map *rs_map(void)
+{
+	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = K, .parity = M,
+					 .stripe_unit = SU, .visit_rows = VISIT_ROWS };
+	struct pando_storage_map *m = NULL;
+
+	CHECK_EQ(pando_map_new(&shape, GROUPS, 0, &m), 0);
+	if (!m)
+		return NULL;
+	m->partition_id = PART;
+	for (uint32_t g = 0; g < GROUPS; g++)
+		for (uint32_t c = 0; c < K + M; c++)
+			*pando_map_component(m, g, c) = (struct pando_component){
+				1 + (c + 3 * g) % NOSDS, 100 + g * (K + M) + c };
+	CHECK_EQ(pando_map_validate(m), 0);
+	return m;
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+static int write_both(struct objio *io, const struct pando_storage_map *map, uint64_t off,
+		      uint64_t len, unsigned seed)
+{
+	static uint8_t buf[FILE_BYTES + ROW];
+	int rc;
+
+	fill(buf, len, seed);
+	rc = objio_write(io, map, off, buf, len, true);
+	if (rc == 0) {
+		memcpy(want + off, buf, len);
+		if (off + len > size)
+			size = off + len;
+	}
+	return rc;
+}
+
+static int reads_back(struct objio *io, const struct pando_storage_map *map)
+{
+	static uint8_t got[FILE_BYTES + ROW];
+	size_t n = 0;
+	int rc;
+
+	memset(got, 0xee, sizeof(got));
+	rc = objio_read(io, map, size, 0, got, size, &n);
+	if (rc)
+		return rc;
+	return n == size && memcmp(got, want, size) == 0 ? 0 : -EBADMSG;
+}
+
+/* Every row of every group: the parity on the OSDs is the encoding of the
+ * data on the OSDs. */
+static int parity_agrees(struct objio *io, const struct pando_storage_map *map,
+			 const struct pando_ec *ec)
+{
+	static uint8_t unit[K + M][SU], enc[M][SU];
+	const uint8_t *d[K];
+	uint8_t *p[M];
+	int bad = 0;
+
+	for (uint64_t row = 0; row * ROW < size; row++) {
+		struct pando_piece u[K + M];
+		size_t n;
+
+		CHECK_EQ(pando_stripe_data_pieces(map, row * ROW, ROW, u, K, &n), 0);
+		CHECK_EQ(pando_stripe_parity_pieces(map, row * ROW, ROW, u + K, M, &n), 0);
+		for (int i = 0; i < K + M; i++)
+			bad += objio_read_component(io, map, u[i].group, u[i].component,
+						    u[i].object_offset, unit[i], SU) != 0;
+		for (int i = 0; i < K; i++)
+			d[i] = unit[i];
+		for (int i = 0; i < M; i++)
+			p[i] = enc[i];
+		CHECK_EQ(pando_ec_encode(ec, d, p, SU), 0);
+		for (int i = 0; i < M; i++)
+			bad += memcmp(enc[i], unit[K + i], SU) != 0;
+	}
+	return bad;
+}
+
+static void test_whole_and_partial_writes(struct objio *io, const struct pando_storage_map *map,
+					  const struct pando_ec *ec)
+{
+	static const struct { uint64_t off, len; } w[] = {
+		{ 100, 10 },			/* inside one unit */
+		{ SU - 5, 10 },			/* across two units of a row */
+		{ ROW - 7, 20 },		/* across two rows */
+		{ 2 * ROW, ROW },		/* one whole row */
+		{ 3 * ROW + 1, 2 * ROW },	/* rows, unaligned */
+		{ VISIT_ROWS * ROW - 9, 30 },	/* across groups (a visit's end) */
+	};
+
+	CHECK_EQ(write_both(io, map, 0, FILE_BYTES, 1), 0);
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		CHECK_EQ(write_both(io, map, w[i].off, w[i].len, 10 + (unsigned)i), 0);
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+	for (int i = 0; i < 40; i++) {
+		uint64_t off = (uint64_t)rand() % FILE_BYTES, len = 1 + (uint64_t)rand() % (2 * ROW);
+
+		if (off + len > FILE_BYTES)
+			len = FILE_BYTES - off;
+		CHECK_EQ(write_both(io, map, off, len, 100 + (unsigned)i), 0);
+	}
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+}
+
+/* The pool backs off from an OSD that failed: wait until it answers. */
+static int back_in_pool(struct osd_pool *pool, uint32_t osd)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		if (osd_pool_ping(pool, osd) == 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_storage_map *map)
+{
+	static uint8_t got[FILE_BYTES];
+	size_t n = 0;
+
+	CHECK_EQ(osd_fixture_stop(&fx, 1), 0);		/* OSD 2: a data unit of every row */
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(osd_fixture_stop(&fx, 2), 0);		/* OSD 3: m lost */
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(osd_fixture_stop(&fx, 3), 0);		/* OSD 4: one too many */
+	CHECK_EQ(objio_read(io, map, size, 0, got, size, &n), -EIO);
+	CHECK_EQ(osd_fixture_restart(&fx, 3), 0);
+	CHECK_EQ(back_in_pool(io->pool, 4), 0);
+}
+
+/* OSDs 2 and 3 down and recorded stale (skipped): writes still land and
+ * read back; the next component lost makes the write fail. */
+static void test_degraded_writes(struct objio *io, const struct pando_storage_map *map)
+{
+	/* OSD 4 is back and missed nothing: only 2 and 3 stay stale */
+	io->skip[0] = 2;
+	io->skip[1] = 3;
+	io->nskip = 2;
+	CHECK_EQ(write_both(io, map, 5, 3 * SU, 500), 0);
+	CHECK_EQ(write_both(io, map, 4 * ROW, ROW, 501), 0);
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(osd_fixture_stop(&fx, 4), 0);		/* OSD 5: a third one */
+	CHECK_EQ(objio_write(io, map, 0, want, ROW, true), -EIO);
+	CHECK_EQ(osd_fixture_restart(&fx, 4), 0);
+}
+
+static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_storage_map *map,
+					 const struct pando_ec *ec)
+{
+	uint64_t cut = 5 * ROW + SU + 77;
+
+	CHECK_EQ(objio_truncate(io, map, cut), 0);
+	size = cut;
+	memset(want + cut, 0, sizeof(want) - cut);
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+	/* grown again past a hole: the cut bytes read as zeros */
+	CHECK_EQ(write_both(io, map, cut + 3 * SU, 100, 900), 0);
+	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+}
+
+static void run(void)
+{
+	struct cluster_desc desc = osd_fixture_desc(&fx);
+	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
+	struct pando_storage_map *map = rs_map();
+	struct osd_pool *pool = NULL;
+	struct pando_ec *ec = NULL;
+	struct objio io = { 0 };
+
+	CHECK_EQ(osd_pool_new(&desc, &opt, &pool), 0);
+	CHECK_EQ(pando_ec_new(K, M, PANDO_EC_AUTO, &ec), 0);
+	if (!pool || !map || !ec)
+		return;
+	io.pool = pool;
+	io.owner = 77;
+	io.fault = record;
+	io.fault_arg = &io;
+	srand(7);
+	CHECK_EQ(objio_create(&io, map), 0);
+	test_whole_and_partial_writes(&io, map, ec);
+	test_truncate_zeroes_the_cut(&io, map, ec);
+	test_reads_decode_up_to_m_lost(&io, map);
+	test_degraded_writes(&io, map);
+	pando_ec_free(ec);
+	osd_pool_free(pool);
+	pando_map_free(map);
+}
+
+int main(void)
+{
+	CHECK_EQ(osd_fixture_start(&fx, NOSDS, PART), 0);
+	if (!check_failures)
+		run();
+	CHECK_EQ(osd_fixture_finish(&fx, check_failures), 0);
+	CHECK_DONE();
+}

@@ -82,7 +82,11 @@ static uint64_t domain_room(const struct pando_cluster *c, uint32_t groups)
 	return room;
 }
 
-static int shape_width(const struct pando_cluster *c, struct pando_map_shape *s, uint32_t *fit)
+/* The shape's width, how many groups fit, and the spares the map keeps:
+ * the cluster's, or fewer when a fixed width leaves no room for them (a
+ * storage policy may ask for a file as wide as the cluster). */
+static int shape_width(const struct pando_cluster *c, struct pando_map_shape *s, uint32_t *fit,
+		       uint32_t *spares_out)
 {
 	uint32_t spares = c->spares, eligible = (uint32_t)c->eligible;
 	uint32_t domains = (uint32_t)domain_room(c, 1), width;
@@ -96,19 +100,23 @@ static int shape_width(const struct pando_cluster *c, struct pando_map_shape *s,
 		if (rc)
 			return rc;
 		s->data = (uint8_t)(width - s->parity);
+		*spares_out = spares;
 		return 0;
 	}
 	if (s->data == 0)
 		s->data = 1;
 	width = pando_shape_width(s);
-	if (width == 0 || width > domains || eligible < width + spares)
+	if (width == 0 || width > domains || eligible < width)
 		return width == 0 ? -EINVAL : -ENOSPC;
+	if (eligible < width + spares)
+		spares = eligible - width;
 	*fit = (eligible - spares) / width;
+	*spares_out = spares;
 	return 0;
 }
 
 static int plan_shape(const struct pando_cluster *c, const struct pando_layout_request *req,
-		      struct pando_map_shape *s, uint32_t *groups)
+		      struct pando_map_shape *s, uint32_t *groups, uint32_t *spares)
 {
 	uint64_t visit = req->visit_bytes ? req->visit_bytes : PANDO_VISIT_BYTES_DEFAULT;
 	uint64_t rows;
@@ -121,7 +129,7 @@ static int plan_shape(const struct pando_cluster *c, const struct pando_layout_r
 		s->copies = 1;
 	if (s->raid == PANDO_RAID1 && s->copies < 2)
 		return -EINVAL;
-	rc = shape_width(c, s, &fit);
+	rc = shape_width(c, s, &fit, spares);
 	if (rc)
 		return rc;
 	if (s->stripe_unit == 0)
@@ -270,19 +278,19 @@ int pando_place(const struct pando_cluster *c, const struct pando_layout_request
 	struct pando_storage_map *map;
 	struct work w;
 	struct rng r;
-	uint32_t groups;
+	uint32_t groups, spares;
 	uint64_t count;
 	int rc;
 
 	*out = NULL;
-	rc = plan_shape(c, req, &shape, &groups);
+	rc = plan_shape(c, req, &shape, &groups, &spares);
 	if (rc)
 		return rc;
 	count = (uint64_t)groups * pando_shape_width(&shape);
 	if (req->first_object_id == 0 || req->partition_id == 0 ||
 	    req->first_object_id + count - 1 < req->first_object_id)
 		return -EINVAL;
-	rc = pando_map_new(&shape, groups, c->spares, &map);
+	rc = pando_map_new(&shape, groups, spares, &map);
 	if (rc)
 		return rc;
 	rc = work_alloc(&w, c->count);

@@ -388,9 +388,14 @@ static void test_refusals(void)
 	struct pando_storage_map *map;
 
 	CHECK_EQ(pando_place(c, &ok, &map), 0);		/* 11 + a spare = 12 */
+	CHECK_EQ(map->spare_count, 1);
 	pando_map_free(map);
 	req = ok;
-	req.data = 9;					/* 12 + a spare > 12 */
+	req.data = 9;			/* as wide as the cluster: placed, no spare left */
+	CHECK_EQ(pando_place(c, &req, &map), 0);
+	CHECK_EQ(map->spare_count, 0);
+	pando_map_free(map);
+	req.data = 10;					/* 13 > 12 */
 	CHECK_EQ(pando_place(c, &req, &map), -ENOSPC);
 	CHECK(map == NULL);
 	req = ok;

@@ -80,7 +80,9 @@ struct pando_layout_request {
 	uint64_t first_object_id;	/* component i (group-major) gets first + i */
 };
 
-/* -ENOSPC: not enough OSDs (or domains) for one group plus the spares. */
+/* -ENOSPC: not enough OSDs (or domains) for one group.  A fixed width
+ * (data given) that leaves fewer OSDs than the cluster's spares out of the
+ * file gets a map with the spares there are, down to none. */
 int pando_place(const struct pando_cluster *cluster, const struct pando_layout_request *req,
 		struct pando_storage_map **out);
 

@@ -115,6 +115,7 @@ struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_
 	h->gen = a->gen;
 	pando_fh_encode(exp, a->ino, a->gen, a->type, h->key);
 	pthread_mutex_init(&h->move_lock, NULL);
+	pthread_rwlock_init(&h->rows_lock, NULL);
 	atomic_init(&h->unstable_epoch, UINT64_MAX);
 	fsal_obj_handle_init(&h->obj, &exp->export, fsal_type(a->type));
 	h->obj.obj_ops = &PandoFSAL.handle_ops;
@@ -244,8 +245,12 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 			rc = pando_layouts_write_begin(h->exp->layouts, h->ino);
 			guarded = rc == 0;
 		}
-		if (!rc && a.objects && sa.size > 0 && sa.size < a.size)
+		/* RS: the cut re-encodes the last row (rows_lock, pando_fsal.h). */
+		if (!rc && a.objects && sa.size > 0 && sa.size < a.size) {
+			pthread_rwlock_wrlock(&h->rows_lock);
 			rc = pando_truncate_objects(h->exp, h->ino, sa.size);
+			pthread_rwlock_unlock(&h->rows_lock);
+		}
 		if (rc) {
 			if (guarded)
 				pando_layouts_write_end(h->exp->layouts, h->ino);
@@ -353,6 +358,7 @@ static void pando_release(struct fsal_obj_handle *o)
 
 	fsal_obj_handle_fini(o);
 	pthread_mutex_destroy(&h->move_lock);
+	pthread_rwlock_destroy(&h->rows_lock);
 	gsh_free(h);
 }
 

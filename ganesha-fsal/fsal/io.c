@@ -50,6 +50,8 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 	*n = 0;
 	if (rc)
 		return rc;
+	if (map->shape.raid == PANDO_RS)
+		pthread_rwlock_rdlock(&h->rows_lock);
 	for (int i = 0; !rc && i < iovcnt; i++) {
 		size_t got = 0;
 
@@ -59,6 +61,8 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 		if (got < iov[i].iov_len)
 			break;
 	}
+	if (map->shape.raid == PANDO_RS)
+		pthread_rwlock_unlock(&h->rows_lock);
 	pando_map_free(map);
 	return rc;
 }
@@ -101,6 +105,25 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	return rc;
 }
 
+static int write_map(struct pando_handle *h, struct objio *io,
+		     const struct pando_storage_map *map, uint64_t off, const struct iovec *iov,
+		     int iovcnt, bool stable, size_t *n)
+{
+	bool rs = map->shape.raid == PANDO_RS;
+	int rc = 0;
+
+	if (rs)
+		pthread_rwlock_wrlock(&h->rows_lock);
+	for (int i = 0; !rc && i < iovcnt; i++) {
+		rc = objio_write(io, map, off + *n, iov[i].iov_base, iov[i].iov_len, stable);
+		if (!rc)
+			*n += iov[i].iov_len;
+	}
+	if (rs)
+		pthread_rwlock_unlock(&h->rows_lock);
+	return rc;
+}
+
 static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 			 const struct ns_cred *writer, uint64_t off, const struct iovec *iov,
 			 int iovcnt, bool stable, size_t *n)
@@ -127,11 +150,8 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 		return rc;
 	rc = pando_objects_open(exp, h->ino, &io, &map);
 	*n = 0;
-	for (int i = 0; !rc && i < iovcnt; i++) {
-		rc = objio_write(&io, map, off + *n, iov[i].iov_base, iov[i].iov_len, stable);
-		if (!rc)
-			*n += iov[i].iov_len;
-	}
+	if (!rc)
+		rc = write_map(h, &io, map, off, iov, iovcnt, stable, n);
 	if (map)
 		pando_map_free(map);
 	pando_layouts_write_end(exp->layouts, h->ino);

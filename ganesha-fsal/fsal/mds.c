@@ -83,14 +83,18 @@ static bool striped_client(const struct pando_export *exp)
 	return false;
 }
 
-/* The segment this client gets, or -EOPNOTSUPP for none (UNAVAILABLE). */
+/* The segment this client gets, or -EOPNOTSUPP for none (UNAVAILABLE).
+ * RS files: no client computes parity, so writes always go through the
+ * manager; clients that take striped layouts read the k data components
+ * directly (the code is systematic), others read through the manager. */
 static int choose_segment(const struct pando_export *exp, const struct pando_storage_map *map,
-			  uint64_t offset, struct pando_segment *seg)
+			  uint64_t offset, bool write, struct pando_segment *seg)
 {
 	uint32_t copies = map->shape.raid == PANDO_RAID1 ? map->shape.copies : 1;
 
 	if (map->shape.raid == PANDO_RS)
-		return -EOPNOTSUPP;
+		return write || !striped_client(exp) ? -EOPNOTSUPP
+						     : pando_stripe_striped(map, offset, seg);
 	if (map->shape.data > 1 && striped_client(exp))
 		return pando_stripe_striped(map, offset, seg);
 	/* Mirrored layouts must be one whole-file segment. */
@@ -313,7 +317,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 		return st;
 	rc = pando_map_load(exp, h->ino, &map);
 	if (!rc)
-		rc = choose_segment(exp, map, res->segment.offset, &seg);
+		rc = choose_segment(exp, map, res->segment.offset, write, &seg);
 	if (!rc)
 		rc = usable_mirrors(exp, h->ino, map, write, &seg);
 	if (!rc)
@@ -537,12 +541,12 @@ static uint32_t pando_maximum_segments(struct fsal_export *e)
 }
 
 /* One buffer per LAYOUTGET segment, freed with its result (patch 0020). */
+/* The widest layout any map can make: a storage policy may ask for more
+ * copies or columns than the export's defaults. */
 static size_t pando_loc_body_size(struct fsal_export *e)
 {
-	const struct pando_export *exp = to_export(e);
-
-	return FF_HEADER_BYTES +
-	       (size_t)exp->cfg.mirrors * (FF_MIRROR_BYTES + exp->cfg.stripe_width * FF_DS_BYTES);
+	(void)e;
+	return FF_HEADER_BYTES + 3 * FF_MIRROR_BYTES + (size_t)PANDO_MAP_MAX_WIDTH * FF_DS_BYTES;
 }
 
 void pando_mds_export_ops_init(struct export_ops *ops)

@@ -144,6 +144,9 @@ struct pando_handle {
 	struct fsal_fd fd;
 	/* One move to objects at a time per file in this process. */
 	pthread_mutex_t move_lock;
+	/* RS files: a row update reads, encodes and writes, so writes go one
+	 * at a time, and reads (which may decode) not during one. */
+	pthread_rwlock_t rows_lock;
 	/* The export's verf_epoch at the first UNSTABLE object write since
 	 * the last COMMIT, or ~0 with none pending. */
 	_Atomic uint64_t unstable_epoch;

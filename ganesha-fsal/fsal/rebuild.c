@@ -3,7 +3,9 @@
  * file stays in use, then freeze the file's writers (recall, fence),
  * copy again if anything was written meanwhile, and switch the storage
  * map in one batch that also claims the new objects' intent and records
- * the old ones for removal. */
+ * the old ones for removal.  An RS component has no mirror: it is
+ * decoded from k of the other components of its group instead
+ * (objio_rs_rebuild.h), through the same steps. */
 #include "pando_fsal.h"
 
 #include <string.h>
@@ -11,6 +13,7 @@
 
 #include "layouts.h"
 #include "objio.h"
+#include "objio_rs_rebuild.h"
 #include "pando/placement.h"
 #include "rebuild.h"
 #include "view.h"
@@ -19,7 +22,7 @@
 
 struct repair {
 	uint32_t g, c;
-	struct pando_component src;     /* a healthy mirror of the same column */
+	struct pando_component src;     /* a healthy mirror of the same column; not RS */
 	struct pando_component dst;     /* the new component (or the stale one) */
 };
 
@@ -36,6 +39,8 @@ struct rebuild {
 	struct repair r[MAX_REPAIRS];
 	size_t n;
 	bool in_place;                  /* catch a stale component up where it is */
+	bool rs;                        /* decode from the group, no mirror */
+	uint64_t size;                  /* RS: the file size the copy is for */
 	bool inflight;                  /* registered with the reaper's guard */
 	uint64_t intent;                /* of the new objects; 0: none (yet) */
 };
@@ -205,8 +210,11 @@ static int plan(struct rebuild *rb)
 				return -E2BIG;
 			*r = (struct repair){ .g = g, .c = c,
 					      .dst = *pando_map_component(rb->map, g, c) };
-			rc = pick_source(rb, g, c, &r->src);
-			if (!rc && !rb->in_place)
+			if (rb->rs)
+				len = objio_rs_component_length(rb->map, g, c, rb->size);
+			else
+				rc = pick_source(rb, g, c, &r->src);
+			if (!rc && !rb->in_place && !rb->rs)
 				rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src,
 							    &len);
 			if (!rc && !rb->in_place)
@@ -321,11 +329,59 @@ static int catch_up_one(struct rebuild *rb, const struct repair *r, uint64_t len
 	return rc;
 }
 
+/* RS: the group's components that cannot be read now join the skip
+ * list, so the decode does not wait on them row after row. */
+static void skip_unreadable(struct rebuild *rb, uint32_t g)
+{
+	for (uint32_t c = 0; c < pando_map_width(rb->map); c++) {
+		uint32_t osd = pando_map_component(rb->map, g, c)->osd_id;
+
+		if (!is_stale(rb, osd) && !readable(rb, osd) && rb->io.nskip < OBJIO_MAX_SKIP)
+			rb->io.skip[rb->io.nskip++] = osd;
+	}
+}
+
+/* RS: the component decoded whole from the rest of its group, a stale
+ * one in place too (no checksum says which of its extents it missed: no
+ * other OSD holds its bytes).  Progress and pace count the bytes written,
+ * as for a copy; each is read from k components. */
+static int rs_copy_one(struct rebuild *rb, const struct repair *r)
+{
+	const struct pando_map_shape *s = &rb->map->shape;
+	uint64_t len = objio_rs_component_length(rb->map, r->g, r->c, rb->size);
+	size_t need = (size_t)pando_map_width(rb->map) * s->stripe_unit;
+	size_t cap = rb->cap < need ? need : rb->cap;
+	uint8_t *buf = rb->cap < need ? malloc(need) : rb->buf;
+	/* object bytes holding the rows one buffer takes */
+	uint64_t step = cap / need * (r->c < s->data ? (uint64_t)s->data : 1) * s->stripe_unit;
+	int rc = buf ? 0 : -ENOMEM;
+
+	skip_unreadable(rb, r->g);
+	for (uint64_t off = 0; !rc && off < len; off += step) {
+		uint64_t done = 0;
+
+		if (atomic_load(&rb->pace->stop))
+			rc = -EINTR;
+		if (!rc)
+			rc = objio_rs_rebuild_component(&rb->io, rb->map, r->g, r->c, &r->dst,
+							rb->size, off, len - off < step ? len - off : step,
+							buf, cap, &done);
+		atomic_fetch_add(&rb->pace->bytes, done);
+		pando_rebuild_pace(rb->pace, done);
+	}
+	if (buf != rb->buf)
+		free(buf);
+	return rc ? rc : objio_component_settle(&rb->io, rb->map->partition_id, &r->dst, len);
+}
+
 static int copy_one(struct rebuild *rb, const struct repair *r)
 {
 	uint64_t len = 0;
-	int rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src, &len);
+	int rc;
 
+	if (rb->rs)
+		return rs_copy_one(rb, r);
+	rc = objio_component_length(&rb->io, rb->map->partition_id, &r->src, &len);
 	if (!rc && rb->in_place)
 		rc = catch_up_one(rb, r, len);
 	if (rc == -EOPNOTSUPP || (!rc && !rb->in_place))
@@ -353,6 +409,24 @@ static int map_unchanged(struct rebuild *rb)
 		rc = -EAGAIN;
 	free(now);
 	return rc;
+}
+
+/* RS, under the freeze: whether the size moved since the copy (a
+ * truncate changes rows without a write), taking the new one for the
+ * copy again; asked before whether the file was written, so that copy
+ * covers the rows a write added. */
+static bool rs_resized(struct rebuild *rb)
+{
+	struct ns_attr a;
+
+	if (!rb->rs)
+		return false;
+	if (ns_getattr(rb->exp->ns, rb->t->ino, &a) != 0)
+		return true;	/* cannot tell: copy again at the old size */
+	if (a.size == rb->size)
+		return false;
+	rb->size = a.size;
+	return true;
 }
 
 /* The new map, the old components' removal intent and the claim of the
@@ -399,7 +473,10 @@ static int handoff(struct rebuild *rb)
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	}
 	rc = map_unchanged(rb);
-	if (!rc && pando_layouts_written_since(l, rb->t->ino, mark)) {
+	/* RS copies again whole: a row write changes its data unit and every
+	 * parity unit, so no component's own checksums say which rows the
+	 * lost one missed. */
+	if (!rc && (rs_resized(rb) || pando_layouts_written_since(l, rb->t->ino, mark))) {
 		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its rebuild: "
 			 "copied again with its writers held", rb->t->ino);
 		rc = copy_all(rb);
@@ -452,10 +529,13 @@ static int choose_mode(struct rebuild *rb)
 static int load(struct rebuild *rb)
 {
 	int rc = pando_objects_open(rb->exp, rb->t->ino, &rb->io, &rb->map);
+	struct ns_attr a;
 
-	if (!rc && rb->map->shape.raid == PANDO_RS)
-		rc = -EOPNOTSUPP;
-	else if (!rc && rb->map->shape.copies < 2)
+	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
+	if (rb->rs) {
+		rc = ns_getattr(rb->exp->ns, rb->t->ino, &a);
+		rb->size = rc ? 0 : a.size;
+	} else if (!rc && rb->map->shape.copies < 2)
 		rc = -EIO;      /* RAID-0: no other copy to rebuild from */
 	if (!rc)
 		rc = pando_map_blob(rb->map, &rb->blob, &rb->blen);

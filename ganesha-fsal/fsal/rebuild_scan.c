@@ -13,6 +13,39 @@
 #include "rebuild_queue.h"
 #include "view.h"
 
+/* A component still there: not on the OSD being rebuilt nor on an OSD
+ * the map says is down or out. */
+static bool usable(const struct pando_view *v, uint32_t id, uint32_t osd)
+{
+	const struct pando_view_osd *st = NULL;
+
+	if (id == osd)
+		return false;
+	return !pando_view_osd(v, id, &st) || !st || !st->listed || (st->up && st->in);
+}
+
+/* RS: a group with `lost` of its k + m components gone survives m - lost
+ * more losses, as a mirrored column with m - lost + 1 copies left does;
+ * counted so, RS and mirrored files sort together by how many more
+ * failures they can take (0: data already lost), weakest group first. */
+static uint32_t rs_healthy(const struct pando_view *v, const struct pando_storage_map *map,
+			   uint32_t osd)
+{
+	uint32_t width = pando_map_width(map), m = map->shape.parity, least = m + 1;
+
+	for (uint32_t g = 0; g < map->groups; g++) {
+		uint32_t lost = 0;
+
+		for (uint32_t c = 0; c < width; c++)
+			lost += !usable(v, pando_map_component(map, g, c)->osd_id, osd);
+		if (lost > m)
+			return 0;
+		if (m - lost + 1 < least)
+			least = m - lost + 1;
+	}
+	return least;
+}
+
 /* Mirrors of the file's weakest column that are neither on the OSD
  * being rebuilt nor on an OSD the map says is down or out. */
 static uint32_t healthy_copies(const struct pando_view *v, const struct pando_storage_map *map,
@@ -20,20 +53,15 @@ static uint32_t healthy_copies(const struct pando_view *v, const struct pando_st
 {
 	uint32_t data = map->shape.data, copies = map->shape.copies, least = copies;
 
+	if (map->shape.raid == PANDO_RS)
+		return rs_healthy(v, map, osd);
 	for (uint32_t g = 0; g < map->groups; g++) {
 		for (uint32_t col = 0; col < data; col++) {
 			uint32_t ok = 0;
 
-			for (uint32_t k = 0; k < copies; k++) {
-				uint32_t id = pando_map_component(map, g, k * data + col)->osd_id;
-				const struct pando_view_osd *st = NULL;
-
-				if (id == osd)
-					continue;
-				if (!pando_view_osd(v, id, &st) || !st || !st->listed ||
-				    (st->up && st->in))
-					ok++;
-			}
+			for (uint32_t k = 0; k < copies; k++)
+				ok += usable(v, pando_map_component(map, g, k * data + col)->osd_id,
+					     osd);
 			if (ok < least)
 				least = ok;
 		}

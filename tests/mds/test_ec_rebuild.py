@@ -1,0 +1,151 @@
+"""Rebuild of erasure-coded files (ganesha-fsal/README.md, "Rebuild"): the
+components an out OSD held are decoded from k of the others of their
+group onto other OSDs, through the same job, task, progress and map
+switch as mirrored files (tests/mds/test_rebuild.py).  Full redundancy is
+back afterwards: with two more OSDs killed, every file still reads back
+right, through the rebuilt components."""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pando_testing import nfs3
+from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, file_map, osd_entry,
+                                       put_map, wait_epoch, wait_for)
+from pando_testing.etcd import EtcdCluster
+from pando_testing.layout_policy import layout_set, mkdir
+from pando_testing.mds import PandoMds
+from pando_testing.mds_files import connect
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+
+MDS_NAME = "mds-test"
+KIB = 1024
+SU = 16 * KIB
+K = 4
+ROW = K * SU
+NOSDS = 7
+
+
+def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
+    ok, msg, j = file_map(mds, path)
+    assert ok, msg
+    assert j["scheme"] == "rs", j
+    return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
+
+
+def progress(etcd: EtcdCluster) -> dict[str, Any]:
+    return etcd.client().get_json(f"{PREFIX}recovery/progress/{MDS_NAME}") or {}
+
+
+def put_job(etcd: EtcdCluster, job: int, osd: int) -> None:
+    etcd.client().put(f"{PREFIX}recovery/jobs/{job}", json.dumps(
+        {"id": job, "osd": osd, "reason": "out", "target": None, "created": time.time(),
+         "by": "test"}))
+
+
+def watch_job(etcd: EtcdCluster, job: int, timeout: float = 90) -> list[dict[str, Any]]:
+    """Every distinct progress record seen until the job is done and the
+    manager idle; the last is the final one."""
+    seen: list[dict[str, Any]] = []
+
+    def done() -> bool:
+        p = progress(etcd)
+        if p and (not seen or p != seen[-1]):
+            seen.append(p)
+        return job in p.get("jobs_done", []) and p.get("state") == "idle"
+    wait_for(f"rebuild job {job} done", done, timeout)
+    return seen
+
+
+def start_cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> PandoMds:
+    """Seven OSDs: an RS(4,2) file uses six, so a lost component has
+    somewhere to go.  Slowed to 1 MiB/s so progress shows mid-job."""
+    m = mds_factory(NOSDS, start=False, inline_max=4096, object_pool=0,
+                    extra_fsal=etcd_fsal(etcd, MDS_NAME) +
+                    "\nRebuild_Parallel = 4;\nRebuild_Bandwidth_Mb = 1;\n")
+    put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
+    m.start()
+    wait_epoch(m, 1)
+    return m
+
+
+def write_rs_files(mds: PandoMds, c: Nfs3Client, n: int) -> dict[str, bytes]:
+    d = mkdir(c, mds.root_handle(), "ec")
+    ok, msg = layout_set(mds, "/ec", {"scheme": "rs", "k": 4, "m": 2, "stripe_unit": SU})
+    assert ok, msg
+    rng = random.Random(14)
+    files = {}
+    for i in range(n):
+        # whole rows, then a partial last row cut at a different unit each time
+        data = rng.randbytes(6 * ROW + i * 9 * KIB + 123)
+        res = c.create(d, f"f{i}", nfs3.GUARDED, Sattr3(mode=0o644))
+        assert res.status == NFS3_OK and res.fh is not None
+        c.write_all(res.fh, 0, data, stable=FILE_SYNC, chunk=ROW)
+        files[f"f{i}"] = data
+    return files
+
+
+def sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_back(
+        etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> None:
+    mds = start_cluster(etcd, mds_factory)
+    c = connect(mds)
+    files = write_rs_files(mds, c, 8)
+    before = {n: components(mds, f"/ec/{n}") for n in files}
+    counts = {o.osd_id: sum(o.osd_id in {x for x, _ in v} for v in before.values())
+              for o in mds.osds}
+    dead = max(counts, key=lambda o: counts[o])
+    on_dead = [n for n in files if dead in {x for x, _ in before[n]}]
+    assert len(on_dead) >= 3, counts
+    by_id = {o.osd_id: o for o in mds.osds}
+    by_id[dead].kill9()
+    put_map(etcd.client(), 2, [osd_entry(o, up=o.osd_id != dead, in_=o.osd_id != dead)
+                               for o in mds.osds])
+    wait_epoch(mds, 2)
+    put_job(etcd, 2, dead)
+    seen = watch_job(etcd, 2)
+    p = seen[-1]
+
+    # Progress and counters as for mirrored files: files, bytes (what was
+    # written: each lost component's share of its file, about size / k).
+    assert p["files_done"] >= len(on_dead) and p["files_failed"] == 0, p
+    assert p["bytes_done"] >= sum(len(files[n]) // K - SU for n in on_dead), p
+    assert any(s.get("state") != "idle" and s.get("bytes_done", 0) > 0 for s in seen[:-1]), \
+        f"no progress shown while the job ran: {seen}"
+    ok, _, over_dbus = dbus_json(mds, "rebuild_status")
+    assert ok and 2 in over_dbus["jobs_done"] and over_dbus["files_done"] == p["files_done"]
+    assert not etcd.client().get_prefix(f"{PREFIX}recovery/tasks/"), "tasks left in etcd"
+
+    # The maps name the dead OSD no more; only its components moved.
+    after = {n: components(mds, f"/ec/{n}") for n in files}
+    homes: dict[str, int] = {}
+    for n in files:
+        assert dead not in {x for x, _ in after[n]}, f"{n} still on OSD {dead}"
+        moved = [i for i, (b, a) in enumerate(zip(before[n], after[n])) if b != a]
+        assert moved == [i for i, (x, _) in enumerate(before[n]) if x == dead], n
+        if moved:
+            homes[n] = after[n][moved[0]][0]
+    for n, data in files.items():
+        assert sha(c.read_all(c.lookup_fh(c.lookup_fh(mds.root_handle(), "ec"), n), 0,
+                              len(data))) == sha(data), n
+
+    # Two more OSDs killed, chosen to spare the most new homes: each file is
+    # down to k components, the rebuilt one among them where it survives.
+    alive = [o for o in by_id if o != dead]
+    spared = sorted(alive, key=lambda o: -sum(h == o for h in homes.values()))
+    victims = spared[-2:]
+    proved = [n for n, h in homes.items() if h not in victims]
+    assert len(proved) >= len(homes) // 2, (homes, victims)
+    for v in victims:
+        by_id[v].kill9()
+    ec = c.lookup_fh(mds.root_handle(), "ec")
+    for n, data in files.items():
+        assert sha(c.read_all(c.lookup_fh(ec, n), 0, len(data))) == sha(data), \
+            f"{n} (rebuilt on OSD {homes.get(n)}) reads wrong with OSDs {victims} killed too"

@@ -66,6 +66,11 @@ int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64
 /* Makes every component object's data durable (NFS COMMIT); sets
  * verf_changed if an OSD restarted since this pool last wrote to it. */
 int objio_flush(struct objio *io, const struct pando_storage_map *map);
+/* RS only: every row's parity of the first size bytes recomputed from the
+ * data units as they stand, durable on return; for rows a stopped
+ * manager may have left half updated (the write hole).  -EIO when a data
+ * unit cannot be read: that row cannot be made right now. */
+int objio_rs_resync(struct objio *io, const struct pando_storage_map *map, uint64_t size);
 /* The file bytes every current mirror holds, from its objects' lengths
  * (objects keep file offsets): the shortest mirror's longest component;
  * a mirror with a stale component does not count.  Asks each current

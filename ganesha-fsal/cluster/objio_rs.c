@@ -162,7 +162,8 @@ static int each_row(struct objio *io, const struct pando_storage_map *map, uint6
 
 		rc = row_at(map, start, &r);
 		if (!rc)
-			rc = fn(io, map, ec, &r, lo, hi, bytes + (lo - off), scratch, arg);
+			rc = fn(io, map, ec, &r, lo, hi, bytes ? bytes + (lo - off) : NULL,
+				scratch, arg);
 		lo = hi;
 	}
 	pando_ec_free(ec);
@@ -354,4 +355,41 @@ int objio_rs_truncate(struct objio *io, const struct pando_storage_map *map, uin
 	if (!rc && size % row_len)
 		rc = each_row(io, map, size, 1, NULL, reencode_last_row, &size);
 	return rc;
+}
+
+/* One row's parity from its data units as they are; no decoding: a
+ * unit that cannot be read fails the row. */
+static int resync_row(struct objio *io, const struct pando_storage_map *map,
+		      const struct pando_ec *ec, const struct rs_row *r, uint64_t lo, uint64_t hi,
+		      uint8_t *bytes, uint8_t *scratch, void *arg)
+{
+	uint8_t *chunk[PANDO_MAP_MAX_WIDTH];
+	int rc = 0;
+
+	(void)lo, (void)hi, (void)bytes, (void)arg;
+	chunks_in(scratch, r->su, r->k + r->m, chunk);
+	for (uint32_t j = 0; !rc && j < r->k; j++)
+		rc = read_unit(io, map, r, j, 0, r->su, chunk[j]);
+	if (!rc)
+		rc = pando_ec_encode(ec, (const uint8_t *const *)chunk, chunk + r->k, r->su);
+	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
+		const struct pando_piece *u = &r->unit[i];
+
+		rc = objio_write_component(io, map, u->group, u->component, u->object_offset,
+					   chunk[i], r->su, false);
+		rc = rc == 1 ? 0 : rc;
+	}
+	return rc;
+}
+
+int objio_rs_resync(struct objio *io, const struct pando_storage_map *map, uint64_t size)
+{
+	uint64_t row_len = (uint64_t)map->shape.data * map->shape.stripe_unit;
+	int rc;
+
+	if (size == 0)
+		return 0;
+	rc = each_row(io, map, 0, (size + row_len - 1) / row_len * row_len, NULL, resync_row,
+		      NULL);
+	return rc ? rc : objio_flush(io, map);
 }

@@ -377,6 +377,7 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	exp->export.up_ops = up_ops;
 	op_ctx->fsal_export = &exp->export;
 	pando_restart_settle(exp);
+	pando_restart_resync(exp);
 	pthread_mutex_lock(&pando_exports_lock);
 	glist_add_tail(&pando_exports, &exp->node);
 	pthread_mutex_unlock(&pando_exports_lock);

@@ -248,7 +248,7 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 		/* RS: the cut re-encodes the last row (rows_lock, pando_fsal.h). */
 		if (!rc && a.objects && sa.size > 0 && sa.size < a.size) {
 			pthread_rwlock_wrlock(&h->rows_lock);
-			rc = pando_truncate_objects(h->exp, h->ino, sa.size);
+			rc = pando_truncate_objects(h, sa.size);
 			pthread_rwlock_unlock(&h->rows_lock);
 		}
 		if (rc) {

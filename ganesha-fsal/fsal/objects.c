@@ -333,16 +333,21 @@ int pando_objects_open(struct pando_export *exp, uint64_t ino, struct objio *io,
 	return rc ? rc : pando_map_load(exp, ino, map);
 }
 
-int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size)
+int pando_truncate_objects(struct pando_handle *h, uint64_t size)
 {
 	struct pando_storage_map *map;
 	struct objio io;
-	int rc = pando_objects_open(exp, ino, &io, &map);
+	int rc = pando_objects_open(h->exp, h->ino, &io, &map);
+	bool rs = !rc && map->shape.raid == PANDO_RS;
 
-	if (rc)
-		return rc;
-	rc = objio_truncate(&io, map, size);
-	pando_map_free(map);
+	if (rs)
+		rc = pando_rows_begin(h, true);
+	if (!rc)
+		rc = objio_truncate(&io, map, size);
+	if (rs)
+		pando_rows_end(h, rc);
+	if (map)
+		pando_map_free(map);
 	return rc;
 }
 

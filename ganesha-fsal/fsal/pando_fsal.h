@@ -147,6 +147,8 @@ struct pando_handle {
 	/* RS files: a row update reads, encodes and writes, so writes go one
 	 * at a time, and reads (which may decode) not during one. */
 	pthread_rwlock_t rows_lock;
+	bool rows_marked;	/* the store marks the file (rows.c) */
+	bool rows_unstable;	/* an UNSTABLE row update since the last COMMIT */
 	/* The export's verf_epoch at the first UNSTABLE object write since
 	 * the last COMMIT, or ~0 with none pending. */
 	_Atomic uint64_t unstable_epoch;
@@ -219,7 +221,7 @@ int pando_objects_open(struct pando_export *exp, uint64_t ino, struct objio *io,
 /* The OSDs holding stale components of file ino (at most 16). */
 int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size_t *n);
 /* Size change of an object-backed file: objects first, then the store. */
-int pando_truncate_objects(struct pando_export *exp, uint64_t ino, uint64_t size);
+int pando_truncate_objects(struct pando_handle *h, uint64_t size);
 int pando_objects_flush(struct pando_export *exp, uint64_t ino);
 /* How far every current mirror of the file's objects reaches (bytes). */
 int pando_objects_reach(struct pando_export *exp, uint64_t ino, uint64_t *len);
@@ -245,6 +247,18 @@ int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
 /* The same off the caller's thread (a write layout ended without
  * LAYOUTCOMMIT); tells pando_layouts_settled when done. */
 void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
+
+/* rows.c: the RS write hole closed (the file says how).  begin/end
+ * around a row update, under rows_lock held for writing. */
+int pando_rows_begin(struct pando_handle *h, bool stable);
+void pando_rows_end(struct pando_handle *h, int rc);
+/* After a COMMIT made a file's unstable row updates durable. */
+void pando_rows_committed(struct pando_handle *h);
+/* An OSD restarted under unstable row updates, so a data unit may have
+ * gone back while its parity did not: parity from the data, now. */
+void pando_rows_resync_now(struct pando_handle *h);
+/* At start: the parity of every RS file a stopped manager was updating. */
+void pando_restart_resync(struct pando_export *exp);
 
 /* restart.c: the files that had write layouts out when the manager
  * stopped (crash or not): fenced and settled before clients are served. */

@@ -28,6 +28,7 @@ enum {
 	K_SUSPECT = 'P',
 	K_INDEX = 'R',
 	K_SUPER = 'S',
+	K_ROWS = 'U',
 	K_WLAYOUT = 'W',
 	K_INTENT = 'X',
 	K_POLICY = 'Y',

@@ -1,37 +1,38 @@
-/* Files with write layouts out ('W' keys, ns_store.h says why).
- *
- * Key 'W' ino(8); value version u8 (1). */
+/* Per-file marks the manager acts on at start, one key kind each
+ * (ns_store.h says why each exists):
+ *   'W' ino(8): the file has (or had) write layouts out;
+ *   'U' ino(8): an RS row update of the file is (or was) under way.
+ * Value: version u8 (1). */
 #include "ns_internal.h"
 
 #include "byteorder.h"
 
-#define WLAYOUT_REC_VERSION 1
+#define MARK_REC_VERSION 1
 
-int ns_wlayout_add(struct ns_store *s, uint64_t ino)
+static int mark_add(struct ns_store *s, uint8_t kind, uint64_t ino)
 {
-	uint8_t k[ID_KEY_LEN], v = WLAYOUT_REC_VERSION;
+	uint8_t k[ID_KEY_LEN], v = MARK_REC_VERSION;
 	struct txn t;
 
 	if (ino == 0)
 		return -EINVAL;
 	txn_begin(&t, s);
-	rocksdb_writebatch_put(t.b, (const char *)k, key_id(k, K_WLAYOUT, ino),
-			       (const char *)&v, 1);
+	rocksdb_writebatch_put(t.b, (const char *)k, key_id(k, kind, ino), (const char *)&v, 1);
 	return txn_commit(&t, true);
 }
 
-int ns_wlayout_del(struct ns_store *s, uint64_t ino)
+static int mark_del(struct ns_store *s, uint8_t kind, uint64_t ino)
 {
 	uint8_t k[ID_KEY_LEN];
 	char *err = NULL;
 
-	rocksdb_delete(s->db, s->wopts, (const char *)k, key_id(k, K_WLAYOUT, ino), &err);
-	return err ? db_err(s, "delete write-layout record", err) : 0;
+	rocksdb_delete(s->db, s->wopts, (const char *)k, key_id(k, kind, ino), &err);
+	return err ? db_err(s, "delete a file's mark", err) : 0;
 }
 
-int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg)
+static int mark_list(struct ns_store *s, uint8_t kind, ns_ino_fn fn, void *arg)
 {
-	uint8_t prefix[1] = { K_WLAYOUT };
+	uint8_t prefix[1] = { kind };
 	struct db_iter i;
 	int rc = 0;
 
@@ -40,8 +41,8 @@ int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg)
 		size_t klen, vlen;
 		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
 
-		if (klen != ID_KEY_LEN || vlen != 1 || v[0] != WLAYOUT_REC_VERSION) {
-			db_say(s, "bad write-layout record: skipped");
+		if (klen != ID_KEY_LEN || vlen != 1 || v[0] != MARK_REC_VERSION) {
+			db_say(s, "bad file mark record: skipped");
 			rc = -EIO;
 			continue;
 		}
@@ -51,4 +52,34 @@ int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg)
 	if (iter_close(s, &i))
 		rc = -EIO;
 	return rc;
+}
+
+int ns_wlayout_add(struct ns_store *s, uint64_t ino)
+{
+	return mark_add(s, K_WLAYOUT, ino);
+}
+
+int ns_wlayout_del(struct ns_store *s, uint64_t ino)
+{
+	return mark_del(s, K_WLAYOUT, ino);
+}
+
+int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg)
+{
+	return mark_list(s, K_WLAYOUT, fn, arg);
+}
+
+int ns_rows_add(struct ns_store *s, uint64_t ino)
+{
+	return mark_add(s, K_ROWS, ino);
+}
+
+int ns_rows_del(struct ns_store *s, uint64_t ino)
+{
+	return mark_del(s, K_ROWS, ino);
+}
+
+int ns_rows_list(struct ns_store *s, ns_ino_fn fn, void *arg)
+{
+	return mark_list(s, K_ROWS, fn, arg);
 }

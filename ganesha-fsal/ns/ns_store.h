@@ -326,7 +326,7 @@ int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
 int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
 		       const void *map, size_t len, uint64_t claim);
 
-/* ns_wlayout.c: files that have (or had, before a crash) write layouts
+/* ns_marks.c: files that have (or had, before a crash) write layouts
  * out.  A pNFS writer's bytes reach the OSDs without the manager, and
  * only its LAYOUTCOMMIT tells the manager the new size; a manager that
  * restarts cannot take a LAYOUTCOMMIT of the layouts it handed out
@@ -343,6 +343,18 @@ int ns_wlayout_del(struct ns_store *s, uint64_t ino);
 /* Every recorded file, by inode; fn returns non-zero to stop.  -EIO if a
  * malformed record was skipped (the others are still listed). */
 int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg);
+
+/* ns_marks.c: RS files whose rows the gateway is (or was, before a
+ * crash) updating.  A row update writes data units, then parity units: a
+ * manager killed in between leaves the row's parity disagreeing with its
+ * data, and a later decode would return wrong bytes (the RAID write
+ * hole).  So a file is recorded, durably, before its first row update
+ * and the record goes (unsynced) once its updates are durable; at start
+ * the manager recomputes the parity of every file still recorded.  Same
+ * contract as the write-layout records above. */
+int ns_rows_add(struct ns_store *s, uint64_t ino);
+int ns_rows_del(struct ns_store *s, uint64_t ino);
+int ns_rows_list(struct ns_store *s, ns_ino_fn fn, void *arg);
 
 /* ns_policy.c: a storage policy per inode, an opaque blob (the layout
  * library's encoding).  A new inode takes its directory's blob in the

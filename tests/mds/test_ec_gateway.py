@@ -2,21 +2,27 @@
 a directory with an RS(4,2) policy gets RS maps; what is written, whole
 rows and partial ones, reads back byte for byte; with one and with m OSDs
 killed reads decode and writes go on; with m + 1 killed the file fails
-cleanly (NFS3ERR_IO), never with wrong bytes (ganesha-fsal/cluster/objio_rs.c,
-ganesha-fsal/README.md "Erasure-coded files")."""
+cleanly (NFS3ERR_IO), never with wrong bytes; a manager killed in the middle
+of row updates leaves no write hole (ganesha-fsal/cluster/objio_rs.c,
+ganesha-fsal/fsal/rows.c, ganesha-fsal/README.md "Erasure-coded files")."""
 from __future__ import annotations
 
 import hashlib
 import random
+import threading
+import time
 from collections.abc import Callable
 
 import pytest
 from pando_testing import nfs3
-from pando_testing.cluster_map import file_map
+from pando_testing.cluster_map import file_map, wait_for
+from pando_testing.cluster_status import cluster_status
 from pando_testing.layout_policy import layout_set, mkdir
+from pando_testing.daemons import OsdProcess
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_IO, UNSTABLE, Nfs3Client, Sattr3
+from pando_testing.oncrpc import ConnectionClosed, RpcError
 
 KIB = 1024
 SU = 16 * KIB
@@ -124,3 +130,95 @@ def test_truncate_to_the_middle_of_a_row_then_grow_reads_zeros_in_the_gap(
     comps = osds_of(ec_mds, "/ec/f")
     next(o for o in ec_mds.osds if o.osd_id == comps[0]).kill9()
     assert read_back(c, fh, len(want)) == want
+
+
+def partial_row_writer(mds: PandoMds, fh: bytes, stop: threading.Event, done: list[int]) -> None:
+    """Partial-row writes (each a read-modify-write of parity), some
+    UNSTABLE and never committed, until the manager dies under them."""
+    rng = random.Random(5)
+    try:
+        with connect(mds) as c:
+            while not stop.is_set():
+                off = rng.randrange(4 * ROW)
+                stable = rng.choice([FILE_SYNC, UNSTABLE])
+                c.write(fh, off, rng.randbytes(rng.randrange(1, SU)), stable=stable)
+                done[0] += 1
+    except (OSError, ConnectionClosed, RpcError):
+        pass
+
+
+def test_manager_killed_mid_partial_row_writes_leaves_no_write_hole(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """kill -9 of Ganesha while rows are half updated: at start it
+    recomputes the parity of every file it was updating, so a decode
+    (an OSD with data lost) gives exactly the bytes a healthy read does.
+    The OSDs' disks are slow so that a row update spends most of its time
+    between its data write and its last parity write: without the
+    recompute, this fails most runs."""
+    ec_mds = mds_factory(6, object_pool=0, inline_max=INLINE_MAX,
+                         osd_args=["--write-bandwidth", "512K"])
+    c = connect(ec_mds)
+    d = rs_dir(ec_mds, c)
+    fh = create(c, d, "f")
+    c.write_all(fh, 0, random.Random(6).randbytes(4 * ROW), stable=FILE_SYNC, chunk=ROW)
+    c.close()
+    stop, done = threading.Event(), [0]
+    t = threading.Thread(target=partial_row_writer, args=(ec_mds, fh, stop, done))
+    t.start()
+    time.sleep(2.0)
+    ec_mds.kill9()
+    stop.set()
+    t.join(30)
+    assert done[0] > 10, "the writer hardly ran"
+    ec_mds.start()
+    assert "recomputing their parity" in ec_mds.log_text()
+    with connect(ec_mds) as c:
+        healthy = read_back(c, fh, 4 * ROW)
+        comps = osds_of(ec_mds, "/ec/f")
+        by_id = {o.osd_id: o for o in ec_mds.osds}
+        by_id[comps[0]].kill9()
+        assert read_back(c, fh, 4 * ROW) == healthy
+        by_id[comps[3]].kill9()
+        assert read_back(c, fh, 4 * ROW) == healthy
+
+
+def revert_object_bytes(osd: OsdProcess, object_id: int, off: int, old: bytes) -> None:
+    """What a power cut does to UNSTABLE data on a stopped OSD: its object
+    file holds the old bytes again (a kill -9 alone keeps the page cache)."""
+    assert osd.data_dir is not None and not osd.alive()
+    paths = list(osd.data_dir.glob(f"objects/*/*.{object_id:016x}"))
+    assert len(paths) == 1, paths
+    with open(paths[0], "r+b") as f:
+        f.seek(off)
+        f.write(old)
+
+
+def test_osd_that_lost_unstable_row_updates_fails_commit_and_parity_follows_data(
+        ec_mds: PandoMds) -> None:
+    """An OSD that restarts may have lost UNSTABLE data units while their
+    parity (on other OSDs) kept the update: COMMIT fails (the client is
+    told), and the manager recomputes the parity from the data at once, so
+    a decode agrees with a healthy read."""
+    c = connect(ec_mds)
+    d = rs_dir(ec_mds, c)
+    fh = create(c, d, "f")
+    data = random.Random(7).randbytes(2 * ROW)
+    c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
+    assert c.write(fh, 100, b"u" * 3000, stable=UNSTABLE).status == NFS3_OK
+    ok, msg, j = file_map(ec_mds, "/ec/f")
+    assert ok, msg
+    unit0 = j["groups"][0]["components"][0]
+    by_id = {o.osd_id: o for o in ec_mds.osds}
+    victim = by_id[unit0["osd"]]                  # holds the unstable bytes
+    victim.kill9()
+    revert_object_bytes(victim, unit0["object"], 100, data[100:3100])
+    victim.start()
+    wait_for(f"OSD {victim.osd_id} reachable again",
+             lambda: cluster_status(ec_mds).osds[victim.osd_id].reachable, timeout=15)
+    assert c.commit(fh).status == NFS3ERR_IO
+    healthy = read_back(c, fh, 2 * ROW)
+    assert healthy == data                        # the lost update is gone everywhere
+    comps = osds_of(ec_mds, "/ec/f")
+    by_id[comps[1]].kill9()
+    by_id[comps[2]].kill9()
+    assert read_back(c, fh, 2 * ROW) == healthy

@@ -4,7 +4,8 @@
  * reads survive one and two lost OSDs by decoding and fail cleanly with
  * three; writes with an OSD down leave a file that reads back right, and
  * fail when a row would be left with more than m components lost;
- * truncation zeroes what it cuts and keeps parity right. */
+ * truncation zeroes what it cuts and keeps parity right; a resync makes
+ * parity that disagrees with the data (a write hole) right again. */
 #include "check.h"
 
 #include <stdlib.h>
@@ -175,6 +176,23 @@ static int back_in_pool(struct osd_pool *pool, uint32_t osd)
 	return -1;
 }
 
+/* Parity bytes changed behind the OSDs' backs, as a manager killed
+ * between a row's data and parity writes leaves them: found, and made
+ * right from the data. */
+static void test_resync_repairs_a_write_hole(struct objio *io, const struct pando_storage_map *map,
+					     const struct pando_ec *ec)
+{
+	const struct pando_component *p0 = pando_map_component(map, 0, K);
+	const struct pando_component *p1 = pando_map_component(map, 1, K + 1);
+
+	CHECK_EQ(osd_fixture_corrupt(&fx, p0->osd_id, p0->object_id, 10), 0);
+	CHECK_EQ(osd_fixture_corrupt(&fx, p1->osd_id, p1->object_id, SU + 5), 0);
+	CHECK(parity_agrees(io, map, ec) > 0);
+	CHECK_EQ(objio_rs_resync(io, map, size), 0);
+	CHECK_EQ(parity_agrees(io, map, ec), 0);
+	CHECK_EQ(reads_back(io, map), 0);
+}
+
 static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_storage_map *map)
 {
 	static uint8_t got[FILE_BYTES];
@@ -243,6 +261,7 @@ static void run(void)
 	CHECK_EQ(objio_create(&io, map), 0);
 	test_whole_and_partial_writes(&io, map, ec);
 	test_truncate_zeroes_the_cut(&io, map, ec);
+	test_resync_repairs_a_write_hole(&io, map, ec);
 	test_reads_decode_up_to_m_lost(&io, map);
 	test_degraded_writes(&io, map);
 	pando_ec_free(ec);

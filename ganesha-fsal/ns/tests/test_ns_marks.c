@@ -1,5 +1,6 @@
-/* Write-layout records: durable across a reopen, listed in inode order,
- * idempotent, deleted, and malformed ones skipped with an error. */
+/* File marks (write layouts out, RS rows being updated): durable across
+ * a reopen, listed in inode order, idempotent, deleted, malformed ones
+ * skipped with an error, each kind apart from the other. */
 #include <errno.h>
 #include <string.h>
 
@@ -91,18 +92,47 @@ static void test_records_are_not_namespace_problems(void)
 {
 	char path[128];
 	struct ns_store *s = test_store(path, sizeof(path), NULL);
+	uint64_t f = mkfile(s, NS_ROOT_INO, "f");
 
-	CHECK_EQ(ns_wlayout_add(s, mkfile(s, NS_ROOT_INO, "f")), 0);
+	CHECK_EQ(ns_wlayout_add(s, f), 0);
+	CHECK_EQ(ns_rows_add(s, f), 0);
 	check_clean(s);
+	ns_close(s);
+}
+
+static void test_row_marks_are_apart_from_write_layout_marks(void)
+{
+	char path[128];
+	struct ns_store *s = test_store(path, sizeof(path), NULL);
+	struct inos rows = { 0 };
+
+	CHECK_EQ(ns_rows_add(s, 0), -EINVAL);
+	CHECK_EQ(ns_rows_add(s, 40), 0);
+	CHECK_EQ(ns_rows_add(s, 41), 0);
+	CHECK_EQ(ns_wlayout_add(s, 42), 0);
+	ns_close(s);
+	CHECK_EQ(ns_open(path, NULL, &s), 0);
+	CHECK_EQ(ns_rows_list(s, collect, &rows), 0);
+	CHECK_EQ(rows.n, 2);
+	CHECK_EQ(rows.ino[0], 40);
+	CHECK_EQ(rows.ino[1], 41);
+	CHECK_EQ(listed(s).n, 1);
+	CHECK_EQ(ns_rows_del(s, 40), 0);
+	CHECK_EQ(ns_wlayout_del(s, 41), 0);		/* the other kind: still marked */
+	rows.n = 0;
+	CHECK_EQ(ns_rows_list(s, collect, &rows), 0);
+	CHECK_EQ(rows.n, 1);
+	CHECK_EQ(rows.ino[0], 41);
 	ns_close(s);
 }
 
 int main(void)
 {
-	test_dir_init("wlayout");
+	test_dir_init("marks");
 	test_records_survive_reopen_and_go_when_deleted();
 	test_malformed_records_are_skipped_and_reported();
 	test_records_are_not_namespace_problems();
+	test_row_marks_are_apart_from_write_layout_marks();
 	test_dir_done();
 	CHECK_DONE();
 }

@@ -1,0 +1,122 @@
+/* The RS write hole: a row update writes data units, then parity units,
+ * and a manager killed in between leaves parity that disagrees with the
+ * data, so a later decode would return wrong bytes.  A file is marked in
+ * the store (ns_rows_add, durable) before its first row update, and the
+ * mark goes once its updates are durable: at the end of a stable write or
+ * truncate, or at the COMMIT after unstable ones.  At start, every file
+ * still marked gets its parity recomputed from its data before clients
+ * are served.  The handle's fields are under its rows_lock, held for
+ * writing by the caller. */
+#include "pando_fsal.h"
+
+#include "objio.h"
+
+int pando_rows_begin(struct pando_handle *h, bool stable)
+{
+	if (!h->rows_marked) {
+		int rc = ns_rows_add(h->exp->ns, h->ino);
+
+		if (rc)
+			return rc;
+		h->rows_marked = true;
+	}
+	if (!stable)
+		h->rows_unstable = true;
+	return 0;
+}
+
+void pando_rows_end(struct pando_handle *h, int rc)
+{
+	/* A failed update may have left a row half written: the mark stays
+	 * for the next start (or the next COMMIT's success) to settle. */
+	if (rc || h->rows_unstable || !h->rows_marked)
+		return;
+	if (ns_rows_del(h->exp->ns, h->ino) == 0)
+		h->rows_marked = false;
+}
+
+void pando_rows_committed(struct pando_handle *h)
+{
+	pthread_rwlock_wrlock(&h->rows_lock);
+	h->rows_unstable = false;
+	pando_rows_end(h, 0);
+	pthread_rwlock_unlock(&h->rows_lock);
+}
+
+/* One marked file: its parity from its data, then the mark gone. */
+static int resync_file(struct pando_export *exp, uint64_t ino)
+{
+	struct pando_storage_map *map = NULL;
+	struct ns_attr a;
+	struct objio io;
+	int rc = ns_getattr(exp->ns, ino, &a);
+
+	if (rc == -ESTALE || (!rc && !a.objects))
+		return ns_rows_del(exp->ns, ino);	/* gone, or inline again */
+	if (!rc)
+		rc = pando_objects_open(exp, ino, &io, &map);
+	if (!rc && map->shape.raid == PANDO_RS)
+		rc = objio_rs_resync(&io, map, a.size);
+	if (map)
+		pando_map_free(map);
+	return rc ? rc : ns_rows_del(exp->ns, ino);
+}
+
+void pando_rows_resync_now(struct pando_handle *h)
+{
+	int rc;
+
+	pthread_rwlock_wrlock(&h->rows_lock);
+	rc = h->rows_marked ? resync_file(h->exp, h->ino) : 0;
+	if (!rc) {
+		h->rows_marked = false;
+		h->rows_unstable = false;
+	} else {
+		LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": parity not recomputed (%d) "
+			"after an OSD lost unstable writes: kept for the next start", h->ino, rc);
+	}
+	pthread_rwlock_unlock(&h->rows_lock);
+}
+
+struct marked {
+	uint64_t *ino;
+	size_t n, cap;
+};
+
+static int collect(void *arg, uint64_t ino)
+{
+	struct marked *m = arg;
+
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->ino = gsh_realloc(m->ino, m->cap * sizeof(*m->ino));
+	}
+	m->ino[m->n++] = ino;
+	return 0;
+}
+
+void pando_restart_resync(struct pando_export *exp)
+{
+	struct marked m = { 0 };
+	size_t left = 0;
+	int rc = ns_rows_list(exp->ns, collect, &m);
+
+	if (rc)
+		LogMajor(COMPONENT_FSAL, "pando: listing RS row-update marks: %d", rc);
+	if (m.n)
+		LogEvent(COMPONENT_FSAL, "pando: %zu RS file(s) were being updated when the "
+			 "manager stopped: recomputing their parity from their data", m.n);
+	for (size_t i = 0; i < m.n; i++) {
+		rc = resync_file(exp, m.ino[i]);
+		if (rc) {
+			left++;
+			LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": parity not recomputed "
+				"(%d): a data unit cannot be read; kept for the next start, and "
+				"a decode of its rows may be wrong until then", m.ino[i], rc);
+		}
+	}
+	if (m.n)
+		LogEvent(COMPONENT_FSAL, "pando: %zu RS file(s) resynced, %zu left", m.n - left,
+			 left);
+	gsh_free(m.ino);
+}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,7 @@ from pando_testing.etcd import EtcdCluster
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -73,20 +74,41 @@ def start_cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> Pa
     return m
 
 
-def write_rs_files(mds: PandoMds, c: Nfs3Client, n: int) -> dict[str, bytes]:
+def write_rs_files(mds: PandoMds, c: Nfs3Client, sizes: list[int]) -> dict[str, bytes]:
     d = mkdir(c, mds.root_handle(), "ec")
     ok, msg = layout_set(mds, "/ec", {"scheme": "rs", "k": 4, "m": 2, "stripe_unit": SU})
     assert ok, msg
     rng = random.Random(14)
     files = {}
-    for i in range(n):
-        # whole rows, then a partial last row cut at a different unit each time
-        data = rng.randbytes(6 * ROW + i * 9 * KIB + 123)
+    for i, size in enumerate(sizes):
+        data = rng.randbytes(size)
         res = c.create(d, f"f{i}", nfs3.GUARDED, Sattr3(mode=0o644))
         assert res.status == NFS3_OK and res.fh is not None
         c.write_all(res.fh, 0, data, stable=FILE_SYNC, chunk=ROW)
         files[f"f{i}"] = data
     return files
+
+
+def take_out(mds: PandoMds, etcd: EtcdCluster, osd: int) -> None:
+    mds.osds[osd - 1].kill9()
+    put_map(etcd.client(), 2, [osd_entry(o, up=o.osd_id != osd, in_=o.osd_id != osd)
+                               for o in mds.osds])
+    wait_epoch(mds, 2)
+
+
+def reads_right(c: Nfs3Client, mds: PandoMds, files: dict[str, bytes], why: str) -> None:
+    ec = c.lookup_fh(mds.root_handle(), "ec")
+    for n, data in files.items():
+        assert sha(c.read_all(c.lookup_fh(ec, n), 0, len(data))) == sha(data), f"{n}: {why}"
+
+
+def kill_two_sparing(mds: PandoMds, keep: set[int]) -> list[int]:
+    """Kills two live OSDs outside keep: every file is down to k components."""
+    victims = [o for o in mds.osds if o.alive() and o.osd_id not in keep][:2]
+    assert len(victims) == 2, keep
+    for o in victims:
+        o.kill9()
+    return [o.osd_id for o in victims]
 
 
 def sha(b: bytes) -> str:
@@ -97,7 +119,8 @@ def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_
         etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> None:
     mds = start_cluster(etcd, mds_factory)
     c = connect(mds)
-    files = write_rs_files(mds, c, 8)
+    # whole rows, then a partial last row cut at a different unit each time
+    files = write_rs_files(mds, c, [6 * ROW + i * 9 * KIB + 123 for i in range(8)])
     before = {n: components(mds, f"/ec/{n}") for n in files}
     counts = {o.osd_id: sum(o.osd_id in {x for x, _ in v} for v in before.values())
               for o in mds.osds}
@@ -105,10 +128,7 @@ def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_
     on_dead = [n for n in files if dead in {x for x, _ in before[n]}]
     assert len(on_dead) >= 3, counts
     by_id = {o.osd_id: o for o in mds.osds}
-    by_id[dead].kill9()
-    put_map(etcd.client(), 2, [osd_entry(o, up=o.osd_id != dead, in_=o.osd_id != dead)
-                               for o in mds.osds])
-    wait_epoch(mds, 2)
+    take_out(mds, etcd, dead)
     put_job(etcd, 2, dead)
     seen = watch_job(etcd, 2)
     p = seen[-1]
@@ -132,9 +152,7 @@ def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_
         assert moved == [i for i, (x, _) in enumerate(before[n]) if x == dead], n
         if moved:
             homes[n] = after[n][moved[0]][0]
-    for n, data in files.items():
-        assert sha(c.read_all(c.lookup_fh(c.lookup_fh(mds.root_handle(), "ec"), n), 0,
-                              len(data))) == sha(data), n
+    reads_right(c, mds, files, "after the rebuild")
 
     # Two more OSDs killed, chosen to spare the most new homes: each file is
     # down to k components, the rebuilt one among them where it survives.
@@ -145,7 +163,80 @@ def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_
     assert len(proved) >= len(homes) // 2, (homes, victims)
     for v in victims:
         by_id[v].kill9()
-    ec = c.lookup_fh(mds.root_handle(), "ec")
-    for n, data in files.items():
-        assert sha(c.read_all(c.lookup_fh(ec, n), 0, len(data))) == sha(data), \
-            f"{n} (rebuilt on OSD {homes.get(n)}) reads wrong with OSDs {victims} killed too"
+    reads_right(c, mds, files, f"reads wrong with OSDs {victims} killed too ({homes})")
+
+
+def test_an_rs_file_written_during_its_rebuild_loses_nothing(
+        etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> None:
+    # 1 MiB/s: a component of the 8 MiB file (2 MiB) takes about 2 s,
+    # written meanwhile, then again with its writers held.
+    mds = start_cluster(etcd, mds_factory)
+    c = connect(mds)
+    files = write_rs_files(mds, c, [128 * ROW])
+    data = bytearray(files["f0"])
+    fh = c.lookup_fh(c.lookup_fh(mds.root_handle(), "ec"), "f0")
+    before = components(mds, "/ec/f0")
+    victim = before[0][0]                         # data column 0
+    take_out(mds, etcd, victim)
+    put_job(etcd, 2, victim)
+    stop = threading.Event()
+    delayed, written = 0, 0
+
+    def writer() -> None:
+        nonlocal delayed, written
+        w = connect(mds)
+        rng = random.Random(7)
+        while not stop.is_set():
+            off = rng.randrange(len(data) - 9000)
+            piece = rng.randbytes(rng.randrange(1, 9000))
+            res = w.write(fh, off, piece, FILE_SYNC)
+            if res.status == NFS3ERR_JUKEBOX:
+                delayed += 1
+                time.sleep(0.2)
+                continue
+            assert res.status == NFS3_OK, res.status
+            data[off:off + len(piece)] = piece
+            written += 1
+            time.sleep(0.02)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        watch_job(etcd, 2)
+    finally:
+        stop.set()
+        t.join()
+    assert written > 10, written
+    assert "was written during its rebuild: copied again" in mds.log_text()
+    after = components(mds, "/ec/f0")
+    assert victim not in {x for x, _ in after}
+    home = after[0][0]
+    reads_right(c, mds, {"f0": bytes(data)}, "after the rebuild")
+    killed = kill_two_sparing(mds, {home})
+    reads_right(c, mds, {"f0": bytes(data)}, f"with OSDs {killed} killed too")
+    print(f"writes told to retry during the freeze: {delayed}")
+
+
+def test_a_stale_rs_component_is_decoded_where_it_is_once_its_osd_answers(
+        etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> None:
+    mds = start_cluster(etcd, mds_factory)
+    c = connect(mds)
+    files = write_rs_files(mds, c, [16 * ROW + 5000])
+    data = bytearray(files["f0"])
+    fh = c.lookup_fh(c.lookup_fh(mds.root_handle(), "ec"), "f0")
+    comps = components(mds, "/ec/f0")
+    osd = comps[K][0]                             # parity 0
+    mds.osds[osd - 1].stop()
+    missed = random.Random(9).randbytes(3 * ROW)  # changes every parity unit of 3 rows
+    c.write_all(fh, 5 * ROW, missed, stable=FILE_SYNC)
+    data[5 * ROW:8 * ROW] = missed
+    mds.osds[osd - 1].start()
+    # The manager's own stale record becomes a task (no job) within ~10 s.
+    p = wait_for("the stale component caught up", lambda: (
+        (p := progress(etcd)).get("files_done", 0) >= 1 and p.get("state") == "idle"
+        and p), timeout=60)
+    assert components(mds, "/ec/f0") == comps, "caught up in place, not moved"
+    # decoded whole: one parity unit per row of the file
+    assert p["bytes_done"] == 17 * SU, p
+    killed = kill_two_sparing(mds, {osd})
+    reads_right(c, mds, {"f0": bytes(data)}, f"with OSDs {killed} killed too")

@@ -55,27 +55,32 @@ static int read_unit(struct objio *io, const struct pando_storage_map *map,
 }
 
 /* Bytes [a, a + len) of every data unit of the row into chunk[0..k-1],
- * decoding lost ones from the parity units. */
+ * decoding lost ones from as few parity units as it takes: a parity unit
+ * left unread counts as erased (decoded too, and thrown away). */
 static int read_row(struct objio *io, const struct pando_storage_map *map,
 		    const struct pando_ec *ec, const struct rs_row *r, uint64_t a, uint64_t len,
 		    uint8_t *const *chunk)
 {
-	unsigned erased[PANDO_MAP_MAX_WIDTH], ne = 0;
+	unsigned erased[PANDO_MAP_MAX_WIDTH], ne = 0, good = 0;
 
 	for (uint32_t i = 0; i < r->k + r->m; i++) {
 		int rc;
 
-		if (i >= r->k && ne == 0)
-			return 0;
+		if (good == r->k) {
+			erased[ne++] = i;
+			continue;
+		}
 		rc = read_unit(io, map, r, i, a, len, chunk[i]);
 		if (rc && objio_request_error(rc))
 			return rc;
 		if (rc)
 			erased[ne++] = i;
+		else
+			good++;
 		if (ne > r->m)
 			return -EIO;
 	}
-	return pando_ec_decode(ec, chunk, erased, ne, len);
+	return ne ? pando_ec_decode(ec, chunk, erased, ne, len) : 0;
 }
 
 /* The bytes of each unit that [lo, hi) (inside one row) touches: those
@@ -95,6 +100,20 @@ static void chunks_in(uint8_t *scratch, uint64_t len, uint32_t n, uint8_t **chun
 		chunk[i] = scratch + i * len;
 }
 
+/* Whether a data unit of the row is stale or on an OSD the pool last
+ * found unreachable: then reading the data units first is wasted. */
+static bool row_degraded(struct objio *io, const struct pando_storage_map *map,
+			 const struct rs_row *r)
+{
+	for (uint32_t j = 0; j < r->k; j++) {
+		uint32_t osd = pando_map_component(map, r->unit[j].group, r->unit[j].component)->osd_id;
+
+		if (objio_skipped(io, osd) || !osd_pool_reachable(io->pool, osd))
+			return true;
+	}
+	return false;
+}
+
 /* Reads [lo, hi) of one row into out: straight from the data units, or,
  * when one of them cannot answer, decoded from any k units. */
 static int read_row_range(struct objio *io, const struct pando_storage_map *map,
@@ -105,10 +124,10 @@ static int read_row_range(struct objio *io, const struct pando_storage_map *map,
 	uint8_t *chunk[PANDO_MAP_MAX_WIDTH];
 	uint64_t a, len;
 	size_t n = 0;
-	bool lost = false;
+	bool lost = row_degraded(io, map, r);
 	int rc = pando_stripe_data_pieces(map, lo, hi - lo, pcs, r->k, &n);
 
-	for (size_t i = 0; !rc && i < n; i++) {
+	for (size_t i = 0; !rc && !lost && i < n; i++) {
 		rc = objio_read_component(io, map, pcs[i].group, pcs[i].component,
 					  pcs[i].object_offset, out + (pcs[i].file_offset - lo),
 					  pcs[i].length);

@@ -2,15 +2,19 @@
  *
  * The component's units are walked in the order its object holds them:
  * the group's rows, visit after visit (pando/stripe.h).  Rows are taken
- * in batches that fit the caller's buffer; for a batch, each other
- * component's units are read into one region (runs that lie back to back
- * in the object, as parity units do, in one read), the lost unit of every
- * row is decoded in one call (the code works byte by byte, so rows laid
- * end to end decode as one long chunk), and written out.  A batch holds
+ * in batches that fit the caller's buffer; for a batch, k other
+ * components' units are read, each component into one region by a
+ * thread of its own (each read is a call that waits on its OSD: the
+ * components' calls overlap; runs that lie back to back in the object,
+ * as parity units do, in one call), another component for each that
+ * fails; the lost unit of every row is decoded in one call (the code
+ * works byte by byte, so rows laid end to end decode as one long
+ * chunk), and written out.  A batch holds
  * rows cut the same way (the same bytes of each unit), which only the
  * first and last rows of a range can differ in. */
 #include "objio_rs_rebuild.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,23 +171,83 @@ static int write_column(struct rs_job *j, const uint8_t *src, uint64_t *done)
 	return 0;
 }
 
-/* Read, decode and write the batch. */
+struct column_read {
+	struct rs_job *j;
+	uint32_t i;
+	uint8_t *dst;
+	int rc;
+	bool thread;
+	pthread_t t;
+};
+
+static void *column_thread(void *arg)
+{
+	struct column_read *cr = arg;
+
+	cr->rc = read_column(cr->j, cr->i, cr->dst);
+	return NULL;
+}
+
+/* Up to want components not tried yet, read at once: a thread each (the
+ * caller's own where none can start).  A thread writes only its own
+ * component's region and lost flag.  -EIO: none left to try. */
+static int read_some(struct rs_job *j, uint8_t *const *chunk, bool *tried, uint32_t want)
+{
+	struct column_read cr[PANDO_MAP_MAX_WIDTH];
+	uint32_t n = 0;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < j->w && n < want; i++) {
+		if (i == j->c || j->lost[i] || tried[i])
+			continue;
+		tried[i] = true;
+		cr[n] = (struct column_read){ .j = j, .i = i, .dst = chunk[i] };
+		cr[n].thread = pthread_create(&cr[n].t, NULL, column_thread, &cr[n]) == 0;
+		n++;
+	}
+	for (uint32_t x = 0; x < n; x++) {
+		if (cr[x].thread)
+			pthread_join(cr[x].t, NULL);
+		else
+			column_thread(&cr[x]);
+		rc = rc ? rc : cr[x].rc;
+	}
+	return rc ? rc : n ? 0 : -EIO;
+}
+
+/* k components of the batch read: have[i] for those. */
+static int read_k(struct rs_job *j, uint8_t *const *chunk, bool *have)
+{
+	bool tried[PANDO_MAP_MAX_WIDTH] = { false };
+	uint32_t got = 0;
+	int rc = 0;
+
+	while (!rc && got < j->k) {
+		rc = read_some(j, chunk, tried, j->k - got);
+		got = 0;
+		for (uint32_t i = 0; i < j->w; i++) {
+			have[i] = tried[i] && !j->lost[i];
+			got += have[i];
+		}
+	}
+	return rc;
+}
+
+/* Read, decode and write the batch: c and the components not read count
+ * as erased (m in all). */
 static int run_batch(struct rs_job *j, uint64_t *done)
 {
 	uint8_t *chunk[PANDO_MAP_MAX_WIDTH];
 	unsigned erased[PANDO_MAP_MAX_WIDTH], ne = 0;
-	int rc = 0;
+	bool have[PANDO_MAP_MAX_WIDTH] = { false };
+	int rc;
 
 	for (uint32_t i = 0; i < j->w; i++)
 		chunk[i] = j->buf + i * j->rows_cap * j->su;
+	rc = read_k(j, chunk, have);
 	for (uint32_t i = 0; !rc && i < j->w; i++)
-		if (i != j->c && !j->lost[i])
-			rc = read_column(j, i, chunk[i]);
-	for (uint32_t i = 0; !rc && i < j->w; i++)
-		if (i == j->c || j->lost[i])
+		if (!have[i])
 			erased[ne++] = i;
-	if (!rc && ne > j->w - j->k)
-		rc = -EIO;
 	if (!rc)
 		rc = pando_ec_decode(j->ec, chunk, erased, ne, j->n * j->l);
 	if (!rc)

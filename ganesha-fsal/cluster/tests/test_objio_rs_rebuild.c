@@ -4,7 +4,7 @@
  * other component of its group is lost too, comes out byte for byte as
  * it was, in one pass or in pieces cut mid-unit; the file then reads
  * back through the rebuilt object with two others lost; a third loss
- * fails cleanly. */
+ * fails cleanly; an OSD that dies unannounced is read around. */
 #include "check.h"
 
 #include <stdio.h>
@@ -163,6 +163,27 @@ static void test_three_lost_fails(struct objio *io, const struct pando_storage_m
 	skip_only(io, 0, 0);
 }
 
+/* Its OSD stopped, not skipped: the read fails and another component is
+ * read instead. */
+static void test_a_dead_osd_is_read_around(struct objio *io, const struct pando_storage_map *map)
+{
+	struct pando_component dst = { SPARE, 3000 };
+	struct pando_storage_map *next = NULL;
+	uint64_t len = objio_rs_component_length(map, 0, 0, FILE_BYTES), bytes = 0;
+
+	CHECK_EQ(objio_component_create(io, PART, &dst, 0, OBJIO_CAP_VERSION_NEW), 0);
+	CHECK_EQ(osd_fixture_stop(&fx, (int)osd_of(map, 0, 2) - 1), 0);
+	skip_only(io, osd_of(map, 0, 0), 0);
+	CHECK_EQ(rebuild(io, map, 0, 0, &dst, 0, &bytes), 0);
+	CHECK_EQ(pando_map_copy(map, &next), 0);
+	if (!next)
+		return;
+	CHECK_EQ(pando_map_replace_component(next, 0, 0, dst.osd_id, dst.object_id), 0);
+	skip_only(io, 0, 0);
+	CHECK_EQ(same_component(io, map, next, 0, 0, len + SU), 0);
+	pando_map_free(next);
+}
+
 static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t osd, int err,
 		  bool write)
 {
@@ -187,6 +208,7 @@ static void run(void)
 	CHECK_EQ(objio_write(&io, map, 0, want, FILE_BYTES, true), 0);
 	test_every_component_rebuilt(&io, map);
 	test_three_lost_fails(&io, map);
+	test_a_dead_osd_is_read_around(&io, map);
 	osd_pool_free(pool);
 	pando_map_free(map);
 }

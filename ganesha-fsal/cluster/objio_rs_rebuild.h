@@ -21,7 +21,9 @@ uint64_t objio_rs_component_length(const struct pando_storage_map *map, uint32_t
  * decoded from the group's other components of the same stripe row.
  * Component c itself is never read (dst may be its own object, caught up
  * in place); components in io->skip, or that fail to answer, count as
- * lost: more than m lost with c fails with -EIO.  Rows starting at or
+ * lost: more than m lost with c fails with -EIO.  Components are read
+ * from threads of their own, so io->fault must take calls from several
+ * threads at once (the manager's does).  Rows starting at or
  * past size are left out, and so are data bytes past it.  buf holds
  * cap >= (k + m) x stripe unit bytes (-EINVAL otherwise): each batch of
  * rows it holds is read, decoded and written at once.  *done gets the

@@ -65,6 +65,10 @@ int objio_write_component(struct objio *io, const struct pando_storage_map *map,
 int objio_read_component(struct objio *io, const struct pando_storage_map *map, uint32_t g,
 			 uint32_t c, uint64_t object_offset, void *dst, uint64_t len);
 
+/* RS: the rows of group g that hold some byte below size (parity objects
+ * are packed, so this is their length in stripe units). */
+uint64_t objio_rs_rows(const struct pando_storage_map *map, uint32_t g, uint64_t size);
+
 /* The RS side of objio.h's calls (objio_rs.c). */
 int objio_rs_write(struct objio *io, const struct pando_storage_map *map, uint64_t off,
 		   const void *buf, size_t len, bool stable);

@@ -286,9 +286,7 @@ int objio_rs_write(struct objio *io, const struct pando_storage_map *map, uint64
 	return each_row(io, map, off, len, (uint8_t *)buf, write_fn, &stable);
 }
 
-/* Parity rows of group g that hold some byte below size: parity objects
- * are packed, so this is their length in stripe units. */
-static uint64_t parity_rows(const struct pando_storage_map *map, uint32_t g, uint64_t size)
+uint64_t objio_rs_rows(const struct pando_storage_map *map, uint32_t g, uint64_t size)
 {
 	uint64_t row_len = (uint64_t)map->shape.data * map->shape.stripe_unit;
 	uint64_t rows = size / row_len + (size % row_len != 0);
@@ -312,7 +310,7 @@ static int cut_components(struct objio *io, const struct pando_storage_map *map,
 
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *comp = pando_map_component(map, g, c);
-			uint64_t len = c < k ? size : parity_rows(map, g, size) *
+			uint64_t len = c < k ? size : objio_rs_rows(map, g, size) *
 							  map->shape.stripe_unit;
 			int rc = objio_skipped(io, comp->osd_id) ? 1 :
 				 objio_component_settle(io, map->partition_id, comp, len);

@@ -36,21 +36,6 @@ struct rs_job {
 	uint64_t a, l;			/* the batch's bytes [a, a + l) of each unit */
 };
 
-/* The group's rows that start before size. */
-static uint64_t rows_before(const struct pando_storage_map *map, uint32_t g, uint64_t size)
-{
-	uint64_t vb = pando_shape_visit_bytes(&map->shape), visit = size / vb;
-	uint64_t row_len = (uint64_t)map->shape.data * map->shape.stripe_unit;
-	uint64_t rows = visit / map->groups * map->shape.visit_rows;
-	uint32_t at = (uint32_t)(visit % map->groups);
-
-	if (at > g)
-		rows += map->shape.visit_rows;
-	else if (at == g)
-		rows += (size % vb + row_len - 1) / row_len;
-	return rows;
-}
-
 /* The first row of the group whose unit of c can reach object offset off
  * or past it: parity packs a unit per row; data keeps file offsets, so
  * no row before off's own can. */
@@ -61,7 +46,7 @@ static uint64_t first_row(const struct pando_storage_map *map, uint32_t g, uint3
 
 	if (c >= map->shape.data)
 		return off / map->shape.stripe_unit;
-	return rows_before(map, g, off / row_len * row_len);
+	return objio_rs_rows(map, g, off / row_len * row_len);
 }
 
 /* Where the k + m units of the group's row `row` are; *start its first
@@ -86,7 +71,7 @@ static int row_units(const struct rs_job *j, uint64_t row, struct pando_piece *u
 uint64_t objio_rs_component_length(const struct pando_storage_map *map, uint32_t g, uint32_t c,
 				   uint64_t size)
 {
-	uint64_t rows = rows_before(map, g, size), su = map->shape.stripe_unit, end;
+	uint64_t rows = objio_rs_rows(map, g, size), su = map->shape.stripe_unit, end;
 	struct pando_location loc;
 
 	if (c >= map->shape.data || rows == 0)

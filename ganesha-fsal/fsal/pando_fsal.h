@@ -103,6 +103,9 @@ struct pando_export {
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
+	/* The start-time parity recompute (rows.c) is done: until then an RS
+	 * row may decode wrong, so RS rebuilds wait for it. */
+	atomic_bool rows_resynced;
 	/* Bytes the manager itself moved for clients (gateway I/O, inline
 	 * data): with pNFS these stay near zero. */
 	atomic_uint_fast64_t mds_read_bytes;

@@ -532,7 +532,9 @@ static int load(struct rebuild *rb)
 	struct ns_attr a;
 
 	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
-	if (rb->rs) {
+	if (rb->rs && !atomic_load(&rb->exp->rows_resynced)) {
+		rc = -EAGAIN;	/* decoding needs parity recomputed first (rows.c) */
+	} else if (rb->rs) {
 		rc = ns_getattr(rb->exp->ns, rb->t->ino, &a);
 		rb->size = rc ? 0 : a.size;
 	} else if (!rc && rb->map->shape.copies < 2)

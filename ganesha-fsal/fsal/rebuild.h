@@ -44,7 +44,8 @@ void pando_rebuild_load_reset(struct pando_rebuild_pace *p);
  *            inline, or no longer uses the OSD);
  *  -EAGAIN   not now (the file changed under the copy, its writers did
  *            not let go, its OSD is down but in): try again later;
- *  other     failed (no healthy copy: -EIO; RS: -EOPNOTSUPP). */
+ *  other     failed (no healthy copy, or an RS group with more than m
+ *            lost: -EIO). */
 int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task *t,
 		       struct pando_rebuild_pace *pace, void *buf, size_t cap);
 

@@ -119,4 +119,5 @@ void pando_restart_resync(struct pando_export *exp)
 		LogEvent(COMPONENT_FSAL, "pando: %zu RS file(s) resynced, %zu left", m.n - left,
 			 left);
 	gsh_free(m.ino);
+	atomic_store(&exp->rows_resynced, true);
 }

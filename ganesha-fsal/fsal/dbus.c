@@ -22,6 +22,8 @@
  *                        map, as JSON (dbus_map.c)
  *   layout_set(s path, s policy), layout_get(s path): storage policies
  *                        (dbus_layout.c)
+ *   transcode_status(), transcode_file(s path): the transcoder's counters;
+ *                        one file transcoded now (dbus_layout.c)
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -300,6 +302,8 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&pando_scrub_method,
 	&pando_layout_set_method,
 	&pando_layout_get_method,
+	&pando_transcode_status_method,
+	&pando_transcode_file_method,
 	NULL
 };
 

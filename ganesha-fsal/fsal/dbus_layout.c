@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pando/policy.h"
+#include "transcode.h"
 
 #define MSG_MAX (PATH_MAX + 128)
 
@@ -330,6 +331,76 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 struct gsh_dbus_method pando_layout_get_method = {
 	.name = "layout_get",
 	.method = layout_get,
+	.args = {
+		{ .name = "path", .type = "s", .direction = "in" },
+		STATUS_REPLY,
+		{ .name = "json", .type = "s", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
+/* ---- transcoding ----------------------------------------------------------- */
+
+static bool transcode_status(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
+{
+	struct pando_export *exp = pando_dbus_first_export();
+	char *text;
+	json_t *j;
+
+	if (!exp)
+		return reply(msg, false, "no Pando export", json_object());
+	if (!exp->transcode)
+		return reply(msg, true, "transcoder off (Transcode_Interval 0)",
+			     json_pack("{sb}", "running", false));
+	text = pando_transcode_status(exp->transcode);
+	j = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if (!j)
+		return reply(msg, false, "out of memory", json_object());
+	json_object_set_new(j, "running", json_true());
+	return reply(msg, true, "OK", j);
+}
+
+struct gsh_dbus_method pando_transcode_status_method = {
+	.name = "transcode_status",
+	.method = transcode_status,
+	.args = {
+		STATUS_REPLY,
+		{ .name = "json", .type = "s", .direction = "out" },
+		END_ARG_LIST
+	},
+};
+
+/* Transcodes the file at path now, whatever its age (it must have a cold
+ * rule): for admins, and for the tests and the benchmark. */
+static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
+{
+	struct pando_export *exp = pando_dbus_first_export();
+	const char *path = NULL;
+	char why[MSG_MAX];
+	uint64_t copied = 0;
+	void *buf = NULL;
+	struct ns_attr a;
+	int rc;
+
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
+		return reply(msg, false, "expected a path", json_object());
+	dbus_message_iter_get_basic(args, &path);
+	if (!exp)
+		return reply(msg, false, "no Pando export", json_object());
+	rc = pando_dbus_resolve(exp, path, &a);
+	if (!rc) {
+		buf = gsh_malloc(4u << 20);
+		rc = pando_transcode_file(exp, a.ino, buf, 4u << 20, &copied);
+		gsh_free(buf);
+	}
+	snprintf(why, sizeof(why), "%s: %s", path, rc ? strerror(-rc) : "OK");
+	return reply(msg, rc == 0, why, json_pack("{sI}", "bytes", (json_int_t)copied));
+}
+
+struct gsh_dbus_method pando_transcode_file_method = {
+	.name = "transcode_file",
+	.method = transcode_path,
 	.args = {
 		{ .name = "path", .type = "s", .direction = "in" },
 		STATUS_REPLY,

@@ -32,6 +32,7 @@
 #include "layouts.h"
 #include "rebuild_queue.h"
 #include "scrub.h"
+#include "transcode.h"
 #include "view.h"
 
 #define STATFS_CACHE_S 5
@@ -62,6 +63,8 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Scrub_Interval", 0, 24 * 365, 168, pando_export_config, scrub_interval_h),
 	CONF_ITEM_UI32("Scrub_Bandwidth_Mb", 0, 1u << 20, 50, pando_export_config,
 		       scrub_bandwidth_mb),
+	CONF_ITEM_UI32("Transcode_Interval", 0, 7 * 24 * 3600, 600, pando_export_config,
+		       transcode_interval_s),
 	CONFIG_EOL
 };
 
@@ -132,6 +135,7 @@ static int open_cluster(struct pando_export *exp)
 
 static void export_free(struct pando_export *exp)
 {
+	pando_transcode_stop(exp->transcode);
 	pando_scrub_stop(exp->scrub);
 	pando_rebuild_stop(exp->rebuild);
 	pando_presence_stop(exp->presence);
@@ -342,6 +346,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_rebuild_start(exp, &exp->rebuild);
 	if (!rc)
 		rc = pando_scrub_start(exp, &exp->scrub);
+	if (!rc)
+		rc = pando_transcode_start(exp, &exp->transcode);
 	clock_gettime(CLOCK_REALTIME, &now);
 	exp->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	return rc;

@@ -40,6 +40,23 @@ static fsal_status_t io_allowed(struct pando_handle *h, bool bypass, struct stat
 	return st;
 }
 
+/* Whether the file's map is no longer the one a read used: a rebuild or a
+ * transcoding switched it, and the reaper may have removed the objects
+ * the read went to; the caller reads again with the new one. */
+static bool map_replaced(struct pando_handle *h, const struct pando_storage_map *used)
+{
+	uint8_t *a = NULL;
+	void *b = NULL;
+	size_t alen = 0, blen = 0;
+	bool replaced = pando_map_blob(used, &a, &alen) == 0 &&
+			ns_map_get(h->exp->ns, h->ino, &b, &blen) == 0 &&
+			(alen != blen || memcmp(a, b, alen) != 0);
+
+	free(a);
+	free(b);
+	return replaced;
+}
+
 static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_t off,
 			struct iovec *iov, int iovcnt, size_t *n)
 {
@@ -63,6 +80,8 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 	}
 	if (map->shape.raid == PANDO_RS)
 		pthread_rwlock_unlock(&h->rows_lock);
+	if (rc && map_replaced(h, map))
+		rc = -EREMOTE;
 	pando_map_free(map);
 	return rc;
 }
@@ -96,7 +115,8 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 			return rc;
 		rc = a.objects ? read_objects(h, &a, off, iov, iovcnt, n)
 			       : read_inline(h, off, iov, iovcnt, n);
-		/* -EREMOTE / -ENODATA: the file moved between getattr and read. */
+		/* -EREMOTE / -ENODATA: the file moved between getattr and read,
+		 * or its map was switched under the read. */
 		if (rc != -EREMOTE && rc != -ENODATA)
 			break;
 	}

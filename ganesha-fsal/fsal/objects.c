@@ -107,7 +107,7 @@ static bool all_reachable(struct pando_export *exp, const struct pando_storage_m
 /* The policy file ino was made with (ns_policy.c copies its directory's);
  * false for none.  An undecodable one is reported and the file laid out
  * as the export's, so it stays writable. */
-static bool file_policy(struct pando_export *exp, uint64_t ino, struct pando_policy *p)
+bool pando_file_policy(struct pando_export *exp, uint64_t ino, struct pando_policy *p)
 {
 	void *blob = NULL;
 	size_t len = 0;
@@ -122,39 +122,43 @@ static bool file_policy(struct pando_export *exp, uint64_t ino, struct pando_pol
 	return rc == 0;
 }
 
-/* A new map for file ino: its policy over the export's defaults (pool
- * entries pass a seed no inode has: the defaults), declustered placement
- * seeded by the file id (redrawn away from OSDs known to be down), over
- * object ids reserved from the store's allocator. */
-int pando_map_new_placed(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
+int pando_map_place(struct pando_export *exp, uint64_t ino, struct pando_layout_request *req,
+		    struct pando_storage_map **out)
 {
-	const struct pando_policy_defaults d = { .mirrors = exp->cfg.mirrors,
-						 .stripe_width = exp->cfg.stripe_width,
-						 .stripe_unit = exp->cfg.stripe_unit };
-	struct pando_layout_request req = {
-		.max_groups = 1,
-		.seed = ino,
-		.partition_id = exp->cluster.partition,
-	};
-	struct pando_policy policy;
 	const struct pando_view *v;
-	int rc;
+	int rc = ns_ids_reserve(exp->ns, pando_request_max_width(req), &req->first_object_id);
 
-	pando_policy_request(file_policy(exp, ino, &policy) ? &policy : NULL, &d, &req);
-	rc = ns_ids_reserve(exp->ns, pando_request_max_width(&req), &req.first_object_id);
+	req->seed = ino;
+	req->partition_id = exp->cluster.partition;
 	v = pando_view_get(exp);
 	/* No OSD of the map takes new components. */
 	if (!rc && !v->placement)
 		rc = -ENOSPC;
 	for (int tries = 0; !rc; tries++) {
-		rc = pando_place(v->placement, &req, out);
+		rc = pando_place(v->placement, req, out);
 		if (rc || tries == PLACE_TRIES - 1 || all_reachable(exp, *out))
 			break;
 		pando_map_free(*out);
 		*out = NULL;
-		req.seed = ino + (uint64_t)(tries + 1) * 0x9e3779b97f4a7c15ull;
+		req->seed = ino + (uint64_t)(tries + 1) * 0x9e3779b97f4a7c15ull;
 	}
 	return rc;
+}
+
+/* A new map for file ino: its policy over the export's defaults (pool
+ * maps are the export's), declustered placement seeded by the file id
+ * (redrawn away from OSDs known to be down), over object ids reserved
+ * from the store's allocator. */
+int pando_map_new_placed(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
+{
+	const struct pando_policy_defaults d = { .mirrors = exp->cfg.mirrors,
+						 .stripe_width = exp->cfg.stripe_width,
+						 .stripe_unit = exp->cfg.stripe_unit };
+	struct pando_layout_request req = { .max_groups = 1 };
+	struct pando_policy policy;
+
+	pando_policy_request(pando_file_policy(exp, ino, &policy) ? &policy : NULL, &d, &req);
+	return pando_map_place(exp, ino, &req, out);
 }
 
 int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len)
@@ -299,7 +303,7 @@ static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
 	int rc;
 
 	/* The pool's maps are the export's: a file with a policy places its own. */
-	if (!h->exp->pool_objects || file_policy(h->exp, h->ino, &policy) ||
+	if (!h->exp->pool_objects || pando_file_policy(h->exp, h->ino, &policy) ||
 	    !pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
 		return -ENOENT;
 	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);

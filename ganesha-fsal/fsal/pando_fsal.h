@@ -77,6 +77,7 @@ struct pando_export_config {
 	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
 	uint32_t scrub_interval_h;      /* hours between scrub passes (0: when asked) */
 	uint32_t scrub_bandwidth_mb;    /* MiB/s a scrub reads (0: unlimited) */
+	uint32_t transcode_interval_s;  /* seconds between transcoder passes (0: none) */
 };
 
 struct pando_reaper;
@@ -87,6 +88,7 @@ struct pando_mapwatch;
 struct pando_presence;
 struct pando_rebuild;
 struct pando_scrub;
+struct pando_transcode;
 
 #define PANDO_MAX_INFLIGHT 256
 
@@ -118,6 +120,7 @@ struct pando_export {
 	struct pando_presence *presence;        /* NULL without Etcd */
 	struct pando_rebuild *rebuild;          /* NULL without Etcd */
 	struct pando_scrub *scrub;
+	struct pando_transcode *transcode;	/* NULL with Transcode_Interval 0 */
 	struct pando_opstats *opstats;
 	/* statfs from the OSDs, cached a few seconds (export.c). */
 	pthread_mutex_t space_lock;
@@ -212,6 +215,14 @@ int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *i
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out);
 /* A new map placed for seed (new object ids), and its encoded form. */
 int pando_map_new_placed(struct pando_export *exp, uint64_t seed, struct pando_storage_map **out);
+/* A map for file ino as req asks (raid, copies, data, parity, stripe unit,
+ * groups), placed as pando_map_new_placed does; seed and ids filled in. */
+struct pando_layout_request;
+int pando_map_place(struct pando_export *exp, uint64_t ino, struct pando_layout_request *req,
+		    struct pando_storage_map **out);
+/* The policy file ino was made with; false for none (or unusable). */
+struct pando_policy;
+bool pando_file_policy(struct pando_export *exp, uint64_t ino, struct pando_policy *p);
 int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len);
 /* Moves an inline file to new objects (the ns_map_set dance). */
 int pando_move_to_objects(struct pando_handle *h);
@@ -307,6 +318,9 @@ void pando_dbus_start(void);
 struct gsh_dbus_method;
 extern struct gsh_dbus_method pando_layout_set_method;
 extern struct gsh_dbus_method pando_layout_get_method;
+/* ... and transcode_status, transcode_file (transcode.c). */
+extern struct gsh_dbus_method pando_transcode_status_method;
+extern struct gsh_dbus_method pando_transcode_file_method;
 
 /* mapwatch.c: the cluster map in etcd (Etcd set): the copy kept beside
  * the store, then etcd, read at start; then every 500 ms. */

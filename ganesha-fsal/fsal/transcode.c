@@ -1,0 +1,238 @@
+/* The transcoder (README.md, "Transcoding"): every Transcode_Interval
+ * seconds a pass over the files with storage maps finds those whose
+ * policy has a cold rule, whose map is not RS yet, that were last
+ * modified at least cold_after_s ago and that have no write layout, no
+ * gateway write and no recall under way, and transcodes them one at a
+ * time (transcode_file.c).  Its
+ * counters go to dbus (transcode_status) and, with Etcd, to
+ * transcode/progress/<manager> for the mgr's status and dashboard. */
+#include "pando_fsal.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <time.h>
+
+#include "etcd_client.h"
+#include "layouts.h"
+#include "pando/policy.h"
+#include "pando/storage_map.h"
+#include "progress_put.h"
+#include "transcode.h"
+
+#define BATCH 256		/* candidates a pass takes at most */
+#define COPY_BUF (4u << 20)
+#define LEASE_TTL_S 30
+
+struct counts {
+	uint64_t passes, files_done, bytes_done, failed, retried;
+	uint64_t current_ino, current_size;
+	double last_pass_end;
+};
+
+struct pando_transcode {
+	struct pando_export *exp;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* c, stop */
+	pthread_cond_t wake;
+	bool stop;
+	struct counts c;
+	void *buf;
+	struct etcd_client *etcd;
+	int64_t lease;
+	struct pando_progress_key progress;
+};
+
+struct scan {
+	struct pando_transcode *t;
+	uint64_t ino[BATCH];
+	size_t n;
+	time_t now;
+};
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A file the pass should try: cold rule, not RS, cold, idle. */
+static bool candidate(struct scan *s, uint64_t ino, const void *blob, size_t len)
+{
+	struct pando_export *exp = s->t->exp;
+	struct pando_storage_map *map = NULL;
+	struct pando_policy p;
+	struct ns_attr a;
+	bool rs;
+
+	if (!pando_file_policy(exp, ino, &p) || !p.cold_after_s)
+		return false;
+	if (pando_map_decode(blob, len, &map) != 0)
+		return false;
+	rs = map->shape.raid == PANDO_RS;
+	pando_map_free(map);
+	if (rs || ns_getattr(exp->ns, ino, &a) != 0)
+		return false;
+	if (s->now - a.mtime.tv_sec < (time_t)p.cold_after_s)
+		return false;
+	return !pando_layouts_busy(exp->layouts, ino);
+}
+
+static int collect(void *arg, uint64_t ino, const void *blob, size_t len)
+{
+	struct scan *s = arg;
+
+	if (candidate(s, ino, blob, len))
+		s->ino[s->n++] = ino;
+	return s->n == BATCH;
+}
+
+static void count(struct pando_transcode *t, uint64_t ino, int rc, uint64_t copied)
+{
+	pthread_mutex_lock(&t->lock);
+	t->c.current_ino = 0;
+	if (rc == -EAGAIN)
+		t->c.retried++;
+	else if (rc)
+		t->c.failed++;
+	else if (copied)
+		t->c.files_done++;
+	t->c.bytes_done += copied;
+	pthread_mutex_unlock(&t->lock);
+	if (rc && rc != -EAGAIN)
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " not transcoded: %s", ino,
+			strerror(-rc));
+}
+
+static void pass(struct pando_transcode *t)
+{
+	struct scan s = { .t = t, .now = time(NULL) };
+	int rc = ns_map_list(t->exp->ns, collect, &s);
+
+	if (rc < 0)
+		LogMajor(COMPONENT_FSAL, "pando: transcoder: listing maps: %d", rc);
+	for (size_t i = 0; i < s.n && !t->stop; i++) {
+		uint64_t copied = 0;
+
+		pthread_mutex_lock(&t->lock);
+		t->c.current_ino = s.ino[i];
+		pthread_mutex_unlock(&t->lock);
+		rc = pando_transcode_file(t->exp, s.ino[i], t->buf, COPY_BUF, &copied);
+		count(t, s.ino[i], rc, copied);
+	}
+	pthread_mutex_lock(&t->lock);
+	t->c.passes++;
+	t->c.last_pass_end = wall();
+	pthread_mutex_unlock(&t->lock);
+}
+
+static json_t *status_json(struct pando_transcode *t)
+{
+	json_t *o;
+
+	pthread_mutex_lock(&t->lock);
+	o = json_pack("{sI sI sI sI sI sI sf si}", "passes", (json_int_t)t->c.passes,
+		      "files_done", (json_int_t)t->c.files_done,
+		      "bytes_done", (json_int_t)t->c.bytes_done,
+		      "failed", (json_int_t)t->c.failed, "retried", (json_int_t)t->c.retried,
+		      "current_ino", (json_int_t)t->c.current_ino,
+		      "last_pass_end", t->c.last_pass_end,
+		      "interval_s", (int)t->exp->cfg.transcode_interval_s);
+	pthread_mutex_unlock(&t->lock);
+	return o;
+}
+
+char *pando_transcode_status(struct pando_transcode *t)
+{
+	json_t *o = status_json(t);
+	char *text;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "updated", json_real(wall()));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static void put_progress(struct pando_transcode *t)
+{
+	if (t->etcd && etcd_lease_keep(t->etcd, LEASE_TTL_S, &t->lease) == 0)
+		pando_progress_put(t->etcd, t->lease, &t->progress, status_json(t));
+}
+
+static void *transcode_main(void *arg)
+{
+	struct pando_transcode *t = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop) {
+		pthread_mutex_unlock(&t->lock);
+		pass(t);
+		put_progress(t);
+		pthread_mutex_lock(&t->lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += t->exp->cfg.transcode_interval_s;
+		if (!t->stop)
+			pthread_cond_timedwait(&t->wake, &t->lock, &until);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static void transcode_free(struct pando_transcode *t)
+{
+	if (t->etcd && t->lease)
+		etcd_lease_revoke(t->etcd, t->lease);
+	if (t->etcd)
+		etcd_client_free(t->etcd);
+	pando_progress_key_free(&t->progress);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->wake);
+	gsh_free(t->buf);
+	gsh_free(t);
+}
+
+int pando_transcode_start(struct pando_export *exp, struct pando_transcode **out)
+{
+	struct pando_transcode *t;
+	int rc = 0;
+
+	*out = NULL;
+	if (!exp->cfg.transcode_interval_s)
+		return 0;
+	t = gsh_calloc(1, sizeof(*t));
+	t->exp = exp;
+	t->buf = gsh_malloc(COPY_BUF);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	if (exp->cfg.etcd[0]) {
+		snprintf(t->progress.key, sizeof(t->progress.key), "%stranscode/progress/%s",
+			 exp->cfg.etcd_prefix, pando_presence_name(exp->presence));
+		rc = etcd_client_new(exp->cfg.etcd, 2000, &t->etcd);
+	}
+	if (!rc)
+		rc = -pthread_create(&t->thread, NULL, transcode_main, t);
+	if (rc) {
+		transcode_free(t);
+		return rc;
+	}
+	LogEvent(COMPONENT_FSAL, "pando: transcoder started: a pass every %u s",
+		 exp->cfg.transcode_interval_s);
+	*out = t;
+	return 0;
+}
+
+void pando_transcode_stop(struct pando_transcode *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	transcode_free(t);
+}

@@ -197,3 +197,10 @@ def cmd_scrub_action(c: Ctx) -> int:
     c.emit(req, lambda: c.out.print(f"scrub {action} requested (request {req.get('id')}): "
                                     f"the metadata managers {what} at their next look"))
     return EXIT_OK
+
+
+def cmd_transcode(c: Ctx) -> int:
+    with c.busy("asking pando-mgr"):
+        t = c.mgr.transcode()
+    c.emit(t, lambda: recovery_view.transcode(c.out, t))
+    return EXIT_OK

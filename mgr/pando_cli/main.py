@@ -19,7 +19,8 @@ from rich.console import Console
 from . import config, ganesha, units
 from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_layout_get, cmd_layout_set,
                        cmd_mds_ls, cmd_osd_add, cmd_osd_ls, cmd_osd_mark, cmd_osd_rm, cmd_rebuild,
-                       cmd_rebuild_start, cmd_recall, cmd_scrub, cmd_scrub_action, cmd_status)
+                       cmd_rebuild_start, cmd_recall, cmd_scrub, cmd_scrub_action, cmd_status,
+                       cmd_transcode)
 from .mgrapi import MgrError, MgrUnreachable
 from .policy import PolicyUsage
 
@@ -146,6 +147,9 @@ def _recovery_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                          ("stop", "stop the scrub passes running now")):
         ssub.add_parser(action, help=what, parents=[common]).set_defaults(
             fn=cmd_scrub_action, scrub_action=action)
+    sub.add_parser("transcode", help="transcoding of cold files to RS per metadata manager: "
+                   "files and bytes done, failures", parents=[common]).set_defaults(
+        fn=cmd_transcode)
 
 
 def _layout_parsers(sub: Any, common: argparse.ArgumentParser) -> None:

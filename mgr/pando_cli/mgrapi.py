@@ -156,6 +156,9 @@ class MgrClient:
     def scrub_action(self, action: str) -> dict[str, Any]:
         return self._dict(self.call("POST", "/api/scrub", {"action": action}), "/api/scrub")
 
+    def transcode(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/transcode"), "/api/transcode")
+
     def _dict(self, v: Any, path: str) -> dict[str, Any]:
         if not isinstance(v, dict):
             raise MgrError(200, f"pando-mgr at {self.url}: {path} is not a JSON object")

@@ -1,5 +1,5 @@
-"""Human output of recovery and scrub: the `pando status` lines, `pando
-rebuild` and `pando scrub` tables.  Like render.py, every function takes
+"""Human output of recovery, scrub and transcoding: the `pando status`
+lines, `pando rebuild`, `pando scrub` and `pando transcode` tables.  Like render.py, every function takes
 the API's JSON as it comes and shows what it can of a missing field."""
 from __future__ import annotations
 
@@ -51,15 +51,30 @@ def scrub_line(s: dict[str, Any]) -> Text:
     return t
 
 
+def transcode_line(t: dict[str, Any]) -> Text:
+    """'3 files, 12 MiB transcoded, 0 failed, idle' (or 'transcoding on 1
+    of 2 managers')."""
+    failed = _n(t.get("failed"))
+    line = Text(f"{_count(t.get('files_done'))} files, {units.size(_n(t.get('bytes_done')))} "
+                "transcoded, ")
+    line.append(f"{_count(t.get('failed'))} failed", style="bold red" if failed else "")
+    running = int(_n(t.get("running")))
+    line.append(f", transcoding on {running} of {_count(t.get('managers'))} managers"
+                if running else ", idle")
+    return line
+
+
 def status_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
-    """The recovery and scrub lines of `pando status` (none from a mgr
-    that does not say)."""
+    """The recovery, scrub and transcode lines of `pando status` (none from
+    a mgr that does not say; no transcode line while no manager reports)."""
     rows: list[tuple[str, Text | str]] = []
-    r, s = st.get("recovery"), st.get("scrub")
+    r, s, t = st.get("recovery"), st.get("scrub"), st.get("transcode")
     if isinstance(r, dict):
         rows.append(("recovery", recovery_line(r)))
     if isinstance(s, dict):
         rows.append(("scrub", scrub_line(s)))
+    if isinstance(t, dict) and _n(t.get("managers")):
+        rows.append(("transcode", transcode_line(t)))
     return rows
 
 
@@ -164,3 +179,29 @@ def scrub(con: Console, s: dict[str, Any], now: float | None = None) -> None:
                   _ago(p.get("updated"), now))
     con.print()
     render.table(con, t)
+
+
+def transcode(con: Console, t: dict[str, Any], now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    line = Text("transcode: ", style="bold")
+    line.append_text(transcode_line(t))
+    con.print(line, no_wrap=True, overflow="ignore", crop=False)
+    mds = t.get("mds")
+    if not isinstance(mds, dict) or not mds:
+        con.print("no metadata manager reports transcoding (Transcode_Interval 0, or no Etcd)")
+        return
+    tab = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("NAME", "PASSES", "FILES", "BYTES", "FAILED", "RETRIED", "NOW", "INTERVAL",
+                "LAST PASS END", "UPDATED"):
+        tab.add_column(col, no_wrap=True, justify="left" if col in ("NAME", "NOW") else "right")
+    for name, p in sorted(mds.items()):
+        p = p if isinstance(p, dict) else {}
+        ino = int(_n(p.get("current_ino")))
+        tab.add_row(name, _count(p.get("passes")), _count(p.get("files_done")),
+                    units.size(_n(p.get("bytes_done"))),
+                    Text(_count(p.get("failed")), style="bold red" if _n(p.get("failed")) else ""),
+                    _count(p.get("retried")), f"inode {ino}" if ino else "-",
+                    units.duration(p.get("interval_s")), _clock(p.get("last_pass_end")),
+                    _ago(p.get("updated"), now))
+    con.print()
+    render.table(con, tab)

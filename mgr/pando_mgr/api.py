@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import health, metrics, osdmap, recovery
+from . import health, metrics, osdmap, progress, recovery
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
@@ -113,6 +113,7 @@ async def status(request: web.Request) -> web.Response:
         "recovery": {k: v for k, v in mgr.recovery_summary().items() if k != "mds"},
         "scrub": {k: v for k, v in _scrub(mgr).items()
                   if k in ("running", "mismatches", "repaired", "unrepairable")},
+        "transcode": {k: v for k, v in _transcode(mgr).items() if k != "mds"},
     }))
 
 
@@ -260,6 +261,14 @@ async def scrub_post(request: web.Request) -> web.Response:
     return _json(await mgr.scrub(req.get("action")), 202)
 
 
+def _transcode(mgr: Manager) -> dict[str, Any]:
+    return progress.transcode_summary(mgr.snap.transcode)
+
+
+async def transcode_get(request: web.Request) -> web.Response:
+    return _json(_stale(_mgr(request), _transcode(_mgr(request))))
+
+
 async def history(request: web.Request) -> web.Response:
     return _json(_mgr(request).history.to_json())
 
@@ -295,5 +304,6 @@ def make_app(mgr: Manager) -> web.Application:
     r.add_post("/api/rebuild", rebuild)
     r.add_get("/api/scrub", scrub_get)
     r.add_post("/api/scrub", scrub_post)
+    r.add_get("/api/transcode", transcode_get)
     r.add_get("/metrics", prometheus)
     return app

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osdmap, recovery
+from . import osdmap, progress, recovery
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
                    op_put)
@@ -52,6 +52,7 @@ class Snapshot:
     recovery: dict[str, dict[str, Any]] = field(default_factory=dict)   # progress per mds
     scrub: dict[str, dict[str, Any]] = field(default_factory=dict)      # progress per mds
     scrub_request: dict[str, Any] | None = None
+    transcode: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per mds
     revision: int = 0
     read_at: float = 0.0
 
@@ -93,10 +94,9 @@ def _parse_recovery(s: Snapshot, rel: str, kv: KV, val: dict[str, Any]) -> None:
             log.warning("ignoring %s: not a recovery job", kv.key)
             return
         s.jobs[job.id], s.job_revs[job.id] = job, kv.mod_revision
-    elif rel.startswith("recovery/progress/") and "/" not in rel[len("recovery/progress/"):]:
-        s.recovery[rel[len("recovery/progress/"):]] = val
-    elif rel.startswith("scrub/progress/") and "/" not in rel[len("scrub/progress/"):]:
-        s.scrub[rel[len("scrub/progress/"):]] = val
+    elif (pk := progress.parse_key(rel)) is not None:
+        kind, name = pk
+        {"recovery": s.recovery, "scrub": s.scrub, "transcode": s.transcode}[kind][name] = val
     elif rel == "scrub/request":
         s.scrub_request = val
 

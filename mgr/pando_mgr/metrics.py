@@ -9,6 +9,7 @@ from typing import Any
 
 from .health import SEVERITY_RANK
 from .manager import Manager
+from .progress import num as _num
 
 MDS_OPS = ("lookup", "getattr", "setattr", "create", "mkdir", "remove", "rename", "readdir",
            "open", "layoutget", "layoutcommit", "layoutreturn", "read", "write", "commit")
@@ -145,13 +146,13 @@ RECOVERY = (("files_total", "Files the manager's rebuild has to do."),
             ("files_failed", "Files whose rebuild failed."),
             ("bytes_total", "Bytes the manager's rebuild has to copy."),
             ("bytes_done", "Bytes copied by the rebuild."))
-SCRUB = (("mismatches", "Mismatched extents scrub found."),
-         ("repaired", "Mismatched extents scrub repaired from a good copy."),
-         ("unrepairable", "Mismatched extents scrub could not repair."))
-
-
-def _num(v: Any) -> float:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+SCRUB = (("mismatches", "mismatches", "Mismatched extents scrub found."),
+         ("repaired", "repaired", "Mismatched extents scrub repaired from a good copy."),
+         ("unrepairable", "unrepairable", "Mismatched extents scrub could not repair."))
+TRANSCODE = (("files", "files_done", "Files the transcoder rewrote to RS since the manager "
+              "started."),
+             ("bytes", "bytes_done", "Bytes the transcoder copied since the manager started."),
+             ("failed", "failed", "Files whose transcoding failed since the manager started."))
 
 
 def _recovery(e: Exposition, mgr: Manager) -> None:
@@ -178,8 +179,15 @@ def _scrub(e: Exposition, mgr: Manager) -> None:
     e.family("pando_scrub_files_done", "gauge", "Files checked in the current scrub pass.")
     for n in sorted(prog):
         e.sample("pando_scrub_files_done", _int(prog[n].get("files_done", 0)), mds=n)
-    for field, help_ in SCRUB:
-        name = f"pando_scrub_{field}_total"
+    _counters(e, "pando_scrub", prog, SCRUB)
+
+
+def _counters(e: Exposition, prefix: str, prog: dict[str, dict[str, Any]],
+              fields: tuple[tuple[str, str, str], ...]) -> None:
+    """<prefix>_<name>_total per manager, from each (name, progress field,
+    help)."""
+    for metric, field, help_ in fields:
+        name = f"{prefix}_{metric}_total"
         e.family(name, "counter", help_)
         for n in sorted(prog):
             e.sample(name, _int(prog[n].get(field, 0)), mds=n)
@@ -192,4 +200,5 @@ def render(mgr: Manager, health: str) -> str:
     _mds(e, mgr)
     _recovery(e, mgr)
     _scrub(e, mgr)
+    _counters(e, "pando_transcode", mgr.snap.transcode, TRANSCODE)
     return e.text()

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .osdmap import ClusterMap, MapError
+from .progress import num as _num
+from .progress import sums
 
 REASONS = ("out", "admin")
 
@@ -131,10 +133,6 @@ def check_no_active_job(jobs: dict[int, Job], osd: int) -> None:
 
 
 # -- summaries -----------------------------------------------------------------
-def _num(v: Any) -> float:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
-
-
 SUMMED = ("files_total", "files_done", "files_failed", "bytes_total", "bytes_done")
 
 
@@ -144,8 +142,7 @@ def summary(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
     eta_s is the slowest busy manager's (they rebuild in parallel); null
     while one has bytes left and no rate yet."""
     busy = {n: p for n, p in progress.items() if p.get("state", "idle") != "idle"}
-    out: dict[str, Any] = {k: int(sum(_num(p.get(k)) for p in progress.values()))
-                           for k in SUMMED}
+    out: dict[str, Any] = dict(sums(progress, SUMMED))
     out["rate_bps"] = sum(_num(p.get("rate_bps")) for p in progress.values())
     running = bool(jobs) or bool(busy)
     etas = [_eta(p) for p in busy.values()]
@@ -180,16 +177,16 @@ def _job_view(j: Job, mds: dict[str, dict[str, Any]],
             "pending_on": sorted(n for n in mds if n not in done_by)}
 
 
+SCRUB_SUMMED = ("mismatches", "repaired", "unrepairable", "files_total", "files_done",
+                "bytes_done")
+
+
 def scrub_summary(progress: dict[str, dict[str, Any]],
                   request: dict[str, Any] | None) -> dict[str, Any]:
     """GET /api/scrub: each FSAL's scrub progress and the findings summed."""
-    out: dict[str, Any] = {
-        "running": any(p.get("state") == "running" for p in progress.values()),
-        "mds": dict(sorted(progress.items())), "request": request}
-    for k in ("mismatches", "repaired", "unrepairable", "files_total", "files_done",
-              "bytes_done"):
-        out[k] = int(sum(_num(p.get(k)) for p in progress.values()))
-    return out
+    return {"running": any(p.get("state") == "running" for p in progress.values()),
+            "mds": dict(sorted(progress.items())), "request": request,
+            **sums(progress, SCRUB_SUMMED)}
 
 
 def scrub_request(action: Any, last: dict[str, Any] | None, now: float) -> dict[str, Any]:

@@ -121,6 +121,22 @@ function drawScrub(sc) {
     `${sc.unrepairable || 0} unrepairable`;
 }
 
+// Cold files rewritten from mirrors to RS(k,m) by each manager's transcoder.
+function drawTranscode(tc) {
+  const e = document.getElementById("transcode");
+  e.dataset.running = !!tc.running;
+  e.className = tc.failed ? "err" : "";
+  e.textContent = !tc.managers ? "no metadata manager transcodes"
+    : `${tc.files_done || 0} files, ${bytes(tc.bytes_done)} transcoded, ` +
+      `${tc.failed || 0} failed, ` +
+      (tc.running ? `transcoding on ${tc.running} of ${tc.managers} managers` : "idle");
+  document.getElementById("transcode-mds").replaceChildren(
+    ...Object.entries(tc.mds || {}).map(([name, p]) => el("li", {"data-mds": name},
+      `${name}: ${p.files_done || 0} files, ${bytes(p.bytes_done)}, ${p.failed || 0} failed, ` +
+      `${p.passes || 0} passes every ${duration(p.interval_s)}` +
+      (p.current_ino ? `, now inode ${p.current_ino}` : ""))));
+}
+
 // One polyline per [key, colour] over the last 10 minutes of samples
 // ({t, key...}), scaled to the highest value shown.
 function plotLines(svgId, samples, series, scaleId) {
@@ -156,9 +172,9 @@ async function getJson(path) {
 async function refresh() {
   const foot = document.getElementById("updated");
   try {
-    const [s, osds, mds, hist, rec] = await Promise.all(
+    const [s, osds, mds, hist, rec, tc] = await Promise.all(
       [getJson("/api/status"), getJson("/api/osds"), getJson("/api/mds"),
-       getJson("/api/history"), getJson("/api/recovery")]);
+       getJson("/api/history"), getJson("/api/recovery"), getJson("/api/transcode")]);
     drawHealth(s);
     drawCapacity(s.capacity);
     drawOsds(osds);
@@ -167,6 +183,7 @@ async function refresh() {
     plotLines("plot", hist, [["read_bps", "#1976d2"], ["write_bps", "#d84315"]], "plot-scale");
     drawRecovery(rec);
     drawScrub(s.scrub || {});
+    drawTranscode(tc);
     const t = s.throughput || {};
     document.getElementById("throughput-now").textContent =
       `now: read ${bytes(t.read_bps)}/s (${(t.read_ops || 0).toFixed(0)} ops/s), ` +

@@ -4,9 +4,11 @@ and a mirrored policy, files written and read through the manager's
 NFSv3 gateway with nfs3load, and the bytes the OSDs hold."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +60,11 @@ def object_usage(data_dirs: list[Path]) -> Usage:
     return u
 
 
+def object_usage_count(data_dirs: list[Path]) -> int:
+    return sum(1 for d in data_dirs for _, _, names in os.walk(d / "objects")
+               for n in names if not n.endswith(".c"))
+
+
 def mixed_sizes(total: int, lo: int, hi: int, seed: int = 14) -> list[int]:
     """File sizes drawn log-uniformly from [lo, hi] until they sum to
     `total` (the last one cut to fit, but kept at least `lo`)."""
@@ -82,6 +89,7 @@ class EcCluster:
     cap_mib: int
     osd_threads: int = 8
     inline_max: int = 65536
+    extra_fsal: str = ""             # more FSAL option lines (Transcode_Interval)
     key: ClusterKey = field(init=False)
     osds: list[OsdProcess] = field(default_factory=list)
     mds: PandoMds | None = None
@@ -104,7 +112,8 @@ class EcCluster:
             o.format()
             self.osds.append(o.start())
         self.mds = PandoMds(self.pod, self.work / "mds", osds=self.osds, key=self.key,
-                            mirrors=2, inline_max=self.inline_max, object_pool=0).start()
+                            mirrors=2, inline_max=self.inline_max, object_pool=0,
+                            extra_fsal=self.extra_fsal).start()
         self.client = connect(self.mds)
 
     def nfs(self) -> Nfs3Client:
@@ -141,6 +150,37 @@ class EcCluster:
         if not ok:
             raise RuntimeError(f"file_map {path}: {msg}")
         return [k for g in j["groups"] for k in g["components"]]
+
+    def transcode(self, path: str, timeout: float = 600.0) -> int:
+        """dbus transcode_file: the file at `path` rewritten to its cold
+        rule's RS(k,m) now; returns when the map is switched, with the
+        bytes copied.  cluster_map.dbus_json's 30 s limit is too short for
+        a large file on capped OSDs, hence this call of its own."""
+        mds = self.the_mds()
+        cp = self.pod.run(["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                           "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.transcode_file",
+                           f"string:{path}"], check=False, env=mds.dbus_env(), timeout=timeout)
+        status = re.search(r"^\s*boolean (true|false)$", cp.stdout, re.MULTILINE)
+        strings = re.findall(r'^\s*string "(.*)"$', cp.stdout, re.MULTILINE)
+        if cp.returncode != 0 or not status or len(strings) != 2:
+            raise RuntimeError(f"transcode_file {path}: {cp.stderr.strip() or cp.stdout!r}")
+        if status.group(1) != "true":
+            raise RuntimeError(f"transcode_file {path}: {strings[0]}")
+        return int(json.loads(strings[1])["bytes"])
+
+    def object_count(self) -> int:
+        """Data objects on the OSDs (checksum files not counted)."""
+        return object_usage_count([o.data_path for o in self.osds])
+
+    def settle(self, want: int, timeout: float = 180.0) -> int:
+        """Waits until the OSDs hold `want` data objects (the reaper has
+        removed what removal intents name); the count at the end."""
+        deadline = time.monotonic() + timeout
+        n = self.object_count()
+        while n != want and time.monotonic() < deadline:
+            time.sleep(0.5)
+            n = self.object_count()
+        return n
 
     def osd(self, osd_id: int) -> OsdProcess:
         return next(o for o in self.osds if o.osd_id == osd_id)

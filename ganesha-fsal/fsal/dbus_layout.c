@@ -297,20 +297,29 @@ static int inode_map_json(struct pando_export *exp, const struct ns_attr *a, jso
 	return rc == -ENODATA ? 0 : rc;
 }
 
+/* The path argument and the export it is in; the refusal's words, or
+ * NULL. */
+static const char *path_arg(DBusMessageIter *args, const char **path, struct pando_export **exp)
+{
+	*exp = pando_dbus_first_export();
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
+		return "expected a path";
+	dbus_message_iter_get_basic(args, path);
+	return *exp ? NULL : "no Pando export";
+}
+
 static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
 {
-	struct pando_export *exp = pando_dbus_first_export();
+	struct pando_export *exp;
 	json_t *policy = NULL, *map = NULL;
-	const char *path = NULL;
+	const char *path = NULL, *refused;
 	char why[MSG_MAX];
 	struct ns_attr a;
 	int rc;
 
-	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return reply(msg, false, "expected a path", json_object());
-	dbus_message_iter_get_basic(args, &path);
-	if (!exp)
-		return reply(msg, false, "no Pando export", json_object());
+	refused = path_arg(args, &path, &exp);
+	if (refused)
+		return reply(msg, false, refused, json_object());
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc)
 		rc = inode_policy_json(exp, a.ino, &policy);
@@ -375,19 +384,17 @@ struct gsh_dbus_method pando_transcode_status_method = {
  * rule): for admins, and for the tests and the benchmark. */
 static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
 {
-	struct pando_export *exp = pando_dbus_first_export();
-	const char *path = NULL;
+	struct pando_export *exp;
+	const char *path = NULL, *refused;
 	char why[MSG_MAX];
 	uint64_t copied = 0;
 	void *buf = NULL;
 	struct ns_attr a;
 	int rc;
 
-	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return reply(msg, false, "expected a path", json_object());
-	dbus_message_iter_get_basic(args, &path);
-	if (!exp)
-		return reply(msg, false, "no Pando export", json_object());
+	refused = path_arg(args, &path, &exp);
+	if (refused)
+		return reply(msg, false, refused, json_object());
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc) {
 		buf = gsh_malloc(4u << 20);

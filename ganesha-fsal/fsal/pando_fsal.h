@@ -277,6 +277,12 @@ void pando_restart_resync(struct pando_export *exp);
 /* restart.c: the files that had write layouts out when the manager
  * stopped (crash or not): fenced and settled before clients are served. */
 void pando_restart_settle(struct pando_export *exp);
+/* Inodes listed into a growing array (an ns_ino_fn); free ino after. */
+struct pando_inos {
+	uint64_t *ino;
+	size_t n, cap;
+};
+int pando_inos_collect(void *arg, uint64_t ino);
 bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id);
 /* objects.c: a file making new objects under an intent (a move to
  * objects, a rebuild): the reaper leaves them alone until _del. */

@@ -57,3 +57,15 @@ void pando_progress_key_free(struct pando_progress_key *k)
 	free(k->last);
 	k->last = NULL;
 }
+
+char *pando_progress_text(json_t *o)
+{
+	char *text;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "updated", json_real(wall()));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}

@@ -19,5 +19,8 @@ struct pando_progress_key {
 int pando_progress_put(struct etcd_client *c, int64_t lease, struct pando_progress_key *k,
 		       json_t *o);
 void pando_progress_key_free(struct pando_progress_key *k);
+/* o (consumed) with "updated" (now) as compact JSON text, malloc'd; NULL
+ * for no o or no memory.  What the dbus status methods answer. */
+char *pando_progress_text(json_t *o);
 
 #endif

@@ -22,14 +22,9 @@
 
 #include <stdlib.h>
 
-struct wlist {
-	uint64_t *ino;
-	size_t n, cap;
-};
-
-static int collect(void *arg, uint64_t ino)
+int pando_inos_collect(void *arg, uint64_t ino)
 {
-	struct wlist *w = arg;
+	struct pando_inos *w = arg;
 
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 64;
@@ -64,9 +59,9 @@ static int recover_file(struct pando_export *exp, uint64_t ino)
 
 void pando_restart_settle(struct pando_export *exp)
 {
-	struct wlist w = { 0 };
+	struct pando_inos w = { 0 };
 	size_t left = 0;
-	int rc = ns_wlayout_list(exp->ns, collect, &w);
+	int rc = ns_wlayout_list(exp->ns, pando_inos_collect, &w);
 
 	if (rc)
 		LogMajor(COMPONENT_PNFS, "pando: listing write-layout records: %d", rc);

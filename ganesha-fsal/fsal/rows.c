@@ -78,28 +78,11 @@ void pando_rows_resync_now(struct pando_handle *h)
 	pthread_rwlock_unlock(&h->rows_lock);
 }
 
-struct marked {
-	uint64_t *ino;
-	size_t n, cap;
-};
-
-static int collect(void *arg, uint64_t ino)
-{
-	struct marked *m = arg;
-
-	if (m->n == m->cap) {
-		m->cap = m->cap ? 2 * m->cap : 16;
-		m->ino = gsh_realloc(m->ino, m->cap * sizeof(*m->ino));
-	}
-	m->ino[m->n++] = ino;
-	return 0;
-}
-
 void pando_restart_resync(struct pando_export *exp)
 {
-	struct marked m = { 0 };
+	struct pando_inos m = { 0 };
 	size_t left = 0;
-	int rc = ns_rows_list(exp->ns, collect, &m);
+	int rc = ns_rows_list(exp->ns, pando_inos_collect, &m);
 
 	if (rc)
 		LogMajor(COMPONENT_FSAL, "pando: listing RS row-update marks: %d", rc);

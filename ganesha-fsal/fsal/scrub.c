@@ -356,15 +356,7 @@ static void *scrub_main(void *arg)
 
 char *pando_scrub_progress(struct pando_scrub *s)
 {
-	json_t *o = progress_json(s);
-	char *text;
-
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "updated", json_real(wall()));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	return pando_progress_text(progress_json(s));
 }
 
 void pando_scrub_request(struct pando_scrub *s, bool start)

@@ -145,15 +145,7 @@ static json_t *status_json(struct pando_transcode *t)
 
 char *pando_transcode_status(struct pando_transcode *t)
 {
-	json_t *o = status_json(t);
-	char *text;
-
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "updated", json_real(wall()));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	return pando_progress_text(status_json(t));
 }
 
 static void put_progress(struct pando_transcode *t)

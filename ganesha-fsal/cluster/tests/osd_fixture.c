@@ -196,3 +196,42 @@ int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, ui
 	}
 	return -1;
 }
+
+int osd_fixture_pool(struct osd_fixture *f, struct osd_pool **out)
+{
+	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
+
+	f->desc = osd_fixture_desc(f);
+	return osd_pool_new(&f->desc, &opt, out);
+}
+
+struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,
+					     uint32_t stripe_unit, uint32_t visit_rows,
+					     uint32_t groups, uint32_t osds)
+{
+	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = k, .parity = m,
+					 .stripe_unit = stripe_unit, .visit_rows = visit_rows };
+	struct pando_storage_map *map = NULL;
+	uint32_t width = (uint32_t)k + m;
+
+	if (pando_map_new(&shape, groups, 0, &map))
+		return NULL;
+	map->partition_id = f->partition;
+	for (uint32_t g = 0; g < groups; g++)
+		for (uint32_t c = 0; c < width; c++)
+			*pando_map_component(map, g, c) = (struct pando_component){
+				1 + (c + 3 * g) % osds, 100 + g * width + c };
+	if (pando_map_validate(map)) {
+		pando_map_free(map);
+		return NULL;
+	}
+	return map;
+}
+
+void osd_fixture_fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (uint8_t)(seed >> 16);
+	}
+}

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 #include "cluster_desc.h"
+#include "osd_pool.h"
+#include "pando/storage_map.h"
 
 #define OSD_FIXTURE_MAX 16
 
@@ -20,6 +22,7 @@ struct osd_fixture {
 	pid_t pids[OSD_FIXTURE_MAX];
 	int n;
 	uint64_t partition;
+	struct cluster_desc desc;	/* what osd_fixture_pool's pool keeps */
 };
 
 /* Starts n OSDs (ids 1..n); 0 or -1. */
@@ -32,6 +35,16 @@ int osd_fixture_restart(struct osd_fixture *f, int i);
 int osd_fixture_finish(struct osd_fixture *f, int keep);
 /* The cluster description a pool is made from. */
 struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
+/* A pool over the fixture's OSDs, short timeouts and back-off (it keeps
+ * a pointer to f->desc: f outlives it). */
+int osd_fixture_pool(struct osd_fixture *f, struct osd_pool **out);
+/* An RS(k,m) map of `groups` groups over OSDs 1..osds (component c of
+ * group g on OSD 1 + (c + 3g) mod osds, object 100 + g * width + c). */
+struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,
+					     uint32_t stripe_unit, uint32_t visit_rows,
+					     uint32_t groups, uint32_t osds);
+/* n pseudo-random bytes from seed. */
+void osd_fixture_fill(uint8_t *p, size_t n, unsigned seed);
 /* Flips one byte of an object's data file behind its OSD's back. */
 int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, uint64_t off);
 

@@ -50,31 +50,6 @@ static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t os
 	return 0;
 }
 
-static struct pando_storage_map *rs_map(void)
-{
-	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = K, .parity = M,
-					 .stripe_unit = SU, .visit_rows = VISIT_ROWS };
-	struct pando_storage_map *m = NULL;
-
-	CHECK_EQ(pando_map_new(&shape, GROUPS, 0, &m), 0);
-	if (!m)
-		return NULL;
-	m->partition_id = PART;
-	for (uint32_t g = 0; g < GROUPS; g++)
-		for (uint32_t c = 0; c < K + M; c++)
-			*pando_map_component(m, g, c) = (struct pando_component){
-				1 + (c + 3 * g) % NOSDS, 100 + g * (K + M) + c };
-	CHECK_EQ(pando_map_validate(m), 0);
-	return m;
-}
-
-static void fill(uint8_t *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1103515245u + 12345u;
-		p[i] = (uint8_t)(seed >> 16);
-	}
-}
 
 static int write_both(struct objio *io, const struct pando_storage_map *map, uint64_t off,
 		      uint64_t len, unsigned seed)
@@ -82,7 +57,7 @@ static int write_both(struct objio *io, const struct pando_storage_map *map, uin
 	static uint8_t buf[FILE_BYTES + ROW];
 	int rc;
 
-	fill(buf, len, seed);
+	osd_fixture_fill(buf, len, seed);
 	rc = objio_write(io, map, off, buf, len, true);
 	if (rc == 0) {
 		memcpy(want + off, buf, len);
@@ -242,14 +217,12 @@ static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_st
 
 static void run(void)
 {
-	struct cluster_desc desc = osd_fixture_desc(&fx);
-	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
-	struct pando_storage_map *map = rs_map();
+	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS);
 	struct osd_pool *pool = NULL;
 	struct pando_ec *ec = NULL;
 	struct objio io = { 0 };
 
-	CHECK_EQ(osd_pool_new(&desc, &opt, &pool), 0);
+	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
 	CHECK_EQ(pando_ec_new(K, M, PANDO_EC_AUTO, &ec), 0);
 	if (!pool || !map || !ec)
 		return;

@@ -34,31 +34,6 @@
 static struct osd_fixture fx;
 static uint8_t want[FILE_BYTES];
 
-static struct pando_storage_map *rs_map(void)
-{
-	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = K, .parity = M,
-					 .stripe_unit = SU, .visit_rows = VISIT_ROWS };
-	struct pando_storage_map *m = NULL;
-
-	CHECK_EQ(pando_map_new(&shape, GROUPS, 0, &m), 0);
-	if (!m)
-		return NULL;
-	m->partition_id = PART;
-	for (uint32_t g = 0; g < GROUPS; g++)
-		for (uint32_t c = 0; c < W; c++)
-			*pando_map_component(m, g, c) = (struct pando_component){
-				1 + (c + 3 * g) % (NOSDS - 1), 100 + g * W + c };
-	CHECK_EQ(pando_map_validate(m), 0);
-	return m;
-}
-
-static void fill(uint8_t *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1103515245u + 12345u;
-		p[i] = (uint8_t)(seed >> 16);
-	}
-}
 
 static void skip_only(struct objio *io, uint32_t a, uint32_t b)
 {
@@ -193,18 +168,16 @@ static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t os
 
 static void run(void)
 {
-	struct cluster_desc desc = osd_fixture_desc(&fx);
-	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
-	struct pando_storage_map *map = rs_map();
+	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS - 1);
 	struct osd_pool *pool = NULL;
 	struct objio io = { .owner = 77, .fault = record };
 
-	CHECK_EQ(osd_pool_new(&desc, &opt, &pool), 0);
+	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
 	if (!pool || !map)
 		return;
 	io.pool = pool;
 	CHECK_EQ(objio_create(&io, map), 0);
-	fill(want, FILE_BYTES, 3);
+	osd_fixture_fill(want, FILE_BYTES, 3);
 	CHECK_EQ(objio_write(&io, map, 0, want, FILE_BYTES, true), 0);
 	test_every_component_rebuilt(&io, map);
 	test_three_lost_fails(&io, map);

@@ -194,13 +194,11 @@ static void test_down_mirror_is_unreachable(struct objio *io, const struct pando
 static void run(void)
 {
 	static const uint32_t mirrors[2] = { 1, 2 };
-	struct cluster_desc desc = osd_fixture_desc(&fx);
-	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
 	struct pando_storage_map *map = make_map(PANDO_RAID1, 2, mirrors, 1);
 	struct osd_pool *pool = NULL;
 	struct objio io = { 0 };
 
-	CHECK_EQ(osd_pool_new(&desc, &opt, &pool), 0);
+	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
 	if (!pool || !map)
 		return;
 	io.pool = pool;

@@ -65,6 +65,14 @@ def object_usage_count(data_dirs: list[Path]) -> int:
                for n in names if not n.endswith(".c"))
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of the whole process, ended threads included (the
+    transcoder's copy threads end with each file; schedstat of the live
+    threads would lose their time and can even go backwards)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def mixed_sizes(total: int, lo: int, hi: int, seed: int = 14) -> list[int]:
     """File sizes drawn log-uniformly from [lo, hi] until they sum to
     `total` (the last one cut to fit, but kept at least `lo`)."""

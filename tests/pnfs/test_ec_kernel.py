@@ -176,7 +176,12 @@ def test_rs_files_written_through_the_gateway_read_right_with_up_to_m_osds_down(
     t0 = time.monotonic()
     gate.wait("one-down", timeout=400, vms=[vm])
     print(f"{version} one-down phase {time.monotonic() - t0:.1f} s")
-    print(f"{version} one OSD ({big[1]}) down: layout_status {c.layout_status()}")
+    ls_one = c.layout_status()
+    print(f"{version} one OSD ({big[1]}) down: layout_status {ls_one}")
+    assert ls_one.mds_read_bytes - ls2.mds_read_bytes >= SIZES[-1], \
+        f"f.{SIZES[-1]} lost a data component: the manager should have decoded it: {ls_one}"
+    if striped:
+        assert ls_one.recalls > ls2.recalls, f"layouts naming the dead OSD not recalled: {ls_one}"
     kill_and_wait(c, big[2])
     gate.release("one-down")
     t0 = time.monotonic()

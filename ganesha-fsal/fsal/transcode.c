@@ -9,6 +9,7 @@
 #include "pando_fsal.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +23,7 @@
 #define BATCH 256		/* candidates a pass takes at most */
 #define COPY_BUF (4u << 20)
 #define LEASE_TTL_S 30
+#define IDLE_SLICE_S 10	/* well inside the lease */
 
 struct counts {
 	uint64_t passes, files_done, bytes_done, failed, retried;
@@ -32,9 +34,9 @@ struct counts {
 struct pando_transcode {
 	struct pando_export *exp;
 	pthread_t thread;
-	pthread_mutex_t lock;	/* c, stop */
+	pthread_mutex_t lock;	/* c; with wake, the wait between passes */
 	pthread_cond_t wake;
-	bool stop;
+	atomic_bool stop;
 	struct counts c;
 	void *buf;
 	struct etcd_client *etcd;
@@ -88,45 +90,6 @@ static int collect(void *arg, uint64_t ino, const void *blob, size_t len)
 	return s->n == BATCH;
 }
 
-static void count(struct pando_transcode *t, uint64_t ino, int rc, uint64_t copied)
-{
-	pthread_mutex_lock(&t->lock);
-	t->c.current_ino = 0;
-	if (rc == -EAGAIN)
-		t->c.retried++;
-	else if (rc)
-		t->c.failed++;
-	else if (copied)
-		t->c.files_done++;
-	t->c.bytes_done += copied;
-	pthread_mutex_unlock(&t->lock);
-	if (rc && rc != -EAGAIN)
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " not transcoded: %s", ino,
-			strerror(-rc));
-}
-
-static void pass(struct pando_transcode *t)
-{
-	struct scan s = { .t = t, .now = time(NULL) };
-	int rc = ns_map_list(t->exp->ns, collect, &s);
-
-	if (rc < 0)
-		LogMajor(COMPONENT_FSAL, "pando: transcoder: listing maps: %d", rc);
-	for (size_t i = 0; i < s.n && !t->stop; i++) {
-		uint64_t copied = 0;
-
-		pthread_mutex_lock(&t->lock);
-		t->c.current_ino = s.ino[i];
-		pthread_mutex_unlock(&t->lock);
-		rc = pando_transcode_file(t->exp, s.ino[i], t->buf, COPY_BUF, &copied);
-		count(t, s.ino[i], rc, copied);
-	}
-	pthread_mutex_lock(&t->lock);
-	t->c.passes++;
-	t->c.last_pass_end = wall();
-	pthread_mutex_unlock(&t->lock);
-}
-
 static json_t *status_json(struct pando_transcode *t)
 {
 	json_t *o;
@@ -154,23 +117,75 @@ static void put_progress(struct pando_transcode *t)
 		pando_progress_put(t->etcd, t->lease, &t->progress, status_json(t));
 }
 
-static void *transcode_main(void *arg)
+static void count(struct pando_transcode *t, uint64_t ino, int rc, uint64_t copied)
 {
-	struct pando_transcode *t = arg;
+	pthread_mutex_lock(&t->lock);
+	t->c.current_ino = 0;
+	if (rc == -EAGAIN)
+		t->c.retried++;
+	else if (rc)
+		t->c.failed++;
+	else if (copied)
+		t->c.files_done++;
+	t->c.bytes_done += copied;
+	pthread_mutex_unlock(&t->lock);
+	if (rc && rc != -EAGAIN)
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " not transcoded: %s", ino,
+			strerror(-rc));
+}
+
+static void pass(struct pando_transcode *t)
+{
+	struct scan s = { .t = t, .now = time(NULL) };
+	int rc = ns_map_list(t->exp->ns, collect, &s);
+
+	if (rc < 0)
+		LogMajor(COMPONENT_FSAL, "pando: transcoder: listing maps: %d", rc);
+	for (size_t i = 0; i < s.n && !atomic_load(&t->stop); i++) {
+		uint64_t copied = 0;
+
+		pthread_mutex_lock(&t->lock);
+		t->c.current_ino = s.ino[i];
+		pthread_mutex_unlock(&t->lock);
+		put_progress(t);
+		rc = pando_transcode_file(t->exp, s.ino[i], t->buf, COPY_BUF, &copied);
+		count(t, s.ino[i], rc, copied);
+		put_progress(t);
+	}
+	pthread_mutex_lock(&t->lock);
+	t->c.passes++;
+	t->c.last_pass_end = wall();
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Between passes, in slices no longer than the progress key's lease
+ * needs renewing, so the key stays while the transcoder idles. */
+static void idle(struct pando_transcode *t)
+{
+	time_t end = time(NULL) + t->exp->cfg.transcode_interval_s;
 	struct timespec until;
 
 	pthread_mutex_lock(&t->lock);
-	while (!t->stop) {
+	while (!atomic_load(&t->stop) && time(NULL) < end) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += end - time(NULL) < IDLE_SLICE_S ? end - time(NULL) : IDLE_SLICE_S;
+		pthread_cond_timedwait(&t->wake, &t->lock, &until);
 		pthread_mutex_unlock(&t->lock);
-		pass(t);
 		put_progress(t);
 		pthread_mutex_lock(&t->lock);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += t->exp->cfg.transcode_interval_s;
-		if (!t->stop)
-			pthread_cond_timedwait(&t->wake, &t->lock, &until);
 	}
 	pthread_mutex_unlock(&t->lock);
+}
+
+static void *transcode_main(void *arg)
+{
+	struct pando_transcode *t = arg;
+
+	while (!atomic_load(&t->stop)) {
+		pass(t);
+		put_progress(t);
+		idle(t);
+	}
 	return NULL;
 }
 
@@ -222,7 +237,7 @@ void pando_transcode_stop(struct pando_transcode *t)
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	t->stop = true;
+	atomic_store(&t->stop, true);
 	pthread_cond_signal(&t->wake);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);

@@ -67,17 +67,41 @@ int objio_component_create(struct objio *io, uint64_t partition, const struct pa
 	return rc;
 }
 
+bool objio_skip_has(const struct objio *io, uint32_t osd)
+{
+	return objio_skipped(io, osd);
+}
+
+/* An RS file may be born degraded: a component whose OSD cannot make
+ * it is recorded stale (the fault callback), as a write that missed it
+ * would be, while at most m of a group are; rebuild makes it later. */
+static bool born_degraded(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+			  uint32_t c, int rc, uint32_t *lost)
+{
+	const struct pando_component *k = comp_of(map, g, c);
+
+	if (map->shape.raid != PANDO_RS || objio_request_error(rc) || !io->fault ||
+	    *lost == map->shape.parity)
+		return false;
+	if (objio_fault(io, g, c, k->osd_id, rc, true))
+		return false;
+	(*lost)++;
+	return true;
+}
+
 int objio_create(struct objio *io, const struct pando_storage_map *map)
 {
 	uint32_t width = pando_map_width(map);
 
 	for (uint32_t g = 0; g < map->groups; g++) {
+		uint32_t lost = 0;
+
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *k = comp_of(map, g, c);
 			int rc = objio_component_create(io, map->partition_id, k, g * width + c,
 							OBJIO_CAP_VERSION_NEW);
 
-			if (rc) {
+			if (rc && !born_degraded(io, map, g, c, rc, &lost)) {
 				objio_fault(io, g, c, k->osd_id, rc, false);
 				return rc;
 			}

@@ -45,10 +45,15 @@ struct objio {
 					 * (it restarted): unstable data may be lost */
 };
 
+/* Whether osd is in io's skip list. */
+bool objio_skip_has(const struct objio *io, uint32_t osd);
+
 /* The capability version objects are created with; a fence raises it. */
 #define OBJIO_CAP_VERSION_NEW 1
 
-/* Creates every component object of map (-EEXIST counts as done). */
+/* Creates every component object of map (-EEXIST counts as done).  RS:
+ * up to m components a group whose OSD fails are recorded stale through
+ * the fault callback instead (the file is born degraded). */
 int objio_create(struct objio *io, const struct pando_storage_map *map);
 /* Removes every component object of map (-ENOENT counts as done).  Fails
  * if any OSD could not be reached: the caller keeps its intent and retries. */

@@ -286,7 +286,12 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 		return st;
 	rc = pando_move_to_objects(h);
 	*fresh = rc == 0;
-	return rc ? NFS4ERR_LAYOUTTRYLATER : NFS4_OK;
+	/* A move that failed for want of OSDs would fail each retry the
+	 * same: the client goes through the manager, which says so at once
+	 * (Linux retried LAYOUTTRYLATER for 98 s before its write failed). */
+	if (rc == -EAGAIN)
+		return NFS4ERR_LAYOUTTRYLATER;
+	return rc ? NFS4ERR_LAYOUTUNAVAILABLE : NFS4_OK;
 }
 
 static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,

@@ -248,6 +248,32 @@ static void discard_move(struct pando_export *exp, struct objio *io,
 
 /* Objects named by a durable intent first, then created and filled, then
  * claimed by the map in the batch that drops the inline data. */
+/* An RS component its OSD could not make: skipped by the rest of the
+ * move, and recorded stale once the file has its map (the store keeps
+ * damage records for object-backed files only). */
+static int note_unborn(void *arg, uint64_t ino, uint32_t group, uint32_t component,
+		       uint32_t osd_id, int err, bool write)
+{
+	struct objio *io = arg;
+
+	if (objio_skip_has(io, osd_id))
+		return 0;
+	if (io->nskip == OBJIO_MAX_SKIP)
+		return -ENOSPC;
+	io->skip[io->nskip++] = osd_id;
+	return 0;
+}
+
+static void record_unborn(struct pando_export *exp, uint64_t ino, const struct objio *io)
+{
+	for (size_t i = 0; i < io->nskip; i++) {
+		int rc = ns_suspect_add(exp->ns, ino, io->skip[i], -EHOSTDOWN, OP_WRITE4, true);
+
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " made without its component on "
+			"OSD %u (down): stale%s", ino, io->skip[i], rc ? ", NOT recorded" : "");
+	}
+}
+
 static int move_once(struct pando_handle *h, const struct ns_attr *a)
 {
 	struct pando_export *exp = h->exp;
@@ -267,6 +293,11 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 		rc = pando_map_new_placed(exp, h->ino, &map);
 	if (!rc)
 		rc = pando_map_blob(map, &blob, &blen);
+	if (!rc && map->shape.raid == PANDO_RS) {
+		/* Born degraded rather than not at all (objio_create). */
+		io.fault = note_unborn;
+		io.fault_arg = &io;
+	}
 	if (!rc) {
 		pando_inflight_add(exp, h->ino);
 		rc = ns_intent_add(exp->ns, h->ino, blob, blen, &intent);
@@ -278,6 +309,8 @@ static int move_once(struct pando_handle *h, const struct ns_attr *a)
 			rc = objio_write(&io, map, 0, data, n, true);
 		if (!rc)
 			rc = ns_map_set(exp->ns, h->ino, a->change, blob, blen, NULL, 0, intent);
+		if (!rc)
+			record_unborn(exp, h->ino, &io);
 		if (rc && intent)
 			discard_move(exp, &io, map, intent);
 		pando_inflight_del(exp, h->ino);

@@ -222,3 +222,22 @@ def test_osd_that_lost_unstable_row_updates_fails_commit_and_parity_follows_data
     by_id[comps[1]].kill9()
     by_id[comps[2]].kill9()
     assert read_back(c, fh, 2 * ROW) == healthy
+
+
+def test_a_new_file_with_m_osds_down_is_born_degraded_and_reads_back(ec_mds: PandoMds) -> None:
+    """Six OSDs, RS(4,2), two of them killed: a new file's map must use
+    the dead ones too; their components are recorded stale at create
+    (rebuild makes them later) and the file is written and read degraded."""
+    c = connect(ec_mds)
+    d = rs_dir(ec_mds, c)
+    for o in ec_mds.osds[:2]:
+        o.kill9()
+    fh = create(c, d, "new")
+    data = random.Random(8).randbytes(3 * ROW + 5)
+    c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
+    assert read_back(c, fh, len(data)) == data
+    assert len(osds_of(ec_mds, "/ec/new")) == 6
+    ec_mds.osds[2].kill9()                        # one more than m: refused, not wrong
+    res = c.create(d, "third", nfs3.GUARDED, Sattr3(mode=0o644))
+    assert res.status == NFS3_OK and res.fh is not None
+    assert c.write(res.fh, 0, b"w" * (2 * ROW), stable=FILE_SYNC).status != NFS3_OK

@@ -80,7 +80,8 @@ static int read_row(struct objio *io, const struct pando_storage_map *map,
 		if (ne > r->m)
 			return -EIO;
 	}
-	return ne ? pando_ec_decode(ec, chunk, erased, ne, len) : 0;
+	/* Only parity left unread: the data units are all there. */
+	return ne && erased[0] < r->k ? pando_ec_decode(ec, chunk, erased, ne, len) : 0;
 }
 
 /* The bytes of each unit that [lo, hi) (inside one row) touches: those

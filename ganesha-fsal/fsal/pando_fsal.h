@@ -3,12 +3,15 @@
  * Ganesha-free parts below it: the namespace store (../ns), the OSD pool
  * and gateway I/O (../cluster), the layout library (../../layout).
  *
- * One concern per file: main.c (module, registration), export.c (export
- * config and ops), handle.c (handles, attributes, errors), dir.c
- * (namespace ops), file.c (open state, shares, locks), io.c (read, write,
- * commit: inline data and gateway I/O), objects.c (storage maps, moving
- * files to objects, truncating them), reaper.c (background object
- * removal), dbus.c (org.ganesha.nfsd.pando). */
+ * One concern per file; README.md lists them all.  The main ones:
+ * main.c (module, registration), export.c (export config and ops),
+ * handle.c (handles, attributes, errors), dir.c (namespace ops), file.c
+ * (open state, shares, locks), io.c (read, write, commit: inline data
+ * and gateway I/O), objects.c (storage maps, moving files to objects,
+ * truncating them), rows.c (the RS write hole), mds.c and layouts.c
+ * (pNFS), rebuild*.c, scrub.c, transcode*.c (background work),
+ * reaper.c (background object removal), dbus*.c
+ * (org.ganesha.nfsd.pando). */
 #ifndef PANDO_FSAL_H
 #define PANDO_FSAL_H
 

@@ -84,7 +84,7 @@ struct pando_export_config {
 };
 
 struct pando_reaper;
-struct pando_cluster;
+struct pando_placement_view;
 struct pando_layouts;
 struct pando_view;
 struct pando_mapwatch;

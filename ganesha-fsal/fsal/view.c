@@ -24,7 +24,7 @@ static struct pando_view *view_alloc(size_t n)
 static void view_free(struct pando_view *v)
 {
 	if (v->placement)
-		pando_cluster_free(v->placement);
+		pando_placement_view_free(v->placement);
 	gsh_free(v->desc.osds);
 	gsh_free(v->state);
 	gsh_free(v);
@@ -64,7 +64,7 @@ static int make_placement(struct pando_export *exp, struct pando_view *v)
 	/* Spares are for rebuild; with no OSD left over for one, none. */
 	if (takers <= exp->cfg.mirrors * exp->cfg.stripe_width)
 		pol.spares = 0;
-	rc = takers ? pando_cluster_new(osds, n, &pol, &v->placement) : 0;
+	rc = takers ? pando_placement_view_new(osds, n, &pol, &v->placement) : 0;
 	gsh_free(osds);
 	return rc;
 }

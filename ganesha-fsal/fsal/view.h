@@ -18,7 +18,7 @@
 #include "cluster_map.h"
 
 struct pando_export;
-struct pando_cluster;
+struct pando_placement_view;
 
 struct pando_view_osd {
 	bool listed;            /* in the map (the seed lists every OSD of cluster.conf) */
@@ -32,7 +32,7 @@ struct pando_view {
 	uint64_t epoch;                 /* 0: cluster.conf only, no map applied */
 	struct cluster_desc desc;       /* every OSD known, sorted by id; key unset */
 	struct pando_view_osd *state;   /* parallel to desc.osds */
-	struct pando_cluster *placement;        /* NULL: no OSD takes new components */
+	struct pando_placement_view *placement;        /* NULL: no OSD takes new components */
 	char source[16];                /* "cluster.conf", "etcd", "cache" */
 	struct pando_view *older;
 };

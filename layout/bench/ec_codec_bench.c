@@ -185,7 +185,7 @@ static double bench_memcpy(const struct options *o)
 }
 
 struct place_case {
-	const struct pando_cluster *cluster;
+	const struct pando_placement_view *cluster;
 };
 
 /* The file mix: mirrored small files, RS(8,2) in one group, and large
@@ -213,19 +213,19 @@ static double bench_placement(const struct options *o)
 	struct pando_placement_policy policy = { 1, PANDO_BIAS_DEFAULT_PPM };
 	struct pando_osd osds[120];
 	struct place_case t;
-	struct pando_cluster *c;
+	struct pando_placement_view *c;
 	double rate;
 
 	for (uint32_t i = 0; i < 120; i++)
 		osds[i] = (struct pando_osd){ 1 + i, i / 10, 1ull << 40,
 					      (1ull << 39) + i * (1ull << 32) };
-	if (pando_cluster_new(osds, 120, &policy, &c))
+	if (pando_placement_view_new(osds, 120, &policy, &c))
 		exit(1);
 	t.cluster = c;
 	rate = best_rate(o, place_step, &t);
 	printf("maps created           %8.0f /s (120 OSDs in 12 domains; "
 	       "mirrored, RS(8,2), RS(8,1) x 13 groups)\n", rate);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	return rate;
 }
 

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cluster.h"
+#include "placement_view.h"
 #include "rng.h"
 #include "sampling.h"
 
@@ -59,7 +59,7 @@ static void identity_shuffled(struct rng *r, uint32_t *order, size_t n)
 	rng_shuffle(r, order, n);
 }
 
-static uint32_t domain_eligible(const struct pando_cluster *c, size_t d)
+static uint32_t domain_eligible(const struct pando_placement_view *c, size_t d)
 {
 	uint32_t n = 0;
 
@@ -70,7 +70,7 @@ static uint32_t domain_eligible(const struct pando_cluster *c, size_t d)
 
 /* Components a file with `groups` groups can put in the domains: at most
  * one a group from each, and no more than a domain has OSDs. */
-static uint64_t domain_room(const struct pando_cluster *c, uint32_t groups)
+static uint64_t domain_room(const struct pando_placement_view *c, uint32_t groups)
 {
 	uint64_t room = 0;
 
@@ -85,7 +85,7 @@ static uint64_t domain_room(const struct pando_cluster *c, uint32_t groups)
 /* The shape's width, how many groups fit, and the spares the map keeps:
  * the cluster's, or fewer when a fixed width leaves no room for them (a
  * storage policy may ask for a file as wide as the cluster). */
-static int shape_width(const struct pando_cluster *c, struct pando_map_shape *s, uint32_t *fit,
+static int shape_width(const struct pando_placement_view *c, struct pando_map_shape *s, uint32_t *fit,
 		       uint32_t *spares_out)
 {
 	uint32_t spares = c->spares, eligible = (uint32_t)c->eligible;
@@ -115,7 +115,7 @@ static int shape_width(const struct pando_cluster *c, struct pando_map_shape *s,
 	return 0;
 }
 
-static int plan_shape(const struct pando_cluster *c, const struct pando_layout_request *req,
+static int plan_shape(const struct pando_placement_view *c, const struct pando_layout_request *req,
 		      struct pando_map_shape *s, uint32_t *groups, uint32_t *spares)
 {
 	uint64_t visit = req->visit_bytes ? req->visit_bytes : PANDO_VISIT_BYTES_DEFAULT;
@@ -150,7 +150,7 @@ static int plan_shape(const struct pando_cluster *c, const struct pando_layout_r
 }
 
 /* Step 2: how many components each domain holds. */
-static int pick_domain_counts(const struct pando_cluster *c, struct work *w, struct rng *r,
+static int pick_domain_counts(const struct pando_placement_view *c, struct work *w, struct rng *r,
 			      uint32_t total, uint32_t groups)
 {
 	int rc;
@@ -172,7 +172,7 @@ static int pick_domain_counts(const struct pando_cluster *c, struct work *w, str
 }
 
 /* Step 3: `want` OSDs of domain d, into w->used. */
-static int pick_in_domain(const struct pando_cluster *c, struct work *w, struct rng *r, size_t d,
+static int pick_in_domain(const struct pando_placement_view *c, struct work *w, struct rng *r, size_t d,
 			  uint32_t want)
 {
 	uint32_t first = c->domain_first[d], n = c->domain_first[d + 1] - first;
@@ -194,7 +194,7 @@ static int pick_in_domain(const struct pando_cluster *c, struct work *w, struct 
 
 /* Step 4: the chosen OSDs in dealing order: domains shuffled, and each
  * domain's OSDs shuffled. */
-static size_t deal_order(const struct pando_cluster *c, struct work *w, struct rng *r)
+static size_t deal_order(const struct pando_placement_view *c, struct work *w, struct rng *r)
 {
 	size_t n = 0;
 
@@ -210,7 +210,7 @@ static size_t deal_order(const struct pando_cluster *c, struct work *w, struct r
 	return n;
 }
 
-static void fill_groups(const struct pando_cluster *c, struct work *w, struct rng *r,
+static void fill_groups(const struct pando_placement_view *c, struct work *w, struct rng *r,
 			struct pando_storage_map *map, uint64_t first_object)
 {
 	uint32_t width = pando_map_width(map), groups = map->groups;
@@ -229,7 +229,7 @@ static void fill_groups(const struct pando_cluster *c, struct work *w, struct rn
 }
 
 /* Step 5: spares among the eligible OSDs the file does not use. */
-static int pick_spares(const struct pando_cluster *c, struct work *w, struct rng *r,
+static int pick_spares(const struct pando_placement_view *c, struct work *w, struct rng *r,
 		       struct pando_storage_map *map)
 {
 	uint32_t n = 0;
@@ -250,7 +250,7 @@ static int pick_spares(const struct pando_cluster *c, struct work *w, struct rng
 	return 0;
 }
 
-static int place_osds(const struct pando_cluster *c, struct work *w, struct rng *r,
+static int place_osds(const struct pando_placement_view *c, struct work *w, struct rng *r,
 		      struct pando_storage_map *map, uint64_t first_object)
 {
 	uint32_t total = map->groups * pando_map_width(map);
@@ -271,7 +271,7 @@ static int place_osds(const struct pando_cluster *c, struct work *w, struct rng 
 	return pick_spares(c, w, r, map);
 }
 
-int pando_place(const struct pando_cluster *c, const struct pando_layout_request *req,
+int pando_place(const struct pando_placement_view *c, const struct pando_layout_request *req,
 		struct pando_storage_map **out)
 {
 	struct pando_map_shape shape;

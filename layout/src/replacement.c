@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "cluster.h"
+#include "placement_view.h"
 #include "rng.h"
 
 enum tier {
@@ -18,9 +18,9 @@ enum tier {
 
 /* The domain index of an OSD, or a value no cluster domain has when the
  * cluster no longer knows the OSD. */
-static uint64_t domain_of(const struct pando_cluster *c, uint32_t osd_id)
+static uint64_t domain_of(const struct pando_placement_view *c, uint32_t osd_id)
 {
-	long i = cluster_find(c, osd_id);
+	long i = view_find(c, osd_id);
 
 	return i < 0 ? UINT64_MAX : c->osds[i].domain;
 }
@@ -49,7 +49,7 @@ static bool is_spare(const struct pando_storage_map *map, uint32_t osd_id)
 	return false;
 }
 
-static bool domain_clash(const struct pando_cluster *c, const struct pando_storage_map *map,
+static bool domain_clash(const struct pando_placement_view *c, const struct pando_storage_map *map,
 			 uint32_t g, uint32_t c_lost, uint32_t domain)
 {
 	for (uint32_t k = 0; k < pando_map_width(map); k++)
@@ -66,10 +66,10 @@ static enum tier tier_of(const struct pando_storage_map *map, uint32_t osd_id)
 }
 
 /* Weight of OSD index i as a candidate of `tier`, 0 when it is not one. */
-static uint64_t candidate_weight(const struct pando_cluster *c, const struct pando_storage_map *map,
+static uint64_t candidate_weight(const struct pando_placement_view *c, const struct pando_storage_map *map,
 				 uint32_t g, uint32_t c_lost, size_t i, enum tier tier)
 {
-	const struct cluster_osd *osd = &c->osds[i];
+	const struct view_osd *osd = &c->osds[i];
 
 	if (!osd->weight || in_group(map, g, osd->id) || tier_of(map, osd->id) != tier ||
 	    domain_clash(c, map, g, c_lost, osd->domain))
@@ -78,7 +78,7 @@ static uint64_t candidate_weight(const struct pando_cluster *c, const struct pan
 }
 
 /* One draw with probability proportional to weight; -ENOSPC if no weight. */
-static int draw(const struct pando_cluster *c, const struct pando_storage_map *map, uint32_t g,
+static int draw(const struct pando_placement_view *c, const struct pando_storage_map *map, uint32_t g,
 		uint32_t c_lost, enum tier tier, struct rng *r, uint32_t *osd_id)
 {
 	uint64_t total = 0, at;
@@ -100,7 +100,7 @@ static int draw(const struct pando_cluster *c, const struct pando_storage_map *m
 	return -ENOSPC;
 }
 
-int pando_place_replacement(const struct pando_cluster *c, const struct pando_storage_map *map,
+int pando_place_replacement(const struct pando_placement_view *c, const struct pando_storage_map *map,
 			    uint32_t g, uint32_t c_lost, uint64_t seed, uint32_t *osd_id)
 {
 	struct rng r;

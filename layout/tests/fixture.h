@@ -34,12 +34,12 @@ static inline struct pando_osd *fixture_osds(uint32_t n, uint32_t first_id, uint
 	return osds;
 }
 
-static inline struct pando_cluster *fixture_cluster(const struct pando_osd *osds, uint32_t n)
+static inline struct pando_placement_view *fixture_cluster(const struct pando_osd *osds, uint32_t n)
 {
 	struct pando_placement_policy policy = { .spares = 1, .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
-	struct pando_cluster *c = NULL;
+	struct pando_placement_view *c = NULL;
 
-	if (pando_cluster_new(osds, n, &policy, &c))
+	if (pando_placement_view_new(osds, n, &policy, &c))
 		return NULL;
 	return c;
 }

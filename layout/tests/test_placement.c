@@ -53,7 +53,7 @@ static void test_constraints(void)
 		uint32_t n = 16 + (uint32_t)(fixture_rand() % 150);
 		uint32_t per_domain = round % 2 ? 1 + (uint32_t)(fixture_rand() % 8) : 0;
 		struct pando_osd *osds = fixture_osds(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
-		struct pando_cluster *c;
+		struct pando_placement_view *c;
 
 		for (uint32_t i = 0; i < n; i++) {
 			osds[i].capacity = TB * (1 + fixture_rand() % 4);
@@ -75,7 +75,7 @@ static void test_constraints(void)
 			placed++;
 			pando_map_free(map);
 		}
-		pando_cluster_free(c);
+		pando_placement_view_free(c);
 		free(osds);
 	}
 	CHECK_EQ(bad, 0);
@@ -96,7 +96,7 @@ static int maps_same(const struct pando_storage_map *a, const struct pando_stora
 static void test_determinism(void)
 {
 	struct pando_osd *osds = fixture_osds(60, 1, 6), *reversed = fixture_osds(60, 1, 6);
-	struct pando_cluster *a, *b;
+	struct pando_placement_view *a, *b;
 	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 2, .stripe_unit = 65536,
 					    .seed = 12345, .partition_id = 9, .first_object_id = 1 };
 	struct pando_storage_map *m1, *m2, *m3;
@@ -120,8 +120,8 @@ static void test_determinism(void)
 	pando_map_free(m1);
 	pando_map_free(m2);
 	pando_map_free(m3);
-	pando_cluster_free(a);
-	pando_cluster_free(b);
+	pando_placement_view_free(a);
+	pando_placement_view_free(b);
 	free(osds);
 	free(reversed);
 }
@@ -153,7 +153,7 @@ static struct pando_layout_request mixed_request(uint64_t seed)
 }
 
 /* Places FILES files; counts components per OSD (by index). */
-static uint64_t place_many(const struct pando_cluster *c, const struct pando_osd *osds, uint32_t n,
+static uint64_t place_many(const struct pando_placement_view *c, const struct pando_osd *osds, uint32_t n,
 			   struct pando_layout_request (*request)(uint64_t), uint64_t *count)
 {
 	uint64_t total = 0;
@@ -186,7 +186,7 @@ static void test_balance_uniform(void)
 {
 	const uint32_t n = 40;
 	struct pando_osd *osds = fixture_osds(n, 1, 0);
-	struct pando_cluster *c = fixture_cluster(osds, n);
+	struct pando_placement_view *c = fixture_cluster(osds, n);
 	uint64_t count[40], total = place_many(c, osds, n, mixed_request, count);
 	double worst = 0;
 
@@ -198,7 +198,7 @@ static void test_balance_uniform(void)
 	printf("  uniform, %u OSDs, %d files, %llu components: worst OSD %.2f%% off its share "
 	       "(bound %.0f%%)\n", n, FILES, (unsigned long long)total, worst * 100, BALANCE_BOUND * 100);
 	CHECK(worst < BALANCE_BOUND);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 
@@ -214,7 +214,7 @@ static void test_balance_weighted(void)
 {
 	const uint32_t n = 40;
 	struct pando_osd *osds = fixture_osds(n, 1, 0);
-	struct pando_cluster *c;
+	struct pando_placement_view *c;
 	uint64_t count[40], total;
 	double worst = 0;
 
@@ -231,7 +231,7 @@ static void test_balance_weighted(void)
 	}
 	printf("  capacities 2:1, %d RS(4,2) files: worst OSD %.2f%% off its share\n", FILES, worst * 100);
 	CHECK(worst < BALANCE_BOUND);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 
@@ -241,7 +241,7 @@ static void test_empty_osd_bias(void)
 {
 	const uint32_t n = 40;
 	struct pando_osd *osds = fixture_osds(n, 1, 0);
-	struct pando_cluster *c;
+	struct pando_placement_view *c;
 	uint64_t count[40], total, rest = 0;
 	uint32_t ppm;
 	double ratio;
@@ -249,11 +249,11 @@ static void test_empty_osd_bias(void)
 	osds[7].used = 0;
 	osds[8].used = TB * 9 / 10;
 	c = fixture_cluster(osds, n);
-	CHECK_EQ(pando_cluster_bias_ppm(c, osds[7].id, &ppm), 0);
+	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[7].id, &ppm), 0);
 	CHECK_EQ(ppm, 1000000 + PANDO_BIAS_DEFAULT_PPM);
-	CHECK_EQ(pando_cluster_bias_ppm(c, osds[8].id, &ppm), 0);
+	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[8].id, &ppm), 0);
 	CHECK_EQ(ppm, 1000000 - PANDO_BIAS_DEFAULT_PPM);
-	CHECK_EQ(pando_cluster_bias_ppm(c, 999, &ppm), -ENOENT);
+	CHECK_EQ(pando_placement_view_bias_ppm(c, 999, &ppm), -ENOENT);
 	total = place_many(c, osds, n, small_request, count);
 	for (uint32_t i = 0; i < n; i++)
 		if (i != 7 && i != 8)
@@ -267,7 +267,7 @@ static void test_empty_osd_bias(void)
 	ratio = (double)count[8] / ((double)rest / (n - 2));
 	CHECK(ratio < 0.98 && ratio > 1 - PANDO_BIAS_DEFAULT_PPM / 1e6 - BALANCE_BOUND);
 	CHECK(total > 0);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 
@@ -276,7 +276,7 @@ static void test_empty_osd_bias(void)
 static void test_domains(void)
 {
 	struct pando_osd *osds = fixture_osds(120, 1, 10);
-	struct pando_cluster *c = fixture_cluster(osds, 120);
+	struct pando_placement_view *c = fixture_cluster(osds, 120);
 	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 1, .stripe_unit = 65536,
 					    .partition_id = 1, .first_object_id = 1 };
 	uint64_t shelf[12] = { 0 }, total = 0;
@@ -303,11 +303,11 @@ static void test_domains(void)
 		CHECK(share_ratio(shelf[s], total, 1.0 / 12) > 1 - BALANCE_BOUND &&
 		      share_ratio(shelf[s], total, 1.0 / 12) < 1 + BALANCE_BOUND);
 	/* nine shelves cannot hold a group of ten */
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	c = fixture_cluster(osds, 90);
 	req.data = 9;
 	CHECK_EQ(pando_place(c, &req, &(struct pando_storage_map *){ NULL }), -ENOSPC);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 
@@ -317,11 +317,11 @@ static void test_domains(void)
 static void test_replacement(void)
 {
 	struct pando_osd *osds = fixture_osds(50, 1, 0), *domained = fixture_osds(50, 1, 5);
-	struct pando_cluster *c = fixture_cluster(osds, 50), *cd = fixture_cluster(domained, 50);
+	struct pando_placement_view *c = fixture_cluster(osds, 50), *cd = fixture_cluster(domained, 50);
 	int bad = 0, moved = 0;
 
 	for (uint64_t seed = 0; seed < 500; seed++) {
-		const struct pando_cluster *cl = seed % 2 ? cd : c;
+		const struct pando_placement_view *cl = seed % 2 ? cd : c;
 		const struct pando_osd *list = seed % 2 ? domained : osds;
 		struct pando_layout_request req = fixture_request(seed);
 		struct pando_storage_map *map;
@@ -348,8 +348,8 @@ static void test_replacement(void)
 	}
 	CHECK_EQ(bad, 0);
 	CHECK(moved > 500);
-	pando_cluster_free(c);
-	pando_cluster_free(cd);
+	pando_placement_view_free(c);
+	pando_placement_view_free(cd);
 	free(osds);
 	free(domained);
 }
@@ -357,7 +357,7 @@ static void test_replacement(void)
 static void test_replacement_tiers(void)
 {
 	struct pando_osd *osds = fixture_osds(3, 1, 0);
-	struct pando_cluster *c = fixture_cluster(osds, 3), *two;
+	struct pando_placement_view *c = fixture_cluster(osds, 3), *two;
 	struct pando_layout_request req = { .raid = PANDO_RAID1, .copies = 2, .stripe_unit = 4096,
 					    .seed = 1, .partition_id = 1, .first_object_id = 1 };
 	struct pando_storage_map *map;
@@ -370,18 +370,18 @@ static void test_replacement_tiers(void)
 	CHECK_EQ(pando_place_replacement(c, map, 1, 0, 77, &osd), -EINVAL);
 	/* without the spare in the cluster, nowhere to go */
 	osds[map->spares[0] - 1].capacity = 0;
-	CHECK_EQ(pando_cluster_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two), 0);
+	CHECK_EQ(pando_placement_view_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two), 0);
 	CHECK_EQ(pando_place_replacement(two, map, 0, 1, 77, &osd), -ENOSPC);
-	pando_cluster_free(two);
+	pando_placement_view_free(two);
 	pando_map_free(map);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 
 static void test_refusals(void)
 {
 	struct pando_osd *osds = fixture_osds(12, 1, 0);
-	struct pando_cluster *c = fixture_cluster(osds, 12), *bad_cluster;
+	struct pando_placement_view *c = fixture_cluster(osds, 12), *bad_cluster;
 	struct pando_layout_request ok = { .raid = PANDO_RS, .data = 8, .parity = 3, .stripe_unit = 4096,
 					   .seed = 1, .partition_id = 1, .first_object_id = 1 };
 	struct pando_layout_request req;
@@ -418,19 +418,19 @@ static void test_refusals(void)
 	req.parity = 0;
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	osds[3].id = osds[2].id;
-	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 0 }, &bad_cluster), -EINVAL);
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 0 }, &bad_cluster), -EINVAL);
 	osds[3].id = 4;
 	/* No spare: a file may then take every OSD (a cluster as small as a file). */
-	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), 0);
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), 0);
 	req = ok;
 	req.data = 9;
 	CHECK_EQ(pando_place(bad_cluster, &req, &map), 0);
 	CHECK_EQ(map->spare_count, 0);
 	pando_map_free(map);
-	pando_cluster_free(bad_cluster);
-	CHECK_EQ(pando_cluster_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 }, &bad_cluster),
+	pando_placement_view_free(bad_cluster);
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 }, &bad_cluster),
 		 -EINVAL);
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 }
 

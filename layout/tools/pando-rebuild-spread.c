@@ -108,7 +108,7 @@ static uint64_t component_bytes(const struct pando_storage_map *map, uint64_t si
 
 /* Rebuilding component `lost` of group g reads k survivors (the first k
  * in component order) and writes its replacement.  OSD ids are 1..n. */
-static int rebuild_group(const struct pando_cluster *c, const struct pando_storage_map *map,
+static int rebuild_group(const struct pando_placement_view *c, const struct pando_storage_map *map,
 			 uint32_t g, uint32_t lost, uint64_t bytes, uint64_t seed, struct spread *s)
 {
 	uint32_t read = 0, target;
@@ -128,7 +128,7 @@ static int rebuild_group(const struct pando_cluster *c, const struct pando_stora
 	return 0;
 }
 
-static int account_file(const struct pando_cluster *c, const struct pando_storage_map *map,
+static int account_file(const struct pando_placement_view *c, const struct pando_storage_map *map,
 			const struct options *o, uint32_t failed, struct spread *s)
 {
 	for (uint32_t g = 0; g < map->groups; g++) {
@@ -154,13 +154,13 @@ static int simulate(const struct options *o, uint32_t n, struct spread *s)
 {
 	struct pando_placement_policy policy = { o->spares, PANDO_BIAS_DEFAULT_PPM };
 	struct pando_osd *osds = calloc(n, sizeof(*osds));
-	struct pando_cluster *c = NULL;
+	struct pando_placement_view *c = NULL;
 	int rc = osds ? 0 : -ENOMEM;
 
 	for (uint32_t i = 0; !rc && i < n; i++)
 		osds[i] = (struct pando_osd){ 1 + i, PANDO_DOMAIN_NONE, 1ull << 40, 0 };
 	if (!rc)
-		rc = pando_cluster_new(osds, n, &policy, &c);
+		rc = pando_placement_view_new(osds, n, &policy, &c);
 	for (uint64_t f = 0; !rc && f < (uint64_t)o->files_per_osd * n; f++) {
 		struct pando_layout_request req = {
 			.raid = PANDO_RS, .parity = (uint8_t)o->parity, .stripe_unit = o->stripe_unit,
@@ -176,7 +176,7 @@ static int simulate(const struct options *o, uint32_t n, struct spread *s)
 		rc = account_file(c, map, o, 1, s);
 		pando_map_free(map);
 	}
-	pando_cluster_free(c);
+	pando_placement_view_free(c);
 	free(osds);
 	return rc;
 }

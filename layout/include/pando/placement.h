@@ -46,17 +46,17 @@ struct pando_placement_policy {
 
 /* A prepared, read-only view of the OSDs placement may use: sorted by id,
  * weights and domains worked out once.  Safe to share between threads. */
-struct pando_cluster;
+struct pando_placement_view;
 
 /* -EINVAL: duplicate OSD ids, more than PANDO_MAX_OSDS, a bias limit of
  * 100% or more. */
-int pando_cluster_new(const struct pando_osd *osds, size_t count,
-		      const struct pando_placement_policy *policy, struct pando_cluster **out);
-void pando_cluster_free(struct pando_cluster *cluster);
+int pando_placement_view_new(const struct pando_osd *osds, size_t count,
+		      const struct pando_placement_policy *policy, struct pando_placement_view **out);
+void pando_placement_view_free(struct pando_placement_view *cluster);
 
 /* An OSD's placement weight relative to its capacity share, in ppm
  * (1000000 = no bias); -ENOENT when the cluster does not know it. */
-int pando_cluster_bias_ppm(const struct pando_cluster *cluster, uint32_t osd_id, uint32_t *ppm);
+int pando_placement_view_bias_ppm(const struct pando_placement_view *cluster, uint32_t osd_id, uint32_t *ppm);
 
 /* Panasas Table 1: the width in [8, 11] (and within [min_width,
  * max_width]) whose whole number of groups leaves the fewest of `osds`
@@ -83,14 +83,14 @@ struct pando_layout_request {
 /* -ENOSPC: not enough OSDs (or domains) for one group.  A fixed width
  * (data given) that leaves fewer OSDs than the cluster's spares out of the
  * file gets a map with the spares there are, down to none. */
-int pando_place(const struct pando_cluster *cluster, const struct pando_layout_request *req,
+int pando_place(const struct pando_placement_view *cluster, const struct pando_layout_request *req,
 		struct pando_storage_map **out);
 
 /* A new OSD for component c of group g, under the same constraints: not in
  * the group, not in a domain the group's other components use, taking
  * weight.  Prefers the map's spares, then OSDs the file does not use, then
  * any; within a tier, weighted by the seed.  -ENOSPC when none qualifies. */
-int pando_place_replacement(const struct pando_cluster *cluster,
+int pando_place_replacement(const struct pando_placement_view *cluster,
 			    const struct pando_storage_map *map, uint32_t g, uint32_t c,
 			    uint64_t seed, uint32_t *osd_id);
 

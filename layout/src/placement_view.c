@@ -1,7 +1,7 @@
 /* The prepared cluster view: OSDs sorted by id (so a map depends on the set
  * of OSDs, not on the order a caller lists them in), passive-balancing
  * weights, and failure domains numbered 0.. in order of their ids. */
-#include "cluster.h"
+#include "placement_view.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static uint32_t util_ppm(uint64_t used, uint64_t capacity)
 }
 
 /* 1 + (mean utilisation - this OSD's), held within the bias limit. */
-static void set_bias(struct pando_cluster *c, const struct pando_osd *osds, uint32_t limit)
+static void set_bias(struct pando_placement_view *c, const struct pando_osd *osds, uint32_t limit)
 {
 	unsigned __int128 used = 0, capacity = 0;
 	uint32_t mean;
@@ -59,7 +59,7 @@ static void set_bias(struct pando_cluster *c, const struct pando_osd *osds, uint
 
 /* capacity x bias, shifted right alike for all so the largest is below
  * 2^WEIGHT_BITS; an OSD with capacity never rounds down to nothing. */
-static void set_weights(struct pando_cluster *c, const struct pando_osd *osds)
+static void set_weights(struct pando_placement_view *c, const struct pando_osd *osds)
 {
 	unsigned __int128 max = 0;
 	unsigned shift = 0;
@@ -90,7 +90,7 @@ static int cmp_key_index(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-static int set_domains(struct pando_cluster *c, const struct pando_osd *osds)
+static int set_domains(struct pando_placement_view *c, const struct pando_osd *osds)
 {
 	uint64_t (*keys)[2] = calloc(c->count ? c->count : 1, sizeof(*keys));
 
@@ -113,9 +113,9 @@ static int set_domains(struct pando_cluster *c, const struct pando_osd *osds)
 	return 0;
 }
 
-static int cluster_alloc(size_t count, struct pando_cluster **out)
+static int cluster_alloc(size_t count, struct pando_placement_view **out)
 {
-	struct pando_cluster *c = calloc(1, sizeof(*c));
+	struct pando_placement_view *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
@@ -124,7 +124,7 @@ static int cluster_alloc(size_t count, struct pando_cluster **out)
 	c->domain_first = calloc(count + 1, sizeof(*c->domain_first));
 	c->members = calloc(count + 1, sizeof(*c->members));
 	if (!c->osds || !c->domain_first || !c->members) {
-		pando_cluster_free(c);
+		pando_placement_view_free(c);
 		return -ENOMEM;
 	}
 	*out = c;
@@ -149,11 +149,11 @@ static int sorted_copy(const struct pando_osd *osds, size_t count, struct pando_
 	return 0;
 }
 
-int pando_cluster_new(const struct pando_osd *osds, size_t count,
-		      const struct pando_placement_policy *policy, struct pando_cluster **out)
+int pando_placement_view_new(const struct pando_osd *osds, size_t count,
+		      const struct pando_placement_policy *policy, struct pando_placement_view **out)
 {
 	struct pando_osd *sorted;
-	struct pando_cluster *c;
+	struct pando_placement_view *c;
 	int rc;
 
 	*out = NULL;
@@ -175,14 +175,14 @@ int pando_cluster_new(const struct pando_osd *osds, size_t count,
 	rc = set_domains(c, sorted);
 	free(sorted);
 	if (rc) {
-		pando_cluster_free(c);
+		pando_placement_view_free(c);
 		return rc;
 	}
 	*out = c;
 	return 0;
 }
 
-void pando_cluster_free(struct pando_cluster *c)
+void pando_placement_view_free(struct pando_placement_view *c)
 {
 	if (!c)
 		return;
@@ -192,7 +192,7 @@ void pando_cluster_free(struct pando_cluster *c)
 	free(c);
 }
 
-long cluster_find(const struct pando_cluster *c, uint32_t osd_id)
+long view_find(const struct pando_placement_view *c, uint32_t osd_id)
 {
 	size_t lo = 0, hi = c->count;
 
@@ -209,9 +209,9 @@ long cluster_find(const struct pando_cluster *c, uint32_t osd_id)
 	return -1;
 }
 
-int pando_cluster_bias_ppm(const struct pando_cluster *c, uint32_t osd_id, uint32_t *ppm)
+int pando_placement_view_bias_ppm(const struct pando_placement_view *c, uint32_t osd_id, uint32_t *ppm)
 {
-	long i = cluster_find(c, osd_id);
+	long i = view_find(c, osd_id);
 
 	if (i < 0)
 		return -ENOENT;

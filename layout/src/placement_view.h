@@ -1,22 +1,22 @@
 /* The prepared cluster view shared by placement and replacement. */
-#ifndef PANDO_LAYOUT_CLUSTER_H
-#define PANDO_LAYOUT_CLUSTER_H
+#ifndef PANDO_LAYOUT_PLACEMENT_VIEW_H
+#define PANDO_LAYOUT_PLACEMENT_VIEW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pando/placement.h"
 
-struct cluster_osd {
+struct view_osd {
 	uint32_t id;
 	uint32_t domain;	/* index into the cluster's domains */
 	uint32_t bias_ppm;
 	uint64_t weight;	/* capacity x bias, scaled below 2^40; 0: takes nothing */
 };
 
-struct pando_cluster {
+struct pando_placement_view {
 	size_t count;
-	struct cluster_osd *osds;	/* sorted by id */
+	struct view_osd *osds;	/* sorted by id */
 	size_t domains;
 	uint32_t *domain_first;		/* domains + 1 entries into members */
 	uint32_t *members;		/* OSD indices, domain by domain, by id within */
@@ -25,6 +25,6 @@ struct pando_cluster {
 };
 
 /* Index of an OSD id in cluster->osds, or -1. */
-long cluster_find(const struct pando_cluster *cluster, uint32_t osd_id);
+long view_find(const struct pando_placement_view *cluster, uint32_t osd_id);
 
 #endif

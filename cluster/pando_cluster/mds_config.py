@@ -1,6 +1,6 @@
 """The metadata manager's files: ganesha.conf (rendered by ganesha_conf.py),
 the cluster description the FSAL reads (format:
-ganesha-fsal/cluster/cluster_desc.h), and the private dbus bus's policy."""
+ganesha-fsal/osdio/cluster_desc.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -73,13 +73,13 @@ static bool cluster_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 		struct pando_export *exp = glist_entry(node, struct pando_export, node);
 		uint64_t r, f;
 
-		for (size_t i = 0; ok && i < osd_pool_count(exp->pool); i++) {
+		for (size_t i = 0; ok && i < osd_conns_count(exp->conns); i++) {
 			struct osd_health hl;
 
 			struct cluster_osd addr;
 
-			osd_pool_health(exp->pool, i, &hl);
-			osd_pool_address(exp->pool, i, &addr);
+			osd_conns_health(exp->conns, i, &hl);
+			osd_conns_address(exp->conns, i, &addr);
 			ok = append_osd(&arr, &addr, &hl);
 		}
 		pando_reaper_stats(exp->reaper, &r, &f);

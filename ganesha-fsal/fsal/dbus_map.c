@@ -43,7 +43,7 @@ static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 			 "ctl", c->ctl, "nfs", c->nfs, "advertise", c->advertise,
 			 "listed", s->listed, "up", s->up, "in", s->in,
 			 "weight", (json_int_t)s->weight, "takes", takes,
-			 "reachable", osd_pool_reachable(exp->pool, c->id));
+			 "reachable", osd_conns_reachable(exp->conns, c->id));
 }
 
 static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -96,7 +96,7 @@ static const char *comp_state(struct pando_export *exp, const struct pando_view 
 			return "stale";
 	if (!pando_view_osd(v, osd, &s) || !s->listed || !s->in)
 		return "out";
-	if (!s->up || !osd_pool_reachable(exp->pool, osd))
+	if (!s->up || !osd_conns_reachable(exp->conns, osd))
 		return "down";
 	return "ok";
 }

@@ -1,11 +1,11 @@
 /* An export: its configuration block, the namespace store, the cluster
- * description and OSD pool it opens, and the export ops (lookup_path,
+ * description and OSD connections it opens, and the export ops (lookup_path,
  * handles from the wire, statfs, state allocation, write verifier).
  *
  *   EXPORT { ... FSAL {
  *       Name = PANDO;
  *       Db_Path = "/var/lib/pando/ns";        # formatted when absent
- *       Cluster = "/etc/pando/cluster.conf";  # ../cluster/cluster_desc.h
+ *       Cluster = "/etc/pando/cluster.conf";  # ../osdio/cluster_desc.h
  *       Inline_Max = 65536;                   # bytes kept in RocksDB
  *       Mirrors = 2;                          # copies of object data
  *       Stripe_Unit = 1048576;
@@ -110,7 +110,7 @@ static int open_store(struct pando_export *exp)
 
 static int open_cluster(struct pando_export *exp)
 {
-	struct osd_pool_options po = { .timeout_ms = (int)exp->cfg.osd_timeout_ms };
+	struct osd_conns_options po = { .timeout_ms = (int)exp->cfg.osd_timeout_ms };
 	char why[512];
 	int rc = cluster_desc_load(exp->cfg.cluster_path, &exp->cluster, why, sizeof(why));
 
@@ -125,7 +125,7 @@ static int open_cluster(struct pando_export *exp)
 			exp->cfg.mirrors * exp->cfg.stripe_width, exp->cluster.nosds);
 		return -EINVAL;
 	}
-	rc = osd_pool_new(&exp->cluster, &po, &exp->pool);
+	rc = osd_conns_new(&exp->cluster, &po, &exp->conns);
 	if (!rc)
 		rc = pando_view_seed(exp);
 	if (rc)
@@ -142,9 +142,9 @@ static void export_free(struct pando_export *exp)
 	pando_mapwatch_stop(exp->mapwatch);
 	pando_layouts_free(exp->layouts);
 	pando_reaper_stop(exp->reaper);
-	pando_pool_stop(exp->pool_objects);
+	pando_premade_stop(exp->premade);
 	pando_views_free(exp);
-	osd_pool_free(exp->pool);
+	osd_conns_free(exp->conns);
 	pando_opstats_free(exp->opstats);
 	cluster_desc_free(&exp->cluster);
 	if (exp->ns)
@@ -238,7 +238,7 @@ static void refresh_space(struct pando_export *exp)
 
 	if (now - exp->space_at < STATFS_CACHE_S)
 		return;
-	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+	for (size_t i = 0; i < osd_conns_count(exp->conns); i++) {
 		const struct pando_view *v = pando_view_get(exp);
 		struct osd_health h;
 		struct osd_ctl_statfs st;
@@ -247,16 +247,16 @@ static void refresh_space(struct pando_export *exp)
 		struct osd_ctl_client *c;
 		int rc;
 
-		osd_pool_health(exp->pool, i, &h);
+		osd_conns_health(exp->conns, i, &h);
 		id = h.id;
 		/* Out of the map: its space is leaving the file system. */
 		if (!pando_view_osd(v, id, &state) || !state->listed || !state->in)
 			continue;
-		c = osd_pool_get(exp->pool, id, &rc);
+		c = osd_conns_get(exp->conns, id, &rc);
 		if (!c)
 			continue;
 		rc = osd_ctl_statfs(c, &st);
-		osd_pool_result(exp->pool, id, rc);
+		osd_conns_result(exp->conns, id, rc);
 		if (!rc) {
 			total += st.total_bytes;
 			avail += st.free_bytes;
@@ -331,7 +331,7 @@ static int export_open(struct pando_export *exp)
 		rc = pando_mapwatch_start(exp, &exp->mapwatch);
 	/* The pool first: the reaper asks it which intents are its own. */
 	if (!rc && exp->cfg.object_pool)
-		rc = pando_pool_start(exp, exp->cfg.object_pool, &exp->pool_objects);
+		rc = pando_premade_start(exp, exp->cfg.object_pool, &exp->premade);
 	if (!rc)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)

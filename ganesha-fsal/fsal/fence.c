@@ -19,11 +19,11 @@ static int component_cap_version(struct pando_export *exp, const struct pando_st
 	size_t n = 0;
 	int rc;
 
-	cl = osd_pool_get(exp->pool, k->osd_id, &rc);
+	cl = osd_conns_get(exp->conns, k->osd_id, &rc);
 	if (!cl)
 		return rc;
 	rc = osd_ctl_getattr(cl, &id, &cap_version_key, 1, &attr, 1, &n);
-	osd_pool_result(exp->pool, k->osd_id, rc);
+	osd_conns_result(exp->conns, k->osd_id, rc);
 	if (rc)
 		return rc;
 	if (n != 1 || attr.len != 4)
@@ -64,11 +64,11 @@ int pando_objects_fence(struct pando_export *exp, const struct pando_storage_map
 		const struct pando_component *k = &map->comp[c];
 		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
 		int rc;
-		struct osd_ctl_client *cl = osd_pool_get(exp->pool, k->osd_id, &rc);
+		struct osd_ctl_client *cl = osd_conns_get(exp->conns, k->osd_id, &rc);
 
 		if (cl) {
 			rc = osd_ctl_set_cap_version(cl, &id, *next, NULL);
-			osd_pool_result(exp->pool, k->osd_id, rc);
+			osd_conns_result(exp->conns, k->osd_id, rc);
 		}
 		if (rc)
 			(*failed)++;

@@ -463,7 +463,7 @@ int pando_layouts_recall_client(struct pando_layouts *l, const char *client, con
 
 static bool osd_answers(struct pando_export *exp, uint32_t id)
 {
-	return osd_pool_ping(exp->pool, id) == 0;
+	return osd_conns_ping(exp->conns, id) == 0;
 }
 
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
@@ -777,21 +777,21 @@ void pando_layouts_recall_osd(struct pando_layouts *l, uint32_t osd_id, const ch
  * OSDs itself, so it asks, to notice a dead one within seconds. */
 static void probe_osds(struct pando_layouts *l)
 {
-	for (size_t i = 0; i < osd_pool_count(l->exp->pool); i++) {
+	for (size_t i = 0; i < osd_conns_count(l->exp->conns); i++) {
 		struct osd_health h;
 
-		osd_pool_health(l->exp->pool, i, &h);
-		osd_pool_ping(l->exp->pool, h.id);
+		osd_conns_health(l->exp->conns, i, &h);
+		osd_conns_ping(l->exp->conns, h.id);
 	}
 }
 
 static void watch_osds(struct pando_layouts *l)
 {
 	probe_osds(l);
-	for (size_t i = 0; i < osd_pool_count(l->exp->pool); i++) {
+	for (size_t i = 0; i < osd_conns_count(l->exp->conns); i++) {
 		struct osd_health h;
 
-		osd_pool_health(l->exp->pool, i, &h);
+		osd_conns_health(l->exp->conns, i, &h);
 		if (l->osd_was_up[i] && !h.reachable) {
 			LogWarn(COMPONENT_PNFS, "pando: OSD %u is unreachable (%d)", h.id,
 				h.last_error);

@@ -110,7 +110,7 @@ static bool osd_reachable(struct pando_export *exp, uint32_t id)
 
 	if (pando_view_osd(pando_view_get(exp), id, &state) && !state->up)
 		return false;
-	return osd_pool_reachable(exp->pool, id);
+	return osd_conns_reachable(exp->conns, id);
 }
 
 /* Drops the mirrors a client must not use: those with a stale component

@@ -62,7 +62,7 @@ int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size
 int pando_objio_init(struct pando_export *exp, uint64_t ino, struct objio *io)
 {
 	memset(io, 0, sizeof(*io));
-	io->pool = exp->pool;
+	io->conns = exp->conns;
 	io->owner = ino;
 	io->fault = gateway_fault;
 	io->fault_arg = exp;
@@ -91,10 +91,10 @@ int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_
  * file's first large write. */
 static bool all_reachable(struct pando_export *exp, const struct pando_storage_map *map)
 {
-	for (size_t i = 0; i < osd_pool_count(exp->pool); i++) {
+	for (size_t i = 0; i < osd_conns_count(exp->conns); i++) {
 		struct osd_health h;
 
-		osd_pool_health(exp->pool, i, &h);
+		osd_conns_health(exp->conns, i, &h);
 		if (h.reachable)
 			continue;
 		for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
@@ -222,7 +222,7 @@ bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 	bool moving = false;
 	int exists;
 
-	if (ino == 0 && pando_pool_owns(exp->pool_objects, id))
+	if (ino == 0 && pando_premade_owns(exp->premade, id))
 		return false;
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight && !moving; i++)
@@ -277,7 +277,7 @@ static void record_unborn(struct pando_export *exp, uint64_t ino, const struct o
 static int move_once(struct pando_handle *h, const struct ns_attr *a)
 {
 	struct pando_export *exp = h->exp;
-	struct objio io = { .pool = exp->pool, .owner = h->ino };
+	struct objio io = { .conns = exp->conns, .owner = h->ino };
 	struct pando_storage_map *map = NULL;
 	uint8_t *blob = NULL, *data = NULL;
 	uint64_t intent = 0;
@@ -336,11 +336,11 @@ static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
 	int rc;
 
 	/* The pool's maps are the export's: a file with a policy places its own. */
-	if (!h->exp->pool_objects || pando_file_policy(h->exp, h->ino, &policy) ||
-	    !pando_pool_take(h->exp->pool_objects, &blob, &len, &intent))
+	if (!h->exp->premade || pando_file_policy(h->exp, h->ino, &policy) ||
+	    !pando_premade_take(h->exp->premade, &blob, &len, &intent))
 		return -ENOENT;
 	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);
-	pando_pool_done(h->exp->pool_objects, intent, h->ino, rc == 0);
+	pando_premade_done(h->exp->premade, intent, h->ino, rc == 0);
 	return rc;
 }
 

@@ -1,7 +1,7 @@
 /* libfsalpando.so: the Pando metadata manager as an FSAL for the stock
  * NFS-Ganesha 4.3.  The glue between Ganesha's FSAL API and the
- * Ganesha-free parts below it: the namespace store (../ns), the OSD pool
- * and gateway I/O (../cluster), the layout library (../../layout).
+ * Ganesha-free parts below it: the namespace store (../ns), the OSD connections
+ * and gateway I/O (../osdio), the layout library (../../layout).
  *
  * One concern per file; README.md lists them all.  The main ones:
  * main.c (module, registration), export.c (export config and ops),
@@ -38,7 +38,7 @@
 #include "cluster_desc.h"
 #include "ns_store.h"
 #include "opstats.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "pando/storage_map.h"
 
 #define PANDO_FSAL_NAME "PANDO"
@@ -101,10 +101,10 @@ struct pando_export {
 	struct ns_store *ns;
 	uint8_t uuid[16];
 	struct cluster_desc cluster;
-	struct osd_pool *pool;
+	struct osd_conns *conns;
 	struct pando_reaper *reaper;
 	struct pando_layouts *layouts;
-	struct pando_pool *pool_objects;
+	struct pando_premade *premade;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
@@ -297,13 +297,13 @@ void pando_inflight_del(struct pando_export *exp, uint64_t ino);
 fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 				const struct fsal_layouterror_arg *arg);
 
-/* pool.c: objects made ahead for empty files moving to objects */
-struct pando_pool;
-int pando_pool_start(struct pando_export *exp, uint32_t size, struct pando_pool **out);
-void pando_pool_stop(struct pando_pool *p);
-bool pando_pool_take(struct pando_pool *p, const uint8_t **blob, size_t *len, uint64_t *intent);
-void pando_pool_done(struct pando_pool *p, uint64_t intent, uint64_t ino, bool claimed);
-bool pando_pool_owns(struct pando_pool *p, uint64_t id);
+/* premade.c: objects made ahead for empty files moving to objects */
+struct pando_premade;
+int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_premade **out);
+void pando_premade_stop(struct pando_premade *p);
+bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len, uint64_t *intent);
+void pando_premade_done(struct pando_premade *p, uint64_t intent, uint64_t ino, bool claimed);
+bool pando_premade_owns(struct pando_premade *p, uint64_t id);
 
 /* reaper.c */
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);

@@ -55,7 +55,7 @@ static int collect(void *arg, const struct ns_intent *in)
 /* 0 when the objects are gone (or were never made). */
 static int reap_one(struct pando_reaper *r, const struct pending *p)
 {
-	struct objio io = { .pool = r->exp->pool, .owner = p->ino };
+	struct objio io = { .conns = r->exp->conns, .owner = p->ino };
 	struct pando_storage_map *map;
 	int rc = pando_map_decode(p->blob, p->len, &map);
 

@@ -120,7 +120,7 @@ static bool readable(const struct rebuild *rb, uint32_t osd)
 		return false;
 	if (pando_view_osd(pando_view_get(rb->exp), osd, &st) && st && st->listed && !st->up)
 		return false;
-	return osd_pool_reachable(rb->exp->pool, osd);
+	return osd_conns_reachable(rb->exp->conns, osd);
 }
 
 static int pick_source(const struct rebuild *rb, uint32_t g, uint32_t c,
@@ -520,7 +520,7 @@ static int choose_mode(struct rebuild *rb)
 
 	if (rb->t->job != 0 || out)
 		return 0;
-	if (!up || !osd_pool_reachable(rb->exp->pool, rb->t->osd))
+	if (!up || !osd_conns_reachable(rb->exp->conns, rb->t->osd))
 		return -EAGAIN;
 	rb->in_place = true;
 	return 0;

@@ -180,7 +180,7 @@ int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size
 		job_free(&j);
 		return 0;
 	}
-	j.wio = (struct objio){ .pool = j.io.pool, .owner = ino };
+	j.wio = (struct objio){ .conns = j.io.conns, .owner = ino };
 	if (!rc)
 		rc = pando_map_blob(j.old, &j.old_blob, &j.old_len);
 	if (!rc)

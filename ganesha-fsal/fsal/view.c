@@ -217,10 +217,10 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 static void connect_new(struct pando_export *exp, const struct pando_view *v)
 {
 	for (size_t i = 0; i < v->desc.nosds; i++) {
-		int rc = osd_pool_add(exp->pool, &v->desc.osds[i]);
+		int rc = osd_conns_add(exp->conns, &v->desc.osds[i]);
 
 		if (rc)
-			LogCrit(COMPONENT_FSAL, "pando: cannot add osd.%u to the OSD pool: %s",
+			LogCrit(COMPONENT_FSAL, "pando: cannot add osd.%u to the OSD connections: %s",
 				v->desc.osds[i].id, strerror(-rc));
 	}
 }

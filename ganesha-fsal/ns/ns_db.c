@@ -2,12 +2,10 @@
  * error strings into a logged message and -EIO. */
 #include "ns_internal.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "byteorder.h"
 
@@ -38,69 +36,53 @@ int db_err(struct ns_store *s, const char *what, char *err)
 
 /* ---- open / close ---------------------------------------------------- */
 
-static void set_options(struct ns_store *s, bool create)
+/* What differs from the object store's options, and why. */
+static struct pando_rdb_config db_config(bool create)
 {
-	s->opts = rocksdb_options_create();
-	rocksdb_options_set_create_if_missing(s->opts, create);
-	rocksdb_options_set_keep_log_file_num(s->opts, 4);
-	rocksdb_options_set_max_background_jobs(s->opts, 2);
-	/* A crash keeps a prefix of the batches, each whole: every invariant
-	 * that holds between batches holds after recovery. */
-	rocksdb_options_set_wal_recovery_mode(s->opts, rocksdb_point_in_time_recovery);
-	/* The options own the operator from here on. */
-	rocksdb_options_set_merge_operator(s->opts, merge_operator());
-	/* Every operation merges into the same few counter keys: fold them
-	 * on the way in, so a statfs never folds a memtable's worth.  Exact
-	 * under concurrency: RocksDB inserts batches that merge one by one. */
-	rocksdb_options_set_max_successive_merges(s->opts, MERGES_MAX);
-	s->bcache = rocksdb_cache_create_lru(BLOCK_CACHE_BYTES);
-	s->topts = rocksdb_block_based_options_create();
-	rocksdb_block_based_options_set_block_cache(s->topts, s->bcache);
-	/* Every create first looks for a name that is not there. */
-	rocksdb_block_based_options_set_filter_policy(s->topts,
-						      rocksdb_filterpolicy_create_bloom_full(10));
-	rocksdb_options_set_block_based_table_factory(s->opts, s->topts);
-	s->wopts = rocksdb_writeoptions_create();
-	s->ropts = rocksdb_readoptions_create();
-}
-
-/* RocksDB would make the directory before finding it holds no database. */
-static bool db_exists(const char *dir)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/CURRENT", dir);
-	return access(path, F_OK) == 0;
+	return (struct pando_rdb_config){
+		.create_if_missing = create,
+		/* RocksDB would make the directory before finding it holds no
+		 * database: ns_open answers -ENOENT for it instead. */
+		.missing_is_enoent = true,
+		.max_background_jobs = 2,
+		/* Directories and inodes are read far more than objects' records. */
+		.block_cache_bytes = BLOCK_CACHE_BYTES,
+		/* Every create first looks for a name that is not there. */
+		.bloom_full = true,
+		/* A crash keeps a prefix of the batches, each whole: every
+		 * invariant that holds between batches holds after recovery. */
+		.point_in_time_recovery = true,
+		.merge_operator = merge_operator(),
+		/* Every operation merges into the same few counter keys: fold
+		 * them on the way in, so a statfs never folds a memtable's worth.
+		 * Exact under concurrency: RocksDB inserts batches that merge one
+		 * by one. */
+		.max_successive_merges = MERGES_MAX,
+	};
 }
 
 int db_open(struct ns_store *s, const char *dir, bool create)
 {
-	char *err = NULL;
+	struct pando_rdb_config c = db_config(create);
+	char *err;
+	int rc = pando_rdb_open(dir, &c, &s->dbopts, &s->db, &err);
 
-	if (!create && !db_exists(dir))
-		return -ENOENT;
-	set_options(s, create);
-	s->db = rocksdb_open(s->opts, dir, &err);
-	if (!err)
-		return 0;
-	if (strstr(err, "lock")) {
+	if (rc == -EBUSY) {
 		db_say(s, "%s: %s", dir, err);
 		rocksdb_free(err);
-		return -EBUSY;
+	} else if (err) {
+		rc = db_err(s, "open", err);
 	}
-	return db_err(s, "open", err);
+	if (rc)
+		return rc;
+	s->wopts = rocksdb_writeoptions_create();
+	s->ropts = rocksdb_readoptions_create();
+	return 0;
 }
 
 void db_free(struct ns_store *s)
 {
-	if (s->db)
-		rocksdb_close(s->db);
-	if (s->opts)
-		rocksdb_options_destroy(s->opts);
-	if (s->topts)
-		rocksdb_block_based_options_destroy(s->topts);
-	if (s->bcache)
-		rocksdb_cache_destroy(s->bcache);
+	pando_rdb_close(&s->db, &s->dbopts);
 	if (s->wopts)
 		rocksdb_writeoptions_destroy(s->wopts);
 	if (s->ropts)

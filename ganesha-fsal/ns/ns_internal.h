@@ -15,6 +15,7 @@
 #include <rocksdb/c.h>
 
 #include "ns_store.h"
+#include "pando_rdb.h"
 
 /* Key types, the first byte of every key; see ns_keys.c for the layout. */
 enum {
@@ -88,9 +89,7 @@ struct dirent_rec {
 
 struct ns_store {
 	rocksdb_t *db;
-	rocksdb_options_t *opts;
-	rocksdb_block_based_table_options_t *topts;
-	rocksdb_cache_t *bcache;
+	struct pando_rdb_options dbopts;
 	rocksdb_writeoptions_t *wopts;  /* never synced: see ns_sync.c */
 	rocksdb_readoptions_t *ropts;
 	size_t inline_max;

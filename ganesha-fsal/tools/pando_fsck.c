@@ -43,7 +43,7 @@
 #include "cluster_desc.h"
 #include "cluster_map.h"
 #include "ns_store.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "pando/osd_ctl_client.h"
 #include "pando/storage_map.h"
 
@@ -110,7 +110,7 @@ struct fsck {
 	const char *phase;              /* for progress lines */
 	struct ns_store *s;
 	struct cluster_desc desc;
-	struct osd_pool *pool;
+	struct osd_conns *conns;
 	struct ns_check_result ns_found, ns_left;
 	struct tally t[NKINDS];
 	struct want *wants;
@@ -468,13 +468,13 @@ static int collect_wants(struct fsck *f)
 
 /* ---- 2b. what the OSDs hold ------------------------------------------------- */
 
-/* One control call on an OSD through the pool, its result recorded. */
+/* One control call on an OSD through the connection pool, its result recorded. */
 #define OSD_CALL(f, id, rc, call)                                               \
 	do {                                                                    \
-		struct osd_ctl_client *c_ = osd_pool_get((f)->pool, (id), &(rc)); \
+		struct osd_ctl_client *c_ = osd_conns_get((f)->conns, (id), &(rc)); \
 		if (c_) {                                                       \
 			(rc) = (call);                                          \
-			osd_pool_result((f)->pool, (id), (rc));                 \
+			osd_conns_result((f)->conns, (id), (rc));                 \
 		}                                                               \
 	} while (0)
 
@@ -782,8 +782,8 @@ static int visit_intent(void *arg, const struct ns_intent *in)
 
 static int check_objects(struct fsck *f)
 {
-	int rc = osd_pool_new(&f->desc, &(struct osd_pool_options){
-		.conns_per_osd = 1, .timeout_ms = OSD_TIMEOUT_MS }, &f->pool);
+	int rc = osd_conns_new(&f->desc, &(struct osd_conns_options){
+		.conns_per_osd = 1, .timeout_ms = OSD_TIMEOUT_MS }, &f->conns);
 
 	if (!rc)
 		rc = collect_wants(f);
@@ -958,8 +958,8 @@ static int open_all(struct fsck *f)
 
 static void close_all(struct fsck *f)
 {
-	if (f->pool)
-		osd_pool_free(f->pool);
+	if (f->conns)
+		osd_conns_free(f->conns);
 	if (f->s)
 		ns_close(f->s);
 	if (f->osds)

@@ -27,7 +27,7 @@ from .pod import Pod
 KIB = 1 << 10
 MIB = 1 << 20
 GIB = 1 << 30
-BACKOFF_S = 2.0        # the FSAL's osd_pool back-off after a failed connect
+BACKOFF_S = 2.0        # the FSAL's osd_conns back-off after a failed connect
 
 
 @dataclass
@@ -209,7 +209,7 @@ class EcCluster:
 
     def revive(self, o: OsdProcess, probe_dir: bytes, row: int) -> None:
         """A killed OSD started again and the manager made to know it: the
-        back-off a refused connect started waited out (osd_pool.c,
+        back-off a refused connect started waited out (osd_conns.c,
         backoff_ms: until then placement refuses the OSD new objects,
         EHOSTDOWN), then one whole `row` of a probe file in `probe_dir`
         (an RS directory whose files span every OSD) written UNSTABLE and

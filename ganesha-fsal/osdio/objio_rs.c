@@ -101,7 +101,7 @@ static void chunks_in(uint8_t *scratch, uint64_t len, uint32_t n, uint8_t **chun
 		chunk[i] = scratch + i * len;
 }
 
-/* Whether a data unit of the row is stale or on an OSD the pool last
+/* Whether a data unit of the row is stale or on an OSD the connection pool last
  * found unreachable: then reading the data units first is wasted. */
 static bool row_degraded(struct objio *io, const struct pando_storage_map *map,
 			 const struct rs_row *r)
@@ -109,7 +109,7 @@ static bool row_degraded(struct objio *io, const struct pando_storage_map *map,
 	for (uint32_t j = 0; j < r->k; j++) {
 		uint32_t osd = pando_map_component(map, r->unit[j].group, r->unit[j].component)->osd_id;
 
-		if (objio_skipped(io, osd) || !osd_pool_reachable(io->pool, osd))
+		if (objio_skipped(io, osd) || !osd_conns_reachable(io->conns, osd))
 			return true;
 	}
 	return false;

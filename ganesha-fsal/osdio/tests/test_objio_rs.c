@@ -15,7 +15,7 @@
 #include "objio.h"
 #include "objio_internal.h"
 #include "osd_fixture.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "pando/ec.h"
 
 #define NOSDS 6
@@ -140,11 +140,11 @@ static void test_whole_and_partial_writes(struct objio *io, const struct pando_s
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 }
 
-/* The pool backs off from an OSD that failed: wait until it answers. */
-static int back_in_pool(struct osd_pool *pool, uint32_t osd)
+/* The connection pool backs off from an OSD that failed: wait until it answers. */
+static int back_in_pool(struct osd_conns *conns, uint32_t osd)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		if (osd_pool_ping(pool, osd) == 0)
+		if (osd_conns_ping(conns, osd) == 0)
 			return 0;
 		usleep(50 * 1000);
 	}
@@ -180,7 +180,7 @@ static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_
 	CHECK_EQ(osd_fixture_stop(&fx, 3), 0);		/* OSD 4: one too many */
 	CHECK_EQ(objio_read(io, map, size, 0, got, size, &n), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 3), 0);
-	CHECK_EQ(back_in_pool(io->pool, 4), 0);
+	CHECK_EQ(back_in_pool(io->conns, 4), 0);
 }
 
 /* OSDs 2 and 3 down and recorded stale (skipped): writes still land and
@@ -218,15 +218,15 @@ static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_st
 static void run(void)
 {
 	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS);
-	struct osd_pool *pool = NULL;
+	struct osd_conns *conns = NULL;
 	struct pando_ec *ec = NULL;
 	struct objio io = { 0 };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
+	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
 	CHECK_EQ(pando_ec_new(K, M, PANDO_EC_AUTO, &ec), 0);
-	if (!pool || !map || !ec)
+	if (!conns || !map || !ec)
 		return;
-	io.pool = pool;
+	io.conns = conns;
 	io.owner = 77;
 	io.fault = record;
 	io.fault_arg = &io;
@@ -238,7 +238,7 @@ static void run(void)
 	test_reads_decode_up_to_m_lost(&io, map);
 	test_degraded_writes(&io, map);
 	pando_ec_free(ec);
-	osd_pool_free(pool);
+	osd_conns_free(conns);
 	pando_map_free(map);
 }
 

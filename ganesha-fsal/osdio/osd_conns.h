@@ -9,8 +9,8 @@
  * to the OSD fail at once with -EHOSTDOWN for a short back-off, so a dead
  * mirror costs a failed connect per back-off period rather than per
  * request; a broken connection (the OSD restarted) does not back off. */
-#ifndef PANDO_OSD_POOL_H
-#define PANDO_OSD_POOL_H
+#ifndef PANDO_OSD_CONNS_H
+#define PANDO_OSD_CONNS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,9 +19,9 @@
 #include "cluster_desc.h"
 #include "pando/osd_ctl_client.h"
 
-struct osd_pool;
+struct osd_conns;
 
-struct osd_pool_options {
+struct osd_conns_options {
 	int conns_per_osd;      /* 0: 4 */
 	int timeout_ms;         /* per call; 0: 10000 */
 	int backoff_ms;         /* how long a failure keeps an OSD marked down; 0: 2000 */
@@ -36,45 +36,45 @@ struct osd_health {
 	time_t last_change;     /* when reachable last flipped (0: never) */
 };
 
-/* The pool keeps a pointer to desc for its key, which must outlive it;
+/* The connection pool keeps a pointer to desc for its key, which must outlive it;
  * the OSDs are copied. */
-int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
-		 struct osd_pool **out);
-void osd_pool_free(struct osd_pool *p);
+int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
+		 struct osd_conns **out);
+void osd_conns_free(struct osd_conns *p);
 /* An OSD joins (the cluster map grew), or a known one takes new
- * addresses.  Safe while other threads use the pool: OSDs are never
+ * addresses.  Safe while other threads use the connection pool: OSDs are never
  * removed, indexes never change.  -ENOSPC past CLUSTER_DESC_MAX_OSDS. */
-int osd_pool_add(struct osd_pool *p, const struct cluster_osd *o);
+int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o);
 
 /* A connection to OSD id for one call, or NULL with *err (-ENOENT: not in
  * the description; -EHOSTDOWN: backing off; what connect said). */
-struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err);
-/* Records the result of a call made on a connection from osd_pool_get. */
-void osd_pool_result(struct osd_pool *p, uint32_t id, int rc);
+struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err);
+/* Records the result of a call made on a connection from osd_conns_get. */
+void osd_conns_result(struct osd_conns *p, uint32_t id, int rc);
 /* True for the errors that say the OSD, not the request, failed. */
-bool osd_pool_is_transport_error(int rc);
+bool osd_conns_is_transport_error(int rc);
 
 /* Records the write verifier an OSD answered with; true when it differs
  * from the one seen before (the OSD restarted and may have lost unstable
  * writes: the manager must change its own verifier so clients resend). */
-bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8]);
+bool osd_conns_note_verf(struct osd_conns *p, uint32_t id, const uint8_t verf[8]);
 
 /* Errors of a connection that was open: the peer went away, perhaps only
  * restarted; the connection's next call reconnects and finds out. */
-bool osd_pool_lost_connection(int rc);
+bool osd_conns_lost_connection(int rc);
 /* A NULL call (reachability and the key), past broken connections as a
  * restarted OSD leaves them; the result is recorded. */
-int osd_pool_ping(struct osd_pool *p, uint32_t id);
+int osd_conns_ping(struct osd_conns *p, uint32_t id);
 /* How many connections each OSD gets. */
-int osd_pool_conns_per_osd(const struct osd_pool *p);
+int osd_conns_per_osd(const struct osd_conns *p);
 
 /* OSDs are indexed 0..count-1 in the order they joined. */
-size_t osd_pool_count(const struct osd_pool *p);
-void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out);
+size_t osd_conns_count(const struct osd_conns *p);
+void osd_conns_health(struct osd_conns *p, size_t i, struct osd_health *out);
 /* Whether the last call to OSD id got an answer; false for an id the
- * pool does not know. */
-bool osd_pool_reachable(struct osd_pool *p, uint32_t id);
+ * connection pool does not know. */
+bool osd_conns_reachable(struct osd_conns *p, uint32_t id);
 /* The addresses OSD i is reached at now. */
-void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out);
+void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "objio.h"
 #include "osd_fixture.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "scrub_io.h"
 
 #define NOSDS 3
@@ -129,7 +129,7 @@ static void test_missed_write(struct objio *io, struct pando_storage_map *map)
 	int err = 0;
 
 	memset(data + 3 * EXT + 10, 'n', 300);
-	c = osd_pool_get(io->pool, 2, &err);
+	c = osd_conns_get(io->conns, 2, &err);
 	CHECK(c != NULL);
 	if (!c)
 		return;
@@ -195,13 +195,13 @@ static void run(void)
 {
 	static const uint32_t mirrors[2] = { 1, 2 };
 	struct pando_storage_map *map = make_map(PANDO_RAID1, 2, mirrors, 1);
-	struct osd_pool *pool = NULL;
+	struct osd_conns *conns = NULL;
 	struct objio io = { 0 };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
-	if (!pool || !map)
+	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
+	if (!conns || !map)
 		return;
-	io.pool = pool;
+	io.conns = conns;
 	io.owner = 99;
 	for (size_t i = 0; i < SIZE; i++)
 		data[i] = (uint8_t)(i * 31 + (i >> 12));
@@ -211,7 +211,7 @@ static void run(void)
 	test_missed_write(&io, map);
 	test_raid0_verifies_only(&io);
 	test_down_mirror_is_unreachable(&io, map);
-	osd_pool_free(pool);
+	osd_conns_free(conns);
 	pando_map_free(map);
 }
 

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "pando/storage_map.h"
 
 /* Told about each component of file `owner` that failed: (group,
@@ -35,7 +35,7 @@ typedef int (*objio_fault_fn)(void *arg, uint64_t owner, uint32_t group, uint32_
 #define OBJIO_MAX_SKIP 16
 
 struct objio {
-	struct osd_pool *pool;
+	struct osd_conns *conns;
 	uint64_t owner;                 /* the file's inode id, stored on create */
 	objio_fault_fn fault;           /* NULL: every write failure is fatal */
 	void *fault_arg;
@@ -69,7 +69,7 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
  * so this drops every byte of the file at or past size.  Durable. */
 int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size);
 /* Makes every component object's data durable (NFS COMMIT); sets
- * verf_changed if an OSD restarted since this pool last wrote to it. */
+ * verf_changed if an OSD restarted since this connection pool last wrote to it. */
 int objio_flush(struct objio *io, const struct pando_storage_map *map);
 /* RS only: every row's parity of the first size bytes recomputed from the
  * data units as they stand, durable on return; for rows a stopped

@@ -197,12 +197,12 @@ int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, ui
 	return -1;
 }
 
-int osd_fixture_pool(struct osd_fixture *f, struct osd_pool **out)
+int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out)
 {
-	struct osd_pool_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
+	struct osd_conns_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
 
 	f->desc = osd_fixture_desc(f);
-	return osd_pool_new(&f->desc, &opt, out);
+	return osd_conns_new(&f->desc, &opt, out);
 }
 
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,

@@ -1,5 +1,5 @@
-/* Connections to the OSDs and their health (osd_pool.h). */
-#include "osd_pool.h"
+/* Connections to the OSDs and their health (osd_conns.h). */
+#include "osd_conns.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,8 +11,8 @@ struct osd_slot {
 	pthread_mutex_t lock;           /* connect, addresses and state */
 	struct cluster_osd osd;         /* a copy: the description may go */
 	struct osd_ctl_client **conns;
-	/* Connections to an address the OSD left (osd_pool_add): callers may
-	 * still be using them, so they are closed only with the pool. */
+	/* Connections to an address the OSD left (osd_conns_add): callers may
+	 * still be using them, so they are closed only with the connection pool. */
 	struct osd_ctl_client **retired;
 	size_t nretired;
 	atomic_uint next;
@@ -25,15 +25,15 @@ struct osd_slot {
 /* Slots are made for CLUSTER_DESC_MAX_OSDS up front and never move, so a
  * slot found stays valid while OSDs join: a new one is filled, then
  * published by the release store of n, and readers load n with acquire. */
-struct osd_pool {
+struct osd_conns {
 	const struct cluster_desc *desc;        /* the key only */
-	struct osd_pool_options opt;
-	pthread_mutex_t grow_lock;              /* one osd_pool_add at a time */
+	struct osd_conns_options opt;
+	pthread_mutex_t grow_lock;              /* one osd_conns_add at a time */
 	_Atomic size_t n;
 	struct osd_slot *slots;
 };
 
-static struct osd_slot *slot_of(struct osd_pool *p, uint32_t id)
+static struct osd_slot *slot_of(struct osd_conns *p, uint32_t id)
 {
 	size_t n = atomic_load_explicit(&p->n, memory_order_acquire);
 
@@ -43,7 +43,7 @@ static struct osd_slot *slot_of(struct osd_pool *p, uint32_t id)
 	return NULL;
 }
 
-static int slot_init(struct osd_pool *p, struct osd_slot *s, const struct cluster_osd *o)
+static int slot_init(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
 {
 	s->conns = calloc(p->opt.conns_per_osd, sizeof(*s->conns));
 	if (!s->conns)
@@ -56,7 +56,7 @@ static int slot_init(struct osd_pool *p, struct osd_slot *s, const struct cluste
 }
 
 /* The OSD moved: later calls connect to the new addresses. */
-static int slot_move(struct osd_pool *p, struct osd_slot *s, const struct cluster_osd *o)
+static int slot_move(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
 {
 	size_t k = (size_t)p->opt.conns_per_osd;
 	struct osd_ctl_client **r;
@@ -84,7 +84,7 @@ static int slot_move(struct osd_pool *p, struct osd_slot *s, const struct cluste
 	return 0;
 }
 
-int osd_pool_add(struct osd_pool *p, const struct cluster_osd *o)
+int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o)
 {
 	struct osd_slot *s;
 	size_t n;
@@ -103,7 +103,7 @@ int osd_pool_add(struct osd_pool *p, const struct cluster_osd *o)
 	return rc;
 }
 
-void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out)
+void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out)
 {
 	struct osd_slot *s = &p->slots[i];
 
@@ -112,15 +112,15 @@ void osd_pool_address(struct osd_pool *p, size_t i, struct cluster_osd *out)
 	pthread_mutex_unlock(&s->lock);
 }
 
-int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options *opt,
-		 struct osd_pool **out)
+int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
+		 struct osd_conns **out)
 {
-	struct osd_pool *p = calloc(1, sizeof(*p));
+	struct osd_conns *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	p->desc = desc;
-	p->opt = opt ? *opt : (struct osd_pool_options){ 0 };
+	p->opt = opt ? *opt : (struct osd_conns_options){ 0 };
 	if (p->opt.conns_per_osd <= 0)
 		p->opt.conns_per_osd = 4;
 	if (p->opt.timeout_ms <= 0)
@@ -134,10 +134,10 @@ int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options 
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < desc->nosds; i++) {
-		int rc = osd_pool_add(p, &desc->osds[i]);
+		int rc = osd_conns_add(p, &desc->osds[i]);
 
 		if (rc) {
-			osd_pool_free(p);
+			osd_conns_free(p);
 			return rc;
 		}
 	}
@@ -145,7 +145,7 @@ int osd_pool_new(const struct cluster_desc *desc, const struct osd_pool_options 
 	return 0;
 }
 
-void osd_pool_free(struct osd_pool *p)
+void osd_conns_free(struct osd_conns *p)
 {
 	if (!p)
 		return;
@@ -166,7 +166,7 @@ void osd_pool_free(struct osd_pool *p)
 	free(p);
 }
 
-bool osd_pool_is_transport_error(int rc)
+bool osd_conns_is_transport_error(int rc)
 {
 	switch (rc) {
 	case -ETIMEDOUT: case -ECONNRESET: case -ECONNREFUSED: case -ECONNABORTED:
@@ -189,7 +189,7 @@ static bool backing_off(struct osd_slot *s)
 	       (now.tv_sec == s->down_until.tv_sec && now.tv_nsec < s->down_until.tv_nsec);
 }
 
-bool osd_pool_lost_connection(int rc)
+bool osd_conns_lost_connection(int rc)
 {
 	return rc == -ECONNRESET || rc == -EPIPE || rc == -ENOTCONN || rc == -ECONNABORTED ||
 	       rc == -EPROTO;
@@ -198,16 +198,16 @@ bool osd_pool_lost_connection(int rc)
 /* A failed connect, or a call that timed out, backs off; a connection
  * that broke does not, so a restarted OSD is used again at the next call
  * instead of after one back-off per pooled connection. */
-static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
+static void mark(struct osd_conns *p, struct osd_slot *s, int rc)
 {
-	bool ok = !osd_pool_is_transport_error(rc);
+	bool ok = !osd_conns_is_transport_error(rc);
 
 	s->health.calls++;
 	if (!ok) {
 		s->health.last_error = rc;
 		s->health.failures++;
 	}
-	if (!ok && !osd_pool_lost_connection(rc)) {
+	if (!ok && !osd_conns_lost_connection(rc)) {
 		clock_gettime(CLOCK_MONOTONIC, &s->down_until);
 		s->down_until.tv_sec += p->opt.backoff_ms / 1000;
 		s->down_until.tv_nsec += (long)(p->opt.backoff_ms % 1000) * 1000000L;
@@ -222,7 +222,7 @@ static void mark(struct osd_pool *p, struct osd_slot *s, int rc)
 	}
 }
 
-struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
+struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err)
 {
 	struct osd_slot *s = slot_of(p, id);
 	struct osd_ctl_client *c;
@@ -251,7 +251,7 @@ struct osd_ctl_client *osd_pool_get(struct osd_pool *p, uint32_t id, int *err)
 	return c;
 }
 
-void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
+void osd_conns_result(struct osd_conns *p, uint32_t id, int rc)
 {
 	struct osd_slot *s = slot_of(p, id);
 
@@ -262,7 +262,7 @@ void osd_pool_result(struct osd_pool *p, uint32_t id, int rc)
 	pthread_mutex_unlock(&s->lock);
 }
 
-bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8])
+bool osd_conns_note_verf(struct osd_conns *p, uint32_t id, const uint8_t verf[8])
 {
 	struct osd_slot *s = slot_of(p, id);
 	bool changed;
@@ -277,34 +277,34 @@ bool osd_pool_note_verf(struct osd_pool *p, uint32_t id, const uint8_t verf[8])
 	return changed;
 }
 
-int osd_pool_ping(struct osd_pool *p, uint32_t id)
+int osd_conns_ping(struct osd_conns *p, uint32_t id)
 {
 	int rc = -ENOENT;
 
 	for (int i = 0; i <= p->opt.conns_per_osd; i++) {
-		struct osd_ctl_client *c = osd_pool_get(p, id, &rc);
+		struct osd_ctl_client *c = osd_conns_get(p, id, &rc);
 
 		if (!c)
 			break;
 		rc = osd_ctl_null(c);
-		osd_pool_result(p, id, rc);
-		if (!osd_pool_lost_connection(rc))
+		osd_conns_result(p, id, rc);
+		if (!osd_conns_lost_connection(rc))
 			break;
 	}
 	return rc;
 }
 
-int osd_pool_conns_per_osd(const struct osd_pool *p)
+int osd_conns_per_osd(const struct osd_conns *p)
 {
 	return p->opt.conns_per_osd;
 }
 
-size_t osd_pool_count(const struct osd_pool *p)
+size_t osd_conns_count(const struct osd_conns *p)
 {
-	return atomic_load_explicit(&((struct osd_pool *)p)->n, memory_order_acquire);
+	return atomic_load_explicit(&((struct osd_conns *)p)->n, memory_order_acquire);
 }
 
-void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out)
+void osd_conns_health(struct osd_conns *p, size_t i, struct osd_health *out)
 {
 	struct osd_slot *s = &p->slots[i];
 
@@ -313,7 +313,7 @@ void osd_pool_health(struct osd_pool *p, size_t i, struct osd_health *out)
 	pthread_mutex_unlock(&s->lock);
 }
 
-bool osd_pool_reachable(struct osd_pool *p, uint32_t id)
+bool osd_conns_reachable(struct osd_conns *p, uint32_t id)
 {
 	struct osd_slot *s = slot_of(p, id);
 	bool up;

@@ -1,7 +1,7 @@
-/* The OSD pool grows while other threads use it (osd_pool_add): readers
- * that walk the pool (count, health, addresses) and look OSDs up by id
+/* The OSD connections grow while other threads use it (osd_conns_add): readers
+ * that walk the connection pool (count, health, addresses) and look OSDs up by id
  * while OSDs join never see a half-made slot; a known id takes new
- * addresses in place; the pool refuses more than CLUSTER_DESC_MAX_OSDS.
+ * addresses in place; the connection pool refuses more than CLUSTER_DESC_MAX_OSDS.
  * No OSD listens: lookups of unknown ids answer -ENOENT, and calls to
  * the listed ones fail to connect, which is all this needs. */
 #include "check.h"
@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "osd_pool.h"
+#include "osd_conns.h"
 
 static struct cluster_osd osd_at(uint32_t id)
 {
@@ -26,7 +26,7 @@ static struct cluster_osd osd_at(uint32_t id)
 }
 
 struct reader {
-	struct osd_pool *pool;
+	struct osd_conns *conns;
 	atomic_bool *stop;
 	atomic_long walks;
 	int bad;
@@ -38,15 +38,15 @@ static void *walk(void *arg)
 	struct reader *r = arg;
 
 	while (!atomic_load(r->stop)) {
-		size_t n = osd_pool_count(r->pool);
+		size_t n = osd_conns_count(r->conns);
 
 		for (size_t i = 0; i < n; i++) {
 			struct osd_health h;
 			struct cluster_osd a;
 			char want[CLUSTER_DESC_ADDR_MAX];
 
-			osd_pool_health(r->pool, i, &h);
-			osd_pool_address(r->pool, i, &a);
+			osd_conns_health(r->conns, i, &h);
+			osd_conns_address(r->conns, i, &a);
 			snprintf(want, sizeof(want), "127.0.0.1:%u", 20000 + a.id % 10000);
 			if (h.id != a.id || h.id == 0 || strcmp(a.nfs, want) != 0)
 				r->bad++;
@@ -60,31 +60,31 @@ static void test_grows_under_readers(void)
 {
 	struct cluster_osd first[2] = { osd_at(1), osd_at(2) };
 	struct cluster_desc d = { .partition = 1, .nosds = 2, .osds = first };
-	struct osd_pool_options opt = { .conns_per_osd = 2, .timeout_ms = 200 };
+	struct osd_conns_options opt = { .conns_per_osd = 2, .timeout_ms = 200 };
 	atomic_bool stop = false;
 	struct reader r[2] = { { .stop = &stop }, { .stop = &stop } };
 	pthread_t t[2];
-	struct osd_pool *p;
+	struct osd_conns *p;
 	int err = 0;
 
-	CHECK_EQ(osd_pool_new(&d, &opt, &p), 0);
-	CHECK_EQ(osd_pool_count(p), 2);
+	CHECK_EQ(osd_conns_new(&d, &opt, &p), 0);
+	CHECK_EQ(osd_conns_count(p), 2);
 	for (int i = 0; i < 2; i++) {
-		r[i].pool = p;
+		r[i].conns = p;
 		CHECK_EQ(pthread_create(&t[i], NULL, walk, &r[i]), 0);
 	}
 	for (uint32_t id = 3; id <= CLUSTER_DESC_MAX_OSDS; id++) {
 		struct cluster_osd o = osd_at(id * 7);
 
-		CHECK_EQ(osd_pool_add(p, &o), 0);
+		CHECK_EQ(osd_conns_add(p, &o), 0);
 		if (id % 100 == 0) {
-			CHECK(osd_pool_get(p, id * 7, &err) == NULL);
+			CHECK(osd_conns_get(p, id * 7, &err) == NULL);
 			CHECK(err != -ENOENT);  /* known: the connect failed */
-			CHECK(osd_pool_get(p, 999999, &err) == NULL && err == -ENOENT);
+			CHECK(osd_conns_get(p, 999999, &err) == NULL && err == -ENOENT);
 		}
 	}
 	/* On a loaded machine a reader may not have run yet: each walks the
-	 * grown pool at least once before it stops. */
+	 * grown connection pool at least once before it stops. */
 	for (int i = 0; i < 2; i++) {
 		long before = atomic_load(&r[i].walks);
 
@@ -97,51 +97,51 @@ static void test_grows_under_readers(void)
 		CHECK_EQ(r[i].bad, 0);
 		CHECK(r[i].walks > 0);
 	}
-	CHECK_EQ(osd_pool_count(p), CLUSTER_DESC_MAX_OSDS);
+	CHECK_EQ(osd_conns_count(p), CLUSTER_DESC_MAX_OSDS);
 	{
 		struct cluster_osd o = osd_at(5000000);
 
-		CHECK_EQ(osd_pool_add(p, &o), -ENOSPC);
+		CHECK_EQ(osd_conns_add(p, &o), -ENOSPC);
 	}
-	/* The caller's description may go: the pool copied it. */
+	/* The caller's description may go: the connection pool copied it. */
 	memset(first, 0, sizeof(first));
 	{
 		struct cluster_osd a;
 
-		osd_pool_address(p, 1, &a);
+		osd_conns_address(p, 1, &a);
 		CHECK_EQ(a.id, 2);
 	}
-	osd_pool_free(p);
+	osd_conns_free(p);
 }
 
 static void test_known_id_takes_new_addresses(void)
 {
 	struct cluster_osd one = osd_at(1);
 	struct cluster_desc d = { .partition = 1, .nosds = 1, .osds = &one };
-	struct osd_pool *p;
+	struct osd_conns *p;
 	struct cluster_osd moved = osd_at(1), a;
 	struct osd_health h;
 	int err = 0;
 
-	CHECK_EQ(osd_pool_new(&d, NULL, &p), 0);
-	CHECK(osd_pool_reachable(p, 1));        /* before any call */
-	CHECK(!osd_pool_reachable(p, 7));       /* not in the pool */
+	CHECK_EQ(osd_conns_new(&d, NULL, &p), 0);
+	CHECK(osd_conns_reachable(p, 1));        /* before any call */
+	CHECK(!osd_conns_reachable(p, 7));       /* not in the connection conns */
 	/* The failed connect marks it unreachable and backs off. */
-	CHECK(osd_pool_get(p, 1, &err) == NULL);
-	osd_pool_health(p, 0, &h);
+	CHECK(osd_conns_get(p, 1, &err) == NULL);
+	osd_conns_health(p, 0, &h);
 	CHECK(!h.reachable);
-	CHECK(!osd_pool_reachable(p, 1));
+	CHECK(!osd_conns_reachable(p, 1));
 	snprintf(moved.ctl, sizeof(moved.ctl), "127.0.0.1:2");
 	strcpy(moved.advertise, "10.0.2.2:20001");
-	CHECK_EQ(osd_pool_add(p, &moved), 0);
-	CHECK_EQ(osd_pool_count(p), 1);
-	osd_pool_address(p, 0, &a);
+	CHECK_EQ(osd_conns_add(p, &moved), 0);
+	CHECK_EQ(osd_conns_count(p), 1);
+	osd_conns_address(p, 0, &a);
 	CHECK(!strcmp(a.ctl, "127.0.0.1:2") && !strcmp(a.advertise, "10.0.2.2:20001"));
 	/* A new address is tried at once, not after the old one's back-off. */
-	osd_pool_health(p, 0, &h);
+	osd_conns_health(p, 0, &h);
 	CHECK(h.reachable);
-	CHECK(osd_pool_get(p, 1, &err) == NULL && err != -EHOSTDOWN);
-	osd_pool_free(p);
+	CHECK(osd_conns_get(p, 1, &err) == NULL && err != -EHOSTDOWN);
+	osd_conns_free(p);
 }
 
 int main(void)

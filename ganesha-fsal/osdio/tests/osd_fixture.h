@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "cluster_desc.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 #include "pando/storage_map.h"
 
 #define OSD_FIXTURE_MAX 16
@@ -22,7 +22,7 @@ struct osd_fixture {
 	pid_t pids[OSD_FIXTURE_MAX];
 	int n;
 	uint64_t partition;
-	struct cluster_desc desc;	/* what osd_fixture_pool's pool keeps */
+	struct cluster_desc desc;	/* what osd_fixture_pool's connection conns keeps */
 };
 
 /* Starts n OSDs (ids 1..n); 0 or -1. */
@@ -33,11 +33,11 @@ int osd_fixture_stop(struct osd_fixture *f, int i);
 int osd_fixture_restart(struct osd_fixture *f, int i);
 /* Stops every OSD still running and removes the directory unless keep. */
 int osd_fixture_finish(struct osd_fixture *f, int keep);
-/* The cluster description a pool is made from. */
+/* The cluster description a connection pool is made from. */
 struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
-/* A pool over the fixture's OSDs, short timeouts and back-off (it keeps
+/* A connection pool over the fixture's OSDs, short timeouts and back-off (it keeps
  * a pointer to f->desc: f outlives it). */
-int osd_fixture_pool(struct osd_fixture *f, struct osd_pool **out);
+int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out);
 /* An RS(k,m) map of `groups` groups over OSDs 1..osds (component c of
  * group g on OSD 1 + (c + 3g) mod osds, object 100 + g * width + c). */
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,

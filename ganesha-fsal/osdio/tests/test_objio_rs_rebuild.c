@@ -16,7 +16,7 @@
 #include "objio_internal.h"
 #include "objio_rs_rebuild.h"
 #include "osd_fixture.h"
-#include "osd_pool.h"
+#include "osd_conns.h"
 
 #define NOSDS 7
 #define SPARE 7
@@ -169,20 +169,20 @@ static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t os
 static void run(void)
 {
 	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS - 1);
-	struct osd_pool *pool = NULL;
+	struct osd_conns *conns = NULL;
 	struct objio io = { .owner = 77, .fault = record };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &pool), 0);
-	if (!pool || !map)
+	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
+	if (!conns || !map)
 		return;
-	io.pool = pool;
+	io.conns = conns;
 	CHECK_EQ(objio_create(&io, map), 0);
 	osd_fixture_fill(want, FILE_BYTES, 3);
 	CHECK_EQ(objio_write(&io, map, 0, want, FILE_BYTES, true), 0);
 	test_every_component_rebuilt(&io, map);
 	test_three_lost_fails(&io, map);
 	test_a_dead_osd_is_read_around(&io, map);
-	osd_pool_free(pool);
+	osd_conns_free(conns);
 	pando_map_free(map);
 }
 

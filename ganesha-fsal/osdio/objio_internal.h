@@ -10,7 +10,7 @@
 #include "objio.h"
 #include "pando/stripe.h"
 
-/* One call on one OSD through the pool, recording the result.  A call
+/* One call on one OSD through the connection pool, recording the result.  A call
  * that finds its connection broken is tried again, on each pooled
  * connection in turn and then a reconnected one: the OSD may only have
  * restarted (the library reconnects on a connection's next call), and
@@ -18,14 +18,14 @@
  * of named objects, flushes, reads). */
 #define OSD_CALL(io, osd_id, rc, call)                                                  \
 	do {                                                                            \
-		int tries_ = osd_pool_conns_per_osd((io)->pool) + 1;                    \
+		int tries_ = osd_conns_per_osd((io)->conns) + 1;                    \
 		for (int try_ = 0; try_ < tries_; try_++) {                             \
-			struct osd_ctl_client *c_ = osd_pool_get((io)->pool, (osd_id), &(rc)); \
+			struct osd_ctl_client *c_ = osd_conns_get((io)->conns, (osd_id), &(rc)); \
 			if (!c_)                                                        \
 				break;                                                  \
 			(rc) = (call);                                                  \
-			osd_pool_result((io)->pool, (osd_id), (rc));                    \
-			if (!osd_pool_lost_connection(rc))                              \
+			osd_conns_result((io)->conns, (osd_id), (rc));                    \
+			if (!osd_conns_lost_connection(rc))                              \
 				break;                                                  \
 		}                                                                       \
 	} while (0)

@@ -32,21 +32,21 @@ struct scrub {
 
 typedef int (*osd_fn)(struct osd_ctl_client *c, void *arg);
 
-/* One call through the pool, recording the result; tried again over
+/* One call through the connection pool, recording the result; tried again over
  * connections a restart broke, as objio.c does (every call here is
  * idempotent: checksums, reads, writes at an offset). */
 static int pool_call(struct objio *io, uint32_t osd, osd_fn fn, void *arg)
 {
-	int tries = osd_pool_conns_per_osd(io->pool) + 1, rc = -EIO;
+	int tries = osd_conns_per_osd(io->conns) + 1, rc = -EIO;
 
 	for (int t = 0; t < tries; t++) {
-		struct osd_ctl_client *c = osd_pool_get(io->pool, osd, &rc);
+		struct osd_ctl_client *c = osd_conns_get(io->conns, osd, &rc);
 
 		if (!c)
 			break;
 		rc = fn(c, arg);
-		osd_pool_result(io->pool, osd, rc);
-		if (!osd_pool_lost_connection(rc))
+		osd_conns_result(io->conns, osd, rc);
+		if (!osd_conns_lost_connection(rc))
 			break;
 	}
 	return rc;

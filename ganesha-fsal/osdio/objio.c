@@ -152,7 +152,7 @@ int objio_write_component(struct objio *io, const struct pando_storage_map *map,
 		return rc;
 	if (rc)
 		return objio_fault(io, g, c, k->osd_id, rc, true) ? -EIO : 1;
-	if (osd_pool_note_verf(io->pool, k->osd_id, v))
+	if (osd_conns_note_verf(io->conns, k->osd_id, v))
 		io->verf_changed = true;
 	return 0;
 }
@@ -368,7 +368,7 @@ static int flush_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
 	uint8_t v[8];
 	int rc = osd_ctl_write(c, id, 0, none, 0, OSD_CTL_DATA_SYNC, v);
 
-	if (!rc && osd_pool_note_verf(io->pool, osd, v))
+	if (!rc && osd_conns_note_verf(io->conns, osd, v))
 		io->verf_changed = true;
 	return rc;
 }

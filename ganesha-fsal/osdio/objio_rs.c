@@ -328,6 +328,25 @@ static int cut_components(struct objio *io, const struct pando_storage_map *map,
 	return 0;
 }
 
+/* The row's whole parity units encoded from chunk[0..k-1] (its data
+ * units as they stand) and written; a parity unit skipped or recorded
+ * stale is left to rebuild. */
+static int rewrite_parity(struct objio *io, const struct pando_storage_map *map,
+			  const struct pando_ec *ec, const struct rs_row *r, uint8_t *const *chunk,
+			  bool stable)
+{
+	int rc = pando_ec_encode(ec, (const uint8_t *const *)chunk, chunk + r->k, r->su);
+
+	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
+		const struct pando_piece *u = &r->unit[i];
+
+		rc = objio_write_component(io, map, u->group, u->component, u->object_offset,
+					   chunk[i], r->su, stable);
+		rc = rc == 1 ? 0 : rc;
+	}
+	return rc;
+}
+
 /* The row holding size, with every byte at or past size zero, re-encoded:
  * what its parity must say once the data past size is gone. */
 static int reencode_last_row(struct objio *io, const struct pando_storage_map *map,
@@ -348,16 +367,7 @@ static int reencode_last_row(struct objio *io, const struct pando_storage_map *m
 			memset(chunk[j] + (unit < size ? size - unit : 0), 0,
 			       unit < size ? r->su - (size - unit) : r->su);
 	}
-	if (!rc)
-		rc = pando_ec_encode(ec, (const uint8_t *const *)chunk, chunk + r->k, r->su);
-	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
-		const struct pando_piece *u = &r->unit[i];
-
-		rc = objio_write_component(io, map, u->group, u->component, u->object_offset,
-					   chunk[i], r->su, true);
-		rc = rc == 1 ? 0 : rc;
-	}
-	return rc;
+	return rc ? rc : rewrite_parity(io, map, ec, r, chunk, true);
 }
 
 int objio_rs_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size)
@@ -388,16 +398,7 @@ static int resync_row(struct objio *io, const struct pando_storage_map *map,
 	chunks_in(scratch, r->su, r->k + r->m, chunk);
 	for (uint32_t j = 0; !rc && j < r->k; j++)
 		rc = read_unit(io, map, r, j, 0, r->su, chunk[j]);
-	if (!rc)
-		rc = pando_ec_encode(ec, (const uint8_t *const *)chunk, chunk + r->k, r->su);
-	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
-		const struct pando_piece *u = &r->unit[i];
-
-		rc = objio_write_component(io, map, u->group, u->component, u->object_offset,
-					   chunk[i], r->su, false);
-		rc = rc == 1 ? 0 : rc;
-	}
-	return rc;
+	return rc ? rc : rewrite_parity(io, map, ec, r, chunk, false);
 }
 
 int objio_rs_resync(struct objio *io, const struct pando_storage_map *map, uint64_t size)

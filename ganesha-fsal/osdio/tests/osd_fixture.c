@@ -205,6 +205,21 @@ int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out)
 	return osd_conns_new(&f->desc, &opt, out);
 }
 
+int osd_fixture_start_io(struct osd_fixture *f, int n, uint64_t partition, struct objio *io)
+{
+	io->conns = NULL;
+	if (osd_fixture_start(f, n, partition))
+		return -1;
+	return osd_fixture_pool(f, &io->conns) ? -1 : 0;
+}
+
+int osd_fixture_finish_io(struct osd_fixture *f, struct objio *io, int keep)
+{
+	osd_conns_free(io->conns);
+	io->conns = NULL;
+	return osd_fixture_finish(f, keep);
+}
+
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,
 					     uint32_t stripe_unit, uint32_t visit_rows,
 					     uint32_t groups, uint32_t osds)

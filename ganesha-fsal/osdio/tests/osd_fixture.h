@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "cluster_desc.h"
+#include "objio.h"
 #include "osd_conns.h"
 #include "pando/storage_map.h"
 
@@ -38,6 +39,12 @@ struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
 /* A connection pool over the fixture's OSDs, short timeouts and back-off (it keeps
  * a pointer to f->desc: f outlives it). */
 int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out);
+/* What an I/O test starts from: n OSDs started and io pointed at a
+ * connection pool over them (its owner and fault callback stay as the
+ * caller set them).  0 or -1; either way osd_fixture_finish_io ends it. */
+int osd_fixture_start_io(struct osd_fixture *f, int n, uint64_t partition, struct objio *io);
+/* Frees io's connection pool, then osd_fixture_finish. */
+int osd_fixture_finish_io(struct osd_fixture *f, struct objio *io, int keep);
 /* An RS(k,m) map of `groups` groups over OSDs 1..osds (component c of
  * group g on OSD 1 + (c + 3g) mod osds, object 100 + g * width + c). */
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,

@@ -215,38 +215,34 @@ static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_st
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 }
 
-static void run(void)
+static void run(struct objio *io)
 {
 	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS);
-	struct osd_conns *conns = NULL;
 	struct pando_ec *ec = NULL;
-	struct objio io = { 0 };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
+	CHECK(map != NULL);
 	CHECK_EQ(pando_ec_new(K, M, PANDO_EC_AUTO, &ec), 0);
-	if (!conns || !map || !ec)
-		return;
-	io.conns = conns;
-	io.owner = 77;
-	io.fault = record;
-	io.fault_arg = &io;
-	srand(7);
-	CHECK_EQ(objio_create(&io, map), 0);
-	test_whole_and_partial_writes(&io, map, ec);
-	test_truncate_zeroes_the_cut(&io, map, ec);
-	test_resync_repairs_a_write_hole(&io, map, ec);
-	test_reads_decode_up_to_m_lost(&io, map);
-	test_degraded_writes(&io, map);
+	if (map && ec) {
+		srand(7);
+		CHECK_EQ(objio_create(io, map), 0);
+		test_whole_and_partial_writes(io, map, ec);
+		test_truncate_zeroes_the_cut(io, map, ec);
+		test_resync_repairs_a_write_hole(io, map, ec);
+		test_reads_decode_up_to_m_lost(io, map);
+		test_degraded_writes(io, map);
+	}
 	pando_ec_free(ec);
-	osd_conns_free(conns);
 	pando_map_free(map);
 }
 
 int main(void)
 {
-	CHECK_EQ(osd_fixture_start(&fx, NOSDS, PART), 0);
+	struct objio io = { .owner = 77, .fault = record };
+
+	io.fault_arg = &io;
+	CHECK_EQ(osd_fixture_start_io(&fx, NOSDS, PART, &io), 0);
 	if (!check_failures)
-		run();
-	CHECK_EQ(osd_fixture_finish(&fx, check_failures), 0);
+		run(&io);
+	CHECK_EQ(osd_fixture_finish_io(&fx, &io, check_failures), 0);
 	CHECK_DONE();
 }

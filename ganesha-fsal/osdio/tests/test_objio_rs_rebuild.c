@@ -166,31 +166,29 @@ static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t os
 	return 0;
 }
 
-static void run(void)
+static void run(struct objio *io)
 {
 	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS - 1);
-	struct osd_conns *conns = NULL;
-	struct objio io = { .owner = 77, .fault = record };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
-	if (!conns || !map)
+	CHECK(map != NULL);
+	if (!map)
 		return;
-	io.conns = conns;
-	CHECK_EQ(objio_create(&io, map), 0);
+	CHECK_EQ(objio_create(io, map), 0);
 	osd_fixture_fill(want, FILE_BYTES, 3);
-	CHECK_EQ(objio_write(&io, map, 0, want, FILE_BYTES, true), 0);
-	test_every_component_rebuilt(&io, map);
-	test_three_lost_fails(&io, map);
-	test_a_dead_osd_is_read_around(&io, map);
-	osd_conns_free(conns);
+	CHECK_EQ(objio_write(io, map, 0, want, FILE_BYTES, true), 0);
+	test_every_component_rebuilt(io, map);
+	test_three_lost_fails(io, map);
+	test_a_dead_osd_is_read_around(io, map);
 	pando_map_free(map);
 }
 
 int main(void)
 {
-	CHECK_EQ(osd_fixture_start(&fx, NOSDS, PART), 0);
+	struct objio io = { .owner = 77, .fault = record };
+
+	CHECK_EQ(osd_fixture_start_io(&fx, NOSDS, PART, &io), 0);
 	if (!check_failures)
-		run();
-	CHECK_EQ(osd_fixture_finish(&fx, check_failures), 0);
+		run(&io);
+	CHECK_EQ(osd_fixture_finish_io(&fx, &io, check_failures), 0);
 	CHECK_DONE();
 }

@@ -191,35 +191,31 @@ static void test_down_mirror_is_unreachable(struct objio *io, const struct pando
 	CHECK_EQ(r.extents_checked, 18);                 /* mirror 1 still was */
 }
 
-static void run(void)
+static void run(struct objio *io)
 {
 	static const uint32_t mirrors[2] = { 1, 2 };
 	struct pando_storage_map *map = make_map(PANDO_RAID1, 2, mirrors, 1);
-	struct osd_conns *conns = NULL;
-	struct objio io = { 0 };
 
-	CHECK_EQ(osd_fixture_pool(&fx, &conns), 0);
-	if (!conns || !map)
+	if (!map)
 		return;
-	io.conns = conns;
-	io.owner = 99;
 	for (size_t i = 0; i < SIZE; i++)
 		data[i] = (uint8_t)(i * 31 + (i >> 12));
-	CHECK_EQ(objio_create(&io, map), 0);
-	CHECK_EQ(objio_write(&io, map, 0, data, SIZE, true), 0);
-	test_clean_then_rot_repaired(&io, map);
-	test_missed_write(&io, map);
-	test_raid0_verifies_only(&io);
-	test_down_mirror_is_unreachable(&io, map);
-	osd_conns_free(conns);
+	CHECK_EQ(objio_create(io, map), 0);
+	CHECK_EQ(objio_write(io, map, 0, data, SIZE, true), 0);
+	test_clean_then_rot_repaired(io, map);
+	test_missed_write(io, map);
+	test_raid0_verifies_only(io);
+	test_down_mirror_is_unreachable(io, map);
 	pando_map_free(map);
 }
 
 int main(void)
 {
-	CHECK_EQ(osd_fixture_start(&fx, NOSDS, PART), 0);
+	struct objio io = { .owner = 99 };
+
+	CHECK_EQ(osd_fixture_start_io(&fx, NOSDS, PART, &io), 0);
 	if (!check_failures)
-		run();
-	CHECK_EQ(osd_fixture_finish(&fx, check_failures), 0);
+		run(&io);
+	CHECK_EQ(osd_fixture_finish_io(&fx, &io, check_failures), 0);
 	CHECK_DONE();
 }

@@ -23,17 +23,6 @@ int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len
 	return txn_commit(&t, true);
 }
 
-int ns_ids_reserve(struct ns_store *s, uint32_t n, uint64_t *first)
-{
-	struct txn t;
-
-	if (n == 0 || n > (1u << 20))
-		return -EINVAL;
-	txn_begin(&t, s);
-	*first = txn_reserve_ids(&t, n);
-	return txn_commit(&t, false);
-}
-
 int ns_intent_list(struct ns_store *s, uint64_t after, ns_intent_fn fn, void *arg)
 {
 	uint8_t start[ID_KEY_LEN], end[1] = { K_INTENT + 1 };

@@ -274,7 +274,7 @@ void dirent_put(struct txn *t, uint64_t dir, const char *name, size_t len,
 /* Whether r should have a key of this type ('F', 'L', 'M', 'P' or 'Y'). */
 bool inode_owns_key(const struct ns_inode *r, uint8_t type);
 
-/* ns_repair.c */
+/* ns_progress.c */
 /* Counts the n-th key of a walk over one key type, for the progress hook. */
 void walk_progress(struct ns_store *s, uint8_t type, uint64_t n);
 

@@ -220,27 +220,45 @@ int osd_fixture_finish_io(struct osd_fixture *f, struct objio *io, int keep)
 	return osd_fixture_finish(f, keep);
 }
 
+struct pando_storage_map *osd_fixture_map(const struct osd_fixture *f,
+					  const struct pando_map_shape *shape, uint32_t groups,
+					  uint32_t osds, uint64_t first_object)
+{
+	struct pando_storage_map *map = NULL;
+	uint32_t width = pando_shape_width(shape);
+
+	if (pando_map_new(shape, groups, 0, &map))
+		return NULL;
+	map->partition_id = f->partition;
+	for (uint32_t g = 0; g < groups; g++)
+		for (uint32_t c = 0; c < width; c++)
+			*pando_map_component(map, g, c) = (struct pando_component){
+				1 + (c + 3 * g) % osds, first_object + g * width + c };
+	if (pando_map_validate(map)) {
+		pando_map_free(map);
+		return NULL;
+	}
+	return map;
+}
+
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,
 					     uint32_t stripe_unit, uint32_t visit_rows,
 					     uint32_t groups, uint32_t osds)
 {
 	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = k, .parity = m,
 					 .stripe_unit = stripe_unit, .visit_rows = visit_rows };
-	struct pando_storage_map *map = NULL;
-	uint32_t width = (uint32_t)k + m;
 
-	if (pando_map_new(&shape, groups, 0, &map))
-		return NULL;
-	map->partition_id = f->partition;
-	for (uint32_t g = 0; g < groups; g++)
-		for (uint32_t c = 0; c < width; c++)
-			*pando_map_component(map, g, c) = (struct pando_component){
-				1 + (c + 3 * g) % osds, 100 + g * width + c };
-	if (pando_map_validate(map)) {
-		pando_map_free(map);
-		return NULL;
+	return osd_fixture_map(f, &shape, groups, osds, 100);
+}
+
+int osd_fixture_back_in_pool(struct osd_conns *conns, uint32_t id)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		if (osd_conns_ping(conns, id) == 0)
+			return 0;
+		usleep(50 * 1000);
 	}
-	return map;
+	return -1;
 }
 
 void osd_fixture_fill(uint8_t *p, size_t n, unsigned seed)

@@ -45,11 +45,18 @@ int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out);
 int osd_fixture_start_io(struct osd_fixture *f, int n, uint64_t partition, struct objio *io);
 /* Frees io's connection pool, then osd_fixture_finish. */
 int osd_fixture_finish_io(struct osd_fixture *f, struct objio *io, int keep);
-/* An RS(k,m) map of `groups` groups over OSDs 1..osds (component c of
- * group g on OSD 1 + (c + 3g) mod osds, object 100 + g * width + c). */
+/* A map of shape with `groups` groups over OSDs 1..osds: component c of
+ * group g on OSD 1 + (c + 3g) mod osds, object first_object + g * width + c. */
+struct pando_storage_map *osd_fixture_map(const struct osd_fixture *f,
+					  const struct pando_map_shape *shape, uint32_t groups,
+					  uint32_t osds, uint64_t first_object);
+/* The RS(k,m) osd_fixture_map, objects from 100. */
 struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_t k, uint8_t m,
 					     uint32_t stripe_unit, uint32_t visit_rows,
 					     uint32_t groups, uint32_t osds);
+/* Waits until the pool's calls reach OSD id again (it backs off from an
+ * OSD that failed): 0, or -1 after about five seconds. */
+int osd_fixture_back_in_pool(struct osd_conns *conns, uint32_t id);
 /* n pseudo-random bytes from seed. */
 void osd_fixture_fill(uint8_t *p, size_t n, unsigned seed);
 /* Flips one byte of an object's data file behind its OSD's back. */

@@ -10,7 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "objio.h"
 #include "objio_internal.h"
@@ -140,17 +139,6 @@ static void test_whole_and_partial_writes(struct objio *io, const struct pando_s
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 }
 
-/* The connection pool backs off from an OSD that failed: wait until it answers. */
-static int back_in_pool(struct osd_conns *conns, uint32_t osd)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		if (osd_conns_ping(conns, osd) == 0)
-			return 0;
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
 /* Parity bytes changed behind the OSDs' backs, as a manager killed
  * between a row's data and parity writes leaves them: found, and made
  * right from the data. */
@@ -180,7 +168,7 @@ static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_
 	CHECK_EQ(osd_fixture_stop(&fx, 3), 0);		/* OSD 4: one too many */
 	CHECK_EQ(objio_read(io, map, size, 0, got, size, &n), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 3), 0);
-	CHECK_EQ(back_in_pool(io->conns, 4), 0);
+	CHECK_EQ(osd_fixture_back_in_pool(io->conns, 4), 0);
 }
 
 /* OSDs 2 and 3 down and recorded stale (skipped): writes still land and

@@ -3,7 +3,7 @@
 #define PANDO_LAYOUT_NFS4_TYPES_H
 
 #include "pando/ff_xdr.h"
-#include "pando/xdr.h"
+#include "xdr.h"
 
 /* Smallest encodings, for bounding array counts before allocating. */
 #define XDR_STATEID_SIZE 16

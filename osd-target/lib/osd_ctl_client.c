@@ -25,7 +25,7 @@
 #include "hmac.h"
 #include "iov.h"
 #include "osd_ctl.h"
-#include "xdr_cursor.h"
+#include "xdr.h"
 
 /* rpcgen filters return bool_t, xdrproc_t wants bool: the same 0/1 either
  * way; the detour through void (*)(void) says the cast is meant. */
@@ -320,21 +320,21 @@ static void encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc,
 	struct ctl_auth_cred cred = { .key_id = c->key.id, .time_s = (uint64_t)time(NULL),
 				      .nonce = nonce };
 	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
-	struct xdr_out x;
+	struct xdr_w x;
 
 	ctl_auth_sign(&c->key, xid, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc, &cred, cred_body,
 		      verf_body);
-	xout_init(&x, c->sbuf + MARK_LEN, CALL_HEADER_LEN);
-	xout_u32(&x, xid);
-	xout_u32(&x, MSG_CALL);
-	xout_u32(&x, RPC_VERSION);
-	xout_u32(&x, PANDO_OSD_CTL);
-	xout_u32(&x, PANDO_OSD_CTL_V1);
-	xout_u32(&x, proc);
-	xout_u32(&x, CTL_AUTH_FLAVOR);
-	xout_opaque(&x, cred_body, sizeof(cred_body));
-	xout_u32(&x, CTL_AUTH_FLAVOR);
-	xout_opaque(&x, verf_body, sizeof(verf_body));
+	xw_init(&x, c->sbuf + MARK_LEN, CALL_HEADER_LEN);
+	xw_u32(&x, xid);
+	xw_u32(&x, MSG_CALL);
+	xw_u32(&x, RPC_VERSION);
+	xw_u32(&x, PANDO_OSD_CTL);
+	xw_u32(&x, PANDO_OSD_CTL_V1);
+	xw_u32(&x, proc);
+	xw_u32(&x, CTL_AUTH_FLAVOR);
+	xw_opaque(&x, cred_body, sizeof(cred_body));
+	xw_u32(&x, CTL_AUTH_FLAVOR);
+	xw_opaque(&x, verf_body, sizeof(verf_body));
 }
 
 /* Encodes the arguments after the header, growing the buffer until they
@@ -449,18 +449,18 @@ static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint6
 	uint8_t want[CTL_AUTH_REPLY_VERF_LEN];
 	const uint8_t *verf;
 	uint32_t flavor, verf_len, stat;
-	struct xdr_in x;
+	struct xdr_r x;
 
-	xin_init(&x, c->rbuf, len);
-	if (xin_u32(&x) != xid || xin_u32(&x) != MSG_REPLY)
+	xr_init(&x, c->rbuf, len);
+	if (xr_u32(&x) != xid || xr_u32(&x) != MSG_REPLY)
 		return -EPROTO;
-	if (xin_u32(&x) == MSG_DENIED) {
-		stat = xin_u32(&x);
+	if (xr_u32(&x) == MSG_DENIED) {
+		stat = xr_u32(&x);
 		return !x.err && stat == REJECT_AUTH_ERROR ? -EACCES : -EPROTO;
 	}
-	flavor = xin_u32(&x);
-	verf = xin_opaque(&x, RPC_MAX_AUTH, &verf_len);
-	stat = xin_u32(&x);
+	flavor = xr_u32(&x);
+	verf = xr_opaque_ref(&x, RPC_MAX_AUTH, &verf_len);
+	stat = xr_u32(&x);
 	if (x.err)
 		return -EPROTO;
 	ctl_auth_reply_verf(&c->key, xid, nonce, want);
@@ -473,7 +473,7 @@ static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint6
 	if (stat != ACCEPT_SUCCESS)
 		return -EPROTO;
 	*res = x.p;
-	*res_len = xin_left(&x);
+	*res_len = xr_left(&x);
 	return 0;
 }
 
@@ -775,18 +775,18 @@ struct read_out {
 static int decode_read(const uint8_t *res, size_t len, void *arg)
 {
 	struct read_out *out = arg;
-	struct xdr_in x;
+	struct xdr_r x;
 	uint32_t status, n;
 	const uint8_t *data;
 	bool eof;
 
-	xin_init(&x, res, len);
-	status = xin_u32(&x);
+	xr_init(&x, res, len);
+	status = xr_u32(&x);
 	if (status != OSD_OK)
-		return x.err || xin_left(&x) ? -EPROTO : status_errno(status);
-	eof = xin_bool(&x);
-	data = xin_opaque(&x, (uint32_t)out->len, &n);
-	if (x.err || xin_left(&x))
+		return x.err || xr_left(&x) ? -EPROTO : status_errno(status);
+	eof = xr_bool(&x);
+	data = xr_opaque_ref(&x, (uint32_t)out->len, &n);
+	if (x.err || xr_left(&x))
 		return -EPROTO;
 	memcpy(out->buf, data, n);
 	*out->n = n;

@@ -38,9 +38,9 @@ enum rpc_outcome ctl_proc_read(struct osd_ctx *ctx, void *argp, struct rpc_reply
 	err = read_object(ctx, &id, args->offset, buf, count, &n, &eof);
 	if (err)
 		return ctl_reply_status(reply, ctl_status(err));
-	xout_u32(&reply->res, OSD_OK);
-	xout_bool(&reply->res, eof);
-	xout_u32(&reply->res, (uint32_t)n);
+	xw_u32(&reply->res, OSD_OK);
+	xw_bool(&reply->res, eof);
+	xw_u32(&reply->res, (uint32_t)n);
 	reply->payload_len = n;
 	osd_stats_add(ctx->stats, OSD_STAT_CTL_READ_OPS, 1);
 	osd_stats_add(ctx->stats, OSD_STAT_CTL_READ_BYTES, n);

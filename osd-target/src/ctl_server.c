@@ -106,14 +106,14 @@ static bool xdr_encode_into(void *buf, size_t cap, xdrproc_t proc, void *res, si
 enum rpc_outcome ctl_reply_encode(struct rpc_reply *reply, xdrproc_t proc, void *res,
 				  size_t max_len)
 {
-	size_t room = reply->res.cap - reply->res.len;
+	size_t room = xw_room(&reply->res);
 	size_t len;
 	void *buf;
 
 	if (max_len <= room) {
 		if (!xdr_encode_into(reply->res.buf + reply->res.len, room, proc, res, &len))
 			return RPC_OUT_SYSTEM_ERR;
-		xout_reserve(&reply->res, len);
+		xw_reserve(&reply->res, len);
 		return RPC_OUT_SUCCESS;
 	}
 	/* Too big for the preallocated buffer (long id lists, many
@@ -127,7 +127,7 @@ enum rpc_outcome ctl_reply_encode(struct rpc_reply *reply, xdrproc_t proc, void 
 
 enum rpc_outcome ctl_reply_status(struct rpc_reply *reply, osd_status status)
 {
-	xout_u32(&reply->res, (uint32_t)status);
+	xw_u32(&reply->res, (uint32_t)status);
 	return RPC_OUT_SUCCESS;
 }
 

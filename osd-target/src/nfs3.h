@@ -11,7 +11,7 @@
 #include "osd.h"
 #include "pando/capability.h"
 #include "rpc_server.h"
-#include "xdr_cursor.h"
+#include "xdr.h"
 
 #define NFS3_FHSIZE 64
 #define NFS3_WRITEVERFSIZE 8
@@ -136,11 +136,11 @@ struct nfs3_access_args {
 
 /* Argument decoders: 0, or -EINVAL when the bytes do not decode (the
  * caller answers GARBAGE_ARGS).  Trailing bytes are ignored. */
-int nfs3_decode_fh_args(struct xdr_in *in, struct nfs3_fh *fh);
-int nfs3_decode_read_args(struct xdr_in *in, struct nfs3_read_args *a);
-int nfs3_decode_write_args(struct xdr_in *in, struct nfs3_write_args *a);
-int nfs3_decode_commit_args(struct xdr_in *in, struct nfs3_commit_args *a);
-int nfs3_decode_access_args(struct xdr_in *in, struct nfs3_access_args *a);
+int nfs3_decode_fh_args(struct xdr_r *in, struct nfs3_fh *fh);
+int nfs3_decode_read_args(struct xdr_r *in, struct nfs3_read_args *a);
+int nfs3_decode_write_args(struct xdr_r *in, struct nfs3_write_args *a);
+int nfs3_decode_commit_args(struct xdr_r *in, struct nfs3_commit_args *a);
+int nfs3_decode_access_args(struct xdr_r *in, struct nfs3_access_args *a);
 
 /* An object opened through a verified handle. */
 struct nfs3_obj {
@@ -164,42 +164,42 @@ enum nfsstat3 nfs3_stat_from_errno(const char *op, const struct nfs3_obj *obj, i
 
 /* Result encoders.  obj may be NULL (no attributes to report). */
 uint64_t nfs3_fileid(uint64_t partition, uint64_t object);
-void nfs3_encode_fattr(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx,
 		       const struct nfs3_obj *obj, const struct obj_info *info);
-void nfs3_encode_post_op_attr(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_post_op_attr(struct xdr_w *out, const struct osd_ctx *ctx,
 			      const struct nfs3_obj *obj);
 /* wcc_data without pre-operation attributes (RFC 1813 allows it). */
-void nfs3_encode_wcc_data(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
 			  const struct nfs3_obj *obj);
 
 /* One function per procedure.  Each decodes its arguments and fills
  * reply->res with the status and the matching result arm. */
-typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx, struct xdr_in *args,
+typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx, struct xdr_r *args,
 					 struct rpc_reply *reply);
 
 /* The shape FSINFO and PATHCONF share: a handle in; status, post_op_attr
  * and, on success, fixed results out (written by encode_ok). */
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_r *args,
 					struct rpc_reply *reply,
-					void (*encode_ok)(struct xdr_out *out));
+					void (*encode_ok)(struct xdr_w *out));
 
-enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_r *args,
 				struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_r *args,
 				   struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_r *args,
 				struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 				 struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, struct xdr_r *args,
 				    struct rpc_reply *reply);
 
 #endif

@@ -22,13 +22,13 @@ uint64_t nfs3_fileid(uint64_t partition, uint64_t object)
 	return id ? id : 1;	/* some clients treat fileid 0 as "none" */
 }
 
-static void encode_nfstime(struct xdr_out *out, uint64_t ns)
+static void encode_nfstime(struct xdr_w *out, uint64_t ns)
 {
-	xout_u32(out, (uint32_t)(ns / NS_PER_S));
-	xout_u32(out, (uint32_t)(ns % NS_PER_S));
+	xw_u32(out, (uint32_t)(ns / NS_PER_S));
+	xw_u32(out, (uint32_t)(ns % NS_PER_S));
 }
 
-void nfs3_encode_fattr(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx,
 		       const struct nfs3_obj *obj, const struct obj_info *info)
 {
 	bool writable = obj->cap.rights == CAP_RIGHTS_RW;
@@ -36,45 +36,45 @@ void nfs3_encode_fattr(struct xdr_out *out, const struct osd_ctx *ctx,
 	 * than mtime even though the store keeps them apart. */
 	uint64_t ctime_ns = info->ctime_ns > info->mtime_ns ? info->ctime_ns : info->mtime_ns;
 
-	xout_u32(out, NF3REG);
-	xout_u32(out, writable ? 0644 : 0444);
-	xout_u32(out, 1);			/* nlink */
-	xout_u32(out, 0);			/* uid */
-	xout_u32(out, 0);			/* gid */
-	xout_u64(out, info->length);
-	xout_u64(out, info->used_bytes);
-	xout_u32(out, 0);			/* rdev.specdata1 */
-	xout_u32(out, 0);			/* rdev.specdata2 */
-	xout_u64(out, ctx->fsid);
-	xout_u64(out, nfs3_fileid(obj->cap.partition, obj->cap.object));
+	xw_u32(out, NF3REG);
+	xw_u32(out, writable ? 0644 : 0444);
+	xw_u32(out, 1);			/* nlink */
+	xw_u32(out, 0);			/* uid */
+	xw_u32(out, 0);			/* gid */
+	xw_u64(out, info->length);
+	xw_u64(out, info->used_bytes);
+	xw_u32(out, 0);			/* rdev.specdata1 */
+	xw_u32(out, 0);			/* rdev.specdata2 */
+	xw_u64(out, ctx->fsid);
+	xw_u64(out, nfs3_fileid(obj->cap.partition, obj->cap.object));
 	encode_nfstime(out, info->mtime_ns);	/* atime is not kept */
 	encode_nfstime(out, info->mtime_ns);
 	encode_nfstime(out, ctime_ns);
 }
 
-void nfs3_encode_post_op_attr(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_post_op_attr(struct xdr_w *out, const struct osd_ctx *ctx,
 			      const struct nfs3_obj *obj)
 {
 	struct obj_info info;
 
 	if (!obj || !obj->ref || obj_ref_info(obj->ref, &info) != 0) {
-		xout_bool(out, false);
+		xw_bool(out, false);
 		return;
 	}
-	xout_bool(out, true);
+	xw_bool(out, true);
 	nfs3_encode_fattr(out, ctx, obj, &info);
 }
 
-void nfs3_encode_wcc_data(struct xdr_out *out, const struct osd_ctx *ctx,
+void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
 			  const struct nfs3_obj *obj)
 {
-	xout_bool(out, false);			/* pre_op_attr */
+	xw_bool(out, false);			/* pre_op_attr */
 	nfs3_encode_post_op_attr(out, ctx, obj);
 }
 
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_r *args,
 					struct rpc_reply *reply,
-					void (*encode_ok)(struct xdr_out *out))
+					void (*encode_ok)(struct xdr_w *out))
 {
 	struct nfs3_obj obj;
 	struct nfs3_fh fh;
@@ -84,7 +84,7 @@ enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_in
 		return RPC_OUT_GARBAGE_ARGS;
 
 	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
-	xout_u32(&reply->res, st);
+	xw_u32(&reply->res, st);
 	if (st != NFS3_OK) {
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
 		return RPC_OUT_SUCCESS;

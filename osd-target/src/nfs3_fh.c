@@ -7,9 +7,9 @@
 #include "log.h"
 #include "nfs3.h"
 
-int nfs3_decode_fh_args(struct xdr_in *in, struct nfs3_fh *fh)
+int nfs3_decode_fh_args(struct xdr_r *in, struct nfs3_fh *fh)
 {
-	fh->data = xin_opaque(in, NFS3_FHSIZE, &fh->len);
+	fh->data = xr_opaque_ref(in, NFS3_FHSIZE, &fh->len);
 	return in->err ? -EINVAL : 0;
 }
 

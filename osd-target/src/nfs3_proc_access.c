@@ -4,15 +4,15 @@
 
 #include "nfs3.h"
 
-int nfs3_decode_access_args(struct xdr_in *in, struct nfs3_access_args *a)
+int nfs3_decode_access_args(struct xdr_r *in, struct nfs3_access_args *a)
 {
 	if (nfs3_decode_fh_args(in, &a->fh))
 		return -EINVAL;
-	a->access = xin_u32(in);
+	a->access = xr_u32(in);
 	return in->err ? -EINVAL : 0;
 }
 
-enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply)
 {
 	struct nfs3_access_args a;
@@ -24,7 +24,7 @@ enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_in *args
 		return RPC_OUT_GARBAGE_ARGS;
 
 	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_READ, &obj);
-	xout_u32(&reply->res, st);
+	xw_u32(&reply->res, st);
 	if (st != NFS3_OK) {
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
 		return RPC_OUT_SUCCESS;
@@ -32,7 +32,7 @@ enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_in *args
 	if (obj.cap.rights == CAP_RIGHTS_RW)
 		granted |= ACCESS3_MODIFY | ACCESS3_EXTEND;
 	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
-	xout_u32(&reply->res, a.access & granted);
+	xw_u32(&reply->res, a.access & granted);
 	nfs3_obj_close(ctx, &obj);
 	return RPC_OUT_SUCCESS;
 }

@@ -5,16 +5,16 @@
 
 #include "nfs3.h"
 
-int nfs3_decode_commit_args(struct xdr_in *in, struct nfs3_commit_args *a)
+int nfs3_decode_commit_args(struct xdr_r *in, struct nfs3_commit_args *a)
 {
 	if (nfs3_decode_fh_args(in, &a->fh))
 		return -EINVAL;
-	a->offset = xin_u64(in);
-	a->count = xin_u32(in);
+	a->offset = xr_u64(in);
+	a->count = xr_u32(in);
 	return in->err ? -EINVAL : 0;
 }
 
-enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply)
 {
 	struct nfs3_commit_args a;
@@ -27,15 +27,15 @@ enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_in *args
 
 	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_WRITE, &obj);
 	if (st != NFS3_OK) {
-		xout_u32(&reply->res, st);
+		xw_u32(&reply->res, st);
 		nfs3_encode_wcc_data(&reply->res, ctx, NULL);
 		return RPC_OUT_SUCCESS;
 	}
 	err = obj_ref_sync(obj.ref);
-	xout_u32(&reply->res, nfs3_stat_from_errno("COMMIT", &obj, err));
+	xw_u32(&reply->res, nfs3_stat_from_errno("COMMIT", &obj, err));
 	nfs3_encode_wcc_data(&reply->res, ctx, &obj);
 	if (!err) {
-		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		xw_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_COMMIT_OPS, 1);
 	}
 	nfs3_obj_close(ctx, &obj);

@@ -4,20 +4,20 @@
 
 #define FSSTAT_BYTES_PER_FILE 4096u
 
-static void encode_fsstat_ok(struct xdr_out *out, const struct objstore_stat *st)
+static void encode_fsstat_ok(struct xdr_w *out, const struct objstore_stat *st)
 {
 	uint64_t free_files = st->free_bytes / FSSTAT_BYTES_PER_FILE;
 
-	xout_u64(out, st->total_bytes);		/* tbytes */
-	xout_u64(out, st->free_bytes);		/* fbytes */
-	xout_u64(out, st->free_bytes);		/* abytes: nothing is reserved */
-	xout_u64(out, st->objects + free_files);	/* tfiles */
-	xout_u64(out, free_files);		/* ffiles */
-	xout_u64(out, free_files);		/* afiles */
-	xout_u32(out, 0);			/* invarsec: changes any time */
+	xw_u64(out, st->total_bytes);		/* tbytes */
+	xw_u64(out, st->free_bytes);		/* fbytes */
+	xw_u64(out, st->free_bytes);		/* abytes: nothing is reserved */
+	xw_u64(out, st->objects + free_files);	/* tfiles */
+	xw_u64(out, free_files);		/* ffiles */
+	xw_u64(out, free_files);		/* afiles */
+	xw_u32(out, 0);			/* invarsec: changes any time */
 }
 
-enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply)
 {
 	struct objstore_stat st;
@@ -31,12 +31,12 @@ enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_in *args
 
 	status = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
 	if (status != NFS3_OK) {
-		xout_u32(&reply->res, status);
+		xw_u32(&reply->res, status);
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
 		return RPC_OUT_SUCCESS;
 	}
 	err = objstore_statfs(ctx->store, &st);
-	xout_u32(&reply->res, nfs3_stat_from_errno("FSSTAT", &obj, err));
+	xw_u32(&reply->res, nfs3_stat_from_errno("FSSTAT", &obj, err));
 	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
 	if (!err)
 		encode_fsstat_ok(&reply->res, &st);

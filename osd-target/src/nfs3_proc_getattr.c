@@ -1,7 +1,7 @@
 /* GETATTR: the object's attributes as fattr3. */
 #include "nfs3.h"
 
-enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_r *args,
 				   struct rpc_reply *reply)
 {
 	struct nfs3_obj obj;
@@ -15,14 +15,14 @@ enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_in *arg
 
 	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
 	if (st != NFS3_OK) {
-		xout_u32(&reply->res, st);
+		xw_u32(&reply->res, st);
 		return RPC_OUT_SUCCESS;
 	}
 	err = obj_ref_info(obj.ref, &info);
 	if (err) {
-		xout_u32(&reply->res, nfs3_stat_from_errno("GETATTR", &obj, err));
+		xw_u32(&reply->res, nfs3_stat_from_errno("GETATTR", &obj, err));
 	} else {
-		xout_u32(&reply->res, NFS3_OK);
+		xw_u32(&reply->res, NFS3_OK);
 		nfs3_encode_fattr(&reply->res, ctx, &obj, &info);
 	}
 	nfs3_obj_close(ctx, &obj);

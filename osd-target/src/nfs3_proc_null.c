@@ -1,7 +1,7 @@
 /* NULL: void in, void out; clients use it to ping the server. */
 #include "nfs3.h"
 
-enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_r *args,
 				struct rpc_reply *reply)
 {
 	return RPC_OUT_SUCCESS;

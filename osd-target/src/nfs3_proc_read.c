@@ -5,19 +5,19 @@
 
 #include "nfs3.h"
 
-int nfs3_decode_read_args(struct xdr_in *in, struct nfs3_read_args *a)
+int nfs3_decode_read_args(struct xdr_r *in, struct nfs3_read_args *a)
 {
 	if (nfs3_decode_fh_args(in, &a->fh))
 		return -EINVAL;
-	a->offset = xin_u64(in);
-	a->count = xin_u32(in);
+	a->offset = xr_u64(in);
+	a->count = xr_u32(in);
 	return in->err ? -EINVAL : 0;
 }
 
 static void reply_read_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
 			    enum nfsstat3 st, struct rpc_reply *reply)
 {
-	xout_u32(&reply->res, st);
+	xw_u32(&reply->res, st);
 	nfs3_encode_post_op_attr(&reply->res, ctx, obj);
 }
 
@@ -45,7 +45,7 @@ static enum nfsstat3 read_object(const struct osd_ctx *ctx, const struct nfs3_ob
 	return NFS3_OK;
 }
 
-enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_r *args,
 				struct rpc_reply *reply)
 {
 	struct nfs3_read_args a;
@@ -66,11 +66,11 @@ enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_in *args,
 	if (st != NFS3_OK) {
 		reply_read_fail(ctx, &obj, st, reply);
 	} else {
-		xout_u32(&reply->res, NFS3_OK);
+		xw_u32(&reply->res, NFS3_OK);
 		nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
-		xout_u32(&reply->res, (uint32_t)got);	/* count */
-		xout_bool(&reply->res, eof);
-		xout_u32(&reply->res, (uint32_t)got);	/* data<> length; payload follows */
+		xw_u32(&reply->res, (uint32_t)got);	/* count */
+		xw_bool(&reply->res, eof);
+		xw_u32(&reply->res, (uint32_t)got);	/* data<> length; payload follows */
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_OPS, 1);
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_BYTES, got);
 	}

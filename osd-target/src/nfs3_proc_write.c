@@ -5,16 +5,16 @@
 
 #include "nfs3.h"
 
-int nfs3_decode_write_args(struct xdr_in *in, struct nfs3_write_args *a)
+int nfs3_decode_write_args(struct xdr_r *in, struct nfs3_write_args *a)
 {
 	if (nfs3_decode_fh_args(in, &a->fh))
 		return -EINVAL;
-	a->offset = xin_u64(in);
-	a->count = xin_u32(in);
-	a->stable = xin_u32(in);
+	a->offset = xr_u64(in);
+	a->count = xr_u32(in);
+	a->stable = xr_u32(in);
 	/* Data longer than a record cannot be there; within that, its length
 	 * is checked against count and wtmax after the handle (NFS3ERR_INVAL). */
-	a->data = xin_opaque(in, OSD_MAX_RECORD, &a->data_len);
+	a->data = xr_opaque_ref(in, OSD_MAX_RECORD, &a->data_len);
 	if (in->err || a->stable > NFS3_FILE_SYNC)
 		return -EINVAL;
 	return 0;
@@ -23,7 +23,7 @@ int nfs3_decode_write_args(struct xdr_in *in, struct nfs3_write_args *a)
 static void reply_write_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
 			     enum nfsstat3 st, struct rpc_reply *reply)
 {
-	xout_u32(&reply->res, st);
+	xw_u32(&reply->res, st);
 	nfs3_encode_wcc_data(&reply->res, ctx, obj);
 }
 
@@ -42,7 +42,7 @@ static enum nfsstat3 write_object(const struct osd_ctx *ctx, const struct nfs3_o
 	return nfs3_stat_from_errno("WRITE", obj, err);
 }
 
-enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
+enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 				 struct rpc_reply *reply)
 {
 	struct nfs3_write_args a;
@@ -61,11 +61,11 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_in *args,
 	if (st != NFS3_OK) {
 		reply_write_fail(ctx, &obj, st, reply);
 	} else {
-		xout_u32(&reply->res, NFS3_OK);
+		xw_u32(&reply->res, NFS3_OK);
 		nfs3_encode_wcc_data(&reply->res, ctx, &obj);
-		xout_u32(&reply->res, a.count);
-		xout_u32(&reply->res, a.stable == NFS3_UNSTABLE ? NFS3_UNSTABLE : NFS3_FILE_SYNC);
-		xout_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		xw_u32(&reply->res, a.count);
+		xw_u32(&reply->res, a.stable == NFS3_UNSTABLE ? NFS3_UNSTABLE : NFS3_FILE_SYNC);
+		xw_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
 		osd_stats_nfs_write(ctx->stats, a.count, a.stable);
 	}
 	nfs3_obj_close(ctx, &obj);

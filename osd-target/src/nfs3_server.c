@@ -44,19 +44,19 @@ static const struct nfs3_proc_desc nfs3_procs[NFSPROC3_COUNT] = {
  * The ids only go to the debug log: the handle carries the authority. */
 static bool auth_sys_parse(const uint8_t *body, uint32_t len, uint32_t *uid, uint32_t *gid)
 {
-	struct xdr_in in;
+	struct xdr_r in;
 	uint32_t name_len, ngids;
 
-	xin_init(&in, body, len);
-	xin_u32(&in);					/* stamp */
-	xin_opaque(&in, AUTH_SYS_MAX_MACHINE, &name_len);
-	*uid = xin_u32(&in);
-	*gid = xin_u32(&in);
-	ngids = xin_u32(&in);
+	xr_init(&in, body, len);
+	xr_u32(&in);					/* stamp */
+	xr_opaque_ref(&in, AUTH_SYS_MAX_MACHINE, &name_len);
+	*uid = xr_u32(&in);
+	*gid = xr_u32(&in);
+	ngids = xr_u32(&in);
 	if (ngids > AUTH_SYS_MAX_GIDS)
 		return false;
-	xin_take(&in, (size_t)ngids * 4);
-	return !in.err && xin_left(&in) == 0;
+	xr_take(&in, (size_t)ngids * 4);
+	return !in.err && xr_left(&in) == 0;
 }
 
 /* The handle carries the authority, so the credential only has to be
@@ -86,19 +86,20 @@ static enum rpc_outcome reply_notsupp(const struct nfs3_proc_desc *p, struct rpc
 {
 	unsigned i;
 
-	xout_u32(&reply->res, NFS3ERR_NOTSUPP);
+	xw_u32(&reply->res, NFS3ERR_NOTSUPP);
 	for (i = 0; i < p->absent_attrs; i++)
-		xout_bool(&reply->res, false);
+		xw_bool(&reply->res, false);
 	return RPC_OUT_SUCCESS;
 }
 
-/* Every NFSv3 result but NULL's starts with its nfsstat3. */
+/* Every NFSv3 result but NULL's starts with its nfsstat3 (read from what
+ * was stored: an overflowed reply counts more than its buffer holds). */
 static uint32_t reply_status(const struct rpc_reply *reply)
 {
-	struct xdr_in in;
+	struct xdr_r in;
 
-	xin_init(&in, reply->res.buf, reply->res.len);
-	return xin_u32(&in);
+	xr_init(&in, reply->res.buf, reply->res.cap - xw_room(&reply->res));
+	return xr_u32(&in);
 }
 
 /* Failures counted by who is to blame: the handle (it does not grant the
@@ -141,10 +142,10 @@ static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_cal
 {
 	const struct nfs3_proc_desc *p = &nfs3_procs[call->proc];
 	enum rpc_outcome out;
-	struct xdr_in args;
+	struct xdr_r args;
 	uint32_t status;
 
-	xin_init(&args, call->args, call->args_len);
+	xr_init(&args, call->args, call->args_len);
 	out = p->fn ? p->fn(ctx, &args, reply) : reply_notsupp(p, reply);
 	if (out != RPC_OUT_SUCCESS) {
 		log_debug("nfs3 %s xid %#x: rpc outcome %d", p->name, call->xid, (int)out);

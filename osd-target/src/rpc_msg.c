@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "xdr_cursor.h"
+#include "xdr.h"
 
 #define MSG_CALL 0
 #define MSG_REPLY 1
@@ -12,26 +12,26 @@
 #define REJECT_AUTH_ERROR 1
 #define RPC_VERSION 2
 
-static void decode_auth(struct xdr_in *x, struct rpc_opaque_auth *auth)
+static void decode_auth(struct xdr_r *x, struct rpc_opaque_auth *auth)
 {
-	auth->flavor = xin_u32(x);
-	auth->body = xin_opaque(x, RPC_MAX_AUTH_BYTES, &auth->len);
+	auth->flavor = xr_u32(x);
+	auth->body = xr_opaque_ref(x, RPC_MAX_AUTH_BYTES, &auth->len);
 }
 
 enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
 					  struct rpc_call *call)
 {
-	struct xdr_in x;
+	struct xdr_r x;
 
-	xin_init(&x, rec, len);
-	call->xid = xin_u32(&x);
-	if (xin_u32(&x) != MSG_CALL || x.err)
+	xr_init(&x, rec, len);
+	call->xid = xr_u32(&x);
+	if (xr_u32(&x) != MSG_CALL || x.err)
 		return RPC_CALL_IGNORE;
-	if (xin_u32(&x) != RPC_VERSION)
+	if (xr_u32(&x) != RPC_VERSION)
 		return x.err ? RPC_CALL_BADCRED : RPC_CALL_RPC_MISMATCH;
-	call->prog = xin_u32(&x);
-	call->vers = xin_u32(&x);
-	call->proc = xin_u32(&x);
+	call->prog = xr_u32(&x);
+	call->vers = xr_u32(&x);
+	call->proc = xr_u32(&x);
 	decode_auth(&x, &call->cred);
 	decode_auth(&x, &call->verf);
 	if (x.err)
@@ -39,7 +39,7 @@ enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
 	call->header = rec;
 	call->header_len = (size_t)(x.p - rec);
 	call->args = x.p;
-	call->args_len = xin_left(&x);
+	call->args_len = xr_left(&x);
 	return RPC_CALL_OK;
 }
 
@@ -82,39 +82,39 @@ static int auth_stat(enum rpc_outcome outcome)
 size_t rpc_msg_encode_reply_header(uint8_t *buf, uint32_t xid, enum rpc_outcome outcome,
 				   const struct rpc_reply *reply)
 {
-	struct xdr_out x;
+	struct xdr_w x;
 	int astat = auth_stat(outcome);
 
-	xout_init(&x, buf, RPC_REPLY_HEADER_MAX);
-	xout_u32(&x, xid);
-	xout_u32(&x, MSG_REPLY);
+	xw_init(&x, buf, RPC_REPLY_HEADER_MAX);
+	xw_u32(&x, xid);
+	xw_u32(&x, MSG_REPLY);
 	if (astat >= 0) {
-		xout_u32(&x, MSG_DENIED);
-		xout_u32(&x, REJECT_AUTH_ERROR);
-		xout_u32(&x, (uint32_t)astat);
+		xw_u32(&x, MSG_DENIED);
+		xw_u32(&x, REJECT_AUTH_ERROR);
+		xw_u32(&x, (uint32_t)astat);
 		return x.len;
 	}
-	xout_u32(&x, MSG_ACCEPTED);
-	xout_u32(&x, reply->verf_flavor);
-	xout_opaque(&x, reply->verf, reply->verf_len);
-	xout_u32(&x, accept_stat(outcome));
+	xw_u32(&x, MSG_ACCEPTED);
+	xw_u32(&x, reply->verf_flavor);
+	xw_opaque(&x, reply->verf, reply->verf_len);
+	xw_u32(&x, accept_stat(outcome));
 	if (outcome == RPC_OUT_PROG_MISMATCH) {
-		xout_u32(&x, reply->mismatch_low);
-		xout_u32(&x, reply->mismatch_high);
+		xw_u32(&x, reply->mismatch_low);
+		xw_u32(&x, reply->mismatch_high);
 	}
 	return x.len;
 }
 
 size_t rpc_msg_encode_rpc_mismatch(uint8_t *buf, uint32_t xid)
 {
-	struct xdr_out x;
+	struct xdr_w x;
 
-	xout_init(&x, buf, RPC_REPLY_HEADER_MAX);
-	xout_u32(&x, xid);
-	xout_u32(&x, MSG_REPLY);
-	xout_u32(&x, MSG_DENIED);
-	xout_u32(&x, REJECT_RPC_MISMATCH);
-	xout_u32(&x, RPC_VERSION);
-	xout_u32(&x, RPC_VERSION);
+	xw_init(&x, buf, RPC_REPLY_HEADER_MAX);
+	xw_u32(&x, xid);
+	xw_u32(&x, MSG_REPLY);
+	xw_u32(&x, MSG_DENIED);
+	xw_u32(&x, REJECT_RPC_MISMATCH);
+	xw_u32(&x, RPC_VERSION);
+	xw_u32(&x, RPC_VERSION);
 	return x.len;
 }

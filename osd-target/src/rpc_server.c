@@ -412,7 +412,7 @@ static void handle_job(struct rpc_server *srv, struct rpc_job *job)
 		log_error("%s: out of memory for a reply", srv->prog.name);
 		return;
 	}
-	xout_init(&reply.res, res, RPC_REPLY_RES_CAP);
+	xw_init(&reply.res, res, RPC_REPLY_RES_CAP);
 	reply.pool = &srv->pool;
 	call.peer = c->peer;
 	switch (rpc_msg_decode_call(job->record, job->len, &call)) {
@@ -432,7 +432,7 @@ static void handle_job(struct rpc_server *srv, struct rpc_job *job)
 		outcome = dispatch_call(srv, &call, &reply);
 		break;
 	}
-	if (outcome == RPC_OUT_SUCCESS && reply.res.err) {
+	if (outcome == RPC_OUT_SUCCESS && xw_overflowed(&reply.res)) {
 		log_error("%s: proc %u reply overflowed its buffer", srv->prog.name, call.proc);
 		outcome = RPC_OUT_SYSTEM_ERR;
 	}

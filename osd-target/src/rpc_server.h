@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "xdr_cursor.h"
+#include "xdr.h"
 
 #define RPC_AUTH_NONE 0
 #define RPC_AUTH_SYS 1
@@ -65,7 +65,7 @@ struct bufpool;
 struct rpc_reply {
 	struct bufpool *pool;     /* the transport's, for rpc_reply_alloc_payload */
 	int payload_pooled;
-	struct xdr_out res;
+	struct xdr_w res;
 	void *payload;
 	size_t payload_len;
 	void (*payload_free)(void *);

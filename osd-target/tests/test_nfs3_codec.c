@@ -70,9 +70,9 @@ static const uint8_t write_known[] = {
 static void test_decode_write_known(void)
 {
 	struct nfs3_write_args a;
-	struct xdr_in in;
+	struct xdr_r in;
 
-	xin_init(&in, write_known, sizeof(write_known));
+	xr_init(&in, write_known, sizeof(write_known));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), 0);
 	CHECK_EQ(a.fh.len, 5);
 	CHECK(memcmp(a.fh.data, "handl", 5) == 0);
@@ -82,17 +82,17 @@ static void test_decode_write_known(void)
 	CHECK_EQ(a.data_len, 3);
 	/* decoded in place: the data points into the record */
 	CHECK(a.data == write_known + 32);
-	CHECK_EQ(xin_left(&in), 0);
+	CHECK_EQ(xr_left(&in), 0);
 }
 
 static void test_decode_write_truncated(void)
 {
 	struct nfs3_write_args a;
-	struct xdr_in in;
+	struct xdr_r in;
 	size_t cut;
 
 	for (cut = 0; cut < sizeof(write_known); cut++) {
-		xin_init(&in, write_known, cut);
+		xr_init(&in, write_known, cut);
 		CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 	}
 }
@@ -101,33 +101,33 @@ static void test_decode_write_bad_fields(void)
 {
 	uint8_t bytes[sizeof(write_known)];
 	struct nfs3_write_args a;
-	struct xdr_in in;
+	struct xdr_r in;
 
 	memcpy(bytes, write_known, sizeof(bytes));
 	bytes[27] = 3;			/* stable_how out of range */
-	xin_init(&in, bytes, sizeof(bytes));
+	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
 	bytes[31] = 9;			/* data longer than the record */
-	xin_init(&in, bytes, sizeof(bytes));
+	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
 	memset(bytes + 28, 0xff, 4);	/* data length 2^32 - 1: padding wraps */
-	xin_init(&in, bytes, sizeof(bytes));
+	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
 	bytes[0] = 0xff;		/* handle length 4 GiB */
-	xin_init(&in, bytes, sizeof(bytes));
+	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	/* count and data length may disagree in the bytes: that is the
 	 * procedure's NFS3ERR_INVAL, not a decoding error */
 	memcpy(bytes, write_known, sizeof(bytes));
 	bytes[23] = 9;
-	xin_init(&in, bytes, sizeof(bytes));
+	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), 0);
 	CHECK_EQ(a.count, 9);
 	CHECK_EQ(a.data_len, 3);
@@ -138,12 +138,12 @@ static void test_decode_fh_bounds(void)
 	uint8_t fh[NFS3_FHSIZE + 1] = { 0 };
 	struct nfs3_read_args r;
 	struct buf b = { .len = 0 };
-	struct xdr_in in;
+	struct xdr_r in;
 
 	put_opaque(&b, fh, NFS3_FHSIZE + 1);	/* over the nfs_fh3 bound */
 	put64(&b, 0);
 	put32(&b, 1);
-	xin_init(&in, b.b, b.len);
+	xr_init(&in, b.b, b.len);
 	CHECK_EQ(nfs3_decode_read_args(&in, &r), -EINVAL);
 
 	b.len = 0;
@@ -151,7 +151,7 @@ static void test_decode_fh_bounds(void)
 	put64(&b, 0xfffffffffffff000ull);
 	put32(&b, 0xffffffffu);
 	put32(&b, 0xdeadbeef);			/* trailing bytes are ignored */
-	xin_init(&in, b.b, b.len);
+	xr_init(&in, b.b, b.len);
 	CHECK_EQ(nfs3_decode_read_args(&in, &r), 0);
 	CHECK_EQ(r.fh.len, NFS3_FHSIZE);
 	CHECK_EQ(r.offset, 0xfffffffffffff000ull);
@@ -163,28 +163,28 @@ static void test_decode_commit_access(void)
 	struct nfs3_commit_args c;
 	struct nfs3_access_args a;
 	struct buf b = { .len = 0 };
-	struct xdr_in in;
+	struct xdr_r in;
 	size_t cut;
 
 	put_opaque(&b, "xy", 2);
 	put64(&b, 42);
 	put32(&b, 4096);
-	xin_init(&in, b.b, b.len);
+	xr_init(&in, b.b, b.len);
 	CHECK_EQ(nfs3_decode_commit_args(&in, &c), 0);
 	CHECK_EQ(c.offset, 42);
 	CHECK_EQ(c.count, 4096);
 	for (cut = 0; cut < b.len; cut++) {
-		xin_init(&in, b.b, cut);
+		xr_init(&in, b.b, cut);
 		CHECK_EQ(nfs3_decode_commit_args(&in, &c), -EINVAL);
 	}
 
 	b.len = 0;
 	put_opaque(&b, "xy", 2);
 	put32(&b, ACCESS3_READ | ACCESS3_MODIFY);
-	xin_init(&in, b.b, b.len);
+	xr_init(&in, b.b, b.len);
 	CHECK_EQ(nfs3_decode_access_args(&in, &a), 0);
 	CHECK_EQ(a.access, ACCESS3_READ | ACCESS3_MODIFY);
-	xin_init(&in, b.b, b.len - 1);
+	xr_init(&in, b.b, b.len - 1);
 	CHECK_EQ(nfs3_decode_access_args(&in, &a), -EINVAL);
 }
 
@@ -265,7 +265,7 @@ static void call_full(struct fixture *f, uint32_t vers, uint32_t proc, uint32_t 
 	};
 
 	memset(&r->reply, 0, sizeof(r->reply));
-	xout_init(&r->reply.res, r->res, sizeof(r->res));
+	xw_init(&r->reply.res, r->res, sizeof(r->res));
 	r->out = nfs3_dispatch(&f->ctx, &call, &r->reply);
 }
 

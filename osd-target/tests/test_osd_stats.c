@@ -96,7 +96,7 @@ static void test_stats_call_bytes(void)
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_body };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_body };
 	memset(&reply, 0, sizeof(reply));
-	xout_init(&reply.res, res, sizeof(res));
+	xw_init(&reply.res, res, sizeof(res));
 
 	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_SUCCESS);
 	CHECK_EQ(reply.res.len, 4 + 16 * 8);
@@ -115,7 +115,7 @@ static void test_stats_call_bytes(void)
 	call.args = res;
 	call.args_len = 4;
 	memset(&reply, 0, sizeof(reply));
-	xout_init(&reply.res, res + 1024, sizeof(res) - 1024);
+	xw_init(&reply.res, res + 1024, sizeof(res) - 1024);
 	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_GARBAGE_ARGS);
 }
 

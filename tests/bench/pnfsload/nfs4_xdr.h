@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pando/xdr.h"
+#include "xdr.h"
 #include "pando/ff_xdr.h"
 
 #define NFS4_PROGRAM 100003u

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pando/xdr.h"
+#include "xdr.h"
 
 #define RPC_CALL 0u
 #define RPC_REPLY 1u

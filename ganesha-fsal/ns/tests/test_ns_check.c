@@ -1,72 +1,9 @@
 /* ns_check finds what a crash or a bug could leave: each case builds a
  * small clean tree, breaks one thing behind the store's back, and expects
  * the check to name it. */
-#include "ns_test.h"
+#include "ns_corrupt.h"
 
 #include <errno.h>
-
-#include "byteorder.h"
-#include "ns_internal.h"
-
-struct tree {
-	struct ns_store *s;
-	uint64_t d, f, sub, lnk, small, obj;
-};
-
-static struct tree build(void)
-{
-	char path[128];
-	struct tree t = { .s = test_store(path, sizeof(path), NULL) };
-
-	t.d = mkdir_(t.s, NS_ROOT_INO, "d");
-	t.f = mkfile(t.s, t.d, "f");
-	CHECK_EQ(ns_link(t.s, t.f, NS_ROOT_INO, "g", NULL), 0);
-	t.sub = mkdir_(t.s, t.d, "sub");
-	t.small = mkfile(t.s, NS_ROOT_INO, "small");
-	CHECK_EQ(ns_write(t.s, t.small, 0, "abc", 3, true, NULL, NULL), 0);
-	t.obj = mkfile(t.s, NS_ROOT_INO, "obj");
-	CHECK_EQ(ns_map_set(t.s, t.obj, 0, "map", 3, NULL, 0, 0), 0);
-	CHECK_EQ(ns_symlink(t.s, t.sub, "lnk", "../f", TEST_NEW, NULL), 0);
-	t.lnk = ino_of(t.s, t.sub, "lnk");
-	check_clean(t.s);
-	return t;
-}
-
-static void raw_put(struct ns_store *s, const uint8_t *k, size_t klen, const void *v,
-		    size_t vlen)
-{
-	char *err = NULL;
-
-	rocksdb_put(s->db, s->wopts, (const char *)k, klen, v, vlen, &err);
-	CHECK(err == NULL);
-}
-
-static void raw_del(struct ns_store *s, const uint8_t *k, size_t klen)
-{
-	char *err = NULL;
-
-	rocksdb_delete(s->db, s->wopts, (const char *)k, klen, &err);
-	CHECK(err == NULL);
-}
-
-static void put_inode(struct ns_store *s, const struct ns_inode *r)
-{
-	uint8_t k[ID_KEY_LEN], v[INODE_REC_LEN];
-
-	inode_encode(r, v);
-	raw_put(s, k, key_id(k, K_INODE, r->ino), v, sizeof(v));
-}
-
-static void del_entry(struct ns_store *s, uint64_t dir, const char *name, bool index)
-{
-	uint8_t k[KEY_MAX];
-	struct dirent_rec d;
-
-	CHECK_EQ(dirent_get(s, dir, name, strlen(name), &d), 0);
-	raw_del(s, k, key_dirent(k, dir, name, strlen(name)));
-	if (index)
-		raw_del(s, k, key_index(k, dir, d.seq));
-}
 
 static struct ns_check_result run_check(struct ns_store *s)
 {
@@ -79,7 +16,7 @@ static struct ns_check_result run_check(struct ns_store *s)
 
 static void test_entry_without_index(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	uint8_t k[INDEX_KEY_LEN];
 	struct dirent_rec d;
 
@@ -91,7 +28,7 @@ static void test_entry_without_index(void)
 
 static void test_index_without_entry(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	struct ns_check_result r;
 
 	del_entry(t.s, t.d, "f", false);
@@ -105,7 +42,7 @@ static void test_index_without_entry(void)
 
 static void test_dangling(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	uint8_t k[ID_KEY_LEN];
 	struct ns_check_result r;
 
@@ -119,7 +56,7 @@ static void test_dangling(void)
 
 static void test_link_counts(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	struct ns_inode r;
 
 	CHECK_EQ(inode_load(t.s, t.f, &r), 0);
@@ -135,7 +72,7 @@ static void test_link_counts(void)
 
 static void test_orphans(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	struct ns_check_result r;
 
 	/* Unnamed: d is orphaned, and with it everything below. */
@@ -152,27 +89,9 @@ static void test_orphans(void)
  * neighbours, but no path from the root reaches the cycle. */
 static void test_cycle(void)
 {
-	struct tree t = build();
-	struct dirent_rec e = { .ino = t.d, .seq = NS_COOKIE_FIRST + 1 };
-	struct ns_inode root, d, sub;
-	struct txn x;
+	struct tree t = tree_build();
 
-	del_entry(t.s, NS_ROOT_INO, "d", true);
-	CHECK_EQ(inode_load(t.s, NS_ROOT_INO, &root), 0);
-	CHECK_EQ(inode_load(t.s, t.d, &d), 0);
-	CHECK_EQ(inode_load(t.s, t.sub, &sub), 0);
-	root.nlink--;
-	root.nentries--;
-	sub.nlink++;
-	sub.nentries++;
-	sub.next_seq++;
-	d.parent = t.sub;
-	put_inode(t.s, &root);
-	put_inode(t.s, &d);
-	put_inode(t.s, &sub);
-	txn_begin(&x, t.s);
-	dirent_put(&x, t.sub, "loop", 4, &e, NS_DIR);
-	CHECK_EQ(txn_commit(&x, false), 0);
+	make_cycle(&t);
 	CHECK_EQ(run_check(t.s).orphans, 3);
 	/* A rename into the cycle must not spin. */
 	CHECK_EQ(ns_rename(t.s, NS_ROOT_INO, "small", t.sub, "x"), 0);
@@ -183,7 +102,7 @@ static void test_cycle(void)
 
 static void test_stray_keys(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	uint8_t k[ID_KEY_LEN];
 	struct ns_check_result r;
 
@@ -199,7 +118,7 @@ static void test_stray_keys(void)
 
 static void test_bad_records(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	uint8_t k[KEY_MAX];
 	struct ns_check_result r;
 
@@ -215,7 +134,7 @@ static void test_bad_records(void)
 
 static void test_counters(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	uint8_t k = K_NEXT, v[8];
 	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
 	uint64_t seq;
@@ -232,7 +151,7 @@ static void test_counters(void)
 
 static void test_seq_range(void)
 {
-	struct tree t = build();
+	struct tree t = tree_build();
 	struct ns_inode d;
 
 	CHECK_EQ(inode_load(t.s, t.d, &d), 0);

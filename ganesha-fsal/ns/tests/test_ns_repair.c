@@ -1,19 +1,10 @@
 /* ns_repair fixes what ns_check finds: each case builds the small tree of
- * test_ns_check, breaks it the same way, repairs, and expects ns_check
+ * ns_corrupt.h, breaks it as test_ns_check does, repairs, and expects ns_check
  * clean, a second repair with nothing to do, and the files the damage did
  * not touch as they were. */
-#include "ns_test.h"
+#include "ns_corrupt.h"
 
 #include <errno.h>
-
-#include "byteorder.h"
-#include "ns_internal.h"
-
-struct tree {
-	struct ns_store *s;
-	char path[128];
-	uint64_t d, f, sub, lnk, small, obj;
-};
 
 /* What the damage in a case is allowed to have changed. */
 enum {
@@ -21,68 +12,6 @@ enum {
 	LOST_LINK = 1,          /* the symlink (its record broken) */
 	LOST_MAP = 2,           /* obj's map (deleted) */
 };
-
-static void build(struct tree *t)
-{
-	t->s = test_store(t->path, sizeof(t->path), NULL);
-	t->d = mkdir_(t->s, NS_ROOT_INO, "d");
-	t->f = mkfile(t->s, t->d, "f");
-	CHECK_EQ(ns_link(t->s, t->f, NS_ROOT_INO, "g", NULL), 0);
-	t->sub = mkdir_(t->s, t->d, "sub");
-	t->small = mkfile(t->s, NS_ROOT_INO, "small");
-	CHECK_EQ(ns_write(t->s, t->small, 0, "abc", 3, true, NULL, NULL), 0);
-	t->obj = mkfile(t->s, NS_ROOT_INO, "obj");
-	CHECK_EQ(ns_map_set(t->s, t->obj, 0, "map", 3, NULL, 0, 0), 0);
-	CHECK_EQ(ns_symlink(t->s, t->sub, "lnk", "../f", TEST_NEW, NULL), 0);
-	t->lnk = ino_of(t->s, t->sub, "lnk");
-	check_clean(t->s);
-}
-
-/* ---- corruption, behind the store's back (as test_ns_check does it) ---- */
-
-static void raw_put(struct ns_store *s, const uint8_t *k, size_t klen, const void *v,
-		    size_t vlen)
-{
-	char *err = NULL;
-
-	rocksdb_put(s->db, s->wopts, (const char *)k, klen, v, vlen, &err);
-	CHECK(err == NULL);
-}
-
-static void raw_del(struct ns_store *s, const uint8_t *k, size_t klen)
-{
-	char *err = NULL;
-
-	rocksdb_delete(s->db, s->wopts, (const char *)k, klen, &err);
-	CHECK(err == NULL);
-}
-
-static void put_inode(struct ns_store *s, const struct ns_inode *r)
-{
-	uint8_t k[ID_KEY_LEN], v[INODE_REC_LEN];
-
-	inode_encode(r, v);
-	raw_put(s, k, key_id(k, K_INODE, r->ino), v, sizeof(v));
-}
-
-static void del_entry(struct ns_store *s, uint64_t dir, const char *name, bool index)
-{
-	uint8_t k[KEY_MAX];
-	struct dirent_rec d;
-
-	CHECK_EQ(dirent_get(s, dir, name, strlen(name), &d), 0);
-	raw_del(s, k, key_dirent(k, dir, name, strlen(name)));
-	if (index)
-		raw_del(s, k, key_index(k, dir, d.seq));
-}
-
-static void put_next_id(struct ns_store *s, uint64_t next)
-{
-	uint8_t k = K_NEXT, v[8];
-
-	put_be64(v, next);
-	raw_put(s, &k, 1, v, sizeof(v));
-}
 
 /* ---- what a repair must leave ------------------------------------------ */
 
@@ -138,7 +67,7 @@ static void test_entry_without_index(void)
 	uint8_t k[INDEX_KEY_LEN];
 	uint64_t before, after;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(ns_lookup_cookie(t.s, t.d, "f", &before), 0);
 	raw_del(t.s, k, key_index(k, t.d, before));
 	repair(&t);
@@ -153,7 +82,7 @@ static void test_index_without_entry(void)
 	struct tree t;
 	uint64_t before, after;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(ns_lookup_cookie(t.s, t.d, "f", &before), 0);
 	del_entry(t.s, t.d, "f", false);
 	repair(&t);
@@ -171,7 +100,7 @@ static void test_dangling(void)
 	uint8_t k[ID_KEY_LEN];
 	struct ns_statfs st;
 
-	build(&t);
+	t = tree_build();
 	raw_del(t.s, k, key_id(k, K_INODE, t.f));
 	repair(&t);
 	CHECK_EQ(ino_of(t.s, t.d, "f"), 0);
@@ -187,7 +116,7 @@ static void test_link_counts(void)
 	struct tree t;
 	struct ns_inode r;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(inode_load(t.s, t.f, &r), 0);
 	r.nlink = 3;
 	put_inode(t.s, &r);
@@ -210,7 +139,7 @@ static void test_orphans(void)
 	char name[32];
 	uint64_t lf;
 
-	build(&t);
+	t = tree_build();
 	del_entry(t.s, NS_ROOT_INO, "d", true);
 	repair(&t);
 	lf = ino_of(t.s, NS_ROOT_INO, "lost+found");
@@ -225,34 +154,14 @@ static void test_orphans(void)
 	done(&t, LEFT_ALL);
 }
 
-/* d moved under its own subdirectory (test_ns_check's cycle): one of the
+/* d moved under its own subdirectory (make_cycle): one of the
  * two goes into /lost+found, which makes the other reachable again. */
 static void test_cycle(void)
 {
-	struct tree t;
-	struct dirent_rec e = { .seq = NS_COOKIE_FIRST + 1 };
-	struct ns_inode root, d, sub;
-	struct txn x;
+	struct tree t = tree_build();
 	uint64_t lf;
 
-	build(&t);
-	e.ino = t.d;
-	del_entry(t.s, NS_ROOT_INO, "d", true);
-	CHECK_EQ(inode_load(t.s, NS_ROOT_INO, &root), 0);
-	CHECK_EQ(inode_load(t.s, t.d, &d), 0);
-	CHECK_EQ(inode_load(t.s, t.sub, &sub), 0);
-	root.nlink--;
-	root.nentries--;
-	sub.nlink++;
-	sub.nentries++;
-	sub.next_seq++;
-	d.parent = t.sub;
-	put_inode(t.s, &root);
-	put_inode(t.s, &d);
-	put_inode(t.s, &sub);
-	txn_begin(&x, t.s);
-	dirent_put(&x, t.sub, "loop", 4, &e, NS_DIR);
-	CHECK_EQ(txn_commit(&x, false), 0);
+	make_cycle(&t);
 	repair(&t);
 	lf = ino_of(t.s, NS_ROOT_INO, "lost+found");
 	CHECK(lf != 0);
@@ -285,7 +194,7 @@ static void test_stray_keys(void)
 	size_t len;
 	char *v;
 
-	build(&t);
+	t = tree_build();
 	raw_put(t.s, k, key_id(k, K_DATA, t.d), "x", 1);
 	raw_put(t.s, k, key_id(k, K_MAP, 99999), "m", 1);
 	raw_put(t.s, k, key_id(k, K_SYMLINK, t.f), "t", 1);
@@ -306,7 +215,7 @@ static void test_bad_records(void)
 	uint8_t k[KEY_MAX];
 	struct ns_attr a;
 
-	build(&t);
+	t = tree_build();
 	raw_put(t.s, k, key_id(k, K_INODE, t.lnk), "short", 5);
 	raw_put(t.s, k, key_id(k, K_DATA, t.small), "abcd", 4);
 	raw_del(t.s, k, key_id(k, K_MAP, t.obj));
@@ -329,7 +238,7 @@ static void test_counters(void)
 	struct ns_statfs st;
 	uint64_t seq;
 
-	build(&t);
+	t = tree_build();
 	merge_add(b, C_INODES, 1);
 	merge_add(b, C_BYTES, -1);
 	CHECK_EQ(db_write(t.s, b, &seq), 0);
@@ -349,7 +258,7 @@ static void test_seq_range(void)
 	struct ns_inode d;
 	uint64_t f, sub, fresh;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(inode_load(t.s, t.d, &d), 0);
 	d.next_seq = NS_COOKIE_FIRST + 1;
 	put_inode(t.s, &d);
@@ -373,7 +282,7 @@ static void test_low_next_id_and_orphan(void)
 	char name[32];
 	uint64_t lf;
 
-	build(&t);
+	t = tree_build();
 	del_entry(t.s, NS_ROOT_INO, "small", true);
 	put_next_id(t.s, 2);
 	ns_close(t.s);
@@ -395,7 +304,7 @@ static void test_missing_root(void)
 	struct tree t;
 	uint8_t k[ID_KEY_LEN];
 
-	build(&t);
+	t = tree_build();
 	raw_del(t.s, k, key_id(k, K_INODE, NS_ROOT_INO));
 	repair(&t);
 	CHECK_EQ(attr_of(t.s, NS_ROOT_INO).type, NS_DIR);
@@ -414,7 +323,7 @@ static void test_directory_named_twice(void)
 	struct ns_inode sub;
 	struct txn x;
 
-	build(&t);
+	t = tree_build();
 	e.ino = t.d;
 	CHECK_EQ(inode_load(t.s, t.sub, &sub), 0);
 	sub.next_seq = e.seq + 1;
@@ -437,7 +346,7 @@ static void test_shared_cookie(void)
 	uint8_t k[KEY_MAX], v[DIRENT_REC_LEN];
 	uint64_t f, sub;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(dirent_get(t.s, t.d, "sub", 3, &d), 0);
 	CHECK_EQ(ns_lookup_cookie(t.s, t.d, "f", &f), 0);
 	d.seq = f;
@@ -457,7 +366,7 @@ static void test_lost_found_taken(void)
 	struct tree t;
 	struct ns_check_result fixed;
 
-	build(&t);
+	t = tree_build();
 	mkfile(t.s, NS_ROOT_INO, "lost+found");
 	del_entry(t.s, NS_ROOT_INO, "obj", true);
 	CHECK_EQ(ns_repair(t.s, say_stderr, NULL, &fixed), -ENOTDIR);
@@ -469,7 +378,7 @@ static void test_clean_store(void)
 	struct tree t;
 	struct ns_check_result fixed;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(ns_repair(t.s, say_stderr, NULL, &fixed), 0);
 	CHECK_EQ(fixed.problems, 0);
 	CHECK_EQ(fixed.inodes, 7);
@@ -502,7 +411,7 @@ static void test_map_list(void)
 	struct seen_maps m = { 0 };
 	uint64_t other;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(ns_map_set(t.s, t.obj, 0, "map1", 4, NULL, 0, 0), 0);
 	other = mkfile(t.s, NS_ROOT_INO, "other");
 	CHECK_EQ(ns_map_set(t.s, other, 0, "map2", 4, NULL, 0, 0), 0);
@@ -535,7 +444,7 @@ static void test_ids_raise(void)
 	struct ns_options o = { .nosync = true };
 	uint64_t first;
 
-	build(&t);
+	t = tree_build();
 	CHECK_EQ(ns_ids_raise(t.s, 1000), 0);
 	CHECK_EQ(ns_next_id(t.s), 1000);
 	CHECK_EQ(ns_ids_raise(t.s, 10), 0);
@@ -571,7 +480,7 @@ static void test_progress(void)
 	struct ns_check_result res;
 	char name[32];
 
-	build(&t);
+	t = tree_build();
 	for (int i = 0; i < NS_PROGRESS_EVERY; i++) {
 		snprintf(name, sizeof(name), "n%d", i);
 		mkfile(t.s, t.d, name);

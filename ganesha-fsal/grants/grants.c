@@ -1,0 +1,414 @@
+/* pando_grants: the file table, granting, returning and committing
+ * (grants.h).  Recalls and fences are in grants_recall.c, freezes and
+ * gateway writers in grants_freeze.c. */
+#include "grants_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct gfile **slot(struct pando_grants *g, uint64_t ino)
+{
+	struct gfile **p = &g->bucket[ino % GRANTS_BUCKETS];
+
+	while (*p && (*p)->ino != ino)
+		p = &(*p)->next;
+	return p;
+}
+
+struct gfile *gfile_get(struct pando_grants *g, uint64_t ino, bool create)
+{
+	struct gfile **p = slot(g, ino);
+
+	if (!*p && create) {
+		*p = calloc(1, sizeof(**p));
+		if (!*p)
+			return NULL;
+		(*p)->ino = ino;
+		g->st.files++;
+	}
+	return *p;
+}
+
+void gfile_put(struct pando_grants *g, struct gfile *f)
+{
+	struct gfile **p;
+
+	if (f->segs || f->recalling || f->wrecorded || f->unsettled || f->watched ||
+	    f->gw_writers || f->frozen)
+		return;
+	p = slot(g, f->ino);
+	*p = f->next;
+	free(f);
+	g->st.files--;
+}
+
+bool gfile_has_writers(const struct gfile *f)
+{
+	for (const struct pando_grant *s = f->segs; s; s = s->next)
+		if (s->write)
+			return true;
+	return false;
+}
+
+void grants_log(struct pando_grants *g, enum pando_grants_level level, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!g->ops.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	g->ops.log(g->ops.arg, level, msg);
+}
+
+int grants_wait(struct pando_grants *g, uint64_t ino, bool (*done)(struct gfile *f),
+		uint32_t max_ms)
+{
+	struct timespec until;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += max_ms / 1000;
+	until.tv_nsec += (long)(max_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (!done(gfile_get(g, ino, false)) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&g->cond, &g->lock, &until);
+	return done(gfile_get(g, ino, false)) ? 0 : -ETIMEDOUT;
+}
+
+/* Under g->lock, which it drops while the record is written.  Returns the
+ * file's record found again, or NULL (out of memory: -ENOMEM in *rc). */
+static struct gfile *record_writer(struct pando_grants *g, uint64_t ino, struct gfile *f,
+				   int *rc)
+{
+	*rc = 0;
+	if (f->wrecorded)
+		return f;
+	pthread_mutex_unlock(&g->lock);
+	*rc = g->ops.mark_writer(g->ops.arg, ino);
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, true);
+	if (!f) {
+		/* The record stays: the next start settles the file. */
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	if (*rc) {
+		grants_log(g, PANDO_GRANTS_MAJOR,
+			   "pando: inode %" PRIu64 ": write layout not recorded (%d)", ino, *rc);
+		return f;
+	}
+	f->wrecorded = true;
+	return f;
+}
+
+void gfile_forget_writer(struct pando_grants *g, struct gfile *f)
+{
+	int rc;
+
+	if (!f->wrecorded || f->keep_record || f->unsettled || gfile_has_writers(f))
+		return;
+	rc = g->ops.unmark_writer(g->ops.arg, f->ino);
+	if (rc)
+		grants_log(g, PANDO_GRANTS_INFO,
+			   "pando: inode %" PRIu64
+			   ": write-layout record left (%d): settled at next start", f->ino, rc);
+	f->wrecorded = false;
+}
+
+/* Under g->lock: the file's record, ready for a new segment, or NULL
+ * with *rc set (the file is recalled or frozen, or its record failed). */
+static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_ask *ask,
+			       int *rc)
+{
+	struct gfile *f = gfile_get(g, ask->ino, true);
+
+	if (!f) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	f->wanted |= f->frozen > 0;
+	*rc = f->recalling || f->frozen ? -EAGAIN : 0;
+	if (!*rc && ask->write)
+		f = record_writer(g, ask->ino, f, rc);
+	if (f && !*rc && (f->recalling || f->frozen))
+		*rc = -EAGAIN;  /* a recall began while the record was written */
+	if (f && *rc) {
+		gfile_forget_writer(g, f);
+		gfile_put(g, f);
+		return NULL;
+	}
+	return f;
+}
+
+int pando_grants_grant(struct pando_grants *g, const struct pando_grant_ask *ask,
+		       struct pando_grant **out)
+{
+	struct pando_grant *seg = calloc(1, sizeof(*seg));
+	struct gfile *f;
+	int rc;
+
+	if (!seg)
+		return -ENOMEM;
+	pthread_mutex_lock(&g->lock);
+	f = grantable(g, ask, &rc);
+	if (!f) {
+		pthread_mutex_unlock(&g->lock);
+		free(seg);
+		return rc;
+	}
+	seg->owner = g;
+	seg->ino = ask->ino;
+	seg->clientid = ask->clientid;
+	snprintf(seg->client, sizeof(seg->client), "%s", ask->client ? ask->client : "");
+	seg->write = ask->write;
+	seg->epoch = f->epoch;
+	seg->commits_at_grant = f->commits;
+	f->writes += ask->write;
+	f->gen = ask->gen;
+	if (!f->cap_version)
+		f->cap_version = ask->cap_version;
+	seg->next = f->segs;
+	f->segs = seg;
+	g->st.segments++;
+	g->st.granted++;
+	pthread_mutex_unlock(&g->lock);
+	*out = seg;
+	return 0;
+}
+
+static void unlink_seg(struct pando_grants *g, struct pando_grant *seg)
+{
+	struct gfile *f = gfile_get(g, seg->ino, false);
+	struct pando_grant **p;
+
+	if (!f)
+		return;
+	for (p = &f->segs; *p; p = &(*p)->next) {
+		if (*p == seg) {
+			*p = seg->next;
+			g->st.segments--;
+			break;
+		}
+	}
+	/* The last recalled segment back ends the recall at once, so that
+	 * the next grant need not wait for the tick. */
+	if (f->recalling && !gfile_recall_pending(f))
+		f->recalling = false;
+	gfile_forget_writer(g, f);
+	gfile_put(g, f);
+}
+
+void pando_grants_ungrant(struct pando_grants *g, struct pando_grant *seg)
+{
+	pthread_mutex_lock(&g->lock);
+	unlink_seg(g, seg);
+	g->st.granted--;
+	pthread_mutex_unlock(&g->lock);
+	free(seg);
+}
+
+void pando_grants_committed(struct pando_grants *g, uint64_t ino)
+{
+	struct gfile *f;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);
+	if (f)
+		f->commits++;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Under g->lock: a write segment, neither fenced nor from before a
+ * recall, that saw no LAYOUTCOMMIT of its file: what it wrote may lie
+ * past the size the manager knows. */
+static bool ends_uncommitted(const struct gfile *f, const struct pando_grant *seg)
+{
+	return seg->write && !seg->fenced && f && f->epoch == seg->epoch &&
+	       f->commits == seg->commits_at_grant;
+}
+
+static void returned(struct pando_grants *g, struct pando_grant *seg)
+{
+	uint64_t ino = seg->ino;
+	struct gfile *f;
+	bool settle;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);
+	settle = ends_uncommitted(f, seg);
+	if (settle)
+		f->unsettled++;     /* keeps the record until the check is done */
+	unlink_seg(g, seg);
+	g->st.returned++;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	free(seg);
+	if (settle)
+		g->ops.settle(g->ops.arg, ino);
+}
+
+void pando_grant_end(struct pando_grant *seg)
+{
+	if (seg->owner)
+		returned(seg->owner, seg);
+	else
+		free(seg);
+}
+
+void pando_grants_settled(struct pando_grants *g, uint64_t ino, bool ok)
+{
+	struct gfile *f;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);
+	if (f) {
+		if (f->unsettled)
+			f->unsettled--;
+		f->keep_record |= !ok;
+		gfile_forget_writer(g, f);
+		gfile_put(g, f);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+bool pando_grants_stale(struct pando_grants *g, const struct pando_grant *seg)
+{
+	struct gfile *f;
+	bool stale;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, seg->ino, false);
+	stale = seg->fenced || (f && f->epoch != seg->epoch);
+	pthread_mutex_unlock(&g->lock);
+	return stale;
+}
+
+uint32_t pando_grants_cap_version(struct pando_grants *g, uint64_t ino)
+{
+	struct gfile *f;
+	uint32_t v;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);
+	v = f ? f->cap_version : 0;
+	pthread_mutex_unlock(&g->lock);
+	return v;
+}
+
+int pando_grants_set_cap_version(struct pando_grants *g, uint64_t ino, uint32_t ver,
+				 uint32_t *stands)
+{
+	struct gfile *f;
+
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, true);
+	if (!f) {
+		pthread_mutex_unlock(&g->lock);
+		return -ENOMEM;
+	}
+	if (!f->cap_version)
+		f->cap_version = ver;
+	*stands = f->cap_version;
+	gfile_put(g, f);
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
+
+void pando_grants_count_io_error(struct pando_grants *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->st.io_errors++;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void pando_grants_stats(struct pando_grants *g, struct pando_layout_stats *out)
+{
+	pthread_mutex_lock(&g->lock);
+	*out = g->st;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Adds id to the small set ids[*n]; true if it did not fit. */
+static bool add_holder(uint64_t *ids, size_t *n, size_t cap, uint64_t id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return false;
+	if (*n == cap)
+		return true;
+	ids[(*n)++] = id;
+	return false;
+}
+
+uint64_t pando_grants_holders(struct pando_grants *g)
+{
+	uint64_t ids[256];
+	size_t n = 0;
+	bool more = false;
+
+	pthread_mutex_lock(&g->lock);
+	for (int b = 0; b < GRANTS_BUCKETS; b++)
+		for (struct gfile *f = g->bucket[b]; f; f = f->next)
+			for (struct pando_grant *s = f->segs; s; s = s->next)
+				more |= add_holder(ids, &n, 256, s->clientid);
+	pthread_mutex_unlock(&g->lock);
+	return n + (more ? 1 : 0);
+}
+
+int pando_grants_new(const struct pando_grants_ops *ops, uint32_t recall_timeout_s,
+		     struct pando_grants **out)
+{
+	struct pando_grants *g = calloc(1, sizeof(*g));
+	pthread_condattr_t ca;
+	int rc;
+
+	if (!g)
+		return -ENOMEM;
+	g->ops = *ops;
+	g->timeout_s = recall_timeout_s;
+	pthread_mutex_init(&g->lock, NULL);
+	/* Waits are timed on the monotonic clock: a clock step must not
+	 * stretch a freeze or a recall wait. */
+	rc = pthread_condattr_init(&ca);
+	if (!rc) {
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		rc = pthread_cond_init(&g->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (rc) {
+		pthread_mutex_destroy(&g->lock);
+		free(g);
+		return -rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void pando_grants_free(struct pando_grants *g)
+{
+	if (!g)
+		return;
+	for (int b = 0; b < GRANTS_BUCKETS; b++) {
+		for (struct gfile *f = g->bucket[b], *next; f; f = next) {
+			next = f->next;
+			/* Their holders still keep the segments and end
+			 * them later (pando_grant_end). */
+			for (struct pando_grant *s = f->segs; s; s = s->next)
+				s->owner = NULL;
+			free(f);
+		}
+	}
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cond);
+	free(g);
+}

@@ -1,0 +1,40 @@
+/* The outside world of pando_grants for its unit tests: a clock the test
+ * moves, and callbacks that record what they were asked. */
+#ifndef GRANTS_FAKE_OPS_H
+#define GRANTS_FAKE_OPS_H
+
+#include <pthread.h>
+
+#include "grants.h"
+
+#define FAKE_MAX 256
+
+struct fake {
+	pthread_mutex_t lock;           /* the callbacks run from several threads */
+	uint64_t now;
+	struct pando_recall recalls[FAKE_MAX];
+	int nrecalls;
+	uint64_t fenced_ino[FAKE_MAX];
+	uint32_t fenced_cur[FAKE_MAX];
+	int nfences;
+	uint32_t next_version;          /* what the next fence moves to */
+	int fence_rc;                   /* non-zero: the map could not be read */
+	int marked[FAKE_MAX];           /* write-layout records, by inode */
+	int mark_rc;
+	int settles[FAKE_MAX];          /* size checks asked, by inode */
+	uint32_t down_osd;              /* uses_osd: inodes below 100 use it */
+	int logs;
+	/* Runs inside mark_writer, lock dropped: a race made to order. */
+	void (*during_mark)(struct fake *fk, uint64_t ino);
+	struct pando_grants *g;
+};
+
+/* A fresh fake and grants over it, recall timeout 10 s. */
+struct pando_grants *fake_grants(struct fake *fk);
+void fake_free(struct fake *fk);
+/* A grant of ino to clientid (its address "10.0.0.<clientid>"). */
+int fake_grant(struct fake *fk, uint64_t ino, uint64_t clientid, bool write,
+	       struct pando_grant **out);
+struct pando_layout_stats fake_stats(struct fake *fk);
+
+#endif

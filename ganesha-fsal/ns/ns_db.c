@@ -44,8 +44,10 @@ static struct pando_rdb_config db_config(bool create)
 		/* RocksDB would make the directory before finding it holds no
 		 * database: ns_open answers -ENOENT for it instead. */
 		.missing_is_enoent = true,
+		/* Flush and compaction run beside Ganesha's own threads. */
 		.max_background_jobs = 2,
-		/* Directories and inodes are read far more than objects' records. */
+		/* Every lookup, getattr and readdir reads here: a larger cache
+		 * than the OSD's index. */
 		.block_cache_bytes = BLOCK_CACHE_BYTES,
 		/* Every create first looks for a name that is not there. */
 		.bloom_full = true,
@@ -58,6 +60,8 @@ static struct pando_rdb_config db_config(bool create)
 		 * Exact under concurrency: RocksDB inserts batches that merge one
 		 * by one. */
 		.max_successive_merges = MERGES_MAX,
+		/* Durability comes from syncing the WAL in batches (ns_sync.c). */
+		.sync_writes = false,
 	};
 }
 
@@ -73,20 +77,14 @@ int db_open(struct ns_store *s, const char *dir, bool create)
 	} else if (err) {
 		rc = db_err(s, "open", err);
 	}
-	if (rc)
-		return rc;
-	s->wopts = rocksdb_writeoptions_create();
-	s->ropts = rocksdb_readoptions_create();
-	return 0;
+	s->wopts = s->dbopts.write;
+	s->ropts = s->dbopts.read;
+	return rc;
 }
 
 void db_free(struct ns_store *s)
 {
 	pando_rdb_close(&s->db, &s->dbopts);
-	if (s->wopts)
-		rocksdb_writeoptions_destroy(s->wopts);
-	if (s->ropts)
-		rocksdb_readoptions_destroy(s->ropts);
 }
 
 /* ---- get / write ----------------------------------------------------- */

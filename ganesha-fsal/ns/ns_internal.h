@@ -90,8 +90,8 @@ struct dirent_rec {
 struct ns_store {
 	rocksdb_t *db;
 	struct pando_rdb_options dbopts;
-	rocksdb_writeoptions_t *wopts;  /* never synced: see ns_sync.c */
-	rocksdb_readoptions_t *ropts;
+	rocksdb_writeoptions_t *wopts;  /* dbopts.write, never synced: see ns_sync.c */
+	rocksdb_readoptions_t *ropts;   /* dbopts.read */
 	size_t inline_max;
 	bool nosync;
 	void (*log)(void *arg, const char *msg);

@@ -256,70 +256,65 @@ int db_list_ids(struct objstore *s, const uint8_t *prefix, size_t plen, uint64_t
 
 /* ---- open / close ---------------------------------------------------- */
 
+/* What differs from the namespace store's options, and why. */
+static struct pando_rdb_config db_config(bool create)
+{
+	return (struct pando_rdb_config){
+		.create_if_missing = create,
+		/* Object data files need the descriptors more than table files do. */
+		.max_open_files = 256,
+		/* A 33-byte record per object: the hot ones fit in a small cache. */
+		.block_cache_bytes = 8u << 20,
+		/* Creates probe for ids that do not exist yet; the per-block filter
+		 * is what stores made so far were written with. */
+		.bloom_full = false,
+		/* A record must be durable before the reply that reports it;
+		 * object data is synced by its own fdatasync. */
+		.sync_writes = true,
+	};
+}
+
+static int db_open_at(const char *dir, bool create, rocksdb_t **db,
+		      struct pando_rdb_options *o)
+{
+	struct pando_rdb_config c = db_config(create);
+	char *path, *err;
+	int rc;
+
+	if (asprintf(&path, "%s/db", dir) < 0)
+		return -ENOMEM;
+	rc = pando_rdb_open(path, &c, o, db, &err);
+	free(path);
+	if (rc == -EBUSY && !create) {
+		/* Another process holds the store. */
+		log_error("objstore: %s: %s", dir, err);
+		rocksdb_free(err);
+	} else if (err) {
+		rc = db_err(create ? "create db" : "open db", err);
+	}
+	return rc;
+}
+
 int db_create(const char *dir)
 {
-	rocksdb_options_t *o = rocksdb_options_create();
-	char *path, *err = NULL;
-	rocksdb_t *db;
+	struct pando_rdb_options o = { 0 };
+	rocksdb_t *db = NULL;
+	int rc = db_open_at(dir, true, &db, &o);
 
-	if (asprintf(&path, "%s/db", dir) < 0) {
-		rocksdb_options_destroy(o);
-		return -ENOMEM;
-	}
-	rocksdb_options_set_create_if_missing(o, 1);
-	db = rocksdb_open(o, path, &err);
-	if (db)
-		rocksdb_close(db);
-	rocksdb_options_destroy(o);
-	free(path);
-	return err ? db_err("create db", err) : 0;
+	pando_rdb_close(&db, &o);
+	return rc;
 }
 
 int db_open(struct objstore *s, const char *dir)
 {
-	char *path, *err = NULL;
+	int rc = db_open_at(dir, false, &s->db, &s->dbopts);
 
-	if (asprintf(&path, "%s/db", dir) < 0)
-		return -ENOMEM;
-	s->opts = rocksdb_options_create();
-	/* Object data files need the descriptors more than table files do. */
-	rocksdb_options_set_max_open_files(s->opts, 256);
-	rocksdb_options_set_keep_log_file_num(s->opts, 4);
-	s->bcache = rocksdb_cache_create_lru(8u << 20);
-	s->topts = rocksdb_block_based_options_create();
-	rocksdb_block_based_options_set_block_cache(s->topts, s->bcache);
-	/* Creates probe for ids that do not exist yet. */
-	rocksdb_block_based_options_set_filter_policy(s->topts,
-						      rocksdb_filterpolicy_create_bloom(10));
-	rocksdb_options_set_block_based_table_factory(s->opts, s->topts);
-	s->wsync = rocksdb_writeoptions_create();
-	rocksdb_writeoptions_set_sync(s->wsync, 1);
-	s->ropts = rocksdb_readoptions_create();
-	s->db = rocksdb_open(s->opts, path, &err);
-	free(path);
-	if (!err)
-		return 0;
-	/* Another process holds the store. */
-	if (strstr(err, "lock")) {
-		log_error("objstore: %s: %s", dir, err);
-		rocksdb_free(err);
-		return -EBUSY;
-	}
-	return db_err("open db", err);
+	s->wsync = s->dbopts.write;
+	s->ropts = s->dbopts.read;
+	return rc;
 }
 
 void db_free(struct objstore *s)
 {
-	if (s->db)
-		rocksdb_close(s->db);
-	if (s->opts)
-		rocksdb_options_destroy(s->opts);
-	if (s->topts)
-		rocksdb_block_based_options_destroy(s->topts);
-	if (s->bcache)
-		rocksdb_cache_destroy(s->bcache);
-	if (s->wsync)
-		rocksdb_writeoptions_destroy(s->wsync);
-	if (s->ropts)
-		rocksdb_readoptions_destroy(s->ropts);
+	pando_rdb_close(&s->db, &s->dbopts);
 }

@@ -15,6 +15,7 @@
 #include <rocksdb/c.h>
 
 #include "objstore.h"
+#include "pando_rdb.h"
 
 #define SHARDS 256
 #define OBJ_PATH_LEN 37               /* "XX/" 16 hex "." 16 hex NUL */
@@ -61,11 +62,9 @@ struct objstore {
 	int dirfd;
 	int objfd;
 	rocksdb_t *db;
-	rocksdb_options_t *opts;
-	rocksdb_block_based_table_options_t *topts;
-	rocksdb_cache_t *bcache;
-	rocksdb_writeoptions_t *wsync;
-	rocksdb_readoptions_t *ropts;
+	struct pando_rdb_options dbopts;
+	rocksdb_writeoptions_t *wsync;  /* dbopts.write, synced */
+	rocksdb_readoptions_t *ropts;   /* dbopts.read */
 
 	/* Index changes check, then write: one at a time. */
 	pthread_mutex_t meta_lock;

@@ -30,10 +30,11 @@
 #include "pando_fsal.h"
 
 #include <dbus/dbus.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gsh_dbus.h"
-#include "dbus_map.h"
+#include "dbus_methods.h"
 #include "layouts.h"
 #include "nfs_init.h"
 
@@ -153,6 +154,25 @@ int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_att
 		rc = ns_lookup(exp->ns, a->ino, name, a);
 	gsh_free(copy);
 	return rc;
+}
+
+bool pando_dbus_reply_text(DBusMessage *msg, bool ok, const char *text, const char *json)
+{
+	DBusMessageIter iter;
+
+	dbus_message_iter_init_append(msg, &iter);
+	gsh_dbus_status_reply(&iter, ok, (char *)text);
+	return !json || dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &json);
+}
+
+bool pando_dbus_reply(DBusMessage *msg, bool ok, const char *text, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	bool done = pando_dbus_reply_text(msg, ok, text, s ? s : "{}");
+
+	free(s);
+	json_decref(j);
+	return done;
 }
 
 static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *error)

@@ -13,7 +13,7 @@
  *                        "groups"} (files on objects)}
  *
  * The path is from the export root, as file_map takes it. */
-#include "dbus_map.h"
+#include "dbus_methods.h"
 
 #include <dbus/dbus.h>
 #include <jansson.h>
@@ -24,21 +24,6 @@
 #include "transcode.h"
 
 #define MSG_MAX (PATH_MAX + 128)
-
-static bool reply(DBusMessage *msg, bool ok, const char *text, json_t *j)
-{
-	DBusMessageIter iter;
-	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	const char *out = s ? s : "{}";
-	bool done;
-
-	dbus_message_iter_init_append(msg, &iter);
-	gsh_dbus_status_reply(&iter, ok, (char *)text);
-	done = !j || dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &out);
-	free(s);
-	json_decref(j);
-	return done;
-}
 
 /* ---- JSON to a policy --------------------------------------------------- */
 
@@ -179,26 +164,26 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 	int rc;
 
 	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return reply(msg, false, "expected a path and a policy", NULL);
+		return pando_dbus_reply_text(msg, false, "expected a path and a policy", NULL);
 	dbus_message_iter_get_basic(args, &path);
 	if (!dbus_message_iter_next(args) || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return reply(msg, false, "expected a path and a policy", NULL);
+		return pando_dbus_reply_text(msg, false, "expected a path and a policy", NULL);
 	dbus_message_iter_get_basic(args, &text);
 	if (!exp)
-		return reply(msg, false, "no Pando export", NULL);
+		return pando_dbus_reply_text(msg, false, "no Pando export", NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (rc) {
 		snprintf(why, sizeof(why), "%s: %s", path, strerror(-rc));
-		return reply(msg, false, why, NULL);
+		return pando_dbus_reply_text(msg, false, why, NULL);
 	}
 	if (a.type != NS_DIR) {
 		snprintf(why, sizeof(why), "%s: layout set applies to directories; "
 			 "a file's policy is fixed at create", path);
-		return reply(msg, false, why, NULL);
+		return pando_dbus_reply_text(msg, false, why, NULL);
 	}
 	rc = policy_from_json(text, &p, why, sizeof(why));
 	if (rc < 0)
-		return reply(msg, false, why, NULL);
+		return pando_dbus_reply_text(msg, false, why, NULL);
 	clear = rc == 1;
 	rc = set_policy(exp, a.ino, clear ? NULL : &p);
 	if (rc)
@@ -208,7 +193,7 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 			 "takes that", path, clear ? "cleared" : "set");
 	LogEvent(COMPONENT_FSAL, "pando: layout set %s (inode %" PRIu64 ") to '%s': %s", path,
 		 a.ino, text, rc ? strerror(-rc) : "done");
-	return reply(msg, rc == 0, why, NULL);
+	return pando_dbus_reply_text(msg, rc == 0, why, NULL);
 }
 
 struct gsh_dbus_method pando_layout_set_method = {
@@ -319,7 +304,7 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 
 	refused = path_arg(args, &path, &exp);
 	if (refused)
-		return reply(msg, false, refused, json_object());
+		return pando_dbus_reply(msg, false, refused, NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc)
 		rc = inode_policy_json(exp, a.ino, &policy);
@@ -329,9 +314,9 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 		snprintf(why, sizeof(why), "%s: %s", path,
 			 rc == -EBADMSG || rc == -ENOTSUP ? "undecodable policy" : strerror(-rc));
 		json_decref(policy);
-		return reply(msg, false, why, json_object());
+		return pando_dbus_reply(msg, false, why, NULL);
 	}
-	return reply(msg, true, "OK", json_pack(
+	return pando_dbus_reply(msg, true, "OK", json_pack(
 		"{ss sI ss so so}", "path", path, "ino", (json_int_t)a.ino,
 		"type", a.type == NS_DIR ? "directory" : a.type == NS_REG ? "file" : "other",
 		"policy", policy, "map", map));
@@ -343,7 +328,7 @@ struct gsh_dbus_method pando_layout_get_method = {
 	.args = {
 		{ .name = "path", .type = "s", .direction = "in" },
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };
@@ -357,17 +342,17 @@ static bool transcode_status(DBusMessageIter *args, DBusMessage *msg, DBusError 
 	json_t *j;
 
 	if (!exp)
-		return reply(msg, false, "no Pando export", json_object());
+		return pando_dbus_reply(msg, false, "no Pando export", NULL);
 	if (!exp->transcode)
-		return reply(msg, true, "transcoder off (Transcode_Interval 0)",
+		return pando_dbus_reply(msg, true, "transcoder off (Transcode_Interval 0)",
 			     json_pack("{sb}", "running", false));
 	text = pando_transcode_status(exp->transcode);
 	j = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
 	if (!j)
-		return reply(msg, false, "out of memory", json_object());
+		return pando_dbus_reply(msg, false, "out of memory", NULL);
 	json_object_set_new(j, "running", json_true());
-	return reply(msg, true, "OK", j);
+	return pando_dbus_reply(msg, true, "OK", j);
 }
 
 struct gsh_dbus_method pando_transcode_status_method = {
@@ -375,7 +360,7 @@ struct gsh_dbus_method pando_transcode_status_method = {
 	.method = transcode_status,
 	.args = {
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };
@@ -394,7 +379,7 @@ static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *e
 
 	refused = path_arg(args, &path, &exp);
 	if (refused)
-		return reply(msg, false, refused, json_object());
+		return pando_dbus_reply(msg, false, refused, NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc) {
 		buf = gsh_malloc(4u << 20);
@@ -402,7 +387,7 @@ static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *e
 		gsh_free(buf);
 	}
 	snprintf(why, sizeof(why), "%s: %s", path, rc ? strerror(-rc) : "OK");
-	return reply(msg, rc == 0, why, json_pack("{sI}", "bytes", (json_int_t)copied));
+	return pando_dbus_reply(msg, rc == 0, why, json_pack("{sI}", "bytes", (json_int_t)copied));
 }
 
 struct gsh_dbus_method pando_transcode_file_method = {
@@ -411,7 +396,7 @@ struct gsh_dbus_method pando_transcode_file_method = {
 	.args = {
 		{ .name = "path", .type = "s", .direction = "in" },
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };

@@ -12,7 +12,7 @@
  *       (an inline file: "inline": true, no groups).
  *
  * JSON rather than dbus structs: the `pando` CLI prints it as it comes. */
-#include "dbus_map.h"
+#include "dbus_methods.h"
 
 #include <dbus/dbus.h>
 #include <jansson.h>
@@ -20,21 +20,6 @@
 
 #include "objio.h"
 #include "view.h"
-
-static bool reply_json(DBusMessage *reply, bool ok, const char *msg, json_t *j)
-{
-	DBusMessageIter iter;
-	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	const char *out = s ? s : "{}";
-	bool done;
-
-	dbus_message_iter_init_append(reply, &iter);
-	gsh_dbus_status_reply(&iter, ok, (char *)msg);
-	done = dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &out);
-	free(s);
-	json_decref(j);
-	return done;
-}
 
 static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 			const struct pando_view_osd *s, bool takes)
@@ -53,7 +38,7 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 	json_t *j, *osds;
 
 	if (!exp)
-		return reply_json(reply, false, "no Pando export", NULL);
+		return pando_dbus_reply(reply, false, "no Pando export", NULL);
 	v = pando_view_get(exp);
 	osds = json_array();
 	for (size_t i = 0; i < v->desc.nosds; i++)
@@ -61,7 +46,7 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 						     pando_view_takes(v, v->desc.osds[i].id)));
 	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source,
 		      "etcd", exp->cfg.etcd, "osds", osds);
-	return reply_json(reply, true, "OK", j);
+	return pando_dbus_reply(reply, true, "OK", j);
 }
 
 struct gsh_dbus_method pando_map_status_method = {
@@ -69,7 +54,7 @@ struct gsh_dbus_method pando_map_status_method = {
 	.method = map_status,
 	.args = {
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };
@@ -155,10 +140,10 @@ static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error
 	int rc;
 
 	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return reply_json(reply, false, "expected a path", NULL);
+		return pando_dbus_reply(reply, false, "expected a path", NULL);
 	dbus_message_iter_get_basic(args, &path);
 	if (!exp)
-		return reply_json(reply, false, "no Pando export", NULL);
+		return pando_dbus_reply(reply, false, "no Pando export", NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc && a.type != NS_REG)
 		rc = -EISDIR;
@@ -171,11 +156,11 @@ static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error
 	if (rc) {
 		snprintf(msg, sizeof(msg), "%s: %s", path,
 			 rc == -EISDIR ? "not a regular file" : strerror(-rc));
-		return reply_json(reply, false, msg, NULL);
+		return pando_dbus_reply(reply, false, msg, NULL);
 	}
 	j = file_json(exp, path, &a, map);
 	pando_map_free(map);
-	return reply_json(reply, true, "OK", j);
+	return pando_dbus_reply(reply, true, "OK", j);
 }
 
 struct gsh_dbus_method pando_file_map_method = {
@@ -184,7 +169,7 @@ struct gsh_dbus_method pando_file_map_method = {
 	.args = {
 		{ .name = "path", .type = "s", .direction = "in" },
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };

@@ -12,36 +12,32 @@
  *
  * rebuild_status is false "no rebuild service" without Etcd (rebuild
  * needs the map and the jobs the mgr keeps there); scrub runs without. */
-#include "dbus_map.h"
+#include "dbus_methods.h"
 
 #include <stdlib.h>
 
 #include "rebuild_queue.h"
 #include "scrub.h"
 
-static bool reply_string(DBusMessage *reply, bool ok, const char *msg, const char *json)
+/* A progress document (malloc'd, NULL when out of memory) as the reply. */
+static bool reply_progress(DBusMessage *reply, char *json)
 {
-	DBusMessageIter iter;
+	bool done = pando_dbus_reply_text(reply, json != NULL, json ? "OK" : "out of memory",
+					  json ? json : "{}");
 
-	dbus_message_iter_init_append(reply, &iter);
-	gsh_dbus_status_reply(&iter, ok, (char *)msg);
-	return dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &json);
+	free(json);
+	return done;
 }
 
 static bool rebuild_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
 	struct pando_export *exp = pando_dbus_first_export();
-	char *s;
-	bool done;
 
 	if (!exp)
-		return reply_string(reply, false, "no Pando export", "{}");
+		return pando_dbus_reply_text(reply, false, "no Pando export", "{}");
 	if (!exp->rebuild)
-		return reply_string(reply, false, "no rebuild service (Etcd is not set)", "{}");
-	s = pando_rebuild_progress(exp->rebuild);
-	done = reply_string(reply, s != NULL, s ? "OK" : "out of memory", s ? s : "{}");
-	free(s);
-	return done;
+		return pando_dbus_reply_text(reply, false, "no rebuild service (Etcd is not set)", "{}");
+	return reply_progress(reply, pando_rebuild_progress(exp->rebuild));
 }
 
 struct gsh_dbus_method pando_rebuild_status_method = {
@@ -49,7 +45,7 @@ struct gsh_dbus_method pando_rebuild_status_method = {
 	.method = rebuild_status,
 	.args = {
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };
@@ -57,15 +53,10 @@ struct gsh_dbus_method pando_rebuild_status_method = {
 static bool scrub_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
 	struct pando_export *exp = pando_dbus_first_export();
-	char *s;
-	bool done;
 
 	if (!exp || !exp->scrub)
-		return reply_string(reply, false, "no Pando export", "{}");
-	s = pando_scrub_progress(exp->scrub);
-	done = reply_string(reply, s != NULL, s ? "OK" : "out of memory", s ? s : "{}");
-	free(s);
-	return done;
+		return pando_dbus_reply_text(reply, false, "no Pando export", "{}");
+	return reply_progress(reply, pando_scrub_progress(exp->scrub));
 }
 
 struct gsh_dbus_method pando_scrub_status_method = {
@@ -73,7 +64,7 @@ struct gsh_dbus_method pando_scrub_status_method = {
 	.method = scrub_status,
 	.args = {
 		STATUS_REPLY,
-		{ .name = "json", .type = "s", .direction = "out" },
+		JSON_REPLY,
 		END_ARG_LIST
 	},
 };

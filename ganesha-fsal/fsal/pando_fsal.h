@@ -323,13 +323,6 @@ void pando_mds_ops_init(struct fsal_obj_ops *ops);
 
 /* dbus.c */
 void pando_dbus_start(void);
-/* dbus_layout.c: layout_set, layout_get (storage policies). */
-struct gsh_dbus_method;
-extern struct gsh_dbus_method pando_layout_set_method;
-extern struct gsh_dbus_method pando_layout_get_method;
-/* ... and transcode_status, transcode_file (transcode.c). */
-extern struct gsh_dbus_method pando_transcode_status_method;
-extern struct gsh_dbus_method pando_transcode_file_method;
 
 /* mapwatch.c: the cluster map in etcd (Etcd set): the copy kept beside
  * the store, then etcd, read at start; then every 500 ms. */

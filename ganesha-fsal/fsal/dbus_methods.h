@@ -1,0 +1,37 @@
+/* The FSAL's dbus methods (dbus*.c): the method tables dbus.c registers,
+ * and what those files share. */
+#ifndef PANDO_DBUS_METHODS_H
+#define PANDO_DBUS_METHODS_H
+
+#include "pando_fsal.h"
+
+#include <dbus/dbus.h>
+#include <jansson.h>
+
+#include "gsh_dbus.h"
+
+/* The out-argument of every method that answers JSON. */
+#define JSON_REPLY { .name = "json", .type = "s", .direction = "out" }
+
+extern struct gsh_dbus_method pando_map_status_method;         /* dbus_map.c */
+extern struct gsh_dbus_method pando_file_map_method;
+extern struct gsh_dbus_method pando_rebuild_status_method;     /* dbus_rebuild.c */
+extern struct gsh_dbus_method pando_scrub_status_method;
+extern struct gsh_dbus_method pando_scrub_method;
+extern struct gsh_dbus_method pando_layout_set_method;         /* dbus_layout.c */
+extern struct gsh_dbus_method pando_layout_get_method;
+extern struct gsh_dbus_method pando_transcode_status_method;
+extern struct gsh_dbus_method pando_transcode_file_method;
+
+/* dbus.c: the export dbus methods act on, or NULL. */
+struct pando_export *pando_dbus_first_export(void);
+/* A path from the export root ("/dir/file") to its attributes. */
+int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_attr *a);
+/* The status pair, then json when it is not NULL (methods with no JSON
+ * out-argument pass NULL). */
+bool pando_dbus_reply_text(DBusMessage *msg, bool ok, const char *text, const char *json);
+/* The status pair and j serialised, then released ("{}" for NULL: a
+ * json_pack that ran out of memory). */
+bool pando_dbus_reply(DBusMessage *msg, bool ok, const char *text, json_t *j);
+
+#endif

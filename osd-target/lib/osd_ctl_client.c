@@ -23,6 +23,7 @@
 #include "byteorder.h"
 #include "ctl_auth.h"
 #include "hmac.h"
+#include "hostport.h"
 #include "iov.h"
 #include "osd_ctl.h"
 #include "xdr.h"
@@ -127,28 +128,6 @@ static int status_errno(uint32_t status)
 
 /* ---- connection ----------------------------------------------------------- */
 
-static int split_host_port(const char *host_port, char *host, size_t hcap, char *port,
-			   size_t pcap)
-{
-	const char *colon = strrchr(host_port, ':');
-	const char *h = host_port;
-	size_t hlen;
-
-	if (!colon || !colon[1] || strlen(colon + 1) >= pcap)
-		return -EINVAL;
-	hlen = (size_t)(colon - host_port);
-	if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= hcap)
-		return -EINVAL;
-	memcpy(host, h, hlen);
-	host[hlen] = 0;
-	strcpy(port, colon + 1);
-	return 0;
-}
-
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
@@ -244,7 +223,7 @@ struct osd_ctl_client *osd_ctl_connect(const char *host_port, const struct clust
 	c->fd = -1;
 	c->key = *key;
 	c->timeout_ms = timeout_ms;
-	rc = split_host_port(host_port, c->host, sizeof(c->host), c->port, sizeof(c->port));
+	rc = pando_hostport_split(host_port, c->host, sizeof(c->host), c->port, sizeof(c->port));
 	if (!rc && getrandom(&c->next_xid, sizeof(c->next_xid), 0) != sizeof(c->next_xid))
 		rc = -EIO;
 	if (!rc)

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "bufpool.h"
+#include "byteorder.h"
+#include "hostport.h"
 #include "iov.h"
 #include "log.h"
 #include "rpc_msg.h"
@@ -64,27 +66,6 @@ struct rpc_server {
 	int stopping;
 };
 
-static int parse_listen(const char *spec, char *host, size_t hcap, char *port, size_t pcap)
-{
-	const char *colon = strrchr(spec, ':');
-	const char *h = spec;
-	size_t hlen;
-
-	if (!colon || !colon[1])
-		return -EINVAL;
-	hlen = (size_t)(colon - spec);
-	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']') {
-		h = spec + 1;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= hcap || strlen(colon + 1) >= pcap)
-		return -EINVAL;
-	memcpy(host, h, hlen);
-	host[hlen] = 0;
-	strcpy(port, colon + 1);
-	return 0;
-}
-
 static int open_listener(const char *spec, uint16_t *bound, const char **why)
 {
 	char host[256], port[16];
@@ -94,7 +75,7 @@ static int open_listener(const char *spec, uint16_t *bound, const char **why)
 	socklen_t sl = sizeof(ss);
 	int fd, one = 1, rc;
 
-	if (parse_listen(spec, host, sizeof(host), port, sizeof(port))) {
+	if (pando_hostport_split(spec, host, sizeof(host), port, sizeof(port))) {
 		*why = "listen address must be HOST:PORT";
 		return -EINVAL;
 	}
@@ -182,11 +163,6 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-static uint32_t be32(const uint8_t b[4])
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 /* Room for `more` bytes after `len`: a large or fragmented record moves
  * into a pool buffer (max_record bytes, so it never grows again), a small
  * single-fragment one gets a plain allocation of its size. */
@@ -223,8 +199,8 @@ static int read_fragment(struct rpc_conn *c, struct rpc_job *job, int *last)
 
 	if (rc)
 		return rc;
-	flen = be32(mark) & ~LAST_FRAGMENT;
-	*last = (be32(mark) & LAST_FRAGMENT) != 0;
+	flen = get_be32(mark) & ~LAST_FRAGMENT;
+	*last = (get_be32(mark) & LAST_FRAGMENT) != 0;
 	if (flen > max - job->len) {
 		log_warn("%s: %s sent a record over %zu bytes: closing", c->srv->prog.name,
 			 c->name, max);
@@ -350,10 +326,7 @@ static void send_reply(struct rpc_conn *c, const uint8_t *hdr, size_t hdr_len,
 		pad = XDR_PAD(reply->payload_len) - reply->payload_len;
 		body += reply->res.len + reply->payload_len + pad;
 	}
-	mark[0] = (uint8_t)((body >> 24) | 0x80);
-	mark[1] = (uint8_t)(body >> 16);
-	mark[2] = (uint8_t)(body >> 8);
-	mark[3] = (uint8_t)body;
+	put_be32(mark, LAST_FRAGMENT | (uint32_t)body);
 	iov[n++] = (struct iovec){ mark, 4 };
 	iov[n++] = (struct iovec){ (void *)hdr, hdr_len };
 	if (with_results) {

@@ -481,12 +481,13 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-static void check_reply(struct stream *s, size_t len)
+/* The slot a reply answers, from its xid; dies on a record that is not a
+ * reply to a call in flight. */
+static struct slot *reply_slot(struct stream *s, struct xr *r)
 {
-	struct xr r = { s->rbuf, len, 0, false };
-	uint32_t xid = xr_u32(&r);
-	uint32_t mtype = xr_u32(&r);
-	if (r.bad || mtype != 1)
+	uint32_t xid = xr_u32(r);
+	uint32_t mtype = xr_u32(r);
+	if (r->bad || mtype != 1)
 		die("stream %u: record is not an RPC reply", s->idx);
 	unsigned idx = xid & ((1u << SLOT_BITS) - 1);
 	struct slot *sl = idx < opt.depth ? &s->slots[idx] : NULL;
@@ -495,19 +496,25 @@ static void check_reply(struct stream *s, size_t len)
 	pthread_mutex_unlock(&s->lock);
 	if (!known)
 		die("stream %u: reply with unknown xid 0x%08x", s->idx, xid);
-	const char *pn = proc_name(sl->proc);
+	return sl;
+}
 
-	uint32_t reply_stat = xr_u32(&r);
+/* The RPC reply header and the NFS status: anything but an accepted call
+ * with NFS3_OK dies. */
+static void check_reply_status(const struct stream *s, struct xr *r, const struct slot *sl)
+{
+	const char *pn = proc_name(sl->proc);
+	uint32_t reply_stat = xr_u32(r);
 	if (reply_stat != 0) {
-		uint32_t why = xr_u32(&r);
+		uint32_t why = xr_u32(r);
 		die("stream %u: %s offset %" PRIu64 ": RPC call denied (%s, %u)", s->idx, pn, sl->offset,
-		    why == 0 ? "RPC_MISMATCH" : "AUTH_ERROR", why == 0 ? 0 : xr_u32(&r));
+		    why == 0 ? "RPC_MISMATCH" : "AUTH_ERROR", why == 0 ? 0 : xr_u32(r));
 	}
-	xr_u32(&r); /* verifier flavor */
-	uint32_t vlen = xr_u32(&r);
-	xr_skip(&r, (vlen + 3u) & ~3u);
-	uint32_t accept = xr_u32(&r);
-	if (r.bad)
+	xr_u32(r); /* verifier flavor */
+	uint32_t vlen = xr_u32(r);
+	xr_skip(r, (vlen + 3u) & ~3u);
+	uint32_t accept = xr_u32(r);
+	if (r->bad)
 		die("stream %u: %s: truncated RPC reply header", s->idx, pn);
 	if (accept != 0) {
 		static const char *names[] = { "SUCCESS", "PROG_UNAVAIL", "PROG_MISMATCH", "PROC_UNAVAIL",
@@ -515,48 +522,52 @@ static void check_reply(struct stream *s, size_t len)
 		die("stream %u: %s offset %" PRIu64 ": RPC not accepted: %s (%u)", s->idx, pn, sl->offset,
 		    accept < 6 ? names[accept] : "?", accept);
 	}
-	uint32_t status = xr_u32(&r);
-	if (r.bad)
+	uint32_t status = xr_u32(r);
+	if (r->bad)
 		die("stream %u: %s: truncated NFS reply", s->idx, pn);
 	if (status != 0)
 		die("stream %u: %s offset %" PRIu64 " count %u: %s (%u)", s->idx, pn, sl->offset, sl->count,
 		    nfs3_status_name(status), status);
+}
 
-	uint64_t moved = 0;
-	if (sl->proc == NFSPROC3_WRITE) {
-		xr_skip_wcc_data(&r);
-		uint32_t count = xr_u32(&r);
-		uint32_t committed = xr_u32(&r);
-		xr_skip(&r, 8);
-		if (r.bad)
-			die("stream %u: WRITE offset %" PRIu64 ": truncated reply", s->idx, sl->offset);
-		if (count != sl->count)
-			die("stream %u: WRITE offset %" PRIu64 ": short write, %u of %u bytes", s->idx, sl->offset,
-			    count, sl->count);
-		if (committed < opt.stable)
-			die("stream %u: WRITE offset %" PRIu64 ": asked stable=%u, server committed=%u", s->idx,
-			    sl->offset, opt.stable, committed);
-		moved = count;
-	} else if (sl->proc == NFSPROC3_READ) {
-		xr_skip_post_op_attr(&r);
-		uint32_t count = xr_u32(&r);
-		xr_u32(&r); /* eof */
-		uint32_t dlen = xr_u32(&r);
-		if (r.bad || dlen != count || r.pos + dlen > r.len)
-			die("stream %u: READ offset %" PRIu64 ": malformed reply", s->idx, sl->offset);
-		if (count != sl->count)
-			die("stream %u: READ offset %" PRIu64 ": short read, %u of %u bytes (file too small?)",
-			    s->idx, sl->offset, count, sl->count);
-		if (opt.verify)
-			check_pattern(s, s->rbuf + r.pos, sl->offset, count);
-		moved = count;
-	} else {
-		xr_skip_wcc_data(&r);
-		xr_skip(&r, 8);
-		if (r.bad)
-			die("stream %u: COMMIT: truncated reply", s->idx);
-	}
+/* WRITE3resok; returns the bytes written. */
+static uint32_t check_write_body(const struct stream *s, struct xr *r, const struct slot *sl)
+{
+	xr_skip_wcc_data(r);
+	uint32_t count = xr_u32(r);
+	uint32_t committed = xr_u32(r);
+	xr_skip(r, 8);
+	if (r->bad)
+		die("stream %u: WRITE offset %" PRIu64 ": truncated reply", s->idx, sl->offset);
+	if (count != sl->count)
+		die("stream %u: WRITE offset %" PRIu64 ": short write, %u of %u bytes", s->idx, sl->offset,
+		    count, sl->count);
+	if (committed < opt.stable)
+		die("stream %u: WRITE offset %" PRIu64 ": asked stable=%u, server committed=%u", s->idx,
+		    sl->offset, opt.stable, committed);
+	return count;
+}
 
+/* READ3resok (its data checked with --verify); returns the bytes read. */
+static uint32_t check_read_body(const struct stream *s, struct xr *r, const struct slot *sl)
+{
+	xr_skip_post_op_attr(r);
+	uint32_t count = xr_u32(r);
+	xr_u32(r); /* eof */
+	uint32_t dlen = xr_u32(r);
+	if (r->bad || dlen != count || r->pos + dlen > r->len)
+		die("stream %u: READ offset %" PRIu64 ": malformed reply", s->idx, sl->offset);
+	if (count != sl->count)
+		die("stream %u: READ offset %" PRIu64 ": short read, %u of %u bytes (file too small?)",
+		    s->idx, sl->offset, count, sl->count);
+	if (opt.verify)
+		check_pattern(s, s->rbuf + r->pos, sl->offset, count);
+	return count;
+}
+
+/* The call is answered: its latency and bytes count, and its slot is free. */
+static void complete_slot(struct stream *s, struct slot *sl, uint64_t moved)
+{
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&s->lock);
@@ -570,6 +581,26 @@ static void check_reply(struct stream *s, size_t len)
 	s->inflight--;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void check_reply(struct stream *s, size_t len)
+{
+	struct xr r = { s->rbuf, len, 0, false };
+	struct slot *sl = reply_slot(s, &r);
+	uint64_t moved = 0;
+
+	check_reply_status(s, &r, sl);
+	if (sl->proc == NFSPROC3_WRITE) {
+		moved = check_write_body(s, &r, sl);
+	} else if (sl->proc == NFSPROC3_READ) {
+		moved = check_read_body(s, &r, sl);
+	} else {
+		xr_skip_wcc_data(&r);
+		xr_skip(&r, 8);
+		if (r.bad)
+			die("stream %u: COMMIT: truncated reply", s->idx);
+	}
+	complete_slot(s, sl, moved);
 }
 
 static void *receiver_main(void *arg)
@@ -635,101 +666,91 @@ static void usage(FILE *f)
 	      f);
 }
 
-static void parse_args(int argc, char **argv)
+enum { O_SERVER = 1, O_FH, O_OP, O_REQ, O_BPS, O_STREAMS, O_DEPTH, O_STABLE, O_COMMIT, O_VERIFY,
+       O_AUTH, O_UID, O_GID, O_TIMEOUT, O_PROGRESS, O_HELP };
+
+static const struct option longopts[] = {
+	{ "server", required_argument, NULL, O_SERVER },
+	{ "fh", required_argument, NULL, O_FH },
+	{ "op", required_argument, NULL, O_OP },
+	{ "req-size", required_argument, NULL, O_REQ },
+	{ "bytes-per-stream", required_argument, NULL, O_BPS },
+	{ "streams", required_argument, NULL, O_STREAMS },
+	{ "depth", required_argument, NULL, O_DEPTH },
+	{ "stable", required_argument, NULL, O_STABLE },
+	{ "commit", no_argument, NULL, O_COMMIT },
+	{ "verify", no_argument, NULL, O_VERIFY },
+	{ "auth", required_argument, NULL, O_AUTH },
+	{ "uid", required_argument, NULL, O_UID },
+	{ "gid", required_argument, NULL, O_GID },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --server HOST:PORT, HOST may be an [IPv6] literal. */
+static void parse_server(const char *arg)
 {
-	enum { O_SERVER = 1, O_FH, O_OP, O_REQ, O_BPS, O_STREAMS, O_DEPTH, O_STABLE, O_COMMIT, O_VERIFY,
-	       O_AUTH, O_UID, O_GID, O_TIMEOUT, O_PROGRESS, O_HELP };
-	static const struct option longopts[] = {
-		{ "server", required_argument, NULL, O_SERVER },
-		{ "fh", required_argument, NULL, O_FH },
-		{ "op", required_argument, NULL, O_OP },
-		{ "req-size", required_argument, NULL, O_REQ },
-		{ "bytes-per-stream", required_argument, NULL, O_BPS },
-		{ "streams", required_argument, NULL, O_STREAMS },
-		{ "depth", required_argument, NULL, O_DEPTH },
-		{ "stable", required_argument, NULL, O_STABLE },
-		{ "commit", no_argument, NULL, O_COMMIT },
-		{ "verify", no_argument, NULL, O_VERIFY },
-		{ "auth", required_argument, NULL, O_AUTH },
-		{ "uid", required_argument, NULL, O_UID },
-		{ "gid", required_argument, NULL, O_GID },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "progress", no_argument, NULL, O_PROGRESS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool have_server = false, have_op = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_SERVER: {
-			const char *colon = strrchr(optarg, ':');
-			if (!colon || colon == optarg || strlen(colon + 1) >= sizeof opt.port ||
-			    (size_t)(colon - optarg) >= sizeof opt.host)
-				die("bad --server (want HOST:PORT): %s", optarg);
-			const char *h = optarg;
-			size_t hl = (size_t)(colon - optarg);
-			if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
-				h++;
-				hl -= 2;
-			}
-			memcpy(opt.host, h, hl);
-			opt.host[hl] = 0;
-			strcpy(opt.port, colon + 1);
-			have_server = true;
-			break;
-		}
-		case O_FH:
-			opt.fhs = realloc(opt.fhs, (opt.nfh + 1) * sizeof *opt.fhs);
-			if (!opt.fhs)
-				die("out of memory");
-			parse_fh(optarg, &opt.fhs[opt.nfh++]);
-			break;
-		case O_OP:
-			if (!strcmp(optarg, "write"))
-				opt.op = OP_WRITE;
-			else if (!strcmp(optarg, "read"))
-				opt.op = OP_READ;
-			else
-				die("bad --op: %s", optarg);
-			have_op = true;
-			break;
-		case O_REQ: opt.req_size = (uint32_t)parse_size(optarg, "--req-size"); break;
-		case O_BPS: opt.bytes_per_stream = parse_size(optarg, "--bytes-per-stream"); break;
-		case O_STREAMS: opt.streams = (unsigned)parse_size(optarg, "--streams"); break;
-		case O_DEPTH: opt.depth = (unsigned)parse_size(optarg, "--depth"); break;
-		case O_STABLE:
-			if (!strcmp(optarg, "unstable"))
-				opt.stable = 0;
-			else if (!strcmp(optarg, "datasync"))
-				opt.stable = 1;
-			else if (!strcmp(optarg, "filesync"))
-				opt.stable = 2;
-			else
-				die("bad --stable: %s", optarg);
-			break;
-		case O_COMMIT: opt.commit = true; break;
-		case O_VERIFY: opt.verify = true; break;
-		case O_AUTH:
-			if (!strcmp(optarg, "sys"))
-				opt.auth_sys = true;
-			else if (!strcmp(optarg, "none"))
-				opt.auth_sys = false;
-			else
-				die("bad --auth: %s", optarg);
-			break;
-		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;
-		case O_GID: opt.gid = (uint32_t)parse_size(optarg, "--gid"); break;
-		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
-		case O_PROGRESS: opt.progress = true; break;
-		case O_HELP: usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
-		}
+	const char *colon = strrchr(arg, ':');
+	if (!colon || colon == arg || strlen(colon + 1) >= sizeof opt.port ||
+	    (size_t)(colon - arg) >= sizeof opt.host)
+		die("bad --server (want HOST:PORT): %s", arg);
+	const char *h = arg;
+	size_t hl = (size_t)(colon - arg);
+	if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
 	}
-	if (optind != argc || !have_server || !have_op || opt.nfh == 0) {
-		usage(stderr);
-		exit(2);
+	memcpy(opt.host, h, hl);
+	opt.host[hl] = 0;
+	strcpy(opt.port, colon + 1);
+}
+
+/* The index of ARG in the NULL-terminated NAMES; dies naming OPTION if absent. */
+static uint32_t parse_choice(const char *arg, const char *option, const char *const *names)
+{
+	for (uint32_t i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	die("bad %s: %s", option, arg);
+}
+
+/* Applies one option; returns 1 for --server, 2 for --op (both required), else 0. */
+static int set_option(int c, const char *arg)
+{
+	static const char *const ops[] = { "write", "read", NULL };          /* enum op */
+	static const char *const stables[] = { "unstable", "datasync", "filesync", NULL };
+	static const char *const auths[] = { "none", "sys", NULL };
+
+	switch (c) {
+	case O_SERVER: parse_server(arg); return 1;
+	case O_FH:
+		opt.fhs = realloc(opt.fhs, (opt.nfh + 1) * sizeof *opt.fhs);
+		if (!opt.fhs)
+			die("out of memory");
+		parse_fh(arg, &opt.fhs[opt.nfh++]);
+		return 0;
+	case O_OP: opt.op = (enum op)parse_choice(arg, "--op", ops); return 2;
+	case O_REQ: opt.req_size = (uint32_t)parse_size(arg, "--req-size"); return 0;
+	case O_BPS: opt.bytes_per_stream = parse_size(arg, "--bytes-per-stream"); return 0;
+	case O_STREAMS: opt.streams = (unsigned)parse_size(arg, "--streams"); return 0;
+	case O_DEPTH: opt.depth = (unsigned)parse_size(arg, "--depth"); return 0;
+	case O_STABLE: opt.stable = parse_choice(arg, "--stable", stables); return 0;
+	case O_COMMIT: opt.commit = true; return 0;
+	case O_VERIFY: opt.verify = true; return 0;
+	case O_AUTH: opt.auth_sys = parse_choice(arg, "--auth", auths) == 1; return 0;
+	case O_UID: opt.uid = (uint32_t)parse_size(arg, "--uid"); return 0;
+	case O_GID: opt.gid = (uint32_t)parse_size(arg, "--gid"); return 0;
+	case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(arg, "--timeout"); return 0;
+	case O_PROGRESS: opt.progress = true; return 0;
+	case O_HELP: usage(stdout); exit(0);
+	default: usage(stderr); exit(2);
 	}
+}
+
+static void check_options(void)
+{
 	if (opt.req_size == 0 || opt.req_size > MAX_REQ)
 		die("--req-size must be 1..%u", MAX_REQ);
 	if (opt.verify && opt.req_size % 8)
@@ -742,6 +763,18 @@ static void parse_args(int argc, char **argv)
 		die("--bytes-per-stream must be > 0");
 	if (opt.verify && opt.bytes_per_stream % 8)
 		die("--verify needs --bytes-per-stream a multiple of 8");
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int c, seen = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
+		seen |= set_option(c, optarg);
+	if (optind != argc || seen != 3 || opt.nfh == 0) {
+		usage(stderr);
+		exit(2);
+	}
+	check_options();
 }
 
 static void on_alarm(int sig)
@@ -767,13 +800,9 @@ static uint64_t total_done(uint64_t *ops)
 	return b;
 }
 
-int main(int argc, char **argv)
+/* One stream per --streams, each with its handle, range and connection. */
+static void setup_streams(void)
 {
-	parse_args(argc, argv);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGALRM, on_alarm);
-	alarm(opt.timeout_s);
-
 	streams = calloc(opt.streams, sizeof *streams);
 	if (!streams)
 		die("out of memory");
@@ -794,7 +823,11 @@ int main(int argc, char **argv)
 		pthread_cond_init(&s->cond, NULL);
 		s->fd = connect_to(opt.host, opt.port);
 	}
+}
 
+/* Starts every stream's threads; they begin together, at t_start. */
+static void start_streams(void)
+{
 	pthread_barrier_init(&start_barrier, NULL, opt.streams + 1);
 	for (unsigned i = 0; i < opt.streams; i++) {
 		if (pthread_create(&streams[i].sender, NULL, sender_main, &streams[i]) ||
@@ -803,57 +836,65 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
 	pthread_barrier_wait(&start_barrier);
+}
 
-	uint64_t want = (uint64_t)opt.streams * opt.bytes_per_stream;
-	if (opt.progress) {
-		double last = now_s();
-		for (;;) {
-			usleep(100 * 1000);
-			uint64_t ops, b = total_done(&ops);
-			bool all_done = true;
-			for (unsigned i = 0; i < opt.streams; i++) {
-				pthread_mutex_lock(&streams[i].lock);
-				all_done &= streams[i].sender_done && streams[i].inflight == 0;
-				pthread_mutex_unlock(&streams[i].lock);
-			}
-			if (all_done)
-				break;
-			if (now_s() - last >= 1.0) {
-				struct timespec t;
-				clock_gettime(CLOCK_MONOTONIC, &t);
-				double el = ts_diff(&t_start, &t);
-				fprintf(stderr, "nfs3load: %s %5.1f%%  %" PRIu64 " MiB  %.1f MB/s\n",
-					opt.op == OP_WRITE ? "write" : "read", 100.0 * (double)b / (double)want,
-					b >> 20, (double)b / el / 1e6);
-				last = now_s();
-			}
+static bool all_streams_done(void)
+{
+	bool all_done = true;
+	for (unsigned i = 0; i < opt.streams; i++) {
+		pthread_mutex_lock(&streams[i].lock);
+		all_done &= streams[i].sender_done && streams[i].inflight == 0;
+		pthread_mutex_unlock(&streams[i].lock);
+	}
+	return all_done;
+}
+
+/* --progress: a line on stderr about once a second until every stream is done. */
+static void report_progress(uint64_t want)
+{
+	double last = now_s();
+	for (;;) {
+		usleep(100 * 1000);
+		uint64_t ops, b = total_done(&ops);
+		if (all_streams_done())
+			return;
+		if (now_s() - last >= 1.0) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			double el = ts_diff(&t_start, &t);
+			fprintf(stderr, "nfs3load: %s %5.1f%%  %" PRIu64 " MiB  %.1f MB/s\n",
+				opt.op == OP_WRITE ? "write" : "read", 100.0 * (double)b / (double)want,
+				b >> 20, (double)b / el / 1e6);
+			last = now_s();
 		}
 	}
+}
+
+/* Waits for every stream; *T_END is when the last stream's last reply was
+ * checked (not when this thread noticed: the progress loop polls every
+ * 100 ms), *T_DATA when the last READ/WRITE reply was. */
+static void join_streams(struct timespec *t_end, struct timespec *t_data)
+{
 	for (unsigned i = 0; i < opt.streams; i++) {
 		pthread_join(streams[i].sender, NULL);
 		pthread_join(streams[i].receiver, NULL);
 	}
-	/* The run ends when the last stream's last reply was checked (not when
-	 * this thread noticed: the progress loop polls every 100 ms). */
-	struct timespec t_end = streams[0].t_done, t_data = streams[0].t_data;
+	*t_end = streams[0].t_done;
+	*t_data = streams[0].t_data;
 	for (unsigned i = 1; i < opt.streams; i++) {
-		if (ts_diff(&t_end, &streams[i].t_done) > 0)
-			t_end = streams[i].t_done;
-		if (ts_diff(&t_data, &streams[i].t_data) > 0)
-			t_data = streams[i].t_data;
+		if (ts_diff(t_end, &streams[i].t_done) > 0)
+			*t_end = streams[i].t_done;
+		if (ts_diff(t_data, &streams[i].t_data) > 0)
+			*t_data = streams[i].t_data;
 	}
-	alarm(0);
+}
 
-	uint64_t ops, bytes = total_done(&ops);
+/* The one JSON line of results. */
+static void print_result(uint64_t bytes, uint64_t ops, double secs, double data_secs)
+{
 	double lat = 0;
 	for (unsigned i = 0; i < opt.streams; i++)
 		lat += streams[i].lat_sum_s;
-	double secs = ts_diff(&t_start, &t_end);
-	/* The data phase ends with the last READ/WRITE reply, before COMMIT:
-	 * what the server's request path moves, apart from the disk flush. */
-	double data_secs = ts_diff(&t_start, &t_data);
-	if (bytes != want)
-		die("moved %" PRIu64 " bytes, expected %" PRIu64, bytes, want);
 	printf("{\"op\": \"%s\", \"req_size\": %u, \"streams\": %u, \"depth\": %u, \"stable\": \"%s\", "
 	       "\"commit\": %s, \"bytes\": %" PRIu64 ", \"seconds\": %.6f, \"mb_s\": %.2f, \"mib_s\": %.2f, "
 	       "\"ops\": %" PRIu64 ", \"ops_s\": %.1f, \"lat_avg_us\": %.1f, "
@@ -863,6 +904,30 @@ int main(int argc, char **argv)
 	       opt.commit && opt.op == OP_WRITE ? "true" : "false", bytes, secs, (double)bytes / secs / 1e6,
 	       (double)bytes / secs / 1048576.0, ops, (double)ops / secs, ops ? lat / (double)ops * 1e6 : 0.0,
 	       data_secs, (double)bytes / data_secs / 1e6);
+}
+
+int main(int argc, char **argv)
+{
+	parse_args(argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGALRM, on_alarm);
+	alarm(opt.timeout_s);
+
+	setup_streams();
+	start_streams();
+	uint64_t want = (uint64_t)opt.streams * opt.bytes_per_stream;
+	if (opt.progress)
+		report_progress(want);
+	struct timespec t_end, t_data;
+	join_streams(&t_end, &t_data);
+	alarm(0);
+
+	uint64_t ops, bytes = total_done(&ops);
+	if (bytes != want)
+		die("moved %" PRIu64 " bytes, expected %" PRIu64, bytes, want);
+	/* The data phase ends with the last READ/WRITE reply, before COMMIT:
+	 * what the server's request path moves, apart from the disk flush. */
+	print_result(bytes, ops, ts_diff(&t_start, &t_end), ts_diff(&t_start, &t_data));
 	for (unsigned i = 0; i < opt.streams; i++)
 		close(streams[i].fd);
 	return 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io_check.h"
 #include "objio.h"
 #include "objio_internal.h"
 #include "osd_fixture.h"
@@ -29,55 +30,7 @@
 
 static struct osd_fixture fx;
 static uint8_t want[FILE_BYTES + ROW];
-static uint64_t size;
-
-struct faults {
-	int n;
-	uint32_t osd[8];
-};
-
-/* As the manager does: a failed component is recorded stale at once and
- * skipped from then on. */
-static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t osd, int err,
-		  bool write)
-{
-	struct objio *io = arg;
-
-	(void)owner, (void)g, (void)c, (void)err, (void)write;
-	if (!objio_skipped(io, osd) && io->nskip < OBJIO_MAX_SKIP)
-		io->skip[io->nskip++] = osd;
-	return 0;
-}
-
-
-static int write_both(struct objio *io, const struct pando_storage_map *map, uint64_t off,
-		      uint64_t len, unsigned seed)
-{
-	static uint8_t buf[FILE_BYTES + ROW];
-	int rc;
-
-	osd_fixture_fill(buf, len, seed);
-	rc = objio_write(io, map, off, buf, len, true);
-	if (rc == 0) {
-		memcpy(want + off, buf, len);
-		if (off + len > size)
-			size = off + len;
-	}
-	return rc;
-}
-
-static int reads_back(struct objio *io, const struct pando_storage_map *map)
-{
-	static uint8_t got[FILE_BYTES + ROW];
-	size_t n = 0;
-	int rc;
-
-	memset(got, 0xee, sizeof(got));
-	rc = objio_read(io, map, size, 0, got, size, &n);
-	if (rc)
-		return rc;
-	return n == size && memcmp(got, want, size) == 0 ? 0 : -EBADMSG;
-}
+static struct io_model file = { .want = want, .cap = sizeof(want) };
 
 /* Every row of every group: the parity on the OSDs is the encoding of the
  * data on the OSDs. */
@@ -89,7 +42,7 @@ static int parity_agrees(struct objio *io, const struct pando_storage_map *map,
 	uint8_t *p[M];
 	int bad = 0;
 
-	for (uint64_t row = 0; row * ROW < size; row++) {
+	for (uint64_t row = 0; row * ROW < file.size; row++) {
 		struct pando_piece u[K + M];
 		size_t n;
 
@@ -121,21 +74,21 @@ static void test_whole_and_partial_writes(struct objio *io, const struct pando_s
 		{ VISIT_ROWS * ROW - 9, 30 },	/* across groups (a visit's end) */
 	};
 
-	CHECK_EQ(write_both(io, map, 0, FILE_BYTES, 1), 0);
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_write(io, &file, 0, FILE_BYTES, 1, true), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		CHECK_EQ(write_both(io, map, w[i].off, w[i].len, 10 + (unsigned)i), 0);
-	CHECK_EQ(reads_back(io, map), 0);
+		CHECK_EQ(io_model_write(io, &file, w[i].off, w[i].len, 10 + (unsigned)i, true), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 	for (int i = 0; i < 40; i++) {
 		uint64_t off = (uint64_t)rand() % FILE_BYTES, len = 1 + (uint64_t)rand() % (2 * ROW);
 
 		if (off + len > FILE_BYTES)
 			len = FILE_BYTES - off;
-		CHECK_EQ(write_both(io, map, off, len, 100 + (unsigned)i), 0);
+		CHECK_EQ(io_model_write(io, &file, off, len, 100 + (unsigned)i, true), 0);
 	}
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 }
 
@@ -151,9 +104,9 @@ static void test_resync_repairs_a_write_hole(struct objio *io, const struct pand
 	CHECK_EQ(osd_fixture_corrupt(&fx, p0->osd_id, p0->object_id, 10), 0);
 	CHECK_EQ(osd_fixture_corrupt(&fx, p1->osd_id, p1->object_id, SU + 5), 0);
 	CHECK(parity_agrees(io, map, ec) > 0);
-	CHECK_EQ(objio_rs_resync(io, map, size), 0);
+	CHECK_EQ(objio_rs_resync(io, map, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 }
 
 static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_storage_map *map)
@@ -162,11 +115,11 @@ static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_
 	size_t n = 0;
 
 	CHECK_EQ(osd_fixture_stop(&fx, 1), 0);		/* OSD 2: a data unit of every row */
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(osd_fixture_stop(&fx, 2), 0);		/* OSD 3: m lost */
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(osd_fixture_stop(&fx, 3), 0);		/* OSD 4: one too many */
-	CHECK_EQ(objio_read(io, map, size, 0, got, size, &n), -EIO);
+	CHECK_EQ(objio_read(io, map, file.size, 0, got, file.size, &n), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 3), 0);
 	CHECK_EQ(osd_fixture_back_in_pool(io->conns, 4), 0);
 }
@@ -179,9 +132,9 @@ static void test_degraded_writes(struct objio *io, const struct pando_storage_ma
 	io->skip[0] = 2;
 	io->skip[1] = 3;
 	io->nskip = 2;
-	CHECK_EQ(write_both(io, map, 5, 3 * SU, 500), 0);
-	CHECK_EQ(write_both(io, map, 4 * ROW, ROW, 501), 0);
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_write(io, &file, 5, 3 * SU, 500, true), 0);
+	CHECK_EQ(io_model_write(io, &file, 4 * ROW, ROW, 501, true), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(osd_fixture_stop(&fx, 4), 0);		/* OSD 5: a third one */
 	CHECK_EQ(objio_write(io, map, 0, want, ROW, true), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 4), 0);
@@ -192,14 +145,12 @@ static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_st
 {
 	uint64_t cut = 5 * ROW + SU + 77;
 
-	CHECK_EQ(objio_truncate(io, map, cut), 0);
-	size = cut;
-	memset(want + cut, 0, sizeof(want) - cut);
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_truncate(io, &file, cut), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 	/* grown again past a hole: the cut bytes read as zeros */
-	CHECK_EQ(write_both(io, map, cut + 3 * SU, 100, 900), 0);
-	CHECK_EQ(reads_back(io, map), 0);
+	CHECK_EQ(io_model_write(io, &file, cut + 3 * SU, 100, 900, true), 0);
+	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 }
 
@@ -210,6 +161,7 @@ static void run(struct objio *io)
 
 	CHECK(map != NULL);
 	CHECK_EQ(pando_ec_new(K, M, PANDO_EC_AUTO, &ec), 0);
+	file.map = map;
 	if (map && ec) {
 		srand(7);
 		CHECK_EQ(objio_create(io, map), 0);
@@ -225,9 +177,10 @@ static void run(struct objio *io)
 
 int main(void)
 {
-	struct objio io = { .owner = 77, .fault = record };
+	static struct io_faults faults;	/* recorded stale at once, as the manager does */
+	struct objio io = { .owner = 77, .fault = io_faults_record, .fault_arg = &faults };
 
-	io.fault_arg = &io;
+	faults.io = &io;
 	CHECK_EQ(osd_fixture_start_io(&fx, NOSDS, PART, &io), 0);
 	if (!check_failures)
 		run(&io);

@@ -1,0 +1,168 @@
+/* pando-osd-tool's offline commands: genkey, format, mint-handle. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "objstore.h"
+#include "osd_tool.h"
+#include "pando/capability.h"
+
+static int opt_genkey(struct tool *t, int opt, const char *arg, void *ctx)
+{
+	uint32_t *id = ctx;
+
+	if (parse_u32(arg, id) || *id == 0 || *id > UINT16_MAX) {
+		fail(t, "--id wants 1..65535, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_genkey(struct tool *t, int argc, char **argv)
+{
+	static const struct option opts[] = { { "id", required_argument, NULL, 'i' },
+					      COMMON_OPTIONS, { 0 } };
+	struct cluster_key key;
+	char text[160];
+	uint32_t id = 1;
+	int first = parse_options(t, argc, argv, "", opts, opt_genkey, &id);
+
+	if (first < 0 || positional(t, argc, argv, first, 0, 0) < 0)
+		return 1;
+	if (cluster_key_generate((uint16_t)id, &key))
+		return fail(t, "no randomness available");
+	cluster_key_format(&key, text, sizeof(text));
+	explicit_bzero(&key, sizeof(key));
+	fputs(text, stdout);
+	explicit_bzero(text, sizeof(text));
+	return 0;
+}
+
+struct format_opts {
+	const char *data_dir;
+	uint32_t osd_id;
+	bool have_id;
+};
+
+static int opt_format(struct tool *t, int opt, const char *arg, void *ctx)
+{
+	struct format_opts *o = ctx;
+
+	if (opt == 'd') {
+		o->data_dir = arg;
+		return 0;
+	}
+	if (parse_u32(arg, &o->osd_id)) {
+		fail(t, "--osd-id wants a number, not '%s'", arg);
+		return -1;
+	}
+	o->have_id = true;
+	return 0;
+}
+
+int cmd_format(struct tool *t, int argc, char **argv)
+{
+	static const struct option opts[] = { { "data-dir", required_argument, NULL, 'd' },
+					      { "osd-id", required_argument, NULL, 'o' },
+					      COMMON_OPTIONS, { 0 } };
+	struct format_opts o = { 0 };
+	struct objstore *store;
+	char uuid[37];
+	int first = parse_options(t, argc, argv, "", opts, opt_format, &o);
+	int rc;
+
+	if (first < 0 || positional(t, argc, argv, first, 0, 0) < 0)
+		return 1;
+	if (!o.data_dir || !o.have_id)
+		return fail(t, "needs --data-dir DIR and --osd-id N");
+	if (load_key(t))
+		return 1;
+	rc = objstore_format(o.data_dir, o.osd_id, t->key.id);
+	if (rc == -EEXIST)
+		return fail(t, "%s is already formatted", o.data_dir);
+	if (rc)
+		return fail(t, "cannot format %s: %s", o.data_dir, strerror(-rc));
+	rc = objstore_open(o.data_dir, &store);
+	if (rc)
+		return fail(t, "formatted %s, but cannot open it: %s", o.data_dir, strerror(-rc));
+	format_uuid(objstore_superblock(store)->uuid, uuid);
+	objstore_close(store);
+	printf("%s\n", uuid);
+	return 0;
+}
+
+struct mint_opts {
+	struct capability cap;
+	bool have_osd;
+	uint64_t ttl;
+	bool have_ttl, have_expiry;
+};
+
+static int opt_mint(struct tool *t, int opt, const char *arg, void *ctx)
+{
+	struct mint_opts *o = ctx;
+	int rc = 0;
+
+	switch (opt) {
+	case 'o':
+		rc = parse_u32(arg, &o->cap.osd_id);
+		o->have_osd = true;
+		break;
+	case 'r':
+		if (strcmp(arg, "r") == 0)
+			o->cap.rights = CAP_RIGHTS_READ;
+		else if (strcmp(arg, "rw") == 0)
+			o->cap.rights = CAP_RIGHTS_RW;
+		else
+			rc = -EINVAL;
+		break;
+	case 'c':
+		rc = parse_u32(arg, &o->cap.cap_version);
+		break;
+	case 'e':
+		rc = parse_u64(arg, &o->cap.expiry);
+		o->have_expiry = true;
+		break;
+	case 't':
+		rc = parse_u64(arg, &o->ttl);
+		o->have_ttl = true;
+		break;
+	}
+	if (rc)
+		fail(t, "bad value '%s' (see --help)", arg);
+	return rc ? -1 : 0;
+}
+
+int cmd_mint_handle(struct tool *t, int argc, char **argv)
+{
+	static const struct option opts[] = { { "osd-id", required_argument, NULL, 'o' },
+					      { "rights", required_argument, NULL, 'r' },
+					      { "cap-version", required_argument, NULL, 'c' },
+					      { "expiry", required_argument, NULL, 'e' },
+					      { "ttl", required_argument, NULL, 't' },
+					      COMMON_OPTIONS, { 0 } };
+	struct mint_opts o = { .cap = { .rights = CAP_RIGHTS_RW } };
+	struct osd_ctl_obj_id id;
+	uint8_t fh[CAPABILITY_SIZE];
+	int first = parse_options(t, argc, argv, "", opts, opt_mint, &o);
+
+	if (first < 0 || positional(t, argc, argv, first, 2, 2) < 0 ||
+	    arg_obj(t, argv + first, &id))
+		return 1;
+	if (!o.have_osd)
+		return fail(t, "needs --osd-id N (the target the handle is for)");
+	if (o.have_ttl && o.have_expiry)
+		return fail(t, "give --expiry or --ttl, not both");
+	if (load_key(t))
+		return 1;
+	if (o.have_ttl)
+		o.cap.expiry = (uint64_t)time(NULL) + o.ttl;
+	o.cap.partition = id.partition;
+	o.cap.object = id.object;
+	capability_mint(&t->key, &o.cap, fh);
+	print_hex(stdout, fh, sizeof(fh));
+	putchar('\n');
+	return 0;
+}

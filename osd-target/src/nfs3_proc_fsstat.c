@@ -1,6 +1,7 @@
 /* FSSTAT: the target's capacity.  The store has no inode table, so the
  * file counts are bounded by space: every object takes a block or more. */
 #include "nfs3.h"
+#include "nfs3_fh_args.h"
 
 #define FSSTAT_BYTES_PER_FILE 4096u
 
@@ -22,14 +23,11 @@ enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
 {
 	struct objstore_stat st;
 	struct nfs3_obj obj;
-	struct nfs3_fh fh;
 	enum nfsstat3 status;
 	int err;
 
-	if (nfs3_decode_fh_args(args, &fh))
+	if (nfs3_open_fh_args(ctx, args, &obj, &status))
 		return RPC_OUT_GARBAGE_ARGS;
-
-	status = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
 	if (status != NFS3_OK) {
 		xw_u32(&reply->res, status);
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);

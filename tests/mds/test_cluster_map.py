@@ -19,12 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, map_status,
-                                       osd_entry, osds_of, put_map, wait_for, wait_epoch)
+from pando_testing.cluster_map import (PREFIX, etcd_fsal, file_map, map_status, osd_entry,
+                                       osds_of, put_map, start_on_map, wait_for, wait_epoch)
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect, write_file
+from pando_testing.mds_files import connect, new_file
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -37,12 +37,7 @@ def etcd_mds(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
     """A manager over 4 OSDs that follows the map in `etcd`, epoch 1 (the 4
     OSDs) written before it starts."""
     def make(**kw: Any) -> PandoMds:
-        m = mds_factory(4, start=False, inline_max=INLINE_MAX, extra_fsal=etcd_fsal(etcd, MDS_NAME),
-                        **kw)
-        put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
-        m.start()
-        wait_epoch(m, 1)
-        return m
+        return start_on_map(etcd, mds_factory, 4, inline_max=INLINE_MAX, **kw)
     return make
 
 
@@ -63,7 +58,7 @@ def test_osd_added_to_the_map_while_ganesha_runs_takes_new_files(
     root = mds.root_handle()
     used: set[int] = set()
     for i in range(24):
-        write_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
+        new_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
         used |= osds_of(mds, f"/f{i}")
     assert 5 in used, f"no new file on the OSD the map added (used {sorted(used)})"
     assert c.read(c.lookup_fh(root, "f23"), 0, 8 * KIB).data == bytes([23]) * (8 * KIB)
@@ -83,7 +78,7 @@ def test_osd_marked_down_gets_no_new_components(
     c = connect(mds)
     root = mds.root_handle()
     for i in range(40):
-        write_file(c, root, f"d{i}", b"x" * (8 * KIB))
+        new_file(c, root, f"d{i}", b"x" * (8 * KIB))
         assert 4 not in osds_of(mds, f"/d{i}"), f"d{i} has a component on the down OSD"
     assert "osd.4 now down/in weight" in mds.log_text()
 
@@ -93,13 +88,13 @@ def test_weight_zero_and_out_take_no_new_components(
     mds = etcd_mds(object_pool=0)
     c = connect(mds)
     root = mds.root_handle()
-    write_file(c, root, "before", b"b" * (8 * KIB))
+    new_file(c, root, "before", b"b" * (8 * KIB))
     put_map(etcd.client(), 2, [*(osd_entry(o) for o in mds.osds[:2]),
                                osd_entry(mds.osds[2], weight=0),
                                osd_entry(mds.osds[3], in_=False)])
     wait_epoch(mds, 2)
     for i in range(20):
-        write_file(c, root, f"w{i}", b"w" * (8 * KIB))
+        new_file(c, root, f"w{i}", b"w" * (8 * KIB))
         assert osds_of(mds, f"/w{i}") == {1, 2}
     # A file already on OSD 3 or 4 keeps its components; file_map says out.
     ok, _, j = file_map(mds, "/before")
@@ -116,7 +111,7 @@ def test_etcd_killed_nfs_goes_on_and_the_map_catches_up_when_it_is_back(
     c = connect(mds)
     root = mds.root_handle()
     for i in range(5):
-        write_file(c, root, f"e{i}", b"e" * (8 * KIB))
+        new_file(c, root, f"e{i}", b"e" * (8 * KIB))
     assert map_status(mds)["epoch"] == 1
     # Back, with a map changed meanwhile (a 5th OSD): applied.
     fifth = osd_factory(5)
@@ -147,7 +142,7 @@ def test_restart_while_etcd_is_down_uses_the_kept_map(
     root = mds.root_handle()
     used: set[int] = set()
     for i in range(20):
-        write_file(c, root, f"r{i}", b"r" * (8 * KIB))
+        new_file(c, root, f"r{i}", b"r" * (8 * KIB))
         used |= osds_of(mds, f"/r{i}")
     assert 5 in used and 4 not in used, sorted(used)
 
@@ -177,8 +172,8 @@ def test_file_map_over_dbus_for_inline_mirrored_and_missing_paths(
     mds = etcd_mds()
     c = connect(mds)
     root = mds.root_handle()
-    write_file(c, root, "small", b"s" * 100)
-    write_file(c, root, "big", b"b" * (64 * KIB))
+    new_file(c, root, "small", b"s" * 100)
+    new_file(c, root, "big", b"b" * (64 * KIB))
     ok, _, j = file_map(mds, "/small")
     assert ok and j["inline"] is True and j["size"] == 100 and j["groups"] == []
     ok, _, j = file_map(mds, "/big")
@@ -196,7 +191,7 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
     mds = etcd_mds()
     c = connect(mds)
     root = mds.root_handle()
-    write_file(c, root, "p", b"p" * (8 * KIB))
+    new_file(c, root, "p", b"p" * (8 * KIB))
     client = etcd.client()
     key = f"{PREFIX}mds/{MDS_NAME}"
 
@@ -292,7 +287,7 @@ def test_map_changed_while_its_etcd_member_was_down_is_applied_when_it_is_back(
     time.sleep(1.5)
     assert map_status(mds)["epoch"] == 1
     c = connect(mds)
-    write_file(c, mds.root_handle(), "meanwhile", b"m" * (8 * KIB))
+    new_file(c, mds.root_handle(), "meanwhile", b"m" * (8 * KIB))
     only.start()
     st = wait_epoch(mds, 2)
     assert any(o["id"] == 5 and o["takes"] for o in st["osds"])
@@ -310,7 +305,7 @@ def test_fsck_knows_the_osds_the_map_added_from_the_map_kept_beside_the_store(
     root = mds.root_handle()
     on_fifth = None
     for i in range(24):
-        write_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
+        new_file(c, root, f"f{i}", bytes([i]) * (8 * KIB))
         if 5 in osds_of(mds, f"/f{i}"):
             on_fifth = f"f{i}"
             break

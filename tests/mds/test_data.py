@@ -11,30 +11,20 @@ import os
 import random
 import threading
 import time
-from typing import Iterator
 
 import pytest
 
 from pando_testing import nfs3
+from pando_testing.cluster_map import wait_for
 from pando_testing.mds import PandoMds
+from pando_testing.mds_files import (fileid_of, new_file, object_attrs, object_bytes, objects,
+                                     objects_of, ok)
 from pando_testing.nfs3 import (NFS3_OK, DATA_SYNC, FILE_SYNC, UNSTABLE, Nfs3Client, Sattr3,
                                 status_name)
 
 KIB = 1024
 MIB = 1 << 20
 INLINE_MAX = 64 * KIB
-PARTITION = "1"
-
-
-def ok(res, what: str = ""):  # type: ignore[no-untyped-def]
-    assert res.status == NFS3_OK, f"{what or type(res).__name__}: {status_name(res.status)}"
-    return res
-
-
-def new_file(c: Nfs3Client, dir_fh: bytes, name: str) -> bytes:
-    fh = ok(c.create(dir_fh, name, nfs3.GUARDED, Sattr3(mode=0o644)), f"CREATE {name}").fh
-    assert fh is not None
-    return fh
 
 
 def size_of(c: Nfs3Client, fh: bytes) -> int:
@@ -43,61 +33,8 @@ def size_of(c: Nfs3Client, fh: bytes) -> int:
     return a.size
 
 
-def fileid_of(c: Nfs3Client, fh: bytes) -> int:
-    a = ok(c.getattr(fh)).attrs
-    assert a is not None
-    return a.fileid
-
-
-def objects(mds: PandoMds) -> dict[int, set[int]]:
-    """Object ids in partition 1 of each running OSD."""
-    out: dict[int, set[int]] = {}
-    for o in mds.osds:
-        if not o.alive():
-            continue
-        cp = o.tool("ls", PARTITION, check=False)
-        if cp.returncode != 0 and "No such file" in cp.stderr:
-            out[o.osd_id] = set()        # the partition is made with the first object
-            continue
-        assert cp.returncode == 0, cp.stderr
-        out[o.osd_id] = {int(x) for x in cp.stdout.split()}
-    return out
-
-
-def object_attrs(mds: PandoMds, osd_id: int, oid: int) -> dict[str, int]:
-    """Empty when the object has gone since it was listed."""
-    cp = mds.osds[osd_id - 1].tool("getattr", PARTITION, str(oid), check=False)
-    out: dict[str, int] = {}
-    for line in cp.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            out[parts[0]] = int(parts[1])
-    return out
-
-
-def object_data(mds: PandoMds, osd_id: int, oid: int) -> bytes:
-    return mds.osds[osd_id - 1].tool("get", PARTITION, str(oid), "-", text=False).stdout
-
-
-def objects_of(mds: PandoMds, fileid: int) -> list[tuple[int, int]]:
-    """(osd id, object id) of every object whose owner_file is fileid."""
-    return sorted((osd, oid) for osd, oids in objects(mds).items() for oid in oids
-                  if object_attrs(mds, osd, oid).get("owner_file") == fileid)
-
-
 def total_objects(mds: PandoMds) -> int:
     return sum(len(v) for v in objects(mds).values())
-
-
-def wait_for(what: str, cond, timeout: float = 8.0, step: float = 0.25):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not within {timeout} s")
-        time.sleep(step)
 
 
 def check_mirrors(mds: PandoMds, fileid: int, want: bytes) -> None:
@@ -107,22 +44,11 @@ def check_mirrors(mds: PandoMds, fileid: int, want: bytes) -> None:
     assert len(objs) == mds.mirrors, f"objects of file {fileid}: {objs}"
     assert len({osd for osd, _ in objs}) == mds.mirrors, f"mirrors share an OSD: {objs}"
     for osd, oid in objs:
-        data = object_data(mds, osd, oid)
+        data = object_bytes(mds, osd, oid)
         assert len(data) <= len(want) or not any(data[len(want):]), \
             f"object {oid} on OSD {osd} holds bytes past the file's end"
         data = data[:len(want)].ljust(len(want), b"\0")
         assert data == want, f"object {oid} on OSD {osd} differs from the file"
-
-
-@pytest.fixture
-def c(mds: PandoMds) -> Iterator[Nfs3Client]:
-    with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as client:
-        yield client
-
-
-@pytest.fixture
-def root(mds: PandoMds) -> bytes:
-    return mds.root_handle()
 
 
 # --- inline data and the move to objects ---------------------------------------------------

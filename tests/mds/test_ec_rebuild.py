@@ -9,19 +9,19 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from pando_testing import nfs3
-from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, file_map, osd_entry,
-                                       put_map, wait_epoch, wait_for)
+from pando_testing import mds_files
+from pando_testing.cluster_map import (PREFIX, dbus_json, osd_entry, put_map,
+                                       start_on_map, wait_epoch, wait_for)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3
+from pando_testing.mds_files import BackgroundWriter, connect
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -32,10 +32,7 @@ NOSDS = 7
 
 
 def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
-    ok, msg, j = file_map(mds, path)
-    assert ok, msg
-    assert j["scheme"] == "rs", j
-    return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
+    return mds_files.components(mds, path, "rs")
 
 
 def progress(etcd: EtcdCluster) -> dict[str, Any]:
@@ -65,13 +62,9 @@ def watch_job(etcd: EtcdCluster, job: int, timeout: float = 90) -> list[dict[str
 def start_cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]) -> PandoMds:
     """Seven OSDs: an RS(4,2) file uses six, so a lost component has
     somewhere to go.  Slowed to 1 MiB/s so progress shows mid-job."""
-    m = mds_factory(NOSDS, start=False, inline_max=4096, object_pool=0,
-                    extra_fsal=etcd_fsal(etcd, MDS_NAME) +
-                    "\nRebuild_Parallel = 4;\nRebuild_Bandwidth_Mb = 1;\n")
-    put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
-    m.start()
-    wait_epoch(m, 1)
-    return m
+    return start_on_map(etcd, mds_factory, NOSDS,
+                        "\nRebuild_Parallel = 4;\nRebuild_Bandwidth_Mb = 1;\n",
+                        inline_max=4096, object_pool=0)
 
 
 def write_rs_files(mds: PandoMds, c: Nfs3Client, sizes: list[int]) -> dict[str, bytes]:
@@ -179,34 +172,14 @@ def test_an_rs_file_written_during_its_rebuild_loses_nothing(
     victim = before[0][0]                         # data column 0
     take_out(mds, etcd, victim)
     put_job(etcd, 2, victim)
-    stop = threading.Event()
-    delayed, written = 0, 0
+    rng = random.Random(7)
 
-    def writer() -> None:
-        nonlocal delayed, written
-        w = connect(mds)
-        rng = random.Random(7)
-        while not stop.is_set():
-            off = rng.randrange(len(data) - 9000)
-            piece = rng.randbytes(rng.randrange(1, 9000))
-            res = w.write(fh, off, piece, FILE_SYNC)
-            if res.status == NFS3ERR_JUKEBOX:
-                delayed += 1
-                time.sleep(0.2)
-                continue
-            assert res.status == NFS3_OK, res.status
-            data[off:off + len(piece)] = piece
-            written += 1
-            time.sleep(0.02)
+    def piece(_: int) -> tuple[int, bytes]:
+        return rng.randrange(len(data) - 9000), rng.randbytes(rng.randrange(1, 9000))
 
-    t = threading.Thread(target=writer)
-    t.start()
-    try:
+    with BackgroundWriter(mds, fh, data, piece, pause=0.02) as writer:
         watch_job(etcd, 2)
-    finally:
-        stop.set()
-        t.join()
-    assert written > 10, written
+    assert writer.written > 10, writer.written
     assert "was written during its rebuild: copied again" in mds.log_text()
     after = components(mds, "/ec/f0")
     assert victim not in {x for x, _ in after}
@@ -214,7 +187,7 @@ def test_an_rs_file_written_during_its_rebuild_loses_nothing(
     reads_right(c, mds, {"f0": bytes(data)}, "after the rebuild")
     killed = kill_two_sparing(mds, {home})
     reads_right(c, mds, {"f0": bytes(data)}, f"with OSDs {killed} killed too")
-    print(f"writes told to retry during the freeze: {delayed}")
+    print(f"writes told to retry during the freeze: {writer.delayed}")
 
 
 def test_a_stale_rs_component_is_decoded_where_it_is_once_its_osd_answers(

@@ -13,104 +13,29 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
-
-import pytest
 
 from pando_testing import nfs3
+from pando_testing.cluster_map import wait_for
 from pando_testing.cluster_status import cluster_status
 from pando_testing.mds import PandoMds
+from pando_testing.mds_files import (PARTITION, connect, fileid_of, new_file, object_bytes, objects,
+                                     objects_of, ok)
 from pando_testing.nfs3 import (NFS3_OK, FILE_SYNC, UNSTABLE, Nfs3Client, Sattr3,
                                 status_name)
 from pando_testing.oncrpc import ConnectionClosed, RpcError
 
 KIB = 1024
-PARTITION = "1"
-
-
-def ok(res, what: str = ""):  # type: ignore[no-untyped-def]
-    assert res.status == NFS3_OK, f"{what or type(res).__name__}: {status_name(res.status)}"
-    return res
-
-
-def connect(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
-
-
-def new_file(c: Nfs3Client, dir_fh: bytes, name: str) -> bytes:
-    fh = ok(c.create(dir_fh, name, nfs3.GUARDED, Sattr3(mode=0o644)), f"CREATE {name}").fh
-    assert fh is not None
-    return fh
-
-
-def fileid_of(c: Nfs3Client, fh: bytes) -> int:
-    a = ok(c.getattr(fh)).attrs
-    assert a is not None
-    return a.fileid
-
-
-def objects(mds: PandoMds) -> dict[int, set[int]]:
-    """Object ids in partition 1 of each running OSD."""
-    out: dict[int, set[int]] = {}
-    for o in mds.osds:
-        if not o.alive():
-            continue
-        cp = o.tool("ls", PARTITION, check=False)
-        if cp.returncode != 0 and "No such file" in cp.stderr:
-            out[o.osd_id] = set()
-            continue
-        assert cp.returncode == 0, cp.stderr
-        out[o.osd_id] = {int(x) for x in cp.stdout.split()}
-    return out
-
-
-def owner_of(mds: PandoMds, osd_id: int, oid: int) -> int | None:
-    """None when the object has gone since it was listed."""
-    cp = mds.osds[osd_id - 1].tool("getattr", PARTITION, str(oid), check=False)
-    m = re.search(r"^owner_file\s+(\d+)$", cp.stdout, re.M)
-    return int(m.group(1)) if m else None
-
-
-def objects_of(mds: PandoMds, fileid: int) -> list[tuple[int, int]]:
-    return sorted((osd, oid) for osd, oids in objects(mds).items() for oid in oids
-                  if owner_of(mds, osd, oid) == fileid)
-
-
-def object_data(mds: PandoMds, osd_id: int, oid: int) -> bytes:
-    return mds.osds[osd_id - 1].tool("get", PARTITION, str(oid), "-", text=False).stdout
 
 
 def mirror_contents(mds: PandoMds, objs: list[tuple[int, int]], size: int) -> list[bytes]:
     out = []
     for osd, oid in objs:
-        data = object_data(mds, osd, oid)
+        data = object_bytes(mds, osd, oid)
         out.append(data[:size].ljust(size, b"\0"))
     return out
 
 
-def wait_for(what: str, cond, timeout: float = 10.0, step: float = 0.25):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not within {timeout} s")
-        time.sleep(step)
-
-
 # --- dbus --------------------------------------------------------------------------
-
-@pytest.fixture
-def c(mds: PandoMds) -> Iterator[Nfs3Client]:
-    with connect(mds) as client:
-        yield client
-
-
-@pytest.fixture
-def root(mds: PandoMds) -> bytes:
-    return mds.root_handle()
-
 
 def test_cluster_status_on_dbus(mds: PandoMds, c: Nfs3Client, root: bytes) -> None:
     fh = new_file(c, root, "f")
@@ -168,7 +93,7 @@ def test_ganesha_mgr_and_ganesha_stats(mds: PandoMds, c: Nfs3Client, root: bytes
 # --- an OSD down ------------------------------------------------------------------------
 
 def component_of(mds: PandoMds, osd_id: int, oid: int) -> int:
-    cp = mds.osds[osd_id - 1].tool("getattr", PARTITION, str(oid))
+    cp = mds.osds[osd_id - 1].tool("getattr", str(PARTITION), str(oid))
     m = re.search(r"^component\s+(\d+)$", cp.stdout, re.M)
     assert m, cp.stdout
     return int(m.group(1))

@@ -15,7 +15,7 @@ import pytest
 from pando_testing.cluster_map import dbus_json, file_map
 from pando_testing.mds import PandoMds
 from pando_testing.layout_policy import layout_get, layout_set, mkdir
-from pando_testing.mds_files import connect, write_file
+from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import NFS3_OK
 
 INLINE_MAX = 4096
@@ -65,7 +65,7 @@ def test_subdirectories_and_files_made_after_inherit_it_and_earlier_ones_do_not(
     assert layout_set(small_mds, "/d", {"scheme": "mirror", "copies": 3})[0]
     sub = mkdir(c, d, "sub")
     deeper = mkdir(c, sub, "deeper")
-    write_file(c, deeper, "small", b"s" * 10)
+    new_file(c, deeper, "small", b"s" * 10)
     want = {"scheme": "mirror", "copies": 3, "stripe_unit": 0, "width": 0}
     for path in ("/d/sub", "/d/sub/deeper", "/d/sub/deeper/small"):
         assert layout_get(small_mds, path)["policy"] == want, path
@@ -79,8 +79,8 @@ def test_a_three_way_mirror_policy_makes_three_copy_maps(small_mds: PandoMds) ->
     d = mkdir(c, small_mds.root_handle(), "m3")
     assert layout_set(small_mds, "/m3", {"scheme": "mirror", "copies": 3,
                                           "stripe_unit": 65536})[0]
-    write_file(c, d, "big", BIG)
-    write_file(c, small_mds.root_handle(), "plain", BIG)
+    new_file(c, d, "big", BIG)
+    new_file(c, small_mds.root_handle(), "plain", BIG)
     assert shape(small_mds, "/m3/big") == ("mirror", 3, 65536, 3)
     assert shape(small_mds, "/plain") == ("mirror", 2, 1 << 20, 2)
     m = layout_get(small_mds, "/m3/big")["map"]
@@ -94,7 +94,7 @@ def test_a_raid0_policy_stripes_over_its_width(small_mds: PandoMds) -> None:
     d = mkdir(c, small_mds.root_handle(), "r0")
     assert layout_set(small_mds, "/r0", {"scheme": "raid0", "width": 3,
                                           "stripe_unit": 4096})[0]
-    write_file(c, d, "big", BIG)
+    new_file(c, d, "big", BIG)
     assert shape(small_mds, "/r0/big") == ("stripe", 1, 4096, 3)
     res = c.read(c.lookup_fh(d, "big"), 0, len(BIG))
     assert res.status == NFS3_OK and res.data == BIG
@@ -105,7 +105,7 @@ def test_an_rs_policy_makes_an_rs_map_of_k_plus_m_components(small_mds: PandoMds
     d = mkdir(c, small_mds.root_handle(), "ec")
     assert layout_set(small_mds, "/ec", {"scheme": "rs", "k": 2, "m": 1,
                                           "stripe_unit": 4096})[0]
-    write_file(c, d, "big", BIG)
+    new_file(c, d, "big", BIG)
     res = c.read(c.lookup_fh(d, "big"), 0, len(BIG))
     assert res.status == NFS3_OK and res.data == BIG
     ok, msg, j = file_map(small_mds, "/ec/big")
@@ -122,8 +122,8 @@ def test_a_file_with_a_policy_does_not_take_a_pool_map(
     c = connect(mds)
     d = mkdir(c, mds.root_handle(), "m3")
     assert layout_set(mds, "/m3", {"scheme": "mirror", "copies": 3})[0]
-    write_file(c, d, "big", BIG)
-    write_file(c, mds.root_handle(), "plain", BIG)
+    new_file(c, d, "big", BIG)
+    new_file(c, mds.root_handle(), "plain", BIG)
     assert shape(mds, "/m3/big")[:2] == ("mirror", 3)
     assert shape(mds, "/plain")[:2] == ("mirror", 2)
 
@@ -132,11 +132,11 @@ def test_a_later_set_or_clear_changes_only_what_is_made_after(small_mds: PandoMd
     c = connect(small_mds)
     d = mkdir(c, small_mds.root_handle(), "d")
     assert layout_set(small_mds, "/d", {"scheme": "mirror", "copies": 3})[0]
-    write_file(c, d, "early", b"")
+    new_file(c, d, "early", b"")
     ok, msg = layout_set(small_mds, "/d", "")
     assert ok and "cleared" in msg
     assert layout_get(small_mds, "/d")["policy"]["scheme"] == "default"
-    write_file(c, d, "late", BIG)
+    new_file(c, d, "late", BIG)
     c.write_all(c.lookup_fh(d, "early"), 0, BIG)
     assert shape(small_mds, "/d/early")[:2] == ("mirror", 3)
     assert shape(small_mds, "/d/late")[:2] == ("mirror", 2)
@@ -169,7 +169,7 @@ def test_bad_policies_are_refused_with_a_reason(small_mds: PandoMds, policy: Any
 
 def test_set_on_a_file_or_a_missing_path_is_refused(small_mds: PandoMds) -> None:
     c = connect(small_mds)
-    write_file(c, small_mds.root_handle(), "f", b"x")
+    new_file(c, small_mds.root_handle(), "f", b"x")
     ok, msg = layout_set(small_mds, "/f", {"scheme": "mirror", "copies": 3})
     assert not ok and "applies to directories" in msg and "fixed at create" in msg
     ok, msg = layout_set(small_mds, "/nothing/here", {"scheme": "raid0"})
@@ -198,7 +198,7 @@ def test_the_cli_sets_and_gets_a_policy(small_mds: PandoMds) -> None:
     assert cp.returncode == 0, cp.stderr
     assert json.loads(cp.stdout)["policy"] == {"scheme": "mirror", "copies": 3,
                                                "stripe_unit": 65536, "width": 0}
-    write_file(c, d, "big", BIG)
+    new_file(c, d, "big", BIG)
     cp = pando_cli(small_mds, "layout", "get", "/cli/big")
     assert cp.returncode == 0, cp.stderr
     assert "mirror x3" in cp.stdout and "3 components a group" in cp.stdout

@@ -11,27 +11,18 @@ import os
 import random
 import threading
 import time
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import pytest
 
 from pando_testing import nfs3
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import (NFS3_OK, FILE_SYNC, Nfs3Client, Sattr3, auth_sys_groups,
-                                status_name)
+from pando_testing.mds_files import connect, new_file, ok
+from pando_testing.nfs3 import NFS3_OK, FILE_SYNC, Nfs3Client, Sattr3, status_name
 from pando_testing.oncrpc import GARBAGE_ARGS, ConnectionClosed, RpcAccepted, RpcError
 
 FH_HEADER = 5          # Ganesha's NFSv3 handle header: version, flags, export id, length
 PANDO_FH_LEN = 24      # the FSAL's part (ganesha-fsal/README.md, "File handle")
-
-
-def connect(mds: PandoMds, uid: int = 0, gid: int = 0, gids: Sequence[int] = ()) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port), auth_sys_groups(uid, gid, gids))
-
-
-def ok(res, what: str = ""):  # type: ignore[no-untyped-def]
-    assert res.status == NFS3_OK, f"{what or type(res).__name__}: {status_name(res.status)}"
-    return res
 
 
 def st(res) -> str:  # type: ignore[no-untyped-def]
@@ -41,15 +32,6 @@ def st(res) -> str:  # type: ignore[no-untyped-def]
 def listing(c: Nfs3Client, dir_fh: bytes, count: int = 8192, plus: bool = False) -> list[str]:
     """Names in the directory, "." and ".." left out; duplicates kept."""
     return [e.text for e in c.readdir_all(dir_fh, count, plus) if e.name not in (b".", b"..")]
-
-
-def new_file(c: Nfs3Client, dir_fh: bytes, name: str, data: bytes = b"",
-             mode: int = 0o644) -> bytes:
-    fh = ok(c.create(dir_fh, name, nfs3.GUARDED, Sattr3(mode=mode)), f"CREATE {name}").fh
-    assert fh is not None
-    if data:
-        c.write_all(fh, 0, data, FILE_SYNC)
-    return fh
 
 
 def new_dir(c: Nfs3Client, dir_fh: bytes, name: str, mode: int = 0o755) -> bytes:
@@ -62,17 +44,6 @@ def attrs(c: Nfs3Client, fh: bytes) -> nfs3.Fattr3:
     a = ok(c.getattr(fh)).attrs
     assert a is not None
     return a
-
-
-@pytest.fixture
-def c(mds: PandoMds) -> Iterator[Nfs3Client]:
-    with connect(mds) as client:
-        yield client
-
-
-@pytest.fixture
-def root(mds: PandoMds) -> bytes:
-    return mds.root_handle()
 
 
 # --- lookup and readdir ------------------------------------------------------------

@@ -12,18 +12,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, osd_entry, put_map,
-                                       wait_epoch, wait_for)
+                                       start_on_map, wait_epoch, wait_for)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import PARTITION, components, connect, object_bytes, write_file
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX
+from pando_testing.mds_files import (PARTITION, BackgroundWriter, components, connect, new_file,
+                                     object_bytes)
+from pando_testing.nfs3 import FILE_SYNC
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -66,12 +66,8 @@ def cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
             ) -> Iterator[Callable[..., PandoMds]]:
     """A manager over 5 OSDs following the map in etcd (epoch 1: all up and in)."""
     def make(extra: str = "") -> PandoMds:
-        m = mds_factory(5, start=False, inline_max=4096, object_pool=0,
-                        extra_fsal=etcd_fsal(etcd, MDS_NAME) + "\nRebuild_Parallel = 4;\n" + extra)
-        put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
-        m.start()
-        wait_epoch(m, 1)
-        return m
+        return start_on_map(etcd, mds_factory, 5, "\nRebuild_Parallel = 4;\n" + extra,
+                            inline_max=4096, object_pool=0)
     yield make
 
 
@@ -88,7 +84,7 @@ def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
     root = mds.root_handle()
     files = {f"f{i}": os.urandom(100 * KIB + i * 7919) for i in range(16)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     on3 = [n for n in files if 3 in {o for o, _ in components(mds, "/" + n)}]
     assert on3, "no file had a component on OSD 3"
     mds.osds[2].kill9()
@@ -124,7 +120,7 @@ def test_fsck_counts_components_on_an_out_osd_until_they_are_rebuilt(
     c = connect(mds)
     root = mds.root_handle()
     for i in range(6):
-        write_file(c, root, f"h{i}", os.urandom(40 * KIB))
+        new_file(c, root, f"h{i}", os.urandom(40 * KIB))
     on2 = sum(1 for i in range(6) if 2 in {o for o, _ in components(mds, f"/h{i}")})
     take_out(mds, etcd, 2, 2)           # out, alive: no job yet
     assert mds.stop_ganesha() == 0
@@ -141,7 +137,7 @@ def test_a_second_failure_after_the_first_rebuild_loses_nothing(
     root = mds.root_handle()
     files = {f"g{i}": os.urandom(70 * KIB + i * 4099) for i in range(12)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     mds.osds[0].kill9()
     take_out(mds, etcd, 1, 2)
     put_job(etcd, 2, 1)
@@ -164,7 +160,7 @@ def test_the_spare_target_takes_every_lost_component(
     root = mds.root_handle()
     files = {f"s{i}": os.urandom(64 * KIB + i) for i in range(10)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     on2 = [n for n in files if 2 in {o for o, _ in components(mds, "/" + n)}]
     mds.osds[1].kill9()
     take_out(mds, etcd, 2, 2)
@@ -187,43 +183,22 @@ def test_a_file_written_during_its_rebuild_loses_nothing(
     c = connect(mds)
     root = mds.root_handle()
     data = bytearray(os.urandom(3 << 20))
-    fh = write_file(c, root, "hot", bytes(data))
+    fh = new_file(c, root, "hot", bytes(data))
     osds = {o for o, _ in components(mds, "/hot")}
     victim = min(osds)
     mds.osds[victim - 1].kill9()
     take_out(mds, etcd, victim, 2)
     put_job(etcd, 2, victim)
-    stop = threading.Event()
-    delayed = 0
 
-    def writer() -> None:
-        nonlocal delayed
-        w = connect(mds)
-        i = 0
-        while not stop.is_set():
-            off = (i * 262144 + 4096) % (len(data) - 8192)
-            chunk = os.urandom(8192)
-            res = w.write(fh, off, chunk, FILE_SYNC)
-            if res.status == NFS3ERR_JUKEBOX:
-                delayed += 1
-                time.sleep(0.2)
-                continue
-            assert res.status == NFS3_OK, res.status
-            data[off:off + len(chunk)] = chunk
-            i += 1
-            time.sleep(0.05)
+    def piece(i: int) -> tuple[int, bytes]:
+        return (i * 262144 + 4096) % (len(data) - 8192), os.urandom(8192)
 
-    t = threading.Thread(target=writer)
-    t.start()
-    try:
+    with BackgroundWriter(mds, fh, data, piece, pause=0.05) as writer:
         wait_job_done(mds, etcd, 2, timeout=90)
-    finally:
-        stop.set()
-        t.join()
     assert victim not in {o for o, _ in components(mds, "/hot")}
     assert_every_copy_matches(mds, {"hot": bytes(data)})
     assert "was written during its rebuild: copied again" in mds.log_text()
-    print(f"writes told to retry during the freeze: {delayed}")
+    print(f"writes told to retry during the freeze: {writer.delayed}")
 
 
 def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
@@ -232,7 +207,7 @@ def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
     c = connect(mds)
     root = mds.root_handle()
     data = bytearray(os.urandom(1 << 20))
-    fh = write_file(c, root, "lag", bytes(data))
+    fh = new_file(c, root, "lag", bytes(data))
     comps = components(mds, "/lag")
     osd = comps[1][0]
     mds.osds[osd - 1].stop()
@@ -257,7 +232,7 @@ def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed
     root = mds.root_handle()
     files = {f"b{i}": os.urandom(50 * KIB + i) for i in range(10)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     old = {oid for n in files for o, oid in components(mds, "/" + n) if o == 4}
     assert old, "no file had a component on OSD 4"
     assert old <= set(map(int, mds.osds[3].tool("ls", str(PARTITION)).stdout.split()))
@@ -282,7 +257,7 @@ def test_two_osds_drained_at_once_move_every_component_even_of_files_on_both(
     root = mds.root_handle()
     files = {f"d{i}": os.urandom(30 * KIB + i) for i in range(24)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     both = [n for n in files if {o for o, _ in components(mds, "/" + n)} == {1, 2}]
     # Out but alive (a drain): the components move while their OSDs answer.
     put_map(etcd.client(), 2, [osd_entry(o, in_=o.osd_id > 2) for o in mds.osds])
@@ -313,7 +288,7 @@ def test_a_rebuilt_component_never_shares_a_failure_domain_with_its_mirror(
     root = mds.root_handle()
     files = {f"r{i}": os.urandom(20 * KIB + i) for i in range(30)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     mds.osds[0].kill9()
     put_map(etcd.client(), 2, entries(dead=1))
     wait_epoch(mds, 2)
@@ -339,7 +314,7 @@ def test_a_stale_component_on_the_jobs_osd_does_not_keep_the_job_from_ending(
     c = connect(mds)
     root = mds.root_handle()
     files = {f"q{i:02}": os.urandom(2 << 20) for i in range(16)}
-    handles = {n: write_file(c, root, n, d) for n, d in files.items()}
+    handles = {n: new_file(c, root, n, d) for n, d in files.items()}
     on = {n: {o for o, _ in components(mds, "/" + n)} for n in files}
     victim = max(range(1, 6), key=lambda o: sum(o in v for v in on.values()))
     last = max(n for n in files if victim in on[n])
@@ -366,7 +341,7 @@ def test_a_job_put_over_a_running_stale_task_is_still_done_after_it(
     c = connect(mds)
     root = mds.root_handle()
     data = os.urandom(3 << 20)
-    fh = write_file(c, root, "slow", data)
+    fh = new_file(c, root, "slow", data)
     osd = components(mds, "/slow")[1][0]
     mds.osds[osd - 1].stop()
     data = os.urandom(3 << 20)

@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pando_testing.cluster_map import (PREFIX, dbus_json, etcd_fsal, osd_entry, put_map,
-                                       wait_epoch, wait_for)
+from pando_testing.cluster_map import PREFIX, dbus_json, start_on_map, wait_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import PARTITION, components, connect, object_bytes, write_file
+from pando_testing.mds_files import PARTITION, components, connect, new_file, object_bytes
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -59,12 +58,8 @@ def wait_pass(mds: PandoMds, n: int, timeout: float = 60) -> dict[str, Any]:
 def cluster(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds]
             ) -> Callable[..., PandoMds]:
     def make(extra: str = "") -> PandoMds:
-        m = mds_factory(4, start=False, inline_max=4096, object_pool=0,
-                        extra_fsal=etcd_fsal(etcd, MDS_NAME) + "\nScrub_Interval = 0;\n" + extra)
-        put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
-        m.start()
-        wait_epoch(m, 1)
-        return m
+        return start_on_map(etcd, mds_factory, 4, "\nScrub_Interval = 0;\n" + extra,
+                            inline_max=4096, object_pool=0)
     return make
 
 
@@ -75,7 +70,7 @@ def test_bytes_rotted_behind_the_osd_are_found_and_repaired_from_the_good_mirror
     root = mds.root_handle()
     files = {f"f{i}": os.urandom(3 * EXTENT + 100 * i) for i in range(6)}
     for name, data in files.items():
-        write_file(c, root, name, data)
+        new_file(c, root, name, data)
     (osd, oid), _ = components(mds, "/f2")
     path = data_file(mds.osds[osd - 1], oid)
     with open(path, "r+b") as f:             # one byte in the second extent
@@ -103,7 +98,7 @@ def test_mirrors_that_both_verify_but_differ_are_reported_not_guessed(
     c = connect(mds)
     root = mds.root_handle()
     data = os.urandom(2 * EXTENT)
-    write_file(c, root, "two", data)
+    new_file(c, root, "two", data)
     (osd_a, oid_a), (osd_b, oid_b) = components(mds, "/two")
     other = bytearray(data)
     other[10:20] = b"0123456789"
@@ -129,7 +124,7 @@ def test_a_pass_stopped_by_a_restart_resumes_where_it_was(
     c = connect(mds)
     root = mds.root_handle()
     for i in range(8):
-        write_file(c, root, f"r{i}", os.urandom(1 << 20))
+        new_file(c, root, f"r{i}", os.urandom(1 << 20))
     start_scrub_over_dbus(mds)
     wait_for("a few files scrubbed", lambda: scrub_status(mds)["files_done"] >= 2, 30)
     mds.restart()

@@ -16,7 +16,7 @@ import pytest
 from pando_testing.cluster_map import dbus_json, file_map, wait_for
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect, write_file
+from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import NFS3_OK
 
 KIB, MIB = 1024, 1 << 20
@@ -55,8 +55,8 @@ def test_cold_files_become_rs_with_the_same_bytes_and_the_mirrors_freed(
     files = {f"f{i}": rng.randbytes(s) for i, s in enumerate([4 * SU, 3 * MIB + 17, 5 * MIB])}
     small = rng.randbytes(SU)                  # under one row: stays mirrored
     for name, data in files.items():
-        write_file(c, d, name, data)
-    write_file(c, d, "small", small)
+        new_file(c, d, name, data)
+    new_file(c, d, "small", small)
     assert {scheme(tc_mds, f"/cold/{n}") for n in files} == {"mirror"}
     wait_for("every file transcoded",
              lambda: all(scheme(tc_mds, f"/cold/{n}") == "rs" for n in files), timeout=30)
@@ -77,7 +77,7 @@ def test_a_file_being_written_is_left_until_it_is_cold(tc_mds: PandoMds) -> None
     c = connect(tc_mds)
     d = mkdir(c, tc_mds.root_handle(), "cold")
     assert layout_set(tc_mds, "/cold", {**COLD, "cold_after_s": 4})[0]
-    fh = write_file(c, d, "f", b"a" * (2 * MIB))
+    fh = new_file(c, d, "f", b"a" * (2 * MIB))
     for i in range(6):
         time.sleep(0.5)
         assert c.write(fh, i * 100, b"b" * 100).status == NFS3_OK
@@ -101,7 +101,7 @@ def test_a_reader_during_transcoding_sees_every_byte_right(tc_mds: PandoMds) -> 
     d = mkdir(c, tc_mds.root_handle(), "cold")
     assert layout_set(tc_mds, "/cold", {**COLD, "cold_after_s": 3600})[0]
     data = random.Random(2).randbytes(24 * MIB)
-    fh = write_file(c, d, "big", data)
+    fh = new_file(c, d, "big", data)
     stop, bad, reads = threading.Event(), list[str](), [0]
     t = threading.Thread(target=reader, args=(tc_mds, fh, data, stop, bad, reads))
     t.start()

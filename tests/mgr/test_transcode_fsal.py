@@ -17,7 +17,7 @@ from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect, write_file
+from pando_testing.mds_files import connect, new_file
 from pando_testing.mgr import MgrProcess
 from pando_testing.pod import Pod
 
@@ -59,7 +59,7 @@ def test_a_cold_file_transcoded_by_the_fsal_shows_in_the_api_status_and_cli(
     d = mkdir(c, mds.root_handle(), "cold")
     ok, msg = layout_set(mds, "/cold", COLD)
     assert ok, msg
-    write_file(c, d, "f", os.urandom(1 << 20))
+    new_file(c, d, "f", os.urandom(1 << 20))
     t = api.wait_for(lambda a: (v := a.get("/api/transcode"))["files_done"] == 1 and v,
                      timeout=30, what="the file transcoded, as the mgr sees it")
     ok, msg, fm = file_map(mds, "/cold/f")

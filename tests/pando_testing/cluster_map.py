@@ -81,3 +81,15 @@ def wait_for(what: str, cond: Callable[[], Any], timeout: float = 15.0) -> Any:
 def wait_epoch(mds: PandoMds, epoch: int, timeout: float = 15.0) -> dict[str, Any]:
     return wait_for(f"map epoch {epoch} applied",
                     lambda: (s := map_status(mds))["epoch"] == epoch and s, timeout)
+
+
+def start_on_map(etcd: EtcdCluster, mds_factory: Callable[..., PandoMds], osds: int,
+                 fsal: str = "", **kw: Any) -> PandoMds:
+    """A manager over `osds` new OSDs that follows the map in etcd: started
+    once epoch 1 (every OSD up and in) is there, returned once it applied
+    it.  fsal: more FSAL option lines; kw go to mds_factory."""
+    m = mds_factory(osds, start=False, extra_fsal=etcd_fsal(etcd) + fsal, **kw)
+    put_map(etcd.client(), 1, [osd_entry(o) for o in m.osds])
+    m.start()
+    wait_epoch(m, 1)
+    return m

@@ -1,32 +1,89 @@
 """Files through a metadata manager's NFSv3 gateway, and where their bytes
-are: what the rebuild, scrub and cluster-map tests share."""
+are on the OSDs: what the tests/mds suites (and a few others) share.
+Objects are listed and read on the OSDs themselves with pando-osd-tool,
+in partition 1."""
 from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import Any
 
 from . import nfs3
 from .cluster_map import file_map
 from .mds import PandoMds
-from .nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+from .nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3, auth_sys_groups, status_name
 
 PARTITION = 1
 
 
-def connect(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
+def ok(res: Any, what: str = "") -> Any:
+    """res, when its status is NFS3_OK; else the test fails naming what."""
+    assert res.status == NFS3_OK, f"{what or type(res).__name__}: {status_name(res.status)}"
+    return res
 
 
-def write_file(c: Nfs3Client, root: bytes, name: str, data: bytes) -> bytes:
-    """A new file in root with data, written FILE_SYNC; its handle."""
-    res = c.create(root, name, nfs3.GUARDED, Sattr3(mode=0o644))
-    assert res.status == NFS3_OK and res.fh is not None, f"CREATE {name}: {res.status}"
-    c.write_all(res.fh, 0, data, stable=FILE_SYNC)
-    return res.fh
+def connect(mds: PandoMds, uid: int = 0, gid: int = 0, gids: Sequence[int] = ()) -> Nfs3Client:
+    """A client of the manager's NFSv3 gateway, as AUTH_SYS uid/gid (root by default)."""
+    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port), auth_sys_groups(uid, gid, gids))
 
 
-def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
-    """(OSD id, object id) of each component of the file, from dbus file_map."""
-    ok, msg, j = file_map(mds, path)
-    assert ok, msg
+def new_file(c: Nfs3Client, dir_fh: bytes, name: str, data: bytes = b"",
+             mode: int = 0o644) -> bytes:
+    """A new file in dir_fh (GUARDED), data written FILE_SYNC; its handle."""
+    fh = ok(c.create(dir_fh, name, nfs3.GUARDED, Sattr3(mode=mode)), f"CREATE {name}").fh
+    assert fh is not None
+    if data:
+        c.write_all(fh, 0, data, FILE_SYNC)
+    return fh
+
+
+def fileid_of(c: Nfs3Client, fh: bytes) -> int:
+    a = ok(c.getattr(fh)).attrs
+    assert a is not None
+    return a.fileid
+
+
+def components(mds: PandoMds, path: str, scheme: str | None = None) -> list[tuple[int, int]]:
+    """(OSD id, object id) of each component of the file, from dbus file_map;
+    scheme, when given, is the one the map must have ("mirror", "rs")."""
+    ok_, msg, j = file_map(mds, path)
+    assert ok_, msg
+    assert scheme is None or j["scheme"] == scheme, j
     return [(k["osd"], k["object"]) for g in j["groups"] for k in g["components"]]
+
+
+def objects(mds: PandoMds) -> dict[int, set[int]]:
+    """Object ids in the partition of each running OSD."""
+    out: dict[int, set[int]] = {}
+    for o in mds.osds:
+        if not o.alive():
+            continue
+        cp = o.tool("ls", str(PARTITION), check=False)
+        if cp.returncode != 0 and "No such file" in cp.stderr:
+            out[o.osd_id] = set()        # the partition is made with the first object
+            continue
+        assert cp.returncode == 0, cp.stderr
+        out[o.osd_id] = {int(x) for x in cp.stdout.split()}
+    return out
+
+
+def object_attrs(mds: PandoMds, osd: int, oid: int) -> dict[str, int]:
+    """The object's numeric attributes; empty when it has gone since it was listed."""
+    cp = mds.osds[osd - 1].tool("getattr", str(PARTITION), str(oid), check=False)
+    out: dict[str, int] = {}
+    for line in cp.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def objects_of(mds: PandoMds, fileid: int) -> list[tuple[int, int]]:
+    """(OSD id, object id) of every object whose owner_file is fileid."""
+    return sorted((osd, oid) for osd, oids in objects(mds).items() for oid in oids
+                  if object_attrs(mds, osd, oid).get("owner_file") == fileid)
 
 
 def object_bytes(mds: PandoMds, osd: int, oid: int) -> bytes:
@@ -34,3 +91,41 @@ def object_bytes(mds: PandoMds, osd: int, oid: int) -> bytes:
     out: bytes = mds.osds[osd - 1].tool("get", str(PARTITION), str(oid), "-",
                                         text=False).stdout
     return out
+
+
+class BackgroundWriter:
+    """Writes pieces into one file from a thread while the body of the
+    `with` runs, keeping `data` what the file must hold.  A write answered
+    NFS3ERR_JUKEBOX (the file frozen for a rebuild's switch) is counted in
+    `delayed` and left out; `written` counts the others."""
+
+    def __init__(self, mds: PandoMds, fh: bytes, data: bytearray,
+                 piece: Callable[[int], tuple[int, bytes]], pause: float) -> None:
+        self.mds, self.fh, self.data, self.piece, self.pause = mds, fh, data, piece, pause
+        self.written = 0
+        self.delayed = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        with connect(self.mds) as w:
+            while not self._stop.is_set():
+                off, piece = self.piece(self.written)
+                res = w.write(self.fh, off, piece, FILE_SYNC)
+                if res.status == NFS3ERR_JUKEBOX:
+                    self.delayed += 1
+                    time.sleep(0.2)
+                    continue
+                assert res.status == NFS3_OK, res.status
+                self.data[off:off + len(piece)] = piece
+                self.written += 1
+                time.sleep(self.pause)
+
+    def __enter__(self) -> "BackgroundWriter":
+        self._thread.start()
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .pod import Pod, build_dir
+from .bench_tools import bench_binary, from_result, wait_result
+from .pod import Pod
 
 
 class LoadError(Exception):
@@ -16,10 +17,7 @@ class LoadError(Exception):
 
 
 def nfs3load_binary() -> Path:
-    path = build_dir() / "tests" / "bench" / "nfs3load"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run ci/build first")
-    return path
+    return bench_binary("nfs3load")
 
 
 @dataclass
@@ -40,10 +38,7 @@ class LoadResult:
 
     @classmethod
     def parse(cls, line: str) -> "LoadResult":
-        d = json.loads(line)
-        return cls(d["op"], d["req_size"], d["streams"], d["depth"], d["bytes"], d["seconds"],
-                   d["mb_s"], d["ops"], d["ops_s"], d["lat_avg_us"], d["data_seconds"],
-                   d["data_mb_s"], d)
+        return from_result(cls, json.loads(line))
 
 
 def run_nfs3load(pod: Pod, server: str, fhs: Sequence[bytes], op: str, req_size: int,
@@ -68,16 +63,5 @@ def run_nfs3load(pod: Pod, server: str, fhs: Sequence[bytes], op: str, req_size:
     argv += list(extra)
     proc = pod.popen(argv, stdout=subprocess.PIPE,
                      stderr=sys.stderr if progress else subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=timeout + 30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise LoadError(f"nfs3load ran past {timeout + 30:.0f} s") from None
-    if proc.returncode != 0:
-        raise LoadError(f"nfs3load {op} against {server} failed (exit {proc.returncode}): "
-                        f"{(err or '').strip() or '(see stderr above)'}")
-    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
-    if not lines:
-        raise LoadError(f"nfs3load printed no result: {out!r}")
-    return LoadResult.parse(lines[-1])
+    return from_result(LoadResult, wait_result(proc, timeout + 30, "nfs3load",
+                                               f"nfs3load {op} against {server}", LoadError))

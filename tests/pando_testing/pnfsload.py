@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .pod import Pod, build_dir
+from .bench_tools import bench_binary, from_result, wait_result
+from .pod import Pod
 
 GOLDEN = 0x9E3779B97F4A7C15
 MASK = (1 << 64) - 1
@@ -22,10 +23,7 @@ class PnfsloadError(Exception):
 
 
 def pnfsload_binary() -> Path:
-    path = build_dir() / "tests" / "bench" / "pnfsload" / "pnfsload"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run ci/build first")
-    return path
+    return bench_binary("pnfsload", "pnfsload")
 
 
 def pattern(seed: int, offset: int, length: int) -> bytes:
@@ -63,10 +61,7 @@ class PnfsloadResult:
 
     @classmethod
     def parse(cls, line: str) -> "PnfsloadResult":
-        d = json.loads(line)
-        return cls(d["workload"], d["phase"], d["clients"], d["depth"], d["bytes"], d["ops"],
-                   d["seconds"], d["mib_s"], d["ops_s"], d["t_start"], d["t_end"], d["layouts"],
-                   d["mds_io_bytes"], d["ds_io_bytes"], d["errors"], d)
+        return from_result(cls, json.loads(line))
 
 
 def pnfsload_argv(mds: str, directory: str, clients: int = 1, *, export: str | None = None,
@@ -104,19 +99,8 @@ def start_pnfsload(argv: Sequence[str], pod: Pod | None = None, prefix: Sequence
 
 def wait_pnfsload(proc: subprocess.Popen[str], timeout: float = 330.0) -> PnfsloadResult:
     """Its result; PnfsloadError with its message when it failed."""
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise PnfsloadError(f"pnfsload ran past {timeout:.0f} s") from None
-    if proc.returncode != 0:
-        raise PnfsloadError(f"pnfsload failed (exit {proc.returncode}): "
-                            f"{(err or '').strip() or '(see stderr above)'}")
-    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
-    if not lines:
-        raise PnfsloadError(f"pnfsload printed no result: {out!r}")
-    return PnfsloadResult.parse(lines[-1])
+    return from_result(PnfsloadResult,
+                       wait_result(proc, timeout, "pnfsload", "pnfsload", PnfsloadError))
 
 
 def run_pnfsload(argv: Sequence[str], pod: Pod | None = None, prefix: Sequence[str] = (),

@@ -192,7 +192,7 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
-enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS };
+enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR };
 
 struct pending {
 	pthread_t thread;
@@ -203,6 +203,7 @@ struct pending {
 	struct osd_ctl_extent_csum csums[4];
 	uint64_t length;
 	size_t n;
+	size_t failed;
 	bool eof;
 	int rc;
 };
@@ -210,6 +211,7 @@ struct pending {
 static void *run_op(void *arg)
 {
 	static const struct osd_ctl_obj_id id = { 0x11, 0x22 };
+	static const struct osd_ctl_attr attrs[2] = { { 1, 2, 1, { 'a' } }, { 1, 3, 1, { 'b' } } };
 	struct pending *p = arg;
 
 	switch (p->op) {
@@ -230,6 +232,10 @@ static void *run_op(void *arg)
 		break;
 	case OP_CHECKSUMS:
 		p->rc = osd_ctl_checksums(p->c, &id, 0x0a0b, 4, true, p->csums, &p->n, &p->length);
+		break;
+	case OP_SETATTR:
+		p->failed = 99;
+		p->rc = osd_ctl_setattr(p->c, &id, attrs, 2, &p->failed);
 		break;
 	}
 	return NULL;
@@ -597,6 +603,29 @@ static void test_shared_between_threads(struct osd_ctl_client *c, int fd)
 	}
 }
 
+/* SETATTR: the failed index comes back with a failing status too (it
+ * names the attribute the target refused), and with success. */
+static void test_setattr_reports_the_failed_index(struct osd_ctl_client *c, int fd)
+{
+	static const struct { uint32_t status, index; int err; } replies[] = {
+		{ 22, 1, -EINVAL }, { 0, 0, 0 },
+	};
+	uint8_t rec[4096], res[8];
+	struct call_seen s;
+	struct pending p;
+
+	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		start(&p, c, OP_SETATTR);
+		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+		CHECK_EQ(s.proc, 10);
+		put_be32(res, replies[i].status);
+		put_be32(res + 4, replies[i].index);
+		send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+		CHECK_EQ(finish(&p), replies[i].err);
+		CHECK_EQ(p.failed, replies[i].index);
+	}
+}
+
 static void test_local_argument_checks(struct osd_ctl_client *c)
 {
 	static const struct osd_ctl_obj_id id = { 1, 1 };
@@ -644,6 +673,7 @@ int main(void)
 	fd = test_read(c, lfd, fd);
 	fd = test_stats(c, lfd, fd);
 	fd = test_checksums(c, lfd, fd);
+	test_setattr_reports_the_failed_index(c, fd);
 	test_local_argument_checks(c);
 	test_shared_between_threads(c, fd);
 	test_denied_keeps_connection(c, fd);

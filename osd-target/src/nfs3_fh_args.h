@@ -3,22 +3,33 @@
 #ifndef PANDO_NFS3_FH_ARGS_H
 #define PANDO_NFS3_FH_ARGS_H
 
-#include <errno.h>
+#include <stdbool.h>
 
 #include "nfs3.h"
 
-/* Decodes the handle and opens its object for reading.  -EINVAL when the
- * bytes are no handle (the caller answers GARBAGE_ARGS); else 0 with *st the
- * handle's status, and on NFS3_OK obj open for nfs3_obj_close. */
-static inline int nfs3_open_fh_args(const struct osd_ctx *ctx, struct xdr_r *args,
-				    struct nfs3_obj *obj, enum nfsstat3 *st)
+/* Decodes the handle and opens its object for reading: true with obj open
+ * for nfs3_obj_close.  Else false with *out what the procedure returns:
+ * GARBAGE_ARGS for bytes that are no handle, or SUCCESS with the handle's
+ * status in the reply, then an empty post_op_attr when the procedure's
+ * failure arm has one (FSSTAT's does, GETATTR's does not). */
+static inline bool nfs3_open_fh_args(const struct osd_ctx *ctx, struct xdr_r *args,
+				     struct rpc_reply *reply, bool post_op_attr,
+				     struct nfs3_obj *obj, enum rpc_outcome *out)
 {
 	struct nfs3_fh fh;
+	enum nfsstat3 st;
 
+	*out = RPC_OUT_GARBAGE_ARGS;
 	if (nfs3_decode_fh_args(args, &fh))
-		return -EINVAL;
-	*st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, obj);
-	return 0;
+		return false;
+	*out = RPC_OUT_SUCCESS;
+	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, obj);
+	if (st == NFS3_OK)
+		return true;
+	xw_u32(&reply->res, st);
+	if (post_op_attr)
+		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
+	return false;
 }
 
 #endif

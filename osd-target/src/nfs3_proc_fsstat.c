@@ -23,16 +23,11 @@ enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
 {
 	struct objstore_stat st;
 	struct nfs3_obj obj;
-	enum nfsstat3 status;
+	enum rpc_outcome out;
 	int err;
 
-	if (nfs3_open_fh_args(ctx, args, &obj, &status))
-		return RPC_OUT_GARBAGE_ARGS;
-	if (status != NFS3_OK) {
-		xw_u32(&reply->res, status);
-		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);
-		return RPC_OUT_SUCCESS;
-	}
+	if (!nfs3_open_fh_args(ctx, args, reply, true, &obj, &out))
+		return out;
 	err = objstore_statfs(ctx->store, &st);
 	xw_u32(&reply->res, nfs3_stat_from_errno("FSSTAT", &obj, err));
 	nfs3_encode_post_op_attr(&reply->res, ctx, &obj);

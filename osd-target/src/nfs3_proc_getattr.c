@@ -7,15 +7,11 @@ enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_r *args
 {
 	struct nfs3_obj obj;
 	struct obj_info info;
-	enum nfsstat3 st;
+	enum rpc_outcome out;
 	int err;
 
-	if (nfs3_open_fh_args(ctx, args, &obj, &st))
-		return RPC_OUT_GARBAGE_ARGS;
-	if (st != NFS3_OK) {
-		xw_u32(&reply->res, st);
-		return RPC_OUT_SUCCESS;
-	}
+	if (!nfs3_open_fh_args(ctx, args, reply, false, &obj, &out))
+		return out;
 	err = obj_ref_info(obj.ref, &info);
 	if (err) {
 		xw_u32(&reply->res, nfs3_stat_from_errno("GETATTR", &obj, err));

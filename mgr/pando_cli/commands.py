@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
 
@@ -16,6 +16,10 @@ from .mgrapi import MgrClient
 
 EXIT_OK = 0
 TABLE_WIDTH = 200
+ASK_MGR = "asking pando-mgr"
+ASK_GANESHA = "asking Ganesha"
+
+T = TypeVar("T")
 
 
 class BadAnswer(Exception):
@@ -60,25 +64,31 @@ class Ctx:
                 human()
             sys.stdout.write(cap.get())
         except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
-            # A field of an unexpected type: say so rather than a traceback.
-            raise BadAnswer(f"the answer has an unexpected shape "
-                            f"({type(e).__name__}: {e}); --json shows it as it is") from None
+            raise bad_shape(e) from None
+
+    def show(self, what: str, ask: Callable[[], T], human: Callable[[T], None]) -> int:
+        """ask() under a spinner saying what, then its answer printed."""
+        with self.busy(what):
+            ans = ask()
+        self.emit(ans, lambda: human(ans))
+        return EXIT_OK
+
+
+def bad_shape(e: Exception) -> BadAnswer:
+    """An answer field of an unexpected type: said so rather than a traceback."""
+    return BadAnswer(f"the answer has an unexpected shape ({type(e).__name__}: {e}); "
+                     "--json shows it as it is")
 
 
 # ---- subcommands ---------------------------------------------------------------
 def cmd_status(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        st = c.mgr.status()
-    c.emit(st, lambda: render.status(c.out, st))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.status(), lambda st: render.status(c.out, st))
 
 
 def cmd_osd_ls(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        osds = c.mgr.osds()
-    c.emit(osds, lambda: render.table(c.out, render.osd_table(osds)) if osds
-           else c.out.print("no OSDs in the map"))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.osds(),
+                  lambda osds: render.table(c.out, render.osd_table(osds)) if osds
+                  else c.out.print("no OSDs in the map"))
 
 
 def cmd_osd_add(c: Ctx) -> int:
@@ -112,47 +122,34 @@ def cmd_osd_rm(c: Ctx) -> int:
 
 
 def cmd_df(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        d = c.mgr.df()
-    c.emit(d, lambda: render.df(c.out, d))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.df(), lambda d: render.df(c.out, d))
 
 
 def cmd_mds_ls(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        mds = c.mgr.mds()
-    c.emit(mds, lambda: render.table(c.out, render.mds_table(mds)) if mds
-           else c.out.print("no metadata manager is present"))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.mds(),
+                  lambda mds: render.table(c.out, render.mds_table(mds)) if mds
+                  else c.out.print("no metadata manager is present"))
 
 
 def cmd_file(c: Ctx) -> int:
-    with c.busy("asking Ganesha"):
-        fm = ganesha.file_map(c.args.path, address=c.args.dbus)
-    c.emit(fm, lambda: render.file_map(c.out, fm))
-    return EXIT_OK
+    return c.show(ASK_GANESHA, lambda: ganesha.file_map(c.args.path, address=c.args.dbus),
+                  lambda fm: render.file_map(c.out, fm))
 
 
 def cmd_recall(c: Ctx) -> int:
-    with c.busy("recalling layouts"):
-        ans = ganesha.recall(c.args.target, address=c.args.dbus)
-    c.emit(ans, lambda: c.out.print(ans["message"]))
-    return EXIT_OK
+    return c.show("recalling layouts", lambda: ganesha.recall(c.args.target, address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
 
 
 def cmd_layout_set(c: Ctx) -> int:
     pol = policy.from_args(c.args)
-    with c.busy("asking Ganesha"):
-        ans = ganesha.layout_set(c.args.path, pol, address=c.args.dbus)
-    c.emit(ans, lambda: c.out.print(ans["message"]))
-    return EXIT_OK
+    return c.show(ASK_GANESHA, lambda: ganesha.layout_set(c.args.path, pol, address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
 
 
 def cmd_layout_get(c: Ctx) -> int:
-    with c.busy("asking Ganesha"):
-        j = ganesha.layout_get(c.args.path, address=c.args.dbus)
-    c.emit(j, lambda: layout_view.layout(c.out, j))
-    return EXIT_OK
+    return c.show(ASK_GANESHA, lambda: ganesha.layout_get(c.args.path, address=c.args.dbus),
+                  lambda j: layout_view.layout(c.out, j))
 
 
 def cmd_rebuild(c: Ctx) -> int:
@@ -160,13 +157,9 @@ def cmd_rebuild(c: Ctx) -> int:
         try:
             watch.watch(c.mgr.recovery, c.out, c.json, c.args.interval)
         except (TypeError, ValueError, KeyError, AttributeError) as e:
-            raise BadAnswer(f"the answer has an unexpected shape ({type(e).__name__}: {e}); "
-                            "--json shows it as it is") from None
+            raise bad_shape(e) from None
         return EXIT_OK
-    with c.busy("asking pando-mgr"):
-        r = c.mgr.recovery()
-    c.emit(r, lambda: recovery_view.rebuild(c.out, r))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.recovery(), lambda r: recovery_view.rebuild(c.out, r))
 
 
 def cmd_rebuild_start(c: Ctx) -> int:
@@ -183,10 +176,7 @@ def cmd_rebuild_start(c: Ctx) -> int:
 
 
 def cmd_scrub(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        s = c.mgr.scrub()
-    c.emit(s, lambda: recovery_view.scrub(c.out, s))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.scrub(), lambda s: recovery_view.scrub(c.out, s))
 
 
 def cmd_scrub_action(c: Ctx) -> int:
@@ -200,7 +190,4 @@ def cmd_scrub_action(c: Ctx) -> int:
 
 
 def cmd_transcode(c: Ctx) -> int:
-    with c.busy("asking pando-mgr"):
-        t = c.mgr.transcode()
-    c.emit(t, lambda: recovery_view.transcode(c.out, t))
-    return EXIT_OK
+    return c.show(ASK_MGR, lambda: c.mgr.transcode(), lambda t: recovery_view.transcode(c.out, t))

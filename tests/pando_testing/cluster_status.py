@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from pando_testing.mds import PandoMds
+from .mds import PandoMds
 
 
 @dataclass

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Sequence
 
+from .cluster_status import OsdStatus
 from .daemons import OsdProcess
 from .mds import PandoMds
 from .nfs3 import NFS3_OK, Nfs3Client
@@ -240,17 +241,6 @@ class LayoutStatus:
 
 
 @dataclass
-class OsdHealth:
-    id: int
-    ctl: str
-    data: str
-    reachable: bool
-    last_error: int
-    calls: int
-    failures: int
-
-
-@dataclass
 class DamageRecord:
     ino: int
     osd_id: int
@@ -294,10 +284,10 @@ class PnfsCluster:
         assert len(v) == 11 and v[0] is True, f"layout_status answered {v}"
         return LayoutStatus(*v[2:])
 
-    def cluster_status(self) -> dict[int, OsdHealth]:
+    def cluster_status(self) -> dict[int, OsdStatus]:
         v = self.dbus("cluster_status")
         assert v and v[0] is True, f"cluster_status answered {v}"
-        return {s[0]: OsdHealth(*s) for s in v[2]}
+        return {s[0]: OsdStatus(*s) for s in v[2]}
 
     def recall_file(self, path: str) -> tuple[bool, str]:
         v = self.dbus("recall_file", f"string:{path}")

@@ -1,5 +1,6 @@
 """Fixtures of the mgr suite: pando-mgr processes on the test's etcd
-(one member or three) and hand-put presence keys (mgrtest.HandPresence)."""
+(one member or three), hand-put presence keys (mgrtest.HandPresence) and
+a dashboard to look at in headless Chromium (dashboard_page.Dashboard)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -7,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mgrtest import PREFIX, HandPresence, mds_value, osd_value
+from dashboard_page import CHROMIUM, Dashboard
+from mgrtest import PREFIX, HandPresence, mds_value, osd_value, recovery_cluster
 from pando_testing.etcd import EtcdCluster
-from pando_testing.logs import keep_logs
+from pando_testing.logs import keep_logs, log_dir_for
 from pando_testing.mgr import MgrProcess
 from pando_testing.pod import Pod
 
@@ -75,3 +77,15 @@ def _mgr_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
     assert not bad, f"pando-mgr did not exit cleanly on SIGTERM: {bad}"
 
 
+
+
+@pytest.fixture
+def dashboard(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
+              mgr_factory: Callable[..., MgrProcess],
+              presence: Callable[..., HandPresence]) -> Dashboard:
+    """A mgr over OSDs 1-3 and metadata manager mds-a, all up; skips the
+    test where chromium is not installed."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    mgr, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
+    return Dashboard(pod, tmp_path, log_dir_for(request), mgr, api, fsals)

@@ -4,69 +4,18 @@ up; after one OSD is killed, HEALTH_WARN and that OSD down.  Screenshots
 of both are kept in build/test-logs/<test>/ whatever the outcome."""
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dashboard_page import CHROMIUM, look
 
 from pando_testing.etcd import EtcdCluster
 from pando_testing.logs import log_dir_for
-from pando_testing.mgr import MgrProcess
 from pando_testing.pod import Pod
 
 Factory = Callable[..., Any]
-CHROMIUM = "/usr/bin/chromium"
-
-
-class Page(HTMLParser):
-    """Each element's attributes by id, and the text under each id."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.attrs: dict[str, dict[str, str]] = {}
-        self.text: dict[str, str] = {}
-        self._open: list[str | None] = []
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = {k: v or "" for k, v in attrs}
-        ident = a.get("id")
-        if ident:
-            self.attrs[ident] = a
-            self.text.setdefault(ident, "")
-        if tag not in ("br", "img", "input", "link", "meta"):
-            self._open.append(ident)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open:
-            self._open.pop()
-
-    def handle_data(self, data: str) -> None:
-        for ident in self._open:
-            if ident:
-                self.text[ident] += data
-
-
-def chromium(pod: Pod, tmp: Path, url: str, *mode: str) -> str:
-    argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'chromium-profile'}",
-            "--virtual-time-budget=6000", "--window-size=1280,900", *mode, url]
-    cp = pod.run(argv, check=False, timeout=120, env={"HOME": str(tmp), "PATH": "/usr/bin:/bin"})
-    assert cp.returncode == 0, cp.stderr[-2000:]
-    return str(cp.stdout)
-
-
-def look(pod: Pod, tmp: Path, mgr: MgrProcess, shot: str, keep: Path) -> Page:
-    page = Page(chromium(pod, tmp, mgr.url + "/", "--dump-dom"))
-    png = tmp / shot
-    chromium(pod, tmp, mgr.url + "/", f"--screenshot={png}")
-    assert png.exists() and png.stat().st_size > 10_000
-    keep.mkdir(parents=True, exist_ok=True)
-    shutil.copy(png, keep / shot)
-    return page
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")

@@ -5,27 +5,14 @@ state.  Screenshots are kept in build/test-logs/<test>/."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
-import pytest
-from mgrtest import put_progress, recovery_cluster, recovery_progress, scrub_progress
-from test_dashboard import CHROMIUM, look
-
-from pando_testing.logs import log_dir_for
-from pando_testing.pod import Pod
-
-Factory = Callable[..., Any]
+from dashboard_page import Dashboard
+from mgrtest import put_progress, recovery_progress, scrub_progress
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")
-def test_recovery_panel_shows_progress_the_rate_plot_and_scrub(
-        request: pytest.FixtureRequest, pod: Pod, tmp_path: Path, mgr_factory: Factory,
-        presence: Factory) -> None:
-    mgr, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
-    keep = log_dir_for(request)
-    page = look(pod, tmp_path, mgr, "recovery-idle.png", keep)
+def test_recovery_panel_shows_progress_the_rate_plot_and_scrub(dashboard: Dashboard) -> None:
+    api, fsals = dashboard.api, dashboard.fsals
+    page = dashboard.look("recovery-idle.png")
     assert page.attrs["recovery"]["data-running"] == "false"
     assert "no recovery running" in page.text["recovery"]
     assert page.text["scrub"] == "scrub: idle, 0 mismatches, 0 repaired, 0 unrepairable"
@@ -41,7 +28,7 @@ def test_recovery_panel_shows_progress_the_rate_plot_and_scrub(
     put_progress(fsals[0], "scrub", scrub_progress(files_total=500, files_done=120,
                                                    mismatches=2, repaired=1, unrepairable=1))
     api.wait_for(lambda a: a.get("/api/scrub")["unrepairable"] == 1, timeout=5, what="scrub")
-    page = look(pod, tmp_path, mgr, "recovery-running.png", keep)
+    page = dashboard.look("recovery-running.png")
     assert page.attrs["recovery"]["data-running"] == "true"
     assert page.text["recovery"] == ("rebuilding at 41.0 MiB/s: 80/120 files, "
                                      "700.0 MiB of 1000.0 MiB, ETA 8 s")

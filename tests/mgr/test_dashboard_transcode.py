@@ -4,28 +4,15 @@ mgr on etcd, the FSAL stood in for by its presence and
 build/test-logs/<test>/."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
-import pytest
-from mgrtest import put_progress, recovery_cluster
-from test_dashboard import CHROMIUM, look
+from dashboard_page import Dashboard
+from mgrtest import put_progress
 from test_transcode import transcode_progress
 
-from pando_testing.logs import log_dir_for
-from pando_testing.pod import Pod
 
-Factory = Callable[..., Any]
-
-
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")
 def test_transcoding_panel_shows_the_sums_each_manager_and_failures_in_red(
-        request: pytest.FixtureRequest, pod: Pod, tmp_path: Path, mgr_factory: Factory,
-        presence: Factory) -> None:
-    mgr, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
-    keep = log_dir_for(request)
-    page = look(pod, tmp_path, mgr, "transcode-none.png", keep)
+        dashboard: Dashboard) -> None:
+    api, fsals = dashboard.api, dashboard.fsals
+    page = dashboard.look("transcode-none.png")
     assert page.text["transcode"] == "no metadata manager transcodes"
     assert page.attrs["transcode"]["data-running"] == "false"
     assert page.text["transcode-mds"].strip() == ""
@@ -34,7 +21,7 @@ def test_transcoding_panel_shows_the_sums_each_manager_and_failures_in_red(
         passes=4, files_done=3, bytes_done=12 << 20, failed=1, current_ino=77, interval_s=60))
     api.wait_for(lambda a: a.get("/api/transcode")["managers"] == 1, timeout=5,
                  what="transcode progress seen")
-    page = look(pod, tmp_path, mgr, "transcode-running.png", keep)
+    page = dashboard.look("transcode-running.png")
     assert page.text["transcode"] == ("3 files, 12.0 MiB transcoded, 1 failed, "
                                       "transcoding on 1 of 1 managers")
     assert page.attrs["transcode"]["data-running"] == "true"

@@ -200,7 +200,7 @@ struct gsh_dbus_method pando_layout_set_method = {
 	.name = "layout_set",
 	.method = layout_set,
 	.args = {
-		{ .name = "path", .type = "s", .direction = "in" },
+		PATH_ARG,
 		{ .name = "policy", .type = "s", .direction = "in" },
 		STATUS_REPLY,
 		END_ARG_LIST
@@ -322,16 +322,8 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 		"policy", policy, "map", map));
 }
 
-struct gsh_dbus_method pando_layout_get_method = {
-	.name = "layout_get",
-	.method = layout_get,
-	.args = {
-		{ .name = "path", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_layout_get_method =
+	PANDO_PATH_JSON_METHOD("layout_get", layout_get);
 
 /* ---- transcoding ----------------------------------------------------------- */
 
@@ -355,15 +347,8 @@ static bool transcode_status(DBusMessageIter *args, DBusMessage *msg, DBusError 
 	return pando_dbus_reply(msg, true, "OK", j);
 }
 
-struct gsh_dbus_method pando_transcode_status_method = {
-	.name = "transcode_status",
-	.method = transcode_status,
-	.args = {
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_transcode_status_method =
+	PANDO_JSON_METHOD("transcode_status", transcode_status);
 
 /* Transcodes the file at path now, whatever its age (it must have a cold
  * rule): for admins, and for the tests and the benchmark. */
@@ -390,13 +375,5 @@ static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *e
 	return pando_dbus_reply(msg, rc == 0, why, json_pack("{sI}", "bytes", (json_int_t)copied));
 }
 
-struct gsh_dbus_method pando_transcode_file_method = {
-	.name = "transcode_file",
-	.method = transcode_path,
-	.args = {
-		{ .name = "path", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_transcode_file_method =
+	PANDO_PATH_JSON_METHOD("transcode_file", transcode_path);

@@ -49,15 +49,7 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 	return pando_dbus_reply(reply, true, "OK", j);
 }
 
-struct gsh_dbus_method pando_map_status_method = {
-	.name = "map_status",
-	.method = map_status,
-	.args = {
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_map_status_method = PANDO_JSON_METHOD("map_status", map_status);
 
 static const char *scheme_name(uint8_t raid)
 {
@@ -163,13 +155,4 @@ static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error
 	return pando_dbus_reply(reply, true, "OK", j);
 }
 
-struct gsh_dbus_method pando_file_map_method = {
-	.name = "file_map",
-	.method = file_map,
-	.args = {
-		{ .name = "path", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_file_map_method = PANDO_PATH_JSON_METHOD("file_map", file_map);

@@ -12,6 +12,18 @@
 
 /* The out-argument of every method that answers JSON. */
 #define JSON_REPLY { .name = "json", .type = "s", .direction = "out" }
+#define PATH_ARG { .name = "path", .type = "s", .direction = "in" }
+
+/* A method that takes nothing and answers (status, json). */
+#define PANDO_JSON_METHOD(mname, fn) { \
+	.name = (mname), .method = (fn), \
+	.args = { STATUS_REPLY, JSON_REPLY, END_ARG_LIST }, \
+}
+/* A method that takes a path and answers (status, json). */
+#define PANDO_PATH_JSON_METHOD(mname, fn) { \
+	.name = (mname), .method = (fn), \
+	.args = { PATH_ARG, STATUS_REPLY, JSON_REPLY, END_ARG_LIST }, \
+}
 
 extern struct gsh_dbus_method pando_map_status_method;         /* dbus_map.c */
 extern struct gsh_dbus_method pando_file_map_method;

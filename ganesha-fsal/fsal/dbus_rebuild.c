@@ -40,15 +40,8 @@ static bool rebuild_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 	return reply_progress(reply, pando_rebuild_progress(exp->rebuild));
 }
 
-struct gsh_dbus_method pando_rebuild_status_method = {
-	.name = "rebuild_status",
-	.method = rebuild_status,
-	.args = {
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_rebuild_status_method =
+	PANDO_JSON_METHOD("rebuild_status", rebuild_status);
 
 static bool scrub_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
@@ -59,15 +52,8 @@ static bool scrub_status(DBusMessageIter *args, DBusMessage *reply, DBusError *e
 	return reply_progress(reply, pando_scrub_progress(exp->scrub));
 }
 
-struct gsh_dbus_method pando_scrub_status_method = {
-	.name = "scrub_status",
-	.method = scrub_status,
-	.args = {
-		STATUS_REPLY,
-		JSON_REPLY,
-		END_ARG_LIST
-	},
-};
+struct gsh_dbus_method pando_scrub_status_method =
+	PANDO_JSON_METHOD("scrub_status", scrub_status);
 
 static bool scrub(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {

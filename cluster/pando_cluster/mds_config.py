@@ -34,18 +34,13 @@ DBUS_CONF = """\
 """
 
 
-@dataclass(frozen=True)
-class MdsPaths:
-    """Where the metadata manager's files live in the cluster directory."""
-    cluster_dir: Path
+class GaneshaFiles:
+    """Where a Ganesha's own files are, all in one directory (`dir`):
+    the metadata manager's of `pando-cluster up`, a test server's workdir."""
 
     @property
     def dir(self) -> Path:
-        return self.cluster_dir / "mds"
-
-    @property
-    def cluster_desc(self) -> Path:
-        return self.cluster_dir / "cluster.conf"
+        raise NotImplementedError
 
     @property
     def ganesha_conf(self) -> Path:
@@ -61,6 +56,20 @@ class MdsPaths:
 
     def file(self, name: str) -> Path:
         return self.dir / name
+
+
+@dataclass(frozen=True)
+class MdsPaths(GaneshaFiles):
+    """Where the metadata manager's files live in the cluster directory."""
+    cluster_dir: Path
+
+    @property
+    def dir(self) -> Path:
+        return self.cluster_dir / "mds"
+
+    @property
+    def cluster_desc(self) -> Path:
+        return self.cluster_dir / "cluster.conf"
 
 
 def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int, etcd: str = "",
@@ -96,12 +105,33 @@ def _reachable(addr: str) -> str:
     return host_port(client_host(host.strip("[]")), int(port))
 
 
+@dataclass(frozen=True)
+class DescOsd:
+    """One `osd` line of the cluster description: the addresses the FSAL
+    dials, and the data server pNFS clients are told where that differs."""
+    osd_id: int
+    ctl: str
+    nfs: str
+    advertise: str = ""
+
+    def line(self) -> str:
+        adv = f" advertise={self.advertise}" if self.advertise else ""
+        return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}"
+
+
+def render_desc(key_file: Path, osds: Iterable[DescOsd], partition: int = 1,
+                header: str = WRITTEN_BY) -> str:
+    """The cluster description (format: ganesha-fsal/osdio/cluster_desc.h),
+    the OSDs in the order given; no header line when header is empty."""
+    lines = [*([header] if header else []), f"key_file = {key_file}", f"partition = {partition}"]
+    return "\n".join(lines + [o.line() for o in osds]) + "\n"
+
+
 def render_cluster_desc(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1,
                         header: str = WRITTEN_BY) -> str:
-    lines = [header, f"key_file = {key_file}", f"partition = {partition}"]
-    lines += [f"osd {o.osd_id} ctl={_reachable(o.ctl_addr)} nfs={_reachable(o.nfs_addr)}"
-              for o in sorted(osds, key=lambda o: o.osd_id)]
-    return "\n".join(lines) + "\n"
+    """The description of the OSDs `up` started, by id, as the FSAL dials them."""
+    return render_desc(key_file, [DescOsd(o.osd_id, _reachable(o.ctl_addr), _reachable(o.nfs_addr))
+                                  for o in sorted(osds, key=lambda o: o.osd_id)], partition, header)
 
 
 def render_dbus_conf(socket: Path) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pando_cluster.ganesha_conf import GaneshaSettings, PandoFsal, render
-from pando_cluster.mds_config import render_dbus_conf
+from pando_cluster.mds_config import GaneshaFiles, render_dbus_conf
 from pando_cluster.statd import prepare_state_dir, statd_argv
 
 from .nfs3_setup import Nfs3Setup, mount_root
@@ -49,7 +49,7 @@ STATE_DEBUG = {"STATE": "DEBUG"}
 
 
 @dataclass
-class GaneshaServer:
+class GaneshaServer(GaneshaFiles):
     """NFS-Ganesha exporting `export_dir` through the FSAL `fsal()` names.
     With dbus=True it gets a private system bus (`dbus_env()` reaches it)."""
 
@@ -107,8 +107,12 @@ class GaneshaServer:
                        log_level=self.log_level or s.log_level)
 
     @property
+    def dir(self) -> Path:
+        return self.workdir
+
+    @property
     def conf_path(self) -> Path:
-        return self.workdir / "ganesha.conf"
+        return self.ganesha_conf
 
     @property
     def log_path(self) -> Path:
@@ -126,14 +130,10 @@ class GaneshaServer:
     def nfs_addr(self) -> str:
         return f"{self.host}:{self.nfs_port}"
 
-    @property
-    def dbus_socket(self) -> Path:
-        return self.workdir / "dbus.sock"
-
     def dbus_env(self) -> dict[str, str]:
         """Environment for ganesha_mgr, ganesha_stats or dbus-send to reach
         this server's private bus (run them with pod.run)."""
-        return {"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.dbus_socket}"}
+        return {"DBUS_SYSTEM_BUS_ADDRESS": self.dbus_address}
 
     def write_config(self) -> None:
         self.conf_path.write_text(render(self.settings()))

@@ -1,7 +1,8 @@
 """The Pando metadata manager: stock ganesha.nfsd 4.3 loading
 libfsalpando.so from the build tree, over a set of pando-osd targets in
 the same Pod.  `write_cluster_desc` writes the static cluster description
-the FSAL and pando-fsck read (format in ganesha-fsal/cluster/cluster_desc.h).
+the FSAL and pando-fsck read, with the renderer `pando-cluster up` uses
+(pando_cluster.mds_config.render_desc).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from pando_cluster.ganesha_conf import EXPORT_PATH, PandoFsal
+from pando_cluster.mds_config import DescOsd, render_desc
 
 from .daemons import OsdProcess
 from .ganesha import GaneshaServer
@@ -37,14 +39,9 @@ def write_cluster_desc(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],
                        advertise_host: str | None = None, partition: int = 1) -> Path:
     """One `osd` line per target; `advertise_host` replaces the data-server
     host pNFS clients are told (10.0.2.2 for a qemu guest)."""
-    lines = [f"key_file = {key.path}", f"partition = {partition}"]
-    for o in osds:
-        nfs = f"{o.host}:{o.nfs_port}"
-        line = f"osd {o.osd_id} ctl={o.ctl_addr} nfs={nfs}"
-        if advertise_host:
-            line += f" advertise={advertise_host}:{o.nfs_port}"
-        lines.append(line)
-    path.write_text("\n".join(lines) + "\n")
+    descs = [DescOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}",
+                     f"{advertise_host}:{o.nfs_port}" if advertise_host else "") for o in osds]
+    path.write_text(render_desc(key.path, descs, partition, header=""))
     return path
 
 

@@ -14,7 +14,7 @@ static struct ns_check_result run_check(struct ns_store *s)
 	return r;
 }
 
-static void test_entry_without_index(void)
+static void test_finds_entry_without_index(void)
 {
 	struct tree t = tree_build();
 	uint8_t k[INDEX_KEY_LEN];
@@ -26,7 +26,7 @@ static void test_entry_without_index(void)
 	ns_close(t.s);
 }
 
-static void test_index_without_entry(void)
+static void test_finds_index_without_entry(void)
 {
 	struct tree t = tree_build();
 	struct ns_check_result r;
@@ -40,7 +40,7 @@ static void test_index_without_entry(void)
 	ns_close(t.s);
 }
 
-static void test_dangling(void)
+static void test_finds_dangling(void)
 {
 	struct tree t = tree_build();
 	uint8_t k[ID_KEY_LEN];
@@ -54,7 +54,7 @@ static void test_dangling(void)
 	ns_close(t.s);
 }
 
-static void test_link_counts(void)
+static void test_finds_link_counts(void)
 {
 	struct tree t = tree_build();
 	struct ns_inode r;
@@ -70,7 +70,7 @@ static void test_link_counts(void)
 	ns_close(t.s);
 }
 
-static void test_orphans(void)
+static void test_finds_orphans(void)
 {
 	struct tree t = tree_build();
 	struct ns_check_result r;
@@ -87,7 +87,7 @@ static void test_orphans(void)
 
 /* d moved into its own subdirectory: every record agrees with its
  * neighbours, but no path from the root reaches the cycle. */
-static void test_cycle(void)
+static void test_finds_cycle(void)
 {
 	struct tree t = tree_build();
 
@@ -100,7 +100,7 @@ static void test_cycle(void)
 	ns_close(t.s);
 }
 
-static void test_stray_keys(void)
+static void test_finds_stray_keys(void)
 {
 	struct tree t = tree_build();
 	uint8_t k[ID_KEY_LEN];
@@ -116,7 +116,7 @@ static void test_stray_keys(void)
 	ns_close(t.s);
 }
 
-static void test_bad_records(void)
+static void test_finds_bad_records(void)
 {
 	struct tree t = tree_build();
 	uint8_t k[KEY_MAX];
@@ -132,7 +132,7 @@ static void test_bad_records(void)
 	ns_close(t.s);
 }
 
-static void test_counters(void)
+static void test_finds_counters(void)
 {
 	struct tree t = tree_build();
 	uint8_t k = K_NEXT, v[8];
@@ -149,7 +149,7 @@ static void test_counters(void)
 	ns_close(t.s);
 }
 
-static void test_seq_range(void)
+static void test_finds_seq_range(void)
 {
 	struct tree t = tree_build();
 	struct ns_inode d;
@@ -164,16 +164,16 @@ static void test_seq_range(void)
 int main(void)
 {
 	test_dir_init("check");
-	test_entry_without_index();
-	test_index_without_entry();
-	test_dangling();
-	test_link_counts();
-	test_orphans();
-	test_cycle();
-	test_stray_keys();
-	test_bad_records();
-	test_counters();
-	test_seq_range();
+	test_finds_entry_without_index();
+	test_finds_index_without_entry();
+	test_finds_dangling();
+	test_finds_link_counts();
+	test_finds_orphans();
+	test_finds_cycle();
+	test_finds_stray_keys();
+	test_finds_bad_records();
+	test_finds_counters();
+	test_finds_seq_range();
 	test_dir_done();
 	CHECK_DONE();
 }

@@ -61,7 +61,7 @@ static void done(struct tree *t, unsigned lost)
 
 /* ---- one case per corruption test_ns_check injects --------------------- */
 
-static void test_entry_without_index(void)
+static void test_repairs_entry_without_index(void)
 {
 	struct tree t;
 	uint8_t k[INDEX_KEY_LEN];
@@ -77,7 +77,7 @@ static void test_entry_without_index(void)
 }
 
 /* The index entry still holds the name: it comes back, cookie and all. */
-static void test_index_without_entry(void)
+static void test_repairs_index_without_entry(void)
 {
 	struct tree t;
 	uint64_t before, after;
@@ -94,7 +94,7 @@ static void test_index_without_entry(void)
 	done(&t, LEFT_ALL);
 }
 
-static void test_dangling(void)
+static void test_repairs_dangling(void)
 {
 	struct tree t;
 	uint8_t k[ID_KEY_LEN];
@@ -111,7 +111,7 @@ static void test_dangling(void)
 	done(&t, LEFT_ALL);
 }
 
-static void test_link_counts(void)
+static void test_repairs_link_counts(void)
 {
 	struct tree t;
 	struct ns_inode r;
@@ -133,7 +133,7 @@ static void test_link_counts(void)
 
 /* d loses its name: it goes into /lost+found, and everything below it
  * with it. */
-static void test_orphans(void)
+static void test_repairs_orphans(void)
 {
 	struct tree t;
 	char name[32];
@@ -156,7 +156,7 @@ static void test_orphans(void)
 
 /* d moved under its own subdirectory (make_cycle): one of the
  * two goes into /lost+found, which makes the other reachable again. */
-static void test_cycle(void)
+static void test_repairs_cycle(void)
 {
 	struct tree t = tree_build();
 	uint64_t lf;
@@ -186,7 +186,7 @@ static int collect_intent(void *arg, const struct ns_intent *in)
 	return 0;
 }
 
-static void test_stray_keys(void)
+static void test_repairs_stray_keys(void)
 {
 	struct tree t;
 	uint8_t k[ID_KEY_LEN];
@@ -209,7 +209,7 @@ static void test_stray_keys(void)
 	done(&t, LEFT_ALL);
 }
 
-static void test_bad_records(void)
+static void test_repairs_bad_records(void)
 {
 	struct tree t;
 	uint8_t k[KEY_MAX];
@@ -231,7 +231,7 @@ static void test_bad_records(void)
 	done(&t, LOST_LINK | LOST_MAP);
 }
 
-static void test_counters(void)
+static void test_repairs_counters(void)
 {
 	struct tree t;
 	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
@@ -252,7 +252,7 @@ static void test_counters(void)
 	done(&t, LEFT_ALL);
 }
 
-static void test_seq_range(void)
+static void test_repairs_seq_range(void)
 {
 	struct tree t;
 	struct ns_inode d;
@@ -503,16 +503,16 @@ static void test_progress(void)
 int main(void)
 {
 	test_dir_init("repair");
-	test_entry_without_index();
-	test_index_without_entry();
-	test_dangling();
-	test_link_counts();
-	test_orphans();
-	test_cycle();
-	test_stray_keys();
-	test_bad_records();
-	test_counters();
-	test_seq_range();
+	test_repairs_entry_without_index();
+	test_repairs_index_without_entry();
+	test_repairs_dangling();
+	test_repairs_link_counts();
+	test_repairs_orphans();
+	test_repairs_cycle();
+	test_repairs_stray_keys();
+	test_repairs_bad_records();
+	test_repairs_counters();
+	test_repairs_seq_range();
 	test_low_next_id_and_orphan();
 	test_missing_root();
 	test_directory_named_twice();

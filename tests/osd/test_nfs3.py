@@ -13,23 +13,10 @@ from typing import Callable, Iterator
 import pytest
 
 from pando_testing import nfs3
-from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
 
 MIB = 1 << 20
-PART = 1
-
-
-@pytest.fixture
-def make_object(osd: OsdProcess) -> Callable[[int], bytes]:
-    """Creates object `oid` in partition PART and returns a read-write handle."""
-    osd.tool("mkpart", str(PART))
-
-    def make(oid: int) -> bytes:
-        osd.tool("create", str(PART), str(oid))
-        return handle_for(osd, PART, oid)
-    return make
 
 
 @pytest.fixture

@@ -23,13 +23,8 @@ MIB = 1 << 20
 
 
 @pytest.fixture
-def make_object(osd: OsdProcess) -> Callable[[int], bytes]:
-    osd.tool("mkpart", str(PART))
-
-    def make(oid: int) -> bytes:
-        osd.tool("create", str(PART), str(oid))
-        return handle_for(osd, PART, oid)
-    return make
+def partition() -> int:
+    return PART
 
 
 def connect(osd: OsdProcess) -> Nfs3Client:

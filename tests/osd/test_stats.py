@@ -36,18 +36,6 @@ def nfs(osd: OsdProcess) -> Iterator[Nfs3Client]:
         yield c
 
 
-@pytest.fixture
-def make_object(osd: OsdProcess) -> Callable[[int], bytes]:
-    """Creates object `oid` (no I/O: only CREATE over the control protocol)
-    and returns a read-write handle for it."""
-    osd.tool("mkpart", str(PART))
-
-    def make(oid: int) -> bytes:
-        osd.tool("create", str(PART), str(oid))
-        return handle_for(osd, PART, oid)
-    return make
-
-
 def counters(ctl: OsdCtl) -> dict[str, int]:
     return ctl.stats().counters()
 

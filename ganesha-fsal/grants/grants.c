@@ -37,8 +37,8 @@ void gfile_put(struct pando_grants *g, struct gfile *f)
 {
 	struct gfile **p;
 
-	if (f->segs || f->recalling || f->wrecorded || f->unsettled || f->watched ||
-	    f->gw_writers || f->frozen)
+	if (f->segs || f->recalling || f->wrecorded || f->marking || f->unsettled ||
+	    f->watched || f->gw_writers || f->frozen)
 		return;
 	p = slot(g, f->ino);
 	*p = f->next;
@@ -85,37 +85,33 @@ int grants_wait(struct pando_grants *g, uint64_t ino, bool (*done)(struct gfile 
 	return done(gfile_get(g, ino, false)) ? 0 : -ETIMEDOUT;
 }
 
-/* Under g->lock, which it drops while the record is written.  Returns the
- * file's record found again, or NULL (out of memory: -ENOMEM in *rc). */
-static struct gfile *record_writer(struct pando_grants *g, uint64_t ino, struct gfile *f,
-				   int *rc)
+/* Under g->lock, which it drops while the record is written.  While a
+ * record is being written the file's entry stays and no record is
+ * deleted: another writer's end must not delete this one's record. */
+static void record_writer(struct pando_grants *g, uint64_t ino, struct gfile *f, int *rc)
 {
 	*rc = 0;
 	if (f->wrecorded)
-		return f;
+		return;
+	f->marking++;
 	pthread_mutex_unlock(&g->lock);
 	*rc = g->ops.mark_writer(g->ops.arg, ino);
 	pthread_mutex_lock(&g->lock);
-	f = gfile_get(g, ino, true);
-	if (!f) {
-		/* The record stays: the next start settles the file. */
-		*rc = -ENOMEM;
-		return NULL;
-	}
+	f->marking--;
 	if (*rc) {
 		grants_log(g, PANDO_GRANTS_MAJOR,
 			   "pando: inode %" PRIu64 ": write layout not recorded (%d)", ino, *rc);
-		return f;
+		return;
 	}
 	f->wrecorded = true;
-	return f;
 }
 
 void gfile_forget_writer(struct pando_grants *g, struct gfile *f)
 {
 	int rc;
 
-	if (!f->wrecorded || f->keep_record || f->unsettled || gfile_has_writers(f))
+	if (!f->wrecorded || f->marking || f->keep_record || f->unsettled ||
+	    gfile_has_writers(f))
 		return;
 	rc = g->ops.unmark_writer(g->ops.arg, f->ino);
 	if (rc)
@@ -139,10 +135,10 @@ static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_
 	f->wanted |= f->frozen > 0;
 	*rc = f->recalling || f->frozen ? -EAGAIN : 0;
 	if (!*rc && ask->write)
-		f = record_writer(g, ask->ino, f, rc);
-	if (f && !*rc && (f->recalling || f->frozen))
+		record_writer(g, ask->ino, f, rc);
+	if (!*rc && (f->recalling || f->frozen))
 		*rc = -EAGAIN;  /* a recall began while the record was written */
-	if (f && *rc) {
+	if (*rc) {
 		gfile_forget_writer(g, f);
 		gfile_put(g, f);
 		return NULL;

@@ -3,6 +3,7 @@
 #include "grants_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 
 /* A freeze waits this long past the recall timeout for the fence. */
 #define FREEZE_MARGIN_MS 5000
@@ -27,18 +28,27 @@ int pando_grants_write_begin(struct pando_grants *g, uint64_t ino)
 	return rc;
 }
 
-void pando_grants_write_end(struct pando_grants *g, uint64_t ino)
+/* Ends one hold on the file: a gateway write, a watch or a freeze (the
+ * counter at that offset of its record); waiters look again. */
+static void unhold(struct pando_grants *g, uint64_t ino, size_t counter)
 {
 	struct gfile *f;
+	uint32_t *n;
 
 	pthread_mutex_lock(&g->lock);
 	f = gfile_get(g, ino, false);
-	if (f && f->gw_writers) {
-		f->gw_writers--;
+	n = f ? (uint32_t *)((char *)f + counter) : NULL;
+	if (n && *n) {
+		(*n)--;
 		pthread_cond_broadcast(&g->cond);
 		gfile_put(g, f);
 	}
 	pthread_mutex_unlock(&g->lock);
+}
+
+void pando_grants_write_end(struct pando_grants *g, uint64_t ino)
+{
+	unhold(g, ino, offsetof(struct gfile, gw_writers));
 }
 
 uint64_t pando_grants_watch(struct pando_grants *g, uint64_t ino)
@@ -72,15 +82,7 @@ bool pando_grants_written_since(struct pando_grants *g, uint64_t ino, uint64_t m
 
 void pando_grants_unwatch(struct pando_grants *g, uint64_t ino)
 {
-	struct gfile *f;
-
-	pthread_mutex_lock(&g->lock);
-	f = gfile_get(g, ino, false);
-	if (f && f->watched) {
-		f->watched--;
-		gfile_put(g, f);
-	}
-	pthread_mutex_unlock(&g->lock);
+	unhold(g, ino, offsetof(struct gfile, watched));
 }
 
 /* No write segment left unfenced and no gateway write. */
@@ -120,16 +122,7 @@ int pando_grants_freeze(struct pando_grants *g, uint64_t ino, const char *why)
 
 void pando_grants_thaw(struct pando_grants *g, uint64_t ino)
 {
-	struct gfile *f;
-
-	pthread_mutex_lock(&g->lock);
-	f = gfile_get(g, ino, false);
-	if (f && f->frozen) {
-		f->frozen--;
-		pthread_cond_broadcast(&g->cond);
-		gfile_put(g, f);
-	}
-	pthread_mutex_unlock(&g->lock);
+	unhold(g, ino, offsetof(struct gfile, frozen));
 }
 
 bool pando_grants_wanted(struct pando_grants *g, uint64_t ino)

@@ -19,6 +19,7 @@ struct gfile {
 	uint64_t deadline;
 	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
 	bool wrecorded;                 /* its write-layout record is durable */
+	uint32_t marking;               /* records being written, lock dropped */
 	bool keep_record;               /* a settle failed: the next start settles */
 	uint32_t unsettled;             /* size checks queued, not done */
 	/* Rebuild: while watched, every write counts in writes; while

@@ -49,13 +49,20 @@ static int fake_mark(void *arg, uint64_t ino)
 	struct fake *fk = arg;
 	int rc;
 
-	if (fk->during_mark)
-		fk->during_mark(fk, ino);
+	void (*hook)(struct fake *fk, uint64_t ino);
+
 	pthread_mutex_lock(&fk->lock);
 	rc = fk->mark_rc;
-	if (!rc)
-		fk->marked[ino % FAKE_MAX]++;
+	if (!rc) {
+		/* A key put, as the store's: idempotent. */
+		fk->marked[ino % FAKE_MAX] = 1;
+		fk->nmarks++;
+	}
+	hook = fk->during_mark;
+	fk->during_mark = NULL;
 	pthread_mutex_unlock(&fk->lock);
+	if (hook)
+		hook(fk, ino);
 	return rc;
 }
 
@@ -64,7 +71,7 @@ static int fake_unmark(void *arg, uint64_t ino)
 	struct fake *fk = arg;
 
 	pthread_mutex_lock(&fk->lock);
-	fk->marked[ino % FAKE_MAX]--;
+	fk->marked[ino % FAKE_MAX] = 0;
 	pthread_mutex_unlock(&fk->lock);
 	return 0;
 }

@@ -19,12 +19,14 @@ struct fake {
 	int nfences;
 	uint32_t next_version;          /* what the next fence moves to */
 	int fence_rc;                   /* non-zero: the map could not be read */
-	int marked[FAKE_MAX];           /* write-layout records, by inode */
+	int marked[FAKE_MAX];           /* write-layout records (0 or 1), by inode */
+	int nmarks;                     /* mark_writer calls that wrote one */
 	int mark_rc;
 	int settles[FAKE_MAX];          /* size checks asked, by inode */
 	uint32_t down_osd;              /* uses_osd: inodes below 100 use it */
 	int logs;
-	/* Runs inside mark_writer, lock dropped: a race made to order. */
+	/* Runs inside mark_writer once the record is written, before the
+	 * grants take their lock again: a race made to order. */
 	void (*during_mark)(struct fake *fk, uint64_t ino);
 	struct pando_grants *g;
 };

@@ -32,6 +32,7 @@ static void a_write_grant_records_the_file_durably_once(void)
 	CHECK_EQ(fake_grant(&fk, 5, 3, true, &a), 0);
 	CHECK_EQ(fake_grant(&fk, 5, 4, true, &b), 0);
 	CHECK_EQ(fk.marked[5], 1);
+	CHECK_EQ(fk.nmarks, 1);
 	pando_grants_committed(fk.g, 5);
 	pando_grant_end(a);
 	CHECK_EQ(fk.marked[5], 1);              /* b still writes */

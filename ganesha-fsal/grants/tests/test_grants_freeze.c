@@ -4,6 +4,7 @@
 #include "fake_ops.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 static void a_frozen_file_refuses_grants_and_gateway_writes_and_says_so(void)
@@ -99,6 +100,7 @@ struct ender {
 	struct fake *fk;
 	struct pando_grant *seg;        /* returned after a while, or NULL */
 	bool tick;                      /* else: ends a gateway write */
+	atomic_bool acted;               /* set as it acts, after its pause */
 };
 
 static void *end_later(void *arg)
@@ -106,6 +108,7 @@ static void *end_later(void *arg)
 	struct ender *e = arg;
 
 	usleep(100 * 1000);
+	e->acted = true;
 	if (e->seg) {
 		pando_grant_end(e->seg);
 	} else if (e->tick) {
@@ -127,6 +130,7 @@ static int freeze_while(struct fake *fk, struct ender *e)
 
 	pthread_create(&t, NULL, end_later, e);
 	rc = pando_grants_freeze(fk->g, 5, "rebuild");
+	CHECK(e->acted);                        /* it waited for the end */
 	pthread_join(t, NULL);
 	return rc;
 }

@@ -34,6 +34,8 @@ static void a_recall_sends_one_up_call_and_refuses_grants_until_returned(void)
 	CHECK(s->recalled);
 	CHECK(pando_grants_busy(fk.g, 5));
 	CHECK_EQ(fake_grant(&fk, 5, 4, false, &t), -EAGAIN);
+	CHECK_EQ(fake_grant(&fk, 5, 4, true, &t), -EAGAIN);
+	CHECK_EQ(fk.nmarks, 1);                 /* refused before any record */
 	CHECK_EQ(fake_stats(&fk).segments, 1);
 	pando_grant_end(s);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "truncate"), 0);
@@ -214,7 +216,6 @@ static void a_client_recall_names_the_holder_in_each_file(void)
 /* A recall arriving while a write grant's record is being written. */
 static void recall_during_mark(struct fake *fk, uint64_t ino)
 {
-	fk->during_mark = NULL;
 	CHECK_EQ(pando_grants_recall_file(fk->g, ino, 0, false, "race"), -EBUSY);
 }
 
@@ -229,8 +230,38 @@ static void a_recall_racing_a_write_grant_refuses_it_and_drops_its_record(void)
 	CHECK_EQ(fake_grant(&fk, 5, 4, true, &w), -EAGAIN);
 	CHECK(w == NULL);
 	CHECK_EQ(fk.marked[5], 0);
+	/* Refused at once while the recall runs: no record written. */
+	CHECK_EQ(fake_grant(&fk, 5, 4, true, &w), -EAGAIN);
+	CHECK_EQ(fk.nmarks, 1);
 	CHECK_EQ(fake_stats(&fk).segments, 1);
 	pando_grant_end(r);
+	CHECK_EQ(fake_stats(&fk).files, 0);
+	fake_free(&fk);
+}
+
+/* Another client's write segment that comes and goes while a grant's
+ * record is being written must not delete the record under it. */
+static void grant_and_end_during_mark(struct fake *fk, uint64_t ino)
+{
+	struct pando_grant *s;
+
+	CHECK_EQ(fake_grant(fk, ino, 3, true, &s), 0);
+	pando_grants_committed(fk->g, ino);
+	pando_grant_end(s);
+}
+
+static void a_write_segment_ending_while_another_is_recorded_keeps_the_record(void)
+{
+	struct fake fk;
+	struct pando_grant *w;
+
+	fake_grants(&fk);
+	fk.during_mark = grant_and_end_during_mark;
+	CHECK_EQ(fake_grant(&fk, 5, 4, true, &w), 0);
+	CHECK_EQ(fk.marked[5], 1);
+	pando_grants_committed(fk.g, 5);
+	pando_grant_end(w);
+	CHECK_EQ(fk.marked[5], 0);
 	CHECK_EQ(fake_stats(&fk).files, 0);
 	fake_free(&fk);
 }
@@ -247,5 +278,6 @@ int main(void)
 	an_unreachable_osd_recalls_the_files_that_use_it();
 	a_client_recall_names_the_holder_in_each_file();
 	a_recall_racing_a_write_grant_refuses_it_and_drops_its_record();
+	a_write_segment_ending_while_another_is_recorded_keeps_the_record();
 	CHECK_DONE();
 }

@@ -306,7 +306,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 					.minlength = arg->minlength, .write = write };
 	struct pando_storage_map *map = NULL;
 	struct pando_segment seg;
-	struct pando_seg *granted = NULL;
+	struct pando_grant *granted = NULL;
 	struct ns_attr a;
 	uint32_t ver = 0;
 	bool fresh;
@@ -392,18 +392,14 @@ static nfsstat4 pando_layoutreturn(struct fsal_obj_handle *o, XDR *lrf_body,
 				   const struct fsal_layoutreturn_arg *arg)
 {
 	struct pando_handle *h = to_handle(o);
-	struct pando_seg *seg = arg->fsal_seg_data;
+	struct pando_grant *seg = arg->fsal_seg_data;
 
 	if (arg->lo_type != LAYOUT4_FLEX_FILES)
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (lrf_body)
 		note_return_body(h, lrf_body);
-	if (arg->dispose && seg) {
-		if (seg->owner)
-			pando_layouts_returned(seg->owner, seg);
-		else
-			gsh_free(seg);
-	}
+	if (arg->dispose && seg)
+		pando_grant_end(seg);
 	return NFS4_OK;
 }
 
@@ -412,7 +408,7 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 				   struct fsal_layoutcommit_res *res)
 {
 	struct pando_handle *h = to_handle(o);
-	struct pando_seg *seg = arg->fsal_seg_data;
+	struct pando_grant *seg = arg->fsal_seg_data;
 	struct ns_setattr sa = { 0 };
 	struct ns_attr a;
 	int rc;

@@ -1,7 +1,8 @@
 /* libfsalpando.so: the Pando metadata manager as an FSAL for the stock
  * NFS-Ganesha 4.3.  The glue between Ganesha's FSAL API and the
  * Ganesha-free parts below it: the namespace store (../ns), the OSD connections
- * and gateway I/O (../osdio), the layout library (../../layout).
+ * and gateway I/O (../osdio), the layout grant state machine (../grants),
+ * the layout library (../../layout).
  *
  * One concern per file; README.md lists them all.  The main ones:
  * main.c (module, registration), export.c (export config and ops),
@@ -9,9 +10,9 @@
  * (open state, shares, locks), io.c (read, write, commit: inline data
  * and gateway I/O), objects.c (storage maps, moving files to objects,
  * truncating them), rows.c (the RS write hole), mds.c and layouts.c
- * (pNFS), rebuild*.c, scrub.c, transcode*.c (background work),
- * reaper.c (background object removal), dbus*.c
- * (org.ganesha.nfsd.pando). */
+ * (pNFS; layouts.c is Ganesha's side of ../grants), rebuild*.c,
+ * scrub.c, transcode*.c (background work), reaper.c (background object
+ * removal), dbus*.c (org.ganesha.nfsd.pando). */
 #ifndef PANDO_FSAL_H
 #define PANDO_FSAL_H
 

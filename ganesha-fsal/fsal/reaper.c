@@ -10,17 +10,14 @@
 #include <string.h>
 
 #include "objio.h"
+#include "ticker.h"
 
 #define REAPER_BATCH 256
-#define REAPER_RETRY_S 5
+#define REAPER_RETRY_MS 5000
 
 struct pando_reaper {
 	struct pando_export *exp;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool kicked;
-	bool stop;
+	struct pando_ticker *ticker;
 	_Atomic uint64_t removed;
 	_Atomic uint64_t failed;
 };
@@ -70,8 +67,9 @@ static int reap_one(struct pando_reaper *r, const struct pending *p)
 }
 
 /* One pass over every intent; true if any must be retried. */
-static bool reap_all(struct pando_reaper *r)
+static bool reap_all(void *arg)
 {
+	struct pando_reaper *r = arg;
 	uint64_t after = 0;
 	bool retry = false;
 	struct batch *b = calloc(1, sizeof(*b));
@@ -105,45 +103,18 @@ static bool reap_all(struct pando_reaper *r)
 	return retry;
 }
 
-static void *reaper_main(void *arg)
-{
-	struct pando_reaper *r = arg;
-	bool retry = true;
-
-	pthread_mutex_lock(&r->lock);
-	while (!r->stop) {
-		struct timespec until;
-
-		if (r->kicked || retry) {
-			r->kicked = false;
-			pthread_mutex_unlock(&r->lock);
-			retry = reap_all(r);
-			pthread_mutex_lock(&r->lock);
-			if (r->kicked || r->stop)
-				continue;
-		}
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += REAPER_RETRY_S;
-		pthread_cond_timedwait(&r->cond, &r->lock, &until);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return NULL;
-}
-
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out)
 {
 	struct pando_reaper *r = gsh_calloc(1, sizeof(*r));
 	int rc;
 
 	r->exp = exp;
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
-	rc = pthread_create(&r->thread, NULL, reaper_main, r);
+	/* At once (intents a crash left), when kicked, and every few
+	 * seconds while some must be retried. */
+	rc = pando_ticker_start(reap_all, r, REAPER_RETRY_MS, &r->ticker);
 	if (rc) {
-		pthread_cond_destroy(&r->cond);
-		pthread_mutex_destroy(&r->lock);
 		gsh_free(r);
-		return -rc;
+		return rc;
 	}
 	*out = r;
 	return 0;
@@ -151,27 +122,17 @@ int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out)
 
 void pando_reaper_kick(struct pando_reaper *r)
 {
-	if (!r)
-		return;
-	pthread_mutex_lock(&r->lock);
-	r->kicked = true;
-	pthread_cond_signal(&r->cond);
-	pthread_mutex_unlock(&r->lock);
+	if (r)
+		pando_ticker_kick(r->ticker);
 }
 
 void pando_reaper_stop(struct pando_reaper *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = true;
-	pthread_cond_signal(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
+	pando_ticker_stop(r->ticker);
 	LogEvent(COMPONENT_FSAL, "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64
 		 " retried)", atomic_load(&r->removed), atomic_load(&r->failed));
-	pthread_cond_destroy(&r->cond);
-	pthread_mutex_destroy(&r->lock);
 	gsh_free(r);
 }
 

@@ -88,22 +88,24 @@ int grants_wait(struct pando_grants *g, uint64_t ino, bool (*done)(struct gfile 
 /* Under g->lock, which it drops while the record is written.  While a
  * record is being written the file's entry stays and no record is
  * deleted: another writer's end must not delete this one's record. */
-static void record_writer(struct pando_grants *g, uint64_t ino, struct gfile *f, int *rc)
+static int record_writer(struct pando_grants *g, struct gfile *f)
 {
-	*rc = 0;
+	int rc;
+
 	if (f->wrecorded)
-		return;
+		return 0;
 	f->marking++;
 	pthread_mutex_unlock(&g->lock);
-	*rc = g->ops.mark_writer(g->ops.arg, ino);
+	rc = g->ops.mark_writer(g->ops.arg, f->ino);
 	pthread_mutex_lock(&g->lock);
 	f->marking--;
-	if (*rc) {
+	if (rc) {
 		grants_log(g, PANDO_GRANTS_MAJOR,
-			   "pando: inode %" PRIu64 ": write layout not recorded (%d)", ino, *rc);
-		return;
+			   "pando: inode %" PRIu64 ": write layout not recorded (%d)", f->ino, rc);
+		return rc;
 	}
 	f->wrecorded = true;
+	return 0;
 }
 
 void gfile_forget_writer(struct pando_grants *g, struct gfile *f)
@@ -135,7 +137,7 @@ static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_
 	f->wanted |= f->frozen > 0;
 	*rc = f->recalling || f->frozen ? -EAGAIN : 0;
 	if (!*rc && ask->write)
-		record_writer(g, ask->ino, f, rc);
+		*rc = record_writer(g, f);
 	if (!*rc && (f->recalling || f->frozen))
 		*rc = -EAGAIN;  /* a recall began while the record was written */
 	if (*rc) {

@@ -12,7 +12,7 @@ from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.logs import FAILED_KEY as _failed_key
-from pando_testing.logs import keep_logs as _keep_logs
+from pando_testing.logs import check_clean_exits
 from pando_testing.mds import PandoMds
 from pando_testing.pod import Pod
 
@@ -53,10 +53,8 @@ def osd_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         return osd
 
     yield make
-    codes = {o.osd_id: o.stop() for o in made if o.alive()}
-    _keep_logs(request, [o.log_path for o in made])
-    bad = {i: c for i, c in codes.items() if c != 0}
-    assert not bad, f"pando-osd did not exit cleanly on SIGTERM: {bad}"
+    check_clean_exits(request, {o.osd_id: o.stop() for o in made if o.alive()},
+                      [o.log_path for o in made], "pando-osd")
 
 
 @pytest.fixture
@@ -89,9 +87,9 @@ def mds_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         return m
 
     yield make
-    codes = [m.stop() for m in made if m.alive()]
-    _keep_logs(request, [p for m in made for p in (m.log_path, m.workdir / "ganesha.stdout")])
-    assert all(c == 0 for c in codes), f"ganesha.nfsd did not exit cleanly on SIGTERM: {codes}"
+    check_clean_exits(request, {m.workdir.name: m.stop() for m in made if m.alive()},
+                      [p for m in made for p in (m.log_path, m.workdir / "ganesha.stdout")],
+                      "ganesha.nfsd")
 
 
 @pytest.fixture
@@ -104,10 +102,7 @@ def _etcd_cluster(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
                   size: int) -> Iterator[EtcdCluster]:
     cluster = EtcdCluster(pod, tmp_path / "etcd", size=size).start()
     yield cluster
-    codes = cluster.stop()
-    _keep_logs(request, [m.log_path for m in cluster.members])
-    bad = {n: c for n, c in codes.items() if c != 0}
-    assert not bad, f"etcd did not exit cleanly on SIGTERM: {bad}"
+    check_clean_exits(request, cluster.stop(), [m.log_path for m in cluster.members], "etcd")
 
 
 @pytest.fixture

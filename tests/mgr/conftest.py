@@ -11,7 +11,7 @@ import pytest
 from dashboard_page import CHROMIUM, Dashboard
 from mgrtest import PREFIX, HandPresence, mds_value, osd_value, recovery_cluster
 from pando_testing.etcd import EtcdCluster
-from pando_testing.logs import keep_logs, log_dir_for
+from pando_testing.logs import check_clean_exits, log_dir_for
 from pando_testing.mgr import MgrProcess
 from pando_testing.pod import Pod
 
@@ -71,10 +71,8 @@ def _mgr_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         return m
 
     yield make
-    codes = {m.name: m.stop() for m in made if m.alive()}
-    keep_logs(request, [m.log_path for m in made])
-    bad = {n: c for n, c in codes.items() if c != 0}
-    assert not bad, f"pando-mgr did not exit cleanly on SIGTERM: {bad}"
+    check_clean_exits(request, {m.name: m.stop() for m in made if m.alive()},
+                      [m.log_path for m in made], "pando-mgr")
 
 
 

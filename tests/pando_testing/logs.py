@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +34,13 @@ def keep_logs(request: pytest.FixtureRequest, logs: list[Path], tail: int = 30) 
                 lines = log.read_text(errors="replace").replace("\r", "").splitlines()[-tail:]
                 lines = [x if len(x) <= 400 else x[:400] + " [...]" for x in lines]
                 print(f"\n--- {log.name} (kept in {dest}) ---\n" + "\n".join(lines))
+
+
+def check_clean_exits(request: pytest.FixtureRequest, codes: Mapping[Any, int | None],
+                      logs: list[Path], what: str) -> None:
+    """A daemon factory's teardown: the logs kept (when the test failed),
+    then the test failed if a daemon stopped there (codes: its exit status
+    by name) did not exit 0 on SIGTERM."""
+    keep_logs(request, logs)
+    bad = {k: c for k, c in codes.items() if c != 0}
+    assert not bad, f"{what} did not exit cleanly on SIGTERM: {bad}"

@@ -16,7 +16,7 @@ import pytest
 
 from pando_testing.e2e import KERNEL_IDS, KernelClient
 from pando_testing.mountstats import parse_mountstats
-from pando_testing.pnfs_guest import DROP, REPORT, reports
+from pando_testing.pnfs_guest import report_over_v3, reports, write_and_report
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario
 
@@ -25,28 +25,6 @@ from pando_testing.vm import Scenario
 # stripe unit / wsize, and several MiB ending in a partial page.
 SIZES = (4096, 100000, 1048577, 5 * 1048576 + 3)
 MDS_SHARE = 0.03    # the most of the data the manager may move itself
-
-
-def write_and_read(gate_lib: str) -> str:
-    sizes = " ".join(map(str, SIZES))
-    return gate_lib + REPORT + DROP + f"""
-for s in {sizes}; do head -c $s /dev/urandom > /tmp/d.$s; done
-for s in {sizes}; do
-  dd if=/tmp/d.$s of=f.$s bs=1M conv=fsync 2>/tmp/dd.err || fail "writing f.$s: $(cat /tmp/dd.err)"
-  echo "wrote f.$s $(sha256sum < /tmp/d.$s | cut -d' ' -f1)"
-done
-drop
-for s in {sizes}; do report f.$s; done
-arrive pnfs-done
-"""
-
-
-def read_over_v3(run: str) -> str:
-    sizes = " ".join(map(str, SIZES))
-    return REPORT + f"""
-cd /mnt/v3/{run}/s1-sh
-for s in {sizes}; do report f.$s; done
-"""
 
 
 @pytest.mark.parametrize("version", KERNEL_IDS)
@@ -58,9 +36,9 @@ def test_pnfs_data_path(version: str, pnfs_cluster: Callable[..., PnfsCluster],
     kc = guest(version, c)
     run = f"k{version.replace('.', '_')}-1"
     sc = (Scenario()
-          .step("sh", "v4.2", write_and_read(gate.guest_lib()))
+          .step("sh", "v4.2", write_and_report(SIZES, gate.guest_lib(), "pnfs-done"))
           .step("mountstats", "v4.2")
-          .step("sh", "v3", read_over_v3(run)))
+          .step("sh", "v3", report_over_v3(run, SIZES)))
     osd0, ls0 = c.osd_stats(), c.layout_status()
     vm = kc.start(sc, timeout=400)
     # The guest stops at the gate after its pNFS I/O: the server side is
@@ -153,7 +131,8 @@ def test_export_with_pnfs_off_is_a_gateway(pnfs_cluster: Callable[..., PnfsClust
     gate = c.gate
     assert gate is not None
     kc = guest("6.12", c)
-    sc = Scenario().step("sh", "v4.1", write_and_read(gate.guest_lib())).step("mountstats", "v4.1")
+    sc = (Scenario().step("sh", "v4.1", write_and_report(SIZES, gate.guest_lib(), "pnfs-done"))
+          .step("mountstats", "v4.1"))
     osd0, ls0 = c.osd_stats(), c.layout_status()
     vm = kc.start(sc, timeout=400)
     gate.wait("pnfs-done", timeout=300, vms=[vm])

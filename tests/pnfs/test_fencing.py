@@ -25,7 +25,7 @@ import pytest
 
 from pando_testing.e2e import KernelClient
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX
-from pando_testing.pnfs_guest import DROP, REPORT, reports, values
+from pando_testing.pnfs_guest import DROP, REPORT, chunk_loop, reports, values
 from pando_testing.pnfs_tools import CallbackBlocker, PnfsCluster, freeze, sha256, thaw
 from pando_testing.pod import Pod
 from pando_testing.vm import Scenario
@@ -38,7 +38,7 @@ PROXY_PORT = 2050
 
 
 def holder_script(gate_lib: str) -> str:
-    return gate_lib + REPORT + DROP + f"""
+    return gate_lib + REPORT + DROP + """
 getdata p1 /tmp/p1; getdata p2 /tmp/p2
 exec 3>f
 cat /tmp/p1 >&3
@@ -46,15 +46,7 @@ sync
 arrive hold "ino=$(stat -c %i f)"
 # after the fence, through the same open file (and so its old layout):
 # chunk by chunk, each fsync'ed (dd conv=fsync on stdout = fd 3)
-i=0
-while [ $i -lt {P2_CHUNKS} ]; do
-  if dd if=/tmp/p2 bs=1M skip=$i count=1 conv=fsync 2>/tmp/dd.err >&3; then
-    echo "chunk $i ok"
-  else
-    echo "chunk $i failed: $(tr "\\n" " " < /tmp/dd.err)"
-  fi
-  i=$((i + 1))
-done
+""" + chunk_loop(P2_CHUNKS, "if=/tmp/p2 bs=1M skip=$i count=1 conv=fsync", to_fd3=True) + """\
 exec 3>&-
 drop
 report f

@@ -32,7 +32,7 @@ import pytest
 
 from pando_testing.e2e import KernelClient
 from pando_testing.mountstats import parse_mountstats
-from pando_testing.pnfs_guest import DROP, REPORT, reports, values
+from pando_testing.pnfs_guest import DROP, REPORT, chunk_writer, reports, values
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario, Vm, wait_all
 
@@ -182,23 +182,6 @@ ls -l d
     assert "Remote I/O error" not in res.steps[0].output
 
 
-def chunk_writer_script(gate_lib: str, chunks: int, kill_after: int) -> str:
-    return gate_lib + f"""
-getdata d /tmp/d
-i=0
-while [ $i -lt {chunks} ]; do
-  if dd if=/tmp/d of=f bs=1M skip=$i seek=$i count=1 conv=notrunc,fsync 2>/tmp/dd.err; then
-    echo "chunk $i ok"
-  else
-    echo "chunk $i failed: $(tr "\\n" " " < /tmp/dd.err)"
-  fi
-  [ $i != {kill_after - 1} ] || arrive started "ino=$(stat -c %i f)"
-  i=$((i + 1))
-done
-arrive written
-"""
-
-
 @pytest.mark.slow
 def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster],
                                          guest: Callable[..., KernelClient]) -> None:
@@ -213,7 +196,7 @@ def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster
     gate.data["d"] = os.urandom(chunks * MIB)
     gate.open("started")
     vm = guest("6.12", c).start(
-        Scenario().step("sh", "v4.2", chunk_writer_script(gate.guest_lib(), chunks, kill_after))
+        Scenario().step("sh", "v4.2", gate.guest_lib() + chunk_writer(chunks, kill_after))
         .step("mountstats", "v4.2"), timeout=900)
     ino = int(gate.wait("started", timeout=300, vms=[vm]).query["ino"])
     victim = c.osd(c.components(ino)[0].osd_id)

@@ -20,30 +20,12 @@ import pytest
 
 from pando_testing.e2e import KernelClient
 from pando_testing.mountstats import parse_mountstats
-from pando_testing.pnfs_guest import DROP, REPORT, FileReport, reports
+from pando_testing.pnfs_guest import FileReport, report_over_v3, reports, write_and_report
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario
 
 MIB = 1 << 20
 STRIPE_UNIT = MIB
-
-
-def io_script(sizes: tuple[int, ...], gate_lib: str) -> str:
-    s = " ".join(map(str, sizes))
-    return gate_lib + REPORT + DROP + f"""
-for s in {s}; do head -c $s /dev/urandom > /tmp/d.$s; done
-for s in {s}; do
-  dd if=/tmp/d.$s of=f.$s bs=1M conv=fsync 2>/tmp/dd.err || fail "writing f.$s: $(cat /tmp/dd.err)"
-  echo "wrote f.$s $(sha256sum < /tmp/d.$s | cut -d' ' -f1)"
-done
-drop
-for s in {s}; do report f.$s; done
-arrive io-done
-"""
-
-
-def v3_script(run: str, sizes: tuple[int, ...]) -> str:
-    return REPORT + f"cd /mnt/v3/{run}/s1-sh\nfor s in {' '.join(map(str, sizes))}; do report f.$s; done\n"
 
 
 def run_io(c: PnfsCluster, kc: KernelClient, sizes: tuple[int, ...]):
@@ -54,8 +36,8 @@ def run_io(c: PnfsCluster, kc: KernelClient, sizes: tuple[int, ...]):
     gate = c.gate
     assert gate is not None
     run = f"{kc.name}" if not kc.vms else f"{kc.name}-{len(kc.vms) + 1}"
-    sc = (Scenario().step("sh", "v4.1", io_script(sizes, gate.guest_lib()))
-          .step("mountstats", "v4.1").step("sh", "v3", v3_script(run, sizes)))
+    sc = (Scenario().step("sh", "v4.1", write_and_report(sizes, gate.guest_lib(), "io-done"))
+          .step("mountstats", "v4.1").step("sh", "v3", report_over_v3(run, sizes)))
     osd0, ls0 = c.osd_stats(), c.layout_status()
     vm = kc.start(sc, timeout=400)
     gate.wait("io-done", timeout=300, vms=[vm])

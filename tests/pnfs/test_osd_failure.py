@@ -27,7 +27,7 @@ from typing import Callable
 import pytest
 
 from pando_testing.e2e import KernelClient
-from pando_testing.pnfs_guest import DROP, values
+from pando_testing.pnfs_guest import DROP, chunk_writer, values
 from pando_testing.pnfs_tools import PnfsCluster
 from pando_testing.vm import Scenario
 
@@ -37,20 +37,7 @@ KILL_AFTER = 4
 
 
 def writer_script(gate_lib: str) -> str:
-    return gate_lib + DROP + f"""
-getdata d /tmp/d
-i=0
-while [ $i -lt {CHUNKS} ]; do
-  if dd if=/tmp/d of=f bs=1M skip=$i seek=$i count=1 conv=notrunc,fsync 2>/tmp/dd.err; then
-    echo "chunk $i ok"
-  else
-    echo "chunk $i failed: $(tr "\\n" " " < /tmp/dd.err)"
-  fi
-  [ $i != {KILL_AFTER - 1} ] || arrive started "ino=$(stat -c %i f)"
-  i=$((i + 1))
-done
-arrive written
-drop
+    return gate_lib + DROP + chunk_writer(CHUNKS, KILL_AFTER) + f"""drop
 i=0
 while [ $i -lt {CHUNKS} ]; do
   if dd if=f of=/tmp/r bs=1M skip=$i count=1 2>/tmp/dd.err; then

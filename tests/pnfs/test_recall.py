@@ -21,7 +21,7 @@ from typing import Callable
 import pytest
 
 from pando_testing.e2e import KernelClient
-from pando_testing.pnfs_guest import DROP, REPORT, reports, values
+from pando_testing.pnfs_guest import DROP, REPORT, chunk_loop, reports, values
 from pando_testing.pnfs_tools import PnfsCluster, sha256
 from pando_testing.vm import Scenario, wait_all
 
@@ -189,20 +189,12 @@ def streamer_script(gate_lib: str, mib: int) -> str:
     # 1 MiB at a time through one open file, each fsync'ed: the size the
     # manager knows grows with every LAYOUTCOMMIT, so the truncates cut
     # real data and meet a layout that is out.
-    return gate_lib + REPORT + DROP + f"""
+    return gate_lib + REPORT + DROP + """
 getdata big /tmp/big
 mkdir -p /mnt/v4.1/shared; cd /mnt/v4.1/shared
 exec 3>g
 arrive a-start "ino=$(stat -c %i g)"
-i=0
-while [ $i -lt {mib} ]; do
-  if dd if=/tmp/big bs=1M skip=$i count=1 conv=fsync 2>/tmp/dd.err >&3; then
-    echo "chunk $i ok"
-  else
-    echo "chunk $i failed: $(tr "\\n" " " < /tmp/dd.err)"
-  fi
-  i=$((i + 1))
-done
+""" + chunk_loop(mib, "if=/tmp/big bs=1M skip=$i count=1 conv=fsync", to_fd3=True) + """\
 exec 3>&-
 arrive a-wrote
 drop

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import lzma
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -18,7 +19,7 @@ from pando_testing.initramfs import (CpioWriter, load_order, module_name, modinf
                                      read_cpio, scenario_archive)
 from pando_testing.kernels import KERNELS, mirror_uri
 from pando_testing.mountstats import KEY_OPS, ops_by_server, parse_mountstats
-from pando_testing.vm import MountTarget, Scenario
+from pando_testing.vm import MountTarget, Scenario, guest_scripts
 
 DATA = Path(__file__).parent / "data"
 GUEST = Path(__file__).parent / "guest"
@@ -205,6 +206,36 @@ def test_guest_must_fail_and_eq(tmp_path: Path) -> None:
            "want 'Permission denied'" in out
     assert "FAIL: 'true' succeeded, want it to fail with 'x'" in out
     assert "ok4" in out and "FAIL: what: got '1', want '2'" in out and "refused5" in out
+
+
+def _unpack_guest_scripts(root: Path) -> str:
+    """The guest's scripts laid out under ROOT as in the archive; returns
+    /init's own lines that read the runtime and the catalogue, pointed at ROOT."""
+    for path, (data, _) in guest_scripts().items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+    init = (root / "init").read_text()
+    start = init.index(". /pando/lib.sh")
+    return init[start:init.index("pando_main", start)].replace("/pando/", f"{root}/pando/")
+
+
+def test_guest_archive_defines_every_scenario_once(tmp_path: Path) -> None:
+    """The runtime (lib.sh) holds no scenario; the catalogue files define
+    each sc_NAME once; what /init sources from the archive defines every
+    one of them and every scenario a test steps through."""
+    sources = _unpack_guest_scripts(tmp_path)
+    assert not re.findall(r"^sc_\w+\(\)", (tmp_path / "pando/lib.sh").read_text(), re.M)
+    defined = [name for sh in sorted((tmp_path / "pando/scenarios").glob("*.sh"))
+               for name in re.findall(r"^sc_(\w+)\(\)", sh.read_text(), re.M)]
+    assert len(defined) == len(set(defined)), sorted(defined)
+    tests = Path(__file__).parents[1]
+    used = {name for py in tests.rglob("*.py")
+            for name in re.findall(r'\.step\("(\w+)"', py.read_text())}
+    wanted = sorted(set(defined) | used)
+    assert "verify" in used and "locks" in used
+    out = _guest_sh(tmp_path, sources + "".join(
+        f"type sc_{name} > /dev/null 2>&1 || echo 'no sc_{name}'; " for name in wanted))
+    assert out == ""
 
 
 # ---- ptool (the guest's C helper) -----------------------------------------------

@@ -207,7 +207,20 @@ class VmResult:
         return self
 
 
-# ---- guest tools ---------------------------------------------------------------
+# ---- guest scripts and tools ---------------------------------------------------
+
+def guest_scripts() -> dict[str, tuple[bytes, int]]:
+    """The guest's shell side, by its path in the per-test archive: /init,
+    the runtime (pando/lib.sh) and the scenario catalogue
+    (pando/scenarios/*.sh), which /init sources after the runtime."""
+    files = {
+        "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
+        "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
+    }
+    for sh in sorted((GUEST_DIR / "scenarios").glob("*.sh")):
+        files[f"pando/scenarios/{sh.name}"] = (sh.read_bytes(), 0o644)
+    return files
+
 
 # C programs the guest runs where busybox has no applet (tests/e2e/guest/*.c),
 # built static with the machine's cc and put in every per-test archive.
@@ -357,8 +370,7 @@ class Vm:
 
     def _initrd(self) -> Path:
         files = {
-            "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
-            "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
+            **guest_scripts(),
             "pando/scenario.sh": (self.scenario.script().encode(), 0o644),
             **{path: (guest_tool(src), 0o755) for path, src in GUEST_TOOLS.items()},
         }

@@ -255,15 +255,22 @@ def _run(*argv: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True)
 
 
-def test_ptool_locks_conflict_between_processes(ptool: Path, tmp_path: Path) -> None:
-    holder = subprocess.Popen([ptool, "lock", "-x", "-r", "0:100", "f", "sh", "-c",
+def _lock_holder(ptool: Path, tmp_path: Path, *lock_args: str) -> subprocess.Popen[str]:
+    """`ptool lock LOCK_ARGS f` holding its lock until tmp_path/release appears;
+    returns once it holds it (tmp_path/held)."""
+    holder = subprocess.Popen([ptool, "lock", *lock_args, "f", "sh", "-c",
                                "touch held; while [ ! -e release ]; do sleep 0.02; done"],
                               cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    for _ in range(500):
+        if (tmp_path / "held").exists():
+            break
+        time.sleep(0.01)
+    return holder
+
+
+def test_ptool_locks_conflict_between_processes(ptool: Path, tmp_path: Path) -> None:
+    holder = _lock_holder(ptool, tmp_path, "-x", "-r", "0:100")
     try:
-        for _ in range(500):
-            if (tmp_path / "held").exists():
-                break
-            time.sleep(0.01)
         cp = _run(ptool, "lock", "-n", "-x", "f", cwd=tmp_path)
         assert cp.returncode == 1
         assert cp.stderr == "ptool lock: posix W 0:0 f: Resource temporarily unavailable\n"
@@ -277,6 +284,37 @@ def test_ptool_locks_conflict_between_processes(ptool: Path, tmp_path: Path) -> 
         holder.wait(10)
     assert holder.stdout is not None and holder.stdout.read().startswith("locked posix W 0:100 waited ")
     assert _run(ptool, "lock", "-g", "f", cwd=tmp_path).stdout == "free\n"
+
+
+@pytest.mark.parametrize("kind", ["flock", "ofd"])
+def test_ptool_flock_and_ofd_locks_conflict_between_processes(ptool: Path, tmp_path: Path,
+                                                              kind: str) -> None:
+    """A shared lock held by one process: another shares it, but cannot take
+    it exclusively; F_OFD_GETLK names the open file's lock (pid -1)."""
+    holder = _lock_holder(ptool, tmp_path, "-k", kind, "-s")
+    try:
+        cp = _run(ptool, "lock", "-k", kind, "-n", "-s", "f", cwd=tmp_path)
+        assert cp.returncode == 0 and cp.stdout.startswith(f"locked {kind} R 0:0 waited "), cp
+        cp = _run(ptool, "lock", "-k", kind, "-n", "-x", "f", cwd=tmp_path)
+        assert (cp.returncode, cp.stderr) == (1, f"ptool lock: {kind} W 0:0 f: "
+                                                 "Resource temporarily unavailable\n")
+        if kind == "ofd":
+            got = _run(ptool, "lock", "-k", "ofd", "-g", "-r", "7:1", "f", cwd=tmp_path).stdout
+            assert got == "conflict R 0:0 pid -1\n"
+    finally:
+        (tmp_path / "release").touch()
+        holder.wait(10)
+    assert holder.stdout is not None and holder.stdout.read().startswith(f"locked {kind} R 0:0 waited ")
+    assert _run(ptool, "lock", "-k", kind, "-n", "-x", "f", cwd=tmp_path).returncode == 0
+
+
+def test_ptool_lock_refuses_bad_requests(ptool: Path, tmp_path: Path) -> None:
+    """F_GETLK has no flock form; an unknown kind or range, no file: usage, exit 3."""
+    for args in (["-g", "-k", "flock", "f"], ["-k", "fcntl", "f"], ["-r", "1-2", "f"], ["-x"]):
+        cp = _run(ptool, "lock", *args, cwd=tmp_path)
+        assert cp.returncode == 3 and cp.stderr.startswith("usage: ptool lock "), (args, cp.stderr)
+    cp = _run(ptool, "lock", "-s", "missing/f", cwd=tmp_path)
+    assert (cp.returncode, cp.stderr) == (3, "ptool lock: open missing/f: No such file or directory\n")
 
 
 def test_ptool_rename_ls_as(ptool: Path, tmp_path: Path) -> None:

@@ -123,7 +123,6 @@ static int do_as(int argc, char **argv)
 	return 127;
 }
 
-/* One step of `ptool io`; 0, 1 for a failed call, 3 for a malformed op. */
 /* The NFSv4.2 space operations: SEEK, ALLOCATE, DEALLOCATE. */
 static ssize_t space_op(int fd, char kind, unsigned long long off, unsigned long long len)
 {
@@ -147,6 +146,7 @@ static ssize_t space_op(int fd, char kind, unsigned long long off, unsigned long
 	return -1;
 }
 
+/* One step of `ptool io`; 0, 1 for a failed call, 3 for a malformed op. */
 static int io_op(int fd, const char *op)
 {
 	unsigned long long off = 0, len = 1;
@@ -235,88 +235,101 @@ static int do_io(int argc, char **argv)
 	return rc;
 }
 
-static int do_lock(int argc, char **argv)
-{
-	int shared = 0, nowait = 0, getlk = 0, timeout = 0, opt;
-	const char *kind = "posix";
-	long long start = 0, len = 0;
+/* One `ptool lock` request, from its command line. */
+struct lock_req {
+	int shared, nowait, getlk, timeout;
+	int is_flock, is_ofd;
+	const char *kind, *path;
+	long long start, len;
+	char range[64];         /* "START:LEN", for messages */
+};
 
+/* Fills REQ from the options; 0, or usage()'s status. */
+static int lock_parse(int argc, char **argv, struct lock_req *req)
+{
+	int opt;
+
+	*req = (struct lock_req){ .kind = "posix" };
 	while ((opt = getopt(argc, argv, "+sxngk:r:t:")) != -1) {
 		switch (opt) {
-		case 's': shared = 1; break;
-		case 'x': shared = 0; break;
-		case 'n': nowait = 1; break;
-		case 'g': getlk = 1; break;
-		case 'k': kind = optarg; break;
+		case 's': req->shared = 1; break;
+		case 'x': req->shared = 0; break;
+		case 'n': req->nowait = 1; break;
+		case 'g': req->getlk = 1; break;
+		case 'k': req->kind = optarg; break;
 		case 'r':
-			if (sscanf(optarg, "%lld:%lld", &start, &len) != 2)
+			if (sscanf(optarg, "%lld:%lld", &req->start, &req->len) != 2)
 				return usage();
 			break;
-		case 't': timeout = atoi(optarg); break;
+		case 't': req->timeout = atoi(optarg); break;
 		default: return usage();
 		}
 	}
 	if (optind >= argc)
 		return usage();
-	const char *path = argv[optind];
-	int is_flock = !strcmp(kind, "flock"), is_ofd = !strcmp(kind, "ofd");
-	if (!is_flock && !is_ofd && strcmp(kind, "posix"))
+	req->path = argv[optind];
+	req->is_flock = !strcmp(req->kind, "flock");
+	req->is_ofd = !strcmp(req->kind, "ofd");
+	if (!req->is_flock && !req->is_ofd && strcmp(req->kind, "posix"))
 		return usage();
+	snprintf(req->range, sizeof(req->range), "%lld:%lld", req->start, req->len);
+	return 0;
+}
 
-	int fd = open(path, (shared ? O_RDONLY : O_RDWR) | O_CREAT, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "ptool lock: open %s: %s\n", path, strerror(errno));
+/* -g: print "free" or the lock that conflicts with FL. */
+static int lock_query(int fd, const struct lock_req *req, struct flock *fl)
+{
+	if (req->is_flock)
+		return usage();
+	if (fcntl(fd, req->is_ofd ? F_OFD_GETLK : F_GETLK, fl) < 0) {
+		fprintf(stderr, "ptool lock: F_GETLK %s: %s\n", req->path, strerror(errno));
 		return 3;
 	}
-	struct flock fl = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = start, .l_len = len };
-	char range[64];
-	snprintf(range, sizeof(range), "%lld:%lld", start, len);
+	if (fl->l_type == F_UNLCK)
+		printf("free\n");
+	else
+		printf("conflict %s %lld:%lld pid %d\n", fl->l_type == F_RDLCK ? "R" : "W",
+		       (long long)fl->l_start, (long long)fl->l_len, (int)fl->l_pid);
+	return 0;
+}
 
-	if (getlk) {
-		if (is_flock)
-			return usage();
-		if (fcntl(fd, is_ofd ? F_OFD_GETLK : F_GETLK, &fl) < 0) {
-			fprintf(stderr, "ptool lock: F_GETLK %s: %s\n", path, strerror(errno));
-			return 3;
-		}
-		if (fl.l_type == F_UNLCK)
-			printf("free\n");
-		else
-			printf("conflict %s %lld:%lld pid %d\n", fl.l_type == F_RDLCK ? "R" : "W",
-			       (long long)fl.l_start, (long long)fl.l_len, (int)fl.l_pid);
-		return 0;
-	}
+/* Takes the lock, waiting (at most -t SECS) unless -n; 0, or the exit status. */
+static int lock_take(int fd, const struct lock_req *req, struct flock *fl)
+{
+	const char *mode = req->shared ? "R" : "W";
+	int nowait = req->nowait, rc, err;
 
-	if (timeout > 0) {
+	if (req->timeout > 0) {
 		struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART */
 		sigaction(SIGALRM, &sa, NULL);
-		alarm(timeout);
+		alarm(req->timeout);
 	}
 	double t0 = now();
-	int rc;
-	if (is_flock)
-		rc = flock(fd, (shared ? LOCK_SH : LOCK_EX) | (nowait ? LOCK_NB : 0));
+	if (req->is_flock)
+		rc = flock(fd, (req->shared ? LOCK_SH : LOCK_EX) | (nowait ? LOCK_NB : 0));
 	else
-		rc = fcntl(fd, is_ofd ? (nowait ? F_OFD_SETLK : F_OFD_SETLKW)
-				      : (nowait ? F_SETLK : F_SETLKW), &fl);
-	int err = errno;
+		rc = fcntl(fd, req->is_ofd ? (nowait ? F_OFD_SETLK : F_OFD_SETLKW)
+					   : (nowait ? F_SETLK : F_SETLKW), fl);
+	err = errno;
 	alarm(0);
+	if (rc < 0 && err == EINTR) {
+		fprintf(stderr, "ptool lock: %s %s %s %s: still waiting after %d s\n", req->kind,
+			mode, req->range, req->path, req->timeout);
+		return 2;
+	}
 	if (rc < 0) {
-		if (err == EINTR) {
-			fprintf(stderr, "ptool lock: %s %s %s %s: still waiting after %d s\n", kind,
-				shared ? "R" : "W", range, path, timeout);
-			return 2;
-		}
-		fprintf(stderr, "ptool lock: %s %s %s %s: %s\n", kind, shared ? "R" : "W", range, path,
-			strerror(err));
+		fprintf(stderr, "ptool lock: %s %s %s %s: %s\n", req->kind, mode, req->range,
+			req->path, strerror(err));
 		return (err == EAGAIN || err == EACCES || err == EWOULDBLOCK) ? 1 : 3;
 	}
-	printf("locked %s %s %s waited %.3f\n", kind, shared ? "R" : "W", range, now() - t0);
+	printf("locked %s %s %s waited %.3f\n", req->kind, mode, req->range, now() - t0);
 	fflush(stdout);
-	if (optind + 1 >= argc)
-		return 0;
+	return 0;
+}
 
+/* Runs ARGV while this process holds the lock on FD; CMD's exit status. */
+static int run_holding(int fd, char **argv)
+{
 	pid_t pid = fork();
 	if (pid < 0) {
 		perror("ptool lock: fork");
@@ -324,14 +337,36 @@ static int do_lock(int argc, char **argv)
 	}
 	if (pid == 0) {
 		close(fd);   /* the child must not hold an OFD or flock reference */
-		execvp(argv[optind + 1], argv + optind + 1);
-		fprintf(stderr, "ptool lock: exec %s: %s\n", argv[optind + 1], strerror(errno));
+		execvp(argv[0], argv);
+		fprintf(stderr, "ptool lock: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int do_lock(int argc, char **argv)
+{
+	struct lock_req req;
+	int rc = lock_parse(argc, argv, &req);
+	if (rc)
+		return rc;
+
+	int fd = open(req.path, (req.shared ? O_RDONLY : O_RDWR) | O_CREAT, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "ptool lock: open %s: %s\n", req.path, strerror(errno));
+		return 3;
+	}
+	struct flock fl = { .l_type = req.shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = req.start, .l_len = req.len };
+	if (req.getlk)
+		return lock_query(fd, &req, &fl);
+	rc = lock_take(fd, &req, &fl);
+	if (rc || optind + 1 >= argc)
+		return rc;
+	return run_holding(fd, argv + optind + 1);
 }
 
 int main(int argc, char **argv)

@@ -5,9 +5,7 @@ storage map its policy says (ganesha-fsal/README.md, "Storage policies")."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +14,7 @@ from pando_testing.cluster_map import dbus_json, file_map
 from pando_testing.mds import PandoMds
 from pando_testing.layout_policy import layout_get, layout_set, mkdir
 from pando_testing.mds_files import connect, new_file
+from pando_testing.pando_cli import run_cli
 from pando_testing.nfs3 import NFS3_OK
 
 INLINE_MAX = 4096
@@ -180,11 +179,7 @@ def test_set_on_a_file_or_a_missing_path_is_refused(small_mds: PandoMds) -> None
 
 def pando_cli(mds: PandoMds, *args: str) -> subprocess.CompletedProcess[str]:
     """The `pando` CLI run in the test's pod against this manager's bus."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
-    env.update(mds.dbus_env())
-    cp: subprocess.CompletedProcess[str] = mds.pod.run(
-        [sys.executable, "-m", "pando_cli.main", *args], check=False, env=env, timeout=60)
-    return cp
+    return run_cli(mds.pod, *args, env=mds.dbus_env())
 
 
 def test_the_cli_sets_and_gets_a_policy(small_mds: PandoMds) -> None:

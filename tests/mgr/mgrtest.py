@@ -13,7 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pando_testing.etcd import EtcdClient, EtcdError
+from pando_cluster.mds_config import DescOsd, render_desc
+from pando_testing.etcd import EtcdClient, EtcdCluster, EtcdError
+from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
 from pando_testing.pod import Pod
 
@@ -185,3 +187,23 @@ def recovery_cluster(mgr_factory: Callable[..., MgrProcess],
     api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in ids}, timeout=15,
                  what="all osds up")
     return mgr, api, osds, fsals
+
+
+def fsal_cluster(etcd: EtcdCluster, tmp_path: Path, mds_factory: Callable[..., PandoMds],
+                 mgr_factory: Callable[..., MgrProcess], osds: int, mds_name: str,
+                 fsal: str = "") -> tuple[PandoMds, MgrProcess, MgrApi]:
+    """A metadata manager `mds_name` (not started; fsal: more FSAL options)
+    over `osds` real OSDs that keep their presence in etcd, and a mgr
+    seeded with them; returned once the mgr has every OSD up and in."""
+    presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
+    mds = mds_factory(osds, start=False, osd_args=presence, object_pool=0,
+                      extra_fsal=f'Etcd = "{etcd.endpoints}"; Etcd_Prefix = "/pando/"; '
+                                 f'Mds_Name = "{mds_name}";' + fsal)
+    seed = tmp_path / "cluster.conf"
+    seed.write_text(render_desc(Path("cluster.key"), [
+        DescOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}") for o in mds.osds], header=""))
+    mgr = mgr_factory(seed=seed)
+    api = mgr.api()
+    api.wait_for(lambda a: a.osd_states() == {o.osd_id: (True, True) for o in mds.osds},
+                 timeout=20, what="every OSD up and in")
+    return mds, mgr, api

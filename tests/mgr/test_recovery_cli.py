@@ -5,9 +5,7 @@ by its presence and progress keys (as in test_recovery.py)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,15 +15,14 @@ from mgrtest import (HandPresence, jobs_of, put_progress, recovery_cluster, reco
                      scrub_progress)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mgr import MgrProcess
+from pando_testing.pando_cli import cli_argv, cli_env, run_cli
 from pando_testing.pod import Pod
 
 Factory = Callable[..., Any]
 
 
 def pando(pod: Pod, mgr: MgrProcess, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
-    return pod.run([sys.executable, "-m", "pando_cli.main", "--mgr", mgr.url, *argv],
-                   check=False, env=env, timeout=60)
+    return run_cli(pod, "--mgr", mgr.url, *argv)
 
 
 def pando_json(pod: Pod, mgr: MgrProcess, *argv: str) -> Any:
@@ -104,10 +101,8 @@ def test_pando_rebuild_start_and_the_mgrs_refusals(
 def test_pando_rebuild_watch_ends_when_the_jobs_are_gone(
         pod: Pod, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
     mgr, jid, fsal = _rebuilding(mgr_factory, presence, tmp_path)
-    env = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
-    watch = pod.popen([sys.executable, "-m", "pando_cli.main", "--mgr", mgr.url, "rebuild",
-                       "--watch", "--interval", "0.2"], stdout=subprocess.PIPE,
-                      stderr=subprocess.PIPE, text=True, env=env)
+    watch = pod.popen(cli_argv("--mgr", mgr.url, "rebuild", "--watch", "--interval", "0.2"),
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
     time.sleep(1.5)
     assert watch.poll() is None, "the watch ended while a job was left"
     put_progress(fsal, "recovery", recovery_progress(

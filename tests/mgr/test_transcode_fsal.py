@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mgrtest import fsal_cluster
+
 from pando_testing.cluster_map import file_map
-from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
 from pando_testing.layout_policy import layout_set, mkdir
-from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
 from pando_testing.mgr import MgrProcess
+from pando_testing.pando_cli import run_cli
 from pando_testing.pod import Pod
 
 Factory = Callable[..., Any]
@@ -26,17 +26,8 @@ COLD = {"scheme": "mirror", "copies": 2, "stripe_unit": 65536, "cold_after_s": 1
         "cold": {"k": 4, "m": 2}}
 
 
-def _seed(path: Path, osds: list[OsdProcess]) -> Path:
-    lines = ["key_file = cluster.key", "partition = 1"]
-    lines += [f"osd {o.osd_id} ctl={o.ctl_addr} nfs={o.host}:{o.nfs_port}" for o in osds]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def _pando(pod: Pod, mgr: MgrProcess, *argv: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
-    cp = pod.run([sys.executable, "-m", "pando_cli.main", "--mgr", mgr.url, *argv],
-                 check=False, env=env, timeout=60)
+    cp = run_cli(pod, "--mgr", mgr.url, *argv)
     assert (cp.returncode, cp.stderr) == (0, ""), cp.stderr
     return str(cp.stdout)
 
@@ -44,14 +35,8 @@ def _pando(pod: Pod, mgr: MgrProcess, *argv: str) -> str:
 def test_a_cold_file_transcoded_by_the_fsal_shows_in_the_api_status_and_cli(
         pod: Pod, etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory,
         mgr_factory: Factory) -> None:
-    presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
-    mds: PandoMds = mds_factory(6, start=False, osd_args=presence, object_pool=0,
-                                extra_fsal=f'Etcd = "{etcd.endpoints}"; Etcd_Prefix = "/pando/"; '
-                                           'Mds_Name = "mds-t"; Transcode_Interval = 1;')
-    mgr: MgrProcess = mgr_factory(seed=_seed(tmp_path / "cluster.conf", list(mds.osds)))
-    api = mgr.api()
-    api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in range(1, 7)},
-                 timeout=20, what="every OSD up and in")
+    mds, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 6, "mds-t",
+                                 " Transcode_Interval = 1;")
     mds.start()
     api.wait_for(lambda a: a.get("/api/transcode")["managers"] == 1, timeout=20,
                  what="the transcoder's first progress")

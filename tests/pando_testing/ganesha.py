@@ -17,7 +17,6 @@ the keys ganesha_conf.TEST_OVERRIDES documents.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field, replace
@@ -29,6 +28,7 @@ from pando_cluster.statd import prepare_state_dir, statd_argv
 
 from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
+from .podproc import terminate
 from .vm import GUEST_ADDR, MountTarget
 
 # PANDO_GANESHA_ROOT: run the Ganesha unpacked there (dpkg-deb -x of
@@ -260,17 +260,7 @@ class GaneshaServer(GaneshaFiles):
 
     def stop_ganesha(self, timeout: float = 15.0) -> int | None:
         """SIGTERM Ganesha alone; SIGKILL after `timeout`.  Its exit status."""
-        p = self.proc
-        if p is None:
-            return None
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        return p.returncode
+        return None if self.proc is None else terminate(self.proc, timeout)
 
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM Ganesha (then statd, which unregisters from rpcbind,
@@ -278,17 +268,9 @@ class GaneshaServer(GaneshaFiles):
         exit status (None if it never started)."""
         code = None
         for p in (self.proc, self.statd, self.rpcbind, self.dbus_daemon):
-            if p is None:
-                continue
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            if p is self.proc:
-                code = p.returncode
+            if p is not None:
+                status = terminate(p, timeout)
+                code = status if p is self.proc else code
         return code
 
     def log_text(self) -> str:

@@ -14,6 +14,21 @@ from pathlib import Path
 from .pod import Pod
 
 
+def terminate(p: subprocess.Popen[bytes], timeout: float, strict: bool = False) -> int:
+    """p's exit status, after a SIGTERM if it still ran; SIGKILL once
+    timeout passed (and then TimeoutExpired if strict)."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            if strict:
+                raise
+    return p.returncode
+
+
 class PodProcess:
     pod: Pod
     proc: subprocess.Popen[bytes] | None
@@ -45,15 +60,7 @@ class PodProcess:
     def stop(self, timeout: float = 20.0) -> int:
         """SIGTERM and wait; the exit status (0 is a clean stop)."""
         assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise
-        return self.proc.returncode
+        return terminate(self.proc, timeout, strict=True)
 
     def kill9(self) -> None:
         assert self.proc is not None

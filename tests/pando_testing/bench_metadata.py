@@ -364,8 +364,8 @@ class Item:
 # so stat, readdir and read start from a cold client cache: the unmount
 # dropped every inode, dentry and page of that mount.  The per-op counts and
 # RTTs of the item's mount come from /proc/self/mountstats.
-GUEST_SCRIPT_HEAD = r"""
-MB=/pando/metabench
+# `opstats MOUNTPOINT`, for the guest scripts of this and bench_pnfs.
+OPSTATS_SH = r"""
 # The mount's per-op statistics (OP ops trans timeouts sent recv queue_ms
 # rtt_ms exec_ms errors) as "OP ops rtt_ms exec_ms sent recv,..." for the
 # operations used, then "pnfs R W": its pnfsread and pnfswrite events
@@ -377,7 +377,10 @@ opstats() {
        cur && p && $1 ~ /:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s%s %s %s %s %s %s", s, $1, $2, $8, $9, $5, $6; s = "," }
        END { printf "%spnfs %d %d", s, pr, pw }' /proc/self/mountstats
 }
-# A stat run given the count "created" stats as many files as the create
+"""
+
+GUEST_SCRIPT_HEAD = r"""
+MB=/pando/metabench""" + OPSTATS_SH + r"""# A stat run given the count "created" stats as many files as the create
 # run into the same directory made (this boot keeps that in /tmp/count.*).
 item() {  # ID LABEL OP PATH ARG [ARG2]
   id=$1; label=$2; op=$3; path=/mnt/$2/$4; arg=$5; arg2=$6

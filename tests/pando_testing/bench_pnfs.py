@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .bench_metadata import GuestMount, OpCount, parse_opstats
+from .bench_metadata import OPSTATS_SH, GuestMount, OpCount, parse_opstats
 from .initramfs import build_initrd
 from .mds import PandoMds, write_cluster_desc
 from .vm import GUEST_DIR, Vm
@@ -43,18 +43,7 @@ from .vmnet import GUEST_NET_SH
 MIB = 1 << 20
 PROBE_BS = 4096
 
-GUEST_SCRIPT_HEAD = r"""
-# The mount's per-op statistics (OP ops trans timeouts sent recv queue_ms
-# rtt_ms exec_ms errors) as "OP ops rtt_ms exec_ms sent recv,..." for the
-# operations used, then "pnfs R W": its pnfsread and pnfswrite events.
-opstats() {
-  awk -v m="$1" '$1 == "device" { cur = ($5 == m) ; p = 0; next }
-       cur && $1 == "events:" { pr = $27; pw = $28 }
-       cur && /per-op statistics/ { p = 1; next }
-       cur && p && $1 ~ /:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s%s %s %s %s %s %s", s, $1, $2, $8, $9, $5, $6; s = "," }
-       END { printf "%spnfs %d %d", s, pr, pw }' /proc/self/mountstats
-}
-# eth0's received and sent bytes ("RX TX").
+GUEST_SCRIPT_HEAD = OPSTATS_SH + r"""# eth0's received and sent bytes ("RX TX").
 netbytes() { sed 's/:/ /' /proc/net/dev | awk '$1 == "eth0" { print $2, $10 }'; }
 # Every 5 s a console line: PHASE LABEL MiB-done MiB-total seconds.  Bytes
 # come from each dd's /proc/PID/io (wchar or rchar); a dd that is gone

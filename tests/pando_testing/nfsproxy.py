@@ -19,6 +19,7 @@ import struct
 import threading
 from typing import Callable
 
+from .oncrpc import LAST_FRAGMENT
 from .pod import Pod
 
 Mangle = Callable[[bytes], bytes]
@@ -43,6 +44,17 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
             return None
         buf += chunk
     return bytes(buf)
+
+
+def recv_fragment(sock: socket.socket) -> tuple[int, bytes] | None:
+    """One record-marking fragment (RFC 5531 section 11): its header word
+    (LAST_FRAGMENT bit and length) and its bytes; None at end of stream."""
+    hdr = _recv_exact(sock, 4)
+    if hdr is None:
+        return None
+    word, = struct.unpack(">I", hdr)
+    frag = _recv_exact(sock, word & ~LAST_FRAGMENT)
+    return None if frag is None else (word, frag)
 
 
 class RecordProxy:
@@ -106,24 +118,18 @@ class RecordProxy:
 
     def _pump_records(self, src: socket.socket, dst: socket.socket) -> None:
         try:
-            while True:
-                hdr = _recv_exact(src, 4)
-                if hdr is None:
-                    break
-                word, = struct.unpack(">I", hdr)
-                frag = _recv_exact(src, word & 0x7FFFFFFF)
-                if frag is None:
-                    break
+            while (got := recv_fragment(src)) is not None:
+                word, frag = got
                 if self.mangle is not None:
                     new = self.mangle(frag)
                     if new != frag:
                         with self._lock:
                             self.mangled += 1
                         frag = new
-                        hdr = struct.pack(">I", (word & 0x80000000) | len(frag))
+                        word = (word & LAST_FRAGMENT) | len(frag)
                 with self._lock:
                     self.replies += 1
-                dst.sendall(hdr + frag)
+                dst.sendall(struct.pack(">I", word) + frag)
         except OSError:
             pass
         finally:

@@ -37,7 +37,8 @@ from .daemons import OsdProcess
 from .mds import PandoMds
 from .nfs3 import NFS3_OK, Nfs3Client
 from .nfs3_setup import Nfs3Setup, mount_root
-from .nfsproxy import RecordProxy, _recv_exact
+from .nfsproxy import RecordProxy, recv_fragment
+from .oncrpc import LAST_FRAGMENT
 from .osdctl import Info, OsdCtl, OsdCtlError, Stats, Status, open_ctl
 from .pod import Pod
 from .vm import Vm
@@ -463,15 +464,12 @@ class CallbackBlocker(RecordProxy):
             while True:
                 frags = []
                 while True:
-                    hdr = _recv_exact(src, 4)
-                    if hdr is None:
+                    got = recv_fragment(src)
+                    if got is None:
                         return
-                    word, = struct.unpack(">I", hdr)
-                    frag = _recv_exact(src, word & 0x7FFFFFFF)
-                    if frag is None:
-                        return
-                    frags.append(hdr + frag)
-                    if word & 0x80000000:
+                    word, frag = got
+                    frags.append(struct.pack(">I", word) + frag)
+                    if word & LAST_FRAGMENT:
                         break
                 body = b"".join(f[4:] for f in frags)
                 is_call = len(body) >= 8 and struct.unpack(">I", body[4:8])[0] == 0

@@ -5,7 +5,7 @@ tests about Ganesha 4.3 itself or the harness use `ganesha_vfs`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -13,7 +13,7 @@ from pando_testing.e2e import KERNEL_IDS, KernelClient, check_xproto_on_server, 
 from pando_testing.ganesha import GaneshaVfs
 from pando_testing.mountstats import ops_by_server, parse_mountstats
 from pando_testing.pod import Pod
-from pando_testing.vm import NfsServerHandle, Scenario, wait_all
+from pando_testing.vm import NfsServerHandle, Scenario, VmResult, wait_all
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +26,17 @@ INLINE_MAX = 65536     # PandoMds.inline_max: files up to this size stay in the 
 MIRRORS = 2            # PandoMds.mirrors
 XPROTO_SIZES = (0, 1, 4096, 65535, 65536, 65537, 1048576, 1048577, 8 << 20)
 BIGDIR_ENTRIES = 10_000
+
+
+def on_both(client: KernelClient, timeout: int, name: str,
+            *args: object) -> tuple[VmResult, dict[str, dict[str, Any]]]:
+    """Scenario NAME ARGS... over NFSv3 and NFSv4.2 in one VM, which must
+    pass: the result, and each step's metrics by version."""
+    sc = Scenario()
+    for vers in VERSIONS:
+        sc.step(name, vers, *args)
+    res = client.run(sc, timeout=timeout).assert_ok()
+    return res, {vers: res.step(name, vers).metrics for vers in VERSIONS}
 
 
 @pytest.mark.parametrize("version", KERNEL_IDS)
@@ -84,12 +95,8 @@ def test_directory_permissions(version: str, kernel_client: Callable[..., Kernel
 def test_big_directory(version: str, kernel_client: Callable[..., KernelClient]) -> None:
     """10,000 entries in one directory: `ls -f | wc -l` after a remount
     (readdir through many pages of cookies), every name exactly once."""
-    sc = Scenario()
-    for vers in VERSIONS:
-        sc.step("bigdir", vers, BIGDIR_ENTRIES)
-    res = kernel_client(version).run(sc, timeout=590).assert_ok()
-    for vers in VERSIONS:
-        m = res.step("bigdir", vers).metrics
+    res, metrics = on_both(kernel_client(version), 590, "bigdir", BIGDIR_ENTRIES)
+    for vers, m in metrics.items():
         print(f"{version} {vers} {BIGDIR_ENTRIES} entries: create {m['creates_per_s']}/s, "
               f"readdir {m['readdir_s']} s, unlink {m['unlinks_per_s']}/s")
     print(timing_line(res))
@@ -142,12 +149,8 @@ def test_inline_and_object_files(version: str, kernel_client: Callable[..., Kern
     between them (append across it, a hole across it, shrink below it and
     grow again, truncate to 0, overwrite in the middle), made alike in guest
     memory and compared after a remount."""
-    sc = Scenario()
-    for vers in VERSIONS:
-        sc.step("sizes", vers)
-    res = kernel_client(version).run(sc, timeout=300).assert_ok()
-    for vers in VERSIONS:
-        m = res.step("sizes", vers).metrics
+    res, metrics = on_both(kernel_client(version), 300, "sizes")
+    for vers, m in metrics.items():
         # A 50,000-byte inline file with a 40 KiB hole, and a 4 KiB file
         # extended to 200,000 bytes: what the server says they use.
         print(f"{version} {vers}: blocks used by an inline file with a hole "
@@ -189,12 +192,8 @@ def test_create_while_removing(version: str, kernel_client: Callable[..., Kernel
 @pytest.mark.parametrize("version", KERNEL_IDS)
 def test_metadata_storm(version: str, kernel_client: Callable[..., KernelClient]) -> None:
     n = 500
-    sc = Scenario()
-    for vers in VERSIONS:
-        sc.step("metastorm", vers, n)
-    res = kernel_client(version).run(sc, timeout=400).assert_ok()
-    for vers in VERSIONS:
-        m = res.step("metastorm", vers).metrics
+    _, metrics = on_both(kernel_client(version), 400, "metastorm", n)
+    for vers, m in metrics.items():
         print(f"{version} {vers} metadata storm, {n} files: create {m['creates_per_s']}/s, "
               f"stat {m['stats_per_s']}/s, unlink {m['unlinks_per_s']}/s, readdir {m['readdir_s']} s")
         assert m["create_s"] > 0 and m["unlinks_per_s"] > 0
@@ -203,12 +202,8 @@ def test_metadata_storm(version: str, kernel_client: Callable[..., KernelClient]
 @pytest.mark.parametrize("version", KERNEL_IDS)
 def test_dd_throughput(version: str, kernel_client: Callable[..., KernelClient]) -> None:
     mib = 128
-    sc = Scenario()
-    for vers in VERSIONS:
-        sc.step("dd", vers, mib)
-    res = kernel_client(version).run(sc, timeout=400).assert_ok()
-    for vers in VERSIONS:
-        m = res.step("dd", vers).metrics
+    _, metrics = on_both(kernel_client(version), 400, "dd", mib)
+    for vers, m in metrics.items():
         print(f"{version} {vers} dd {mib} MiB: write {m['write_MBps']} MB/s (conv=fsync), "
               f"read {m['read_MBps']} MB/s (after remount)")
         assert m["write_MBps"] > 0 and m["read_MBps"] > 0

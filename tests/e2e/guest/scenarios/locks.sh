@@ -5,35 +5,31 @@
 # subshell with `set -e`, cwd a fresh directory on the mount ($W), $VERS the
 # NFS version; the helpers (gen, check_file, remount, metric, fail, ...) are lib.sh's.
 
-# Byte-range and whole-file locks between two processes of this guest
-# (ptool lock).  Over NFSv4.1 the server arbitrates: both processes are
-# lock owners of one client, and the LOCK count in mountstats proves the
-# requests reached it.  (NFSv3 mounts use nolock: locks stay in the client.)
-sc_locks() {
-  : > f
-  src=$(gen 1048577); dd if="$src" of=big bs=1M 2>/dev/null
-  lock0=$(opcount LOCK)
-  for file in f big; do
-    # an exclusive lock held by A: B can take neither kind, F_GETLK sees it
-    rm -f held release
-    ptool lock -x "$file" sh -c 'touch held; while [ ! -e release ]; do sleep 0.05; done' > a.out 2>&1 &
-    a=$!
-    wait_for held
-    must_fail "Resource temporarily unavailable" ptool lock -n -x "$file"
-    must_fail "Resource temporarily unavailable" ptool lock -n -s "$file"
-    case "$(ptool lock -g "$file")" in "conflict W 0:0 "*) ;; *) fail "F_GETLK on $file: $(ptool lock -g "$file"), want conflict W 0:0";; esac
-    # B blocks until A lets go
-    ptool lock -t 60 -x "$file" > b.out 2>&1 &
-    b=$!
-    sleep 1
-    kill -0 $b 2>/dev/null || fail "B did not wait for A's lock on $file: $(cat b.out)"
-    touch release
-    wait $a || fail "A failed: $(cat a.out)"
-    wait $b || fail "B never got the lock on $file after A released it: $(cat b.out)"
-    metric "blocked_wait_s.$file" "$(awk '/^locked/ { print $NF }' b.out)"
-    ptool lock -n -x "$file" > /dev/null || fail "$file still locked after A and B exited"
-  done
-  # byte ranges: write locks on 0:100 and shared ones on 1000:100
+# Whole-file locks on FILE: an exclusive lock held by A, B can take
+# neither kind and F_GETLK sees it; B blocks until A lets go.
+locks_whole_file() {
+  file=$1
+  rm -f held release
+  ptool lock -x "$file" sh -c 'touch held; while [ ! -e release ]; do sleep 0.05; done' > a.out 2>&1 &
+  a=$!
+  wait_for held
+  must_fail "Resource temporarily unavailable" ptool lock -n -x "$file"
+  must_fail "Resource temporarily unavailable" ptool lock -n -s "$file"
+  case "$(ptool lock -g "$file")" in "conflict W 0:0 "*) ;; *) fail "F_GETLK on $file: $(ptool lock -g "$file"), want conflict W 0:0";; esac
+  # B blocks until A lets go
+  ptool lock -t 60 -x "$file" > b.out 2>&1 &
+  b=$!
+  sleep 1
+  kill -0 $b 2>/dev/null || fail "B did not wait for A's lock on $file: $(cat b.out)"
+  touch release
+  wait $a || fail "A failed: $(cat a.out)"
+  wait $b || fail "B never got the lock on $file after A released it: $(cat b.out)"
+  metric "blocked_wait_s.$file" "$(awk '/^locked/ { print $NF }' b.out)"
+  ptool lock -n -x "$file" > /dev/null || fail "$file still locked after A and B exited"
+}
+
+# Byte ranges: write locks on 0:100 and shared ones on 1000:100.
+locks_ranges() {
   rm -f held release held2
   ptool lock -x -r 0:100 f sh -c 'touch held; while [ ! -e release ]; do sleep 0.05; done' > a.out 2>&1 &
   a=$!
@@ -49,7 +45,11 @@ sc_locks() {
   ptool lock -n -x -r 2000:0 f > /dev/null || fail "W 2000:EOF refused (no lock there)"
   case "$(ptool lock -g -r 1090:20 f)" in "conflict R 1000:100 "*) ;; *) fail "F_GETLK 1090:20: $(ptool lock -g -r 1090:20 f), want conflict R 1000:100";; esac
   touch release; wait $a; wait $a2
-  # flock(2) and OFD locks (the NFS client makes both whole-file or ranged POSIX locks on the server)
+}
+
+# flock(2) and OFD locks (the NFS client makes both whole-file or ranged
+# POSIX locks on the server).
+locks_flock_ofd() {
   rm -f held release
   ptool lock -k flock -x f sh -c 'touch held; while [ ! -e release ]; do sleep 0.05; done' > a.out 2>&1 &
   a=$!
@@ -65,6 +65,19 @@ sc_locks() {
   must_fail "Resource temporarily unavailable" ptool lock -k ofd -n -x -r 5:1 f
   ptool lock -k ofd -n -x -r 10:10 f > /dev/null || fail "OFD W 10:10 refused next to OFD W 0:10"
   touch release; wait $a
+}
+
+# Byte-range and whole-file locks between two processes of this guest
+# (ptool lock).  Over NFSv4.1 the server arbitrates: both processes are
+# lock owners of one client, and the LOCK count in mountstats proves the
+# requests reached it.  (NFSv3 mounts use nolock: locks stay in the client.)
+sc_locks() {
+  : > f
+  src=$(gen 1048577); dd if="$src" of=big bs=1M 2>/dev/null
+  lock0=$(opcount LOCK)
+  for file in f big; do locks_whole_file "$file"; done
+  locks_ranges
+  locks_flock_ofd
   metric lock_calls $(( $(opcount LOCK) - lock0 ))
   metric lockt_calls "$(opcount LOCKT)"
 }

@@ -52,11 +52,9 @@ tree_attrs() {
   done
 }
 
-# POSIX namespace work: mkdir -p, rename over a file and over an empty
-# directory, the errors rename(2), rmdir and link must give, hard links and
-# link counts, symlinks, unlink of an open file; what the server kept is
-# checked again after a remount.
-sc_namespace() {
+# mkdir -p; rename over a file and over an empty directory; the errors
+# rename(2) and rmdir must give; renames within and across directories.
+ns_renames() {
   mkdir -p a/b/c/d/e
   [ -d a/b/c/d/e ] || fail "mkdir -p a/b/c/d/e made no a/b/c/d/e"
   mkdir -p a/b/c/d/e || fail "mkdir -p of an existing tree failed"
@@ -83,7 +81,11 @@ sc_namespace() {
   # rename within a directory and across directories, of files and directories
   mv z a/b/z2; mv a/b/c a/c2; mv e2 a/c2/e3
   [ -f a/b/z2 ] && [ -f a/c2/e3/x ] && [ -d a/c2/d/e ] || fail "cross-directory renames: $(find . | sort)"
-  # hard links: one inode, counts go up and down, data shared
+}
+
+# Hard links: one inode, counts go up and down, data shared; directory
+# link counts.
+ns_links() {
   echo data > h1; mkdir hl
   ln h1 h2; ln h1 hl/h3
   eq "links of h1 with 3 names" "$(stat -c %h h1)" 3
@@ -99,7 +101,11 @@ sc_namespace() {
   eq "links of L with 3 subdirectories" "$(stat -c %h L)" 5
   rmdir L/s3; mv L/s2 L2
   eq "links of L after rmdir and mv of a subdirectory" "$(stat -c %h L)" 3
-  # symlinks: relative, absolute and dangling, to a directory, long targets
+}
+
+# Symlinks: relative, absolute and dangling, to a directory, and one whose
+# target is $1 (a long one).
+ns_symlinks() {
   ln -s h2 sl
   eq "readlink sl" "$(readlink sl)" h2
   eq "cat through sl" "$(cat sl)" "$(cat h2)"
@@ -108,13 +114,16 @@ sc_namespace() {
   ln -s a/c2 dl
   [ -d dl/d/e ] || fail "symlink to a directory does not resolve: $(ls -l dl)"
   long=$(head -c 1000 /dev/zero | tr '\0' 'x')
-  ln -s "$long" longlink
-  eq "readlink of a 1000-byte target" "$(readlink longlink)" "$long"
+  ln -s "$1" longlink
+  eq "readlink of a 1000-byte target" "$(readlink longlink)" "$1"
   eq "size of a symlink" "$(stat -c %s longlink)" 1000
   mv sl sl2; rm dangling
   [ -f h2 ] || fail "removing a symlink removed its target"
-  # unlink of an open (inline, small) file: the client silly-renames it;
-  # reads and writes through the descriptor go on, and it goes at close
+}
+
+# Unlink of an open (inline, small) file: the client silly-renames it;
+# reads and writes through the descriptor go on, and it goes at close.
+ns_unlink_open() {
   printf 'open and unlinked' > u
   exec 5<> u
   rm u
@@ -128,6 +137,18 @@ sc_namespace() {
     i=$((i + 1)); [ $i -le 100 ] || fail "silly-renamed file still there 10 s after close: $(ls -A)"
     sleep 0.1
   done
+}
+
+# POSIX namespace work: mkdir -p, rename over a file and over an empty
+# directory, the errors rename(2), rmdir and link must give, hard links and
+# link counts, symlinks, unlink of an open file; what the server kept is
+# checked again after a remount.
+sc_namespace() {
+  long=$(head -c 1000 /dev/zero | tr '\0' 'x')
+  ns_renames
+  ns_links
+  ns_symlinks "$long"
+  ns_unlink_open
   # everything as the server kept it
   tree_attrs > /tmp/ns.before
   remount

@@ -69,10 +69,10 @@ static void test_setattr(void)
 	CHECK_EQ(a.change, before.change);
 }
 
-static void test_inline(void)
+static void test_inline_read_write_holes_and_truncate(void)
 {
 	uint64_t f = mkfile(s, NS_ROOT_INO, "data");
-	uint8_t buf[INLINE_MAX + 16], big[INLINE_MAX + 1];
+	uint8_t buf[INLINE_MAX + 16];
 	struct ns_setattr sa = { .mask = NS_SET_SIZE };
 	struct ns_attr a;
 	size_t n = 0;
@@ -117,6 +117,20 @@ static void test_inline(void)
 	CHECK_EQ(ns_read(s, f, 0, sizeof(buf), buf, &n, &eof), 0);
 	CHECK_EQ(n, 8);
 	CHECK(memcmp(buf, "hello\0\0\0", 8) == 0);
+	/* Empty again: the object tests count the store's bytes. */
+	sa.size = 0;
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+}
+
+/* LAYOUTCOMMIT's sizes: grow only, lazy, guarded by the change attribute. */
+static void test_inline_size_grow_lazy_and_guarded(void)
+{
+	uint64_t f = mkfile(s, NS_ROOT_INO, "sizes");
+	struct ns_setattr sa;
+	struct ns_attr a;
+
+	CHECK_EQ(ns_write(s, f, 0, "hello\0\0\0", 8, true, NULL, &a), 0);
+	CHECK_EQ(a.size, 8);
 	/* Only grow: LAYOUTCOMMIT's size. */
 	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW, .size = 4 };
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
@@ -141,6 +155,19 @@ static void test_inline(void)
 	CHECK_EQ(a.size, 14);
 	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = 12 };
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+	/* Empty again: the object tests count the store's bytes. */
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE, .size = 0 };
+	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
+}
+
+static void test_inline_threshold_and_bad_targets(void)
+{
+	uint64_t f = mkfile(s, NS_ROOT_INO, "threshold");
+	uint8_t buf[16], big[INLINE_MAX + 1];
+	struct ns_setattr sa;
+	struct ns_attr a;
+	size_t n = 0;
+	bool eof = false;
 
 	/* The threshold: up to it inline, past it the caller must move on. */
 	memset(big, 'b', sizeof(big));
@@ -313,7 +340,9 @@ int main(void)
 	s = test_store(path, sizeof(path),
 		       &(struct ns_options){ .nosync = true, .inline_max = INLINE_MAX });
 	test_setattr();
-	test_inline();
+	test_inline_read_write_holes_and_truncate();
+	test_inline_size_grow_lazy_and_guarded();
+	test_inline_threshold_and_bad_targets();
 	test_objects();
 	test_unlink_objects();
 	check_clean(s);

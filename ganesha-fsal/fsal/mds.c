@@ -294,6 +294,24 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 	return rc ? NFS4ERR_LAYOUTUNAVAILABLE : NFS4_OK;
 }
 
+/* What a failed LAYOUTGET answers: a layout the client cannot use, come
+ * back later (a recall or a move under way), or a reply buffer too small. */
+static nfsstat4 layoutget_status(uint64_t ino, int rc)
+{
+	switch (rc) {
+	case -EOPNOTSUPP:
+		return NFS4ERR_LAYOUTUNAVAILABLE;
+	case -EAGAIN:
+		return NFS4ERR_LAYOUTTRYLATER;
+	case -ENOSPC:
+		return NFS4ERR_TOOSMALL;
+	default:
+		LogMajor(COMPONENT_PNFS, "pando: LAYOUTGET of inode %" PRIu64 " failed: %d",
+			 ino, rc);
+		return NFS4ERR_LAYOUTTRYLATER;
+	}
+}
+
 static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 				const struct fsal_layoutget_arg *arg,
 				struct fsal_layoutget_res *res)
@@ -335,20 +353,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 			pando_layouts_ungrant(exp->layouts, granted);
 	}
 	pando_map_free(map);
-	switch (rc) {
-	case 0:
-		break;
-	case -EOPNOTSUPP:
-		return NFS4ERR_LAYOUTUNAVAILABLE;
-	case -EAGAIN:
-		return NFS4ERR_LAYOUTTRYLATER;
-	case -ENOSPC:
-		return NFS4ERR_TOOSMALL;
-	default:
-		LogMajor(COMPONENT_PNFS, "pando: LAYOUTGET of inode %" PRIu64 " failed: %d",
-			 h->ino, rc);
-		return NFS4ERR_LAYOUTTRYLATER;
-	}
+	if (rc)
+		return layoutget_status(h->ino, rc);
 	res->segment.offset = seg.offset;
 	res->segment.length = seg.length == PANDO_LENGTH_EOF ? NFS4_UINT64_MAX : seg.length;
 	res->fsal_seg_data = granted;

@@ -134,11 +134,15 @@ class KernelClient:
         self.pod, self.workdir, self.server, self.name = pod, workdir, server, name
         self.vms: list[Vm] = []
 
+    def next_vm_name(self) -> str:
+        """The name the next VM gets: its run directory on the server too."""
+        return self.name if not self.vms else f"{self.name}-{len(self.vms) + 1}"
+
     def vm(self, scenario: Scenario, **kw: object) -> Vm:
         """A prepared (not started) VM; each gets its own name, run directory
         on the server and NFSv4 client id."""
-        name = self.name if not self.vms else f"{self.name}-{len(self.vms) + 1}"
-        vm = Vm(self.pod, self.kernel, self.workdir, name, self.server.target, scenario, **kw)  # type: ignore[arg-type]
+        vm = Vm(self.pod, self.kernel, self.workdir, self.next_vm_name(), self.server.target,
+                scenario, **kw)  # type: ignore[arg-type]
         self.vms.append(vm)
         return vm
 

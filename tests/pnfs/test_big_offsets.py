@@ -120,7 +120,7 @@ def test_offsets_past_4gib_with_truncates(version: str, pnfs_cluster: Callable[.
     gate = c.gate
     assert gate is not None
     kc = guest(version, c)
-    run = f"k{version.replace('.', '_')}-1"
+    run = kc.next_vm_name()
     m, want = expected()
     sc = (Scenario().step("sh", "v4.1", script(gate.guest_lib(), "pnfs"))
           .step("sh", "v3", script(gate.guest_lib(), "gateway")))

@@ -34,7 +34,7 @@ def test_pnfs_data_path(version: str, pnfs_cluster: Callable[..., PnfsCluster],
     gate = c.gate
     assert gate is not None
     kc = guest(version, c)
-    run = f"k{version.replace('.', '_')}-1"
+    run = kc.next_vm_name()
     sc = (Scenario()
           .step("sh", "v4.2", write_and_report(SIZES, gate.guest_lib(), "pnfs-done"))
           .step("mountstats", "v4.2")

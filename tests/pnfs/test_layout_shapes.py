@@ -35,7 +35,7 @@ def run_io(c: PnfsCluster, kc: KernelClient, sizes: tuple[int, ...]):
     v4.1 part, the guest's reports by name)."""
     gate = c.gate
     assert gate is not None
-    run = f"{kc.name}" if not kc.vms else f"{kc.name}-{len(kc.vms) + 1}"
+    run = kc.next_vm_name()
     sc = (Scenario().step("sh", "v4.1", write_and_report(sizes, gate.guest_lib(), "io-done"))
           .step("mountstats", "v4.1").step("sh", "v3", report_over_v3(run, sizes)))
     osd0, ls0 = c.osd_stats(), c.layout_status()

@@ -79,7 +79,7 @@ def test_writes_clear_setid_bits(version: str, pnfs_cluster: Callable[..., PnfsC
     gate = c.gate
     assert gate is not None
     kc = guest(version, c)
-    run = f"k{version.replace('.', '_')}-1"
+    run = kc.next_vm_name()
     want = files()
     mine = sorted(n for n in want if not n.startswith("root"))
     roots = sorted(n for n in want if n.startswith("root"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .kernels import KERNELS, KernelUnavailable, get_kernel
+from .kernels import KERNELS, KernelUnavailable, get_kernel, sha256_file
 from .nfs3 import Nfs3Client
 from .nfs3_setup import Nfs3Error, Nfs3Setup, mount_root
 from .pod import Pod
@@ -18,14 +18,6 @@ KERNEL_IDS = list(KERNELS)
 # The data-verification sizes of issue 3: empty, one byte, one page,
 # just over 1 MiB (a partial last rsize/wsize chunk) and 64 MiB.
 SIZES = (0, 1, 4096, 1048577, 64 << 20)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 class Nfs3Peek:

@@ -135,7 +135,8 @@ def mirror_uri() -> str:
         "(/etc/apt/sources.list.d/*.sources or /etc/apt/sources.list)")
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """The file's SHA-256 (hex), read a MiB at a time."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -269,7 +270,7 @@ class KernelCache:
     def _have_debs(self, entry: dict) -> bool:
         for pkg in entry["packages"]:
             p = self._deb_path(pkg)
-            if p is None or not p.exists() or _sha256(p) != pkg.get("sha256"):
+            if p is None or not p.exists() or sha256_file(p) != pkg.get("sha256"):
                 return False
         return True
 
@@ -287,7 +288,7 @@ class KernelCache:
             if len(new) != 1:
                 raise KernelUnavailable(f"download of {name} left {len(new)} files: {new}")
             pkg["file"] = new[0].name
-            pkg["sha256"] = _sha256(new[0])
+            pkg["sha256"] = sha256_file(new[0])
             size = new[0].stat().st_size
             _say(f"  {new[0].name}: {size / 1e6:.1f} MB in {time.monotonic() - t0:.1f} s")
 

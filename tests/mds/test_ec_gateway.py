@@ -20,7 +20,7 @@ from pando_testing.cluster_status import cluster_status
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.daemons import OsdProcess
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect
+from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_IO, UNSTABLE, Nfs3Client, Sattr3
 from pando_testing.oncrpc import ConnectionClosed, RpcError
 
@@ -43,12 +43,6 @@ def rs_dir(mds: PandoMds, c: Nfs3Client, name: str = "ec") -> bytes:
     return d
 
 
-def create(c: Nfs3Client, d: bytes, name: str) -> bytes:
-    res = c.create(d, name, nfs3.GUARDED, Sattr3(mode=0o644))
-    assert res.status == NFS3_OK and res.fh is not None
-    return res.fh
-
-
 def read_back(c: Nfs3Client, fh: bytes, n: int) -> bytes:
     return c.read_all(fh, 0, n)
 
@@ -63,7 +57,7 @@ def osds_of(mds: PandoMds, path: str) -> list[int]:
 def test_whole_and_partial_row_writes_read_back_byte_for_byte(ec_mds: PandoMds) -> None:
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     rng = random.Random(1)
     want = bytearray(rng.randbytes(5 * ROW + 1234))
     c.write_all(fh, 0, bytes(want), stable=FILE_SYNC, chunk=ROW)
@@ -82,7 +76,7 @@ def test_reads_decode_with_one_and_with_m_osds_killed_and_writes_go_on(
         ec_mds: PandoMds) -> None:
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     data = random.Random(2).randbytes(3 * ROW + 999)
     c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
     comps = osds_of(ec_mds, "/ec/f")
@@ -102,7 +96,7 @@ def test_reads_decode_with_one_and_with_m_osds_killed_and_writes_go_on(
 def test_more_than_m_osds_killed_fails_with_io_errors_not_wrong_bytes(ec_mds: PandoMds) -> None:
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     data = random.Random(3).randbytes(2 * ROW)
     c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
     comps = osds_of(ec_mds, "/ec/f")
@@ -118,7 +112,7 @@ def test_truncate_to_the_middle_of_a_row_then_grow_reads_zeros_in_the_gap(
         ec_mds: PandoMds) -> None:
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     data = random.Random(4).randbytes(3 * ROW)
     c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
     cut = ROW + SU + 77
@@ -159,7 +153,7 @@ def test_manager_killed_mid_partial_row_writes_leaves_no_write_hole(
                          osd_args=["--write-bandwidth", "512K"])
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     c.write_all(fh, 0, random.Random(6).randbytes(4 * ROW), stable=FILE_SYNC, chunk=ROW)
     c.close()
     stop, done = threading.Event(), [0]
@@ -201,7 +195,7 @@ def test_osd_that_lost_unstable_row_updates_fails_commit_and_parity_follows_data
     a decode agrees with a healthy read."""
     c = connect(ec_mds)
     d = rs_dir(ec_mds, c)
-    fh = create(c, d, "f")
+    fh = new_file(c, d, "f")
     data = random.Random(7).randbytes(2 * ROW)
     c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
     assert c.write(fh, 100, b"u" * 3000, stable=UNSTABLE).status == NFS3_OK
@@ -232,7 +226,7 @@ def test_a_new_file_with_m_osds_down_is_born_degraded_and_reads_back(ec_mds: Pan
     d = rs_dir(ec_mds, c)
     for o in ec_mds.osds[:2]:
         o.kill9()
-    fh = create(c, d, "new")
+    fh = new_file(c, d, "new")
     data = random.Random(8).randbytes(3 * ROW + 5)
     c.write_all(fh, 0, data, stable=FILE_SYNC, chunk=ROW)
     assert read_back(c, fh, len(data)) == data

@@ -14,6 +14,7 @@ import pytest
 
 from pando_testing.daemons import OsdProcess
 from pando_testing.mds import PandoMds, fsck_binary
+from pando_testing.mds_files import connect
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
 
 PARTITION = "1"
@@ -42,33 +43,14 @@ def pattern(name: str, size: int) -> bytes:
     return bytes((i * 7 + seed) % 251 for i in range(size))
 
 
-def nfs(mds: PandoMds) -> Nfs3Client:
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
-
-
-def write_all(c: Nfs3Client, fh: bytes, data: bytes) -> None:
-    off = 0
-    while off < len(data):
-        res = c.write(fh, off, data[off:off + 65536], FILE_SYNC)
-        assert res.status == 0 and res.count > 0, res
-        off += res.count
-
-
 def read_all(c: Nfs3Client, fh: bytes, size: int) -> bytes:
-    out = b""
-    while len(out) < size:
-        res = c.read(fh, len(out), 65536)
-        assert res.status == 0, res
-        out += res.data
-        if res.eof or not res.data:
-            break
-    return out
+    return c.read_all(fh, 0, size, chunk=65536)
 
 
 def make_files(mds: PandoMds) -> dict[str, File]:
     root = mds.root_handle()
     setup = mds.client()
-    c = nfs(mds)
+    c = connect(mds)
     try:
         res = c.mkdir(root, "dir")
         assert res.status == 0, res
@@ -78,7 +60,7 @@ def make_files(mds: PandoMds) -> dict[str, File]:
             parent, _, name = path.rpartition("/")
             fh = setup.create(dirs[parent], name)
             data = pattern(path, size)
-            write_all(c, fh, data)
+            c.write_all(fh, 0, data, FILE_SYNC)
             attrs = c.getattr(fh).attrs
             assert attrs is not None and attrs.size == size
             files[path] = File(fh, attrs.fileid, data)
@@ -194,7 +176,7 @@ def test_lost_object_is_reported_not_repaired(stopped: tuple[PandoMds, dict[str,
 
     # The repair touched no healthy file.
     mds.start()
-    c = nfs(mds)
+    c = connect(mds)
     try:
         for path in ("small", "big2", "dir/big3"):
             assert read_all(c, files[path].fh, FILES[path]) == files[path].data, path
@@ -220,7 +202,7 @@ def test_object_longer_than_its_file_is_a_tail_trimmed_on_repair(
     assert {o.length for o in objects(mds) if o.owner == files["big2"].ino} == {size}
     fsck(mds, status=CLEAN)
     mds.start()
-    c = nfs(mds)
+    c = connect(mds)
     try:
         assert read_all(c, files["big2"].fh, size) == files["big2"].data
     finally:
@@ -251,7 +233,7 @@ def test_pending_intent_is_finished(mds: PandoMds) -> None:
     held = [o for o in objects(mds) if o.owner == victim.ino]
     down = held[0].osd
     assert down.stop() == 0
-    c = nfs(mds)
+    c = connect(mds)
     try:
         res = c.remove(mds.root_handle(), "big")
         assert res.status == 0, res

@@ -183,6 +183,13 @@ def test_guest_metrics_become_json(tmp_path: Path) -> None:
     assert json.loads(out) == {"a": 1, "b": 2.5, "c": "007x", "sha256.1": "9defb0a9", "d": -3}
 
 
+def test_guest_timing_gives_seconds_and_rate(tmp_path: Path) -> None:
+    out = _guest_sh(tmp_path, ": > /tmp/metrics; timing create 500 10.25 12.75; "
+                              "timing unlink 3 5.0 5.0; metrics_json; rm -f /tmp/metrics")
+    assert json.loads(out) == {"create_s": 2.5, "creates_per_s": 200.0,
+                               "unlink_s": 0.0, "unlinks_per_s": 3000.0}
+
+
 def test_guest_opcount_reads_mountstats(tmp_path: Path) -> None:
     """opcount (the lock and open-state scenarios count their calls with it)
     on text captured in a guest: one operation's count on the step's mount."""

@@ -36,6 +36,11 @@ say() { echo "pando: $*" > /dev/console; }
 now() { read -r up _ < /proc/uptime; echo "$up"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.1f", n / s }'; }
+# timing WHAT N T0 T1: metrics WHAT_s (seconds) and WHATs_per_s (N per second)
+timing() {
+  metric "${1}_s" "$(elapsed "$3" "$4")"
+  metric "${1}s_per_s" "$(rate "$2" "$(elapsed "$3" "$4")")"
+}
 
 # stdin -> a JSON string literal (the last $1 bytes, non-ASCII as '?')
 json_str() {

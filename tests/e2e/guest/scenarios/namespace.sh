@@ -255,14 +255,19 @@ sc_perms() {
   fi
 }
 
+# N empty files PREFIX0 .. PREFIX<N-1>, timed (metrics create_s, creates_per_s).
+create_empty() {
+  t0=$(now); i=0
+  while [ $i -lt "$2" ]; do : > "$1$i"; i=$((i + 1)); done
+  timing create "$2" "$t0" "$(now)"
+}
+
 # N entries in one directory: created, counted with an unsorted readdir
 # (`ls -f | wc -l`; busybox ls has no -f, ptool ls is the same readdir loop)
 # after a remount, every name exactly once, then removed.
 sc_bigdir() {
   n=${1:-10000}
-  t0=$(now); i=0
-  while [ $i -lt "$n" ]; do : > "e$i"; i=$((i + 1)); done
-  t1=$(now); metric create_s "$(elapsed "$t0" "$t1")"; metric creates_per_s "$(rate "$n" "$(elapsed "$t0" "$t1")")"
+  create_empty e "$n"
   remount
   t0=$(now); count=$(ptool ls . | wc -l); t1=$(now)
   metric readdir_s "$(elapsed "$t0" "$t1")"
@@ -274,8 +279,8 @@ sc_bigdir() {
   [ -z "$dups" ] || fail "readdir returned names twice: $dups"
   cmp -s /tmp/bigdir.got /tmp/bigdir.want || fail "readdir names differ from those created: $(diff /tmp/bigdir.want /tmp/bigdir.got | head -10)"
   eq "links of the directory" "$(stat -c %h .)" 2
-  t0=$(now); find . -name 'e*' -type f -exec rm -f {} +; t1=$(now)
-  metric unlink_s "$(elapsed "$t0" "$t1")"; metric unlinks_per_s "$(rate "$n" "$(elapsed "$t0" "$t1")")"
+  t0=$(now); find . -name 'e*' -type f -exec rm -f {} +
+  timing unlink "$n" "$t0" "$(now)"
   remount
   [ -z "$(ls -A)" ] || fail "entries left after removing them all: $(ls -A | head)"
 }
@@ -284,18 +289,16 @@ sc_bigdir() {
 # unlink; timings as metrics.
 sc_metastorm() {
   n=${1:-200}
-  t0=$(now); i=0
-  while [ $i -lt "$n" ]; do : > "f$i"; i=$((i + 1)); done
-  t1=$(now); metric create_s "$(elapsed "$t0" "$t1")"; metric creates_per_s "$(rate "$n" "$(elapsed "$t0" "$t1")")"
+  create_empty f "$n"
   remount
   t0=$(now); i=0
   while [ $i -lt "$n" ]; do [ -e "f$i" ] || fail "f$i missing after remount"; i=$((i + 1)); done
-  t1=$(now); metric stat_s "$(elapsed "$t0" "$t1")"; metric stats_per_s "$(rate "$n" "$(elapsed "$t0" "$t1")")"
+  timing stat "$n" "$t0" "$(now)"
   t0=$(now); count=$(ls | wc -l); t1=$(now)
   metric readdir_s "$(elapsed "$t0" "$t1")"
   [ "$count" = "$n" ] || fail "ls shows $count entries, want $n"
-  t0=$(now); rm -f f*; t1=$(now)
-  metric unlink_s "$(elapsed "$t0" "$t1")"; metric unlinks_per_s "$(rate "$n" "$(elapsed "$t0" "$t1")")"
+  t0=$(now); rm -f f*
+  timing unlink "$n" "$t0" "$(now)"
   remount
   [ -z "$(ls -A)" ] || fail "files left after unlink: $(ls -A | head)"
 }

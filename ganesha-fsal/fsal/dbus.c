@@ -125,7 +125,7 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	uint64_t v[9] = { 0 };
 
 	if (exp)
-		pando_layouts_stats(exp->layouts, &st);
+		pando_grants_stats(exp->grants, &st);
 	v[0] = st.files;
 	v[1] = st.segments;
 	v[2] = st.granted;
@@ -193,7 +193,7 @@ static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *er
 	if (exp)
 		rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc)
-		rc = pando_layouts_recall_file(exp->layouts, a.ino, 0, false, "admin request");
+		rc = pando_grants_recall_file(exp->grants, a.ino, 0, false, "admin request");
 	if (rc == -EBUSY)
 		snprintf(msg, sizeof(msg), "recalling the layouts of %s (inode %" PRIu64 ")", path,
 			 a.ino);

@@ -336,6 +336,8 @@ static int export_open(struct pando_export *exp)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
 		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
+	if (!rc)
+		exp->grants = pando_layouts_grants(exp->layouts);
 	/* Presence before the map thread runs: that thread kicks it after
 	 * each epoch it applies. */
 	if (!rc && exp->cfg.etcd[0])

@@ -234,15 +234,15 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 		 * (writes acknowledged into removed objects, a LAYOUTCOMMIT
 		 * that finds the file inline again: FBIG). */
 		if (!rc && a.objects && sa.size == 0)
-			rc = pando_layouts_recall_and_wait(h->exp->layouts, h->ino, 0, false,
+			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, false,
 							   "objects released", RECALL_WAIT_MS);
 		else if (!rc && a.objects && sa.size != a.size)
-			rc = pando_layouts_recall_and_wait(h->exp->layouts, h->ino,
+			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino,
 							   caller_clientid(), false, "size change",
 							   RECALL_WAIT_MS);
 		/* Nor a rebuild's map switch (rebuild.c). */
 		if (!rc && a.objects) {
-			rc = pando_layouts_write_begin(h->exp->layouts, h->ino);
+			rc = pando_grants_write_begin(h->exp->grants, h->ino);
 			guarded = rc == 0;
 		}
 		/* RS: the cut re-encodes the last row (rows_lock, pando_fsal.h). */
@@ -253,13 +253,13 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 		}
 		if (rc) {
 			if (guarded)
-				pando_layouts_write_end(h->exp->layouts, h->ino);
+				pando_grants_write_end(h->exp->grants, h->ino);
 			return pando_status(rc);
 		}
 	}
 	rc = ns_setattr(h->exp->ns, h->ino, &sa, out);
 	if (guarded)
-		pando_layouts_write_end(h->exp->layouts, h->ino);
+		pando_grants_write_end(h->exp->grants, h->ino);
 	if (rc == -EFBIG) {
 		/* Growing an inline file past the threshold: move it first. */
 		rc = pando_move_to_objects(h);

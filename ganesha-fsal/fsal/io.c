@@ -161,7 +161,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
-	rc = pando_layouts_recall_and_wait(exp->layouts, h->ino, self, true,
+	rc = pando_grants_recall_and_wait(exp->grants, h->ino, self, true,
 					   "write through the MDS", RECALL_WAIT_MS);
 	/* Set-id bits go before the bytes reach the OSDs, and again with
 	 * the size below: a chmod in between counts as if it came first. */
@@ -169,7 +169,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 		rc = ns_setattr(exp->ns, h->ino, &sa, NULL);
 	/* A rebuild must not switch the map under these bytes (rebuild.c). */
 	if (!rc)
-		rc = pando_layouts_write_begin(exp->layouts, h->ino);
+		rc = pando_grants_write_begin(exp->grants, h->ino);
 	if (rc)
 		return rc;
 	rc = pando_objects_open(exp, h->ino, &io, &map);
@@ -178,7 +178,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 		rc = write_map(h, &io, map, off, iov, iovcnt, stable, n);
 	if (map)
 		pando_map_free(map);
-	pando_layouts_write_end(exp->layouts, h->ino);
+	pando_grants_write_end(exp->grants, h->ino);
 	if (io.verf_changed)
 		pando_note_verf_change(exp);
 	if (!rc && !stable) {

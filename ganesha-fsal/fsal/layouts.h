@@ -40,7 +40,7 @@ int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
  * settled at the next start, restart.c).  Ganesha gives the segment back
  * with pando_grant_end (grants.h); a write segment that ends with no
  * LAYOUTCOMMIT of its file since its grant has the file's size checked
- * against the objects (settle.c, then pando_layouts_settled). */
+ * against the objects (settle.c, then pando_grants_settled). */
 int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
 			uint32_t cap_version, struct pando_grant **out);
 /* Recalls every layout of the holder with this address ("" : all),
@@ -58,53 +58,5 @@ void pando_caller_address(char *buf, size_t cap);
  * recall in milliseconds, and an NFSv3 client told JUKEBOX instead would
  * wait 5 s before it tries again. */
 #define RECALL_WAIT_MS 2000
-
-/* The rest is the state machine's own (grants.h says what each does). */
-#define PANDO_LAYOUTS_CALL(l, fn, ...) fn(pando_layouts_grants(l), __VA_ARGS__)
-
-static inline void pando_layouts_ungrant(struct pando_layouts *l, struct pando_grant *seg)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_ungrant, seg); }
-static inline void pando_layouts_settled(struct pando_layouts *l, uint64_t ino, bool ok)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_settled, ino, ok); }
-static inline void pando_layouts_committed(struct pando_layouts *l, uint64_t ino)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_committed, ino); }
-static inline bool pando_layouts_stale(struct pando_layouts *l, const struct pando_grant *seg)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_stale, seg); }
-static inline int pando_layouts_recall_file(struct pando_layouts *l, uint64_t ino,
-					    uint64_t except, bool writers_only, const char *why)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_recall_file, ino, except, writers_only, why); }
-static inline int pando_layouts_recall_and_wait(struct pando_layouts *l, uint64_t ino,
-						uint64_t except, bool writers_only,
-						const char *why, uint32_t max_ms)
-{
-	return PANDO_LAYOUTS_CALL(l, pando_grants_recall_and_wait, ino, except, writers_only,
-				  why, max_ms);
-}
-static inline void pando_layouts_recall_osd(struct pando_layouts *l, uint32_t osd_id,
-					    const char *why)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_recall_osd, osd_id, why); }
-static inline void pando_layouts_stats(struct pando_layouts *l, struct pando_layout_stats *out)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_stats, out); }
-static inline uint64_t pando_layouts_holders(struct pando_layouts *l)
-{ return pando_grants_holders(pando_layouts_grants(l)); }
-static inline int pando_layouts_write_begin(struct pando_layouts *l, uint64_t ino)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_write_begin, ino); }
-static inline void pando_layouts_write_end(struct pando_layouts *l, uint64_t ino)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_write_end, ino); }
-static inline uint64_t pando_layouts_watch(struct pando_layouts *l, uint64_t ino)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_watch, ino); }
-static inline bool pando_layouts_written_since(struct pando_layouts *l, uint64_t ino,
-					       uint64_t mark)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_written_since, ino, mark); }
-static inline void pando_layouts_unwatch(struct pando_layouts *l, uint64_t ino)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_unwatch, ino); }
-static inline int pando_layouts_freeze(struct pando_layouts *l, uint64_t ino, const char *why)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_freeze, ino, why); }
-static inline void pando_layouts_thaw(struct pando_layouts *l, uint64_t ino)
-{ PANDO_LAYOUTS_CALL(l, pando_grants_thaw, ino); }
-static inline bool pando_layouts_wanted(struct pando_layouts *l, uint64_t ino)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_wanted, ino); }
-static inline bool pando_layouts_busy(struct pando_layouts *l, uint64_t ino)
-{ return PANDO_LAYOUTS_CALL(l, pando_grants_busy, ino); }
 
 #endif

@@ -350,7 +350,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc) {
 		rc = encode_layout(exp, map, &seg, write, ver, &a, loc_body);
 		if (rc)
-			pando_layouts_ungrant(exp->layouts, granted);
+			pando_grants_ungrant(exp->grants, granted);
 	}
 	pando_map_free(map);
 	if (rc)
@@ -421,7 +421,7 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 
 	/* A segment from before a recall (a truncate) must not grow the
 	 * file back: its writes lost the race with the change. */
-	if (arg->new_offset && !(seg && pando_layouts_stale(h->exp->layouts, seg))) {
+	if (arg->new_offset && !(seg && pando_grants_stale(h->exp->grants, seg))) {
 		sa.mask |= NS_SET_SIZE | NS_SET_SIZE_GROW;
 		sa.size = arg->last_write + 1;
 	}
@@ -435,7 +435,7 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 	rc = ns_setattr(h->exp->ns, h->ino, &sa, &a);
 	if (rc)
 		return posix2nfs4_error(-rc);
-	pando_layouts_committed(h->exp->layouts, h->ino);
+	pando_grants_committed(h->exp->grants, h->ino);
 	res->size_supplied = true;
 	res->new_size = a.size;
 	res->commit_done = true;

@@ -87,6 +87,7 @@ struct pando_export_config {
 struct pando_reaper;
 struct pando_placement_view;
 struct pando_layouts;
+struct pando_grants;
 struct pando_view;
 struct pando_mapwatch;
 struct pando_presence;
@@ -105,6 +106,7 @@ struct pando_export {
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;
 	struct pando_layouts *layouts;
+	struct pando_grants *grants;    /* the layouts' state machine (../grants) */
 	struct pando_premade *premade;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
@@ -263,7 +265,7 @@ int pando_objects_fence(struct pando_export *exp, const struct pando_storage_map
 int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
 		      bool *grew, struct ns_attr *before);
 /* The same off the caller's thread (a write layout ended without
- * LAYOUTCOMMIT); tells pando_layouts_settled when done. */
+ * LAYOUTCOMMIT); tells pando_grants_settled when done. */
 void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 
 /* rows.c: the RS write hole closed (the file says how).  begin/end

@@ -83,14 +83,14 @@ static char *fill(void *arg)
 	json_t *o;
 	char *s;
 
-	pando_layouts_stats(exp->layouts, &st);
+	pando_grants_stats(exp->grants, &st);
 	ns_suspect_list(exp->ns, 0, count_stale, &stale);
 	clock_gettime(CLOCK_REALTIME, &now);
 	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}",
 		      "name", p->name, "nfs", p->nfs, "pid", (json_int_t)getpid(),
 		      "time", now.tv_sec + now.tv_nsec / 1e9,
 		      "epoch", (json_int_t)pando_view_get(exp)->epoch,
-		      "clients", (json_int_t)pando_layouts_holders(exp->layouts),
+		      "clients", (json_int_t)pando_grants_holders(exp->grants),
 		      "layouts", (json_int_t)st.segments, "recalls", (json_int_t)st.recalls,
 		      "fences", (json_int_t)st.fenced, "degraded", (json_int_t)stale.files,
 		      "gateway_read_bytes", (json_int_t)atomic_load(&exp->mds_read_bytes),

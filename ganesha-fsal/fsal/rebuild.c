@@ -460,23 +460,23 @@ static int switch_map(struct rebuild *rb)
  * written meanwhile, then the switch. */
 static int handoff(struct rebuild *rb)
 {
-	struct pando_layouts *l = rb->exp->layouts;
-	uint64_t mark = pando_layouts_watch(l, rb->t->ino);
+	struct pando_grants *g = rb->exp->grants;
+	uint64_t mark = pando_grants_watch(g, rb->t->ino);
 	int rc = rb->in_place ? 0 : make_objects(rb);
 
 	if (!rc)
 		rc = copy_all(rb);
 	if (!rc)
-		rc = pando_layouts_freeze(l, rb->t->ino, "rebuild");
+		rc = pando_grants_freeze(g, rb->t->ino, "rebuild");
 	if (rc) {
-		pando_layouts_unwatch(l, rb->t->ino);
+		pando_grants_unwatch(g, rb->t->ino);
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	}
 	rc = map_unchanged(rb);
 	/* RS copies again whole: a row write changes its data unit and every
 	 * parity unit, so no component's own checksums say which rows the
 	 * lost one missed. */
-	if (!rc && (rs_resized(rb) || pando_layouts_written_since(l, rb->t->ino, mark))) {
+	if (!rc && (rs_resized(rb) || pando_grants_written_since(g, rb->t->ino, mark))) {
 		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its rebuild: "
 			 "copied again with its writers held", rb->t->ino);
 		rc = copy_all(rb);
@@ -485,8 +485,8 @@ static int handoff(struct rebuild *rb)
 		rc = switch_map(rb);
 	if (!rc)
 		rc = ns_suspect_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
-	pando_layouts_thaw(l, rb->t->ino);
-	pando_layouts_unwatch(l, rb->t->ino);
+	pando_grants_thaw(g, rb->t->ino);
+	pando_grants_unwatch(g, rb->t->ino);
 	return rc;
 }
 
@@ -566,7 +566,7 @@ int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task
 		rc = 0;
 	} else if (!rc) {
 		/* Holders of the old map get the new one. */
-		pando_layouts_recall_file(exp->layouts, t->ino, 0, false, "rebuilt");
+		pando_grants_recall_file(exp->grants, t->ino, 0, false, "rebuilt");
 		pando_reaper_kick(exp->reaper);
 	}
 	free(rb.blob);

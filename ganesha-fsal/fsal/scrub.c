@@ -203,7 +203,7 @@ static int pace(void *arg, uint64_t bytes)
 	pando_rebuild_pace(&fs->s->pace, bytes);
 	if (atomic_load(&fs->s->pace.stop))
 		return -EINTR;
-	return pando_layouts_wanted(fs->s->exp->layouts, fs->ino) ? -EAGAIN : 0;
+	return pando_grants_wanted(fs->s->exp->grants, fs->ino) ? -EAGAIN : 0;
 }
 
 static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map,
@@ -219,15 +219,15 @@ static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map
 					    .pace_arg = fs };
 	if (rc || map->shape.raid == PANDO_RS)
 		return 0;       /* gone since the listing; RS: not yet */
-	if (pando_layouts_busy(s->exp->layouts, ino))
+	if (pando_grants_busy(s->exp->grants, ino))
 		return -EAGAIN;
-	rc = pando_layouts_freeze(s->exp->layouts, ino, "scrub");
+	rc = pando_grants_freeze(s->exp->grants, ino, "scrub");
 	if (rc)
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	rc = pando_objio_init(s->exp, ino, &io);
 	if (!rc)
 		rc = objio_scrub(&io, map, a.size, res);
-	pando_layouts_thaw(s->exp->layouts, ino);
+	pando_grants_thaw(s->exp->grants, ino);
 	return rc;
 }
 

@@ -45,6 +45,6 @@ int pando_setid_mode_change(struct pando_handle *h, const struct ns_setattr *sa)
 	if (!(sa->mask & NS_SET_MODE) || !(sa->mode & SETID_BITS) ||
 	    h->obj.type != REGULAR_FILE)
 		return 0;
-	return pando_layouts_recall_and_wait(h->exp->layouts, h->ino, 0, true, "set-id bits set",
+	return pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, true, "set-id bits set",
 					     RECALL_WAIT_MS);
 }

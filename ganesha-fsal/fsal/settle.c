@@ -83,7 +83,7 @@ static void settle_job_run(struct fridgethr_context *ctx)
 
 	if (grew)
 		invalidate_attrs(job->exp, &a);
-	pando_layouts_settled(job->exp->layouts, job->ino, rc == 0);
+	pando_grants_settled(job->exp->grants, job->ino, rc == 0);
 	gsh_free(job);
 }
 
@@ -101,6 +101,6 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino)
 		LogInfo(COMPONENT_PNFS,
 			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino, rc);
 		gsh_free(job);
-		pando_layouts_settled(exp->layouts, ino, false);
+		pando_grants_settled(exp->grants, ino, false);
 	}
 }

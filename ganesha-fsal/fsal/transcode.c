@@ -78,7 +78,7 @@ static bool candidate(struct scan *s, uint64_t ino, const void *blob, size_t len
 		return false;
 	if (s->now - a.mtime.tv_sec < (time_t)p.cold_after_s)
 		return false;
-	return !pando_layouts_busy(exp->layouts, ino);
+	return !pando_grants_busy(exp->grants, ino);
 }
 
 static int collect(void *arg, uint64_t ino, const void *blob, size_t len)

@@ -112,7 +112,7 @@ static int settle(struct job *j, uint64_t mark)
 	free(now);
 	if (!rc)
 		rc = ns_getattr(j->exp->ns, j->ino, &a);
-	if (rc || (a.size == j->size && !pando_layouts_written_since(j->exp->layouts, j->ino,
+	if (rc || (a.size == j->size && !pando_grants_written_since(j->exp->grants, j->ino,
 								      mark)))
 		return rc;
 	LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its transcoding: "
@@ -124,14 +124,14 @@ static int settle(struct job *j, uint64_t mark)
 
 static int handoff(struct job *j)
 {
-	struct pando_layouts *l = j->exp->layouts;
-	uint64_t mark = pando_layouts_watch(l, j->ino);
+	struct pando_grants *g = j->exp->grants;
+	uint64_t mark = pando_grants_watch(g, j->ino);
 	int rc = copy(j);
 
 	if (!rc)
-		rc = pando_layouts_freeze(l, j->ino, "transcode");
+		rc = pando_grants_freeze(g, j->ino, "transcode");
 	if (rc) {
-		pando_layouts_unwatch(l, j->ino);
+		pando_grants_unwatch(g, j->ino);
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	}
 	rc = settle(j, mark);
@@ -140,8 +140,8 @@ static int handoff(struct job *j)
 				j->old_len, j->intent);
 	if (!rc)
 		j->intent = 0;
-	pando_layouts_thaw(l, j->ino);
-	pando_layouts_unwatch(l, j->ino);
+	pando_grants_thaw(g, j->ino);
+	pando_grants_unwatch(g, j->ino);
 	return rc;
 }
 
@@ -192,7 +192,7 @@ int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size
 	if (!rc) {
 		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 ": %" PRIu64 " bytes transcoded "
 			 "to RS(%u,%u)", ino, j.size, j.next->shape.data, j.next->shape.parity);
-		pando_layouts_recall_file(exp->layouts, ino, 0, false, "transcoded");
+		pando_grants_recall_file(exp->grants, ino, 0, false, "transcoded");
 		pando_reaper_kick(exp->reaper);
 	}
 	*copied = j.copied;

@@ -259,7 +259,7 @@ int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, cons
 	LogEvent(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64 " applied (from %s): %s",
 		 v->epoch, source, what);
 	for (size_t i = 0; i < nout && exp->layouts; i++)
-		pando_layouts_recall_osd(exp->layouts, outs[i], "an OSD it uses is out");
+		pando_grants_recall_osd(exp->grants, outs[i], "an OSD it uses is out");
 	gsh_free(outs);
 	return 0;
 }

@@ -17,8 +17,8 @@ import pytest
 from pando_testing import nfs3
 from pando_testing.cluster_map import wait_for
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import (fileid_of, new_file, object_attrs, object_bytes, objects,
-                                     objects_of, ok)
+from pando_testing.mds_files import (connect, fileid_of, new_file, object_attrs, object_bytes,
+                                     objects, objects_of, ok)
 from pando_testing.nfs3 import (NFS3_OK, DATA_SYNC, FILE_SYNC, UNSTABLE, Nfs3Client, Sattr3,
                                 status_name)
 
@@ -228,7 +228,7 @@ def test_unstable_writes_commit_and_file_sync(mds: PandoMds, c: Nfs3Client, root
     # Everything committed survives a restart of Ganesha (the verifier's
     # change is test_failures' test_restart_of_ganesha_changes_the_write_verifier).
     mds.restart()
-    with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as c2:
+    with connect(mds) as c2:
         want = bytearray(data)
         want[5:13] = b"FILESYNC"
         want[20:28] = b"DATASYNC"
@@ -246,7 +246,7 @@ def test_concurrent_writers_across_the_threshold(mds: PandoMds, root: bytes) -> 
     Inline_Max; and one file written by two connections in disjoint ranges
     while it moves to objects."""
     rng = random.Random(3)
-    with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as c:
+    with connect(mds) as c:
         fhs = [new_file(c, root, f"w{i}") for i in range(8)]
         shared = new_file(c, root, "shared")
     datas = [rng.randbytes(rng.randrange(70 * KIB, 400 * KIB)) for _ in fhs]
@@ -255,7 +255,7 @@ def test_concurrent_writers_across_the_threshold(mds: PandoMds, root: bytes) -> 
 
     def worker(k: int) -> None:
         try:
-            with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as w:
+            with connect(mds) as w:
                 for i in range(k, len(fhs), 4):
                     w.write_all(fhs[i], 0, datas[i], UNSTABLE, 16 * KIB)
                     ok(w.commit(fhs[i]))
@@ -272,7 +272,7 @@ def test_concurrent_writers_across_the_threshold(mds: PandoMds, root: bytes) -> 
     for t in threads:
         t.join()
     assert not errors, errors
-    with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as c:
+    with connect(mds) as c:
         for i, fh in enumerate(fhs):
             assert c.read_all(fh, 0, len(datas[i]) + 1) == datas[i], f"file w{i}"
         assert c.read_all(shared, 0, len(shared_data) + 1) == shared_data
@@ -326,7 +326,7 @@ def test_moves_to_objects_while_the_reaper_removes_other_files(mds: PandoMds, c:
     def mover(k: int) -> None:
         rng = random.Random(k)
         try:
-            with Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port)) as w:
+            with connect(mds) as w:
                 i = 0
                 while not stop.is_set():
                     i += 1

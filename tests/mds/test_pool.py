@@ -10,7 +10,7 @@ from typing import Callable
 
 from pando_testing import nfs3
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import Nfs3Client
+from pando_testing.mds_files import connect
 
 POOL = 4
 INLINE_MAX = 65536
@@ -38,7 +38,7 @@ def test_empty_file_takes_pool_objects_and_restart_reaps_the_rest(
     mds = mds_factory(4, object_pool=POOL)
     wait_objects(mds, POOL * 2)                 # two mirrors per pooled map
     root = mds.root_handle()
-    c = Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
+    c = connect(mds)
     try:
         fh = mds.create_files(["grown"])[0]
         # Growing an empty file past Inline_Max moves it; the pool has maps.
@@ -57,7 +57,7 @@ def test_empty_file_takes_pool_objects_and_restart_reaps_the_rest(
     # A restart: the old pool's objects go, a new pool comes; the file stays.
     mds.start()
     wait_objects(mds, POOL * 2 + 2)
-    c = Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port))
+    c = connect(mds)
     try:
         fh = c.lookup_fh(root, "grown")
         assert c.read_all(fh, INLINE_MAX, 8192) == data

@@ -12,7 +12,7 @@ from mgrtest import osd_in_map
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
-from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.nfs3 import NFS3_OK
 
 Factory = Callable[..., Any]
 TTL = 2
@@ -89,7 +89,7 @@ def test_nfs_writes_to_a_real_osd_show_as_its_rate_history_and_counters(
     osd.tool("mkpart", "1", check=False)
     osd.tool("create", "1", "77")
     chunk = b"p" * 65536
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as nfs:
+    with osd.nfs3() as nfs:
         fh = handle_for(osd, 1, 77)
         for i in range(3 * 16):             # 3 MiB over ~3 s: two presence refreshes
             assert nfs.write(fh, i * len(chunk), chunk).status == NFS3_OK

@@ -15,7 +15,7 @@ import pytest
 from pando_testing import nfs3, oncrpc
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
-from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.nfs3 import NFS3_OK
 from pando_testing.oncrpc import RpcAccepted
 from pando_testing.osdctl import OsdCtl, Stable, Status, open_ctl
 from pando_testing.pod import Pod
@@ -96,7 +96,7 @@ def ctl(pod: Pod, osd: OsdProcess) -> Iterator[OsdCtl]:
 def test_checksums_are_the_crc32c_of_each_extent_written_over_nfs(
         osd: OsdProcess, ctl: OsdCtl) -> None:
     data = os.urandom(3 * EXTENT + 1000)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         fh = handle_for(osd, PART, 1)
         assert c.write(fh, 0, data, nfs3.UNSTABLE).status == NFS3_OK
         part = b"p" * 5000                                   # a partial overwrite

@@ -16,7 +16,7 @@ from pando_testing import nfs3
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.etcd import EtcdCluster
-from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.nfs3 import NFS3_OK
 from pando_testing.osdctl import Status, open_ctl
 
 MIB = 1 << 20
@@ -37,7 +37,7 @@ def start(osd_factory: Callable[..., OsdProcess], *caps: str) -> OsdProcess:
 def nfs_write_8mib(osd: OsdProcess) -> float:
     data = os.urandom(MIB)
     fh = handle_for(osd, PART, 1)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         t0 = time.monotonic()
         for off in range(0, TOTAL, MIB):
             assert c.write(fh, off, data, nfs3.UNSTABLE).status == NFS3_OK
@@ -49,7 +49,7 @@ def nfs_read_8mib(osd: OsdProcess) -> float:
     with open_ctl(osd.pod, osd) as ctl:
         for off in range(0, TOTAL, MIB):
             assert ctl.write(PART, 1, off, b"r" * MIB).status == Status.OK
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         t0 = time.monotonic()
         for off in range(0, TOTAL, MIB):
             res = c.read(fh, off, MIB)
@@ -116,7 +116,7 @@ def test_control_protocol_io_is_capped_too(osd_factory: Callable[..., OsdProcess
 def test_reads_past_the_end_cost_nothing(osd_factory: Callable[..., OsdProcess]) -> None:
     osd = start(osd_factory, "--read-bandwidth", "1M")
     fh = handle_for(osd, PART, 1)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.write(fh, 0, b"x" * 100, nfs3.FILE_SYNC).status == NFS3_OK
         t0 = time.monotonic()
         for _ in range(20):                     # 20 MiB asked, 2000 bytes there
@@ -139,7 +139,7 @@ def test_presence_in_etcd_shows_the_time_spent_waiting_for_the_disk_model(
     osd = start(osd_factory, "--write-bandwidth", "1M", "--etcd", etcd.endpoints,
                 "--etcd-interval", "1")
     fh = handle_for(osd, PART, 1)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         for off in range(0, 2 * MIB, MIB):          # 2 MiB at 1 MiB/s: ~1.75 s of waits
             assert c.write(fh, off, b"w" * MIB, nfs3.UNSTABLE).status == NFS3_OK
     v = etcd.client().wait_for(
@@ -157,7 +157,7 @@ def test_sigterm_does_not_wait_for_writes_queued_at_a_low_cap(
 
     def writer(off: int) -> None:                 # 1 MiB at 256 KiB/s: seconds each
         try:
-            with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+            with osd.nfs3() as c:
                 statuses.append(c.write(fh, off, b"q" * MIB, nfs3.UNSTABLE).status)
         except Exception:                         # the connection closed under it
             statuses.append(-1)

@@ -21,7 +21,7 @@ MIB = 1 << 20
 
 @pytest.fixture
 def client(osd: OsdProcess) -> Iterator[Nfs3Client]:
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         yield c
 
 
@@ -200,7 +200,7 @@ def test_concurrent_writers(osd: OsdProcess, make_object: Callable[[int], bytes]
 
     def writer(fh: bytes, offset: int, data: bytes) -> None:
         try:
-            with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+            with osd.nfs3() as c:
                 start.wait()
                 write_all(c, fh, offset, data, 64 * 1024)
                 assert c.commit(fh).status == NFS3_OK
@@ -213,7 +213,7 @@ def test_concurrent_writers(osd: OsdProcess, make_object: Callable[[int], bytes]
     for t in threads:
         t.join(60)
     assert not errors, errors
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         for fh, blob in ((shared, blobs[0]), (own1, blobs[1]), (own2, blobs[2])):
             assert c.getattr(fh).attrs.size == size  # type: ignore[union-attr]
             assert c.read_all(fh, 0, size) == blob

@@ -41,7 +41,7 @@ def target(osd: OsdProcess) -> Iterator[tuple[OsdProcess, Nfs3Client]]:
     """A target holding one object, version 0, that starts with SECRET."""
     osd.tool("mkpart", str(PART))
     osd.tool("create", str(PART), str(OBJ))
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.write(handle_for(osd, PART, OBJ), 0, SECRET, nfs3.FILE_SYNC).status == NFS3_OK
         yield osd, c
 
@@ -172,7 +172,7 @@ def test_revoked_handle_is_stale_and_new_version_works(
     assert w.status == NFS3_OK
     assert c.read(new, 0, 4096).data == SECRET + b" and its new owner"
     # a fresh connection sees the same: the version lives in the store
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c2:
+    with osd.nfs3() as c2:
         assert c2.read(old, 0, 10).status == NFS3ERR_STALE
         assert c2.read(new, 0, 10).data == SECRET[:10]
 

@@ -55,7 +55,7 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
     osd = full_osd
     keep, fill, spare = (handle_for(osd, PART, oid) for oid in (KEEP, FILL, SPARE))
     kept = random.Random(1).randbytes(3 * MIB + 5)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         for at in range(0, len(kept), MIB):
             assert c.write(keep, at, kept[at:at + MIB], nfs3.UNSTABLE).status == NFS3_OK
         assert c.commit(keep).status == NFS3_OK
@@ -86,7 +86,7 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
 
     # freeing space makes room again, and nothing else moved
     osd.tool("rm", str(PART), str(FILL))
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.getattr(fill).status == nfs3.NFS3ERR_STALE
         w = c.write(spare, 0, b"room again" * 1000, nfs3.FILE_SYNC)
         assert w.status == NFS3_OK
@@ -94,6 +94,6 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
 
     # and a clean restart on the once-full disk brings it all back
     osd.restart()
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.read_all(keep, 0, len(kept) + 1) == kept
         assert c.read(spare, 0, 10).data == b"room again"

@@ -16,7 +16,7 @@ import pytest
 from pando_testing import nfs3
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
-from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.nfs3 import NFS3_OK
 
 PART = 2
 MIB = 1 << 20
@@ -27,15 +27,11 @@ def partition() -> int:
     return PART
 
 
-def connect(osd: OsdProcess) -> Nfs3Client:
-    return Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port)
-
-
 def test_committed_unstable_writes_survive_kill9(osd: OsdProcess,
                                                  make_object: Callable[[int], bytes]) -> None:
     fh = make_object(1)
     data = random.Random(1).randbytes(8 * MIB + 123)
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         verfs = set()
         for at in range(0, len(data), MIB):
             w = c.write(fh, at, data[at:at + MIB], nfs3.UNSTABLE)
@@ -49,7 +45,7 @@ def test_committed_unstable_writes_survive_kill9(osd: OsdProcess,
         before = c.getattr(fh).attrs
     osd.kill9()
     osd.start()
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         after = c.getattr(fh).attrs
         assert after is not None and before is not None
         assert (after.size, after.mtime_ns, after.fileid) == \
@@ -68,7 +64,7 @@ def test_sync_writes_survive_kill9_without_commit(osd: OsdProcess,
     fhs = [make_object(10), make_object(11)]
     rng = random.Random(stable)
     written: dict[bytes, bytearray] = {fh: bytearray() for fh in fhs}
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         old_verf = b""
         for i in range(24):  # interleaved 64 KiB writes to two objects
             fh = fhs[i % 2]
@@ -79,7 +75,7 @@ def test_sync_writes_survive_kill9_without_commit(osd: OsdProcess,
             old_verf = w.verf
     osd.kill9()
     osd.start()
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         for fh in fhs:
             assert c.getattr(fh).attrs.size == len(written[fh])  # type: ignore[union-attr]
             assert c.read_all(fh, 0, len(written[fh]) + 1) == bytes(written[fh])
@@ -91,14 +87,14 @@ def test_verifier_changes_on_every_start(osd: OsdProcess,
     fh = make_object(20)
     seen = []
     for crash in (False, True, False):
-        with connect(osd) as c:
+        with osd.nfs3() as c:
             seen.append(c.commit(fh).verf)
         if crash:
             osd.kill9()
             osd.start()
         else:
             osd.restart()
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         seen.append(c.commit(fh).verf)
     assert len(set(seen)) == len(seen), seen
 
@@ -109,7 +105,7 @@ def test_revocation_survives_kill9(osd: OsdProcess, make_object: Callable[[int],
     osd.tool("setcap", str(PART), "30", "7")
     osd.kill9()
     osd.start()
-    with connect(osd) as c:
+    with osd.nfs3() as c:
         assert c.write(old, 0, b"fenced", nfs3.FILE_SYNC).status == nfs3.NFS3ERR_STALE
         new = handle_for(osd, PART, 30, cap_version=7)
         assert c.write(new, 0, b"owner", nfs3.FILE_SYNC).status == NFS3_OK

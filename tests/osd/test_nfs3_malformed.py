@@ -29,7 +29,7 @@ def fh(osd: OsdProcess) -> bytes:
     osd.tool("mkpart", str(PART))
     osd.tool("create", str(PART), str(OBJ))
     fh = handle_for(osd, PART, OBJ)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         for at in range(0, len(CONTENT), MIB):
             assert c.write(fh, at, CONTENT[at:at + MIB], nfs3.FILE_SYNC).status == NFS3_OK
     return fh
@@ -40,7 +40,7 @@ def connect(osd: OsdProcess) -> Iterator[Callable[[], Nfs3Client]]:
     opened: list[Nfs3Client] = []
 
     def open_one() -> Nfs3Client:
-        c = Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port)
+        c = osd.nfs3()
         opened.append(c)
         return c
     yield open_one
@@ -52,7 +52,7 @@ def still_serving(osd: OsdProcess, fh: bytes) -> None:
     """The process is up, answers NULL on a new connection, and the object
     is exactly as the fixture wrote it."""
     assert osd.alive()
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         c.null()
         assert c.read_all(fh, 0, len(CONTENT) + 1) == CONTENT
 

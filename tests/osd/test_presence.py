@@ -18,7 +18,7 @@ import pytest
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.etcd import EtcdClient, EtcdCluster, b64
-from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.nfs3 import NFS3_OK
 from pando_testing.pod import Pod
 
 TTL = 2
@@ -53,7 +53,7 @@ def lease_of(client: EtcdClient, key: str = KEY) -> int:
 def nfs_write(osd: OsdProcess, oid: int, data: bytes) -> None:
     osd.tool("mkpart", str(PART), check=False)
     osd.tool("create", str(PART), str(oid))
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as nfs:
+    with osd.nfs3() as nfs:
         assert nfs.write(handle_for(osd, PART, oid), 0, data).status == NFS3_OK
 
 

@@ -32,7 +32,7 @@ def ctl(osd: OsdProcess) -> Iterator[OsdCtl]:
 
 @pytest.fixture
 def nfs(osd: OsdProcess) -> Iterator[Nfs3Client]:
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         yield c
 
 
@@ -120,7 +120,7 @@ def test_refused_handles_count_as_rejections_only(
 
 def test_counters_restart_at_zero(osd: OsdProcess, make_object: Callable[[int], bytes]) -> None:
     fh = make_object(1)
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.write(fh, 0, b"before" * 100, nfs3.FILE_SYNC).status == NFS3_OK
         assert c.read(fh, 0, 600).status == NFS3_OK
     with open_ctl(osd.pod, osd) as ctl:
@@ -139,7 +139,7 @@ def test_counters_restart_at_zero(osd: OsdProcess, make_object: Callable[[int], 
 def test_tool_stat_prints_counters(osd: OsdProcess, make_object: Callable[[int], bytes]) -> None:
     fh = make_object(1)
     forged = fh[:-1] + bytes([fh[-1] ^ 1])
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.write(fh, 0, b"z" * 4321, nfs3.DATA_SYNC).status == NFS3_OK
         assert c.read(forged, 0, 1).status == nfs3.NFS3ERR_BADHANDLE
     lines = osd.tool("stat").stdout.splitlines()
@@ -172,7 +172,7 @@ def test_counters_logged_when_changed_and_at_shutdown(
     osd.tool("create", str(PART), "1")
     time.sleep(2.5)
     assert counter_lines(osd, "since start") == []             # nothing moved, nothing said
-    with Nfs3Client.connect(osd.pod, osd.host, osd.nfs_port) as c:
+    with osd.nfs3() as c:
         assert c.write(handle_for(osd, PART, 1), 0, b"w" * 2048, nfs3.FILE_SYNC).status == NFS3_OK
     deadline = time.monotonic() + 10
     while not counter_lines(osd, "since start") and time.monotonic() < deadline:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .keys import ClusterKey
+from .nfs3 import Nfs3Client
 from .pod import Pod, build_dir
 from .podproc import PodProcess
 
@@ -50,6 +51,10 @@ class OsdProcess(PodProcess):
     @property
     def ctl_addr(self) -> str:
         return f"{self.host}:{self.ctl_port}"
+
+    def nfs3(self) -> Nfs3Client:
+        """A client of this target's NFSv3 data server (root AUTH_SYS)."""
+        return Nfs3Client.connect(self.pod, self.host, self.nfs_port)
 
     @property
     def log_path(self) -> Path:

@@ -14,7 +14,8 @@ from typing import Callable
 
 from pando_testing import nfs3
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import NFS3_OK, FILE_SYNC, Nfs3Client, Sattr3, status_name
+from pando_testing.mds_files import connect
+from pando_testing.nfs3 import NFS3_OK, FILE_SYNC, Sattr3, status_name
 from pando_testing.pod import Pod
 
 KIB, MIB = 1024, 1 << 20
@@ -36,7 +37,7 @@ def test_full_store_disk_refuses_growth_and_keeps_everything(
                     extra_fsal=f"Db_Reserve_Mb = {RESERVE_MIB};")
     root = m.root_handle()
     data = {}
-    with Nfs3Client.over(pod.connect(m.host, m.nfs_port)) as c:
+    with connect(m) as c:
         refused = None
         for i in range(DISK_MIB * MIB // PIECE):
             name = f"f{i}"

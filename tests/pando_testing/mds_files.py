@@ -12,6 +12,7 @@ from typing import Any
 
 from . import nfs3
 from .cluster_map import file_map
+from .ganesha import GaneshaServer
 from .mds import PandoMds
 from .nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3, auth_sys_groups, status_name
 
@@ -24,9 +25,12 @@ def ok(res: Any, what: str = "") -> Any:
     return res
 
 
-def connect(mds: PandoMds, uid: int = 0, gid: int = 0, gids: Sequence[int] = ()) -> Nfs3Client:
-    """A client of the manager's NFSv3 gateway, as AUTH_SYS uid/gid (root by default)."""
-    return Nfs3Client.over(mds.pod.connect(mds.host, mds.nfs_port), auth_sys_groups(uid, gid, gids))
+def connect(server: GaneshaServer, uid: int = 0, gid: int = 0,
+            gids: Sequence[int] = ()) -> Nfs3Client:
+    """A client of the server's NFSv3 side (a manager's gateway), as
+    AUTH_SYS uid/gid (root by default)."""
+    return Nfs3Client.over(server.pod.connect(server.host, server.nfs_port),
+                           auth_sys_groups(uid, gid, gids))
 
 
 def new_file(c: Nfs3Client, dir_fh: bytes, name: str, data: bytes = b"",

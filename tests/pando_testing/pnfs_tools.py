@@ -35,6 +35,7 @@ from typing import Any, Callable, Sequence
 from .cluster_status import OsdStatus
 from .daemons import OsdProcess
 from .mds import PandoMds
+from .mds_files import connect
 from .nfs3 import NFS3_OK, Nfs3Client
 from .nfs3_setup import Nfs3Setup, mount_root
 from .nfsproxy import RecordProxy, recv_fragment
@@ -433,7 +434,7 @@ class PnfsCluster:
             return fh, attrs.attrs
 
     def nfs3(self) -> Nfs3Client:
-        return Nfs3Client.connect(self.pod, self.mds.host, self.mds.nfs_port)
+        return connect(self.mds)
 
     def nfs3_read(self, path: str) -> bytes:
         fh, attrs = self.nfs3_lookup(path)

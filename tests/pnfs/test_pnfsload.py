@@ -51,14 +51,14 @@ def lookup_path(c: Nfs3Client, root: bytes, path: str) -> bytes:
 
 
 def names_in(m: GaneshaServer, path: str) -> set[str]:
-    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
+    with mds_files.connect(m) as c:
         fh = lookup_path(c, m.root_handle(), path)
         return {e.name.decode() for e in c.readdir_all(fh)} - {".", ".."}
 
 
 def file_bytes(m: GaneshaServer, path: str) -> tuple[int, bytes]:
     """Size and bytes of a file, read through the server's NFSv3 side."""
-    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
+    with mds_files.connect(m) as c:
         fh = lookup_path(c, m.root_handle(), path)
         attrs = c.getattr(fh).attrs
         assert attrs is not None
@@ -86,7 +86,7 @@ def test_verify_names_the_first_wrong_byte(mds_factory: Callable[..., PandoMds],
                                            no_layouts: bool) -> None:
     m = pando(mds_factory)
     load(m, "v", ior="write", block=MiB)
-    with Nfs3Client.over(m.pod.connect(m.host, m.nfs_port)) as c:
+    with mds_files.connect(m) as c:
         fh = lookup_path(c, m.root_handle(), "/v/ior.0")
         c.write_all(fh, 300001, b"pando!")
     with pytest.raises(PnfsloadError, match="client 0: READ ior.0 offset 0 .*data mismatch at "

@@ -16,8 +16,12 @@ import socket
 import subprocess
 import threading
 import time
-from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
+
+# Where the tree and its build are: pando-cluster's answer, which the
+# harness's modules import from here.
+from pando_cluster.paths import build_dir as build_dir
+from pando_cluster.paths import repo_root as repo_root
 
 CLONE_NEWNET = 0x40000000
 T = TypeVar("T")
@@ -143,12 +147,3 @@ class Pod:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
-def build_dir() -> Path:
-    env = os.environ.get("PANDO_BUILD_DIR")
-    return Path(env) if env else repo_root() / "build"

@@ -18,12 +18,17 @@ def build_dir() -> Path:
     return Path(env) if env else repo_root() / "build"
 
 
-def binary(name: str) -> Path:
-    """A built binary: pando-osd and pando-osd-tool live in build/osd-target."""
-    path = build_dir() / "osd-target" / name
+def built(*parts: str) -> Path:
+    """A file the build makes, under the build directory."""
+    path = build_dir().joinpath(*parts)
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run ci/build (or cluster/up) first")
     return path
+
+
+def binary(name: str) -> Path:
+    """A built binary: pando-osd and pando-osd-tool live in build/osd-target."""
+    return built("osd-target", name)
 
 
 def fsal_dir() -> Path:

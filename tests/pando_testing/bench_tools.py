@@ -6,21 +6,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from .pod import build_dir
+from pando_cluster.paths import built
 
 R = TypeVar("R")
 
 
 def bench_binary(*parts: str) -> Path:
     """A binary under the build's tests/bench/; FileNotFoundError before ci/build."""
-    path = build_dir().joinpath("tests", "bench", *parts)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run ci/build first")
-    return path
+    return built("tests", "bench", *parts)
 
 
 def wait_result(proc: subprocess.Popen[str], timeout: float, name: str, what: str,

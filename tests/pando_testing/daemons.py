@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pando_cluster.paths import binary
+
 from .keys import ClusterKey
 from .nfs3 import Nfs3Client
-from .pod import Pod, build_dir
+from .pod import Pod
 from .podproc import PodProcess
 
 NFS_PORT_BASE = 20490
@@ -16,10 +18,7 @@ CTL_PORT_BASE = 20590
 
 
 def osd_binary(name: str = "pando-osd") -> Path:
-    path = build_dir() / "osd-target" / name
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run ci/build first")
-    return path
+    return binary(name)
 
 
 @dataclass

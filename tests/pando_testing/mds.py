@@ -14,25 +14,15 @@ from typing import Sequence
 
 from pando_cluster.ganesha_conf import EXPORT_PATH, PandoFsal
 from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.paths import built, fsal_dir
 
 from .daemons import OsdProcess
 from .ganesha import GaneshaServer
 from .keys import ClusterKey
-from .pod import build_dir
-
-
-def fsal_dir() -> Path:
-    path = build_dir() / "ganesha-fsal" / "fsal"
-    if not (path / "libfsalpando.so").exists():
-        raise FileNotFoundError(f"{path}/libfsalpando.so is missing: run ci/build first")
-    return path
 
 
 def fsck_binary() -> Path:
-    path = build_dir() / "ganesha-fsal" / "tools" / "pando-fsck"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run ci/build first")
-    return path
+    return built("ganesha-fsal", "tools", "pando-fsck")
 
 
 def write_cluster_desc(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],

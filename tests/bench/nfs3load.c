@@ -38,6 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
+#include "hostport.h"
+
 #define NFS_PROGRAM 100003u
 #define NFS_V3 3u
 #define NFSPROC3_READ 6u
@@ -63,6 +66,7 @@ struct options {
 	char host[256];
 	char port[16];
 	struct fh *fhs;
+	size_t fh_cap;
 	unsigned nfh;
 	enum op op;
 	uint32_t req_size;
@@ -692,19 +696,8 @@ static const struct option longopts[] = {
 /* --server HOST:PORT, HOST may be an [IPv6] literal. */
 static void parse_server(const char *arg)
 {
-	const char *colon = strrchr(arg, ':');
-	if (!colon || colon == arg || strlen(colon + 1) >= sizeof opt.port ||
-	    (size_t)(colon - arg) >= sizeof opt.host)
+	if (pando_hostport_split(arg, opt.host, sizeof opt.host, opt.port, sizeof opt.port))
 		die("bad --server (want HOST:PORT): %s", arg);
-	const char *h = arg;
-	size_t hl = (size_t)(colon - arg);
-	if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
-		h++;
-		hl -= 2;
-	}
-	memcpy(opt.host, h, hl);
-	opt.host[hl] = 0;
-	strcpy(opt.port, colon + 1);
 }
 
 /* The index of ARG in the NULL-terminated NAMES; dies naming OPTION if absent. */
@@ -726,8 +719,7 @@ static int set_option(int c, const char *arg)
 	switch (c) {
 	case O_SERVER: parse_server(arg); return 1;
 	case O_FH:
-		opt.fhs = realloc(opt.fhs, (opt.nfh + 1) * sizeof *opt.fhs);
-		if (!opt.fhs)
+		if (pando_grow((void **)&opt.fhs, &opt.fh_cap, opt.nfh + 1, sizeof *opt.fhs))
 			die("out of memory");
 		parse_fh(arg, &opt.fhs[opt.nfh++]);
 		return 0;

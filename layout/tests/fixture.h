@@ -2,8 +2,11 @@
 #ifndef PANDO_LAYOUT_FIXTURE_H
 #define PANDO_LAYOUT_FIXTURE_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pando/placement.h"
 
@@ -71,6 +74,40 @@ static inline struct pando_layout_request fixture_request(uint64_t seed)
 		break;
 	}
 	return req;
+}
+
+/* A codec under fixture_codec_holds: encode a value into buf, decode buf
+ * into a value, release what a decode allocated. */
+struct fixture_codec {
+	int (*encode)(const void *v, uint8_t *buf, size_t cap, size_t *len);
+	int (*decode)(const uint8_t *buf, size_t len, void *out);
+	void (*release)(void *v);
+};
+
+/* Encodes v, decodes it into back and encodes that again: the same bytes;
+ * then 20 copies with one byte corrupted, some also cut there, each
+ * decoded cleanly or refused with -EBADMSG.  The number of failures.
+ * buf and again hold cap bytes each. */
+static inline int fixture_codec_holds(const struct fixture_codec *c, const void *v, void *back,
+				      uint8_t *buf, uint8_t *again, size_t cap)
+{
+	size_t len, len2;
+	int bad = 0;
+
+	if (c->encode(v, buf, cap, &len) || c->decode(buf, len, back) ||
+	    c->encode(back, again, cap, &len2) || len != len2 || memcmp(buf, again, len))
+		return 1;
+	c->release(back);
+	for (int f = 0; f < 20; f++) {
+		size_t at = (size_t)(fixture_rand() % len);
+		int rc;
+
+		buf[at] ^= (uint8_t)(1 + fixture_rand() % 255);
+		rc = c->decode(buf, len - (size_t)(fixture_rand() % 2) * (len - at), back);
+		bad += rc != 0 && rc != -EBADMSG;
+		c->release(back);
+	}
+	return bad;
 }
 
 #endif

@@ -108,15 +108,18 @@ def _reachable(addr: str) -> str:
 @dataclass(frozen=True)
 class DescOsd:
     """One `osd` line of the cluster description: the addresses the FSAL
-    dials, and the data server pNFS clients are told where that differs."""
+    dials, the data server pNFS clients are told where that differs, and
+    a placement weight in bytes where statfs is not to be taken."""
     osd_id: int
     ctl: str
     nfs: str
     advertise: str = ""
+    capacity: int = 0
 
     def line(self) -> str:
         adv = f" advertise={self.advertise}" if self.advertise else ""
-        return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}"
+        cap = f" capacity={self.capacity}" if self.capacity else ""
+        return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}{cap}"
 
 
 def render_desc(key_file: Path, osds: Iterable[DescOsd], partition: int = 1,

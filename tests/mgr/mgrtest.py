@@ -93,11 +93,9 @@ def mds_value(name: str = "mds-a") -> dict[str, Any]:
 
 
 def write_seed(path: Path, ids: list[int], capacity: int = 0) -> Path:
-    lines = ["key_file = cluster.key", "partition = 1"]
-    for i in ids:
-        cap = f" capacity={capacity}" if capacity else ""
-        lines.append(f"osd {i} ctl=127.0.0.1:{20590 + i} nfs=127.0.0.1:{20490 + i}{cap}")
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(render_desc(Path("cluster.key"), [
+        DescOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}", capacity=capacity)
+        for i in ids], header=""))
     return path
 
 

@@ -37,7 +37,7 @@ from typing import Any, Iterable
 from .bench_metadata import OPSTATS_SH, GuestMount, OpCount, parse_opstats
 from .initramfs import build_initrd
 from .mds import PandoMds, write_cluster_desc
-from .vm import GUEST_DIR, Vm
+from .vm import Vm, guest_scripts
 from .vmnet import GUEST_NET_SH
 
 MIB = 1 << 20
@@ -206,11 +206,8 @@ class PnfsVm(Vm):
         self.script = script
 
     def _initrd(self) -> Path:
-        files = {
-            "init": ((GUEST_DIR / "init").read_bytes(), 0o755),
-            "pando/lib.sh": ((GUEST_DIR / "lib.sh").read_bytes(), 0o644),
-            "pando/scenario.sh": (self.script.encode(), 0o644),
-        }
+        files = guest_scripts()
+        files["pando/scenario.sh"] = (self.script.encode(), 0o644)
         self._path("scenario.sh").write_text(self.script)
         return build_initrd(self.kernel, self._path("initrd"), files)
 

@@ -1,6 +1,7 @@
 #include "hostport.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int port_valid(const char *p)
@@ -37,4 +38,12 @@ int pando_hostport_split(const char *spec, char *host, size_t hcap, char *port, 
 	host[hlen] = '\0';
 	strcpy(port, colon + 1);
 	return 0;
+}
+
+bool pando_hostport_is_address(const char *spec)
+{
+	char host[256], port[6];
+
+	return !pando_hostport_split(spec, host, sizeof(host), port, sizeof(port)) &&
+	       strtoul(port, NULL, 10) != 0;
 }

@@ -80,6 +80,23 @@ static void test_parts_longer_than_their_buffers_are_refused(void)
 	CHECK_EQ(pando_hostport_split("abc:12", host, sizeof(host), port, sizeof(port)), 0);
 }
 
+/* What cluster.conf, the cluster map and an OSD's advertise= accept: an
+ * address a peer can reach, so port 0 is refused there. */
+static void test_an_address_has_a_host_and_a_port_from_1_to_65535(void)
+{
+	CHECK(pando_hostport_is_address("127.0.0.1:2049"));
+	CHECK(pando_hostport_is_address("[::1]:1"));
+	CHECK(pando_hostport_is_address("::1:65535"));
+	CHECK(!pando_hostport_is_address("127.0.0.1:0"));
+	CHECK(!pando_hostport_is_address("127.0.0.1:00"));
+	CHECK(!pando_hostport_is_address("127.0.0.1:65536"));
+	CHECK(!pando_hostport_is_address("127.0.0.1:+80"));
+	CHECK(!pando_hostport_is_address(":2049"));
+	CHECK(!pando_hostport_is_address("[]:2049"));
+	CHECK(!pando_hostport_is_address("127.0.0.1"));
+	CHECK(!pando_hostport_is_address(""));
+}
+
 int main(void)
 {
 	test_names_and_ipv4_addresses_split_at_the_colon();
@@ -89,5 +106,6 @@ int main(void)
 	test_ports_beyond_16_bits_are_refused_not_wrapped();
 	test_junk_ports_are_refused();
 	test_parts_longer_than_their_buffers_are_refused();
+	test_an_address_has_a_host_and_a_port_from_1_to_65535();
 	CHECK_DONE();
 }

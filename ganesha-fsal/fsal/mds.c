@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
 #include "layouts.h"
 #include "objio.h"
 #include "pando/capability.h"
@@ -460,28 +461,21 @@ static struct pando_export *export_by_id(uint16_t id)
 
 static int advertised_netaddr(const char *hostport, struct pando_netaddr *na)
 {
-	const char *colon = strrchr(hostport, ':');
-	char host[INET6_ADDRSTRLEN + 2];
 	struct sockaddr_storage ss = { 0 };
-	unsigned port = (unsigned)atoi(colon + 1);
-	size_t hl = (size_t)(colon - hostport);
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+	char host[INET6_ADDRSTRLEN], port[6];
 
-	if (hl >= sizeof(host))
+	if (pando_hostport_split(hostport, host, sizeof(host), port, sizeof(port)))
 		return -EINVAL;
-	memcpy(host, hostport, hl);
-	host[hl] = 0;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
 		ss.ss_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons(port);
-	} else {
-		if (hl > 2 && host[0] == '[') {
-			memmove(host, host + 1, hl - 2);
-			host[hl - 2] = 0;
-		}
-		if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&ss)->sin6_addr) != 1)
-			return -EINVAL;
+		v4->sin_port = htons((uint16_t)atoi(port));
+	} else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
 		ss.ss_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+		v6->sin6_port = htons((uint16_t)atoi(port));
+	} else {
+		return -EINVAL;
 	}
 	return pando_netaddr_from_sockaddr((struct sockaddr *)&ss, na);
 }

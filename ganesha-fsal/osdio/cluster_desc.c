@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+
 struct parse {
 	const char *path;
 	int line;
@@ -55,15 +57,10 @@ static int parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
-/* host:port or [v6]:port, with a port in 1..65535. */
+/* host:port or [v6]:port, with a port in 1..65535, that fits a field. */
 static int valid_addr(const char *s)
 {
-	const char *colon = strrchr(s, ':');
-	uint64_t port;
-
-	if (!colon || colon == s || strlen(s) >= CLUSTER_DESC_ADDR_MAX)
-		return 0;
-	return !parse_u64(colon + 1, &port) && port > 0 && port < 65536;
+	return strlen(s) < CLUSTER_DESC_ADDR_MAX && pando_hostport_is_address(s);
 }
 
 static int osd_option(struct parse *p, struct cluster_osd *o, char *opt)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+
 static int fail(char *why, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
@@ -54,20 +56,6 @@ static int get_bool(json_t *obj, const char *name, bool *out, const char *where,
 	return 0;
 }
 
-/* host:port or [v6]:port with a port in 1..65535, as cluster_desc takes. */
-static bool valid_addr(const char *s)
-{
-	const char *colon = strrchr(s, ':');
-	char *end;
-	unsigned long port;
-
-	if (!colon || colon == s || colon[1] < '0' || colon[1] > '9')
-		return false;
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	return !errno && !*end && port > 0 && port < 65536;
-}
-
 static int get_str(json_t *obj, const char *name, bool need, bool addr, char *dst, size_t dcap,
 		   const char *where, char *why, size_t cap)
 {
@@ -84,7 +72,7 @@ static int get_str(json_t *obj, const char *name, bool need, bool addr, char *ds
 	s = json_string_value(v);
 	if (strlen(s) >= dcap || strlen(s) != json_string_length(v))
 		return fail(why, cap, "%s: \"%s\" is too long or holds a NUL", where, name);
-	if (addr && *s && !valid_addr(s))
+	if (addr && *s && !pando_hostport_is_address(s))
 		return fail(why, cap, "%s: \"%s\" = \"%s\" is not host:port", where, name, s);
 	if (addr && need && !*s)
 		return fail(why, cap, "%s: \"%s\" is empty", where, name);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+
 void osd_config_defaults(struct osd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -63,17 +65,6 @@ int osd_config_parse_bytes(const char *value, uint64_t *out)
 	return 0;
 }
 
-/* A HOST:PORT with a port in 1..65535 (advertise). */
-static int check_hostport(const char *value)
-{
-	const char *colon = strrchr(value, ':');
-	unsigned long port;
-
-	if (!colon || colon == value)
-		return -1;
-	return set_uint(colon + 1, 65535, &port) || port == 0;
-}
-
 /* The etcd presence keys; their meaning in README.md "Presence in etcd". */
 static int set_presence(struct osd_config *cfg, const char *name, const char *value,
 			char *err, size_t errcap)
@@ -95,7 +86,7 @@ static int set_presence(struct osd_config *cfg, const char *name, const char *va
 		rc = set_uint(value, 3600, &n) || n == 0;
 		cfg->etcd_interval = (unsigned)n;
 	} else if (!strcmp(name, "advertise")) {
-		rc = (*value && check_hostport(value)) ||
+		rc = (*value && !pando_hostport_is_address(value)) ||
 		     set_string(cfg->advertise, sizeof(cfg->advertise), value);
 	} else if (!strcmp(name, "domain")) {
 		rc = set_string(cfg->domain, sizeof(cfg->domain), value);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "grow.h"
 
 struct link {
 	uint64_t child;
@@ -92,17 +93,11 @@ static void problem(struct checker *c, uint64_t *counter, const char *fmt, ...)
 
 static int links_push(struct links *l, const struct link *x)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		struct link *v = realloc(l->v, cap * sizeof(*v));
+	int rc = pando_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v));
 
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = *x;
-	return 0;
+	if (!rc)
+		l->v[l->n++] = *x;
+	return rc;
 }
 
 /* The first link whose parent (by_parent) or child (by_child) is >= id. */

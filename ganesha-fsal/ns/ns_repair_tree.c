@@ -199,7 +199,6 @@ static int adopt(struct repairer *r, uint64_t ino, const struct edge *old)
 	return move_into(r, ino, old, &oname, name, len);
 }
 
-
 static int adopt_unnamed(struct repairer *r, bool *changed)
 {
 	int rc = 0;

@@ -33,7 +33,6 @@ int ctl_status_errno(uint32_t status)
 	}
 }
 
-
 /* Decodes results with an rpcgen filter; they must fill the reply exactly. */
 static int xdr_decode_exact(const uint8_t *res, size_t len, xdrproc_t proc, void *obj)
 {
@@ -49,7 +48,6 @@ static int xdr_decode_exact(const uint8_t *res, size_t len, xdrproc_t proc, void
 	}
 	return 0;
 }
-
 
 int ctl_decode_result(const uint8_t *res, size_t len, void *arg)
 {

@@ -41,7 +41,6 @@ enum { OPT_CTL = 1000, OPT_KEY_FILE, OPT_TIMEOUT, OPT_HELP };
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
-
 /* A command's own option: 0, or -1 after saying why. */
 typedef int (*option_fn)(struct tool *t, int opt, const char *arg, void *ctx);
 

@@ -108,7 +108,6 @@ int common_option(struct tool *t, int opt, const char *arg)
 	}
 }
 
-
 /* Parses options (handle gets those that are not common to all commands);
  * the index of the first positional argument, or -1 after saying why.
  * Global options stop at the command name ("+"); a command's options may

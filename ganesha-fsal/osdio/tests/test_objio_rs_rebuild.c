@@ -34,7 +34,6 @@
 static struct osd_fixture fx;
 static uint8_t want[FILE_BYTES];
 
-
 static void skip_only(struct objio *io, uint32_t a, uint32_t b)
 {
 	io->skip[0] = a;

@@ -156,6 +156,16 @@ int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_att
 	return rc;
 }
 
+const char *pando_dbus_path_arg(DBusMessageIter *args, const char **path,
+				struct pando_export **exp)
+{
+	*exp = pando_dbus_first_export();
+	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
+		return "expected a path";
+	dbus_message_iter_get_basic(args, path);
+	return *exp ? NULL : "no Pando export";
+}
+
 bool pando_dbus_reply_text(DBusMessage *msg, bool ok, const char *text, const char *json)
 {
 	DBusMessageIter iter;

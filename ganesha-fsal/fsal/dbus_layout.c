@@ -282,17 +282,6 @@ static int inode_map_json(struct pando_export *exp, const struct ns_attr *a, jso
 	return rc == -ENODATA ? 0 : rc;
 }
 
-/* The path argument and the export it is in; the refusal's words, or
- * NULL. */
-static const char *path_arg(DBusMessageIter *args, const char **path, struct pando_export **exp)
-{
-	*exp = pando_dbus_first_export();
-	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return "expected a path";
-	dbus_message_iter_get_basic(args, path);
-	return *exp ? NULL : "no Pando export";
-}
-
 static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
 {
 	struct pando_export *exp;
@@ -302,7 +291,7 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 	struct ns_attr a;
 	int rc;
 
-	refused = path_arg(args, &path, &exp);
+	refused = pando_dbus_path_arg(args, &path, &exp);
 	if (refused)
 		return pando_dbus_reply(msg, false, refused, NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
@@ -362,7 +351,7 @@ static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *e
 	struct ns_attr a;
 	int rc;
 
-	refused = path_arg(args, &path, &exp);
+	refused = pando_dbus_path_arg(args, &path, &exp);
 	if (refused)
 		return pando_dbus_reply(msg, false, refused, NULL);
 	rc = pando_dbus_resolve(exp, path, &a);

@@ -123,19 +123,17 @@ static json_t *file_json(struct pando_export *exp, const char *path, const struc
 
 static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
-	struct pando_export *exp = pando_dbus_first_export();
 	struct pando_storage_map *map = NULL;
-	const char *path = NULL;
+	const char *path = NULL, *refused;
+	struct pando_export *exp;
 	struct ns_attr a;
 	char msg[PATH_MAX + 64];
 	json_t *j;
 	int rc;
 
-	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
-		return pando_dbus_reply(reply, false, "expected a path", NULL);
-	dbus_message_iter_get_basic(args, &path);
-	if (!exp)
-		return pando_dbus_reply(reply, false, "no Pando export", NULL);
+	refused = pando_dbus_path_arg(args, &path, &exp);
+	if (refused)
+		return pando_dbus_reply(reply, false, refused, NULL);
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc && a.type != NS_REG)
 		rc = -EISDIR;

@@ -39,6 +39,10 @@ extern struct gsh_dbus_method pando_transcode_file_method;
 struct pando_export *pando_dbus_first_export(void);
 /* A path from the export root ("/dir/file") to its attributes. */
 int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_attr *a);
+/* The path argument of a method and the export it is in; the refusal's
+ * words ("expected a path", "no Pando export"), or NULL. */
+const char *pando_dbus_path_arg(DBusMessageIter *args, const char **path,
+				struct pando_export **exp);
 /* The status pair, then json when it is not NULL (methods with no JSON
  * out-argument pass NULL). */
 bool pando_dbus_reply_text(DBusMessage *msg, bool ok, const char *text, const char *json);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hostport.h"
+#include "idset.h"
 #include "layouts.h"
 #include "objio.h"
 #include "pando/capability.h"
@@ -242,6 +243,19 @@ static const char *verdict_name(enum pando_inline_verdict v)
 	return "?";
 }
 
+/* The NFSv4 clients that have fetched FATTR4_MDSTHRESHOLD
+ * (pando_mdsthreshold).  Only they know that a file below it is kept
+ * inline and is to be written through the manager; one that never asked
+ * (a conformance client) gets the layouts it asks for.  Client ids are
+ * unique to this server instance; a client that falls out of the bounded
+ * set only moves small files to objects. */
+static struct pando_idset threshold_clients = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool knows_threshold(void)
+{
+	return op_ctx->clientid && pando_idset_has(&threshold_clients, *op_ctx->clientid);
+}
+
 /* Small files stay inline (layout/include/pando/inline_policy.h): a file
  * moves to objects on a ranged write ask (Linux sends one only for a file
  * past the MDS threshold, pando_mdsthreshold) or a whole-file ask whose
@@ -322,7 +336,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	bool write = res->segment.io_mode == LAYOUTIOMODE4_RW;
 	struct pando_layout_ask ask = { .offset = res->segment.offset,
 					.length = res->segment.length,
-					.minlength = arg->minlength, .write = write };
+					.minlength = arg->minlength, .write = write,
+					.knows_threshold = knows_threshold() };
 	struct pando_storage_map *map = NULL;
 	struct pando_segment seg;
 	struct pando_grant *granted = NULL;
@@ -576,6 +591,8 @@ static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type,
 
 	if (!exp->cfg.pnfs)
 		return false;
+	if (op_ctx->clientid)
+		pando_idset_add(&threshold_clients, *op_ctx->clientid);
 	*type = LAYOUT4_FLEX_FILES;
 	*read_size = (uint64_t)ns_inline_max(exp->ns) + 1;
 	*write_size = *read_size;

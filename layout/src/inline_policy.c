@@ -19,6 +19,11 @@ enum pando_inline_verdict pando_inline_decide(const struct pando_layout_ask *ask
 {
 	if (file->objects)
 		return PANDO_INLINE_GRANT;
+	/* A client that never fetched the threshold would be refused every
+	 * layout of a small file, read or write (a conformance client asks
+	 * for 8 KiB of a new file and has no other way to its data). */
+	if (!ask->knows_threshold)
+		return PANDO_INLINE_MOVE;
 	/* Reads of inline data are served by the manager; moving a file
 	 * because someone reads it would only cost.  Readahead asks once per
 	 * window, so a file with data is off pNFS for reads a while (Linux:

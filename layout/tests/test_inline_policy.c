@@ -1,7 +1,8 @@
 /* The LAYOUTGET decision for inline files, case by case as Linux asks:
  * the OPEN-time whole-file ask, writeback asks of a page, a large folio
  * and one that ends past Inline_Max (sent only for files past the MDS
- * threshold), O_DIRECT asks, read asks, and files already on objects. */
+ * threshold), O_DIRECT asks, read asks, and files already on objects;
+ * and a client that never fetched the threshold. */
 #include <stdint.h>
 
 #include "check.h"
@@ -15,7 +16,17 @@ static enum pando_inline_verdict decide(bool write, uint64_t off, uint64_t len, 
 					bool objects)
 {
 	struct pando_layout_ask ask = { .offset = off, .length = len, .minlength = minlen,
-					.write = write };
+					.write = write, .knows_threshold = true };
+	struct pando_inline_file f = { .objects = objects, .inline_max = INLINE_MAX };
+
+	return pando_inline_decide(&ask, &f);
+}
+
+static enum pando_inline_verdict decide_unaware(bool write, uint64_t off, uint64_t len,
+						uint64_t minlen, bool objects)
+{
+	struct pando_layout_ask ask = { .offset = off, .length = len, .minlength = minlen,
+					.write = write, .knows_threshold = false };
 	struct pando_inline_file f = { .objects = objects, .inline_max = INLINE_MAX };
 
 	return pando_inline_decide(&ask, &f);
@@ -75,6 +86,16 @@ static void files_on_objects_always_get_layouts(void)
 	CHECK_EQ(decide(false, 0, PAGE, 0, true), PANDO_INLINE_GRANT);
 }
 
+static void a_client_that_never_fetched_the_threshold_gets_what_it_asks_for(void)
+{
+	/* 8 KiB of a new file, read or write, whole file or not. */
+	CHECK_EQ(decide_unaware(true, 0, 2 * PAGE, 2 * PAGE, false), PANDO_INLINE_MOVE);
+	CHECK_EQ(decide_unaware(false, 0, 2 * PAGE, 2 * PAGE, false), PANDO_INLINE_MOVE);
+	CHECK_EQ(decide_unaware(false, 0, PAGE, 0, false), PANDO_INLINE_MOVE);
+	CHECK_EQ(decide_unaware(true, 0, ALL, 0, false), PANDO_INLINE_MOVE);
+	CHECK_EQ(decide_unaware(false, 0, ALL, PAGE, true), PANDO_INLINE_GRANT);
+}
+
 static void reach_saturates(void)
 {
 	struct pando_layout_ask ask = { .offset = UINT64_MAX - 1, .length = 10, .minlength = 0,
@@ -94,6 +115,7 @@ int main(void)
 	o_direct_asks_follow_the_same_rule();
 	read_asks_on_inline_files_are_refused();
 	files_on_objects_always_get_layouts();
+	a_client_that_never_fetched_the_threshold_gets_what_it_asks_for();
 	reach_saturates();
 	CHECK_DONE();
 }

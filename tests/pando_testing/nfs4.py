@@ -20,6 +20,7 @@ NFS_V4 = 4
 COMPOUND = 1
 
 OP_CLOSE = 4
+OP_GETATTR = 9
 OP_GETFH = 10
 OP_LOOKUP = 15
 OP_OPEN = 18
@@ -39,6 +40,7 @@ NFS4ERR_OLD_STATEID = 10024
 NFS4ERR_BADLAYOUT = 10050
 NFS4ERR_GRACE = 10013
 NFS4ERR_LAYOUTTRYLATER = 10058
+NFS4ERR_LAYOUTUNAVAILABLE = 10059
 
 LAYOUT4_FLEX_FILES = 4
 IOMODE_READ = 1
@@ -50,6 +52,7 @@ OPEN4_SHARE_ACCESS_READ = 1
 OPEN4_SHARE_ACCESS_BOTH = 3
 OPEN4_SHARE_ACCESS_WANT_NO_DELEG = 0x0400
 FATTR4_MODE = 33
+FATTR4_MDSTHRESHOLD = 68
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,23 @@ class Nfs4Client:
              .opaque(Packer().u32(mode).bytes())
              .u32(0).string(name))
         return Op(OP_OPEN, p.bytes(), _open_result)
+
+    @staticmethod
+    def getattr(*attrs: int) -> Op:
+        """GETATTR of the attribute numbers given; its result is the raw
+        attribute values (fattr4's attrlist)."""
+        words = [0] * (max(attrs) // 32 + 1)
+        for a in attrs:
+            words[a // 32] |= 1 << (a % 32)
+        p = Packer().u32(len(words))
+        for w in words:
+            p.u32(w)
+
+        def result(u: Unpacker) -> bytes:
+            for _ in range(u.u32()):
+                u.u32()
+            return u.opaque()
+        return Op(OP_GETATTR, p.bytes(), result)
 
     @staticmethod
     def layoutget(stateid: Stateid, iomode: int = IOMODE_RW, offset: int = 0,

@@ -10,7 +10,11 @@
  * 1, Ganesha patch 0120): smaller files it writes through the manager
  * without asking.  So a ranged write ask moves the file to objects; the
  * whole-file ask only when its minlength already reaches past Inline_Max
- * (ganesha-fsal/README.md, "Small files over pNFS"). */
+ * (ganesha-fsal/README.md, "Small files over pNFS").
+ *
+ * All of that holds for a client that fetched FATTR4_MDSTHRESHOLD.  One
+ * that never did cannot know a file is kept inline, and asks for layouts
+ * it means to use: any ask moves the file to objects and is granted. */
 #ifndef PANDO_INLINE_POLICY_H
 #define PANDO_INLINE_POLICY_H
 
@@ -23,6 +27,7 @@ struct pando_layout_ask {
 	uint64_t length;        /* UINT64_MAX: to the end of the file */
 	uint64_t minlength;
 	bool write;
+	bool knows_threshold;   /* the client has fetched FATTR4_MDSTHRESHOLD */
 };
 
 /* What the file holds now. */

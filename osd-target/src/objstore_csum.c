@@ -282,6 +282,7 @@ int csum_sync(struct obj_ref *ref)
 	pthread_mutex_unlock(&ref->csum_lock);
 	if (fd < 0 || fdatasync(fd) == 0)
 		return 0;
+	atomic_fetch_add(&ref->s->sync_failures, 1);
 	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s",
 		  ref->id.partition, ref->id.object, strerror(errno));
 	return errno_io(errno);

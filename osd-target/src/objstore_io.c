@@ -28,6 +28,7 @@ static int ref_datasync(struct obj_ref *ref)
 {
 	if (fdatasync(ref->fd) == 0)
 		return 0;
+	atomic_fetch_add(&ref->s->sync_failures, 1);
 	log_error("objstore: fdatasync %" PRIx64 ".%" PRIx64 ": %s",
 		  ref->id.partition, ref->id.object, strerror(errno));
 	return errno_io(errno);

@@ -308,8 +308,9 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 	if (!rc && a.objects)
 		rc = pando_objects_flush(h->exp, h->ino);
 	if (!rc && a.objects && unstable_lost(h)) {
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted under unstable "
-			"writes; COMMIT fails so the client does not trust them", h->ino);
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted or failed a "
+			"sync under unstable writes; COMMIT fails so the client does not trust them",
+			h->ino);
 		pando_rows_resync_now(h);
 		return fsalstat(ERR_FSAL_IO, EIO);
 	}

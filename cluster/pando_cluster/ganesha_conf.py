@@ -40,6 +40,7 @@ TEST_OVERRIDES: Mapping[str, str] = {
     "NFSV4.PNFS_MDS": "gateway-only tests and the VFS baseline hand out no layouts",
     "EXPORT.Access_Type": "a read-only VFS export",
     "EXPORT.FSAL.*": "FSAL options a test chooses, and the VFS baseline's FSAL block",
+    "MDCACHE.Entries_HWMark": "a handle cache small enough to evict a file between two calls",
 }
 
 
@@ -90,6 +91,8 @@ class GaneshaSettings:
     access_type: str = "RW"
     log_level: str = "EVENT"
     log_components: Mapping[str, str] = field(default_factory=dict)
+    # Ganesha's handle cache size; None: its default (no MDCACHE block).
+    mdcache_entries: int | None = None
 
 
 def _bool(value: bool) -> str:
@@ -127,7 +130,9 @@ def render(s: GaneshaSettings) -> str:
               f"Protocols = {_numbers(s.protocols)};", "Transports = TCP;",
               f"Access_Type = {s.access_type};", "Squash = No_Root_Squash;", "SecType = sys;",
               *_block("FSAL", fsal)]
+    mdcache = ([] if s.mdcache_entries is None
+               else _block("MDCACHE", [f"Entries_HWMark = {s.mdcache_entries};"]))
     lines = [*_block("NFS_CORE_PARAM", core), *_block("NFSV4", nfsv4),
-             *_block("NFS_KRB5", ["Active_krb5 = false;"]), *_block("LOG", log),
+             *_block("NFS_KRB5", ["Active_krb5 = false;"]), *_block("LOG", log), *mdcache,
              *_block("EXPORT", export)]
     return "\n".join(lines) + "\n"

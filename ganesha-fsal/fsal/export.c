@@ -33,6 +33,7 @@
 #include "rebuild_queue.h"
 #include "scrub.h"
 #include "transcode.h"
+#include "unstable.h"
 #include "view.h"
 
 #define STATFS_CACHE_S 5
@@ -145,6 +146,7 @@ static void export_free(struct pando_export *exp)
 	pando_premade_stop(exp->premade);
 	pando_views_free(exp);
 	osd_conns_free(exp->conns);
+	unstable_files_free(exp->unstable);
 	pando_opstats_free(exp->opstats);
 	cluster_desc_free(&exp->cluster);
 	if (exp->ns)
@@ -325,6 +327,8 @@ static int export_open(struct pando_export *exp)
 
 	if (!rc)
 		rc = open_cluster(exp);
+	if (!rc && !(exp->unstable = unstable_files_new()))
+		rc = -ENOMEM;
 	/* The map before the object pool, so no object is made ahead on an
 	 * OSD the map has taken out. */
 	if (!rc && exp->cfg.etcd[0])

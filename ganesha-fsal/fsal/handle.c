@@ -116,7 +116,6 @@ struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_
 	pando_fh_encode(exp, a->ino, a->gen, a->type, h->key);
 	pthread_mutex_init(&h->move_lock, NULL);
 	pthread_rwlock_init(&h->rows_lock, NULL);
-	atomic_init(&h->unstable_epoch, UINT64_MAX);
 	fsal_obj_handle_init(&h->obj, &exp->export, fsal_type(a->type));
 	h->obj.obj_ops = &PandoFSAL.handle_ops;
 	h->obj.fsid = export_fsid(exp);

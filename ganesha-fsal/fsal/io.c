@@ -9,6 +9,7 @@
 
 #include "layouts.h"
 #include "objio.h"
+#include "unstable.h"
 
 static fsal_status_t fd_open(struct fsal_obj_handle *o, fsal_openflags_t flags,
 			     struct fsal_fd *fd)
@@ -181,12 +182,8 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 	pando_grants_write_end(exp->grants, h->ino);
 	if (io.verf_changed)
 		pando_note_verf_change(exp);
-	if (!rc && !stable) {
-		uint64_t none = UINT64_MAX;
-
-		atomic_compare_exchange_strong(&h->unstable_epoch, &none,
-					       atomic_load(&exp->verf_epoch));
-	}
+	if (!rc && !stable)
+		rc = unstable_files_note(exp->unstable, h->ino, atomic_load(&exp->verf_epoch));
 	if (rc)
 		return rc;
 	/* The size only grows here; an unstable write's size is made durable
@@ -294,12 +291,12 @@ static void pando_write2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb d
 /* An OSD restarted between this file's unstable writes and this COMMIT:
  * they may be gone.  NFSv4 clients see the export's verifier change;
  * NFSv3 WRITE and COMMIT carry Ganesha's own, which an FSAL cannot change,
- * so the COMMIT fails instead (the application's fsync gets EIO), once. */
+ * so the COMMIT fails instead (the application's fsync gets EIO), once.
+ * Asked of the export, not the handle: Ganesha may have evicted the
+ * handle the writes came through. */
 static bool unstable_lost(struct pando_handle *h)
 {
-	uint64_t since = atomic_exchange(&h->unstable_epoch, UINT64_MAX);
-
-	return since != UINT64_MAX && since != atomic_load(&h->exp->verf_epoch);
+	return unstable_files_lost(h->exp->unstable, h->ino, atomic_load(&h->exp->verf_epoch));
 }
 
 static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size_t len)
@@ -311,8 +308,9 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 	if (!rc && a.objects)
 		rc = pando_objects_flush(h->exp, h->ino);
 	if (!rc && a.objects && unstable_lost(h)) {
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted under unstable "
-			"writes; COMMIT fails so the client does not trust them", h->ino);
+		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted or failed a "
+			"sync under unstable writes; COMMIT fails so the client does not trust them",
+			h->ino);
 		pando_rows_resync_now(h);
 		return fsalstat(ERR_FSAL_IO, EIO);
 	}

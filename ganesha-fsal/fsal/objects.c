@@ -420,5 +420,5 @@ void pando_note_verf_change(struct pando_export *exp)
 {
 	atomic_fetch_add(&exp->verf_epoch, 1);
 	LogEvent(COMPONENT_FSAL,
-		 "pando: an OSD restarted under unstable writes; new write verifier, clients resend");
+		 "pando: an OSD restarted or failed a sync under unstable writes; new write verifier, clients resend");
 }

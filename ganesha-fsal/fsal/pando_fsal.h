@@ -111,6 +111,9 @@ struct pando_export {
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
+	/* The files written UNSTABLE since their last COMMIT, with the
+	 * verf_epoch of their first such write (../osdio/unstable.h). */
+	struct unstable_files *unstable;
 	/* The start-time parity recompute (rows.c) is done: until then an RS
 	 * row may decode wrong, so RS rebuilds wait for it. */
 	atomic_bool rows_resynced;
@@ -161,9 +164,6 @@ struct pando_handle {
 	pthread_rwlock_t rows_lock;
 	bool rows_marked;	/* the store marks the file (rows.c) */
 	bool rows_unstable;	/* an UNSTABLE row update since the last COMMIT */
-	/* The export's verf_epoch at the first UNSTABLE object write since
-	 * the last COMMIT, or ~0 with none pending. */
-	_Atomic uint64_t unstable_epoch;
 };
 
 /* Every export of this module, for dbus. */

@@ -67,7 +67,9 @@ void pando_rows_resync_now(struct pando_handle *h)
 	int rc;
 
 	pthread_rwlock_wrlock(&h->rows_lock);
-	rc = h->rows_marked ? resync_file(h->exp, h->ino) : 0;
+	/* Whatever this handle knows: the lost row updates may have come
+	 * through one Ganesha's cache evicted since (unstable.h). */
+	rc = resync_file(h->exp, h->ino);
 	if (!rc) {
 		h->rows_marked = false;
 		h->rows_unstable = false;

@@ -57,7 +57,9 @@ static int victim_ok(const struct ns_inode *r, bool rmdir)
 	return 0;
 }
 
-/* Loads the directory and the inode its name now holds, both locked. */
+/* Loads the directory and the inode its name now holds, both locked.
+ * The directory may have been emptied and removed since the lookup before
+ * the locks: that is -ESTALE, as for any removed directory. */
 static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len,
 		       uint64_t seen, struct dirent_rec *e, struct ns_inode **d,
 		       struct ns_inode **r)
@@ -66,10 +68,11 @@ static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len
 
 	if (!rc)
 		rc = dirent_get(t->s, dir, name, len, e);
-	if (!rc && e->ino != seen)
+	if (rc)
+		return rc;
+	if (e->ino != seen)
 		return RETRY;
-	if (!rc)
-		rc = txn_inode(t, e->ino, r);
+	rc = txn_inode(t, e->ino, r);
 	/* A name without its inode: only corruption does that. */
 	return rc == -ESTALE ? -EIO : rc;
 }

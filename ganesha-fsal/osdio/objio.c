@@ -358,9 +358,9 @@ int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64
 	return on_every_component(io, map, truncate_call, &len);
 }
 
-/* A zero-length DATA_SYNC write: the object's data made durable, and the
- * OSD's write verifier, to learn whether it restarted since the unstable
- * writes this flush is for. */
+/* A zero-length DATA_SYNC write: the object's data and extent checksums
+ * made durable, and the OSD's write verifier, to learn whether it
+ * restarted since the unstable writes this flush is for. */
 static int flush_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
 		      const struct osd_ctl_obj_id *id, void *arg)
 {

@@ -42,7 +42,8 @@ struct objio {
 	uint32_t skip[OBJIO_MAX_SKIP];  /* OSDs whose components are stale */
 	size_t nskip;
 	bool verf_changed;              /* out: an OSD's write verifier changed
-					 * (it restarted): unstable data may be lost */
+					 * (it restarted, or a sync failed there):
+					 * unstable data may be lost */
 };
 
 /* Whether osd is in io's skip list. */

@@ -55,8 +55,9 @@ void osd_conns_result(struct osd_conns *p, uint32_t id, int rc);
 bool osd_conns_is_transport_error(int rc);
 
 /* Records the write verifier an OSD answered with; true when it differs
- * from the one seen before (the OSD restarted and may have lost unstable
- * writes: the manager must change its own verifier so clients resend). */
+ * from the one seen before (the OSD restarted, or one of its syncs
+ * failed, and it may have lost unstable writes: the manager must change
+ * its own verifier so clients resend). */
 bool osd_conns_note_verf(struct osd_conns *p, uint32_t id, const uint8_t verf[8]);
 
 /* Errors of a connection that was open: the peer went away, perhaps only

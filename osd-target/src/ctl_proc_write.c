@@ -1,7 +1,10 @@
 /* WRITE: the data goes from the record buffer to pwrite() uncopied.
  * UNSTABLE lands in the page cache (FLUSH makes it durable); DATA_SYNC
  * and FILE_SYNC are durable before the reply.  The verifier changes on
- * every start, so a caller that sees it change re-sends unflushed data. */
+ * every start and failed sync (osd_write_verf), so a caller that sees it
+ * change re-sends unflushed data.  A stable write of no bytes is the
+ * gateway's COMMIT (objio_flush): its verifier is taken after its sync,
+ * as an NFS COMMIT's. */
 #include <string.h>
 
 #include "ctl_server.h"
@@ -61,14 +64,17 @@ enum rpc_outcome ctl_proc_write(struct osd_ctx *ctx, void *argp, struct rpc_repl
 	const osd_write_args *args = argp;
 	const struct obj_id id = { args->id.partition, args->id.object };
 	osd_write_res res = { 0 };
-	int err = write_object(ctx, &id, args->offset, args->data.data_val,
-			       args->data.data_len, store_stable(args->stable));
+	uint8_t *verf = (uint8_t *)res.osd_write_res_u.ok.verifier;
+	int err;
 
+	osd_write_verf(ctx, verf);
+	err = write_object(ctx, &id, args->offset, args->data.data_val, args->data.data_len,
+			   store_stable(args->stable));
+	if (!args->data.data_len)
+		osd_write_verf(ctx, verf);
 	res.status = ctl_status(err);
 	if (!err) {
 		res.osd_write_res_u.ok.count = args->data.data_len;
-		memcpy(res.osd_write_res_u.ok.verifier, ctx->write_verf,
-		       sizeof(res.osd_write_res_u.ok.verifier));
 		osd_stats_add(ctx->stats, OSD_STAT_CTL_WRITE_OPS, 1);
 		osd_stats_add(ctx->stats, OSD_STAT_CTL_WRITE_BYTES, args->data.data_len);
 	}

@@ -204,7 +204,7 @@ static int open_store(struct osd_daemon *d)
 	d->ctx.fsid = fsid_from_uuid(sb->uuid);
 	/* A fresh verifier on every start tells clients that UNSTABLE writes
 	 * they have not COMMITted may be gone. */
-	if (getrandom(d->ctx.write_verf, sizeof(d->ctx.write_verf), 0) != sizeof(d->ctx.write_verf)) {
+	if (getrandom(d->ctx.verf_base, sizeof(d->ctx.verf_base), 0) != sizeof(d->ctx.verf_base)) {
 		log_error("no randomness for the write verifier");
 		objstore_close(d->ctx.store);
 		return -1;

@@ -1,6 +1,8 @@
 /* COMMIT: makes the object's data durable before answering.  The whole
  * object is synced whatever the range: there is no ranged fdatasync that
- * also makes the size durable. */
+ * also makes the size durable.  Its verifier is taken after the sync, so
+ * that a sync that failed meanwhile (here or in another call: Linux tells
+ * only one) sends the client's unstable writes again. */
 #include <errno.h>
 
 #include "nfs3.h"
@@ -17,6 +19,7 @@ int nfs3_decode_commit_args(struct xdr_r *in, struct nfs3_commit_args *a)
 enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
 				  struct rpc_reply *reply)
 {
+	uint8_t verf[NFS3_WRITEVERFSIZE];
 	struct nfs3_commit_args a;
 	struct nfs3_obj obj;
 	enum nfsstat3 st;
@@ -32,10 +35,11 @@ enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
 		return RPC_OUT_SUCCESS;
 	}
 	err = obj_ref_sync(obj.ref);
+	osd_write_verf(ctx, verf);
 	xw_u32(&reply->res, nfs3_stat_from_errno("COMMIT", &obj, err));
 	nfs3_encode_wcc_data(&reply->res, ctx, &obj);
 	if (!err) {
-		xw_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		xw_fixed(&reply->res, verf, NFS3_WRITEVERFSIZE);
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_COMMIT_OPS, 1);
 	}
 	nfs3_obj_close(ctx, &obj);

@@ -45,6 +45,7 @@ static enum nfsstat3 write_object(const struct osd_ctx *ctx, const struct nfs3_o
 enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 				 struct rpc_reply *reply)
 {
+	uint8_t verf[NFS3_WRITEVERFSIZE];
 	struct nfs3_write_args a;
 	struct nfs3_obj obj;
 	enum nfsstat3 st;
@@ -57,6 +58,7 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 		reply_write_fail(ctx, NULL, st, reply);
 		return RPC_OUT_SUCCESS;
 	}
+	osd_write_verf(ctx, verf);
 	st = write_object(ctx, &obj, &a);
 	if (st != NFS3_OK) {
 		reply_write_fail(ctx, &obj, st, reply);
@@ -65,7 +67,7 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 		nfs3_encode_wcc_data(&reply->res, ctx, &obj);
 		xw_u32(&reply->res, a.count);
 		xw_u32(&reply->res, a.stable == NFS3_UNSTABLE ? NFS3_UNSTABLE : NFS3_FILE_SYNC);
-		xw_fixed(&reply->res, ctx->write_verf, NFS3_WRITEVERFSIZE);
+		xw_fixed(&reply->res, verf, NFS3_WRITEVERFSIZE);
 		osd_stats_nfs_write(ctx->stats, a.count, a.stable);
 	}
 	nfs3_obj_close(ctx, &obj);

@@ -176,6 +176,11 @@ int objstore_statfs(struct objstore *s, struct objstore_stat *st)
 	return 0;
 }
 
+uint64_t objstore_sync_failures(const struct objstore *s)
+{
+	return atomic_load(&s->sync_failures);
+}
+
 int objstore_flush(struct objstore *s, const struct obj_id *id)
 {
 	struct obj_ref *ref;
@@ -185,6 +190,7 @@ int objstore_flush(struct objstore *s, const struct obj_id *id)
 	if (!id) {
 		if (syncfs(s->objfd) == 0)
 			return 0;
+		atomic_fetch_add(&s->sync_failures, 1);
 		log_error("objstore: syncfs: %s", strerror(errno));
 		return -EIO;
 	}

@@ -124,6 +124,10 @@ uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len);
 int obj_ref_write(struct obj_ref *ref, uint64_t off, const void *buf, size_t len,
 		  enum obj_stable stable);
 int obj_ref_sync(struct obj_ref *ref);
+/* How many syncs of object data or checksums have failed since open.
+ * Linux reports a writeback error once and drops the pages it could not
+ * write, so the next sync succeeds over the loss: only this count says. */
+uint64_t objstore_sync_failures(const struct objstore *s);
 
 /* Extent checksums, for scrub.  Every object keeps a CRC32C per extent of
  * OBJ_CSUM_EXTENT bytes: extent i covers data bytes [i * 64 KiB,

@@ -18,8 +18,9 @@
  * Ordering: ref->csum_lock is held from before a change reaches the data
  * file until its checksums are written, so the last record written for
  * an extent is always that of the last change to it.  The checksum file
- * is made durable by COMMIT, FLUSH and truncation (a stable write syncs
- * only its data: see obj_ref_write).
+ * is made durable by COMMIT, FLUSH, truncation and a stable write of no
+ * bytes (the gateway's COMMIT); a stable write syncs only its data (see
+ * obj_ref_write).
  * After a crash that lost one but not the other, scrub sees a mismatch
  * and repairs the extent from a mirror. */
 #include "objstore_internal.h"
@@ -281,6 +282,7 @@ int csum_sync(struct obj_ref *ref)
 	pthread_mutex_unlock(&ref->csum_lock);
 	if (fd < 0 || fdatasync(fd) == 0)
 		return 0;
+	atomic_fetch_add(&ref->s->sync_failures, 1);
 	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s",
 		  ref->id.partition, ref->id.object, strerror(errno));
 	return errno_io(errno);

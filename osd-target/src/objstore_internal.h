@@ -82,6 +82,10 @@ struct objstore {
 	uint64_t cache_gen;
 
 	uint32_t zero_crc;              /* of an extent of zeros: a hole's */
+	/* fdatasync and syncfs of object data and checksums that failed:
+	 * each may have dropped acknowledged UNSTABLE bytes (the write
+	 * verifier moves on, osd.h). */
+	_Atomic uint64_t sync_failures;
 };
 
 /* An iterator over [start, end).  Each has its own read options because

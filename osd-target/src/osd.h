@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "objstore.h"
 #include "osd_stats.h"
@@ -18,7 +19,7 @@ struct osd_ctx {
 	struct objstore *store;
 	const struct cluster_key *key;
 	uint32_t osd_id;
-	uint8_t write_verf[8];    /* drawn at start: changes on every restart */
+	uint8_t verf_base[8];     /* drawn at start; see osd_write_verf */
 	uint64_t fsid;            /* from the target uuid */
 	/* Through a pointer: the NFS procedures get the context const, yet
 	 * count what they serve. */
@@ -42,6 +43,20 @@ static inline void osd_throttle_io(const struct osd_ctx *ctx, bool write, uint64
 	if (waited)
 		osd_stats_add(ctx->stats, write ? OSD_STAT_THROTTLE_WAIT_NS_WRITE
 					      : OSD_STAT_THROTTLE_WAIT_NS_READ, waited);
+}
+
+/* The write verifier: drawn at every start, and moved on by every sync
+ * of the store that failed, since either may have lost UNSTABLE bytes
+ * that clients must then send again (knfsd: nfsd_reset_write_verifier).
+ * A WRITE takes it before its bytes land (a sync failing after that may
+ * drop them); a COMMIT after its own sync. */
+static inline void osd_write_verf(const struct osd_ctx *ctx, uint8_t verf[8])
+{
+	uint64_t v;
+
+	memcpy(&v, ctx->verf_base, sizeof(v));
+	v += objstore_sync_failures(ctx->store);
+	memcpy(verf, &v, sizeof(v));
 }
 
 enum rpc_outcome nfs3_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);

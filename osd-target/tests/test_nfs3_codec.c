@@ -231,7 +231,7 @@ static void fixture_up(struct fixture *f)
 	CHECK_EQ(result, 0);
 	osd_stats_init(&f->stats);
 	f->ctx = (struct osd_ctx){ .store = f->store, .key = &f->key, .osd_id = OSD_ID,
-				   .write_verf = "verifier", .fsid = 0x1234, .stats = &f->stats };
+				   .verf_base = "verifier", .fsid = 0x1234, .stats = &f->stats };
 }
 
 static void fixture_down(struct fixture *f)

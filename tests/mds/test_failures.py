@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from pando_testing import nfs3
 from pando_testing.cluster_map import wait_for
@@ -232,6 +233,31 @@ def test_commit_fails_when_an_osd_restarted_under_unstable_writes(
     assert res.status == nfs3.NFS3ERR_IO, \
         f"COMMIT after an OSD restarted under UNSTABLE writes: {status_name(res.status)}"
     assert ok(c.write(fh, 100, b"again", UNSTABLE)).verf == first.verf
+    assert ok(c.commit(fh)).status == NFS3_OK
+
+
+def test_commit_fails_when_an_osd_restarted_under_unstable_writes_of_an_evicted_file(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """As above, with the file's handle evicted from Ganesha's cache
+    between its WRITE and the restart: what the manager knows of the file's
+    uncommitted writes must outlive the handle, or the new handle's COMMIT
+    succeeds over the lost bytes."""
+    mds = mds_factory(4, object_pool=0, mdcache_entries=8)
+    c = connect(mds)
+    root = mds.root_handle()
+    fh = new_file(c, root, "f")
+    c.write_all(fh, 0, os.urandom(200 * KIB), FILE_SYNC)
+    assert ok(c.write(fh, 0, b"unstable", UNSTABLE)).committed == UNSTABLE
+    for i in range(64):                           # a cache of 8 evicts f's handle
+        new_file(c, root, f"other{i}")
+    victim = mds.osds[objects_of(mds, fileid_of(c, fh))[0][0] - 1]
+    victim.kill9()
+    victim.start()
+    wait_for(f"OSD {victim.osd_id} reachable again",
+             lambda: cluster_status(mds).osds[victim.osd_id].reachable, timeout=15)
+    res = c.commit(fh)
+    assert res.status == nfs3.NFS3ERR_IO, \
+        f"COMMIT after an OSD restarted under UNSTABLE writes: {status_name(res.status)}"
     assert ok(c.commit(fh)).status == NFS3_OK
 
 

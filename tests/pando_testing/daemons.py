@@ -1,6 +1,7 @@
 """pando-osd processes inside a Pod, started, killed and restarted by pid."""
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ class OsdProcess(PodProcess):
     threads: int = 4
     data_dir: Path | None = None
     extra_args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)    # more environment
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -83,7 +85,7 @@ class OsdProcess(PodProcess):
                                   "--ctl-listen", f"{self.host}:{self.ctl_port}",
                                   "--threads", str(self.threads), "--log-level", "debug",
                                   *self.extra_args]
-        self.spawn(argv)
+        self.spawn(argv, env={**os.environ, **self.env} if self.env else None)
         self.wait_port(self.host, self.nfs_port)
         self.wait_port(self.host, self.ctl_port)
         return self

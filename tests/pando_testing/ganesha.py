@@ -63,6 +63,7 @@ class GaneshaServer(GaneshaFiles):
     log_level: str | None = None
     # Per-component levels, e.g. {"STATE": "DEBUG"} (Ganesha's COMPONENTS block).
     log_components: dict[str, str] = field(default_factory=dict)
+    mdcache_entries: int | None = None      # Ganesha's handle cache (None: its default)
     protocols: tuple[int, ...] | None = (3,)   # None: production's (3, 4)
     minor_versions: tuple[int, ...] | None = None  # NFSv4 minor versions when 4 is served
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
@@ -101,7 +102,7 @@ class GaneshaServer(GaneshaFiles):
             fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=None,
             export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
             graceless=self.graceless, access_type=self.access_type,
-            log_components=self.log_components)
+            log_components=self.log_components, mdcache_entries=self.mdcache_entries)
         return replace(s, protocols=self.protocols or s.protocols,
                        minor_versions=self.minor_versions or s.minor_versions,
                        log_level=self.log_level or s.log_level)

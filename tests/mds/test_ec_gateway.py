@@ -23,6 +23,7 @@ from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_IO, UNSTABLE, Nfs3Client, Sattr3
 from pando_testing.oncrpc import ConnectionClosed, RpcError
+from pando_testing.threads import RaisingThread
 
 KIB = 1024
 SU = 16 * KIB
@@ -157,7 +158,7 @@ def test_manager_killed_mid_partial_row_writes_leaves_no_write_hole(
     c.write_all(fh, 0, random.Random(6).randbytes(4 * ROW), stable=FILE_SYNC, chunk=ROW)
     c.close()
     stop, done = threading.Event(), [0]
-    t = threading.Thread(target=partial_row_writer, args=(ec_mds, fh, stop, done))
+    t = RaisingThread(target=partial_row_writer, args=(ec_mds, fh, stop, done))
     t.start()
     time.sleep(2.0)
     ec_mds.kill9()

@@ -23,6 +23,7 @@ from pando_testing.mds_files import (PARTITION, connect, fileid_of, new_file, ob
 from pando_testing.nfs3 import (NFS3_OK, FILE_SYNC, UNSTABLE, Nfs3Client, Sattr3,
                                 status_name)
 from pando_testing.oncrpc import ConnectionClosed, RpcError
+from pando_testing.threads import RaisingThread, join_all
 
 KIB = 1024
 
@@ -367,15 +368,14 @@ def test_kill9_during_a_storm_loses_nothing_acknowledged(mds: PandoMds, root: by
         d = ok(c.mkdir(root, "storm")).fh or b""
     workers = [Acked() for _ in range(4)]
     stop = threading.Event()
-    threads = [threading.Thread(target=storm_worker, args=(mds, d, k, a, stop))
+    threads = [RaisingThread(target=storm_worker, args=(mds, d, k, a, stop))
                for k, a in enumerate(workers)]
     for t in threads:
         t.start()
     time.sleep(2.5)
     mds.kill9()
     stop.set()
-    for t in threads:
-        t.join(30)
+    join_all(threads, 30)
     assert sum(a.ops for a in workers) > 40, "the storm hardly ran"
     before = [f"worker {k}: {e}" for k, a in enumerate(workers) for e in a.errors]
     mds.start()

@@ -21,6 +21,7 @@ from typing import Callable
 
 from .oncrpc import LAST_FRAGMENT
 from .pod import Pod
+from .threads import RaisingThread, join_all
 
 Mangle = Callable[[bytes], bytes]
 
@@ -67,7 +68,7 @@ class RecordProxy:
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
         self._socks: list[socket.socket] = []
-        self._threads: list[threading.Thread] = []
+        self._threads: list[RaisingThread] = []
         self._stopping = False
 
     def start(self) -> "RecordProxy":
@@ -82,7 +83,7 @@ class RecordProxy:
         return self
 
     def _spawn(self, fn: Callable[..., None], *args: object) -> None:
-        t = threading.Thread(target=fn, args=args, daemon=True, name="rpc-proxy")
+        t = RaisingThread(target=fn, args=args, daemon=True, name="rpc-proxy")
         t.start()
         self._threads.append(t)
 
@@ -152,8 +153,7 @@ class RecordProxy:
         for s in socks:
             self._shut(s)
             s.close()
-        for t in self._threads:
-            t.join(timeout=5)
+        join_all(self._threads, timeout=5)
 
     def __enter__(self) -> "RecordProxy":
         return self.start()

@@ -42,6 +42,7 @@ from .nfsproxy import RecordProxy, recv_fragment
 from .oncrpc import LAST_FRAGMENT
 from .osdctl import Info, OsdCtl, OsdCtlError, Stats, Status, open_ctl
 from .pod import Pod
+from .threads import RaisingThread
 from .vm import Vm
 
 PARTITION = 1          # the OSD partition a Pando file system's objects live in
@@ -82,7 +83,7 @@ class Rendezvous:
         self._cond = threading.Condition()
         self._stopping = False
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: RaisingThread | None = None
 
     # guest-side shell functions; `fail` comes from the guest library
     def guest_lib(self) -> str:
@@ -151,8 +152,8 @@ class Rendezvous:
         server.socket = sock
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True,
-                                        name="pnfs-rendezvous")
+        self._thread = RaisingThread(target=server.serve_forever, daemon=True,
+                                     name="pnfs-rendezvous")
         self._thread.start()
         return self
 
@@ -163,6 +164,8 @@ class Rendezvous:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
 
     def open(self, name: str, body: str = "") -> None:
         self.release(name, body)

@@ -58,17 +58,21 @@ def test_join_all_joins_every_thread_then_raises_the_first_failure() -> None:
     assert finished == [1]
 
 
-def test_a_background_writer_whose_write_is_refused_raises_at_the_end_of_its_with(
+def test_a_background_writer_whose_write_is_refused_raises_at_the_end_of_its_with_or_when_waited_on(
         mds_factory: Callable[..., PandoMds]) -> None:
     mds = mds_factory(2, object_pool=0)
     root = mds.root_handle()
     with connect(mds) as c:
         fh = new_file(c, root, "gone", b"x")
         ok(c.remove(root, "gone"))
-    with pytest.raises(AssertionError, match="background WRITE at 0: NFS3ERR_STALE"):
+    refused = "background WRITE at 0: NFS3ERR_STALE"
+    with pytest.raises(AssertionError, match=refused):
         with BackgroundWriter(mds, fh, bytearray(1), lambda i: (0, b"y"), pause=0.01) as writer:
             time.sleep(1.0)
     assert writer.written == 0
+    with BackgroundWriter(mds, fh, bytearray(1), lambda i: (0, b"y"), pause=0.01) as writer:
+        with pytest.raises(AssertionError, match=refused):
+            writer.assert_goes_on(1, 30, "a removed file")
 
 
 def run_pytest_on(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:

@@ -127,6 +127,18 @@ class BackgroundWriter:
                 self.written += 1
                 time.sleep(self.pause)
 
+    def assert_goes_on(self, count: int, within: float, what: str) -> None:
+        """`count` more writes acknowledged within `within` seconds: the
+        writes go on (a failure of the thread is raised as it is)."""
+        first = self.written
+        deadline = time.monotonic() + within
+        while self.written < first + count:
+            if not self._thread.is_alive():
+                self._thread.join()
+            assert time.monotonic() < deadline, \
+                f"{what}: {self.written - first} writes acknowledged in {within:.0f} s: the writes stopped"
+            time.sleep(0.05)
+
     def __enter__(self) -> "BackgroundWriter":
         self._thread.start()
         return self

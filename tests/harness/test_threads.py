@@ -1,23 +1,30 @@
 """The harness's background threads: an exception in one fails its test,
 whether the thread is a pando_testing.threads.RaisingThread (join raises
-it: BackgroundWriter's at the end of its `with`) or a plain one
-(pyproject's filterwarnings make pytest's warning an error)."""
+it: BackgroundWriter's at the end of its `with`, RecordProxy's at stop)
+or a plain one (pyproject's filterwarnings make pytest's warning an
+error)."""
 from __future__ import annotations
 
+import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import BackgroundWriter, connect, new_file, ok
+from pando_testing.nfsproxy import RecordProxy, recv_fragment
+from pando_testing.oncrpc import LAST_FRAGMENT
+from pando_testing.pod import Pod
 from pando_testing.threads import RaisingThread, join_all
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+PROXY_PORT = 18555
 
 
 def fail(message: str) -> None:
@@ -73,6 +80,51 @@ def test_a_background_writer_whose_write_is_refused_raises_at_the_end_of_its_wit
     with BackgroundWriter(mds, fh, bytearray(1), lambda i: (0, b"y"), pause=0.01) as writer:
         with pytest.raises(AssertionError, match=refused):
             writer.assert_goes_on(1, 30, "a removed file")
+
+
+def echo_one_record(upstream: socket.socket) -> None:
+    conn, _ = upstream.accept()
+    with conn:
+        got = recv_fragment(conn)
+        assert got is not None
+        conn.sendall(struct.pack(">I", got[0]) + got[1])
+        conn.recv(1)                          # until the proxy hangs up
+
+
+@pytest.fixture
+def echo_port(pod: Pod) -> Iterator[int]:
+    """The port of a server in the pod that echoes one record."""
+    sock = pod.call_inside(lambda: socket.create_server(("127.0.0.1", 0)))
+    server = RaisingThread(target=echo_one_record, args=(sock,))
+    server.start()
+    yield sock.getsockname()[1]
+    server.join(10)
+    sock.close()
+
+
+def ping(client: socket.socket) -> bytes | None:
+    """The reply to a "ping" record sent through the proxy."""
+    client.sendall(struct.pack(">I", LAST_FRAGMENT | 4) + b"ping")
+    got = recv_fragment(client)
+    return None if got is None else got[1]
+
+
+def test_a_proxy_passes_records_and_stops_with_a_client_connected(pod: Pod, echo_port: int) -> None:
+    proxy = RecordProxy(pod, PROXY_PORT, echo_port, mangle=bytes.upper).start()
+    with pod.connect("127.0.0.1", PROXY_PORT) as client:
+        assert ping(client) == b"PING"
+        proxy.stop()
+
+
+def test_a_proxy_whose_mangle_raises_raises_at_stop(pod: Pod, echo_port: int) -> None:
+    def mangle(frag: bytes) -> bytes:
+        raise ValueError(f"mangling {frag!r}")
+
+    proxy = RecordProxy(pod, PROXY_PORT, echo_port, mangle=mangle).start()
+    with pod.connect("127.0.0.1", PROXY_PORT) as client:
+        assert ping(client) is None           # the reply's pump died
+    with pytest.raises(ValueError, match="mangling b'ping'"):
+        proxy.stop()
 
 
 def run_pytest_on(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:

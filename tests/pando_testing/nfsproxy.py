@@ -100,10 +100,14 @@ class RecordProxy:
                 client.close()
                 continue
             upstream.settimeout(None)
-            with self._lock:
+            with self._lock:           # stop() shuts and joins all it sees
+                if self._stopping:
+                    client.close()
+                    upstream.close()
+                    return
                 self._socks += [client, upstream]
-            self._spawn(self._pump_raw, client, upstream)
-            self._spawn(self._pump_records, upstream, client)
+                self._spawn(self._pump_raw, client, upstream)
+                self._spawn(self._pump_records, upstream, client)
 
     def _pump_raw(self, src: socket.socket, dst: socket.socket) -> None:
         try:
@@ -144,12 +148,12 @@ class RecordProxy:
             pass
 
     def stop(self) -> None:
-        self._stopping = True
+        with self._lock:
+            self._stopping = True
+            socks = list(self._socks)
         if self._listener is not None:
             self._shut(self._listener)
             self._listener.close()
-        with self._lock:
-            socks = list(self._socks)
         for s in socks:
             self._shut(s)
             s.close()

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from pando_testing.threads import RaisingThread
 
 Answer = tuple[int, Any, dict[str, str]]     # status, body (bytes or JSON-able), headers
 
@@ -40,8 +41,8 @@ class StubMgr:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
-                                       daemon=True)
+        self.thread = RaisingThread(target=self.server.serve_forever, args=(0.05,),
+                                    daemon=True)
 
     @property
     def url(self) -> str:
@@ -58,3 +59,4 @@ class StubMgr:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+        self.thread.join()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -16,6 +15,7 @@ import cli_samples as S
 from cli_stub import StubMgr
 from pando_cli import config
 from pando_cli.main import run
+from pando_testing.threads import RaisingThread
 
 
 @pytest.fixture
@@ -213,7 +213,7 @@ def test_something_that_is_not_http_on_the_port_exits_3(capsys: Any) -> None:
             with conn:
                 conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
                 time.sleep(0.2)
-        t = threading.Thread(target=greet)
+        t = RaisingThread(target=greet)
         t.start()
         code, out, err = pando(capsys, "--mgr", url, "status")
         t.join()

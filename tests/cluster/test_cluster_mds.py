@@ -9,7 +9,6 @@ import json
 import os
 import re
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,20 +58,14 @@ def _running(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def _mount_root(pod: Pod, timeout: float = 20.0) -> bytes:
-    """MNT /pando; Ganesha may open its ports a moment before it answers."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            sock = pod.connect(HOST, MNT_PORT)
-            try:
-                return mount_root(sock, "/pando")
-            finally:
-                sock.close()
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+def _mount_root(pod: Pod) -> bytes:
+    """MNT /pando, once: `up` returns when the export answers, so a user's
+    first mount after it works."""
+    sock = pod.connect(HOST, MNT_PORT)
+    try:
+        return mount_root(sock, "/pando")
+    finally:
+        sock.close()
 
 
 def _nfs3_roundtrip(pod: Pod) -> None:

@@ -63,17 +63,9 @@ def _alive(pid: int) -> bool:
 def _lock(pod: Pod, name: str) -> NlmHost:
     """A file `name` in /pando, locked W 0:100 by an NLM host at CLIENT;
     the host (its connection) is returned, still holding the lock."""
-    deadline = time.monotonic() + 20
-    while True:  # Ganesha opens its ports a moment before the export answers
-        try:
-            s = pod.connect(HOST, 20048)
-            root = mount_root(s, "/pando")
-            s.close()
-            break
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    s = pod.connect(HOST, 20048)    # once: `up` returns when the export answers
+    root = mount_root(s, "/pando")
+    s.close()
     setup = Nfs3Setup.over(pod.connect(HOST, 2049))
     fh = setup.create(root, name)
     setup.close()

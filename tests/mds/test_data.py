@@ -21,6 +21,7 @@ from pando_testing.mds_files import (connect, fileid_of, new_file, object_attrs,
                                      objects, objects_of, ok)
 from pando_testing.nfs3 import (NFS3_OK, DATA_SYNC, FILE_SYNC, UNSTABLE, Nfs3Client, Sattr3,
                                 status_name)
+from pando_testing.threads import RaisingThread, join_all
 
 KIB = 1024
 MIB = 1 << 20
@@ -251,27 +252,21 @@ def test_concurrent_writers_across_the_threshold(mds: PandoMds, root: bytes) -> 
         shared = new_file(c, root, "shared")
     datas = [rng.randbytes(rng.randrange(70 * KIB, 400 * KIB)) for _ in fhs]
     shared_data = rng.randbytes(256 * KIB)
-    errors: list[str] = []
 
     def worker(k: int) -> None:
-        try:
-            with connect(mds) as w:
-                for i in range(k, len(fhs), 4):
-                    w.write_all(fhs[i], 0, datas[i], UNSTABLE, 16 * KIB)
-                    ok(w.commit(fhs[i]))
-                # Interleaved 8 KiB pieces of the shared file: k even/odd halves.
-                for off in range((k % 2) * 8 * KIB, len(shared_data), 16 * KIB):
-                    w.write_all(shared, off,
-                                shared_data[off:off + 8 * KIB], FILE_SYNC)
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(f"worker {k}: {e!r}")
+        with connect(mds) as w:
+            for i in range(k, len(fhs), 4):
+                w.write_all(fhs[i], 0, datas[i], UNSTABLE, 16 * KIB)
+                ok(w.commit(fhs[i]))
+            # Interleaved 8 KiB pieces of the shared file: k even/odd halves.
+            for off in range((k % 2) * 8 * KIB, len(shared_data), 16 * KIB):
+                w.write_all(shared, off,
+                            shared_data[off:off + 8 * KIB], FILE_SYNC)
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    threads = [RaisingThread(target=worker, args=(k,), name=f"worker {k}") for k in range(4)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    join_all(threads)
     with connect(mds) as c:
         for i, fh in enumerate(fhs):
             assert c.read_all(fh, 0, len(datas[i]) + 1) == datas[i], f"file w{i}"
@@ -321,24 +316,20 @@ def test_moves_to_objects_while_the_reaper_removes_other_files(mds: PandoMds, c:
         ok(c.write(fh, 0, b"v" * (INLINE_MAX + 1000), FILE_SYNC))
     stop = threading.Event()
     written: list[tuple[str, bytes, bytes]] = []
-    errors: list[str] = []
 
     def mover(k: int) -> None:
         rng = random.Random(k)
-        try:
-            with connect(mds) as w:
-                i = 0
-                while not stop.is_set():
-                    i += 1
-                    name = f"mover{k}-{i}"
-                    fh = new_file(w, root, name)
-                    data = rng.randbytes(INLINE_MAX + rng.randrange(1, 20_000))
-                    w.write_all(fh, 0, data, FILE_SYNC, 128 * KIB)
-                    written.append((name, fh, data))
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(f"mover {k}: {e!r}")
+        with connect(mds) as w:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                name = f"mover{k}-{i}"
+                fh = new_file(w, root, name)
+                data = rng.randbytes(INLINE_MAX + rng.randrange(1, 20_000))
+                w.write_all(fh, 0, data, FILE_SYNC, 128 * KIB)
+                written.append((name, fh, data))
 
-    threads = [threading.Thread(target=mover, args=(k,)) for k in range(2)]
+    threads = [RaisingThread(target=mover, args=(k,), name=f"mover {k}") for k in range(2)]
     for t in threads:
         t.start()
     try:
@@ -348,13 +339,11 @@ def test_moves_to_objects_while_the_reaper_removes_other_files(mds: PandoMds, c:
             assert all(r.status == NFS3_OK for r in c.pipeline(calls, 32))  # type: ignore[attr-defined]
             time.sleep(0.3)
         deadline = time.monotonic() + 10          # a loaded machine: let the movers run
-        while len(written) < 40 and time.monotonic() < deadline and not errors:
+        while len(written) < 40 and time.monotonic() < deadline and all(t.is_alive() for t in threads):
             time.sleep(0.1)
     finally:
         stop.set()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+        join_all(threads)
     assert len(written) > 40, "the movers hardly ran"
     time.sleep(1.0)                 # let the reaper finish its passes
     lost = []

@@ -21,8 +21,9 @@ from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.daemons import OsdProcess
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
-from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_IO, UNSTABLE, Nfs3Client, Sattr3
+from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_IO, UNSTABLE, Nfs3Client, Sattr3, status_name
 from pando_testing.oncrpc import ConnectionClosed, RpcError
+from pando_testing.threads import RaisingThread
 
 KIB = 1024
 SU = 16 * KIB
@@ -128,14 +129,16 @@ def test_truncate_to_the_middle_of_a_row_then_grow_reads_zeros_in_the_gap(
 
 def partial_row_writer(mds: PandoMds, fh: bytes, stop: threading.Event, done: list[int]) -> None:
     """Partial-row writes (each a read-modify-write of parity), some
-    UNSTABLE and never committed, until the manager dies under them."""
+    UNSTABLE and never committed, each acknowledged, until the manager
+    dies under them."""
     rng = random.Random(5)
     try:
         with connect(mds) as c:
             while not stop.is_set():
                 off = rng.randrange(4 * ROW)
                 stable = rng.choice([FILE_SYNC, UNSTABLE])
-                c.write(fh, off, rng.randbytes(rng.randrange(1, SU)), stable=stable)
+                res = c.write(fh, off, rng.randbytes(rng.randrange(1, SU)), stable=stable)
+                assert res.status == NFS3_OK, f"partial-row WRITE at {off}: {status_name(res.status)}"
                 done[0] += 1
     except (OSError, ConnectionClosed, RpcError):
         pass
@@ -157,7 +160,7 @@ def test_manager_killed_mid_partial_row_writes_leaves_no_write_hole(
     c.write_all(fh, 0, random.Random(6).randbytes(4 * ROW), stable=FILE_SYNC, chunk=ROW)
     c.close()
     stop, done = threading.Event(), [0]
-    t = threading.Thread(target=partial_row_writer, args=(ec_mds, fh, stop, done))
+    t = RaisingThread(target=partial_row_writer, args=(ec_mds, fh, stop, done))
     t.start()
     time.sleep(2.0)
     ec_mds.kill9()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import random
-import threading
 import time
 from typing import Any
 
@@ -20,6 +19,7 @@ from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file, ok
 from pando_testing.nfs3 import NFS3_OK, FILE_SYNC, Nfs3Client, Sattr3, status_name
 from pando_testing.oncrpc import GARBAGE_ARGS, ConnectionClosed, RpcAccepted, RpcError
+from pando_testing.threads import RaisingThread, join_all
 
 FH_HEADER = 5          # Ganesha's NFSv3 handle header: version, flags, export id, length
 PANDO_FH_LEN = 24      # the FSAL's part (ganesha-fsal/README.md, "File handle")
@@ -164,22 +164,18 @@ def create_many(mds: PandoMds, d: bytes, names: list[str], conns: int = 4,
     errors: list[str] = []
 
     def worker(part: list[str]) -> None:
-        try:
-            with connect(mds) as cl:
-                calls = ((nfs3.PROC_CREATE, nfs3.create_args(d, n, nfs3.GUARDED,
-                                                             Sattr3(mode=0o644)))
-                         for n in part)
-                for n, res in zip(part, cl.pipeline(calls, depth)):
-                    if res.status != NFS3_OK:  # type: ignore[attr-defined]
-                        errors.append(f"{n}: {st(res)}")
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(repr(e))
+        with connect(mds) as cl:
+            calls = ((nfs3.PROC_CREATE, nfs3.create_args(d, n, nfs3.GUARDED,
+                                                         Sattr3(mode=0o644)))
+                     for n in part)
+            for n, res in zip(part, cl.pipeline(calls, depth)):
+                if res.status != NFS3_OK:  # type: ignore[attr-defined]
+                    errors.append(f"{n}: {st(res)}")
 
-    threads = [threading.Thread(target=worker, args=(names[i::conns],)) for i in range(conns)]
+    threads = [RaisingThread(target=worker, args=(names[i::conns],)) for i in range(conns)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    join_all(threads)
     assert not errors, f"{len(errors)} creates failed, first: {errors[:5]}"
 
 

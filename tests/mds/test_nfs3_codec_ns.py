@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 
 import pytest
 
 from pando_testing import nfs3
 from pando_testing.nfs3 import Nfs3Client, Sattr3
 from pando_testing.oncrpc import AUTH_SYS, RpcClient, auth_sys
+from pando_testing.threads import RaisingThread
 from pando_testing.xdr import Unpacker, XdrError
 
 FH = bytes.fromhex("0102030405")            # 5 bytes: padded to 8 on the wire
@@ -289,7 +289,7 @@ def test_pipeline_matches_replies_by_xid() -> None:
     a, b = socket.socketpair()
     calls = [(nfs3.PROC_LOOKUP, nfs3.lookup_args(FH, "x")), (nfs3.PROC_GETATTR, nfs3.fh_args(FH)),
              (nfs3.PROC_LOOKUP, nfs3.lookup_args(FH, "y"))]
-    t = threading.Thread(target=fake_server, args=(b, len(calls)))
+    t = RaisingThread(target=fake_server, args=(b, len(calls)))
     t.start()
     try:
         results = Nfs3Client.over(a).pipeline(calls, depth=8)

@@ -194,7 +194,9 @@ def test_a_file_written_during_its_rebuild_loses_nothing(
         return (i * 262144 + 4096) % (len(data) - 8192), os.urandom(8192)
 
     with BackgroundWriter(mds, fh, data, piece, pause=0.05) as writer:
+        writer.assert_goes_on(5, 15, f"OSD {victim} killed, its components being rebuilt")
         wait_job_done(mds, etcd, 2, timeout=90)
+        writer.assert_goes_on(5, 15, "after the rebuild")
     assert victim not in {o for o, _ in components(mds, "/hot")}
     assert_every_copy_matches(mds, {"hot": bytes(data)})
     assert "was written during its rebuild: copied again" in mds.log_text()

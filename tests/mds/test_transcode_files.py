@@ -18,6 +18,7 @@ from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import NFS3_OK
+from pando_testing.threads import RaisingThread
 
 KIB, MIB = 1024, 1 << 20
 SU = 64 * KIB
@@ -103,7 +104,7 @@ def test_a_reader_during_transcoding_sees_every_byte_right(tc_mds: PandoMds) -> 
     data = random.Random(2).randbytes(24 * MIB)
     fh = new_file(c, d, "big", data)
     stop, bad, reads = threading.Event(), list[str](), [0]
-    t = threading.Thread(target=reader, args=(tc_mds, fh, data, stop, bad, reads))
+    t = RaisingThread(target=reader, args=(tc_mds, fh, data, stop, bad, reads))
     t.start()
     try:
         ok, msg, res = dbus_json(tc_mds, "transcode_file", "string:/cold/big")

@@ -18,6 +18,7 @@ from pando_testing.etcd import EtcdClient, EtcdCluster, EtcdError
 from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
 from pando_testing.pod import Pod
+from pando_testing.threads import RaisingThread
 
 PREFIX = "/pando/"
 
@@ -31,13 +32,13 @@ class HandPresence:
         self.pod, self.client, self.key, self.value, self.ttl = pod, client, key, value, ttl
         self.lease = 0
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread: RaisingThread | None = None
 
     def start(self) -> HandPresence:
         self.lease = int(self.client.call("/v3/lease/grant", {"TTL": self.ttl})["ID"])
         self.put()
         self._stop.clear()
-        self._thread = threading.Thread(target=self._keepalive, daemon=True)
+        self._thread = RaisingThread(target=self._keepalive, daemon=True)
         self._thread.start()
         return self
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
 from typing import Callable
 
@@ -18,6 +17,7 @@ from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.etcd import EtcdCluster
 from pando_testing.nfs3 import NFS3_OK
 from pando_testing.osdctl import Status, open_ctl
+from pando_testing.threads import RaisingThread, join_all
 
 MIB = 1 << 20
 PART = 1
@@ -161,13 +161,12 @@ def test_sigterm_does_not_wait_for_writes_queued_at_a_low_cap(
                 statuses.append(c.write(fh, off, b"q" * MIB, nfs3.UNSTABLE).status)
         except Exception:                         # the connection closed under it
             statuses.append(-1)
-    threads = [threading.Thread(target=writer, args=(i * MIB,)) for i in range(4)]
+    threads = [RaisingThread(target=writer, args=(i * MIB,)) for i in range(4)]
     for t in threads:
         t.start()
     time.sleep(1.0)                               # all four queued in the bucket
     t0 = time.monotonic()
     assert osd.stop() == 0
     assert time.monotonic() - t0 < 5.0            # not the ~15 s the queue would take
-    for t in threads:
-        t.join(10)
+    join_all(threads, 10)
     assert NFS3_OK in statuses                    # requests in flight were finished

@@ -15,6 +15,7 @@ import pytest
 from pando_testing import nfs3
 from pando_testing.daemons import OsdProcess
 from pando_testing.nfs3 import NFS3_OK, Nfs3Client
+from pando_testing.threads import RaisingThread, join_all
 
 MIB = 1 << 20
 
@@ -195,24 +196,18 @@ def test_concurrent_writers(osd: OsdProcess, make_object: Callable[[int], bytes]
         (own1, 0, blobs[1]),
         (own2, 0, blobs[2]),
     ]
-    errors: list[BaseException] = []
     start = threading.Barrier(len(plan))
 
     def writer(fh: bytes, offset: int, data: bytes) -> None:
-        try:
-            with osd.nfs3() as c:
-                start.wait()
-                write_all(c, fh, offset, data, 64 * 1024)
-                assert c.commit(fh).status == NFS3_OK
-        except BaseException as e:  # re-raised below, on the test's thread
-            errors.append(e)
+        with osd.nfs3() as c:
+            start.wait()
+            write_all(c, fh, offset, data, 64 * 1024)
+            assert c.commit(fh).status == NFS3_OK
 
-    threads = [threading.Thread(target=writer, args=p) for p in plan]
+    threads = [RaisingThread(target=writer, args=p) for p in plan]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join(60)
-    assert not errors, errors
+    join_all(threads, 60)
     with osd.nfs3() as c:
         for fh, blob in ((shared, blobs[0]), (own1, blobs[1]), (own2, blobs[2])):
             assert c.getattr(fh).attrs.size == size  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ from pando_testing.daemons import OsdProcess, osd_binary
 from pando_testing.etcd import EtcdClient, EtcdCluster, b64
 from pando_testing.nfs3 import NFS3_OK
 from pando_testing.pod import Pod
+from pando_testing.threads import RaisingThread
 
 TTL = 2
 KEY = "/pando/osd/1"
@@ -207,7 +208,7 @@ def garbage_endpoint(pod: Pod) -> Iterator[str]:
                     pass
             n += 1
 
-    t = threading.Thread(target=serve, daemon=True)
+    t = RaisingThread(target=serve, daemon=True)
     t.start()
     yield f"http://127.0.0.1:{srv.getsockname()[1]}"
     stop.set()

@@ -40,6 +40,7 @@ from .kernels import Kernel
 from .nfs3_setup import NFS3_FHSIZE, NFS_PROGRAM, NFS_V3, NFSPROC3_CREATE, UNCHECKED, Nfs3Error
 from .oncrpc import LAST_FRAGMENT, auth_sys, decode_reply, encode_call
 from .pod import Pod, build_dir
+from .threads import RaisingThread, join_all
 from .vm import GUEST_ADDR, MountTarget, Vm
 from .xdr import Packer, Unpacker
 
@@ -603,7 +604,6 @@ def populate(pod: Pod, host: str, port: int, root_fh: bytes, dirname: str, count
     names = [f"f{i:07d}" for i in range(count)]
     conns = [PipelinedNfs3(pod.connect(host, port, timeout=120), window)
              for _ in range(connections)]
-    errors: list[BaseException] = []
     lock = threading.Lock()
     total = [0]
 
@@ -613,25 +613,17 @@ def populate(pod: Pod, host: str, port: int, root_fh: bytes, dirname: str, count
             if progress is not None:
                 progress(total[0])
 
-    def work(c: PipelinedNfs3, part: list[str]) -> None:
-        try:
-            c.create_many(dfh, part, tick)
-        except BaseException as e:  # reported on the caller's thread
-            errors.append(e)
-
     t0 = time.monotonic()
-    threads = [threading.Thread(target=work, args=(c, names[i::connections]))
+    threads = [RaisingThread(target=c.create_many, args=(dfh, names[i::connections], tick))
                for i, c in enumerate(conns)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
-    seconds = time.monotonic() - t0
-    for c in conns:
-        c.close()
-    if errors:
-        raise errors[0]
-    return seconds
+    try:
+        join_all(threads)
+    finally:
+        for c in conns:
+            c.close()
+    return time.monotonic() - t0
 
 
 def events(results_log: Path) -> list[dict[str, Any]]:

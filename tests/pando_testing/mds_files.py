@@ -15,6 +15,7 @@ from .cluster_map import file_map
 from .ganesha import GaneshaServer
 from .mds import PandoMds
 from .nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3, auth_sys_groups, status_name
+from .threads import RaisingThread
 
 PARTITION = 1
 
@@ -101,7 +102,8 @@ class BackgroundWriter:
     """Writes pieces into one file from a thread while the body of the
     `with` runs, keeping `data` what the file must hold.  A write answered
     NFS3ERR_JUKEBOX (the file frozen for a rebuild's switch) is counted in
-    `delayed` and left out; `written` counts the others."""
+    `delayed` and left out; `written` counts the others.  Any other answer,
+    or an exception in the thread, is raised again when the `with` ends."""
 
     def __init__(self, mds: PandoMds, fh: bytes, data: bytearray,
                  piece: Callable[[int], tuple[int, bytes]], pause: float) -> None:
@@ -109,7 +111,7 @@ class BackgroundWriter:
         self.written = 0
         self.delayed = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run)
+        self._thread = RaisingThread(target=self._run, name="background-writer")
 
     def _run(self) -> None:
         with connect(self.mds) as w:
@@ -120,10 +122,22 @@ class BackgroundWriter:
                     self.delayed += 1
                     time.sleep(0.2)
                     continue
-                assert res.status == NFS3_OK, res.status
+                assert res.status == NFS3_OK, f"background WRITE at {off}: {status_name(res.status)}"
                 self.data[off:off + len(piece)] = piece
                 self.written += 1
                 time.sleep(self.pause)
+
+    def assert_goes_on(self, count: int, within: float, what: str) -> None:
+        """`count` more writes acknowledged within `within` seconds: the
+        writes go on (a failure of the thread is raised as it is)."""
+        first = self.written
+        deadline = time.monotonic() + within
+        while self.written < first + count:
+            if not self._thread.is_alive():
+                self._thread.join()
+            assert time.monotonic() < deadline, \
+                f"{what}: {self.written - first} writes acknowledged in {within:.0f} s: the writes stopped"
+            time.sleep(0.05)
 
     def __enter__(self) -> "BackgroundWriter":
         self._thread.start()

@@ -21,6 +21,7 @@ from typing import Callable
 
 from .oncrpc import LAST_FRAGMENT
 from .pod import Pod
+from .threads import RaisingThread, join_all
 
 Mangle = Callable[[bytes], bytes]
 
@@ -67,7 +68,7 @@ class RecordProxy:
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
         self._socks: list[socket.socket] = []
-        self._threads: list[threading.Thread] = []
+        self._threads: list[RaisingThread] = []
         self._stopping = False
 
     def start(self) -> "RecordProxy":
@@ -82,7 +83,7 @@ class RecordProxy:
         return self
 
     def _spawn(self, fn: Callable[..., None], *args: object) -> None:
-        t = threading.Thread(target=fn, args=args, daemon=True, name="rpc-proxy")
+        t = RaisingThread(target=fn, args=args, daemon=True, name="rpc-proxy")
         t.start()
         self._threads.append(t)
 
@@ -99,10 +100,14 @@ class RecordProxy:
                 client.close()
                 continue
             upstream.settimeout(None)
-            with self._lock:
+            with self._lock:           # stop() shuts and joins all it sees
+                if self._stopping:
+                    client.close()
+                    upstream.close()
+                    return
                 self._socks += [client, upstream]
-            self._spawn(self._pump_raw, client, upstream)
-            self._spawn(self._pump_records, upstream, client)
+                self._spawn(self._pump_raw, client, upstream)
+                self._spawn(self._pump_records, upstream, client)
 
     def _pump_raw(self, src: socket.socket, dst: socket.socket) -> None:
         try:
@@ -143,17 +148,16 @@ class RecordProxy:
             pass
 
     def stop(self) -> None:
-        self._stopping = True
+        with self._lock:
+            self._stopping = True
+            socks = list(self._socks)
         if self._listener is not None:
             self._shut(self._listener)
             self._listener.close()
-        with self._lock:
-            socks = list(self._socks)
         for s in socks:
             self._shut(s)
             s.close()
-        for t in self._threads:
-            t.join(timeout=5)
+        join_all(self._threads, timeout=5)
 
     def __enter__(self) -> "RecordProxy":
         return self.start()

@@ -42,6 +42,7 @@ from .nfsproxy import RecordProxy, recv_fragment
 from .oncrpc import LAST_FRAGMENT
 from .osdctl import Info, OsdCtl, OsdCtlError, Stats, Status, open_ctl
 from .pod import Pod
+from .threads import RaisingThread
 from .vm import Vm
 
 PARTITION = 1          # the OSD partition a Pando file system's objects live in
@@ -71,18 +72,20 @@ class Rendezvous:
     Host side: `wait(name)` -> Arrival, `release(name, body)`, `open(name)`
     (a gate released before anyone arrives), `data[name] = bytes`,
     `puts[name]`: what guests put, in order (more than a step's output
-    can carry)."""
+    can carry), `put_times[name]` when (time.monotonic()),
+    `longest_pause(name, since, until)`."""
 
     def __init__(self, pod: Pod, port: int = GATE_PORT) -> None:
         self.pod, self.port = pod, port
         self.data: dict[str, bytes] = {}
         self.arrivals: dict[str, Arrival] = {}
         self.puts: dict[str, list[dict[str, str]]] = {}
+        self.put_times: dict[str, list[float]] = {}
         self._released: dict[str, str] = {}
         self._cond = threading.Condition()
         self._stopping = False
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: RaisingThread | None = None
 
     # guest-side shell functions; `fail` comes from the guest library
     def guest_lib(self) -> str:
@@ -118,6 +121,7 @@ class Rendezvous:
                 if kind == "put":
                     with outer._cond:
                         outer.puts.setdefault(name, []).append(q)
+                        outer.put_times.setdefault(name, []).append(time.monotonic())
                     return self._send(200, b"ok\n")
                 if kind != "arrive":
                     return self._send(404, b"bad path\n")
@@ -151,8 +155,8 @@ class Rendezvous:
         server.socket = sock
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True,
-                                        name="pnfs-rendezvous")
+        self._thread = RaisingThread(target=server.serve_forever, daemon=True,
+                                     name="pnfs-rendezvous")
         self._thread.start()
         return self
 
@@ -163,6 +167,8 @@ class Rendezvous:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
 
     def open(self, name: str, body: str = "") -> None:
         self.release(name, body)
@@ -171,6 +177,15 @@ class Rendezvous:
         with self._cond:
             self._released[name] = body
             self._cond.notify_all()
+
+    def longest_pause(self, name: str, since: float, until: float) -> float:
+        """The longest time without a `put NAME` between since and until
+        (time.monotonic()): how long a guest that puts after each step of
+        its work stopped going on."""
+        with self._cond:
+            times = [t for t in self.put_times.get(name, []) if since < t < until]
+        marks = [since, *times, until]
+        return max(b - a for a, b in zip(marks, marks[1:]))
 
     def wait(self, name: str, timeout: float = 300.0,
              vms: Sequence[Vm] = ()) -> Arrival:

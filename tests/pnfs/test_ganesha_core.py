@@ -32,8 +32,8 @@ import pytest
 
 from pando_testing.e2e import KernelClient
 from pando_testing.mountstats import parse_mountstats
-from pando_testing.pnfs_guest import DROP, REPORT, chunk_writer, reports, values
-from pando_testing.pnfs_tools import PnfsCluster, sha256
+from pando_testing.pnfs_guest import DROP, REPORT, WRITER_STALL_S, chunk_writer, reports, values
+from pando_testing.pnfs_tools import Arrival, PnfsCluster, sha256
 from pando_testing.vm import Scenario, Vm, wait_all
 
 MIB = 1 << 20
@@ -62,15 +62,14 @@ arrive b-read
 """
 
 
-def wait_gate(c: PnfsCluster, name: str, vms: Sequence[Vm], timeout: float = 300) -> None:
+def wait_gate(c: PnfsCluster, name: str, vms: Sequence[Vm], timeout: float = 300) -> Arrival:
     """gate.wait, failing at once when ganesha.nfsd dies (its clients then
     retry until the gate's timeout)."""
     assert c.gate is not None
     deadline = time.monotonic() + timeout
     while True:
         try:
-            c.gate.wait(name, timeout=2, vms=vms)
-            return
+            return c.gate.wait(name, timeout=2, vms=vms)
         except TimeoutError:
             assert c.mds.alive(), f"ganesha.nfsd died before gate {name!r}"
             if time.monotonic() > deadline:
@@ -186,9 +185,10 @@ ls -l d
 def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster],
                                          guest: Callable[..., KernelClient]) -> None:
     """6.12 over NFSv4.2 writes 16 MiB a chunk at a time to a mirrored file;
-    the OSD of mirror 0 is killed after the 4th chunk.  The client reports
-    its write errors with LAYOUTERROR: every one answered without error,
-    Ganesha logs them and the manager counts them (io_errors)."""
+    the OSD of mirror 0 is killed after the 4th chunk.  The writes go on
+    (every chunk acknowledged, no pause over WRITER_STALL_S) and the client
+    reports its write errors with LAYOUTERROR: every one answered without
+    error, Ganesha logs them and the manager counts them (io_errors)."""
     chunks, kill_after = 16, 4
     c = pnfs_cluster(mirrors=2, minor_versions=(1, 2))
     gate = c.gate
@@ -202,7 +202,9 @@ def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster
     victim = c.osd(c.components(ino)[0].osd_id)
     ls0 = c.layout_status()
     victim.kill9()
-    wait_gate(c, "written", [vm], timeout=800)
+    t_kill = time.monotonic()
+    written = wait_gate(c, "written", [vm], timeout=800)
+    pause = gate.longest_pause("acked", t_kill, written.at)
     ls1 = c.layout_status()
     victim.start()
     gate.release("written")
@@ -212,7 +214,12 @@ def test_layouterror_reaches_the_manager(pnfs_cluster: Callable[..., PnfsCluster
     res.assert_ok()
     v42 = {m.mountpoint: m for m in parse_mountstats(res.step("mountstats").output)}["/mnt/v4.2"]
     le = v42.ops.get("LAYOUTERROR")
-    print(f"chunks {values(res.steps[0], 'chunk')}; LAYOUTERROR {le}; layout_status {ls0} -> {ls1}")
+    acks = values(res.steps[0], "chunk")
+    print(f"chunks {acks}; longest pause after the kill {pause:.1f} s; LAYOUTERROR {le}; "
+          f"layout_status {ls0} -> {ls1}")
+    assert len(acks) == chunks and all(v.endswith(" ok") for v in acks), \
+        f"writes to a file with a live mirror failed: {acks}"
+    assert pause <= WRITER_STALL_S, f"the writes stopped for {pause:.0f} s after the kill"
     assert le is not None and le.ops > 0, f"the client sent no LAYOUTERROR: {v42.ops.keys()}"
     assert le.errors == 0, f"LAYOUTERROR answered with errors: {le}"
     assert "LAYOUTERROR OP" in c.log_text(), "Ganesha did not take the reported errors"

@@ -6,9 +6,10 @@ and fsync (`dd conv=notrunc,fsync`): a chunk whose dd returned 0 is
 acknowledged.  After the 4th chunk the test kills the OSD holding mirror 0
 of the file.  What must hold:
 
-* every chunk either succeeds or fails with EIO: nothing else, and never a
-  silent loss: every acknowledged chunk reads back right afterwards (the
-  OSD restarted), from the guest and over NFSv3;
+* the writes go on: every chunk is acknowledged (the file has another
+  mirror: ganesha-fsal/README.md, "Degraded writes"), with no pause longer
+  than WRITER_STALL_S from the kill to the last chunk; and every chunk reads back
+  right afterwards (the OSD restarted), from the guest and over NFSv3;
 * each acknowledged chunk is on every mirror the manager has not recorded
   stale (a degraded write marks the missed mirror stale before it is
   acknowledged), and on at least one;
@@ -27,7 +28,7 @@ from typing import Callable
 import pytest
 
 from pando_testing.e2e import KernelClient
-from pando_testing.pnfs_guest import DROP, chunk_writer, values
+from pando_testing.pnfs_guest import DROP, WRITER_STALL_S, chunk_writer, values
 from pando_testing.pnfs_tools import PnfsCluster
 from pando_testing.vm import Scenario
 
@@ -78,7 +79,11 @@ def test_osd_killed_during_pnfs_write(version: str, pnfs_cluster: Callable[..., 
         time.sleep(0.2)
     print(f"cluster_status: OSD {victim.osd_id} unreachable after {time.monotonic() - t_kill:.1f} s")
 
-    gate.wait("written", timeout=800, vms=[vm])
+    written = gate.wait("written", timeout=800, vms=[vm])
+    pause = gate.longest_pause("acked", t_kill, written.at)
+    print(f"longest pause of the writer after the kill: {pause:.1f} s; "
+          f"written {written.at - t_kill:.1f} s after it")
+    assert pause <= WRITER_STALL_S, f"the writes stopped for {pause:.0f} s after the kill"
     ls1 = c.layout_status()
     damage = [r for r in c.damage() if r.ino == ino]
     assert not c.cluster_status()[victim.osd_id].reachable
@@ -105,9 +110,7 @@ def test_osd_killed_during_pnfs_write(version: str, pnfs_cluster: Callable[..., 
     acked = [i for i, v in enumerate(chunks) if v.endswith(" ok")]
     failed = {i: v for i, v in enumerate(chunks) if i not in acked}
     print(f"{version}: {len(acked)} chunks acknowledged, {len(failed)} failed: {failed}")
-    assert all("Input/output error" in v for v in failed.values()), \
-        f"writes failed otherwise than with EIO: {failed}"
-    assert set(range(KILL_AFTER)) <= set(acked), "chunks written before the kill failed"
+    assert not failed, f"writes to a file with a live mirror failed: {failed}"
 
     # Acknowledged means there: from the guest (after a cache drop) ...
     reads = {int(v.split()[0]): v.split(None, 1)[1] for v in values(out, "read")}

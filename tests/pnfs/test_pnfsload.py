@@ -24,6 +24,7 @@ from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfs
                                     run_pnfsload, start_pnfsload, wait_pnfsload)
 from pando_testing.pnfs_tools import PnfsCluster
 from pando_testing.pod import Pod
+from pando_testing.threads import RaisingThread
 from pando_testing.vm import Scenario
 
 MiB = 1 << 20
@@ -193,7 +194,7 @@ def test_a_recalled_layout_is_committed_and_returned_and_the_rest_goes_through_t
                    "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.recall_file",
                    "string:/rc/ior.0"], env={**os.environ, **m.dbus_env()}, timeout=30)
 
-    t = threading.Thread(target=recall)
+    t = RaisingThread(target=recall)
     t.start()
     w = load(m, "rc", ior="write", block=block, transfer=256 * 1024, depth=4)
     t.join()

@@ -125,7 +125,7 @@ def writer_script(gate_lib: str) -> str:
 getdata d /tmp/d
 i=0
 while [ $i -lt {FILES} ]; do
-  dd if=/tmp/d of=f$i bs=64k conv=fsync 2>/dev/null || echo "write f$i failed"
+  dd if=/tmp/d of=f$i bs=64k conv=fsync 2>/tmp/dd.err || fail "writing f$i: $(cat /tmp/dd.err)"
   i=$((i + 1))
 done
 drop

@@ -214,11 +214,8 @@ def test_write_storm_survives_an_etcd_member_the_mgr_leader_and_an_osd_killed(
 
     r = storm.finish()
     print(f"{r.count} files, phases {r.phases}, {len(r.failed)} failed: {r.failed}")
-    # Only a file being written when its mirror died may fail, with EIO.
-    late = {i: v for i, v in r.failed.items() if v.split()[0] != "1"}
-    assert not late, f"writes failed after the OSD was marked down: {late}"
-    assert all("Input/output error" in v for v in r.failed.values()), r.failed
-    assert len(r.failed) <= 2, r.failed
+    # Not even a file being written when its mirror died may fail.
+    assert not r.failed, f"writes failed: {r.failed}"
     storm.check_bytes(r)
     later = r.files_in("down") + r.files_in("out")
     assert len(later) >= 4, f"too few files after the OSD went down: {r.phases}"

@@ -105,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enc1 = malloc(used);
 		enc2 = malloc(used);
 		len1 = xdr_run(t->proc, XDR_ENCODE, enc1, used, &v1);
+		if (len1 != used)
+			fprintf(stderr, "fuzz: %s: %u bytes decoded, %u encoded\n", t->name, used, len1);
 		fuzz_check(len1 == used, t->name);
 		memset(&v2, 0, sizeof(v2));
 		fuzz_check(xdr_run(t->proc, XDR_DECODE, enc1, len1, &v2) == len1, t->name);

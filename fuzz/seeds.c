@@ -336,6 +336,62 @@ static void seeds_ff(void)
 	seed("fuzz_ff_layoutreturn", "empty", buf, len);
 }
 
+/* ---- Ganesha's NFSv4.1 layout arguments (RFC 7862, RFC 5661) ---- */
+
+#define LAYOUT4_FLEX_FILES 4
+#define LAYOUTIOMODE4_RW 2
+#define LAYOUTRETURN4_FILE 1
+
+static void put_stateid(struct xdr_w *w)
+{
+	xw_u32(w, 1);
+	xw_fixed(w, "layoutstate!", 12);
+}
+
+static void seeds_nfs41(void)
+{
+	uint8_t body[SEED_MAX], buf[SEED_MAX];
+	struct pando_ff_layoutreturn ret = { 0 };
+	size_t blen;
+	struct xdr_w w;
+
+	xw_init(&w, buf, sizeof(buf));		/* LAYOUTERROR4args */
+	xw_u64(&w, 0);
+	xw_u64(&w, 65536);
+	put_stateid(&w);
+	xw_u32(&w, 1);				/* lea_errors<> */
+	xw_fixed(&w, "osd-0000000000a\1", 16);
+	xw_u32(&w, 5);				/* NFS4ERR_IO */
+	xw_u32(&w, 38);				/* OP_WRITE */
+	seed_sel("fuzz_nfs41_layout", "layouterror", 0, buf, w.len);
+
+	xw_init(&w, buf, sizeof(buf));		/* LAYOUTSTATS4args */
+	xw_u64(&w, 0);
+	xw_u64(&w, 65536);
+	put_stateid(&w);
+	xw_u64(&w, 3);				/* lsa_read */
+	xw_u64(&w, 12288);
+	xw_u64(&w, 1);				/* lsa_write */
+	xw_u64(&w, 4096);
+	xw_fixed(&w, "osd-0000000000a\1", 16);
+	xw_u32(&w, LAYOUT4_FLEX_FILES);		/* lsa_layoutupdate */
+	xw_opaque(&w, "flexfiles", 9);
+	seed_sel("fuzz_nfs41_layout", "layoutstats", 1, buf, w.len);
+
+	must(pando_ff_layoutreturn_encode(&ret, body, sizeof(body), &blen),
+	     "pando_ff_layoutreturn_encode");
+	xw_init(&w, buf, sizeof(buf));		/* LAYOUTRETURN4args */
+	xw_bool(&w, false);			/* lora_reclaim */
+	xw_u32(&w, LAYOUT4_FLEX_FILES);
+	xw_u32(&w, LAYOUTIOMODE4_RW);
+	xw_u32(&w, LAYOUTRETURN4_FILE);
+	xw_u64(&w, 0);
+	xw_u64(&w, UINT64_MAX);
+	put_stateid(&w);
+	xw_opaque(&w, body, (uint32_t)blen);	/* lrf_body: ff_layoutreturn4 */
+	seed_sel("fuzz_nfs41_layout", "layoutreturn", 2, buf, w.len);
+}
+
 /* ---- etcd's JSON gateway, as the client receives it ---- */
 
 static void seeds_etcd(void)
@@ -387,6 +443,7 @@ int main(int argc, char **argv)
 	seeds_ctl();
 	seeds_layout();
 	seeds_ff();
+	seeds_nfs41();
 	seeds_etcd();
 	return 0;
 }

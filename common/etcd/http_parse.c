@@ -256,7 +256,7 @@ int http_parse_response(const char *buf, size_t len, int eof, size_t max_body,
 			return eof ? -EPROTO : -EAGAIN;
 		return take_body(buf + off, (size_t)f.length, r);
 	}
-	if (!eof)
-		return len - off > max_body ? -EPROTO : -EAGAIN;
-	return take_body(buf + off, len - off, r);
+	if (len - off > max_body)
+		return -EPROTO;
+	return eof ? take_body(buf + off, len - off, r) : -EAGAIN;
 }

@@ -125,9 +125,11 @@ static int length_set(struct objstore *s, const struct obj_id *id, uint64_t leng
 static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number,
 		    const void *val, size_t len)
 {
+	size_t width = info_width(number);
 	uint64_t v, old;
 
-	if (len != info_width(number))
+	/* Width 0 is an unknown number: with an empty value it would match. */
+	if (!width || len != width)
 		return -EINVAL;
 	v = len == 4 ? get_be32(val) : get_be64(val);
 	switch (number) {

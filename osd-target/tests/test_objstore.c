@@ -434,6 +434,10 @@ static void test_info_attrs(struct objstore *s)
 	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_CREATED, v, 8), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_USED, v, 8), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &id, 1, 9, v, 8), -EINVAL);
+	/* An unknown number with an empty value, as SETATTR decodes it (no
+	 * buffer at all): refused, never read. */
+	CHECK_EQ(objstore_attr_set(s, &id, 1, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, 9, NULL, 0), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &none, 1, OBJ_ATTR_OWNER, v, 8), -ENOENT);
 }
 

@@ -107,6 +107,8 @@ static void huge_lengths_are_refused_before_any_allocation(void)
 		       "ffffffffffffffffffff\r\n", 0, &r), -EPROTO);
 	CHECK_EQ(http_parse_response("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n", 39, 0, 10, &r),
 		 -EPROTO);
+	/* Framed by the end of the connection: over the limit once closed too. */
+	CHECK_EQ(http_parse_response("HTTP/1.0 200 OK\r\n\r\n0123456789a", 30, 1, 10, &r), -EPROTO);
 }
 
 static void a_header_without_end_is_refused(void)

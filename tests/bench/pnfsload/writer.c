@@ -124,11 +124,14 @@ static int write_next(struct writer *s)
 	return 0;
 }
 
+/* Waits for *next, then sets it pace_ms from now: a writer back from a
+ * stall does not catch up in a burst. */
 static void pace(const struct options *o, struct timespec *next)
 {
 	if (!o->pace_ms)
 		return;
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL);
+	clock_gettime(CLOCK_MONOTONIC, next);
 	next->tv_nsec += (long)o->pace_ms * 1000000L;
 	next->tv_sec += next->tv_nsec / 1000000000L;
 	next->tv_nsec %= 1000000000L;

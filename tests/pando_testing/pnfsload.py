@@ -57,6 +57,7 @@ class PnfsloadResult:
     mds_io_bytes: int
     ds_io_bytes: int
     errors: int
+    recoveries: int
     raw: dict[str, Any]
 
     @classmethod

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -202,6 +204,62 @@ def test_a_recalled_layout_is_committed_and_returned_and_the_rest_goes_through_t
     assert 0 < w.mds_io_bytes < block and 0 < w.ds_io_bytes, w.raw
     size, data = file_bytes(m, "/rc/ior.0")
     assert (size, sha(data)) == (block, sha(pattern(1, 0, block)))
+
+
+def test_layoutget_loop_asks_for_one_stripe_unit_at_a_time_and_all_are_granted(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """--layoutget N (tests/bench/layoutget_leak): N READ LAYOUTGETs of
+    ior.<client>, one stripe unit each, every one granted and counted by
+    the manager as well."""
+    m = mds_factory(4, pnfs=True, mirrors=1, stripe_unit=64 * 1024,
+                    extra_fsal="Stripe_Width = 3;")
+    load(m, "lg", clients=2, ior="write", block=MiB)
+    before = PnfsCluster(m.pod, m, list(m.osds)).layout_status().granted
+    r = load(m, "lg", clients=2, block=MiB, transfer=64 * 1024, extra=["--layoutget", "40"])
+    assert (r.workload, r.layouts, r.ops) == ("layoutget", 80, 80)
+    assert PnfsCluster(m.pod, m, list(m.osds)).layout_status().granted - before == 80
+
+
+def progress_lines(proc: subprocess.Popen[str], until: Callable[[float], bool]) -> int:
+    """Reads pnfsload --writer's progress lines until one's time passes
+    `until`; the bytes it acknowledged."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        words = line.split()
+        if words[:1] == ["progress"] and until(float(words[2])):
+            return int(words[3])
+    raise AssertionError(f"pnfsload ended: {proc.wait()}")
+
+
+def test_a_writer_goes_on_after_the_manager_is_killed_and_restarted(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """--writer (tests/bench/mds_restart): after kill -9 and a restart of
+    ganesha.nfsd it makes a new session, opens its file again and goes on;
+    the file then holds exactly the bytes it acknowledged."""
+    m = pando(mds_factory)
+    argv = pnfsload_argv(m.nfs_addr, "wr", export=m.pseudo, transfer=64 * 1024, block=64 * MiB,
+                         timeout=60, extra=["--writer", "--pace", "10"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    try:
+        progress_lines(proc, lambda t: True)
+        m.kill9()
+        m.start()
+        back = time.monotonic()
+        acked = progress_lines(proc, lambda t: t > back)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    acked = max([acked] + [int(ln.split()[3]) for ln in out.splitlines()
+                           if ln.startswith("progress")])
+    r = PnfsloadResult.parse(out.splitlines()[-1])
+    assert (r.workload, r.recoveries) == ("writer", 1), r.raw
+    assert "the MDS lost the session" in err
+    size, data = file_bytes(m, "/wr/ior.0")
+    assert (size, sha(data)) == (acked, sha(pattern(1, 0, acked)))
 
 
 def test_a_stonewalled_write_stops_at_its_deadline_and_leaves_a_file_without_holes(

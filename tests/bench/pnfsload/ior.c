@@ -286,7 +286,7 @@ void ior_run(struct client *cl, void *state)
 	 * after this client's segment. */
 	s->layout = cl->pnfs && !lo_below_threshold(&s->f, write, s->base + cl->opt->block) &&
 		    lo_get(cl, 0, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ, s->base,
-			   cl->opt->block);
+			   cl->opt->block) > 0;
 	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
 	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
 		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)", cl->opt->transfer,

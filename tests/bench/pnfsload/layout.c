@@ -164,8 +164,8 @@ bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size)
 	return size < threshold;
 }
 
-bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
-	    uint64_t length)
+int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
+	   uint64_t length)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
@@ -175,7 +175,8 @@ bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomo
 	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_layoutget(&c.w, iomode, offset, length, length, &f->open_sid, CTL_BUF - 1024);
-	cl_call(cl, &c, "LAYOUTGET");
+	if (cl_call(cl, &c, "LAYOUTGET") == CL_LOST)
+		return -ESTALE;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	cl_check(cl, d4_op(&c.r, OP_LAYOUTGET, &status), OP_LAYOUTGET);
 	/* Refusals Linux answers with I/O through the MDS (fs/nfs/pnfs.c);
@@ -183,7 +184,7 @@ bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomo
 	if (status == NFS4ERR_LAYOUTUNAVAILABLE || status == NFS4ERR_LAYOUTTRYLATER ||
 	    status == NFS4ERR_BADLAYOUT || status == NFS4ERR_UNKNOWN_LAYOUTTYPE ||
 	    status == NFS4ERR_NOTSUPP)
-		return false;
+		return 0;
 	if (status)
 		cl_die(cl, "LAYOUTGET: %s (%u)", nfs4_status_name(status), status);
 	cl_check(cl, d4_layoutget(&c.r, &res), OP_LAYOUTGET);
@@ -197,15 +198,14 @@ bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomo
 	    (res.length != UINT64_MAX && res.offset + res.length < offset + length)) {
 		/* A shape we cannot drive, or short: give it back and go
 		 * through the MDS. */
-		lo_return(cl, slot, f);
-		return false;
+		return lo_return(cl, slot, f);
 	}
 	bind_targets(cl, slot, f);
-	return true;
+	return 1;
 }
 
-void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
-	       uint64_t length)
+int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
+	      uint64_t length)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
@@ -213,14 +213,16 @@ void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t o
 	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_layoutcommit(&c.w, offset, length, &f->layout_sid, offset + length - 1);
-	cl_call(cl, &c, "LAYOUTCOMMIT");
+	if (cl_call(cl, &c, "LAYOUTCOMMIT") == CL_LOST)
+		return -ESTALE;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	cl_op(cl, &c, OP_LAYOUTCOMMIT, 0);
 	cl_check(cl, d4_layoutcommit(&c.r), OP_LAYOUTCOMMIT);
+	return 0;
 }
 
-static void send_return(struct client *cl, unsigned slot, struct open_file *f,
-			const struct pando_ff_layoutreturn *body)
+static int send_return(struct client *cl, unsigned slot, struct open_file *f,
+		       const struct pando_ff_layoutreturn *body)
 {
 	uint8_t rbuf[CTL_BUF], enc[1024];
 	struct compound c;
@@ -231,33 +233,43 @@ static void send_return(struct client *cl, unsigned slot, struct open_file *f,
 	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_layoutreturn(&c.w, f->iomode, 0, UINT64_MAX, &f->layout_sid, enc, (uint32_t)len);
-	cl_call(cl, &c, "LAYOUTRETURN");
+	if (cl_call(cl, &c, "LAYOUTRETURN") == CL_LOST)
+		return -ESTALE;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	if (cl_op(cl, &c, OP_LAYOUTRETURN, NFS4ERR_NOMATCHING_LAYOUT) == NFS4_OK)
 		cl_check(cl, d4_layoutreturn(&c.r), OP_LAYOUTRETURN);
+	return 0;
 }
 
-void lo_return(struct client *cl, unsigned slot, struct open_file *f)
+void lo_forget(struct open_file *f)
 {
-	struct pando_ff_layoutreturn body = { 0 };
-
-	if (!f->has_layout)
-		return;
-	send_return(cl, slot, f, &body);
-	pando_ff_layout_release(&f->layout);
+	if (f->has_layout)
+		pando_ff_layout_release(&f->layout);
 	f->has_layout = false;
 }
 
-void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
-		     uint64_t offset, uint64_t length, int err, uint32_t opnum)
+int lo_return(struct client *cl, unsigned slot, struct open_file *f)
+{
+	struct pando_ff_layoutreturn body = { 0 };
+	int err;
+
+	if (!f->has_layout)
+		return 0;
+	err = send_return(cl, slot, f, &body);
+	lo_forget(f);
+	return err;
+}
+
+int lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
+		    uint64_t offset, uint64_t length, int err, uint32_t opnum)
 {
 	struct pando_device_error derr = { .status = ds_error_status(err), .opnum = opnum };
 	struct pando_ff_ioerr ioerr = { offset, length, f->layout_sid, 1, &derr };
 	struct pando_ff_layoutreturn body = { 1, &ioerr, 0, NULL };
 
 	if (!f->has_layout || slot >= cl->nslots)
-		return;
+		return 0;
 	memcpy(derr.deviceid, f->layout.mirrors[t / f->columns].ds[t % f->columns].deviceid,
 	       PANDO_FF_DEVICEID_SIZE);
-	send_return(cl, slot, f, &body);
+	return send_return(cl, slot, f, &body);
 }

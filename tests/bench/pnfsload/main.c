@@ -92,8 +92,19 @@ static void usage(FILE *f)
 	      "  IOR:    --ior write|read [--shared] [--transfer SIZE] [--block SIZE] [--verify]\n"
 	      "          [--fsync] [--stonewall SEC]\n"
 	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir] [--write-bytes W]\n"
+	      "  --layoutget N [--block SIZE] [--transfer SIZE]: N READ LAYOUTGETs of ior.<client>\n"
+	      "  --writer [--block SIZE] [--transfer SIZE] [--pace MS]: FILE_SYNC + LAYOUTCOMMIT\n"
+	      "          per transfer, a progress line each, riding through MDS restarts\n"
 	      "Sizes take K/M/G suffixes (powers of 2). Prints one JSON line of results.\n",
 	      f);
+}
+
+static void set_workload(enum workload wl, enum phase phase)
+{
+	if (opt.workload != WL_NONE)
+		die("give one of --ior, --mdtest, --layoutget and --writer");
+	opt.workload = wl;
+	opt.phase = phase;
 }
 
 static void set_phase(enum workload wl, const char *arg)
@@ -101,12 +112,9 @@ static void set_phase(enum workload wl, const char *arg)
 	static const char *names[] = { "write", "read", "create", "stat", "remove" };
 	unsigned first = wl == WL_IOR ? PH_WRITE : PH_CREATE, last = wl == WL_IOR ? PH_READ : PH_REMOVE;
 
-	if (opt.workload != WL_NONE)
-		die("give one of --ior and --mdtest");
-	opt.workload = wl;
 	for (unsigned p = first; p <= last; p++) {
 		if (!strcmp(arg, names[p])) {
-			opt.phase = (enum phase)p;
+			set_workload(wl, (enum phase)p);
 			return;
 		}
 	}
@@ -129,6 +137,8 @@ static void check_args(bool have_dir)
 		die("--block must be > 0");
 	if (opt.files == 0)
 		die("--files must be > 0");
+	if (opt.workload == WL_LAYOUTGET && opt.layoutgets == 0)
+		die("--layoutget must be > 0");
 	if (opt.client_base > UINT32_MAX - MAX_CLIENTS)
 		die("--client-base too large");
 }
@@ -136,7 +146,7 @@ static void check_args(bool have_dir)
 enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
        O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
        O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_WRITE_BYTES,
-       O_HELP };
+       O_LAYOUTGET, O_WRITER, O_PACE, O_HELP };
 static const struct option longopts[] = {
 	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
 	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
@@ -156,6 +166,8 @@ static const struct option longopts[] = {
 	{ "ds-host", required_argument, NULL, O_DS_HOST },
 	{ "stonewall", required_argument, NULL, O_STONEWALL },
 	{ "write-bytes", required_argument, NULL, O_WRITE_BYTES },
+	{ "layoutget", required_argument, NULL, O_LAYOUTGET },
+	{ "writer", no_argument, NULL, O_WRITER }, { "pace", required_argument, NULL, O_PACE },
 	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -199,6 +211,12 @@ static void parse_args(int argc, char **argv)
 			opt.write_bytes = (uint32_t)parse_size(optarg, "--write-bytes");
 			break;
 		case O_UNIQUE: opt.unique_dir = true; break;
+		case O_LAYOUTGET:
+			set_workload(WL_LAYOUTGET, PH_READ);
+			opt.layoutgets = parse_size(optarg, "--layoutget");
+			break;
+		case O_WRITER: set_workload(WL_WRITER, PH_WRITE); break;
+		case O_PACE: opt.pace_ms = (unsigned)parse_size(optarg, "--pace"); break;
 		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
 		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;
 		case O_GID: opt.gid = (uint32_t)parse_size(optarg, "--gid"); break;
@@ -234,6 +252,17 @@ static void wait_until(double t)
 		;
 }
 
+static const struct workload_ops {
+	const char *name;
+	void *(*setup)(struct client *cl);
+	void (*run)(struct client *cl, void *state);
+} workloads[] = {
+	[WL_IOR] = { "ior", ior_setup, ior_run },
+	[WL_MDTEST] = { "mdtest", mdtest_setup, mdtest_run },
+	[WL_LAYOUTGET] = { "layoutget", layoutget_setup, layoutget_run },
+	[WL_WRITER] = { "writer", writer_setup, writer_run },
+};
+
 struct client_arg {
 	struct run *run;
 	struct client *cl;
@@ -243,20 +272,23 @@ static void *client_main(void *arg)
 {
 	struct client_arg *a = arg;
 	struct client *cl = a->cl;
+	const struct workload_ops *w = &workloads[opt.workload];
+	/* The writer's every transfer renews its lease, and it alone may
+	 * make a lost session again. */
+	bool renew = opt.workload != WL_WRITER;
 	void *state;
 
 	cl_setup(cl);
 	ns_lookup_path(cl, &cl->root, opt.dir, true, &cl->dir);
-	state = opt.workload == WL_IOR ? ior_setup(cl) : mdtest_setup(cl);
-	cl_start_renewer(cl);
+	state = w->setup(cl);
+	if (renew)
+		cl_start_renewer(cl);
 	pthread_barrier_wait(&a->run->ready);
 	wait_until(opt.start_at);
-	if (opt.workload == WL_IOR)
-		ior_run(cl, state);
-	else
-		mdtest_run(cl, state);
+	w->run(cl, state);
 	stats_span(cl->st, cl->t_start, cl->t_end);
-	cl_stop_renewer(cl);
+	if (renew)
+		cl_stop_renewer(cl);
 	cl_teardown(cl);
 	return NULL;
 }
@@ -272,11 +304,11 @@ static void print_result(const struct stats *st)
 	       "\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f, \"mib_s\": %.2f, "
 	       "\"ops_s\": %.1f, \"t_start\": %.6f, \"t_end\": %.6f, \"layouts\": %" PRIu64 ", "
 	       "\"mds_io_bytes\": %" PRIu64 ", \"ds_io_bytes\": %" PRIu64 ", \"errors\": %" PRIu64
-	       "}\n",
-	       opt.workload == WL_IOR ? "ior" : "mdtest", phases[opt.phase], opt.clients, opt.depth,
+	       ", \"recoveries\": %" PRIu64 "}\n",
+	       workloads[opt.workload].name, phases[opt.phase], opt.clients, opt.depth,
 	       st->bytes, st->ops, secs, (double)st->bytes / secs / 1048576.0,
 	       (double)st->ops / secs, st->t_start, st->t_end, st->layouts, st->mds_io_bytes,
-	       st->ds_io_bytes, st->errors);
+	       st->ds_io_bytes, st->errors, st->recoveries);
 	fflush(stdout);
 }
 

@@ -49,7 +49,7 @@ static void write_data(struct mdtest *s, unsigned k, struct open_file *f, const 
 	int err;
 
 	if (cl->pnfs && !lo_below_threshold(f, true, n) &&
-	    lo_get(cl, k, f, LAYOUTIOMODE4_RW, 0, n)) {
+	    lo_get(cl, k, f, LAYOUTIOMODE4_RW, 0, n) > 0) {
 		uint8_t rbufs[MAX_DEVICES * 1024];
 
 		if ((err = ds_write_mirrors(f, k, 0, s->data, n, FILE_SYNC4, rbufs, &t))) {

@@ -1,5 +1,6 @@
 /* Metadata operations through the MDS: path walks, mkdir, OPEN/CLOSE,
  * REMOVE and stat (LOOKUP + GETATTR). */
+#include <errno.h>
 #include <string.h>
 
 #include "pnfsload.h"
@@ -106,8 +107,8 @@ void ns_mkdir(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const
 	cl_check(cl, d4_getfh(&c.r, out), OP_GETFH);
 }
 
-void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
-	     bool create, uint32_t access, struct open_file *f)
+int ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
+	    bool create, uint32_t access, struct open_file *f)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
@@ -119,7 +120,8 @@ void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 	c4_open(&c.w, cl->clientid, cl->owner, name, create, access, FILE_MODE);
 	c4_getfh(&c.w);
 	c4_getattr_mdsthreshold(&c.w);
-	cl_call(cl, &c, "OPEN");
+	if (cl_call(cl, &c, "OPEN") == CL_LOST)
+		return -ESTALE;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	if (cl_op(cl, &c, OP_OPEN, NFS4ERR_NOENT) == NFS4ERR_NOENT)
 		cl_die(cl, "OPEN %s: NFS4ERR_NOENT (no such file)", name);
@@ -128,6 +130,7 @@ void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
 	cl_check(cl, d4_getfh(&c.r, &f->fh), OP_GETFH);
 	cl_op(cl, &c, OP_GETATTR, 0);
 	cl_check(cl, d4_mdsthreshold(&c.r, &f->threshold), OP_GETATTR);
+	return 0;
 }
 
 void ns_close(struct client *cl, unsigned slot, struct open_file *f)

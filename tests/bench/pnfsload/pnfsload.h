@@ -17,8 +17,11 @@
 #define MAX_DEVICES 64u
 #define REPLY_SLACK 8192u	/* room for headers around a transfer */
 #define CTL_BUF 65536u		/* reply buffer for metadata compounds */
+/* cl_call's answer when the MDS lost the session (it restarted) and a new
+ * one was made (--writer only): the caller's state is gone. */
+#define CL_LOST 0xffffffffu
 
-enum workload { WL_NONE, WL_IOR, WL_MDTEST };
+enum workload { WL_NONE, WL_IOR, WL_MDTEST, WL_LAYOUTGET, WL_WRITER };
 enum phase { PH_WRITE, PH_READ, PH_CREATE, PH_STAT, PH_REMOVE };
 
 struct options {
@@ -45,6 +48,8 @@ struct options {
 	unsigned files;
 	uint32_t write_bytes;	/* mdtest -w: bytes written into each new file */
 	bool unique_dir;
+	uint64_t layoutgets;	/* --layoutget: LAYOUTGETs per client */
+	unsigned pace_ms;	/* --writer: at most one transfer per pace_ms */
 	unsigned timeout_s;
 	uint32_t uid;
 	uint32_t gid;
@@ -59,6 +64,7 @@ struct stats {
 	uint64_t mds_io_bytes;
 	uint64_t ds_io_bytes;
 	uint64_t errors;	/* recovered: DELAY retries, refused layouts */
+	uint64_t recoveries;	/* --writer: MDS sessions lost and made again */
 	double t_start;		/* CLOCK_REALTIME, min over clients */
 	double t_end;		/* max over clients */
 	pthread_mutex_t lock;
@@ -111,6 +117,8 @@ struct client {
 	uint32_t maxresponse;
 	bool pnfs;		/* the server is an MDS and layouts are wanted */
 	char owner[64];
+	uint64_t verifier;	/* EXCHANGE_ID's, the same on a new session */
+	bool recovering;	/* making a lost session again (--writer) */
 	struct nfs4_fh root;	/* the export */
 	struct nfs4_fh dir;	/* --dir (or this client's unique dir) */
 	struct nfs4_fh parent;	/* --dir when dir is a unique dir */
@@ -155,6 +163,7 @@ struct compound {
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 double realtime_now(void);
+double monotonic_now(void);
 void stats_add(uint64_t *counter, uint64_t n);
 void stats_span(struct stats *st, double t0, double t1);
 /* Runs fn(state, k) for k in 0..n-1 at once, k = 0 on this thread. */
@@ -176,8 +185,10 @@ uint32_t cb_handler(void *arg, uint32_t prog, uint32_t proc, const uint8_t *args
 		    struct xdr_w *res);
 void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
 	      uint8_t *rbuf, size_t rcap);
-/* Sends it, retrying NFS4ERR_DELAY; dies on transport and SEQUENCE
- * failures.  Returns the compound's status (the first failing op's). */
+/* Sends it, retrying NFS4ERR_DELAY and NFS4ERR_GRACE; dies on transport
+ * and SEQUENCE failures, except that --writer makes a new connection and
+ * session when the MDS lost its own and returns CL_LOST.  Returns the
+ * compound's status (the first failing op's). */
 uint32_t cl_call(struct client *cl, struct compound *c, const char *what);
 /* Reads the next op's result header; dies naming the op on a malformed
  * reply or (unless allowed) a failure.  Returns the op's status. */
@@ -197,8 +208,9 @@ void ns_lookup_path(struct client *cl, const struct nfs4_fh *from, const char *p
 		    struct nfs4_fh *out);
 void ns_mkdir(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
 	      struct nfs4_fh *out);
-void ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
-	     bool create, uint32_t access, struct open_file *f);
+/* 0, or -ESTALE when the session was lost (CL_LOST), as lo_* below. */
+int ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
+	    bool create, uint32_t access, struct open_file *f);
 void ns_close(struct client *cl, unsigned slot, struct open_file *f);
 void ns_remove(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name);
 void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
@@ -209,18 +221,20 @@ void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
  * without asking for a layout (its FATTR4_MDSTHRESHOLD), as Linux's
  * pnfs_within_mdsthreshold decides. */
 bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size);
-/* LAYOUTGET over [offset, offset + length); false when the server refused
- * (the file then does I/O through the MDS). */
-bool lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
+/* LAYOUTGET over [offset, offset + length); 1 granted, 0 when the server
+ * refused (the file then does I/O through the MDS). */
+int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length);
-void lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
-	       uint64_t length);
-void lo_return(struct client *cl, unsigned slot, struct open_file *f);
+int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
+	      uint64_t length);
+int lo_return(struct client *cl, unsigned slot, struct open_file *f);
+/* Drops the layout without telling the MDS (it forgot it). */
+void lo_forget(struct open_file *f);
 /* The target of mirror m that holds file offset off. */
 unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off);
 /* LAYOUTRETURN reporting that an I/O to target t failed (ff_ioerr4). */
-void lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
-		     uint64_t offset, uint64_t length, int err, uint32_t opnum);
+int lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
+		    uint64_t offset, uint64_t length, int err, uint32_t opnum);
 
 /* ds_io.c: NFSv3 to a data server; slot is the caller's slot on it.  Each
  * returns 0, an NFS3 status (> 0), -EREMOTEIO (a short or under-stable
@@ -253,5 +267,9 @@ void *ior_setup(struct client *cl);
 void ior_run(struct client *cl, void *state);
 void *mdtest_setup(struct client *cl);
 void mdtest_run(struct client *cl, void *state);
+void *layoutget_setup(struct client *cl);
+void layoutget_run(struct client *cl, void *state);
+void *writer_setup(struct client *cl);
+void writer_run(struct client *cl, void *state);
 
 #endif

@@ -1,6 +1,7 @@
 /* The NFSv4.1 session of one client: EXCHANGE_ID, CREATE_SESSION (no back
  * channel), RECLAIM_COMPLETE, one SEQUENCE slot per worker, and
- * DESTROY_SESSION / DESTROY_CLIENTID at the end. */
+ * DESTROY_SESSION / DESTROY_CLIENTID at the end.  With --writer a session
+ * the MDS lost (it restarted) is made again, on a new connection. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #define NFS4ERR_COMPLETE_ALREADY 10054u
 #define DELAY_US 20000
 #define RENEW_S 5
+#define RECONNECT_US 100000
 
 void cl_die(const struct client *cl, const char *fmt, ...)
 {
@@ -47,7 +49,9 @@ static void transport_die(const struct client *cl, const char *what, int err, ui
 	cl_die(cl, "%s: %s: %s", what, cl->mds.name, strerror(-err));
 }
 
-/* A compound without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_*). */
+/* A compound without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_*).
+ * Dies on a transport failure, unless recover() is making a new session:
+ * then returns its -errno. */
 static int raw_call(struct client *cl, struct xdr_w *w, uint8_t *rbuf, size_t cap,
 		    struct xdr_r *r, const char *what)
 {
@@ -58,6 +62,8 @@ static int raw_call(struct client *cl, struct xdr_w *w, uint8_t *rbuf, size_t ca
 	int err = rpc_call(&cl->mds, 0, NFSPROC4_COMPOUND, &cl->cred, &iov, 1, rbuf, cap, &res, &len,
 			   &why);
 
+	if (err && cl->recovering)
+		return err;
 	if (err)
 		transport_die(cl, what, err, why);
 	*r = (struct xdr_r){ res, res + len, false, false };
@@ -66,23 +72,24 @@ static int raw_call(struct client *cl, struct xdr_w *w, uint8_t *rbuf, size_t ca
 	return (int)status;
 }
 
-static void exchange_id(struct client *cl, uint32_t *seq, uint32_t *flags)
+static int exchange_id(struct client *cl, uint32_t *seq, uint32_t *flags)
 {
 	uint8_t args[1024], rbuf[CTL_BUF], verifier[NFS4_VERIFIER_SIZE];
 	struct xdr_w w = { args, sizeof(args), 0 };
 	struct nfs4_exchange_res res;
 	struct xdr_r r;
-	uint64_t v = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ cl->idx;
 	char owner[128];
 
-	memcpy(verifier, &v, sizeof(verifier));
+	memcpy(verifier, &cl->verifier, sizeof(verifier));
 	snprintf(owner, sizeof(owner), "pnfsload.%d.%u.%u", (int)getpid(), cl->idx,
 		 cl->idx - cl->opt->client_base);
 	c4_begin(&w, 1);
 	c4_exchange_id(&w, verifier, owner, 0);
-	raw_call(cl, &w, rbuf, sizeof(rbuf), &r, "EXCHANGE_ID");
+	int err = raw_call(cl, &w, rbuf, sizeof(rbuf), &r, "EXCHANGE_ID");
 	uint32_t status;
 
+	if (err < 0)
+		return err;
 	cl_check(cl, d4_op(&r, OP_EXCHANGE_ID, &status), OP_EXCHANGE_ID);
 	if (status)
 		cl_die(cl, "EXCHANGE_ID: %s (%u)", nfs4_status_name(status), status);
@@ -90,9 +97,10 @@ static void exchange_id(struct client *cl, uint32_t *seq, uint32_t *flags)
 	cl->clientid = res.clientid;
 	*seq = res.sequenceid;
 	*flags = res.flags;
+	return 0;
 }
 
-static void create_session(struct client *cl, uint32_t seq)
+static int create_session(struct client *cl, uint32_t seq)
 {
 	uint8_t args[1024], rbuf[CTL_BUF];
 	struct xdr_w w = { args, sizeof(args), 0 };
@@ -103,7 +111,10 @@ static void create_session(struct client *cl, uint32_t seq)
 
 	c4_begin(&w, 1);
 	c4_create_session(&w, cl->clientid, seq, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, &fore);
-	raw_call(cl, &w, rbuf, sizeof(rbuf), &r, "CREATE_SESSION");
+	int err = raw_call(cl, &w, rbuf, sizeof(rbuf), &r, "CREATE_SESSION");
+
+	if (err < 0)
+		return err;
 	cl_check(cl, d4_op(&r, OP_CREATE_SESSION, &status), OP_CREATE_SESSION);
 	if (status)
 		cl_die(cl, "CREATE_SESSION: %s (%u)", nfs4_status_name(status), status);
@@ -120,6 +131,7 @@ static void create_session(struct client *cl, uint32_t seq)
 	cl->maxresponse = res.fore.maxresponsesize;
 	for (unsigned i = 0; i <= MAX_DEPTH; i++)
 		cl->seq[i] = 1;
+	return 0;
 }
 
 static void reclaim_complete(struct client *cl)
@@ -129,32 +141,79 @@ static void reclaim_complete(struct client *cl)
 
 	cl_begin(cl, &c, 0, 1, rbuf, sizeof(rbuf));
 	c4_reclaim_complete(&c.w);
-	cl_call(cl, &c, "RECLAIM_COMPLETE");
+	if (cl_call(cl, &c, "RECLAIM_COMPLETE") == CL_LOST)
+		return;	/* the new session sent its own */
 	cl_op(cl, &c, OP_RECLAIM_COMPLETE, NFS4ERR_COMPLETE_ALREADY);
+}
+
+static int connect_mds(struct client *cl)
+{
+	char name[300];
+	int err;
+
+	snprintf(name, sizeof(name), "MDS %s:%s", cl->opt->host, cl->opt->port);
+	err = rpc_connect(&cl->mds, (const struct sockaddr *)&cl->mds_addr, cl->mds_addrlen,
+			  NFS4_PROGRAM, NFS4_VERSION, cl->opt->depth + 1, name);
+	return err ? err : rpc_serve_calls(&cl->mds, cb_handler, cl);
+}
+
+/* 0, or a transport -errno while recovering. */
+static int open_session(struct client *cl)
+{
+	uint32_t seq, flags;
+	int err;
+
+	if ((err = exchange_id(cl, &seq, &flags)) || (err = create_session(cl, seq)))
+		return err;
+	cl->pnfs = !cl->opt->no_layouts && (flags & EXCHGID4_FLAG_USE_PNFS_MDS);
+	reclaim_complete(cl);
+	return 0;
 }
 
 void cl_setup(struct client *cl)
 {
-	char name[300];
-	uint32_t seq, flags;
 	int err;
 
 	pthread_mutex_init(&cl->renew_lock, NULL);
 	pthread_mutex_init(&cl->devs_lock, NULL);
 	pthread_cond_init(&cl->renew_cond, NULL);
-	snprintf(name, sizeof(name), "MDS %s:%s", cl->opt->host, cl->opt->port);
-	err = rpc_connect(&cl->mds, (const struct sockaddr *)&cl->mds_addr, cl->mds_addrlen,
-			  NFS4_PROGRAM, NFS4_VERSION, cl->opt->depth + 1, name);
-	if (!err)
-		err = rpc_serve_calls(&cl->mds, cb_handler, cl);
-	if (err)
-		cl_die(cl, "connect to %s: %s", name, strerror(-err));
+	cl->verifier = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ cl->idx;
+	if ((err = connect_mds(cl)))
+		cl_die(cl, "connect to MDS %s:%s: %s", cl->opt->host, cl->opt->port, strerror(-err));
 	snprintf(cl->owner, sizeof(cl->owner), "pnfsload-owner.%d.%u", (int)getpid(), cl->idx);
-	exchange_id(cl, &seq, &flags);
-	create_session(cl, seq);
-	cl->pnfs = !cl->opt->no_layouts && (flags & EXCHGID4_FLAG_USE_PNFS_MDS);
-	reclaim_complete(cl);
+	open_session(cl);
 	ns_lookup_path(cl, NULL, cl->opt->export_path, false, &cl->root);
+}
+
+/* --writer: the MDS restarted, or dropped our session.  Connects again
+ * until a new session of the same client (owner and verifier), which
+ * reclaims nothing, is made: a starting Ganesha accepts connections and
+ * drops them for a while. */
+static void recover(struct client *cl, const char *what)
+{
+	double t0 = monotonic_now();
+
+	cl->recovering = true;
+	do {
+		rpc_close(&cl->mds);
+		usleep(RECONNECT_US);
+	} while (connect_mds(cl) || open_session(cl));
+	cl->recovering = false;
+	stats_add(&cl->st->recoveries, 1);
+	fprintf(stderr, "pnfsload: client %u: %s: the MDS lost the session; a new one after %.1f s\n",
+		cl->idx, what, monotonic_now() - t0);
+}
+
+/* Whether --writer makes a new session: the connection failed, or the MDS
+ * no longer knows the session or the client id. */
+static bool session_lost(const struct client *cl, int err, uint32_t seq_status)
+{
+	if (cl->opt->workload != WL_WRITER)
+		return false;
+	if (err)
+		return err != -EACCES && err != -EPROTO && err != -EBADMSG;
+	return seq_status == NFS4ERR_BADSESSION || seq_status == NFS4ERR_DEADSESSION ||
+	       seq_status == NFS4ERR_STALE_CLIENTID;
 }
 
 void cl_teardown(struct client *cl)
@@ -188,46 +247,61 @@ void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nop
 	c4_sequence(&c->w, cl->sessionid, 0, slot, cl->renew_slot);
 }
 
-/* SEQUENCE's result: true when the slot moved on (the compound ran). */
-static bool sequence_done(struct client *cl, struct compound *c, const char *what)
+/* SEQUENCE's status; NFS4_OK: the slot moved on (the compound ran). */
+static uint32_t sequence_status(struct client *cl, struct compound *c)
 {
-	uint32_t status;
+	uint32_t status, nres;
 
+	cl_check(cl, d4_compound(&c->r, &c->status, &nres), OP_SEQUENCE);
 	cl_check(cl, d4_op(&c->r, OP_SEQUENCE, &status), OP_SEQUENCE);
-	if (status == NFS4ERR_DELAY)
-		return false;
 	if (status)
-		cl_die(cl, "%s: SEQUENCE slot %u seqid %u: %s (%u)", what, c->slot, cl->seq[c->slot],
-		       nfs4_status_name(status), status);
+		return status;
 	cl_check(cl, d4_sequence(&c->r, cl->sessionid), OP_SEQUENCE);
 	cl->seq[c->slot]++;
-	return true;
+	return NFS4_OK;
+}
+
+/* One try: 0 with *seq_status set, or a transport -errno. */
+static int send_compound(struct client *cl, struct compound *c, uint32_t *seq_status,
+			 uint32_t *why)
+{
+	static const uint8_t zeros[4];
+	uint32_t seq = htonl(cl->seq[c->slot]);
+	struct iovec iov[3] = { { c->args, c->w.len },
+				{ (void *)c->payload, c->payload_len },
+				{ (void *)zeros, XDR_PAD(c->payload_len) - c->payload_len } };
+	const uint8_t *res;
+	size_t len;
+	int err;
+
+	memcpy(c->args + SEQID_OFFSET, &seq, 4);
+	err = rpc_call(&cl->mds, c->slot, NFSPROC4_COMPOUND, &cl->cred, iov, c->payload_len ? 3 : 1,
+		       c->rbuf, c->rcap, &res, &len, why);
+	if (err)
+		return err;
+	c->r = (struct xdr_r){ res, res + len, false, false };
+	*seq_status = sequence_status(cl, c);
+	return 0;
 }
 
 uint32_t cl_call(struct client *cl, struct compound *c, const char *what)
 {
-	static const uint8_t zeros[4];
-
 	if (c->w.len > c->w.cap)
 		cl_die(cl, "%s: compound too long", what);
 	for (;;) {
-		uint32_t seq = htonl(cl->seq[c->slot]), why = 0, nres;
-		struct iovec iov[3] = { { c->args, c->w.len },
-					{ (void *)c->payload, c->payload_len },
-					{ (void *)zeros, XDR_PAD(c->payload_len) - c->payload_len } };
-		const uint8_t *res;
-		size_t len;
-		int err;
+		uint32_t seq = NFS4_OK, why = 0;
+		int err = send_compound(cl, c, &seq, &why);
 
-		memcpy(c->args + SEQID_OFFSET, &seq, 4);
-		err = rpc_call(&cl->mds, c->slot, NFSPROC4_COMPOUND, &cl->cred, iov,
-			       c->payload_len ? 3 : 1, c->rbuf, c->rcap, &res, &len, &why);
+		if (session_lost(cl, err, seq)) {
+			recover(cl, what);
+			return c->status = CL_LOST;
+		}
 		if (err)
 			transport_die(cl, what, err, why);
-		c->r = (struct xdr_r){ res, res + len, false, false };
-		cl_check(cl, d4_compound(&c->r, &c->status, &nres), OP_SEQUENCE);
-		if (sequence_done(cl, c, what) && c->status != NFS4ERR_DELAY &&
-		    c->status != NFS4ERR_GRACE)
+		if (seq && seq != NFS4ERR_DELAY)
+			cl_die(cl, "%s: SEQUENCE slot %u seqid %u: %s (%u)", what, c->slot,
+			       cl->seq[c->slot], nfs4_status_name(seq), seq);
+		if (!seq && c->status != NFS4ERR_DELAY && c->status != NFS4ERR_GRACE)
 			return c->status;
 		stats_add(&cl->st->errors, 1);
 		usleep(DELAY_US);

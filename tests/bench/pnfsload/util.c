@@ -28,6 +28,14 @@ double realtime_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void stats_add(uint64_t *counter, uint64_t n)
 {
 	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);

@@ -56,7 +56,7 @@ struct osd_ctx *fuzz_osd_ctx(void)
 	}
 	ctx.key = &key;
 	ctx.osd_id = FUZZ_OSD_ID;
-	memcpy(ctx.write_verf, "fuzzverf", sizeof(ctx.write_verf));
+	memcpy(ctx.verf_base, "fuzzverf", sizeof(ctx.verf_base));
 	ctx.fsid = 0x1234;
 	ctx.stats = &stats;
 	return &ctx;

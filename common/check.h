@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_failures;
-static int check_count;
+/* Atomic: tests CHECK from several threads, and a lost increment of
+ * check_failures would pass a failing test. */
+static _Atomic int check_failures;
+static _Atomic int check_count;
 
 #define CHECK(cond) do { \
 	check_count++; \

@@ -240,7 +240,8 @@ int fsck_collect_wants(struct fsck *f)
 		rc = ns_intent_list(f->s, 0, intent_wants, f);
 	if (rc)
 		return rc;
-	qsort(f->wants, f->nwants, sizeof(*f->wants), cmp_want);
+	if (f->nwants)	/* none collected: f->wants is still NULL */
+		qsort(f->wants, f->nwants, sizeof(*f->wants), cmp_want);
 	check_shared(f);
 	check_unknown_osds(f);
 	return check_next_id(f);

@@ -533,7 +533,8 @@ static int sort_by_child(struct checker *c)
 	c->by_child.v = malloc((n ? n : 1) * sizeof(struct link));
 	if (!c->by_child.v)
 		return -ENOMEM;
-	memcpy(c->by_child.v, c->by_parent.v, n * sizeof(struct link));
+	if (n)	/* an empty store never allocated by_parent.v */
+		memcpy(c->by_child.v, c->by_parent.v, n * sizeof(struct link));
 	c->by_child.n = c->by_child.cap = n;
 	qsort(c->by_child.v, n, sizeof(struct link), cmp_child);
 	return 0;

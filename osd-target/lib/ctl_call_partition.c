@@ -37,7 +37,8 @@ static int take_list(const void *res, int rc, void *arg)
 		rc = -EPROTO;
 	if (rc)
 		return rc;
-	memcpy(out->ids, ok->ids.ids_val, ok->ids.ids_len * sizeof(uint64_t));
+	if (ok->ids.ids_len)	/* XDR leaves an empty array's ids_val NULL */
+		memcpy(out->ids, ok->ids.ids_val, ok->ids.ids_len * sizeof(uint64_t));
 	*out->n = ok->ids.ids_len;
 	*out->eof = ok->eof;
 	return 0;

@@ -125,6 +125,9 @@ static void conn_put(struct rpc_conn *c)
 	pthread_mutex_unlock(&c->lock);
 	if (left)
 		return;
+	/* Not after srv->lock is let go: rpc_server_stop may free srv as
+	 * soon as the last connection is off the list. */
+	log_debug("%s: connection %s closed", srv->prog.name, c->name);
 	pthread_mutex_lock(&srv->lock);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -135,7 +138,6 @@ static void conn_put(struct rpc_conn *c)
 	srv->nconns--;
 	pthread_cond_broadcast(&srv->conns_gone);
 	pthread_mutex_unlock(&srv->lock);
-	log_debug("%s: connection %s closed", srv->prog.name, c->name);
 	close(c->fd);
 	pthread_mutex_destroy(&c->send_lock);
 	pthread_mutex_destroy(&c->lock);

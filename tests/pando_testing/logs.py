@@ -17,6 +17,13 @@ from .pod import build_dir
 
 FAILED_KEY = pytest.StashKey[bool]()
 
+# The first line of a report by ASan, LSan, TSan (==PID==ERROR: or
+# WARNING:) or UBSan (FILE:LINE:COL: runtime error:), as ci/sanitize's
+# builds write them to a daemon's stderr.
+_SANITIZER_REPORT = re.compile(
+    r"^(?:==\d+==ERROR: \w+Sanitizer|WARNING: ThreadSanitizer|\S+:\d+:\d+: runtime error:).*$",
+    re.M)
+
 
 def log_dir_for(request: pytest.FixtureRequest) -> Path:
     return build_dir() / "test-logs" / re.sub(r"[^\w.-]+", "_", request.node.nodeid)
@@ -36,11 +43,23 @@ def keep_logs(request: pytest.FixtureRequest, logs: list[Path], tail: int = 30) 
                 print(f"\n--- {log.name} (kept in {dest}) ---\n" + "\n".join(lines))
 
 
+def sanitizer_reports(logs: list[Path]) -> list[str]:
+    """The first line of every sanitizer report in logs, by log name."""
+    return [f"{log.name}: {m.group(0)}" for log in logs if log.exists()
+            for m in _SANITIZER_REPORT.finditer(log.read_text(errors="replace"))]
+
+
 def check_clean_exits(request: pytest.FixtureRequest, codes: Mapping[Any, int | None],
                       logs: list[Path], what: str) -> None:
     """A daemon factory's teardown: the logs kept (when the test failed),
     then the test failed if a daemon stopped there (codes: its exit status
-    by name) did not exit 0 on SIGTERM."""
+    by name) did not exit 0 on SIGTERM, or if any daemon's log holds a
+    sanitizer report (one that died of it mid-test is no longer stopped
+    here, and not every test notices)."""
+    reports = sanitizer_reports(logs)
+    if reports:
+        request.node.stash[FAILED_KEY] = True
     keep_logs(request, logs)
+    assert not reports, f"{what}: sanitizer reports in its logs: {reports}"
     bad = {k: c for k, c in codes.items() if c != 0}
     assert not bad, f"{what} did not exit cleanly on SIGTERM: {bad}"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,10 @@ static int spawn(struct osd_fixture *f, int i)
 	argv[a] = NULL;
 	f->pids[i] = fork();
 	if (f->pids[i] == 0) {
+		/* A test that dies (a failed CHECK, a sanitizer report) takes its
+		 * OSDs along: left running they would hold ctest's output pipe
+		 * open and hang it until its timeout. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execv(exe, argv);
 		_exit(127);
 	}

@@ -79,7 +79,8 @@ static uint32_t cb_layoutrecall(struct client *cl, struct xdr_r *r)
 		return NFS4ERR_BADXDR;
 	pthread_mutex_lock(&cl->renew_lock);
 	if (cl->hook) {
-		matched = cl->hook->matches(cl->hook->arg, type == LAYOUTRECALL4_FILE ? &fh : NULL);
+		matched = type == LAYOUTRECALL4_FILE ? cl->hook->matches(cl->hook->arg, &fh, &sid)
+						     : cl->hook->matches(cl->hook->arg, NULL, NULL);
 		cl->recall_pending |= matched;
 		pthread_cond_broadcast(&cl->renew_cond);
 	}

@@ -240,12 +240,14 @@ static void finish_layout(struct ior *s, unsigned slot)
 	pthread_rwlock_unlock(&s->ds_lock);
 }
 
-static bool recall_matches(void *arg, const struct nfs4_fh *fh)
+static bool recall_matches(void *arg, const struct nfs4_fh *fh, const struct pando_stateid *sid)
 {
 	struct ior *s = arg;
 
 	if (fh && (fh->len != s->f.fh.len || memcmp(fh->data, s->f.fh.data, fh->len)))
 		return false;
+	if (sid)
+		lo_recalled(&s->f, sid);
 	return __atomic_exchange_n(&s->holding, 0, __ATOMIC_ACQ_REL) == 1;
 }
 

@@ -221,23 +221,48 @@ int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t of
 	return 0;
 }
 
+void lo_recalled(struct open_file *f, const struct pando_stateid *sid)
+{
+	uint32_t held = __atomic_load_n(&f->layout_sid.seqid, __ATOMIC_ACQUIRE);
+
+	if (memcmp(sid->other, f->layout_sid.other, sizeof(sid->other)) == 0 &&
+	    (int32_t)(sid->seqid - held) > 0)
+		__atomic_store_n(&f->layout_sid.seqid, sid->seqid, __ATOMIC_RELEASE);
+}
+
+/* A LAYOUTRETURN refused as NFS4ERR_OLD_STATEID is sent again with the
+ * next seqid at most this many times in all. */
+enum { MAX_RETURN_TRIES = 8 };
+
 static int send_return(struct client *cl, unsigned slot, struct open_file *f,
 		       const struct pando_ff_layoutreturn *body)
 {
 	uint8_t rbuf[CTL_BUF], enc[1024];
 	struct compound c;
+	uint32_t status;
 	size_t len;
 
 	if (pando_ff_layoutreturn_encode(body, enc, sizeof(enc), &len))
 		cl_die(cl, "LAYOUTRETURN: cannot encode the ff_layoutreturn4 body");
-	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
-	c4_putfh(&c.w, &f->fh);
-	c4_layoutreturn(&c.w, f->iomode, 0, UINT64_MAX, &f->layout_sid, enc, (uint32_t)len);
-	if (cl_call(cl, &c, "LAYOUTRETURN") == CL_LOST)
-		return -ESTALE;
-	cl_op(cl, &c, OP_PUTFH, 0);
-	if (cl_op(cl, &c, OP_LAYOUTRETURN, NFS4ERR_NOMATCHING_LAYOUT) == NFS4_OK)
+	for (unsigned tries = 1;; tries++) {
+		cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
+		c4_putfh(&c.w, &f->fh);
+		c4_layoutreturn(&c.w, f->iomode, 0, UINT64_MAX, &f->layout_sid, enc, (uint32_t)len);
+		if (cl_call(cl, &c, "LAYOUTRETURN") == CL_LOST)
+			return -ESTALE;
+		cl_op(cl, &c, OP_PUTFH, 0);
+		cl_check(cl, d4_op(&c.r, OP_LAYOUTRETURN, &status), OP_LAYOUTRETURN);
+		/* The server moved the seqid past ours (its CB_LAYOUTRECALL
+		 * does): as Linux does (nfs4_layoutreturn_refresh_stateid),
+		 * take the next one and return again. */
+		if (status != NFS4ERR_OLD_STATEID || tries == MAX_RETURN_TRIES)
+			break;
+		f->layout_sid.seqid++;
+	}
+	if (status == NFS4_OK)
 		cl_check(cl, d4_layoutreturn(&c.r), OP_LAYOUTRETURN);
+	else if (status != NFS4ERR_NOMATCHING_LAYOUT)
+		cl_die(cl, "LAYOUTRETURN: %s (%u)", nfs4_status_name(status), status);
 	return 0;
 }
 

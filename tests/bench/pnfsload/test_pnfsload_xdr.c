@@ -206,7 +206,7 @@ static void truncated_rpc_reply_headers_are_ebadmsg(void)
 
 static int recalls_seen;
 
-static bool recall_any(void *arg, const struct nfs4_fh *fh)
+static bool recall_any(void *arg, const struct nfs4_fh *fh, const struct pando_stateid *stateid)
 {
 	recalls_seen++;
 	return fh && fh->len == 2 && fh->data[0] == 0xab;

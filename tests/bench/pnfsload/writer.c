@@ -40,12 +40,14 @@ static void on_stop(int sig)
 	stopping = 1;
 }
 
-static bool recall_matches(void *arg, const struct nfs4_fh *fh)
+static bool recall_matches(void *arg, const struct nfs4_fh *fh, const struct pando_stateid *sid)
 {
 	struct writer *s = arg;
 
 	if (fh && (fh->len != s->f.fh.len || memcmp(fh->data, s->f.fh.data, fh->len)))
 		return false;
+	if (sid)
+		lo_recalled(&s->f, sid);
 	__atomic_store_n(&s->recalled, 1, __ATOMIC_RELEASE);
 	return true;
 }

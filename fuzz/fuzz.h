@@ -1,6 +1,7 @@
 /* What every fuzz target shares: the libFuzzer entry point's prototype
- * and the check that turns a broken round trip into a crash, so a logic
- * bug stops the fuzzer like a memory error does. */
+ * and the check that turns a broken round trip (or any other property a
+ * target asserts) into a crash, so a logic bug stops the fuzzer like a
+ * memory error does. */
 #ifndef PANDO_FUZZ_H
 #define PANDO_FUZZ_H
 
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static inline void fuzz_check(bool ok, const char *what)
 {
 	if (!ok) {
-		fprintf(stderr, "fuzz: round trip broken: %s\n", what);
+		fprintf(stderr, "fuzz: check failed: %s\n", what);
 		abort();
 	}
 }

@@ -7,6 +7,9 @@
 #include "fuzz.h"
 #include "rpc_msg.h"
 
+/* Six words, then two opaque_auth of at most RPC_MAX_AUTH_BYTES. */
+#define CALL_HEADER_MAX (6 * 4 + 2 * (8 + RPC_MAX_AUTH_BYTES))
+
 static size_t encode_call(const struct rpc_call *c, uint8_t *buf, size_t cap)
 {
 	struct xdr_w w;
@@ -47,7 +50,7 @@ static void check_replies(const struct rpc_call *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t buf[8 * 4 + 2 * 400 + 16];
+	uint8_t buf[CALL_HEADER_MAX];
 	struct rpc_call call, again;
 	size_t len;
 

@@ -143,15 +143,21 @@ static int hexval(char c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* One chunk-size line ("1a;ext\r\n"): its size and where the data starts. */
+/* No chunk-size line of etcd's comes near this (extensions included). */
+#define CHUNK_LINE_MAX 1024
+
+/* One chunk-size line ("1a;ext\r\n"): its size and where the data starts.
+ * The CRLF is looked for within the longest line only, so a longer line
+ * is refused whether it arrived whole or not. */
 static int parse_chunk_size(const char *p, size_t n, size_t max_body, uint64_t *size, size_t *used)
 {
-	const char *eol = memmem(p, n, "\r\n", 2);
+	size_t window = n < CHUNK_LINE_MAX + 2 ? n : CHUNK_LINE_MAX + 2;
+	const char *eol = memmem(p, window, "\r\n", 2);
 	uint64_t x = 0;
 	size_t i = 0;
 
 	if (!eol)
-		return n > 1024 ? -EPROTO : -EAGAIN;
+		return n >= CHUNK_LINE_MAX + 2 ? -EPROTO : -EAGAIN;
 	for (; p + i < eol && hexval(p[i]) >= 0; i++) {
 		x = x * 16 + (uint64_t)hexval(p[i]);
 		if (x > max_body)

@@ -124,6 +124,23 @@ static void a_header_without_end_is_refused(void)
 	free(big);
 }
 
+/* A chunk-size line over 1024 bytes is refused however it arrives: whole,
+ * or cut before its CRLF (the framing must not depend on the reads). */
+static void a_long_chunk_size_line_is_refused(void)
+{
+	static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0;";
+	size_t ext = 1100, n = sizeof(head) - 1 + ext + 4;
+	char *big = malloc(n + 1);
+	struct http_response r;
+
+	memcpy(big, head, sizeof(head) - 1);
+	memset(big + sizeof(head) - 1, 'x', ext);
+	memcpy(big + n - 4, "\r\n\r\n", 5);
+	CHECK_EQ(http_parse_response(big, n, 0, HTTP_MAX_BODY, &r), -EPROTO);
+	CHECK_EQ(http_parse_response(big, n - 10, 0, HTTP_MAX_BODY, &r), -EPROTO);
+	free(big);
+}
+
 static void json_spans(void)
 {
 	CHECK_EQ(json_value_span("{}", 2), 2);
@@ -203,6 +220,7 @@ int main(void)
 	malformed_answers_are_refused();
 	huge_lengths_are_refused_before_any_allocation();
 	a_header_without_end_is_refused();
+	a_long_chunk_size_line_is_refused();
 	json_spans();
 	a_post_is_formatted_as_known_bytes();
 	CHECK_DONE();

@@ -28,7 +28,7 @@ from .vm import Scenario, Vm
 
 BLOCK = 16 << 10
 SOURCE_BLOCKS = 64        # the guest's data: block i of a file is source block i % 64
-GUEST_KINDS = ("pnfs", "nfs3")
+GUEST_KINDS = ("pnfs", "pnfs_open", "nfs3")
 
 
 @dataclass
@@ -50,6 +50,14 @@ def stall(times: Sequence[float], t_fault: float, t_resumed: float) -> float:
     hi = min(bisect.bisect_right(times, t_resumed) + 1, len(times))
     pts = times[lo:hi]
     return max((b - a for a, b in zip(pts, pts[1:])), default=0.0)
+
+
+def stall_elsewhere(times: Sequence[float], windows: Sequence[tuple[float, float]]) -> float:
+    """The longest interval without progress that overlaps none of the
+    restart windows: what the writer stalls without a restart."""
+    def clear(a: float, b: float) -> bool:
+        return all(b < lo or a > hi for lo, hi in windows)
+    return max((b - a for a, b in zip(times, times[1:]) if clear(a, b)), default=0.0)
 
 
 class PnfsloadWriters:
@@ -118,26 +126,36 @@ class PnfsloadWriters:
 
 
 def guest_script(gate: Rendezvous) -> str:
-    """Two writers at once until the gate `stop` opens: w.pnfs in the step's
-    directory (NFSv4.1 with layouts), w.nfs3 over an NFSv3 mount.  Each
-    keeps its file open (appending, as a log or a database does) and
-    appends block i, source block i % 64, with dd conv=fsync to that
-    descriptor; each completed block appends `N UPTIME` to /tmp/p.KIND,
-    copied next to w.pnfs at the end.  A dd that fails stops its writer,
-    puts `werr` and fails the step."""
+    """Three writers at once until the gate `stop` opens, each appending
+    block i (source block i % 64) with dd conv=fsync: `pnfs` (NFSv4.1 with
+    layouts, in the step's directory) and `nfs3` (an NFSv3 mount) keep
+    their file open, as a log or a database does; `pnfs_open` (NFSv4.1)
+    opens its file for every block, as a program making or extending files
+    does.  Each completed block appends `N UPTIME` to /tmp/p.KIND, copied
+    into the step's directory at the end.  A dd that fails stops its
+    writer, puts `werr` and fails the step."""
+    kinds = " ".join(GUEST_KINDS)
+    counts = "&".join(f"{k}=$(cat /tmp/n.{k})" for k in GUEST_KINDS)
     return gate.guest_lib() + f"""
 mount_nfs v3 || fail "mount v3"
 D3=/mnt/v3/$PANDO_RUN/v3w
 mkdir -p "$D3"
 getdata src /tmp/src
 up() {{ cut -d' ' -f1 /proc/uptime; }}
-writer() {{
+block() {{  # KIND DIR MODE I
+  if [ $3 = open ]; then
+    dd if=/tmp/src of="$2/w.$1" bs={BLOCK} skip=$(($4 % {SOURCE_BLOCKS})) seek=$4 count=1 \
+       conv=notrunc,fsync 2>/tmp/dd.$1
+  else
+    dd if=/tmp/src bs={BLOCK} skip=$(($4 % {SOURCE_BLOCKS})) count=1 conv=fsync 2>/tmp/dd.$1 >&3
+  fi
+}}
+writer() {{  # KIND DIR open|hold
   i=0
   : > /tmp/p.$1
-  exec 3>>"$2/w.$1"
+  [ $3 = open ] || exec 3>>"$2/w.$1"
   while [ ! -e /tmp/stop ]; do
-    if ! dd if=/tmp/src bs={BLOCK} skip=$((i % {SOURCE_BLOCKS})) count=1 conv=fsync \\
-         2>/tmp/dd.$1 >&3; then
+    if ! block $1 "$2" $3 $i; then
       echo "$1 block $i: $(cat /tmp/dd.$1)" > /tmp/err.$1
       put werr "w=$1"
       break
@@ -145,20 +163,20 @@ writer() {{
     i=$((i + 1))
     echo "$i $(up)" >> /tmp/p.$1
   done
-  exec 3>&-
+  [ $3 = open ] || exec 3>&-
   echo $i > /tmp/n.$1
 }}
-writer pnfs "$PWD" &
-writer nfs3 "$D3" &
+writer pnfs "$PWD" hold &
+writer pnfs_open "$PWD" open &
+writer nfs3 "$D3" hold &
 arrive ready "up=$(up)"
 # (a long wait: loop over busybox wget's 900 s read timeout)
 until wget -q -O /dev/null "http://10.0.2.2:{gate.port}/arrive/stop"; do sleep 1; done
 touch /tmp/stop
 wait
-cp /tmp/p.pnfs p.pnfs
-cp /tmp/p.nfs3 p.nfs3
-for k in {' '.join(GUEST_KINDS)}; do [ ! -e /tmp/err.$k ] || fail "$(cat /tmp/err.$k)"; done
-arrive done "up=$(up)&pnfs=$(cat /tmp/n.pnfs)&nfs3=$(cat /tmp/n.nfs3)"
+for k in {kinds}; do cp /tmp/p.$k p.$k; done
+for k in {kinds}; do [ ! -e /tmp/err.$k ] || fail "$(cat /tmp/err.$k)"; done
+arrive done "up=$(up)&{counts}"
 """
 
 
@@ -184,7 +202,7 @@ class GuestWriters:
 
     def path(self, kind: str) -> str:
         assert self.vm is not None
-        return f"{self.vm.name}/s1-sh/w.pnfs" if kind == "pnfs" else f"{self.vm.name}/v3w/w.nfs3"
+        return f"{self.vm.name}/v3w/w.nfs3" if kind == "nfs3" else f"{self.vm.name}/s1-sh/w.{kind}"
 
     def sizes(self) -> dict[str, int]:
         """Each file's size as the manager has it now (none while it is down)."""

@@ -23,21 +23,6 @@
 
 #include "check.h"
 
-/* The decoders log through Ganesha's logger, which lives in the server:
- * every component at NIV_NULL, so nothing is ever logged. */
-static log_levels_t log_levels[COMPONENT_COUNT];
-log_levels_t *component_log_level = log_levels;
-
-void DisplayLogComponentLevel(log_components_t component, const char *file, int line,
-			      const char *function, log_levels_t level, const char *format, ...)
-{
-}
-
-void LogMallocFailure(const char *file, int line, const char *function, const char *allocator)
-{
-	abort();
-}
-
 /* A byte buffer written the way RFC 4506 lays XDR out: big-endian 4-byte
  * units, 8-byte hypers, opaques padded to 4. */
 struct wire {

@@ -37,6 +37,17 @@ def mirror_contents(mds: PandoMds, objs: list[tuple[int, int]], size: int) -> li
     return out
 
 
+def restart_first_osd_of(mds: PandoMds, c: Nfs3Client, fh: bytes) -> None:
+    """kill -9 and restart the OSD of the file's first component, and wait
+    until the manager sees it back (a COMMIT while it is still down would
+    find it unreachable and mark its copy stale instead: also no loss)."""
+    victim = mds.osds[objects_of(mds, fileid_of(c, fh))[0][0] - 1]
+    victim.kill9()
+    victim.start()
+    wait_for(f"OSD {victim.osd_id} reachable again",
+             lambda: cluster_status(mds).osds[victim.osd_id].reachable, timeout=15)
+
+
 # --- dbus --------------------------------------------------------------------------
 
 def test_cluster_status_on_dbus(mds: PandoMds, c: Nfs3Client, root: bytes) -> None:
@@ -214,13 +225,7 @@ def test_commit_fails_when_an_osd_restarted_under_unstable_writes(
     c.write_all(fh, 0, os.urandom(200 * KIB), FILE_SYNC)
     first = ok(c.write(fh, 0, b"unstable", UNSTABLE))
     assert first.committed == UNSTABLE
-    victim = mds.osds[objects_of(mds, fileid_of(c, fh))[0][0] - 1]
-    victim.kill9()
-    victim.start()
-    # Once the manager sees it back (a COMMIT while it is still down would
-    # find it unreachable and mark its copy stale instead: also no loss).
-    wait_for(f"OSD {victim.osd_id} reachable again",
-             lambda: cluster_status(mds).osds[victim.osd_id].reachable, timeout=15)
+    restart_first_osd_of(mds, c, fh)
     res = c.commit(fh)
     assert res.status == nfs3.NFS3ERR_IO, \
         f"COMMIT after an OSD restarted under UNSTABLE writes: {status_name(res.status)}"
@@ -242,11 +247,7 @@ def test_commit_fails_when_an_osd_restarted_under_unstable_writes_of_an_evicted_
     assert ok(c.write(fh, 0, b"unstable", UNSTABLE)).committed == UNSTABLE
     for i in range(64):                           # a cache of 8 evicts f's handle
         new_file(c, root, f"other{i}")
-    victim = mds.osds[objects_of(mds, fileid_of(c, fh))[0][0] - 1]
-    victim.kill9()
-    victim.start()
-    wait_for(f"OSD {victim.osd_id} reachable again",
-             lambda: cluster_status(mds).osds[victim.osd_id].reachable, timeout=15)
+    restart_first_osd_of(mds, c, fh)
     res = c.commit(fh)
     assert res.status == nfs3.NFS3ERR_IO, \
         f"COMMIT after an OSD restarted under UNSTABLE writes: {status_name(res.status)}"

@@ -20,6 +20,9 @@ EXPORT_PATH = "/pando"
 # period must not be shorter than the lease (RFC 8881 8.4.2.1).
 LEASE_LIFETIME_S = 30
 GRACE_PERIOD_S = 45
+# How long an NFSv3 host told of a restart has to reclaim its locks before
+# the grace period may end: Linux reclaims within milliseconds of the news.
+NSM_RECLAIM_WINDOW_S = 5
 
 # The ganesha.conf keys (BLOCK.Key; "*" any key below) in which a test's
 # configuration may differ from production's, and why.
@@ -29,6 +32,7 @@ TEST_OVERRIDES: Mapping[str, str] = {
     "NFS_CORE_PARAM.Bind_Addr": "none in a test pod: its network holds only loopback",
     "NFS_CORE_PARAM.Plugins_Dir": "the build tree under test (the VFS baseline: Debian's)",
     "NFSV4.RecoveryRoot": "each test's own directory",
+    "NFS_CORE_PARAM.NSM_Notify_Dir": "each test's own rpc.statd directory",
     "EXPORT.Path": "each test's own directory (the VFS baseline)",
     "EXPORT.Pseudo": "each test's own pseudo path",
     "NFSV4.Graceless": "tests that never restart Ganesha skip the grace period",
@@ -93,6 +97,11 @@ class GaneshaSettings:
     log_components: Mapping[str, str] = field(default_factory=dict)
     # Ganesha's handle cache size; None: its default (no MDCACHE block).
     mdcache_entries: int | None = None
+    # statd's notify list (its sm.bak/), which sm-notify empties as the
+    # NFSv3 hosts that held locks answer: with it the grace period ends
+    # once they have all been told and had NSM_RECLAIM_WINDOW_S to reclaim;
+    # None (a statd that is not ours) keeps the whole grace period.
+    nsm_notify_dir: Path | None = None
 
 
 def _bool(value: bool) -> str:
@@ -114,6 +123,8 @@ def render(s: GaneshaSettings) -> str:
             # NFSv3 locking: NLM, with the rpc.statd started beside Ganesha
             # (statd.py) monitoring the hosts that lock.
             "Enable_NLM = true;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+            *([f'NSM_Notify_Dir = "{s.nsm_notify_dir}";',
+               f"NSM_Reclaim_Window = {NSM_RECLAIM_WINDOW_S};"] if s.nsm_notify_dir else []),
             *([f"Bind_Addr = {s.bind};"] if s.bind else []),
             f'Plugins_Dir = "{s.plugins_dir}";']
     nfsv4 = [f"Minor_Versions = {_numbers(s.minor_versions)};",

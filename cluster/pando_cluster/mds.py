@@ -24,6 +24,7 @@ from .net import WILDCARDS, client_host, ganesha_listen_addr, host_port, port_op
 from .paths import fsal_dir, system_binary
 from .process import StartError, is_running, spawn_detached, wait_ready
 from .state import ClusterState, DaemonRecord, MdsRecord, OsdRecord
+from .statd import notify_dir
 from .ui import Ui
 
 GANESHA_EXE = "ganesha.nfsd"
@@ -74,7 +75,7 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
     paths.ganesha_conf.write_text(render_ganesha_conf(
         paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds)),
-        opts.etcd))
+        opts.etcd, notify_dir(paths.file(nsm.STATE_DIR)) if ours else None))
     log, out = paths.file("ganesha.log"), paths.file("ganesha.out")
     for f in (log, out):  # so that a failure's tail is this start's
         if f.exists():

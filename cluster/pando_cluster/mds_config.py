@@ -84,12 +84,13 @@ def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int, etcd: str = "",
 
 
 def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int,
-                        plugins_dir: Path, mirrors: int, etcd: str = "") -> str:
+                        plugins_dir: Path, mirrors: int, etcd: str = "",
+                        nsm_notify_dir: Path | None = None) -> str:
     """ganesha.conf with production's settings (ganesha_conf.py)."""
     settings = GaneshaSettings(
         plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
         fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd),
-        nfs_port=nfs_port, mnt_port=mnt_port, bind=bind)
+        nfs_port=nfs_port, mnt_port=mnt_port, bind=bind, nsm_notify_dir=nsm_notify_dir)
     return f"{WRITTEN_BY}\n{render(settings)}"
 
 

@@ -26,6 +26,12 @@ SM_NOTIFY_EXE = "sm-notify"
 SM_PROG = 100024    # NSM, what statd registers with rpcbind
 
 
+def notify_dir(state_dir: Path) -> Path:
+    """The hosts sm-notify has yet to tell of this start (sm-notify deletes
+    each once it answers): Ganesha's NSM_Notify_Dir."""
+    return state_dir / "sm.bak"
+
+
 def prepare_state_dir(state_dir: Path) -> None:
     """Makes `state_dir` what statd needs, and turns the hosts the previous
     instance monitored into this start's notify list.
@@ -40,7 +46,7 @@ def prepare_state_dir(state_dir: Path) -> None:
     (nfs-common's `statd`) could not write them under a private parent
     such as root's home or pytest's temporary directories (measured:
     "creating .../sm/localhost: Permission denied", SM_MON refused)."""
-    sm, bak = state_dir / "sm", state_dir / "sm.bak"
+    sm, bak = state_dir / "sm", notify_dir(state_dir)
     for d in (sm, bak):
         d.mkdir(parents=True, exist_ok=True)
     for host in sm.iterdir():

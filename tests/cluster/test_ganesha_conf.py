@@ -11,6 +11,8 @@ import pytest
 
 from pando_cluster.ganesha_conf import TEST_OVERRIDES
 from pando_cluster.mds_config import MdsPaths, render_ganesha_conf
+from pando_cluster.nsm import STATE_DIR
+from pando_cluster.statd import notify_dir
 from pando_testing.ganesha import STATE_DEBUG, GaneshaServer, GaneshaVfs
 from pando_testing.keys import write_cluster_key
 from pando_testing.mds import PandoMds
@@ -46,8 +48,11 @@ def differing(a: dict[str, str], b: dict[str, str]) -> set[str]:
 
 
 def production(plugins_dir: str) -> dict[str, str]:
-    return conf_keys(render_ganesha_conf(MdsPaths(Path("/c")), "127.0.0.1", 2049, 20048,
-                                         Path(plugins_dir), mirrors=2))
+    """What `up` writes when it runs its own rpc.statd (pando_cluster.nsm)."""
+    paths = MdsPaths(Path("/c"))
+    return conf_keys(render_ganesha_conf(paths, "127.0.0.1", 2049, 20048, Path(plugins_dir),
+                                         mirrors=2,
+                                         nsm_notify_dir=notify_dir(paths.file(STATE_DIR))))
 
 
 def written(server: GaneshaServer) -> dict[str, str]:
@@ -87,8 +92,8 @@ def test_a_restart_test_runs_production_settings_but_where_things_are(tmp_path: 
     tests, which must see the grace period and layouts users get."""
     m = _mds(tmp_path, pnfs=True, graceless=False)
     assert differing(written(m), production(m.plugins_dir)) == {
-        "NFS_CORE_PARAM.Bind_Addr", "NFSV4.RecoveryRoot", "EXPORT.FSAL.Db_Path",
-        "EXPORT.FSAL.Cluster"}
+        "NFS_CORE_PARAM.Bind_Addr", "NFS_CORE_PARAM.NSM_Notify_Dir", "NFSV4.RecoveryRoot",
+        "EXPORT.FSAL.Db_Path", "EXPORT.FSAL.Cluster"}
 
 
 def test_the_defaults_of_the_harness_are_production_where_not_overridden(

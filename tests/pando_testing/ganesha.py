@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pando_cluster.ganesha_conf import GaneshaSettings, PandoFsal, render
 from pando_cluster.mds_config import GaneshaFiles, render_dbus_conf
-from pando_cluster.statd import prepare_state_dir, statd_argv
+from pando_cluster.statd import notify_argv, notify_dir, prepare_state_dir, statd_argv
 
 from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
@@ -39,6 +39,7 @@ GANESHA = str(GANESHA_ROOT / "usr/bin/ganesha.nfsd")
 GANESHA_LIB_DIR = GANESHA_ROOT / "usr/lib/ganesha"
 RPCBIND = "/usr/sbin/rpcbind"
 STATD = "/usr/sbin/rpc.statd"
+SM_NOTIFY = "/usr/sbin/sm-notify"
 VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 
 # Ganesha's stateid checks say why they refuse a stateid only at DEBUG
@@ -77,6 +78,7 @@ class GaneshaServer(GaneshaFiles):
     plugins_dir: str = VFS_PLUGINS_DIR
     rpcbind: subprocess.Popen[bytes] | None = field(default=None, init=False)
     statd: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    sm_notify: subprocess.Popen[bytes] | None = field(default=None, init=False)
     dbus_daemon: subprocess.Popen[bytes] | None = field(default=None, init=False)
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
@@ -102,7 +104,8 @@ class GaneshaServer(GaneshaFiles):
             fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=None,
             export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
             graceless=self.graceless, access_type=self.access_type,
-            log_components=self.log_components, mdcache_entries=self.mdcache_entries)
+            log_components=self.log_components, mdcache_entries=self.mdcache_entries,
+            nsm_notify_dir=notify_dir(self.statd_dir))
         return replace(s, protocols=self.protocols or s.protocols,
                        minor_versions=self.minor_versions or s.minor_versions,
                        log_level=self.log_level or s.log_level)
@@ -126,6 +129,10 @@ class GaneshaServer(GaneshaFiles):
     @property
     def statd_log_path(self) -> Path:
         return self.workdir / "statd.log"
+
+    @property
+    def statd_dir(self) -> Path:
+        return self.workdir / "statd"
 
     @property
     def nfs_addr(self) -> str:
@@ -159,7 +166,7 @@ class GaneshaServer(GaneshaFiles):
             self._start_dbus()
         if self.rpcbind is None:
             self._start_rpcbind()
-            self._start_statd()
+        self._start_statd()
         self.write_config()
         env = {**os.environ, **(self.dbus_env() if self.dbus else {})}
         if GANESHA_ROOT != Path("/"):
@@ -179,6 +186,7 @@ class GaneshaServer(GaneshaFiles):
         except BaseException:
             self.stop()
             raise
+        self._notify()
         return self
 
     def _start_rpcbind(self) -> None:
@@ -194,18 +202,31 @@ class GaneshaServer(GaneshaFiles):
         return self.rpcbind is not None and self.rpcbind.poll() is None
 
     def _start_statd(self) -> None:
-        """rpc.statd as `pando-cluster up` runs it, its state in the test's
-        directory.  No sm-notify: a new pod's statd has monitored nobody."""
-        state_dir = self.workdir / "statd"
-        prepare_state_dir(state_dir)
+        """A fresh rpc.statd for every start of Ganesha, as `pando-cluster
+        up` runs it (pando_cluster.nsm), its state in the test's
+        directory: the hosts the last one monitored become the notify list."""
+        if self.statd is not None:
+            terminate(self.statd, 5.0)
+        prepare_state_dir(self.statd_dir)
         with open(self.statd_log_path, "ab") as log:
-            self.statd = self.pod.popen(statd_argv(STATD, state_dir),
+            start = log.tell()
+            self.statd = self.pod.popen(statd_argv(STATD, self.statd_dir),
                                         stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
-        while b"Waiting for client connections" not in self.statd_log_path.read_bytes():
+        while b"Waiting for client connections" not in self.statd_log_path.read_bytes()[start:]:
             if self.statd.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"rpc.statd did not start (see {self.statd_log_path})")
             time.sleep(0.05)
+
+    def _notify(self) -> None:
+        """sm-notify once Ganesha serves, as `up` runs it: the NFSv3 hosts
+        that held locks reclaim them now, in the grace period.  One still
+        retrying a silent host for an earlier start is stopped first."""
+        if self.sm_notify is not None:
+            terminate(self.sm_notify, 5.0)
+        with open(self.workdir / "sm-notify.log", "ab") as log:
+            self.sm_notify = self.pod.popen(notify_argv(SM_NOTIFY, self.statd_dir, self.host),
+                                            stdout=log, stderr=subprocess.STDOUT)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -264,11 +285,11 @@ class GaneshaServer(GaneshaFiles):
         return None if self.proc is None else terminate(self.proc, timeout)
 
     def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM Ganesha (then statd, which unregisters from rpcbind,
-        rpcbind and dbus) by pid; SIGKILL after `timeout`.  Returns Ganesha's
-        exit status (None if it never started)."""
+        """SIGTERM Ganesha (then sm-notify, statd, which unregisters from
+        rpcbind, rpcbind and dbus) by pid; SIGKILL after `timeout`.  Returns
+        Ganesha's exit status (None if it never started)."""
         code = None
-        for p in (self.proc, self.statd, self.rpcbind, self.dbus_daemon):
+        for p in (self.proc, self.sm_notify, self.statd, self.rpcbind, self.dbus_daemon):
             if p is not None:
                 status = terminate(p, timeout)
                 code = status if p is self.proc else code

@@ -143,9 +143,12 @@ class Nfs4Client:
     """One NFSv4.1 client id and session over one TCP connection."""
 
     def __init__(self, sock: socket.socket, uid: int = 0, gid: int = 0,
-                 name: str | None = None) -> None:
+                 name: str | None = None, verifier: bytes | None = None) -> None:
+        """`name` and `verifier` (8 bytes) make the client id: the same
+        pair is the same client come back, one allowed to reclaim."""
         self.rpc = RpcClient(sock, NFS_PROGRAM, NFS_V4, auth_sys(uid, gid))
         self.owner = (name or f"pando-test-{os.getpid()}-{id(self)}").encode()
+        self.verifier = verifier or os.urandom(8)
         self.clientid = 0
         self.session = b""
         self.slot_seq = 0
@@ -186,8 +189,7 @@ class Nfs4Client:
         return reply
 
     def _exchange_id(self) -> None:
-        verifier = os.urandom(8)
-        args = (Packer().fixed(verifier).opaque(self.owner).u32(0).u32(0).u32(0))
+        args = (Packer().fixed(self.verifier).opaque(self.owner).u32(0).u32(0).u32(0))
 
         def result(u: Unpacker) -> int:
             clientid = u.u64()

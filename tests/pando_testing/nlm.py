@@ -65,11 +65,12 @@ class NlmHost:
         return u.u32()
 
     def lock(self, fh: bytes, offset: int, length: int, exclusive: bool = True,
-             svid: int = 1) -> int:
-        """NLM4_LOCK without blocking; the nlm4_stats."""
+             svid: int = 1, reclaim: bool = False) -> int:
+        """NLM4_LOCK without blocking (`reclaim`: one held before the
+        server restarted); the nlm4_stats."""
         p = self._cookie(Packer()).boolean(False).boolean(exclusive)
         return self._status(NLMPROC4_LOCK, self._lock(p, fh, svid, offset, length)
-                            .boolean(False).i32(0))
+                            .boolean(reclaim).i32(0))
 
     def unlock(self, fh: bytes, offset: int, length: int, svid: int = 1) -> int:
         return self._status(NLMPROC4_UNLOCK, self._lock(self._cookie(Packer()), fh, svid,

@@ -34,7 +34,7 @@ FILE_BYTES = 12 << 20
 HALF_MIB = 6
 RESTART_AFTER_S = 3.0
 # The grace period users get: clients reclaim in it (it ends early once
-# every known client reclaimed, while NLM is off).
+# every client and NFSv3 host of the last run reclaimed, patch 0140).
 GRACE_S = float(GRACE_PERIOD_S)
 SLACK_S = 60.0   # TCG guests: copying and recovering take tens of seconds
 

@@ -20,6 +20,7 @@ MOUNTPROC3_UMNT = 3
 NFS_PROGRAM = 100003
 NFS_V3 = 3
 NFSPROC3_GETATTR = 1
+NFSPROC3_SETATTR = 2
 NFSPROC3_LOOKUP = 3
 NFSPROC3_CREATE = 8
 
@@ -80,12 +81,17 @@ class Nfs3Setup:
             raise Nfs3Error(f"LOOKUP {name}", status)
         return u.opaque(NFS3_FHSIZE)
 
-    def create(self, dir_fh: bytes, name: str, mode: int = 0o644, truncate: bool = True) -> bytes:
+    def create(self, dir_fh: bytes, name: str, mode: int = 0o644, truncate: bool = True,
+               owner: int | None = None) -> bytes:
         """CREATE (UNCHECKED: an existing file is reused, truncated to 0 when
-        `truncate`); returns the file's handle."""
+        `truncate`), owned by `owner` (uid and gid) or the caller; returns
+        the file's handle."""
         p = Packer().opaque(dir_fh).string(name).u32(UNCHECKED)
         p.boolean(True).u32(mode)          # mode
-        p.boolean(False).boolean(False)    # uid, gid
+        for _ in range(2):                 # uid, gid
+            p.boolean(owner is not None)
+            if owner is not None:
+                p.u32(owner)
         if truncate:
             p.boolean(True).u64(0)         # size
         else:
@@ -98,6 +104,15 @@ class Nfs3Setup:
         if u.boolean():
             return u.opaque(NFS3_FHSIZE)
         return self.lookup(dir_fh, name)
+
+    def chmod(self, fh: bytes, mode: int) -> None:
+        """SETATTR of the mode alone, unguarded."""
+        p = Packer().opaque(fh).boolean(True).u32(mode)
+        p.boolean(False).boolean(False).boolean(False)   # uid, gid, size
+        p.u32(0).u32(0).boolean(False)                   # atime, mtime, no guard
+        status = self.rpc.call(NFSPROC3_SETATTR, p.bytes()).u32()
+        if status != 0:
+            raise Nfs3Error("SETATTR", status)
 
     def getattr_size(self, fh: bytes) -> int:
         """GETATTR; returns the file's size."""

@@ -35,7 +35,11 @@ OP_SEQUENCE = 53
 OP_RECLAIM_COMPLETE = 58
 
 NFS4_OK = 0
+NFS4ERR_ACCESS = 13
+NFS4ERR_INVAL = 22
+NFS4ERR_ROFS = 30
 NFS4ERR_BAD_STATEID = 10025
+NFS4ERR_BADIOMODE = 10049
 NFS4ERR_OLD_STATEID = 10024
 NFS4ERR_BADLAYOUT = 10050
 NFS4ERR_GRACE = 10013
@@ -51,6 +55,7 @@ EOF = 0xFFFFFFFFFFFFFFFF
 OPEN4_SHARE_ACCESS_READ = 1
 OPEN4_SHARE_ACCESS_BOTH = 3
 OPEN4_SHARE_ACCESS_WANT_NO_DELEG = 0x0400
+FATTR4_SIZE = 4
 FATTR4_MODE = 33
 FATTR4_MDSTHRESHOLD = 68
 
@@ -245,6 +250,12 @@ class Nfs4Client:
              .u32(0).string(name))
         return Op(OP_OPEN, p.bytes(), _open_result)
 
+    def open_existing(self, name: str, access: int = OPEN4_SHARE_ACCESS_READ) -> Op:
+        """OPEN (NOCREATE, CLAIM_NULL) of `name` in the current directory."""
+        p = (Packer().u32(0).u32(access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG).u32(0)
+             .u64(self.clientid).opaque(self.owner).u32(0).u32(0).string(name))
+        return Op(OP_OPEN, p.bytes(), _open_result)
+
     @staticmethod
     def getattr(*attrs: int) -> Op:
         """GETATTR of the attribute numbers given; its result is the raw
@@ -312,6 +323,27 @@ class Nfs4Client:
         sid, fh = r.results[-2][2], r.results[-1][2]
         assert isinstance(sid, Stateid) and isinstance(fh, bytes)
         return fh, sid
+
+    def open(self, dir_path: str, name: str,
+             access: int = OPEN4_SHARE_ACCESS_READ) -> tuple[bytes, Stateid]:
+        """OPEN of the existing `name` in `dir_path`: its handle and open stateid."""
+        r = self.compound([*self.lookup_path(dir_path), self.open_existing(name, access),
+                           self.getfh()])
+        for num, status, _ in r.results:
+            if status != NFS4_OK:
+                raise Nfs4Error(num, status)
+        sid, fh = r.results[-2][2], r.results[-1][2]
+        assert isinstance(sid, Stateid) and isinstance(fh, bytes)
+        return fh, sid
+
+    def size_and_mode(self, fh: bytes) -> tuple[int, int]:
+        """The file's size and mode (GETATTR)."""
+        status, raw = self.on(fh, self.getattr(FATTR4_SIZE, FATTR4_MODE))
+        if status != NFS4_OK:
+            raise Nfs4Error(OP_GETATTR, status)
+        assert isinstance(raw, bytes)
+        u = Unpacker(raw)
+        return u.u64(), u.u32()
 
     def on(self, fh: bytes, op: Op) -> tuple[int, object]:
         """One op on the file `fh`: its status and result."""

@@ -23,8 +23,9 @@ struct bufpool;
 
 /* Bytes a record may hold before its call is admitted: the largest call
  * header (24 bytes, two opaque_auth of 400) and the start of the
- * arguments, which is where the NFSv3 WRITE count is. */
-#define RPC_RECORD_PREAUTH 4096u
+ * arguments, which is where the NFSv3 WRITE count is; 8 KiB so that a
+ * whole 4 KiB WRITE (the common small one) arrives in one read. */
+#define RPC_RECORD_PREAUTH 8192u
 /* Records above this, once admitted, live in a pool buffer. */
 #define RPC_RECORD_SMALL (64u << 10)
 #define RPC_RECORD_MAX_FRAGMENTS 1024u

@@ -151,12 +151,15 @@ def test_unauthenticated_huge_record_costs_no_memory(pod: Pod, osd: OsdProcess) 
     peers = 32
     call = oncrpc.encode_call(1, PROG, VERS, Proc.WRITE, b"", Auth())
     body = call + bytes(MIB - len(call))
-    before = rss_kib(osd)
     conns = []
     for i in range(peers):
         s = dial(pod, osd.ctl_port, source=f"127.0.1.{i + 1}")
-        s.sendall(struct.pack(">I", MIB) + body)      # not the last fragment
+        s.sendall(struct.pack(">I", MIB) + body[:4096])   # not the last fragment
         conns.append(s)
+    time.sleep(1.0)        # connections, threads and headers in place
+    before = rss_kib(osd)
+    for s in conns:
+        s.sendall(body[4096:])
     time.sleep(1.0)
     grown = rss_kib(osd) - before
     assert grown < 8 * 1024, f"RSS grew by {grown} KiB for {peers} unauthenticated records"

@@ -403,13 +403,28 @@ static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint6
 
 /* ---- one call ------------------------------------------------------------- */
 
+/* Between calls nothing may arrive: a readable connection was closed by
+ * the target (its idle deadline, a restart) or carries a stray reply.
+ * Either way it is reopened before the call, as the Linux NFS client
+ * does, rather than failing a call the target never saw. */
+static void drop_if_closed(struct osd_ctl_client *c)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
+
+	if (c->fd >= 0 && poll(&pfd, 1, 0) > 0)
+		conn_close(c);
+}
+
 /* Sends the call and waits for its reply; *res points at the results. */
 static int transmit(struct osd_ctl_client *c, struct iovec *iov, int niov, uint32_t xid,
 		    uint64_t nonce, const uint8_t **res, size_t *res_len)
 {
 	int64_t deadline = now_ms() + c->timeout_ms;
 	size_t len;
-	int rc = c->fd < 0 ? conn_open(c) : 0;
+	int rc;
+
+	drop_if_closed(c);
+	rc = c->fd < 0 ? conn_open(c) : 0;
 
 	if (!rc)
 		rc = send_all(c->fd, iov, niov, deadline);

@@ -169,6 +169,9 @@ static const char *verdict_name(enum ctl_auth_verdict verdict)
 	return "?";
 }
 
+/* Denials are logged, but a stranger must not flood the log with them. */
+static struct log_ratelimit denial_log = LOG_RATELIMIT_INIT(5000, 10);
+
 /* Checks the AUTH_PANDO credential; on success the reply carries the
  * verifier that proves to the caller that we hold the key too. */
 static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc_call *call,
@@ -179,8 +182,9 @@ static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc
 	char peer[NI_MAXHOST + NI_MAXSERV + 2];
 
 	if (call->cred.flavor != CTL_AUTH_FLAVOR) {
-		log_info("ctl: %s called proc %u with auth flavor %u: too weak",
-			 peer_name(call, peer, sizeof(peer)), call->proc, call->cred.flavor);
+		log_limited(&denial_log, LOG_INFO, "ctl: %s called proc %u with auth flavor %u: "
+			    "too weak", peer_name(call, peer, sizeof(peer)), call->proc,
+			    call->cred.flavor);
 		return RPC_OUT_AUTH_TOOWEAK;
 	}
 	verdict = ctl_auth_check(ctx->key, call->xid, call->prog, call->vers, call->proc,
@@ -188,8 +192,8 @@ static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc
 				 call->verf.flavor, call->verf.body, call->verf.len,
 				 (uint64_t)time(NULL), &cred);
 	if (verdict != CTL_AUTH_OK) {
-		log_info("ctl: %s denied: %s", peer_name(call, peer, sizeof(peer)),
-			 verdict_name(verdict));
+		log_limited(&denial_log, LOG_INFO, "ctl: %s denied: %s",
+			    peer_name(call, peer, sizeof(peer)), verdict_name(verdict));
 		return auth_denial(verdict);
 	}
 	reply->verf_flavor = CTL_AUTH_FLAVOR;
@@ -217,13 +221,10 @@ static const struct ctl_proc *proc_lookup(uint32_t proc)
 	return &ctl_procs[proc];
 }
 
-enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+/* The version, then the credential: all a call's header can tell. */
+static enum rpc_outcome check_header(const struct osd_ctx *ctx, const struct rpc_call *call,
+				     struct rpc_reply *reply)
 {
-	struct osd_ctx *ctx = opaque;
-	const struct ctl_proc *p;
-	union ctl_args args;
-	enum rpc_outcome out;
-
 	if (call->vers != PANDO_OSD_CTL_V1) {
 		reply->mismatch_low = PANDO_OSD_CTL_V1;
 		reply->mismatch_high = PANDO_OSD_CTL_V1;
@@ -231,8 +232,35 @@ enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct 
 	}
 	/* NULL is the ping that needs no key; an AUTH_PANDO NULL is checked
 	 * like any call, which makes it a test of the key as well. */
-	if (call->proc != OSDCTL_NULL || call->cred.flavor == CTL_AUTH_FLAVOR) {
-		out = authenticate(ctx, call, reply);
+	if (call->proc != OSDCTL_NULL || call->cred.flavor == CTL_AUTH_FLAVOR)
+		return authenticate(ctx, call, reply);
+	return RPC_OUT_SUCCESS;
+}
+
+/* Before the arguments are read: a call that is not authenticated (the
+ * MAC covers the header and credential, all there is at this point) has
+ * them dropped unread, so a stranger's record costs RPC_RECORD_PREAUTH
+ * bytes at most.  An unauthenticated NULL has no arguments. */
+enum rpc_outcome ctl_admit(void *opaque, const struct rpc_call *call, struct rpc_reply *reply,
+			   size_t *max_args)
+{
+	enum rpc_outcome out = check_header(opaque, call, reply);
+
+	if (out == RPC_OUT_SUCCESS && call->cred.flavor != CTL_AUTH_FLAVOR)
+		*max_args = 0;
+	return out;
+}
+
+enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+{
+	struct osd_ctx *ctx = opaque;
+	const struct ctl_proc *p;
+	union ctl_args args;
+	enum rpc_outcome out;
+
+	/* Admitted: ctl_admit checked the header and set the verifier. */
+	if (!call->admitted) {
+		out = check_header(ctx, call, reply);
 		if (out != RPC_OUT_SUCCESS)
 			return out;
 	}

@@ -43,6 +43,11 @@ static const struct option long_opts[] = {
 	{ "ctl-listen", required_argument, NULL, 'l' },
 	{ "threads", required_argument, NULL, 't' },
 	{ "max-conns", required_argument, NULL, 'm' },
+	{ "max-conns-per-source", required_argument, NULL, 'S' },
+	{ "idle-timeout", required_argument, NULL, 'U' },
+	{ "record-timeout", required_argument, NULL, 'r' },
+	{ "send-timeout", required_argument, NULL, 'x' },
+	{ "reply-budget", required_argument, NULL, 'B' },
 	{ "stats-interval", required_argument, NULL, 's' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "log-file", required_argument, NULL, 'o' },
@@ -71,6 +76,12 @@ static void usage(FILE *out)
 		"  --ctl-listen H:P    control protocol address [127.0.0.1:20591]\n"
 		"  --threads N         worker threads per program [8]\n"
 		"  --max-conns N       connections per program [256]\n"
+		"  --max-conns-per-source N  of them from one address [32]\n"
+		"  --idle-timeout S    close connections idle this long, 0 never [360]\n"
+		"  --record-timeout S  a record begun must arrive within this [30]\n"
+		"  --send-timeout S    close when replies are not read this long [30]\n"
+		"  --reply-budget B    queued reply bytes per connection before it\n"
+		"                      is read no more, e.g. 4M [4M]\n"
 		"  --stats-interval S  seconds between counter log lines [60]\n"
 		"  --log-level L       error, warn, info, debug [info]\n"
 		"  --log-file FILE     log here instead of stderr\n"
@@ -217,10 +228,15 @@ static int start_servers(struct osd_daemon *d)
 	struct rpc_server_config nfs_cfg = {
 		.listen = d->cfg.nfs_listen, .threads = d->cfg.threads,
 		.max_conns = d->cfg.max_conns, .max_record = OSD_MAX_RECORD, .max_inflight = 32,
+		.max_conns_per_source = d->cfg.max_conns_per_source,
+		.idle_timeout_s = d->cfg.idle_timeout, .record_timeout_s = d->cfg.record_timeout,
+		.send_timeout_s = d->cfg.send_timeout, .reply_budget = d->cfg.reply_budget,
 	};
 	struct rpc_server_config ctl_cfg = nfs_cfg;
-	struct rpc_program nfs = { "nfs3", NFS3_PROGRAM, NFS3_VERSION, nfs3_dispatch, &d->ctx };
-	struct rpc_program ctl = { "osdctl", PANDO_OSD_CTL, PANDO_OSD_CTL_V1, ctl_dispatch, &d->ctx };
+	struct rpc_program nfs = { "nfs3", NFS3_PROGRAM, NFS3_VERSION, nfs3_dispatch, &d->ctx,
+				   nfs3_admit };
+	struct rpc_program ctl = { "osdctl", PANDO_OSD_CTL, PANDO_OSD_CTL_V1, ctl_dispatch,
+				   &d->ctx, ctl_admit };
 	const char *why = "";
 	int rc;
 

@@ -161,7 +161,35 @@ static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_cal
 	return out;
 }
 
-enum rpc_outcome nfs3_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+/* What a call's arguments may weigh, from their first bytes: a WRITE
+ * its handle, offset, count, stable and data of `count` bytes (at least
+ * OSD_NFS_SMALL_ARGS, so a count that lies about a short payload still
+ * gets its NFS3ERR_INVAL); any other procedure OSD_NFS_SMALL_ARGS. */
+static size_t args_bound(const struct rpc_call *call)
+{
+	struct xdr_r in;
+	struct nfs3_fh fh;
+	size_t count, fixed;
+
+	if (call->proc != NFSPROC3_WRITE)
+		return OSD_NFS_SMALL_ARGS;
+	xr_init(&in, call->args, call->args_len);
+	if (nfs3_decode_fh_args(&in, &fh))
+		return OSD_NFS_SMALL_ARGS;
+	xr_u64(&in);
+	count = xr_u32(&in);
+	if (in.err)
+		return OSD_NFS_SMALL_ARGS;
+	fixed = (size_t)(in.p - call->args) + 8;       /* stable, data length */
+	if (count < OSD_NFS_SMALL_ARGS)
+		count = OSD_NFS_SMALL_ARGS;
+	if (count > OSD_MAX_RECORD)
+		count = OSD_MAX_RECORD;
+	return fixed + XDR_PAD(count);
+}
+
+/* The header's checks, in the order dispatch makes them. */
+static enum rpc_outcome check_header(const struct rpc_call *call, struct rpc_reply *reply)
 {
 	enum rpc_outcome out = check_auth(call);
 
@@ -179,5 +207,28 @@ enum rpc_outcome nfs3_dispatch(void *opaque, const struct rpc_call *call, struct
 	}
 	if (call->proc >= NFSPROC3_COUNT)
 		return RPC_OUT_PROC_UNAVAIL;
+	return RPC_OUT_SUCCESS;
+}
+
+/* The handle in the arguments carries the authority, checked by each
+ * procedure; before the arguments are read, the header is checked and
+ * the procedure bounds what the record may hold. */
+enum rpc_outcome nfs3_admit(void *opaque, const struct rpc_call *call, struct rpc_reply *reply,
+			    size_t *max_args)
+{
+	enum rpc_outcome out = check_header(call, reply);
+
+	if (out == RPC_OUT_SUCCESS)
+		*max_args = args_bound(call);
+	return out;
+}
+
+enum rpc_outcome nfs3_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+{
+	enum rpc_outcome out = call->admitted ? RPC_OUT_SUCCESS : check_header(call, reply);
+
+	if (out != RPC_OUT_SUCCESS)
+		return out;
 	return run_proc(opaque, call, reply);
 }
+

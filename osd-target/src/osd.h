@@ -61,6 +61,15 @@ static inline void osd_write_verf(const struct osd_ctx *ctx, uint8_t verf[8])
 
 enum rpc_outcome nfs3_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);
 enum rpc_outcome ctl_dispatch(void *ctx, const struct rpc_call *call, struct rpc_reply *reply);
+/* The programs' admission (rpc_admit_fn): the control program
+ * authenticates the credential before the arguments are read; NFSv3
+ * checks the credential's form and bounds the arguments by the procedure
+ * (a WRITE by its count, anything else OSD_NFS_SMALL_ARGS). */
+enum rpc_outcome nfs3_admit(void *ctx, const struct rpc_call *call, struct rpc_reply *reply,
+			    size_t *max_args);
+enum rpc_outcome ctl_admit(void *ctx, const struct rpc_call *call, struct rpc_reply *reply,
+			   size_t *max_args);
+#define OSD_NFS_SMALL_ARGS 4096u
 
 #define NFS3_PROGRAM 100003u
 #define NFS3_VERSION 3u

@@ -15,6 +15,11 @@ void osd_config_defaults(struct osd_config *cfg)
 	snprintf(cfg->ctl_listen, sizeof(cfg->ctl_listen), "127.0.0.1:20591");
 	cfg->threads = 8;
 	cfg->max_conns = 256;
+	cfg->max_conns_per_source = 32;
+	cfg->idle_timeout = 360;
+	cfg->record_timeout = 30;
+	cfg->send_timeout = 30;
+	cfg->reply_budget = 4u << 20;
 	cfg->stats_interval = 60;
 	cfg->log_level = LOG_INFO;
 	snprintf(cfg->etcd_prefix, sizeof(cfg->etcd_prefix), "/pando/");
@@ -99,6 +104,44 @@ static int set_presence(struct osd_config *cfg, const char *name, const char *va
 	return rc ? -1 : 0;
 }
 
+static bool is_transport_key(const char *name)
+{
+	static const char *const keys[] = { "max_conns_per_source", "idle_timeout",
+					    "record_timeout", "send_timeout", "reply_budget" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(name, keys[i]))
+			return true;
+	return false;
+}
+
+/* The transport's limits; their meaning in README.md "Connections". */
+static int set_transport(struct osd_config *cfg, const char *name, const char *value,
+			 char *err, size_t errcap)
+{
+	unsigned long n;
+	int rc;
+
+	if (!strcmp(name, "reply_budget")) {
+		/* At least one largest reply, or nothing could be read. */
+		rc = osd_config_parse_bytes(value, &cfg->reply_budget) ||
+		     cfg->reply_budget < (1u << 20) || cfg->reply_budget > (1ull << 32);
+	} else if (!strcmp(name, "max_conns_per_source")) {
+		rc = set_uint(value, 65536, &n) || n == 0;
+		cfg->max_conns_per_source = (unsigned)n;
+	} else {
+		unsigned *dst = !strcmp(name, "idle_timeout")   ? &cfg->idle_timeout
+				: !strcmp(name, "record_timeout") ? &cfg->record_timeout
+								  : &cfg->send_timeout;
+
+		rc = set_uint(value, 86400, &n);
+		*dst = (unsigned)n;
+	}
+	if (rc)
+		snprintf(err, errcap, "bad value '%s' for %s", value, name);
+	return rc ? -1 : 0;
+}
+
 int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 		   char *err, size_t errcap)
 {
@@ -138,6 +181,8 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 		}
 	} else if (!strcmp(name, "log_level")) {
 		rc = log_level_parse(value, &cfg->log_level);
+	} else if (is_transport_key(name)) {
+		return set_transport(cfg, name, value, err, errcap);
 	} else if (!strncmp(name, "etcd", 4) || !strcmp(name, "advertise") ||
 		   !strcmp(name, "domain")) {
 		return set_presence(cfg, name, value, err, errcap);

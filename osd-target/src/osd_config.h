@@ -19,6 +19,12 @@ struct osd_config {
 	char log_file[PATH_MAX];
 	unsigned threads;
 	unsigned max_conns;
+	/* The transport's limits (README.md "Connections"). */
+	unsigned max_conns_per_source;
+	unsigned idle_timeout;    /* seconds; 0: never */
+	unsigned record_timeout;  /* seconds; 0: never */
+	unsigned send_timeout;    /* seconds; 0: never */
+	uint64_t reply_budget;    /* bytes */
 	unsigned stats_interval;  /* seconds between counter log lines */
 	enum log_level log_level;
 	/* etcd presence (mgr/README.md); etcd empty: none */

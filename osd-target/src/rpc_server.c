@@ -1,6 +1,7 @@
 #include "rpc_server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,61 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "bufpool.h"
-#include "byteorder.h"
 #include "hostport.h"
-#include "iov.h"
-#include "log.h"
-#include "rpc_msg.h"
+#include "rpc_internal.h"
 
-#define LAST_FRAGMENT 0x80000000u
-#define MAX_FRAGMENTS 1024
-/* Records and payloads above this come from the buffer pool. */
-#define SMALL_BUF (64u << 10)
-
-struct rpc_conn {
-	struct rpc_server *srv;
-	int fd;
-	struct sockaddr_storage peer;
-	char name[64];
-	pthread_mutex_t send_lock;
-	pthread_mutex_t lock;           /* guards refs, inflight */
-	pthread_cond_t drained;
-	unsigned refs;                  /* the reader, plus one per queued job */
-	unsigned inflight;
-	struct rpc_conn *next, *prev;   /* server's connection list */
-};
-
-struct rpc_job {
-	struct rpc_conn *conn;
-	uint8_t *record;
-	size_t len;
-	int pooled;             /* record is a pool buffer */
-	struct rpc_job *next;
-};
-
-struct rpc_server {
-	struct rpc_server_config cfg;
-	struct rpc_program prog;
-	int listen_fd;
-	int wake_fd;                    /* eventfd: tells the acceptor to stop */
-	uint16_t port;
-	pthread_t acceptor;
-	pthread_t *workers;
-	struct bufpool pool;            /* max_record-sized buffers */
-
-	pthread_mutex_t lock;           /* guards everything below */
-	pthread_cond_t work;
-	pthread_cond_t conns_gone;
-	struct rpc_job *head, *tail;
-	struct rpc_conn *conns;
-	unsigned nconns;
-	int stopping;
-};
+/* Lines a peer can cause: at most this many per interval. */
+#define PEER_LOG_INTERVAL_MS 5000
+#define PEER_LOG_BURST 10
 
 static int open_listener(const char *spec, uint16_t *bound, const char **why)
 {
@@ -115,7 +70,7 @@ static void peer_name(const struct sockaddr_storage *ss, char *buf, size_t cap)
 	snprintf(buf, cap, "%s:%s", host, port);
 }
 
-static void conn_put(struct rpc_conn *c)
+void rpc_conn_put(struct rpc_conn *c)
 {
 	struct rpc_server *srv = c->srv;
 	unsigned left;
@@ -138,117 +93,14 @@ static void conn_put(struct rpc_conn *c)
 	srv->nconns--;
 	pthread_cond_broadcast(&srv->conns_gone);
 	pthread_mutex_unlock(&srv->lock);
+	rpc_sendq_destroy(&c->sendq);
 	close(c->fd);
-	pthread_mutex_destroy(&c->send_lock);
+	close(c->wake_fd);
 	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->drained);
 	free(c);
 }
 
-static int read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Room for `more` bytes after `len`: a large or fragmented record moves
- * into a pool buffer (max_record bytes, so it never grows again), a small
- * single-fragment one gets a plain allocation of its size. */
-static int reserve_record(struct rpc_conn *c, struct rpc_job *job, size_t more, int last)
-{
-	struct bufpool *pool = &c->srv->pool;
-	uint8_t *buf;
-
-	if (job->pooled)
-		return 0;
-	if (job->len == 0 && last && more <= SMALL_BUF) {
-		job->record = malloc(more ? more : 1);
-		return job->record ? 0 : -ENOMEM;
-	}
-	buf = bufpool_get(pool);
-	if (!buf)
-		return -ENOMEM;
-	if (job->len)
-		memcpy(buf, job->record, job->len);
-	free(job->record);
-	job->record = buf;
-	job->pooled = 1;
-	return 0;
-}
-
-/* Appends one fragment to the job's record; sets *last.  -errno closes
- * the connection. */
-static int read_fragment(struct rpc_conn *c, struct rpc_job *job, int *last)
-{
-	size_t max = c->srv->cfg.max_record;
-	uint8_t mark[4];
-	uint32_t flen;
-	int rc = read_full(c->fd, mark, 4);
-
-	if (rc)
-		return rc;
-	flen = get_be32(mark) & ~LAST_FRAGMENT;
-	*last = (get_be32(mark) & LAST_FRAGMENT) != 0;
-	if (flen > max - job->len) {
-		log_warn("%s: %s sent a record over %zu bytes: closing", c->srv->prog.name,
-			 c->name, max);
-		return -EMSGSIZE;
-	}
-	rc = reserve_record(c, job, flen, *last);
-	if (rc)
-		return rc;
-	rc = read_full(c->fd, job->record + job->len, flen);
-	if (rc)
-		return rc;
-	job->len += flen;
-	return 0;
-}
-
-static void release_record(struct rpc_server *srv, struct rpc_job *job)
-{
-	if (job->pooled)
-		bufpool_put(&srv->pool, job->record);
-	else
-		free(job->record);
-	job->record = NULL;
-	job->pooled = 0;
-	job->len = 0;
-}
-
-/* Reads one record (all its fragments) into the job. */
-static int read_record(struct rpc_conn *c, struct rpc_job *job)
-{
-	int last = 0, rc = 0;
-
-	for (int frags = 0; !last && !rc; frags++) {
-		if (frags == MAX_FRAGMENTS) {
-			log_warn("%s: %s sent over %d fragments: closing", c->srv->prog.name,
-				 c->name, MAX_FRAGMENTS);
-			rc = -EPROTO;
-			break;
-		}
-		rc = read_fragment(c, job, &last);
-	}
-	if (rc)
-		release_record(c->srv, job);
-	return rc;
-}
-
-static void queue_job(struct rpc_server *srv, struct rpc_job *job)
+void rpc_server_queue_job(struct rpc_server *srv, struct rpc_job *job)
 {
 	pthread_mutex_lock(&srv->lock);
 	if (srv->tail)
@@ -260,176 +112,22 @@ static void queue_job(struct rpc_server *srv, struct rpc_job *job)
 	pthread_mutex_unlock(&srv->lock);
 }
 
-/* Waits until the connection has room for one more request in flight. */
-static void conn_admit(struct rpc_conn *c)
-{
-	pthread_mutex_lock(&c->lock);
-	while (c->inflight >= c->srv->cfg.max_inflight)
-		pthread_cond_wait(&c->drained, &c->lock);
-	c->inflight++;
-	c->refs++;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void *reader_main(void *arg)
-{
-	struct rpc_conn *c = arg;
-
-	for (;;) {
-		struct rpc_job *job = calloc(1, sizeof(*job));
-		int rc;
-
-		if (!job)
-			break;
-		rc = read_record(c, job);
-		if (rc) {
-			free(job);
-			/* A broken stream is dropped at once, replies in flight
-			 * included; a peer that simply closed still gets them. */
-			if (rc != -ECONNRESET)
-				shutdown(c->fd, SHUT_RDWR);
-			break;
-		}
-		conn_admit(c);
-		job->conn = c;
-		queue_job(c->srv, job);
-	}
-	conn_put(c);
-	return NULL;
-}
-
-static int send_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		iov_advance(&iov, &n, (size_t)w);
-	}
-	return 0;
-}
-
-static void send_reply(struct rpc_conn *c, const uint8_t *hdr, size_t hdr_len,
-		       const struct rpc_reply *reply, int with_results)
-{
-	static const uint8_t zeros[4];
-	uint8_t mark[4];
-	size_t body = hdr_len;
-	size_t pad = 0;
-	struct iovec iov[5];
-	int n = 0;
-
-	if (with_results) {
-		pad = XDR_PAD(reply->payload_len) - reply->payload_len;
-		body += reply->res.len + reply->payload_len + pad;
-	}
-	put_be32(mark, LAST_FRAGMENT | (uint32_t)body);
-	iov[n++] = (struct iovec){ mark, 4 };
-	iov[n++] = (struct iovec){ (void *)hdr, hdr_len };
-	if (with_results) {
-		iov[n++] = (struct iovec){ reply->res.buf, reply->res.len };
-		if (reply->payload_len)
-			iov[n++] = (struct iovec){ reply->payload, reply->payload_len };
-		if (pad)
-			iov[n++] = (struct iovec){ (void *)zeros, pad };
-	}
-	pthread_mutex_lock(&c->send_lock);
-	if (send_all(c->fd, iov, n))
-		log_debug("%s: reply to %s not sent: %s", c->srv->prog.name, c->name,
-			  strerror(errno));
-	pthread_mutex_unlock(&c->send_lock);
-}
-
-void *rpc_reply_alloc_payload(struct rpc_reply *reply, size_t len)
-{
-	if (reply->pool && len > SMALL_BUF && len <= reply->pool->size) {
-		reply->payload = bufpool_get(reply->pool);
-		reply->payload_pooled = reply->payload != NULL;
-	} else {
-		reply->payload = malloc(len ? len : 1);
-		reply->payload_free = free;
-	}
-	return reply->payload;
-}
-
-static void release_payload(struct rpc_reply *reply)
-{
-	if (reply->payload_pooled)
-		bufpool_put(reply->pool, reply->payload);
-	else if (reply->payload && reply->payload_free)
-		reply->payload_free(reply->payload);
-}
-
-static enum rpc_outcome dispatch_call(struct rpc_server *srv, const struct rpc_call *call,
-				      struct rpc_reply *reply)
-{
-	if (call->prog != srv->prog.prog)
-		return RPC_OUT_PROG_UNAVAIL;
-	return srv->prog.dispatch(srv->prog.ctx, call, reply);
-}
-
-static void handle_job(struct rpc_server *srv, struct rpc_job *job)
+static void job_done(struct rpc_server *srv, struct rpc_job *job)
 {
 	struct rpc_conn *c = job->conn;
-	uint8_t hdr[RPC_REPLY_HEADER_MAX];
-	uint8_t *res = malloc(RPC_REPLY_RES_CAP);
-	struct rpc_reply reply = { 0 };
-	struct rpc_call call = { 0 };
-	enum rpc_outcome outcome = RPC_OUT_SYSTEM_ERR;
-	size_t hdr_len;
-
-	if (!res) {
-		log_error("%s: out of memory for a reply", srv->prog.name);
-		return;
-	}
-	xw_init(&reply.res, res, RPC_REPLY_RES_CAP);
-	reply.pool = &srv->pool;
-	call.peer = c->peer;
-	switch (rpc_msg_decode_call(job->record, job->len, &call)) {
-	case RPC_CALL_IGNORE:
-		log_debug("%s: %s sent a non-call record: ignored", srv->prog.name, c->name);
-		free(res);
-		return;
-	case RPC_CALL_RPC_MISMATCH:
-		hdr_len = rpc_msg_encode_rpc_mismatch(hdr, call.xid);
-		send_reply(c, hdr, hdr_len, &reply, 0);
-		free(res);
-		return;
-	case RPC_CALL_BADCRED:
-		outcome = RPC_OUT_AUTH_BADCRED;
-		break;
-	case RPC_CALL_OK:
-		outcome = dispatch_call(srv, &call, &reply);
-		break;
-	}
-	if (outcome == RPC_OUT_SUCCESS && xw_overflowed(&reply.res)) {
-		log_error("%s: proc %u reply overflowed its buffer", srv->prog.name, call.proc);
-		outcome = RPC_OUT_SYSTEM_ERR;
-	}
-	if (outcome != RPC_OUT_DROP) {
-		hdr_len = rpc_msg_encode_reply_header(hdr, call.xid, outcome, &reply);
-		send_reply(c, hdr, hdr_len, &reply, outcome == RPC_OUT_SUCCESS);
-	}
-	release_payload(&reply);
-	free(res);
-}
-
-static void job_done(struct rpc_job *job)
-{
-	struct rpc_conn *c = job->conn;
+	bool wake;
 
 	pthread_mutex_lock(&c->lock);
 	c->inflight--;
-	pthread_cond_signal(&c->drained);
+	c->done_ms = rpc_now_ms();
+	wake = c->waiting;
+	c->waiting = false;
 	pthread_mutex_unlock(&c->lock);
-	release_record(c->srv, job);
+	if (wake)
+		rpc_conn_wake(c);
+	rpc_buf_release(&srv->pool, &job->record);
 	free(job);
-	conn_put(c);
+	rpc_conn_put(c);
 }
 
 static void *worker_main(void *arg)
@@ -451,9 +149,44 @@ static void *worker_main(void *arg)
 		if (!srv->head)
 			srv->tail = NULL;
 		pthread_mutex_unlock(&srv->lock);
-		handle_job(srv, job);
-		job_done(job);
+		rpc_conn_run_job(srv, job);
+		job_done(srv, job);
 	}
+}
+
+/* The address a peer connects from, IPv4-mapped IPv6 as IPv4. */
+static void source_of(const struct sockaddr_storage *ss, uint8_t addr[16])
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+	memset(addr, 0, 16);
+	if (ss->ss_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		memcpy(addr, &in6->sin6_addr, 16);
+		return;
+	}
+	addr[10] = addr[11] = 0xff;
+	if (ss->ss_family == AF_INET6)
+		memcpy(addr + 12, in6->sin6_addr.s6_addr + 12, 4);
+	else
+		memcpy(addr + 12, &in->sin_addr, 4);
+}
+
+/* Called with srv->lock held: why a new connection from peer is refused,
+ * or NULL. */
+static const char *refusal(struct rpc_server *srv, const struct sockaddr_storage *peer)
+{
+	uint8_t src[16], other[16];
+	unsigned same = 0;
+
+	if (srv->nconns >= srv->cfg.max_conns)
+		return "max_conns";
+	source_of(peer, src);
+	for (struct rpc_conn *c = srv->conns; c; c = c->next) {
+		source_of(&c->peer, other);
+		same += !memcmp(src, other, sizeof(src));
+	}
+	return same >= srv->cfg.max_conns_per_source ? "max_conns_per_source" : NULL;
 }
 
 static struct rpc_conn *conn_new(struct rpc_server *srv, int fd,
@@ -463,57 +196,71 @@ static struct rpc_conn *conn_new(struct rpc_server *srv, int fd,
 
 	if (!c)
 		return NULL;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0) {
+		free(c);
+		return NULL;
+	}
 	c->srv = srv;
 	c->fd = fd;
 	c->peer = *peer;
 	c->refs = 1;
 	peer_name(peer, c->name, sizeof(c->name));
-	pthread_mutex_init(&c->send_lock, NULL);
+	rpc_sendq_init(&c->sendq, fd);
+	rpc_record_init(&c->rec, &srv->pool, srv->cfg.max_record);
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->drained, NULL);
 	return c;
 }
 
-/* Registers the connection and starts its reader; closes fd on failure. */
+/* Called with srv->lock held: a connection for fd on the list, or NULL
+ * (refused or out of memory; fd is the caller's to close). */
+static struct rpc_conn *conn_register(struct rpc_server *srv, int fd,
+				      const struct sockaddr_storage *peer)
+{
+	const char *why = refusal(srv, peer);
+	char name[64];
+	struct rpc_conn *c;
+
+	if (why) {
+		peer_name(peer, name, sizeof(name));
+		log_limited(&srv->peer_log, LOG_WARN, "%s: refusing a connection from %s: %s "
+			    "reached", srv->prog.name, name, why);
+		return NULL;
+	}
+	c = conn_new(srv, fd, peer);
+	if (!c)
+		return NULL;
+	c->next = srv->conns;
+	if (srv->conns)
+		srv->conns->prev = c;
+	srv->conns = c;
+	srv->nconns++;
+	return c;
+}
+
+/* Registers the connection and starts its thread; closes fd on failure. */
 static void start_conn(struct rpc_server *srv, int fd, const struct sockaddr_storage *peer)
 {
 	struct rpc_conn *c;
 	pthread_attr_t attr;
 	pthread_t tid;
 	int one = 1;
-	struct timeval send_timeout = { .tv_sec = 60 };
 
 	pthread_mutex_lock(&srv->lock);
-	if (srv->nconns >= srv->cfg.max_conns) {
-		pthread_mutex_unlock(&srv->lock);
-		log_warn("%s: %u connections already: refusing one", srv->prog.name,
-			 srv->cfg.max_conns);
-		close(fd);
-		return;
-	}
-	c = conn_new(srv, fd, peer);
-	if (!c) {
-		pthread_mutex_unlock(&srv->lock);
-		close(fd);
-		return;
-	}
-	c->next = srv->conns;
-	if (srv->conns)
-		srv->conns->prev = c;
-	srv->conns = c;
-	srv->nconns++;
+	c = conn_register(srv, fd, peer);
 	pthread_mutex_unlock(&srv->lock);
-
+	if (!c) {
+		close(fd);
+		return;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* A peer that stops reading must not hold a worker forever. */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
 	log_debug("%s: connection from %s", srv->prog.name, c->name);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 << 10);
-	if (pthread_create(&tid, &attr, reader_main, c)) {
+	if (pthread_create(&tid, &attr, rpc_conn_main, c)) {
 		log_error("%s: no thread for %s", srv->prog.name, c->name);
-		conn_put(c);
+		rpc_conn_put(c);
 	}
 	pthread_attr_destroy(&attr);
 }
@@ -558,6 +305,7 @@ static void server_free(struct rpc_server *srv)
 	pthread_cond_destroy(&srv->work);
 	pthread_cond_destroy(&srv->conns_gone);
 	bufpool_destroy(&srv->pool);
+	log_ratelimit_destroy(&srv->peer_log);
 	free(srv->workers);
 	free(srv);
 }
@@ -609,6 +357,11 @@ int rpc_server_start(const struct rpc_server_config *cfg, const struct rpc_progr
 		srv->cfg.max_inflight = 16;
 	if (!srv->cfg.max_conns)
 		srv->cfg.max_conns = 256;
+	if (!srv->cfg.max_conns_per_source)
+		srv->cfg.max_conns_per_source = srv->cfg.max_conns;
+	if (!srv->cfg.reply_budget)
+		srv->cfg.reply_budget = RPC_REPLY_BUDGET_DEFAULT;
+	log_ratelimit_init(&srv->peer_log, PEER_LOG_INTERVAL_MS, PEER_LOG_BURST);
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->work, NULL);
 	pthread_cond_init(&srv->conns_gone, NULL);
@@ -657,11 +410,14 @@ void rpc_server_stop(struct rpc_server *srv)
 	if (write(srv->wake_fd, &one, sizeof(one)) != sizeof(one))
 		log_warn("%s: cannot wake the acceptor", srv->prog.name);
 	pthread_join(srv->acceptor, NULL);
-	/* Stop reading new requests; readers exit and, once the requests they
-	 * queued are answered, their connections close. */
+	/* Stop reading new requests; once the requests they queued are
+	 * answered, connections close. */
+	atomic_store(&srv->draining, true);
 	pthread_mutex_lock(&srv->lock);
-	for (struct rpc_conn *c = srv->conns; c; c = c->next)
+	for (struct rpc_conn *c = srv->conns; c; c = c->next) {
 		shutdown(c->fd, SHUT_RD);
+		rpc_conn_wake(c);
+	}
 	while (srv->nconns)
 		pthread_cond_wait(&srv->conns_gone, &srv->lock);
 	srv->stopping = 1;

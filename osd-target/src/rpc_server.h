@@ -1,6 +1,11 @@
-/* ONC RPC (RFC 5531) server over TCP: record marking, one reader thread per
- * connection, a shared worker pool, replies written whole under a
- * per-connection lock.  A program plugs in one dispatch function. */
+/* ONC RPC (RFC 5531) server over TCP, built so that one peer cannot stall
+ * or exhaust it: one thread per connection reads records and writes the
+ * replies the socket would not take at once, a shared worker pool runs the
+ * calls and never waits on a peer (rpc_sendq.h); a record is held in a
+ * small buffer until its call is admitted from its header (rpc_record.h);
+ * idle, unfinished-record and unread-reply deadlines close connections;
+ * connections are limited per source address.  A program plugs in a
+ * dispatch function and, optionally, an admission function. */
 #ifndef PANDO_RPC_SERVER_H
 #define PANDO_RPC_SERVER_H
 
@@ -51,6 +56,10 @@ struct rpc_call {
 	const uint8_t *args;
 	size_t args_len;
 	struct sockaddr_storage peer;
+	/* The program's admission function accepted this call's header (for
+	 * the control program: its credential is authenticated, and the reply
+	 * verifier is already in the reply). */
+	bool admitted;
 };
 
 /* The reply a dispatch function builds.  `res` holds the encoded results
@@ -84,12 +93,25 @@ void *rpc_reply_alloc_payload(struct rpc_reply *reply, size_t len);
 typedef enum rpc_outcome (*rpc_dispatch_fn)(void *ctx, const struct rpc_call *call,
 					    struct rpc_reply *reply);
 
+/* Decides from a call's header, before the rest of its record is read,
+ * whether to read it and how many argument bytes it may have.  call->args
+ * holds the arguments' first bytes only (args_len of them, at least
+ * RPC_RECORD_PREAUTH minus the header, or all of them when shorter).
+ * RPC_OUT_SUCCESS with *max_args set (preset to the server's max_record):
+ * the call is read and dispatched with call->admitted; any other outcome is
+ * answered at once and the arguments are dropped unread.  It may fill the
+ * reply's verifier and mismatch fields (reply->res has no room): the
+ * answer, or the dispatch, gets them. */
+typedef enum rpc_outcome (*rpc_admit_fn)(void *ctx, const struct rpc_call *call,
+					 struct rpc_reply *reply, size_t *max_args);
+
 struct rpc_program {
 	const char *name;         /* for logs */
 	uint32_t prog;
 	uint32_t vers;
 	rpc_dispatch_fn dispatch;
 	void *ctx;
+	rpc_admit_fn admit;       /* NULL: every call of `prog` may be max_record */
 };
 
 struct rpc_server_config {
@@ -98,7 +120,15 @@ struct rpc_server_config {
 	unsigned max_conns;
 	size_t max_record;        /* larger records close the connection */
 	unsigned max_inflight;    /* per connection, before the reader waits */
+	unsigned max_conns_per_source;  /* from one address; 0: max_conns */
+	unsigned idle_timeout_s;  /* nothing read, nothing to do: close; 0: never */
+	unsigned record_timeout_s;      /* a record begun must end in this; 0: never */
+	unsigned send_timeout_s;  /* queued replies that do not move: close; 0: never */
+	size_t reply_budget;      /* queued reply bytes past which no request is
+				   * read (0: RPC_REPLY_BUDGET_DEFAULT) */
 };
+
+#define RPC_REPLY_BUDGET_DEFAULT (4u << 20)
 
 struct rpc_server;
 

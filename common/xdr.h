@@ -92,7 +92,10 @@ void xw_string(struct xdr_w *w, const char *s);				/* string<> */
 
 static inline void xr_init(struct xdr_r *r, const void *buf, size_t len)
 {
-	*r = (struct xdr_r){ .p = buf, .end = (const uint8_t *)buf + len };
+	const uint8_t *p = buf;
+
+	/* An empty buffer may be NULL, and NULL + 0 is undefined in C. */
+	*r = (struct xdr_r){ .p = p, .end = len ? p + len : p };
 }
 
 static inline size_t xr_left(const struct xdr_r *r)

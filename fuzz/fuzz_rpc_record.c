@@ -34,7 +34,7 @@ static enum rpc_outcome echo(void *ctx, const struct rpc_call *call, struct rpc_
 
 static void start_server(void)
 {
-	static const struct rpc_program prog = { "fuzz", ECHO_PROG, 1, echo, NULL };
+	static const struct rpc_program prog = { "fuzz", ECHO_PROG, 1, echo, NULL, NULL };
 	struct rpc_server_config cfg = { .listen = "127.0.0.1:0", .threads = 2, .max_conns = 4,
 					 .max_record = MAX_RECORD, .max_inflight = 4 };
 	struct rpc_server *srv;

@@ -74,7 +74,8 @@ def _stale(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
 
 def _checks(mgr: Manager) -> list[health.Check]:
     s = mgr.snap
-    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub)
+    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub,
+                         s.malformed)
 
 
 def _capacity(mgr: Manager) -> dict[str, int]:

@@ -134,7 +134,8 @@ def test_a_body_that_is_not_json_is_a_400(mgr_factory: Factory, presence: Factor
     mgr, _, _ = _cluster(mgr_factory, presence, tmp_path, ids=(1,))
 
     def post() -> tuple[int, bytes]:
-        req = urllib.request.Request(mgr.url + "/api/osds", data=b"{nope", method="POST")
+        req = urllib.request.Request(mgr.url + "/api/osds", data=b"{nope", method="POST",
+                                     headers=mgr.api().headers)
         try:
             urllib.request.urlopen(req, timeout=5)
         except urllib.error.HTTPError as e:

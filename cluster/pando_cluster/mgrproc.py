@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 from .net import client_host, host_port
-from .process import is_running, spawn_detached, wait_ready
+from .process import StartError, is_running, spawn_detached, wait_ready
 from .state import ClusterState, DaemonRecord
 from .ui import Ui
 
@@ -22,12 +22,26 @@ from .ui import Ui
 MGR_MODULE = "pando_mgr.daemon"
 MGR_PORT = 7480
 DEFAULT_PREFIX = "/pando/"
+TOKEN_FILE = "mgr.token"          # pando_mgr.token.FILE_NAME, in the cluster directory
 
 
-def mgr_args(etcd: str, prefix: str, name: str, listen: str, seed: Path) -> list[str]:
+def mgr_args(etcd: str, prefix: str, name: str, listen: str, seed: Path,
+             token_file: Path) -> list[str]:
     """pando-mgr's arguments (mgr/README.md), for `up` and the unit alike."""
     return ["--etcd", etcd, "--prefix", prefix, "--name", name, "--listen", listen,
-            "--seed", str(seed)]
+            "--seed", str(seed), "--token-file", str(token_file)]
+
+
+def make_token(path: Path) -> bool:
+    """Makes the mgr API's token at path unless one is there (True: made);
+    TokenError (an OSError) when the one there is not fit to use (readable
+    by others, not a token)."""
+    # Imported here: pando-cluster runs where pando_mgr is not installed
+    # (installed() says so), and needs it only for the mgr.
+    from pando_mgr import token
+    made = token.create(path)
+    token.load(path)
+    return made
 
 
 def installed() -> bool:
@@ -63,9 +77,16 @@ def start(st: ClusterState, etcd: str, bind: str, port: int, timeout: float, ui:
         return None
     listen = host_port(bind, port)
     url = f"http://{host_port(client_host(bind), port)}"
-    log, out = st.dir / "mgr.log", st.dir / "mgr.out"
+    log, out, token_file = st.dir / "mgr.log", st.dir / "mgr.out", st.dir / TOKEN_FILE
+    try:
+        made = make_token(token_file)
+    except OSError as e:            # a token file there that is not fit to use
+        raise StartError(f"pando-mgr: {e}") from None
+    if made:
+        ui.say(f"generating the mgr's token {token_file} (changes through the API need it)")
     argv = [sys.executable, "-m", MGR_MODULE,
-            *mgr_args(etcd, DEFAULT_PREFIX, "mgr-1", listen, st.dir / "cluster.conf"),
+            *mgr_args(etcd, DEFAULT_PREFIX, "mgr-1", listen, st.dir / "cluster.conf",
+                      token_file),
             "--log-file", str(log)]
     pid = spawn_detached(argv, cwd=st.dir, output=out)
     st.mgr = DaemonRecord(pid=pid, log=str(log), address=url)

@@ -9,6 +9,9 @@ default):
   etcd.env       on an etcd host: ETCD_* for etcd.service (drop-in)
   mgr.env        on a mgr host: PANDO_MGR_ARGS for pando-mgr.service
   pando.conf     the file itself, for the `pando` CLI ([mgr] url)
+  mgr.token      the mgr API's token (mode 0600), for pando-mgr and the
+                 `pando` CLI, made only when none is there: every host of
+                 a cluster must hold the same one
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from .config import OsdConfig
 from .etcd import EtcdMember, render_env
 from .ganesha_conf import GaneshaSettings, render
 from .mds_config import pando_fsal, render_cluster_desc
-from .mgrproc import mgr_args
+from .mgrproc import TOKEN_FILE, make_token, mgr_args
 from .state import OsdRecord
 
 HEADER = "# written by `pando-cluster render` from {src}; edit that file instead"
@@ -67,7 +70,8 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
 
 def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
     args = mgr_args(conf.etcd_endpoints_for(host), conf.prefix, host.name,
-                    f"{host.address}:{conf.num('mgr', 'port')}", conf_dir / "cluster.conf")
+                    f"{host.address}:{conf.num('mgr', 'port')}", conf_dir / "cluster.conf",
+                    conf_dir / TOKEN_FILE)
     # systemd splits an unquoted $PANDO_MGR_ARGS on white space: no value
     # may hold any (paths and URLs here do not).
     if any(" " in a for a in args):
@@ -112,6 +116,10 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
     if copy.resolve() != conf.path.resolve():
         copy.write_text(conf.path.read_text())
         written.append(copy)
+    if make_token(out / TOKEN_FILE):
+        written.append(out / TOKEN_FILE)
+        todo.insert(0, f"# a new mgr token: copy {out / TOKEN_FILE} (mode 0600) to "
+                       f"{where / TOKEN_FILE} on every other host before rendering there")
     return Rendered(host, written, todo + [f"systemctl enable --now {u}"
                                            for u in units(conf, host)])
 

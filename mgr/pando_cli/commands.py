@@ -43,7 +43,10 @@ class Ctx:
     def mgr(self) -> MgrClient:
         if self._mgr is None:
             url = config.resolve_mgr(getattr(self.args, "mgr", None))
-            self._mgr = MgrClient(url, timeout=float(getattr(self.args, "timeout", 10.0)))
+            self._mgr = MgrClient(
+                url, timeout=float(getattr(self.args, "timeout", 10.0)),
+                token_file=config.resolve_token_file(getattr(self.args, "token_file", None)),
+                conf=config.conf_path())
         return self._mgr
 
     @contextlib.contextmanager

@@ -2,7 +2,8 @@
 configuration file ($PANDO_CONF, else /etc/pando/pando.conf; its format is
 cluster/README.md's): its `[mgr] url`, else the first `[host ...]` with
 `mgr = yes` at its `address` and `[mgr] port`, as `pando-cluster render`
-picks it; else http://127.0.0.1:7480."""
+picks it; else http://127.0.0.1:7480.  Where the mgr's token is
+(resolve_token_file), and which hosts are mgrs (mgr_hosts)."""
 from __future__ import annotations
 
 import configparser
@@ -14,6 +15,9 @@ DEFAULT_PORT = 7480
 DEFAULT_MGR = f"http://127.0.0.1:{DEFAULT_PORT}"
 YES = ("yes", "true", "on", "1")
 DEFAULT_CONF = Path("/etc/pando/pando.conf")
+TOKEN_ENV = "PANDO_MGR_TOKEN_FILE"       # pando_mgr.token.ENV
+TOKEN_NAME = "mgr.token"                 # pando_mgr.token.FILE_NAME
+CLUSTER_DIR = "~/.pando-cluster"         # pando-cluster up's, unless $PANDO_CLUSTER_DIR
 
 
 class ConfigError(Exception):
@@ -25,8 +29,7 @@ def conf_path(env: dict[str, str] | None = None) -> Path:
     return Path(env["PANDO_CONF"]) if env.get("PANDO_CONF") else DEFAULT_CONF
 
 
-def mgr_url_from_conf(path: Path) -> str | None:
-    """The mgr's URL from the file; None when the file or both keys are absent."""
+def _read(path: Path) -> configparser.ConfigParser | None:
     if not path.is_file():
         return None
     cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#", ";"),
@@ -35,16 +38,56 @@ def mgr_url_from_conf(path: Path) -> str | None:
         cp.read(path, encoding="utf-8")
     except (configparser.Error, OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: {str(e).splitlines()[0]}") from None
+    return cp
+
+
+def _mgr_addresses(cp: configparser.ConfigParser) -> list[str]:
+    """The address of each `[host ...]` with `mgr = yes`, in file order."""
+    return [cp[s].get("address", "").strip() for s in cp.sections()
+            if s.startswith("host ") and cp[s].get("mgr", "").strip().lower() in YES
+            and cp[s].get("address", "").strip()]
+
+
+def mgr_url_from_conf(path: Path) -> str | None:
+    """The mgr's URL from the file; None when the file or both keys are absent."""
+    cp = _read(path)
+    if cp is None:
+        return None
     url = cp.get("mgr", "url", fallback="").strip()
     if url:
         return url
-    for section in cp.sections():
-        host = cp[section]
-        if section.startswith("host ") and host.get("mgr", "").strip().lower() in YES:
-            address = host.get("address", "").strip()
-            port = cp.get("mgr", "port", fallback=str(DEFAULT_PORT)).strip()
-            if address:
-                return f"http://{f'[{address}]' if ':' in address else address}:{port}"
+    addresses = _mgr_addresses(cp)
+    if not addresses:
+        return None
+    port = cp.get("mgr", "port", fallback=str(DEFAULT_PORT)).strip()
+    first = addresses[0]
+    return f"http://{f'[{first}]' if ':' in first else first}:{port}"
+
+
+def mgr_hosts(path: Path) -> set[str]:
+    """The hosts the file names as mgrs (`[mgr] url`, `[host ...]` with
+    `mgr = yes`): those a redirect may send the token to."""
+    cp = _read(path)
+    if cp is None:
+        return set()
+    url_host = urllib.parse.urlsplit(cp.get("mgr", "url", fallback="").strip()).hostname
+    return {h.strip("[]").lower() for h in _mgr_addresses(cp)} | ({url_host} if url_host else set())
+
+
+def resolve_token_file(flag: Path | None, env: dict[str, str] | None = None) -> Path | None:
+    """Where the mgr's token is: --token-file, else $PANDO_MGR_TOKEN_FILE,
+    else mgr.token beside the configuration file ($PANDO_CONF's folder, else
+    /etc/pando), else in pando-cluster up's directory ($PANDO_CLUSTER_DIR,
+    else ~/.pando-cluster); None: no such file."""
+    env = dict(os.environ) if env is None else env
+    if flag is not None:
+        return flag
+    if env.get(TOKEN_ENV):
+        return Path(env[TOKEN_ENV])
+    for folder in (conf_path(env).parent,
+                   Path(env.get("PANDO_CLUSTER_DIR") or CLUSTER_DIR).expanduser()):
+        if (folder / TOKEN_NAME).exists():
+            return folder / TOKEN_NAME
     return None
 
 

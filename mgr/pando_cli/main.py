@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -86,6 +87,9 @@ def _common(sub: bool) -> argparse.ArgumentParser:
     p.add_argument("--mgr", metavar="URL", type=_url, help="pando-mgr's URL (else $PANDO_MGR, "
                    "else [mgr] url in $PANDO_CONF or /etc/pando/pando.conf, "
                    f"else {config.DEFAULT_MGR})", **d)
+    p.add_argument("--token-file", metavar="FILE", type=Path, help="the mgr's token, which "
+                   f"changes need (else ${config.TOKEN_ENV}, else {config.TOKEN_NAME} in "
+                   f"/etc/pando or {config.CLUSTER_DIR})", **d)
     p.add_argument("--dbus", metavar="ADDRESS", help="Ganesha's dbus bus address "
                    "(else $DBUS_SYSTEM_BUS_ADDRESS, else the system bus)", **d)
     p.add_argument("--timeout", type=_seconds, metavar="S", help="seconds to wait for an answer "

@@ -1,6 +1,7 @@
 """A blocking client of pando-mgr's HTTP API (mgr/README.md): JSON in and
-out, a follower's 307 followed to the leader, every failure turned into
-one of two exceptions that main.py maps to exit codes."""
+out, the mgr's token on every change, a follower's 307 followed to the
+leader when the leader is a mgr this command knows, every failure turned
+into one of the exceptions that main.py maps to exit codes."""
 from __future__ import annotations
 
 import errno
@@ -10,7 +11,12 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
+
+from pando_mgr import token
+
+from . import config
 
 MAX_REDIRECTS = 3
 
@@ -74,26 +80,63 @@ def _error_text(raw: bytes) -> str:
 
 
 class MgrClient:
-    def __init__(self, url: str, timeout: float = 10.0) -> None:
+    """token_file: the mgr's token, read at the first change (reads need
+    none); conf: the cluster configuration file, whose mgr hosts a
+    redirect may go to besides the host of url."""
+
+    def __init__(self, url: str, timeout: float = 10.0, token_file: Path | None = None,
+                 conf: Path | None = None) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
+        self.token_file = token_file
+        self.conf = conf
         self._opener = urllib.request.build_opener(_NoRedirect)
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         url = self.url + path
         data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if method != "GET":
+            headers["Authorization"] = f"Bearer {self._token()}"
         for _ in range(MAX_REDIRECTS + 1):
-            status, headers, raw = self._once(method, url, data)
-            if status in (301, 302, 307, 308) and headers.get("Location"):
-                url = urllib.parse.urljoin(url, headers["Location"])
+            status, answer, raw = self._once(method, url, data, headers)
+            if status in (301, 302, 307, 308) and answer.get("Location"):
+                url = self._redirect(url, answer["Location"])
                 continue
             return self._decode(url, status, raw)
         raise MgrError(508, f"pando-mgr at {self.url}: more than {MAX_REDIRECTS} redirects")
 
-    def _once(self, method: str, url: str, data: bytes | None) -> tuple[int, Any, bytes]:
-        req = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json",
-                                              "Accept": "application/json"})
+    def _token(self) -> str:
+        if self.token_file is None:
+            raise config.ConfigError(
+                "a change needs the mgr's token, and none was found: --token-file, "
+                f"${config.TOKEN_ENV}, /etc/pando/{config.TOKEN_NAME} or "
+                f"{config.CLUSTER_DIR}/{config.TOKEN_NAME}")
+        try:
+            return token.load(self.token_file)
+        except token.TokenError as e:
+            raise config.ConfigError(str(e)) from None
+
+    def _redirect(self, url: str, location: str) -> str:
+        """Where a redirect goes, if that is a mgr: the host of self.url or
+        a mgr host of the configuration file.  The leader's URL comes from
+        etcd, which anyone who reaches it can write: the token goes to no
+        other host."""
+        new = urllib.parse.urljoin(url, location)
+        parts = urllib.parse.urlsplit(new)
+        known = {urllib.parse.urlsplit(self.url).hostname or ""}
+        if self.conf is not None:
+            known |= config.mgr_hosts(self.conf)
+        if parts.scheme not in ("http", "https") or (parts.hostname or "") not in known:
+            raise MgrError(307, f"pando-mgr at {self.url} sends this request on to {new[:200]}, "
+                                "which is not a mgr host this command knows (the host of "
+                                "--mgr, or a mgr host of pando.conf): give that mgr's URL "
+                                "with --mgr to send it the token")
+        return new
+
+    def _once(self, method: str, url: str, data: bytes | None,
+              headers: dict[str, str]) -> tuple[int, Any, bytes]:
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
             with self._opener.open(req, timeout=self.timeout) as r:
                 return r.status, r.headers, r.read()

@@ -3,9 +3,12 @@
 GETs answer from the state last read from etcd; when etcd cannot be
 reached they still answer, with "stale": true.  Changes go to the leader:
 a follower answers 307 with the leader's URL (also in the JSON body),
-503 when there is no leader or etcd is unreachable."""
+503 when there is no leader or etcd is unreachable.  Changes are taken
+only from the token's holder, in JSON, and never from a page of another
+origin (guard; mgr/README.md, "Who may change the cluster")."""
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import time
@@ -15,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import health, metrics, osdmap, progress, recovery
+from . import health, metrics, osdmap, progress, recovery, token
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
@@ -23,6 +26,9 @@ from .osdmap import ClusterMap, MapError
 log = logging.getLogger("pando_mgr.api")
 DASHBOARD = Path(__file__).parent / "dashboard"
 MGR: web.AppKey[Manager] = web.AppKey("mgr", Manager)
+TOKEN: web.AppKey[str] = web.AppKey("token", str)
+NAMES: web.AppKey[frozenset[str]] = web.AppKey("names", frozenset)
+CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -62,6 +68,42 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return _error(500, "internal error (see the mgr log)")
 
 
+@web.middleware
+async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuses a request for a name that is not this mgr's (a web page
+    that rebinds its own DNS name to the mgr's address), and a change
+    from another origin's page, in another body than JSON (an HTML form,
+    or a fetch the browser sends without asking the mgr first), or
+    without the token."""
+    if not _our_host(request):
+        return _error(403, f"Host {request.host[:100]!r} is not a name of this mgr")
+    if request.method not in CHANGES:
+        return await handler(request)
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.lower() != f"{request.scheme}://{request.host}".lower():
+        return _error(403, "a change from another origin's page is refused")
+    if request.content_type != "application/json":
+        return _error(415, "changes take a JSON body (Content-Type: application/json)")
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.matches(request.app[TOKEN], given.strip()):
+        return web.json_response(
+            {"error": "a change needs the mgr's token (Authorization: Bearer TOKEN, "
+                      "from /etc/pando/mgr.token)"},
+            status=401, headers={"WWW-Authenticate": "Bearer"})
+    return await handler(request)
+
+
+def _our_host(request: web.Request) -> bool:
+    """An address (any: the network can reach it anyway) or a name this mgr
+    was given (NAMES)."""
+    host = (request.url.host or "").strip("[]").lower()
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return host in request.app[NAMES]
+
+
 def _mgr(request: web.Request) -> Manager:
     return request.app[MGR]
 
@@ -74,7 +116,8 @@ def _stale(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
 
 def _checks(mgr: Manager) -> list[health.Check]:
     s = mgr.snap
-    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub)
+    return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub,
+                         s.malformed)
 
 
 def _capacity(mgr: Manager) -> dict[str, int]:
@@ -284,9 +327,13 @@ async def index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(DASHBOARD / "index.html")
 
 
-def make_app(mgr: Manager) -> web.Application:
-    app = web.Application(middlewares=[errors], client_max_size=64 * 1024)
+def make_app(mgr: Manager, api_token: str, names: frozenset[str] = frozenset()) -> web.Application:
+    """api_token: what a change must carry; names: the host names requests
+    may be addressed to, besides "localhost" and any address."""
+    app = web.Application(middlewares=[guard, errors], client_max_size=64 * 1024)
     app[MGR] = mgr
+    app[TOKEN] = api_token
+    app[NAMES] = frozenset(n.lower() for n in names) | {"localhost"}
     r = app.router
     r.add_get("/", index)
     r.add_static("/static/", DASHBOARD)

@@ -4,13 +4,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
 import sys
+import urllib.parse
 from pathlib import Path
 
 from aiohttp import web
 
+from . import token
 from .api import make_app
 from .etcd import Etcd
 from .manager import Manager
@@ -45,6 +48,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--listen", type=_hostport, default=("127.0.0.1", 7480),
                    help="HOST:PORT of the HTTP API (default 127.0.0.1:7480)")
     p.add_argument("--url", help="the URL other mgrs redirect to (default http://LISTEN)")
+    p.add_argument("--token-file", type=Path,
+                   default=Path(os.environ.get(token.ENV) or token.DEFAULT_FILE),
+                   help="the token every change must carry, a file only its owner may "
+                        f"read (default ${token.ENV}, else %(default)s)")
     p.add_argument("--seed", type=Path, help="cluster.conf that seeds a new cluster's map")
     p.add_argument("--down-out-interval", type=_positive, default=600.0,
                    help="seconds down before out (default %(default)s)")
@@ -67,6 +74,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parse_seed(a.seed.read_text(), 0, "check")
         except (OSError, ValueError) as e:
             p.error(f"--seed {a.seed}: {e}")
+    try:
+        a.token = token.load(a.token_file)
+    except token.TokenError as e:
+        p.error(f"--token-file: {e} (pando-cluster up and render make it)")
     return a
 
 
@@ -91,7 +102,8 @@ async def serve(a: argparse.Namespace) -> None:
                   Settings(name=a.name, down_out_interval=a.down_out_interval,
                            presence_grace=a.presence_grace),
                   seed=a.seed, poll=a.poll)
-    runner = web.AppRunner(make_app(mgr), access_log=None)
+    names = frozenset({host, socket.gethostname(), urllib.parse.urlsplit(url).hostname or ""})
+    runner = web.AppRunner(make_app(mgr, a.token, names - {""}), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     log.info("pando-mgr %s listening on %s, etcd %s, prefix %s, lease %gs, "

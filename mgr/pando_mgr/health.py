@@ -102,15 +102,33 @@ def _etcd_checks(reachable: bool, members: list[dict[str, Any]]) -> list[Check]:
     return []
 
 
+MALFORMED_DETAIL = 10    # lines: the keys are whoever wrote them's, so bounded
+
+
+def _malformed_checks(malformed: list[tuple[str, str, str]]) -> list[Check]:
+    """Values the mgr skipped (values.py); ERR when the map is one of them:
+    nothing can change it until it is fixed."""
+    if not malformed:
+        return []
+    severity = "HEALTH_ERR" if any(k == "map" for k, _, _ in malformed) else "HEALTH_WARN"
+    detail = [f"{key[:200]}: {why}" for _, key, why in malformed[:MALFORMED_DETAIL]]
+    if len(malformed) > MALFORMED_DETAIL:
+        detail.append(f"... and {len(malformed) - MALFORMED_DETAIL} more")
+    return [Check("ETCD_MALFORMED", severity,
+                  f"{len(malformed)} malformed values in etcd skipped", detail)]
+
+
 def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, dict[str, Any]],
            etcd_reachable: bool, members: list[dict[str, Any]],
-           scrub: dict[str, dict[str, Any]] | None = None) -> list[Check]:
-    """scrub: each metadata manager's `scrub/progress/<name>`."""
-    out: list[Check] = []
-    if m is None:
+           scrub: dict[str, dict[str, Any]] | None = None,
+           malformed: list[tuple[str, str, str]] | None = None) -> list[Check]:
+    """scrub: each metadata manager's `scrub/progress/<name>`; malformed:
+    the (kind, key, why) of each value the last read skipped."""
+    out: list[Check] = _malformed_checks(malformed or [])
+    if m is None and not any(k == "map" for k, _, _ in malformed or []):
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
                          ["the leading mgr writes it from --seed or from OSD presence"]))
-    else:
+    elif m is not None:
         out += _osd_checks(m, presence)
     out += _mds_checks(mds)
     out += _scrub_checks(scrub or {})

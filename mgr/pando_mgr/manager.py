@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osdmap, progress, recovery
+from . import osdmap, progress, recovery, values
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
                    op_put)
@@ -55,50 +55,73 @@ class Snapshot:
     transcode: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per mds
     revision: int = 0
     read_at: float = 0.0
+    # (kind, key, why) of each value left out as malformed (values.py).
+    malformed: list[tuple[str, str, str]] = field(default_factory=list)
 
 
-def _json(kv: KV) -> Any:
-    try:
-        return kv.json()
-    except ValueError:
-        log.warning("ignoring %s: not JSON", kv.key)
-        return None
+def _kind(rel: str) -> str | None:
+    """The kind of key (values.KINDS) rel is, relative to the prefix; None
+    for a key the mgr does not read."""
+    if rel == "map":
+        return "map"
+    if rel.startswith("osd/") and rel[4:].isdigit():
+        return "osd"
+    if rel.startswith("mds/") and len(rel) > 4:
+        return "mds"
+    if rel == "mgr/leader":
+        return "leader"
+    if rel.startswith("mgr/members/") and len(rel) > len("mgr/members/"):
+        return "member"
+    if rel.startswith(JOBS):
+        return "job"
+    if progress.parse_key(rel) is not None:
+        return "progress"
+    return "scrub_request" if rel == "scrub/request" else None
 
 
 def parse_snapshot(kvs: list[KV], prefix: str, revision: int) -> Snapshot:
+    """What kvs hold; a malformed value is left out and listed in
+    Snapshot.malformed (a malformed map still sets map_kv: the map exists,
+    so it is never seeded over)."""
     s = Snapshot(revision=revision, read_at=time.time())
     for kv in kvs:
         rel = kv.key[len(prefix):]
-        val = _json(kv)
-        if not isinstance(val, dict):
+        kind = _kind(rel)
+        if kind is None:
             continue
-        if rel == "map":
-            s.map_kv, s.cmap = kv, ClusterMap.from_json(val)
-        elif rel.startswith("osd/") and rel[4:].isdigit():
-            s.presence[int(rel[4:])] = Presence(int(rel[4:]), val, kv.create_revision)
-        elif rel.startswith("mds/") and len(rel) > 4:
-            s.mds[rel[4:]] = val
-        elif rel == "mgr/leader":
-            s.leader = val
-        elif rel.startswith("mgr/members/"):
-            s.mgrs[rel[len("mgr/members/"):]] = val
-        else:
-            _parse_recovery(s, rel, kv, val)
+        if kind == "map":
+            s.map_kv = kv
+        try:
+            _take(s, kind, rel, kv)
+        except values.Malformed as e:
+            s.malformed.append((kind, kv.key, str(e)))
     return s
 
 
-def _parse_recovery(s: Snapshot, rel: str, kv: KV, val: dict[str, Any]) -> None:
-    if rel.startswith(JOBS):
-        job = recovery.parse_job(rel[len(JOBS):], val)
-        if job is None:
-            log.warning("ignoring %s: not a recovery job", kv.key)
-            return
-        s.jobs[job.id], s.job_revs[job.id] = job, kv.mod_revision
-    elif (pk := progress.parse_key(rel)) is not None:
-        kind, name = pk
-        {"recovery": s.recovery, "scrub": s.scrub, "transcode": s.transcode}[kind][name] = val
-    elif rel == "scrub/request":
-        s.scrub_request = val
+def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
+    try:
+        val = kv.json()
+    except ValueError:
+        raise values.Malformed("not JSON") from None
+    name = rel.rsplit("/", 1)[-1]
+    if kind == "map":
+        s.cmap = values.cluster_map(val)
+    elif kind == "osd":
+        s.presence[int(name)] = values.presence(int(name), val, kv.create_revision)
+    elif kind == "mds":
+        s.mds[rel[4:]] = values.mds(val)
+    elif kind == "leader":
+        s.leader = values.mgr(val)
+    elif kind == "member":
+        s.mgrs[rel[len("mgr/members/"):]] = values.mgr(val)
+    elif kind == "job":
+        j = values.job(rel[len(JOBS):], val)
+        s.jobs[j.id], s.job_revs[j.id] = j, kv.mod_revision
+    elif kind == "progress":            # <recovery|scrub|transcode>/progress/<name>
+        per_mds = {"recovery": s.recovery, "scrub": s.scrub, "transcode": s.transcode}
+        per_mds[rel.split("/", 1)[0]][name] = values.progress(val)
+    else:
+        s.scrub_request = values.scrub_request(val)
 
 
 JOBS = "recovery/jobs/"
@@ -133,6 +156,7 @@ class Manager:
         self.etcd_members: list[dict[str, Any]] = []
         self.history = History()
         self.rate_history = RateHistory()
+        self.skipped = values.Skipped()
         self.write_lock = asyncio.Lock()
         self._poll_failed = False
         # When this mgr last reached etcd again after failing to
@@ -154,6 +178,8 @@ class Manager:
             self._back_since = time.monotonic()
         self._poll_failed, self.reachable = False, True
         self.snap = parse_snapshot(kvs, self.prefix, rev)
+        for kind, key, why in self.snap.malformed:
+            self.skipped.record(kind, key, why)
         self.history.observe(self.snap.presence)
         self.rate_history.sample(self.recovery_summary()["rate_bps"])
         if self.snap.leader is None:
@@ -253,6 +279,8 @@ class Manager:
             s = self.snap
             mod = s.map_kv.mod_revision if s.map_kv else 0
             new: ClusterMap | None
+            if s.cmap is None and s.map_kv is not None:
+                return                  # malformed: left alone, reported (health, metrics)
             try:
                 if s.cmap is None:
                     new = self._seed_map()
@@ -299,8 +327,11 @@ class Manager:
             async with self.write_lock:
                 kvs, rev = await self.etcd.get_ranges(state_ranges(self.prefix))
                 cur = parse_snapshot(kvs, self.prefix, rev)
-                if cur.cmap is None or cur.map_kv is None:
+                if cur.map_kv is None:
                     raise MapError(409, "no cluster map yet")
+                if cur.cmap is None:
+                    raise MapError(409, "the cluster map in etcd is malformed: "
+                                        "no change is made to it")
                 new = fn(cur.cmap, rev)
                 if new is None:
                     return None
@@ -339,9 +370,7 @@ class Manager:
         for _ in range(5):
             self._require_leader()
             kv = await self.etcd.get(key)
-            last = _json(kv) if kv else None
-            req = recovery.scrub_request(action, last if isinstance(last, dict) else None,
-                                         time.time())
+            req = recovery.scrub_request(action, _last_request(kv), time.time())
             ok, _ = await self.etcd.txn(
                 [cmp_create(self.election.leader_key, self.election.leader_rev),
                  cmp_mod(key, kv.mod_revision if kv else 0)],
@@ -368,6 +397,15 @@ class Manager:
     async def shutdown(self) -> None:
         await self.election.resign()
         await self.etcd.close()
+
+
+def _last_request(kv: KV | None) -> dict[str, Any] | None:
+    """The scrub request in kv; None when absent or malformed (the next
+    one then starts over from id 1)."""
+    try:
+        return values.scrub_request(kv.json()) if kv else None
+    except ValueError:                  # not JSON, or values.Malformed
+        return None
 
 
 async def _sleep(stop: asyncio.Event, s: float) -> None:

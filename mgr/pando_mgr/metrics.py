@@ -1,6 +1,6 @@
 """Prometheus text exposition (format 0.0.4), written by hand.
 
-Labels are bounded: osd (an id in the map or in presence), mds (a
+Labels are bounded: kind (values.KINDS), osd (an id in the map or in presence), mds (a
 metadata manager's name), op (the fixed set of mgr/README.md), proto
 (nfs|ctl), le (the FSAL's fixed bounds).  Nothing per client or file."""
 from __future__ import annotations
@@ -65,6 +65,11 @@ def _cluster(e: Exposition, mgr: Manager, health: str) -> None:
     e.sample("pando_health_status", SEVERITY_RANK[health])
     e.family("pando_etcd_reachable", "gauge", "1 when the last etcd read worked.")
     e.sample("pando_etcd_reachable", int(mgr.reachable))
+    e.family("pando_mgr_etcd_malformed_total", "counter",
+             "Values read from etcd and skipped as malformed, by kind of key (every read "
+             "of a bad value counts).")
+    for kind, n in mgr.skipped.counts.items():
+        e.sample("pando_mgr_etcd_malformed_total", n, kind=kind)
 
 
 def _osds(e: Exposition, mgr: Manager) -> None:

@@ -39,18 +39,6 @@ class Job:
                 "created": self.created, "by": self.by}
 
 
-def parse_job(key_id: str, val: Any) -> Job | None:
-    """A `recovery/jobs/<id>` value, or None when it is not one (logged by
-    the caller); the key's id wins over a disagreeing value."""
-    if not key_id.isdigit() or not isinstance(val, dict):
-        return None
-    try:
-        j = Job.from_json({**val, "id": int(key_id)})
-    except (KeyError, TypeError, ValueError):
-        return None
-    return j
-
-
 def _osd_in(m: ClusterMap | None, osd_id: int) -> bool | None:
     o = m.osd(osd_id) if m else None
     return None if o is None else o.in_

@@ -16,6 +16,7 @@ class StubMgr:
     def __init__(self) -> None:
         self.answers: dict[tuple[str, str], Answer] = {}
         self.requests: list[tuple[str, str, Any]] = []
+        self.tokens: list[str | None] = []        # each request's Authorization
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,6 +25,7 @@ class StubMgr:
                 raw = self.rfile.read(n) if n else b""
                 stub.requests.append((self.command, self.path,
                                       json.loads(raw) if raw else None))
+                stub.tokens.append(self.headers.get("Authorization"))
                 status, body, headers = stub.answers.get(
                     (self.command, self.path), (404, {"error": "no such path"}, {}))
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()

@@ -25,8 +25,12 @@ from pando_testing.pod import Pod
 IDS = (1, 2, 3)
 
 
+TOKEN = "PANDO_MGR_TOKEN_FILE"
+
+
 def pando(pod: Pod, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The CLI in the pod, its environment without PANDO_MGR/PANDO_CONF."""
+    """The CLI in the pod, its environment without PANDO_MGR/PANDO_CONF;
+    the mgr fixture's token in $PANDO_MGR_TOKEN_FILE."""
     base = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
     return pod.run([sys.executable, "-m", "pando_cli.main", *argv], check=False,
                    env={**base, **(env or {})}, timeout=60)
@@ -41,13 +45,15 @@ def write_seed(path: Path, osds: list[OsdProcess]) -> Path:
 
 @pytest.fixture
 def mgr(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path, etcd: EtcdCluster,
-        osd_factory: Callable[..., OsdProcess]) -> Iterator[MgrProcess]:
+        osd_factory: Callable[..., OsdProcess],
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[MgrProcess]:
     """pando-mgr on 127.0.0.1:7480 over three pando-osd that put their
     presence in etcd, every OSD up in the map before the test starts."""
     presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
     osds = [osd_factory(i, extra_args=presence) for i in IDS]
     m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, lease=2,
                    seed=write_seed(tmp_path / "cluster.conf", osds)).start()
+    monkeypatch.setenv(TOKEN, str(m.token_file))
     try:
         m.api().wait_for(lambda a: a.osd_states() == {i: (True, True) for i in IDS},
                          timeout=20, what="every OSD up and in")
@@ -224,7 +230,8 @@ def test_file_shows_the_storage_map_through_ganesha_dbus(pod: Pod,
 
 def test_the_whole_cluster_through_the_cli(request: pytest.FixtureRequest, pod: Pod,
                                            tmp_path: Path, etcd: EtcdCluster,
-                                           mds_factory: Callable[..., PandoMds]) -> None:
+                                           mds_factory: Callable[..., PandoMds],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """etcd, three pando-osd and Ganesha present in it, pando-mgr: status
     and mds ls show the manager; `pando osd out` of a mirror of a file
     reaches the FSAL, and `pando file` then says that component is out."""
@@ -234,6 +241,7 @@ def test_the_whole_cluster_through_the_cli(request: pytest.FixtureRequest, pod: 
                                  'Mds_Name = "mds-cli";')
     m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, lease=2,
                    seed=write_seed(tmp_path / "cluster.conf", list(mds.osds))).start()
+    monkeypatch.setenv(TOKEN, str(m.token_file))
     try:
         api = m.api()
         api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in IDS},

@@ -15,7 +15,19 @@ import cli_samples as S
 from cli_stub import StubMgr
 from pando_cli import config
 from pando_cli.main import run
+from pando_mgr import token as mgr_token
 from pando_testing.threads import RaisingThread
+
+
+@pytest.fixture(autouse=True)
+def token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test's own mgr token, in $PANDO_MGR_TOKEN_FILE (never the
+    machine's /etc/pando or ~/.pando-cluster)."""
+    path = tmp_path / "mgr.token"
+    mgr_token.create(path)
+    monkeypatch.setenv("PANDO_MGR_TOKEN_FILE", str(path))
+    monkeypatch.delenv("PANDO_CONF", raising=False)
+    return path
 
 
 @pytest.fixture
@@ -192,7 +204,8 @@ def test_a_silent_mgr_times_out_with_exit_3(capsys: Any) -> None:
     assert code == 3 and err == f"pando: cannot reach pando-mgr at {url}: timed out\n"
 
 
-def test_a_follower_redirect_is_followed_with_the_same_method_and_body(capsys: Any) -> None:
+def test_a_follower_redirect_is_followed_with_the_same_method_and_body(capsys: Any,
+                                                                       token_file: Path) -> None:
     with StubMgr() as leader, StubMgr() as follower:
         leader.answer("POST", "/api/osd/4/out", 200, S.osd(4, inn=False))
         follower.answer("POST", "/api/osd/4/out", 307, {"leader": leader.url},
@@ -200,6 +213,82 @@ def test_a_follower_redirect_is_followed_with_the_same_method_and_body(capsys: A
         code, out, _ = pando(capsys, "--mgr", follower.url, "osd", "out", "4")
         assert code == 0 and out == "marked osd.4 out\n"
         assert leader.requests == [("POST", "/api/osd/4/out", {})]
+        assert leader.tokens == [f"Bearer {mgr_token.load(token_file)}"]
+
+
+def test_changes_carry_the_token_and_reads_do_not(capsys: Any, stub: StubMgr,
+                                                  token_file: Path) -> None:
+    stub.answer("POST", "/api/osd/3/out", 200, S.osd(3, inn=False))
+    assert pando(capsys, "--mgr", stub.url, "osd", "ls")[0] == 0
+    assert pando(capsys, "--mgr", stub.url, "osd", "out", "3")[0] == 0
+    assert stub.tokens == [None, f"Bearer {mgr_token.load(token_file)}"]
+
+
+@pytest.mark.parametrize("location", ["http://evil.example:7480/api/osd/4/out",
+                                      "ftp://127.0.0.1:21/api/osd/4/out"])
+def test_a_redirect_to_a_host_that_is_no_known_mgr_is_not_followed(
+        capsys: Any, location: str) -> None:
+    """The leader's URL a follower redirects to comes from etcd, which
+    anyone who reaches it can write: the token must not go there."""
+    with StubMgr() as follower:
+        follower.answer("POST", "/api/osd/4/out", 307, {"leader": location},
+                        headers={"Location": location})
+        code, out, err = pando(capsys, "--mgr", follower.url, "osd", "out", "4")
+    assert (code, out) == (1, "")
+    assert f"sends this request on to {location}, which is not a mgr host" in err
+
+
+def test_a_redirect_to_a_mgr_host_of_pando_conf_is_followed(
+        capsys: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    conf = tmp_path / "pando.conf"
+    conf.write_text("[host h1]\naddress = 127.0.0.1\nmgr = yes\n")
+    monkeypatch.setenv("PANDO_CONF", str(conf))
+    with StubMgr() as leader, StubMgr() as follower:
+        leader.answer("POST", "/api/osd/4/out", 200, S.osd(4, inn=False))
+        where = leader.url + "/api/osd/4/out"
+        follower.answer("POST", "/api/osd/4/out", 307, {}, headers={"Location": where})
+        code, _, err = pando(capsys, "--mgr", follower.url.replace("127.0.0.1", "localhost"),
+                             "osd", "out", "4")
+    assert code == 0, err
+
+
+def test_a_change_without_a_token_file_is_refused_before_asking(
+        capsys: Any, stub: StubMgr, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PANDO_MGR_TOKEN_FILE")
+    monkeypatch.setenv("PANDO_CONF", str(tmp_path / "none" / "pando.conf"))
+    monkeypatch.setenv("PANDO_CLUSTER_DIR", str(tmp_path / "nothing"))
+    code, out, err = pando(capsys, "--mgr", stub.url, "osd", "out", "1")
+    assert (code, out) == (1, "")
+    assert "a change needs the mgr's token, and none was found: --token-file" in err
+    assert stub.requests == []
+
+
+def test_a_token_file_others_can_read_is_refused(capsys: Any, stub: StubMgr,
+                                                 token_file: Path) -> None:
+    token_file.chmod(0o644)
+    code, _, err = pando(capsys, "--mgr", stub.url, "osd", "out", "1")
+    assert code == 1
+    assert f"pando: {token_file}: the mgr token is mode 0644: it must be readable by its " \
+           f"owner only (chmod 600 {token_file})" in err
+    assert stub.requests == []
+
+
+def test_the_token_file_comes_from_flag_then_env_then_etc_pando_then_the_cluster_dir(
+        tmp_path: Path) -> None:
+    etc, cdir = tmp_path / "etc", tmp_path / "cluster"
+    for d in (etc, cdir):
+        d.mkdir()
+        mgr_token.create(d / "mgr.token")
+    env = {"PANDO_CONF": str(etc / "pando.conf"), "PANDO_CLUSTER_DIR": str(cdir),
+           "PANDO_MGR_TOKEN_FILE": "/from/env"}
+    assert config.resolve_token_file(Path("/flag"), env) == Path("/flag")
+    assert config.resolve_token_file(None, env) == Path("/from/env")
+    del env["PANDO_MGR_TOKEN_FILE"]
+    assert config.resolve_token_file(None, env) == etc / "mgr.token"
+    (etc / "mgr.token").unlink()
+    assert config.resolve_token_file(None, env) == cdir / "mgr.token"
+    (cdir / "mgr.token").unlink()
+    assert config.resolve_token_file(None, env) is None
 
 
 def test_something_that_is_not_http_on_the_port_exits_3(capsys: Any) -> None:

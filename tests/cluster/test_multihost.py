@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -245,6 +246,10 @@ def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
                                       plugins=build_dir() / "ganesha-fsal" / "fsal"))
     tool.genkey(tmp_path / "cluster.key", key_id=1)
     for name in HOSTS:
+        # the admin copies the first host's mgr token to the others
+        if name != "host1":
+            hosts[name].paths.etc.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(hosts["host1"].paths.etc / "mgr.token", hosts[name].paths.etc)
         cp = subprocess.run([sys.executable, "-m", "pando_cluster.cli", "render", "--config",
                              str(conf), "--host", name, "--out", str(hosts[name].paths.etc)],
                             capture_output=True, text=True, check=False)

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from pando_mgr import token as mgr_token
 from pando_testing.mgr import MgrApi
 from pando_testing.pod import Pod
 
@@ -48,9 +49,13 @@ def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) ->
         assert "etcd        = http://127.0.0.1:2379" in osd_conf.splitlines()
         assert "Dashboard: http://127.0.0.1:7480/" in cp.stdout
         assert "pando --mgr http://127.0.0.1:7480 status" in cp.stdout
-        api = MgrApi(pod, "http://127.0.0.1:7480")
+        token_file = cdir / "mgr.token"
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        api = MgrApi(pod, "http://127.0.0.1:7480", token=mgr_token.load(token_file))
         api.wait_for(lambda a: a.osd_states() == {1: (True, True), 2: (True, True)},
                      timeout=30, what="the mgr's map with both OSDs up")
+        assert api.post("/api/osd/2/out")["in"] is False       # the token up made works
+        assert api.post("/api/osd/2/in")["in"] is True
         for i in (1, 2):  # NFSv3 and control ports answer inside the pod
             pod.wait_port("127.0.0.1", BASE_PORT + i, timeout=5)
             pod.wait_port("127.0.0.1", BASE_PORT + 100 + i, timeout=5)

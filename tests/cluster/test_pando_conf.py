@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pando_cluster.conf_file import ConfError, parse, parse_text
 from pando_cluster.render_host import render_host
+from pando_mgr import token as mgr_token
 
 THREE_HOSTS = """\
 [cluster]
@@ -101,11 +102,11 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     conf = parse(src)
     h1 = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
     assert sorted(p.name for p in h1.files) == [
-        "cluster.conf", "etcd.env", "ganesha.conf", "mgr.env", "osd.1.conf", "osd.2.conf",
-        "pando.conf"]
+        "cluster.conf", "etcd.env", "ganesha.conf", "mgr.env", "mgr.token", "osd.1.conf",
+        "osd.2.conf", "pando.conf"]
     h3 = render_host(conf, "h3", tmp_path / "h3", Path("/etc/pando"))
     assert sorted(p.name for p in h3.files) == [
-        "cluster.conf", "etcd.env", "osd.5.conf", "osd.6.conf", "pando.conf"]
+        "cluster.conf", "etcd.env", "mgr.token", "osd.5.conf", "osd.6.conf", "pando.conf"]
     assert h3.todo[-3:] == ["systemctl enable --now pando-osd@5.service",
                             "systemctl enable --now pando-osd@6.service",
                             "systemctl enable --now pando.target"]
@@ -134,7 +135,25 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     mgr = (tmp_path / "h1" / "mgr.env").read_text().splitlines()[-1]
     assert mgr == ("PANDO_MGR_ARGS=--etcd http://10.77.0.1:2379,http://10.77.0.2:2379,"
                    "http://10.77.0.3:2379 --prefix /pando/ --name h1 --listen 10.77.0.1:7480 "
-                   "--seed /etc/pando/cluster.conf")
+                   "--seed /etc/pando/cluster.conf --token-file /etc/pando/mgr.token")
+
+
+def test_render_makes_the_mgr_token_once_readable_by_its_owner_only(tmp_path: Path) -> None:
+    src = tmp_path / "pando.conf"
+    src.write_text(THREE_HOSTS)
+    conf = parse(src)
+    first = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
+    token = tmp_path / "h1" / "mgr.token"
+    assert token.stat().st_mode & 0o777 == 0o600
+    assert first.todo[0].startswith(f"# a new mgr token: copy {token} (mode 0600) to "
+                                    "/etc/pando/mgr.token on every other host")
+    again = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
+    assert token not in again.files and not again.todo[0].startswith("#")
+    assert mgr_token.load(token) == token.read_text().strip()
+    token.chmod(0o640)
+    with pytest.raises(OSError, match=r"mgr.token: the mgr token is mode 0640: it must be "
+                                      r"readable by its owner only"):
+        render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
 
 
 def test_render_command_refuses_an_unknown_host(tmp_path: Path) -> None:

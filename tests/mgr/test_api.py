@@ -134,7 +134,8 @@ def test_a_body_that_is_not_json_is_a_400(mgr_factory: Factory, presence: Factor
     mgr, _, _ = _cluster(mgr_factory, presence, tmp_path, ids=(1,))
 
     def post() -> tuple[int, bytes]:
-        req = urllib.request.Request(mgr.url + "/api/osds", data=b"{nope", method="POST")
+        req = urllib.request.Request(mgr.url + "/api/osds", data=b"{nope", method="POST",
+                                     headers=mgr.api().headers)
         try:
             urllib.request.urlopen(req, timeout=5)
         except urllib.error.HTTPError as e:
@@ -181,7 +182,10 @@ def test_metrics_parse_and_their_labels_are_bounded(mgr_factory: Factory, presen
     assert [v for _, v in buckets] == sorted(v for _, v in buckets)      # cumulative
     assert m["pando_mds_op_duration_seconds_count"] == [({"mds": "mds-a", "op": "lookup"}, 8)]
     assert m["pando_mds_layouts"] == [({"mds": "mds-a"}, 5.0)]
-    allowed = {"osd", "proto", "mds", "op", "le", "mgr"}
+    assert {lab["kind"]: v for lab, v in m["pando_mgr_etcd_malformed_total"]} == {
+        k: 0 for k in ("map", "osd", "mds", "leader", "member", "job", "progress",
+                       "scrub_request")}
+    allowed = {"osd", "proto", "mds", "op", "le", "mgr", "kind"}
     for name, samples in m.items():
         for lab, _ in samples:
             assert set(lab) <= allowed, (name, lab)

@@ -170,7 +170,8 @@ def test_rebuild_requests_are_refused_with_the_status_that_says_why(
 
 def _post_raw(mgr: MgrProcess, path: str, data: bytes) -> None:
     def go() -> tuple[int, bytes]:
-        req = urllib.request.Request(mgr.url + path, data=data, method="POST")
+        req = urllib.request.Request(mgr.url + path, data=data, method="POST",
+                                     headers=mgr.api().headers)
         try:
             with urllib.request.urlopen(req, timeout=5) as r:
                 return r.status, r.read()

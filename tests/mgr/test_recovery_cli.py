@@ -22,7 +22,7 @@ Factory = Callable[..., Any]
 
 
 def pando(pod: Pod, mgr: MgrProcess, *argv: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(pod, "--mgr", mgr.url, *argv)
+    return run_cli(pod, "--mgr", mgr.url, "--token-file", str(mgr.token_file), *argv)
 
 
 def pando_json(pod: Pod, mgr: MgrProcess, *argv: str) -> Any:

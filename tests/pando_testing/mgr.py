@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pando_mgr import token as mgr_token
+
 from .pod import Pod
 from .podproc import PodProcess
 
@@ -21,7 +23,9 @@ MGR_PORT_BASE = 7480
 @dataclass
 class MgrProcess(PodProcess):
     """`pando-mgr` as `python -m pando_mgr.daemon` (the installed entry
-    point's module), listening on 127.0.0.1:(7480 + index)."""
+    point's module), listening on 127.0.0.1:(7480 + index), with the token
+    workdir/mgr.token: every mgr of one workdir shares it, as the mgrs of a
+    cluster do."""
     pod: Pod
     workdir: Path
     etcd: str                       # endpoints
@@ -48,10 +52,19 @@ class MgrProcess(PodProcess):
     def log_path(self) -> Path:
         return self.workdir / f"{self.name}.log"
 
+    @property
+    def token_file(self) -> Path:
+        return self.workdir / mgr_token.FILE_NAME
+
+    @property
+    def token(self) -> str:
+        return mgr_token.load(self.token_file)
+
     def argv(self) -> list[str]:
         argv = [sys.executable, "-m", "pando_mgr.daemon", "--etcd", self.etcd,
                 "--prefix", self.prefix, "--name", self.name,
-                "--listen", f"{self.host}:{self.port}", "--log-level", "debug"]
+                "--listen", f"{self.host}:{self.port}", "--log-level", "debug",
+                "--token-file", str(self.token_file)]
         if self.seed is not None:
             argv += ["--seed", str(self.seed)]
         if self.lease is not None:
@@ -62,13 +75,14 @@ class MgrProcess(PodProcess):
 
     def start(self, wait: bool = True) -> "MgrProcess":
         self.workdir.mkdir(parents=True, exist_ok=True)
+        mgr_token.create(self.token_file)
         self.spawn(self.argv())
         if wait:
             self.wait_port(self.host, self.port)
         return self
 
     def api(self) -> "MgrApi":
-        return MgrApi(self.pod, self.url)
+        return MgrApi(self.pod, self.url, token=self.token)
 
 
 class MgrApiError(RuntimeError):
@@ -79,14 +93,19 @@ class MgrApiError(RuntimeError):
 
 
 class MgrApi:
-    """Blocking calls to one mgr's HTTP API, made inside the pod.  A
+    """Blocking calls to one mgr's HTTP API, made inside the pod, with the
+    mgr's token when given one (changes need it; reads do not).  A
     follower's 307 is followed to the leader named in its body, for every
     method (urllib itself follows a 307 only for GET and HEAD)."""
 
-    def __init__(self, pod: Pod, url: str, timeout: float = 5.0) -> None:
+    def __init__(self, pod: Pod, url: str, timeout: float = 5.0,
+                 token: str | None = None) -> None:
         self.pod = pod
         self.url = url
         self.timeout = timeout
+        self.headers = {"Content-Type": "application/json"}
+        if token is not None:
+            self.headers["Authorization"] = f"Bearer {token}"
 
     def call(self, method: str, path: str, body: Any = None, follow: bool = True) -> Any:
         try:
@@ -102,7 +121,7 @@ class MgrApi:
 
         def go() -> Any:
             req = urllib.request.Request(url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers=self.headers)
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as r:
                     raw = r.read()

@@ -1,6 +1,7 @@
 """The `pando` CLI run as a user runs it, inside a test's pod: its own
-process, and only the arguments (or `env`) choose the mgr and the dbus
-bus, never the PANDO_MGR or PANDO_CONF of whoever runs the tests."""
+process, and only the arguments (or `env`) choose the mgr, its token and
+the dbus bus, never the PANDO_MGR, PANDO_CONF, PANDO_MGR_TOKEN_FILE or
+PANDO_CLUSTER_DIR of whoever runs the tests."""
 from __future__ import annotations
 
 import os
@@ -15,9 +16,12 @@ def cli_argv(*argv: str) -> list[str]:
     return [sys.executable, "-m", "pando_cli.main", *argv]
 
 
+OWN = ("PANDO_MGR", "PANDO_CONF", "PANDO_MGR_TOKEN_FILE", "PANDO_CLUSTER_DIR")
+
+
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This environment without PANDO_MGR and PANDO_CONF, with extra."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PANDO_MGR", "PANDO_CONF")}
+    """This environment without the variables of OWN, with extra."""
+    env = {k: v for k, v in os.environ.items() if k not in OWN}
     return {**env, **(extra or {})}
 
 

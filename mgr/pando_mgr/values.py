@@ -1,0 +1,206 @@
+"""Typed parsing of the values the mgr reads from etcd (mgr/README.md,
+"Keys in etcd").
+
+Whoever reaches etcd can write any key (it has no authentication yet), and
+a daemon with a bug can put a wrong value: every value is checked against
+the shape of the README before the mgr uses it.  One that does not fit
+raises Malformed; the caller skips it, and Skipped counts it per kind of
+key (/metrics) and logs it at most once a minute per kind, so a flood of
+bad keys neither fills the log nor stops failure detection for the rest.
+Fields a reader does not know are kept and never checked."""
+from __future__ import annotations
+
+import logging
+import math
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .osdmap import ADDR_RE, ClusterMap, Presence
+from .recovery import REASONS, Job
+
+log = logging.getLogger("pando_mgr.values")
+
+# The kinds of key (the label of pando_mgr_etcd_malformed_total: bounded).
+KINDS = ("map", "osd", "mds", "leader", "member", "job", "progress", "scrub_request")
+LOG_EVERY_S = 60.0
+URL_MAX = 256
+
+Check = Callable[[Any], bool]
+
+
+class Malformed(ValueError):
+    """A value that is not what its key holds; the message says why."""
+
+
+def _uint(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _addr(v: Any) -> bool:
+    """HOST:PORT, or "" (not known yet)."""
+    return isinstance(v, str) and (v == "" or (ADDR_RE.match(v) is not None
+                                               and 0 < int(v.rsplit(":", 1)[1]) < 65536))
+
+
+def _dict_of(check: Check) -> Check:
+    return lambda v: isinstance(v, dict) and all(check(x) for x in v.values())
+
+
+def _list_of(check: Check) -> Check:
+    return lambda v: isinstance(v, list) and all(check(x) for x in v)
+
+
+def _object(spec: dict[str, Check]) -> Check:
+    return lambda v: isinstance(v, dict) and _bad_field(v, spec) is None
+
+
+def mgr_url(v: Any) -> bool:
+    """http(s)://HOST:PORT and nothing else (no user, path, query): what a
+    follower may redirect a client, and its token, to."""
+    if not isinstance(v, str) or len(v) > URL_MAX:
+        return False
+    try:
+        parts = urllib.parse.urlsplit(v)
+        port = parts.port
+    except ValueError:
+        return False
+    return (parts.scheme in ("http", "https") and port is not None and port > 0
+            and ADDR_RE.match(parts.netloc) is not None and parts.path in ("", "/")
+            and not parts.query and not parts.fragment and not v.endswith(("?", "#")))
+
+
+def _bad_field(val: dict[str, Any], spec: dict[str, Check]) -> str | None:
+    for name, check in spec.items():
+        if name in val and not check(val[name]):
+            return f"{name} is {str(val[name])[:40]!r}"
+    return None
+
+
+def _fields(val: Any, spec: dict[str, Check], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """val when it is a JSON object whose fields in spec have their type."""
+    if not isinstance(val, dict):
+        raise Malformed("not a JSON object")
+    missing = [n for n in required if n not in val]
+    if missing:
+        raise Malformed(f"no {', '.join(missing)}")
+    bad = _bad_field(val, spec)
+    if bad:
+        raise Malformed(bad)
+    return val
+
+
+PRESENCE: dict[str, Check] = {"id": _uint, "ctl": _addr, "nfs": _addr, "advertise": _addr, "domain": _str,
+            "pid": _uint, "host": _str, "started_at": _num, "time": _num,
+            "statfs": _dict_of(_uint), "counters": _dict_of(_uint)}
+
+
+def presence(osd_id: int, val: Any, create_revision: int) -> Presence:
+    """An `osd/<id>` value; its id, when it says one, is the key's."""
+    v = _fields(val, PRESENCE)
+    if "id" in v and v["id"] != osd_id:
+        raise Malformed(f"id {v['id']} in the key of osd.{osd_id}")
+    return Presence(osd_id, v, create_revision)
+
+
+MDS_OP: dict[str, Check] = {"count": _uint, "sum": _num, "buckets": _list_of(_uint)}
+MDS: dict[str, Check] = {"name": _str, "nfs": _str, "pid": _uint, "time": _num, "epoch": _uint,
+       "clients": _uint, "layouts": _uint, "recalls": _uint, "fences": _uint,
+       "degraded": _uint, "gateway_read_bytes": _uint, "gateway_write_bytes": _uint,
+       "store_failed": _bool, "store": _str, "op_bounds": _list_of(_num),
+       "ops": _dict_of(_object(MDS_OP))}
+
+
+def mds(val: Any) -> dict[str, Any]:
+    """An `mds/<name>` value."""
+    return _fields(val, MDS)
+
+
+MAP_OSD: dict[str, Check] = {"id": lambda v: _uint(v) and 0 < v < 2**32, "ctl": _addr, "nfs": _addr,
+           "advertise": _addr, "weight": _uint, "domain": _str, "up": _bool, "in": _bool,
+           "down_at": _num, "out_at": _num, "weight_auto": _bool}
+POOL: dict[str, Check] = {"name": _str, "scheme": _str, "copies": _uint, "stripe_unit": _uint}
+MAP: dict[str, Check] = {"epoch": _uint, "partition": _uint,
+       "osds": _list_of(lambda o: _object(MAP_OSD)(o) and "id" in o),
+       "pools": _list_of(_object(POOL)), "updated_at": _num, "updated_by": _str,
+       "reason": _str,
+       "removed": lambda v: _dict_of(_uint)(v) and all(k.isdigit() for k in v)}
+
+
+def cluster_map(val: Any) -> ClusterMap:
+    """The `map` value."""
+    return ClusterMap.from_json(_fields(val, MAP))
+
+
+MGR: dict[str, Check] = {"name": _str, "url": mgr_url, "since": _num}
+
+
+def mgr(val: Any) -> dict[str, Any]:
+    """`mgr/leader` or `mgr/members/<name>`: a URL is one a client may be
+    sent to (mgr_url)."""
+    return _fields(val, MGR, required=("name", "url"))
+
+
+JOB: dict[str, Check] = {"id": _uint, "osd": lambda v: _uint(v) and v > 0,
+       "reason": lambda v: v in REASONS, "target": lambda v: v is None or _uint(v),
+       "created": _num, "by": _str}
+
+
+def job(key_id: str, val: Any) -> Job:
+    """A `recovery/jobs/<id>` value; the key's id wins over the value's."""
+    if not key_id.isdigit():
+        raise Malformed(f"job id {key_id[:40]!r} is not a number")
+    return Job.from_json({**_fields(val, JOB, required=("osd",)), "id": int(key_id)})
+
+
+PROGRESS: dict[str, Check] = {"state": _str, "jobs_done": _list_of(_uint), "jobs_active": _list_of(_uint),
+            **{n: _num for n in (
+                "files_total", "files_done", "files_failed", "bytes_total", "bytes_done",
+                "rate_bps", "eta_s", "started", "updated", "parallel", "bandwidth_bps",
+                "pass", "mismatches", "repaired", "unrepairable", "last_pass_end",
+                "passes", "failed", "retried", "current_ino", "interval_s")}}
+
+
+def progress(val: Any) -> dict[str, Any]:
+    """A `<kind>/progress/<mds>` value (recovery, scrub, transcode)."""
+    return _fields(val, PROGRESS)
+
+
+SCRUB_REQUEST: dict[str, Check] = {"id": _uint, "action": lambda v: v in ("start", "stop"), "time": _num}
+
+
+def scrub_request(val: Any) -> dict[str, Any]:
+    """The `scrub/request` value."""
+    return _fields(val, SCRUB_REQUEST, required=("id", "action"))
+
+
+@dataclass
+class Skipped:
+    """Malformed values skipped since the mgr started: a count per kind of
+    key, and a log line per kind at most every LOG_EVERY_S."""
+    log_every: float = LOG_EVERY_S
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    _logged: dict[str, float] = field(default_factory=dict)
+
+    def record(self, kind: str, key: str, why: str, now: float | None = None) -> None:
+        t = time.monotonic() if now is None else now
+        self.counts[kind] += 1
+        last = self._logged.get(kind)
+        if last is None or t - last >= self.log_every:
+            self._logged[kind] = t
+            log.warning("skipping %s: %s (malformed %s values are skipped; this is "
+                        "logged at most once a minute per kind of key)", key[:200], why, kind)

@@ -1,5 +1,5 @@
 /* Metadata operations through the MDS: path walks, mkdir, OPEN/CLOSE,
- * REMOVE and stat (LOOKUP + GETATTR). */
+ * GETATTR of an open file, REMOVE and stat (LOOKUP + GETATTR). */
 #include <errno.h>
 #include <string.h>
 
@@ -141,10 +141,29 @@ void ns_close(struct client *cl, unsigned slot, struct open_file *f)
 	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_close(&c.w, &f->open_sid);
-	cl_call(cl, &c, "CLOSE");
+	/* A lost session (cl_rides) took the open state with it. */
+	if (cl_call(cl, &c, "CLOSE") == CL_LOST)
+		return;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	cl_op(cl, &c, OP_CLOSE, 0);
 	cl_check(cl, d4_stateid(&c.r, &f->open_sid), OP_CLOSE);
+}
+
+int ns_getattr(struct client *cl, unsigned slot, const struct open_file *f,
+	       struct nfs4_attrs *attrs)
+{
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+
+	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &f->fh);
+	c4_getattr(&c.w);
+	if (cl_call(cl, &c, "GETATTR") == CL_LOST)
+		return -ESTALE;
+	cl_op(cl, &c, OP_PUTFH, 0);
+	cl_op(cl, &c, OP_GETATTR, 0);
+	cl_check(cl, d4_getattr(&c.r, attrs), OP_GETATTR);
+	return 0;
 }
 
 void ns_remove(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name)

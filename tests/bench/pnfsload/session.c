@@ -185,7 +185,12 @@ void cl_setup(struct client *cl)
 	ns_lookup_path(cl, NULL, cl->opt->export_path, false, &cl->root);
 }
 
-/* --writer: the MDS restarted, or dropped our session.  Connects again
+bool cl_rides(const struct client *cl)
+{
+	return cl->opt->workload == WL_WRITER || cl->opt->workload == WL_VERIFIER;
+}
+
+/* cl_rides: the MDS restarted, or dropped our session.  Connects again
  * until a new session of the same client (owner and verifier), which
  * reclaims nothing, is made: a starting Ganesha accepts connections and
  * drops them for a while. */
@@ -204,11 +209,11 @@ static void recover(struct client *cl, const char *what)
 		cl->idx, what, monotonic_now() - t0);
 }
 
-/* Whether --writer makes a new session: the connection failed, or the MDS
- * no longer knows the session or the client id. */
+/* Whether a workload that rides makes a new session: the connection
+ * failed, or the MDS no longer knows the session or the client id. */
 static bool session_lost(const struct client *cl, int err, uint32_t seq_status)
 {
-	if (cl->opt->workload != WL_WRITER)
+	if (!cl_rides(cl))
 		return false;
 	if (err)
 		return err != -EACCES && err != -EPROTO && err != -EBADMSG;

@@ -381,6 +381,23 @@ def test_the_verifier_stops_at_a_hole_and_fails_on_bytes_no_writer_wrote(
         verified(m, "hole", 1, block=64 * MiB)
 
 
+def test_a_writer_started_while_the_manager_is_down_waits_for_it(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """A riding workload that starts while the MDS restarts (connections
+    refused, then dropped) waits for it, as a mount does, then writes."""
+    m = pando(mds_factory)
+    m.kill9()
+    argv = pnfsload_argv(m.nfs_addr, "late", export=m.pseudo, transfer=64 * 1024, block=MiB,
+                         timeout=60, extra=["--writer"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    time.sleep(1.5)
+    m.start()
+    r = wait_pnfsload(proc, timeout=90)
+    assert (r.workload, r.bytes) == ("writer", MiB), r.raw
+    size, data = file_bytes(m, "/late/ior.0")
+    assert (size, sha(data)) == (MiB, sha(pattern(1, 0, MiB)))
+
+
 def test_a_stonewalled_write_stops_at_its_deadline_and_leaves_a_file_without_holes(
         mds_factory: Callable[..., PandoMds]) -> None:
     """IOR's stonewalling (--stonewall): no transfer starts after the

@@ -178,10 +178,22 @@ void cl_setup(struct client *cl)
 	pthread_mutex_init(&cl->devs_lock, NULL);
 	pthread_cond_init(&cl->renew_cond, NULL);
 	cl->verifier = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ cl->idx;
-	if ((err = connect_mds(cl)))
-		cl_die(cl, "connect to MDS %s:%s: %s", cl->opt->host, cl->opt->port, strerror(-err));
 	snprintf(cl->owner, sizeof(cl->owner), "pnfsload-owner.%d.%u", (int)getpid(), cl->idx);
-	open_session(cl);
+	if (cl_rides(cl)) {
+		/* An MDS that is restarting (refusing connections, then
+		 * dropping them for a while) is waited for, as a mount would. */
+		cl->recovering = true;
+		while (connect_mds(cl) || open_session(cl)) {
+			rpc_close(&cl->mds);
+			usleep(RECONNECT_US);
+		}
+		cl->recovering = false;
+	} else {
+		if ((err = connect_mds(cl)))
+			cl_die(cl, "connect to MDS %s:%s: %s", cl->opt->host, cl->opt->port,
+			       strerror(-err));
+		open_session(cl);
+	}
 	ns_lookup_path(cl, NULL, cl->opt->export_path, false, &cl->root);
 }
 

@@ -13,7 +13,7 @@ import pytest
 
 from pando_testing.pod import build_dir, repo_root
 from pando_testing.soak_faults import INTERVAL_S, KINDS, schedule
-from pando_testing.soak_stalls import Window, fault_stalls, longest_outside, per_kind
+from pando_testing.soak_stalls import Window, fault_stalls, longest_outside, per_kind, resumed
 
 SOAK = repo_root() / "tests" / "bench" / "soak"
 
@@ -40,6 +40,13 @@ def test_a_gap_belongs_to_the_earliest_fault_it_overlaps() -> None:
     assert per_kind([restart, frozen], stalls) == {"mds_kill": pytest.approx(50.1),
                                                    "osd_stop": 18.0}
     assert longest_outside([restart, frozen], writers).seconds == 9.9
+
+
+def test_a_fault_lasts_until_every_writer_went_on_after_it_was_undone() -> None:
+    writers = {"w": [0.0, 5.0, 12.0, 13.0], "v": [0.0, 1.0, 2.0, 50.0]}
+    assert resumed(4.0, writers, 99.0) == 50.0
+    assert resumed(20.0, writers, 99.0) == 99.0, "w has none after: counted at the end"
+    assert resumed(1.0, {}, 99.0) == 1.0
 
 
 @pytest.mark.slow

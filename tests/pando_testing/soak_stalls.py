@@ -2,16 +2,18 @@
 
 A writer's progress is a list of times (time.monotonic()), one per
 operation it completed; a gap is the time between two.  A fault's window
-runs from when it went in to when it was undone (the daemon started
-again, the process resumed, the link or the disk given back).  A gap
-belongs to the earliest fault whose window it overlaps: the fault that
-stopped the writer, even if a later one came while it waited (a manager
-restart's grace period outlasts the 15-30 s to the next fault).  A
+runs from when it went in until every writer went on after it was undone
+(the daemon started again, the process resumed, the link or the disk
+given back): a manager's restart takes a second, the grace period after
+it most of a minute.  A gap belongs to the earliest fault whose window
+it overlaps: the fault that stopped the writer, even if a later one came
+while it waited.  A
 fault's stall is the longest gap of any writer that belongs to it: a
 writer that went on at its own pace through the fault has gaps of its
 usual length there."""
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +33,14 @@ class Window:
 class Stall:
     seconds: float
     writer: str
+
+
+def resumed(after: float, writers: Mapping[str, Sequence[float]], until: float) -> float:
+    """When every writer had made progress after `after` (one with none by
+    then counts at `until`)."""
+    firsts = [times[i] if (i := bisect.bisect_right(times, after)) < len(times) else until
+              for times in writers.values()]
+    return max(firsts, default=after)
 
 
 def gaps(times: Sequence[float]) -> list[tuple[float, float]]:

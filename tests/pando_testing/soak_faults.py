@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .etcd import EtcdError
 from .mgr import MgrApiError
 from .soak_cluster import PREFIX, SoakCluster, wait_for
 from .threads import RaisingThread
@@ -182,7 +183,7 @@ class Chaos:
         while not self._stop.is_set():
             try:
                 why = self._blocker(p)
-            except (OSError, AssertionError) as e:
+            except (OSError, AssertionError, EtcdError) as e:
                 why = f"cannot tell: {e}"
             if not why:
                 return ""

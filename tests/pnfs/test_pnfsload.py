@@ -25,13 +25,14 @@ from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import Nfs3Client
 from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfsload_argv,
                                     run_pnfsload, start_pnfsload, wait_pnfsload)
-from pando_testing.pnfs_tools import PnfsCluster
+from pando_testing.pnfs_tools import CallbackBlocker, PnfsCluster
 from pando_testing.pod import Pod
 from pando_testing.threads import RaisingThread
 from pando_testing.vm import Scenario
 
 MiB = 1 << 20
 BLOCK = 4 * MiB
+PROXY_PORT = 2149          # CallbackBlocker's, in the test's pod
 
 
 def pando(mds_factory: Callable[..., PandoMds], osds: int = 4) -> PandoMds:
@@ -379,6 +380,40 @@ def test_the_verifier_stops_at_a_hole_and_fails_on_bytes_no_writer_wrote(
     with pytest.raises(PnfsloadError, match="client 0: READ ior.0: data mismatch at file offset "
                                             "700001 .neither the pattern nor a hole."):
         verified(m, "hole", 1, block=64 * MiB)
+
+
+def test_a_writer_fenced_for_a_recall_it_never_heard_goes_on(
+        pod: Pod, mds_factory: Callable[..., PandoMds]) -> None:
+    """--writer whose back channel is cut (a proxy swallows the manager's
+    callbacks) while its layout is recalled: after Recall_Timeout the
+    manager fences it.  Its writes through the old layout are refused by
+    the OSDs (STALE): reported, written through the manager, and it goes
+    on through a new layout; the file holds what it acknowledged."""
+    m = mds_factory(4, pnfs=True, mirrors=2, extra_fsal="Recall_Timeout = 2;")
+    blocker = CallbackBlocker(pod, PROXY_PORT, m.nfs_port)
+    blocker.start()
+    argv = pnfsload_argv(f"{m.host}:{PROXY_PORT}", "fence", export=m.pseudo,
+                         transfer=64 * 1024, block=64 * MiB, timeout=120,
+                         extra=["--writer", "--pace", "20"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    acked: dict[int, int] = {}
+    try:
+        progress_lines(proc, lambda t: True, acked)
+        blocker.blocking = True
+        PnfsCluster(m.pod, m, list(m.osds)).recall_file("/fence/ior.0")
+        fenced = time.monotonic()
+        progress_lines(proc, lambda t: t > fenced + 6, acked)
+        r, err = stop_writer(proc, acked)
+    finally:
+        blocker.stop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "in time: fenced" in m.log_text()
+    assert blocker.dropped >= 1 and r.ds_errors >= 1, r.raw
+    assert "NFS3ERR_STALE (70); reported, written through the MDS" in err, err
+    size, data = file_bytes(m, "/fence/ior.0")
+    assert (size, sha(data)) == (acked[0], sha(pattern(1, 0, acked[0])))
 
 
 def test_a_writer_started_while_the_manager_is_down_waits_for_it(

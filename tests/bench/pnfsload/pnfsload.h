@@ -206,6 +206,9 @@ uint32_t cl_call(struct client *cl, struct compound *c, const char *what);
  * reply or (unless allowed) a failure.  Returns the op's status. */
 uint32_t cl_op(struct client *cl, struct compound *c, uint32_t opnum, uint32_t allowed);
 void cl_check(struct client *cl, int err, uint32_t opnum);
+/* A failure a workload that rides got through, on stderr with the
+ * CLOCK_MONOTONIC time it happened at. */
+void cl_note(const struct client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cl_die(const struct client *cl, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 

@@ -30,6 +30,17 @@ void cl_die(const struct client *cl, const char *fmt, ...)
 	die("client %u: %s", cl->idx, msg);
 }
 
+void cl_note(const struct client *cl, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pnfsload: client %u: %s (at %.3f)\n", cl->idx, msg, monotonic_now());
+}
+
 void cl_check(struct client *cl, int err, uint32_t opnum)
 {
 	if (err)
@@ -217,8 +228,8 @@ static void recover(struct client *cl, const char *what)
 	} while (connect_mds(cl) || open_session(cl));
 	cl->recovering = false;
 	stats_add(&cl->st->recoveries, 1);
-	fprintf(stderr, "pnfsload: client %u: %s: the MDS lost the session; a new one after %.1f s\n",
-		cl->idx, what, monotonic_now() - t0);
+	cl_note(cl, "%s: the MDS lost the session; a new one after %.1f s", what,
+		monotonic_now() - t0);
 }
 
 /* Whether a workload that rides makes a new session: the connection

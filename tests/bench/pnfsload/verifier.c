@@ -138,9 +138,8 @@ static int64_t read_through_layout(struct verifier *s, uint64_t off, uint32_t n,
 		return piece;
 	}
 	if (err != -EREMOTEIO) {
-		fprintf(stderr, "pnfsload: client %u: READ %s offset %" PRIu64 " on %s: %s (%d); "
-			"reported, read through the MDS\n", s->cl->idx, s->name, off,
-			f->targets[t].conn->name, ds_strerror(err), err);
+		cl_note(s->cl, "READ %s offset %" PRIu64 " on %s: %s (%d); reported, read through "
+			"the MDS", s->name, off, f->targets[t].conn->name, ds_strerror(err), err);
 		stats_add(&s->cl->st->ds_errors, 1);
 		if (lo_return_error(s->cl, 0, f, t, off, piece, err, OP_READ))
 			return -ESTALE;

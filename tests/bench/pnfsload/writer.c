@@ -127,9 +127,8 @@ static int write_through_mds(struct writer *s, uint64_t off, uint32_t n)
  * transfer goes through the MDS, as Linux resends it. */
 static int ds_failed(struct writer *s, unsigned t, uint64_t off, uint32_t n, int err)
 {
-	fprintf(stderr, "pnfsload: client %u: WRITE %s offset %" PRIu64 " on %s: %s (%d); "
-		"reported, written through the MDS\n", s->cl->idx, s->name, off,
-		s->f.targets[t].conn->name, ds_strerror(err), err);
+	cl_note(s->cl, "WRITE %s offset %" PRIu64 " on %s: %s (%d); reported, written through "
+		"the MDS", s->name, off, s->f.targets[t].conn->name, ds_strerror(err), err);
 	stats_add(&s->cl->st->ds_errors, 1);
 	if (lo_return_error(s->cl, 0, &s->f, t, off, n, err, OP_WRITE))
 		return -ESTALE;

@@ -44,9 +44,9 @@ def test_a_gap_belongs_to_the_earliest_fault_it_overlaps() -> None:
 
 def test_a_fault_lasts_until_every_writer_went_on_after_it_was_undone() -> None:
     writers = {"w": [0.0, 5.0, 12.0, 13.0], "v": [0.0, 1.0, 2.0, 50.0]}
-    assert resumed(4.0, writers, 99.0) == 50.0
-    assert resumed(20.0, writers, 99.0) == 99.0, "w has none after: counted at the end"
-    assert resumed(1.0, {}, 99.0) == 1.0
+    assert resumed(4.0, writers) == 50.0
+    assert resumed(20.0, writers) == 50.0, "w has none after (it ended): left out"
+    assert resumed(60.0, writers) == 60.0
 
 
 @pytest.mark.slow

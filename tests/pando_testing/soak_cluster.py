@@ -5,7 +5,9 @@ mount namespace, so it can be filled to ENOSPC), the metadata manager
 (ganesha.nfsd + libfsalpando.so following the map in etcd, production's
 settings: pNFS, NFSv3 with NLM, the 45 s grace period), and the client
 machines the load runs on.  An `admin` machine, whose link is never cut,
-is where the soak itself talks to etcd, the mgrs and the manager from.
+is where the soak talks to etcd and the mgrs from; the manager's dbus,
+and the reads that check every copy at the end, run on the manager's own
+machine, as an admin logged in there would.
 
 Only the switch side of a link is touched to cut it: `ip link set pN
 down` on the machine's bridge port (in the hub namespace), a cable

@@ -35,11 +35,12 @@ class Stall:
     writer: str
 
 
-def resumed(after: float, writers: Mapping[str, Sequence[float]], until: float) -> float:
-    """When every writer had made progress after `after` (one with none by
-    then counts at `until`)."""
-    firsts = [times[i] if (i := bisect.bisect_right(times, after)) < len(times) else until
-              for times in writers.values()]
+def resumed(after: float, writers: Mapping[str, Sequence[float]]) -> float:
+    """When every writer had made progress after `after`.  One that never
+    did (it ended, or hung: errors the soak reports apart) is left out, or
+    it would hold every later fault's window open."""
+    firsts = [times[i] for times in writers.values()
+              if (i := bisect.bisect_right(times, after)) < len(times)]
     return max(firsts, default=after)
 
 

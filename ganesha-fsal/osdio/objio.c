@@ -164,19 +164,46 @@ static int write_piece(struct objio *io, const struct pando_storage_map *map,
 				     pc->length, stable);
 }
 
-/* Every stripe unit reached some mirror (pieces of one unit share a file
- * offset). */
+/* Whether some mirror took piece i's stripe unit (pieces of one unit
+ * share a file offset). */
+static bool unit_written(const struct pando_piece *pcs, const int *res, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (res[j] == 0 && pcs[j].file_offset == pcs[i].file_offset)
+			return true;
+	return false;
+}
+
 static bool every_unit_written(const struct pando_piece *pcs, const int *res, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool ok = false;
-
-		for (size_t j = 0; j < n && !ok; j++)
-			ok = res[j] == 0 && pcs[j].file_offset == pcs[i].file_offset;
-		if (!ok)
+	for (size_t i = 0; i < n; i++)
+		if (!unit_written(pcs, res, n, i))
 			return false;
-	}
 	return true;
+}
+
+/* The pieces a full OSD refused (objio_full): recorded stale where
+ * another mirror took the unit; a unit no mirror took fails the write
+ * with the OSD's error, its pieces unrecorded (no copy is behind).  0,
+ * that error, or -EIO when a record could not be made. */
+static int settle_full(struct objio *io, const struct pando_storage_map *map,
+		       const struct pando_piece *pcs, int *res, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!objio_full(res[i]))
+			continue;
+		if (!unit_written(pcs, res, n, i)) {
+			rc = res[i];
+			continue;
+		}
+		if (objio_fault(io, pcs[i].group, pcs[i].component,
+				comp_of(map, pcs[i].group, pcs[i].component)->osd_id, res[i], true))
+			return -EIO;
+		res[i] = 1;
+	}
+	return rc;
 }
 
 int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t off,
@@ -196,9 +223,11 @@ int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t 
 	for (size_t i = 0; !rc && i < n; i++) {
 		res[i] = write_piece(io, map, &pcs[i], (const uint8_t *)buf + (pcs[i].file_offset - off),
 				     stable);
-		if (res[i] < 0)
+		if (res[i] < 0 && !objio_full(res[i]))
 			rc = res[i];
 	}
+	if (!rc)
+		rc = settle_full(io, map, pcs, res, n);
 	if (!rc && !every_unit_written(pcs, res, n))
 		rc = -EIO;
 	if (res != res_stack)

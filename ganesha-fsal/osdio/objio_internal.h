@@ -40,10 +40,21 @@ static inline bool objio_skipped(const struct objio *io, uint32_t osd)
 
 /* Errors about the request itself (an offset past what the OSD can
  * store, a full OSD): every component would answer the same, so they
- * fail the request and say nothing about the component. */
+ * fail the request and say nothing about the component.  Writes are the
+ * exception for a full OSD (objio_full). */
 static inline bool objio_request_error(int rc)
 {
 	return rc == -EFBIG || rc == -EINVAL || rc == -ENOSPC || rc == -EDQUOT || rc == -ERANGE;
+}
+
+/* A write refused for want of room.  OSDs fill one at a time, so it is
+ * the state of one component: a write another copy took stands, the
+ * full one recorded stale as any copy that missed a write (the rebuild
+ * catches it up once there is room); only a write no copy can take fails
+ * with it. */
+static inline bool objio_full(int rc)
+{
+	return rc == -ENOSPC || rc == -EDQUOT;
 }
 
 static inline int objio_fault(struct objio *io, uint32_t g, uint32_t c, uint32_t osd, int err,

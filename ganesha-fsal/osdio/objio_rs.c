@@ -218,6 +218,42 @@ static uint32_t lost_in_group(struct objio *io, const struct pando_storage_map *
 	return lost;
 }
 
+/* The units a full OSD refused (objio_full; full[c] its error): recorded
+ * stale while the row keeps at most m lost, as units that missed the
+ * write; beyond that the write fails with the OSD's error. */
+static int settle_full(struct objio *io, const struct pando_storage_map *map,
+		       const struct rs_row *r, const int *full, const bool *failed)
+{
+	int rc = 0;
+
+	for (uint32_t c = 0; c < r->k + r->m; c++)
+		rc = full[c] ? full[c] : rc;
+	if (!rc)
+		return 0;
+	if (lost_in_group(io, map, r, failed) > r->m)
+		return rc;
+	for (uint32_t c = 0; c < r->k + r->m; c++) {
+		if (full[c] && objio_fault(io, r->unit[0].group, c,
+					   pando_map_component(map, r->unit[0].group, c)->osd_id,
+					   full[c], true))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* One unit's write: its outcome in failed[] and full[], and 0 or an error
+ * that fails the row. */
+static int write_unit(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+		      uint32_t c, uint64_t object_offset, const uint8_t *src, uint64_t len,
+		      bool stable, bool *failed, int *full)
+{
+	int rc = objio_write_component(io, map, g, c, object_offset, src, len, stable);
+
+	failed[c] = rc == 1 || objio_full(rc);
+	full[c] = objio_full(rc) ? rc : 0;
+	return rc == 1 || objio_full(rc) ? 0 : rc;
+}
+
 /* Writes the new data bytes of [lo, hi) and the parity bytes [a, a +
  * len) of every parity unit. */
 static int write_units(struct objio *io, const struct pando_storage_map *map,
@@ -226,24 +262,21 @@ static int write_units(struct objio *io, const struct pando_storage_map *map,
 {
 	struct pando_piece pcs[PANDO_MAP_MAX_WIDTH];
 	bool failed[PANDO_MAP_MAX_WIDTH] = { false };
+	int full[PANDO_MAP_MAX_WIDTH] = { 0 };
 	size_t n = 0;
 	int rc = pando_stripe_data_pieces(map, lo, hi - lo, pcs, r->k, &n);
 
-	for (size_t i = 0; !rc && i < n; i++) {
-		rc = objio_write_component(io, map, pcs[i].group, pcs[i].component,
-					   pcs[i].object_offset, src + (pcs[i].file_offset - lo),
-					   pcs[i].length, stable);
-		failed[pcs[i].component] = rc == 1;
-		rc = rc == 1 ? 0 : rc;
-	}
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = write_unit(io, map, pcs[i].group, pcs[i].component, pcs[i].object_offset,
+				src + (pcs[i].file_offset - lo), pcs[i].length, stable, failed, full);
 	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
 		const struct pando_piece *u = &r->unit[i];
 
-		rc = objio_write_component(io, map, u->group, u->component, u->object_offset + a,
-					   chunk[i], len, stable);
-		failed[u->component] = rc == 1;
-		rc = rc == 1 ? 0 : rc;
+		rc = write_unit(io, map, u->group, u->component, u->object_offset + a, chunk[i], len,
+				stable, failed, full);
 	}
+	if (!rc)
+		rc = settle_full(io, map, r, full, failed);
 	if (!rc && lost_in_group(io, map, r, failed) > r->m)
 		rc = -EIO;
 	return rc;

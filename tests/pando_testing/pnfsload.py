@@ -58,6 +58,7 @@ class PnfsloadResult:
     ds_io_bytes: int
     errors: int
     recoveries: int
+    ds_errors: int
     raw: dict[str, Any]
 
     @classmethod

@@ -20,17 +20,19 @@ import pytest
 from pando_testing import mds_files
 from pando_testing.e2e import KernelClient
 from pando_testing.ganesha import GaneshaServer, GaneshaVfs
+from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import Nfs3Client
 from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfsload_argv,
                                     run_pnfsload, start_pnfsload, wait_pnfsload)
-from pando_testing.pnfs_tools import PnfsCluster
+from pando_testing.pnfs_tools import CallbackBlocker, PnfsCluster
 from pando_testing.pod import Pod
 from pando_testing.threads import RaisingThread
 from pando_testing.vm import Scenario
 
 MiB = 1 << 20
 BLOCK = 4 * MiB
+PROXY_PORT = 2149          # CallbackBlocker's, in the test's pod
 
 
 def pando(mds_factory: Callable[..., PandoMds], osds: int = 4) -> PandoMds:
@@ -220,13 +222,19 @@ def test_layoutget_loop_asks_for_one_stripe_unit_at_a_time_and_all_are_granted(
     assert PnfsCluster(m.pod, m, list(m.osds)).layout_status().granted - before == 80
 
 
-def progress_lines(proc: subprocess.Popen[str], until: Callable[[float], bool]) -> int:
+def progress_lines(proc: subprocess.Popen[str], until: Callable[[float], bool],
+                   acked: dict[int, int] | None = None) -> int:
     """Reads pnfsload --writer's progress lines until one's time passes
-    `until`; the bytes it acknowledged."""
+    `until`; the bytes it acknowledged.  `acked` gets every client's last
+    count on the way."""
     assert proc.stdout is not None
     for line in proc.stdout:
         words = line.split()
-        if words[:1] == ["progress"] and until(float(words[2])):
+        if words[:1] != ["progress"]:
+            continue
+        if acked is not None:
+            acked[int(words[1])] = int(words[3])
+        if until(float(words[2])):
             return int(words[3])
     raise AssertionError(f"pnfsload ended: {proc.wait()}")
 
@@ -260,6 +268,169 @@ def test_a_writer_goes_on_after_the_manager_is_killed_and_restarted(
     assert "the MDS lost the session" in err
     size, data = file_bytes(m, "/wr/ior.0")
     assert (size, sha(data)) == (acked, sha(pattern(1, 0, acked)))
+
+
+def stop_writer(proc: subprocess.Popen[str],
+                acked: dict[int, int]) -> tuple[PnfsloadResult, str]:
+    """SIGTERM to a --writer: its result and its stderr; `acked` gets every
+    client's last acknowledged byte count."""
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    for ln in out.splitlines():
+        if ln.startswith("progress"):
+            acked[int(ln.split()[1])] = int(ln.split()[3])
+    return PnfsloadResult.parse(out.splitlines()[-1]), err
+
+
+def verified(m: GaneshaServer, directory: str, clients: int, **kw: object) -> dict[int, int]:
+    """pnfsload --verifier: how much of each client's part is the pattern."""
+    argv = pnfsload_argv(m.nfs_addr, directory, clients, export=m.pseudo, timeout=60,
+                         extra=["--verifier"], **kw)  # type: ignore[arg-type]
+    proc = start_pnfsload(argv, pod=m.pod)
+    out, err = proc.communicate(timeout=90)
+    if proc.returncode != 0:
+        raise PnfsloadError(err)
+    return {int(ln.split()[1]): int(ln.split()[2]) for ln in out.splitlines()
+            if ln.startswith("verified")}
+
+
+def test_a_writer_rides_through_a_killed_osd_and_the_verifier_reads_every_acknowledged_byte(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """--writer (tests/bench/soak) when an OSD holding a mirror of its file
+    is killed: the failed write is reported in LAYOUTRETURN and goes
+    through the manager, the next ones get a new layout and go on; the
+    verifier then reads, through layouts, every byte each writer
+    acknowledged, with the OSD still down."""
+    m = pando(mds_factory)
+    argv = pnfsload_argv(m.nfs_addr, "ride", 2, export=m.pseudo, transfer=64 * 1024,
+                         block=64 * MiB, timeout=120, extra=["--writer", "--pace", "10"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    acked: dict[int, int] = {}
+    try:
+        progress_lines(proc, lambda t: True, acked)
+        victim = mds_files.components(m, "/ride/ior.0")[0][0]
+        m.osds[victim - 1].kill9()
+        killed, at_kill = time.monotonic(), dict(acked)
+        progress_lines(proc, lambda t: t > killed + 3, acked)
+        r, err = stop_writer(proc, acked)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert r.ds_errors >= 1 and r.mds_io_bytes > 0, r.raw
+    assert "reported, written through the MDS" in err
+    assert r.layouts > 2, "a new layout after the failure"
+    assert all(acked[i] > at_kill.get(i, 0) for i in (0, 1)), "both writers went on"
+    for i in (0, 1):
+        size, data = file_bytes(m, f"/ride/ior.{i}")
+        assert (size, sha(data)) == (acked[i], sha(pattern(i + 1, 0, acked[i])))
+    assert verified(m, "ride", 2, block=64 * MiB, transfer=64 * 1024) == acked
+    m.osds[victim - 1].start()
+
+
+def test_a_shared_writer_in_an_rs_directory_writes_through_the_manager_and_is_verified(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """--writer --shared: client i writes its part [i * block, (i + 1) *
+    block) of ior.shared.  In an RS(4,2) directory every layout is refused
+    (no client computes parity): each write goes through the manager.  The
+    verifier reads each part up to the file's end: the pattern up to what
+    its writer acknowledged, a hole after."""
+    m = mds_factory(6, pnfs=True, mirrors=2)
+    with mds_files.connect(m) as c:
+        mkdir(c, m.root_handle(), "ec")
+    ok, msg = layout_set(m, "/ec", {"scheme": "rs", "k": 4, "m": 2, "stripe_unit": 16 * 1024})
+    assert ok, msg
+    block = 32 * MiB
+    argv = pnfsload_argv(m.nfs_addr, "ec", 2, export=m.pseudo, shared=True, transfer=64 * 1024,
+                         block=block, timeout=120, extra=["--writer", "--pace", "20"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    acked: dict[int, int] = {}
+    try:
+        progress_lines(proc, lambda t: True, acked)
+        time.sleep(1.5)
+        r, _ = stop_writer(proc, acked)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (r.layouts, r.ds_io_bytes) == (0, 0) and r.mds_io_bytes == sum(acked.values()), r.raw
+    assert 0 < acked[1] < block, "the second part ends inside the file"
+    size, data = file_bytes(m, "/ec/ior.shared")
+    assert size == block + acked[1]
+    want = pattern(0, 0, acked[0]) + bytes(block - acked[0]) + pattern(0, block, acked[1])
+    assert sha(data) == sha(want)
+    got = verified(m, "ec", 2, shared=True, block=block, transfer=64 * 1024)
+    for i in (0, 1):
+        # a hole reads as the pattern as far as the pattern's next bytes are zero
+        extra = pattern(0, i * block + acked[i], got[i] - acked[i])
+        assert got[i] >= acked[i] and extra == bytes(len(extra)), (i, got, acked)
+
+
+def test_the_verifier_stops_at_a_hole_and_fails_on_bytes_no_writer_wrote(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    load(m, "hole", clients=1, ior="write", block=MiB)
+    with mds_files.connect(m) as c:
+        fh = lookup_path(c, m.root_handle(), "/hole/ior.0")
+        c.write_all(fh, 300000, bytes(5000))
+    assert verified(m, "hole", 1, block=64 * MiB) == {0: 300000}
+    with mds_files.connect(m) as c:
+        c.write_all(fh, 700001, b"pando!")
+    with pytest.raises(PnfsloadError, match="client 0: READ ior.0: data mismatch at file offset "
+                                            "700001 .neither the pattern nor a hole."):
+        verified(m, "hole", 1, block=64 * MiB)
+
+
+def test_a_writer_fenced_for_a_recall_it_never_heard_goes_on(
+        pod: Pod, mds_factory: Callable[..., PandoMds]) -> None:
+    """--writer whose back channel is cut (a proxy swallows the manager's
+    callbacks) while its layout is recalled: after Recall_Timeout the
+    manager fences it.  Its writes through the old layout are refused by
+    the OSDs (STALE): reported, written through the manager, and it goes
+    on through a new layout; the file holds what it acknowledged."""
+    m = mds_factory(4, pnfs=True, mirrors=2, extra_fsal="Recall_Timeout = 2;")
+    blocker = CallbackBlocker(pod, PROXY_PORT, m.nfs_port)
+    blocker.start()
+    argv = pnfsload_argv(f"{m.host}:{PROXY_PORT}", "fence", export=m.pseudo,
+                         transfer=64 * 1024, block=64 * MiB, timeout=120,
+                         extra=["--writer", "--pace", "20"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    acked: dict[int, int] = {}
+    try:
+        progress_lines(proc, lambda t: True, acked)
+        blocker.blocking = True
+        PnfsCluster(m.pod, m, list(m.osds)).recall_file("/fence/ior.0")
+        fenced = time.monotonic()
+        progress_lines(proc, lambda t: t > fenced + 6, acked)
+        r, err = stop_writer(proc, acked)
+    finally:
+        blocker.stop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "in time: fenced" in m.log_text()
+    assert blocker.dropped >= 1 and r.ds_errors >= 1, r.raw
+    assert "NFS3ERR_STALE (70); reported, written through the MDS" in err, err
+    size, data = file_bytes(m, "/fence/ior.0")
+    assert (size, sha(data)) == (acked[0], sha(pattern(1, 0, acked[0])))
+
+
+def test_a_writer_started_while_the_manager_is_down_waits_for_it(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """A riding workload that starts while the MDS restarts (connections
+    refused, then dropped) waits for it, as a mount does, then writes."""
+    m = pando(mds_factory)
+    m.kill9()
+    argv = pnfsload_argv(m.nfs_addr, "late", export=m.pseudo, transfer=64 * 1024, block=MiB,
+                         timeout=60, extra=["--writer"])
+    proc = start_pnfsload(argv, pod=m.pod)
+    time.sleep(1.5)
+    m.start()
+    r = wait_pnfsload(proc, timeout=90)
+    assert (r.workload, r.bytes) == ("writer", MiB), r.raw
+    size, data = file_bytes(m, "/late/ior.0")
+    assert (size, sha(data)) == (MiB, sha(pattern(1, 0, MiB)))
 
 
 def test_a_stonewalled_write_stops_at_its_deadline_and_leaves_a_file_without_holes(

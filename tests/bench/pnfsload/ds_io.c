@@ -165,24 +165,34 @@ uint32_t ds_piece(const struct open_file *f, uint64_t off, uint32_t count)
 }
 
 /* One piece (within a stripe unit) to its column of every mirror, the
- * mirrors' calls in flight together. */
+ * mirrors' calls in flight together.  Every call started is finished,
+ * also after a failure: its slot on that connection is free again for
+ * the next call of a client that rides through the failure. */
 static int write_piece(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,
 		       uint32_t count, uint32_t stable, uint8_t *rbufs, unsigned *failed)
 {
+	unsigned started;
 	int err = 0;
 
-	for (unsigned m = 0; m < f->mirrors; m++) {
-		*failed = lo_target(f, m, off);
-		if ((err = ds_write_start(&f->targets[*failed], slot, off, buf, count, stable,
-					  rbufs + m * 1024, 1024)))
-			return err;
+	for (started = 0; started < f->mirrors; started++) {
+		unsigned t = lo_target(f, started, off);
+
+		if ((err = ds_write_start(&f->targets[t], slot, off, buf, count, stable,
+					  rbufs + started * 1024, 1024))) {
+			*failed = t;
+			break;
+		}
 	}
-	for (unsigned m = 0; m < f->mirrors; m++) {
-		*failed = lo_target(f, m, off);
-		if ((err = ds_write_finish(&f->targets[*failed], slot, count, stable)))
-			return err;
+	for (unsigned m = 0; m < started; m++) {
+		unsigned t = lo_target(f, m, off);
+		int e = ds_write_finish(&f->targets[t], slot, count, stable);
+
+		if (e && !err) {
+			err = e;
+			*failed = t;
+		}
 	}
-	return 0;
+	return err;
 }
 
 int ds_write_mirrors(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,

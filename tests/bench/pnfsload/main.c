@@ -93,8 +93,10 @@ static void usage(FILE *f)
 	      "          [--fsync] [--stonewall SEC]\n"
 	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir] [--write-bytes W]\n"
 	      "  --layoutget N [--block SIZE] [--transfer SIZE]: N READ LAYOUTGETs of ior.<client>\n"
-	      "  --writer [--block SIZE] [--transfer SIZE] [--pace MS]: FILE_SYNC + LAYOUTCOMMIT\n"
-	      "          per transfer, a progress line each, riding through MDS restarts\n"
+	      "  --writer [--shared] [--block SIZE] [--transfer SIZE] [--pace MS]: FILE_SYNC +\n"
+	      "          LAYOUTCOMMIT per transfer, a progress line each, riding through failures\n"
+	      "  --verifier [--shared] [--block SIZE] [--transfer SIZE]: reads what --writer\n"
+	      "          left, riding through failures; a verified line per client\n"
 	      "Sizes take K/M/G suffixes (powers of 2). Prints one JSON line of results.\n",
 	      f);
 }
@@ -102,7 +104,7 @@ static void usage(FILE *f)
 static void set_workload(enum workload wl, enum phase phase)
 {
 	if (opt.workload != WL_NONE)
-		die("give one of --ior, --mdtest, --layoutget and --writer");
+		die("give one of --ior, --mdtest, --layoutget, --writer and --verifier");
 	opt.workload = wl;
 	opt.phase = phase;
 }
@@ -146,7 +148,7 @@ static void check_args(bool have_dir)
 enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
        O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
        O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_WRITE_BYTES,
-       O_LAYOUTGET, O_WRITER, O_PACE, O_HELP };
+       O_LAYOUTGET, O_WRITER, O_VERIFIER, O_PACE, O_HELP };
 static const struct option longopts[] = {
 	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
 	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
@@ -168,6 +170,7 @@ static const struct option longopts[] = {
 	{ "write-bytes", required_argument, NULL, O_WRITE_BYTES },
 	{ "layoutget", required_argument, NULL, O_LAYOUTGET },
 	{ "writer", no_argument, NULL, O_WRITER }, { "pace", required_argument, NULL, O_PACE },
+	{ "verifier", no_argument, NULL, O_VERIFIER },
 	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 };
 
@@ -216,6 +219,7 @@ static void parse_args(int argc, char **argv)
 			opt.layoutgets = parse_size(optarg, "--layoutget");
 			break;
 		case O_WRITER: set_workload(WL_WRITER, PH_WRITE); break;
+		case O_VERIFIER: set_workload(WL_VERIFIER, PH_READ); break;
 		case O_PACE: opt.pace_ms = (unsigned)parse_size(optarg, "--pace"); break;
 		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
 		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;
@@ -261,6 +265,7 @@ static const struct workload_ops {
 	[WL_MDTEST] = { "mdtest", mdtest_setup, mdtest_run },
 	[WL_LAYOUTGET] = { "layoutget", layoutget_setup, layoutget_run },
 	[WL_WRITER] = { "writer", writer_setup, writer_run },
+	[WL_VERIFIER] = { "verifier", verifier_setup, verifier_run },
 };
 
 struct client_arg {
@@ -273,9 +278,9 @@ static void *client_main(void *arg)
 	struct client_arg *a = arg;
 	struct client *cl = a->cl;
 	const struct workload_ops *w = &workloads[opt.workload];
-	/* The writer's every transfer renews its lease, and it alone may
-	 * make a lost session again. */
-	bool renew = opt.workload != WL_WRITER;
+	/* A workload that rides renews its lease with its own calls, and it
+	 * alone may make a lost session again. */
+	bool renew = !cl_rides(cl);
 	void *state;
 
 	cl_setup(cl);
@@ -304,11 +309,11 @@ static void print_result(const struct stats *st)
 	       "\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f, \"mib_s\": %.2f, "
 	       "\"ops_s\": %.1f, \"t_start\": %.6f, \"t_end\": %.6f, \"layouts\": %" PRIu64 ", "
 	       "\"mds_io_bytes\": %" PRIu64 ", \"ds_io_bytes\": %" PRIu64 ", \"errors\": %" PRIu64
-	       ", \"recoveries\": %" PRIu64 "}\n",
+	       ", \"recoveries\": %" PRIu64 ", \"ds_errors\": %" PRIu64 "}\n",
 	       workloads[opt.workload].name, phases[opt.phase], opt.clients, opt.depth,
 	       st->bytes, st->ops, secs, (double)st->bytes / secs / 1048576.0,
 	       (double)st->ops / secs, st->t_start, st->t_end, st->layouts, st->mds_io_bytes,
-	       st->ds_io_bytes, st->errors, st->recoveries);
+	       st->ds_io_bytes, st->errors, st->recoveries, st->ds_errors);
 	fflush(stdout);
 }
 

@@ -1,5 +1,5 @@
 /* Metadata operations through the MDS: path walks, mkdir, OPEN/CLOSE,
- * REMOVE and stat (LOOKUP + GETATTR). */
+ * GETATTR of an open file, REMOVE and stat (LOOKUP + GETATTR). */
 #include <errno.h>
 #include <string.h>
 
@@ -17,18 +17,21 @@ static void put_dir(struct compound *c, const struct nfs4_fh *dir)
 		c4_putrootfh(&c->w);
 }
 
-/* LOOKUP name in dir; false when it is not there. */
+/* LOOKUP name in dir; false when it is not there.  (Path walks and
+ * mkdir send their call again on the new session after a lost one:
+ * handles outlive a restart of the MDS.) */
 static bool lookup_one(struct client *cl, const struct nfs4_fh *dir, const char *name,
 		       struct nfs4_fh *out)
 {
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
 
-	cl_begin(cl, &c, 0, 3, rbuf, sizeof(rbuf));
-	put_dir(&c, dir);
-	c4_lookup(&c.w, name);
-	c4_getfh(&c.w);
-	cl_call(cl, &c, "LOOKUP");
+	do {
+		cl_begin(cl, &c, 0, 3, rbuf, sizeof(rbuf));
+		put_dir(&c, dir);
+		c4_lookup(&c.w, name);
+		c4_getfh(&c.w);
+	} while (cl_call(cl, &c, "LOOKUP") == CL_LOST);
 	cl_op(cl, &c, dir ? OP_PUTFH : OP_PUTROOTFH, 0);
 	if (cl_op(cl, &c, OP_LOOKUP, NFS4ERR_NOENT) == NFS4ERR_NOENT)
 		return false;
@@ -74,10 +77,11 @@ void ns_lookup_path(struct client *cl, const struct nfs4_fh *from, const char *p
 		uint8_t rbuf[CTL_BUF];
 		struct compound c;
 
-		cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
-		c4_putrootfh(&c.w);
-		c4_getfh(&c.w);
-		cl_call(cl, &c, "PUTROOTFH");
+		do {
+			cl_begin(cl, &c, 0, 2, rbuf, sizeof(rbuf));
+			c4_putrootfh(&c.w);
+			c4_getfh(&c.w);
+		} while (cl_call(cl, &c, "PUTROOTFH") == CL_LOST);
 		cl_op(cl, &c, OP_PUTROOTFH, 0);
 		cl_op(cl, &c, OP_GETFH, 0);
 		cl_check(cl, d4_getfh(&c.r, out), OP_GETFH);
@@ -90,11 +94,12 @@ void ns_mkdir(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const
 	uint8_t rbuf[CTL_BUF];
 	struct compound c;
 
-	cl_begin(cl, &c, slot, 3, rbuf, sizeof(rbuf));
-	c4_putfh(&c.w, dir);
-	c4_mkdir(&c.w, name, DIR_MODE);
-	c4_getfh(&c.w);
-	cl_call(cl, &c, "CREATE");
+	do {
+		cl_begin(cl, &c, slot, 3, rbuf, sizeof(rbuf));
+		c4_putfh(&c.w, dir);
+		c4_mkdir(&c.w, name, DIR_MODE);
+		c4_getfh(&c.w);
+	} while (cl_call(cl, &c, "CREATE") == CL_LOST);
 	cl_op(cl, &c, OP_PUTFH, 0);
 	if (cl_op(cl, &c, OP_CREATE, NFS4ERR_EXIST) == NFS4ERR_EXIST) {
 		/* Another client made it first. */
@@ -141,10 +146,29 @@ void ns_close(struct client *cl, unsigned slot, struct open_file *f)
 	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
 	c4_putfh(&c.w, &f->fh);
 	c4_close(&c.w, &f->open_sid);
-	cl_call(cl, &c, "CLOSE");
+	/* A lost session (cl_rides) took the open state with it. */
+	if (cl_call(cl, &c, "CLOSE") == CL_LOST)
+		return;
 	cl_op(cl, &c, OP_PUTFH, 0);
 	cl_op(cl, &c, OP_CLOSE, 0);
 	cl_check(cl, d4_stateid(&c.r, &f->open_sid), OP_CLOSE);
+}
+
+int ns_getattr(struct client *cl, unsigned slot, const struct open_file *f,
+	       struct nfs4_attrs *attrs)
+{
+	uint8_t rbuf[CTL_BUF];
+	struct compound c;
+
+	cl_begin(cl, &c, slot, 2, rbuf, sizeof(rbuf));
+	c4_putfh(&c.w, &f->fh);
+	c4_getattr(&c.w);
+	if (cl_call(cl, &c, "GETATTR") == CL_LOST)
+		return -ESTALE;
+	cl_op(cl, &c, OP_PUTFH, 0);
+	cl_op(cl, &c, OP_GETATTR, 0);
+	cl_check(cl, d4_getattr(&c.r, attrs), OP_GETATTR);
+	return 0;
 }
 
 void ns_remove(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name)

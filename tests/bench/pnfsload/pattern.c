@@ -56,3 +56,19 @@ uint64_t pattern_check(const uint8_t *buf, uint64_t offset, uint32_t n, uint64_t
 	}
 	return UINT64_MAX;
 }
+
+uint64_t pattern_or_zero_check(const uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed)
+{
+	uint8_t want[4096];
+
+	for (uint32_t done = 0; done < n;) {
+		uint32_t k = n - done < sizeof(want) ? n - done : (uint32_t)sizeof(want);
+
+		pattern_fill(want, offset + done, k, seed);
+		for (uint32_t i = 0; i < k; i++)
+			if (buf[done + i] && buf[done + i] != want[i])
+				return offset + done + i;
+		done += k;
+	}
+	return UINT64_MAX;
+}

@@ -18,10 +18,10 @@
 #define REPLY_SLACK 8192u	/* room for headers around a transfer */
 #define CTL_BUF 65536u		/* reply buffer for metadata compounds */
 /* cl_call's answer when the MDS lost the session (it restarted) and a new
- * one was made (--writer only): the caller's state is gone. */
+ * one was made (--writer and --verifier only): the caller's state is gone. */
 #define CL_LOST 0xffffffffu
 
-enum workload { WL_NONE, WL_IOR, WL_MDTEST, WL_LAYOUTGET, WL_WRITER };
+enum workload { WL_NONE, WL_IOR, WL_MDTEST, WL_LAYOUTGET, WL_WRITER, WL_VERIFIER };
 enum phase { PH_WRITE, PH_READ, PH_CREATE, PH_STAT, PH_REMOVE };
 
 struct options {
@@ -64,7 +64,8 @@ struct stats {
 	uint64_t mds_io_bytes;
 	uint64_t ds_io_bytes;
 	uint64_t errors;	/* recovered: DELAY retries, refused layouts */
-	uint64_t recoveries;	/* --writer: MDS sessions lost and made again */
+	uint64_t recoveries;	/* --writer, --verifier: MDS sessions lost and made again */
+	uint64_t ds_errors;	/* --writer, --verifier: data-server failures ridden through */
 	double t_start;		/* CLOCK_REALTIME, min over clients */
 	double t_end;		/* max over clients */
 	pthread_mutex_t lock;
@@ -72,6 +73,9 @@ struct stats {
 
 struct device {
 	uint8_t id[PANDO_FF_DEVICEID_SIZE];
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char name[300];		/* "DS <uaddr>", for messages */
 	struct rpc_conn conn;
 };
 
@@ -120,7 +124,7 @@ struct client {
 	bool pnfs;		/* the server is an MDS and layouts are wanted */
 	char owner[64];
 	uint64_t verifier;	/* EXCHANGE_ID's, the same on a new session */
-	bool recovering;	/* making a lost session again (--writer) */
+	bool recovering;	/* making a lost session again (cl_rides) */
 	struct nfs4_fh root;	/* the export */
 	struct nfs4_fh dir;	/* --dir (or this client's unique dir) */
 	struct nfs4_fh parent;	/* --dir when dir is a unique dir */
@@ -172,6 +176,11 @@ void stats_span(struct stats *st, double t0, double t1);
 void run_workers(unsigned n, void (*fn)(void *state, unsigned k), void *state);
 
 /* session.c */
+/* Whether the workload rides through failures as a kernel client does
+ * (--writer, --verifier): a lost session is made again, a data server
+ * that fails is reported and the I/O goes another way.  The others stop
+ * at the first failure. */
+bool cl_rides(const struct client *cl);
 void cl_setup(struct client *cl);
 void cl_teardown(struct client *cl);
 /* A SEQUENCE every few seconds on a slot of its own, so that the lease
@@ -188,20 +197,30 @@ uint32_t cb_handler(void *arg, uint32_t prog, uint32_t proc, const uint8_t *args
 void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
 	      uint8_t *rbuf, size_t rcap);
 /* Sends it, retrying NFS4ERR_DELAY and NFS4ERR_GRACE; dies on transport
- * and SEQUENCE failures, except that --writer makes a new connection and
- * session when the MDS lost its own and returns CL_LOST.  Returns the
- * compound's status (the first failing op's). */
+ * and SEQUENCE failures, except that a workload that rides (cl_rides)
+ * makes a new connection and session when the MDS lost its own and
+ * returns CL_LOST.  Returns the compound's status (the first failing
+ * op's). */
 uint32_t cl_call(struct client *cl, struct compound *c, const char *what);
 /* Reads the next op's result header; dies naming the op on a malformed
  * reply or (unless allowed) a failure.  Returns the op's status. */
 uint32_t cl_op(struct client *cl, struct compound *c, uint32_t opnum, uint32_t allowed);
 void cl_check(struct client *cl, int err, uint32_t opnum);
+/* A failure a workload that rides got through, on stderr with the
+ * CLOCK_MONOTONIC time it happened at. */
+void cl_note(const struct client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cl_die(const struct client *cl, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
-/* mds_io.c: WRITE through the MDS (rbuf: CTL_BUF bytes); dies on failure. */
-void mds_write(struct client *cl, unsigned slot, const struct open_file *f, const char *name,
-	       uint64_t off, const uint8_t *buf, uint32_t count, uint32_t stable, uint8_t *rbuf);
+/* mds_io.c: WRITE and READ through the MDS; 0, or -ESTALE when the
+ * session was lost (CL_LOST); any other failure is fatal. */
+/* rbuf: CTL_BUF bytes. */
+int mds_write(struct client *cl, unsigned slot, const struct open_file *f, const char *name,
+	      uint64_t off, const uint8_t *buf, uint32_t count, uint32_t stable, uint8_t *rbuf);
+/* Up to count bytes at off into rbuf (count + REPLY_SLACK bytes); *data
+ * where they start, *len how many, *eof whether the file ends there. */
+int mds_read(struct client *cl, unsigned slot, const struct open_file *f, uint64_t off,
+	     uint32_t count, uint8_t *rbuf, const uint8_t **data, uint32_t *len, bool *eof);
 
 /* namespace.c */
 /* Walks path from `from` (NULL: the server's root), creating missing
@@ -214,6 +233,9 @@ void ns_mkdir(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const
 int ns_open(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
 	    bool create, uint32_t access, struct open_file *f);
 void ns_close(struct client *cl, unsigned slot, struct open_file *f);
+/* GETATTR of an open file: 0, or -ESTALE as ns_open. */
+int ns_getattr(struct client *cl, unsigned slot, const struct open_file *f,
+	       struct nfs4_attrs *attrs);
 void ns_remove(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name);
 void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const char *name,
 	     struct nfs4_attrs *attrs);
@@ -224,7 +246,9 @@ void ns_stat(struct client *cl, unsigned slot, const struct nfs4_fh *dir, const 
  * pnfs_within_mdsthreshold decides. */
 bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size);
 /* LAYOUTGET over [offset, offset + length); 1 granted, 0 when the server
- * refused (the file then does I/O through the MDS). */
+ * refused (the file then does I/O through the MDS), or, for a workload
+ * that rides, when a data server of the layout cannot be reached (it is
+ * reported in the LAYOUTRETURN that gives the layout back). */
 int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
 	    uint64_t length);
 int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
@@ -237,7 +261,8 @@ void lo_recalled(struct open_file *f, const struct pando_stateid *sid);
 void lo_forget(struct open_file *f);
 /* The target of mirror m that holds file offset off. */
 unsigned lo_target(const struct open_file *f, unsigned m, uint64_t off);
-/* LAYOUTRETURN reporting that an I/O to target t failed (ff_ioerr4). */
+/* LAYOUTRETURN reporting that an I/O to target t failed (ff_ioerr4); the
+ * layout is gone after it. */
 int lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsigned t,
 		    uint64_t offset, uint64_t length, int err, uint32_t opnum);
 
@@ -250,8 +275,9 @@ int ds_write_finish(struct ds_target *t, unsigned slot, uint32_t count, uint32_t
 /* How much of [off, off + count) lies in off's stripe unit of f. */
 uint32_t ds_piece(const struct open_file *f, uint64_t off, uint32_t count);
 /* Writes [off, off + count) to every mirror of f's layout, split at
- * stripe-unit boundaries (rbufs: 1 KiB per mirror).  0, or -errno with
- * *failed the target that failed. */
+ * stripe-unit boundaries (rbufs: 1 KiB per mirror).  0, or the first
+ * failure (as above) with *failed the target that failed; every call it
+ * started is finished either way. */
 int ds_write_mirrors(struct open_file *f, unsigned slot, uint64_t off, const uint8_t *buf,
 		     uint32_t count, uint32_t stable, uint8_t *rbufs, unsigned *failed);
 /* READ into rbuf; *data: where the bytes start in it. */
@@ -266,6 +292,8 @@ int32_t ds_error_status(int err);
 void pattern_fill(uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed);
 /* The first offset whose byte is wrong, or UINT64_MAX. */
 uint64_t pattern_check(const uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed);
+/* The same, where a zero byte (a hole) counts as right too. */
+uint64_t pattern_or_zero_check(const uint8_t *buf, uint64_t offset, uint32_t n, uint64_t seed);
 
 /* ior.c, mdtest.c: set-up (untimed) and the timed phase of one client. */
 void *ior_setup(struct client *cl);
@@ -276,5 +304,7 @@ void *layoutget_setup(struct client *cl);
 void layoutget_run(struct client *cl, void *state);
 void *writer_setup(struct client *cl);
 void writer_run(struct client *cl, void *state);
+void *verifier_setup(struct client *cl);
+void verifier_run(struct client *cl, void *state);
 
 #endif

@@ -30,6 +30,17 @@ void cl_die(const struct client *cl, const char *fmt, ...)
 	die("client %u: %s", cl->idx, msg);
 }
 
+void cl_note(const struct client *cl, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pnfsload: client %u: %s (at %.3f)\n", cl->idx, msg, monotonic_now());
+}
+
 void cl_check(struct client *cl, int err, uint32_t opnum)
 {
 	if (err)
@@ -178,14 +189,31 @@ void cl_setup(struct client *cl)
 	pthread_mutex_init(&cl->devs_lock, NULL);
 	pthread_cond_init(&cl->renew_cond, NULL);
 	cl->verifier = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ cl->idx;
-	if ((err = connect_mds(cl)))
-		cl_die(cl, "connect to MDS %s:%s: %s", cl->opt->host, cl->opt->port, strerror(-err));
 	snprintf(cl->owner, sizeof(cl->owner), "pnfsload-owner.%d.%u", (int)getpid(), cl->idx);
-	open_session(cl);
+	if (cl_rides(cl)) {
+		/* An MDS that is restarting (refusing connections, then
+		 * dropping them for a while) is waited for, as a mount would. */
+		cl->recovering = true;
+		while (connect_mds(cl) || open_session(cl)) {
+			rpc_close(&cl->mds);
+			usleep(RECONNECT_US);
+		}
+		cl->recovering = false;
+	} else {
+		if ((err = connect_mds(cl)))
+			cl_die(cl, "connect to MDS %s:%s: %s", cl->opt->host, cl->opt->port,
+			       strerror(-err));
+		open_session(cl);
+	}
 	ns_lookup_path(cl, NULL, cl->opt->export_path, false, &cl->root);
 }
 
-/* --writer: the MDS restarted, or dropped our session.  Connects again
+bool cl_rides(const struct client *cl)
+{
+	return cl->opt->workload == WL_WRITER || cl->opt->workload == WL_VERIFIER;
+}
+
+/* cl_rides: the MDS restarted, or dropped our session.  Connects again
  * until a new session of the same client (owner and verifier), which
  * reclaims nothing, is made: a starting Ganesha accepts connections and
  * drops them for a while. */
@@ -200,15 +228,15 @@ static void recover(struct client *cl, const char *what)
 	} while (connect_mds(cl) || open_session(cl));
 	cl->recovering = false;
 	stats_add(&cl->st->recoveries, 1);
-	fprintf(stderr, "pnfsload: client %u: %s: the MDS lost the session; a new one after %.1f s\n",
-		cl->idx, what, monotonic_now() - t0);
+	cl_note(cl, "%s: the MDS lost the session; a new one after %.1f s", what,
+		monotonic_now() - t0);
 }
 
-/* Whether --writer makes a new session: the connection failed, or the MDS
- * no longer knows the session or the client id. */
+/* Whether a workload that rides makes a new session: the connection
+ * failed, or the MDS no longer knows the session or the client id. */
 static bool session_lost(const struct client *cl, int err, uint32_t seq_status)
 {
-	if (cl->opt->workload != WL_WRITER)
+	if (!cl_rides(cl))
 		return false;
 	if (err)
 		return err != -EACCES && err != -EPROTO && err != -EBADMSG;

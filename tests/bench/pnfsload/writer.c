@@ -1,14 +1,20 @@
-/* A writer that rides through a restart of the MDS (tests/bench/mds_restart).
- * Each client writes <dir>/ior.<client> (pattern seed client + 1) one
- * --transfer at a time: FILE_SYNC to every mirror, then LAYOUTCOMMIT (what
- * an fsync is over pNFS), then a line `progress CLIENT SECONDS BYTES` on
- * stdout (CLOCK_MONOTONIC, bytes acknowledged so far).  When the MDS lost
- * the session, cl_call makes a new one; the writer then opens the file
- * again, gets a new layout and writes the unacknowledged transfer again.
- * A data-server failure is reported in LAYOUTRETURN: if that finds the
- * session gone, the same; otherwise the writer dies with the error.  A
- * recalled layout is returned between transfers.  Stops after --block
- * bytes or at SIGTERM/SIGINT; --pace MS: at most one transfer per MS. */
+/* A writer that rides through failures as a kernel client's application
+ * does (tests/bench/mds_restart, tests/bench/soak).  Each client writes
+ * <dir>/ior.<client> (pattern seed client + 1) or, with --shared, its
+ * part [client * block, (client + 1) * block) of <dir>/ior.shared (seed
+ * 0), one --transfer at a time: FILE_SYNC to every mirror, then
+ * LAYOUTCOMMIT (what an fsync is over pNFS), then a line `progress CLIENT
+ * SECONDS BYTES` on stdout (CLOCK_MONOTONIC, bytes of its part
+ * acknowledged so far).  Where Linux would, it goes through the MDS
+ * instead (FILE_SYNC WRITE): a refused layout (an RS file; none is asked
+ * for again for LAYOUT_RETRY_S), and a data server that failed, which is
+ * reported in LAYOUTRETURN first (the next transfer asks for a new
+ * layout).  When the MDS lost the session, cl_call makes a new one; the
+ * writer then opens the file again and writes the unacknowledged transfer
+ * again.  A recalled layout is returned between transfers.  Anything else
+ * the MDS refuses is an error an application would see: the writer dies
+ * with it.  Stops after --block bytes or at SIGTERM/SIGINT; --pace MS: at
+ * most one transfer per MS. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -19,13 +25,20 @@
 
 #include "pnfsload.h"
 
+/* After a refused LAYOUTGET, writes go through the MDS this long before
+ * the next ask (Linux waits 120 s after LAYOUTUNAVAILABLE and asks again
+ * at the next pass after the other refusals: this is in between). */
+#define LAYOUT_RETRY_S 10.0
+
 struct writer {
 	struct client *cl;
 	struct open_file f;
 	char name[64];
+	uint64_t base;		/* file offset of the client's part */
 	uint64_t seed;
 	bool open;
-	uint64_t done;		/* bytes acknowledged */
+	uint64_t done;		/* bytes of the part acknowledged */
+	double ask_after;	/* monotonic: no LAYOUTGET before then */
 	int recalled;		/* atomic */
 	struct recall_hook hook;
 	uint8_t *buf;
@@ -59,8 +72,13 @@ void *writer_setup(struct client *cl)
 	if (!s || !(s->buf = malloc(cl->opt->transfer)))
 		die("out of memory");
 	s->cl = cl;
-	s->seed = (uint64_t)cl->idx + 1;
-	snprintf(s->name, sizeof(s->name), "ior.%u", cl->idx);
+	if (cl->opt->shared) {
+		snprintf(s->name, sizeof(s->name), "ior.shared");
+		s->base = (uint64_t)cl->idx * cl->opt->block;
+	} else {
+		snprintf(s->name, sizeof(s->name), "ior.%u", cl->idx);
+		s->seed = (uint64_t)cl->idx + 1;
+	}
 	/* No renewer runs (this thread alone owns the session, to make it
 	 * again): the writer returns a recalled layout itself. */
 	s->hook = (struct recall_hook){ recall_matches, NULL, s };
@@ -69,8 +87,8 @@ void *writer_setup(struct client *cl)
 	return s;
 }
 
-/* OPEN (made at the first) and a RW layout of the rest of --block:
- * 0, or -ESTALE when the session was lost meanwhile. */
+/* The OPEN (made at the first) and, unless refused lately, a RW layout of
+ * the rest of the part: 0, or -ESTALE when the session was lost. */
 static int open_with_layout(struct writer *s)
 {
 	struct client *cl = s->cl;
@@ -79,12 +97,14 @@ static int open_with_layout(struct writer *s)
 	if (!s->open && ns_open(cl, 0, &cl->dir, s->name, true, OPEN4_SHARE_ACCESS_BOTH, &s->f))
 		return -ESTALE;
 	s->open = true;
+	if (s->f.has_layout || monotonic_now() < s->ask_after)
+		return 0;
 	__atomic_store_n(&s->recalled, 0, __ATOMIC_RELEASE);
-	got = lo_get(cl, 0, &s->f, LAYOUTIOMODE4_RW, s->done, cl->opt->block - s->done);
+	got = lo_get(cl, 0, &s->f, LAYOUTIOMODE4_RW, s->base + s->done, cl->opt->block - s->done);
 	if (got < 0)
 		return got;
 	if (got == 0)
-		cl_die(cl, "LAYOUTGET %s: refused; the writer needs a layout", s->name);
+		s->ask_after = monotonic_now() + LAYOUT_RETRY_S;
 	return 0;
 }
 
@@ -95,31 +115,53 @@ static void forget_state(struct writer *s)
 	s->open = false;
 }
 
-static int ds_failed(struct writer *s, unsigned t, uint64_t off, uint32_t n, int err)
+static int write_through_mds(struct writer *s, uint64_t off, uint32_t n)
 {
-	if (lo_return_error(s->cl, 0, &s->f, t, off, n, err, OP_WRITE))
+	if (mds_write(s->cl, 0, &s->f, s->name, off, s->buf, n, FILE_SYNC4, s->rbufs))
 		return -ESTALE;
-	cl_die(s->cl, "WRITE %s offset %" PRIu64 " on %s: %s (%d)", s->name, off,
-	       s->f.targets[t].conn->name, ds_strerror(err), err);
+	stats_add(&s->cl->st->mds_io_bytes, n);
+	return 0;
 }
 
-/* The next transfer, FILE_SYNC to every mirror, then LAYOUTCOMMIT. */
-static int write_next(struct writer *s)
+/* A data server failed under a write: reported in LAYOUTRETURN, then the
+ * transfer goes through the MDS, as Linux resends it. */
+static int ds_failed(struct writer *s, unsigned t, uint64_t off, uint32_t n, int err)
 {
-	struct client *cl = s->cl;
-	uint64_t off = s->done, left = cl->opt->block - off;
-	uint32_t n = left < cl->opt->transfer ? (uint32_t)left : cl->opt->transfer;
+	cl_note(s->cl, "WRITE %s offset %" PRIu64 " on %s: %s (%d); reported, written through "
+		"the MDS", s->name, off, s->f.targets[t].conn->name, ds_strerror(err), err);
+	stats_add(&s->cl->st->ds_errors, 1);
+	if (lo_return_error(s->cl, 0, &s->f, t, off, n, err, OP_WRITE))
+		return -ESTALE;
+	return write_through_mds(s, off, n);
+}
+
+static int write_through_layout(struct writer *s, uint64_t off, uint32_t n)
+{
 	unsigned t;
 	int err;
 
-	pattern_fill(s->buf, off, n, s->seed);
 	if ((err = ds_write_mirrors(&s->f, 0, off, s->buf, n, FILE_SYNC4, s->rbufs, &t)))
 		return ds_failed(s, t, off, n, err);
-	if (lo_commit(cl, 0, &s->f, off, n))
+	if (lo_commit(s->cl, 0, &s->f, off, n))
 		return -ESTALE;
+	stats_add(&s->cl->st->ds_io_bytes, (uint64_t)n * s->f.mirrors);
+	return 0;
+}
+
+/* The next transfer, made durable one way or the other. */
+static int write_next(struct writer *s)
+{
+	struct client *cl = s->cl;
+	uint64_t off = s->base + s->done, left = cl->opt->block - s->done;
+	uint32_t n = left < cl->opt->transfer ? (uint32_t)left : cl->opt->transfer;
+	int err;
+
+	pattern_fill(s->buf, off, n, s->seed);
+	err = s->f.has_layout ? write_through_layout(s, off, n) : write_through_mds(s, off, n);
+	if (err)
+		return err;
 	s->done += n;
 	stats_add(&cl->st->bytes, n);
-	stats_add(&cl->st->ds_io_bytes, (uint64_t)n * s->f.mirrors);
 	stats_add(&cl->st->ops, 1);
 	printf("progress %u %.6f %" PRIu64 "\n", cl->idx, monotonic_now(), s->done);
 	fflush(stdout);
@@ -143,7 +185,7 @@ static int step(struct writer *s)
 {
 	if (__atomic_load_n(&s->recalled, __ATOMIC_ACQUIRE) && lo_return(s->cl, 0, &s->f))
 		return -ESTALE;
-	if (!s->f.has_layout && open_with_layout(s))
+	if (open_with_layout(s))
 		return -ESTALE;
 	return write_next(s);
 }

@@ -1,5 +1,6 @@
 /* pando_rdb_open and pando_rdb_close: see pando_rdb.h. */
 #include "pando_rdb.h"
+#include "pando_rdb_logger.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -7,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Both stores keep a few info logs for a post-mortem, not a disk's worth. */
-#define KEEP_LOG_FILES 4
 /* About 1% false positives: every create first probes for an absent key. */
 #define BLOOM_BITS_PER_KEY 10
 
@@ -26,11 +25,23 @@ static void set_table(const struct pando_rdb_config *c, struct pando_rdb_options
 	rocksdb_options_set_block_based_table_factory(o->opts, o->table);
 }
 
-static void set_options(const struct pando_rdb_config *c, struct pando_rdb_options *o)
+/* An info LOG file on the store's own disk would abort the daemon once
+ * that disk is full (pando_rdb_logger.cc): RocksDB talks to our log. */
+static int set_logger(const struct pando_rdb_config *c, struct pando_rdb_options *o)
+{
+	rocksdb_logger_t *logger = pando_rdb_logger_new(c->log, c->log_arg);
+
+	if (!logger)
+		return -ENOMEM;
+	rocksdb_options_set_info_log(o->opts, logger);
+	pando_rdb_logger_free(logger);
+	return 0;
+}
+
+static int set_options(const struct pando_rdb_config *c, struct pando_rdb_options *o)
 {
 	o->opts = rocksdb_options_create();
 	rocksdb_options_set_create_if_missing(o->opts, c->create_if_missing);
-	rocksdb_options_set_keep_log_file_num(o->opts, KEEP_LOG_FILES);
 	if (c->max_open_files)
 		rocksdb_options_set_max_open_files(o->opts, c->max_open_files);
 	if (c->max_background_jobs)
@@ -45,6 +56,7 @@ static void set_options(const struct pando_rdb_config *c, struct pando_rdb_optio
 	o->write = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_set_sync(o->write, c->sync_writes);
 	o->read = rocksdb_readoptions_create();
+	return set_logger(c, o);
 }
 
 static bool has_database(const char *path)
@@ -67,7 +79,10 @@ int pando_rdb_open(const char *path, const struct pando_rdb_config *c,
 			rocksdb_mergeoperator_destroy(c->merge_operator);
 		return -ENOENT;
 	}
-	set_options(c, o);
+	if (set_options(c, o) < 0) {
+		pando_rdb_close(db, o);
+		return -ENOMEM;
+	}
 	*db = rocksdb_open(o->opts, path, err);
 	if (!*err)
 		return 0;

@@ -2,8 +2,9 @@
  * (the OSD's object index, the metadata manager's namespace store).
  *
  * The caller fills a struct pando_rdb_config with the tuning that differs
- * between its stores; what every store does alike (log file count, bloom bits, -EBUSY for a database that
- * another process holds) is here.  Every call returns 0 or -errno. */
+ * between its stores; what every store does alike (RocksDB's messages
+ * through the caller's log, bloom bits, -EBUSY for a database that another
+ * process holds) is here.  Every call returns 0 or -errno. */
 #ifndef PANDO_RDB_H
 #define PANDO_RDB_H
 
@@ -11,6 +12,9 @@
 #include <stddef.h>
 
 #include <rocksdb/c.h>
+
+/* One line RocksDB has to say (a warning or worse), without a newline. */
+typedef void pando_rdb_log_fn(void *arg, const char *msg);
 
 struct pando_rdb_config {
 	bool create_if_missing;
@@ -26,6 +30,10 @@ struct pando_rdb_config {
 	rocksdb_mergeoperator_t *merge_operator;
 	int max_successive_merges;    /* 0: RocksDB's default */
 	bool sync_writes;             /* every write durable when it returns */
+	/* Where RocksDB's warnings and errors go, at most 10 lines per 5 s;
+	 * NULL: nowhere.  RocksDB writes no info LOG file of its own. */
+	pando_rdb_log_fn *log;
+	void *log_arg;
 };
 
 /* What RocksDB reads for as long as the database is open.  read and write

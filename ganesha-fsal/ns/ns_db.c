@@ -36,8 +36,13 @@ int db_err(struct ns_store *s, const char *what, char *err)
 
 /* ---- open / close ---------------------------------------------------- */
 
+static void db_log(void *arg, const char *msg)
+{
+	db_say(arg, "%s", msg);
+}
+
 /* What differs from the object store's options, and why. */
-static struct pando_rdb_config db_config(bool create)
+static struct pando_rdb_config db_config(struct ns_store *s, bool create)
 {
 	return (struct pando_rdb_config){
 		.create_if_missing = create,
@@ -62,12 +67,14 @@ static struct pando_rdb_config db_config(bool create)
 		.max_successive_merges = MERGES_MAX,
 		/* Durability comes from syncing the WAL in batches (ns_sync.c). */
 		.sync_writes = false,
+		.log = db_log,
+		.log_arg = s,
 	};
 }
 
 int db_open(struct ns_store *s, const char *dir, bool create)
 {
-	struct pando_rdb_config c = db_config(create);
+	struct pando_rdb_config c = db_config(s, create);
 	char *err;
 	int rc = pando_rdb_open(dir, &c, &s->dbopts, &s->db, &err);
 

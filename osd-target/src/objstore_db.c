@@ -256,6 +256,11 @@ int db_list_ids(struct objstore *s, const uint8_t *prefix, size_t plen, uint64_t
 
 /* ---- open / close ---------------------------------------------------- */
 
+static void db_log(void *arg, const char *msg)
+{
+	log_warn("objstore: %s", msg);
+}
+
 /* What differs from the namespace store's options, and why. */
 static struct pando_rdb_config db_config(bool create)
 {
@@ -271,6 +276,7 @@ static struct pando_rdb_config db_config(bool create)
 		/* A record must be durable before the reply that reports it;
 		 * object data is synced by its own fdatasync. */
 		.sync_writes = true,
+		.log = db_log,
 	};
 }
 

@@ -6,6 +6,7 @@ fills up."""
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -97,3 +98,18 @@ def test_full_target_answers_nospc_and_keeps_data(full_osd: OsdProcess, stable: 
     with osd.nfs3() as c:
         assert c.read_all(keep, 0, len(kept) + 1) == kept
         assert c.read(spare, 0, 10).data == b"room again"
+
+
+def test_a_target_whose_disk_filled_up_stops_cleanly_on_sigterm(
+        full_osd: OsdProcess, pod: Pod, tmp_path: Path) -> None:
+    """RocksDB's own info log lives on the same disk: once a write of it
+    failed, the next line it logged aborted the target (an assertion in
+    Debian's librocksdb), at the latest on SIGTERM.  The osd_factory
+    fixture asserts the clean exit."""
+    osd = full_osd
+    pod.run(["sh", "-c", f"cat /dev/zero > {tmp_path / 'small' / 'filler'}"], check=False)
+    for oid in range(10, 20):
+        osd.tool("create", str(PART), str(oid), check=False)
+        time.sleep(0.7)
+    with osd.nfs3() as c:
+        assert c.getattr(handle_for(osd, PART, KEEP)).status == NFS3_OK

@@ -207,7 +207,7 @@ class SoakCluster:
     def mgr_api(self) -> MgrApi:
         """A running mgr's API (a follower sends writes on to the leader)."""
         mgr = next(m for m in self.mgrs if m.alive())
-        return MgrApi(self.admin.pod, mgr.url)
+        return MgrApi(self.admin.pod, mgr.url, token=mgr.token)
 
     def unhealthy(self) -> str:
         """Why the cluster cannot take one more OSD fault now ("" when it

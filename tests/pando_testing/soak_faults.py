@@ -251,11 +251,16 @@ class Chaos:
         return f
 
     def _post(self, path: str) -> bool:
-        """Whether a mgr took the command (none may lead for a while)."""
+        """Whether a mgr took the command (none may lead for a while); a
+        refusal (a wrong token, a bad request) is the soak's own bug."""
         try:
             self.c.mgr_api().post(path)
             return True
-        except (MgrApiError, OSError, StopIteration):
+        except MgrApiError as e:
+            if 400 <= e.status < 500:
+                raise
+            return False
+        except (OSError, StopIteration):
             return False
 
     def _jobs(self, osd_id: int) -> set[str]:

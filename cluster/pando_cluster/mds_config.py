@@ -15,8 +15,9 @@ from .state import OsdRecord
 MAX_MIRRORS = 2
 WRITTEN_BY = "# written by pando-cluster; edits are replaced by the next `up`"
 
-# dbus-daemon refuses a bus without a policy; this one lets every local
-# user own names and call every method, as ganesha_mgr needs.
+# dbus-daemon refuses a bus without a policy.  Whoever reaches this bus
+# can recall layouts, remove the export or end grace: only root may
+# connect; it may own names and call every method, as ganesha_mgr needs.
 DBUS_CONF = """\
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -25,7 +26,7 @@ DBUS_CONF = """\
   <listen>unix:path={socket}</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
-    <allow user="*"/>
+    <allow user="root"/>
     <allow own="*"/>
     <allow send_destination="*" eavesdrop="true"/>
     <allow receive_sender="*"/>

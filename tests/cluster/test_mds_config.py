@@ -61,6 +61,7 @@ def test_mirrors_and_dbus_policy() -> None:
     conf = render_dbus_conf(Path("/c/mds/dbus.sock"))
     assert "<listen>unix:path=/c/mds/dbus.sock</listen>" in conf
     assert '<allow own="*"/>' in conf
+    assert '<allow user="root"/>' in conf and 'user="*"' not in conf
 
 
 def test_ganesha_bind_addr_resolution_in_a_fresh_network_namespace() -> None:

@@ -120,8 +120,19 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
         written.append(out / TOKEN_FILE)
         todo.insert(0, f"# a new mgr token: copy {out / TOKEN_FILE} (mode 0600) to "
                        f"{where / TOKEN_FILE} on every other host before rendering there")
-    return Rendered(host, written, todo + [f"systemctl enable --now {u}"
-                                           for u in units(conf, host)])
+    return Rendered(host, written, todo + owners(conf, host, where)
+                    + [f"systemctl enable --now {u}" for u in units(conf, host)])
+
+
+def owners(conf: PandoConf, host: Host, where: Path) -> list[str]:
+    """pando-osd and pando-mgr run as the pando user (cluster/systemd):
+    it must own the secrets they read."""
+    mine = [str(conf.key_file)] if any(o.host is host for o in conf.osds()) else []
+    mine += [str(where / TOKEN_FILE)] if host.mgr else []
+    if not mine:
+        return []
+    return ["systemd-sysusers pando.sysusers  # once: cluster/systemd/pando.sysusers",
+            f"chown pando: {' '.join(shlex.quote(m) for m in mine)}"]
 
 
 def units(conf: PandoConf, host: Host) -> list[str]:

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "byteorder.h"
 
@@ -72,11 +73,28 @@ static struct pando_rdb_config db_config(struct ns_store *s, bool create)
 	};
 }
 
+/* The store holds every name and small files' data: its directory is the
+ * owner's alone, made so (RocksDB would make it 0755) or tightened. */
+static void private_dir(struct ns_store *s, const char *dir, bool create)
+{
+	struct stat st;
+
+	if (create && mkdir(dir, 0700) == 0)
+		return;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & 077))
+		return;
+	if (chmod(dir, st.st_mode & 0700) == 0)
+		db_say(s, "%s: was mode %04o, now %04o", dir, st.st_mode & 07777, st.st_mode & 0700);
+}
+
 int db_open(struct ns_store *s, const char *dir, bool create)
 {
 	struct pando_rdb_config c = db_config(s, create);
 	char *err;
-	int rc = pando_rdb_open(dir, &c, &s->dbopts, &s->db, &err);
+	int rc;
+
+	private_dir(s, dir, create);
+	rc = pando_rdb_open(dir, &c, &s->dbopts, &s->db, &err);
 
 	if (rc == -EBUSY) {
 		db_say(s, "%s: %s", dir, err);

@@ -183,6 +183,24 @@ static void test_synced_threads(void)
 	ns_close(s);
 }
 
+/* The store holds every name and small files' data: nobody but its owner
+ * may even list it, whether format made it or an admin made it 0755. */
+static void test_store_directory_is_the_owners_alone(void)
+{
+	char path[128];
+	struct ns_store *s = test_store(path, sizeof(path), NULL);
+	struct stat st;
+
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0700);
+	ns_close(s);
+	CHECK_EQ(chmod(path, 0755), 0);
+	CHECK_EQ(ns_open(path, NULL, &s), 0);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0700);
+	ns_close(s);
+}
+
 int main(void)
 {
 	test_dir_init("store");
@@ -191,6 +209,7 @@ int main(void)
 	test_ids_reserve();
 	test_statfs();
 	test_synced_threads();
+	test_store_directory_is_the_owners_alone();
 	test_dir_done();
 	CHECK_DONE();
 }

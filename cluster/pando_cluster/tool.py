@@ -1,6 +1,7 @@
 """Calls to pando-osd-tool: key generation, formatting, and STATFS."""
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +26,13 @@ def _run(args: list[str], timeout: float) -> str:
 
 
 def genkey(path: Path, key_id: int = 1) -> None:
+    """A new cluster key in path, which must not exist: made 0600 from the
+    start (O_EXCL), never readable by others for a moment, never over an
+    existing key or through a link planted there."""
     text = _run(["genkey", "--id", str(key_id)], timeout=30)
-    path.write_text(text)
-    path.chmod(0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
 
 
 def format_data_dir(data_dir: Path, osd_id: int, key_file: Path) -> None:

@@ -15,6 +15,10 @@
 #include "objio.h"
 #include "ticker.h"
 
+/* Lines any client can cause: at most CLIENT_LOG_BURST per window. */
+#define CLIENT_LOG_WINDOW_S 5
+#define CLIENT_LOG_BURST 10
+
 struct pando_layouts {
 	struct pando_export *exp;
 	struct pando_grants *g;
@@ -184,6 +188,19 @@ static bool osd_answers(struct pando_export *exp, uint32_t id)
 	return osd_conns_ping(exp->conns, id) == 0;
 }
 
+bool pando_layouts_client_may_log(void)
+{
+	static time_t window;
+	static unsigned lines;
+	time_t now = time(NULL);
+
+	/* Races between threads only let a line more or fewer through. */
+	if (__atomic_exchange_n(&window, now / CLIENT_LOG_WINDOW_S, __ATOMIC_RELAXED) !=
+	    now / CLIENT_LOG_WINDOW_S)
+		__atomic_store_n(&lines, 0, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&lines, 1, __ATOMIC_RELAXED) <= CLIENT_LOG_BURST;
+}
+
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum)
 {
@@ -195,26 +212,37 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 	bool refused = status == NFS4ERR_STALE || status == NFS4ERR_ACCESS ||
 		       status == NFS4ERR_BADHANDLE || status == NFS4ERR_PERM ||
 		       status == NFS4ERR_FHEXPIRED;
-	bool answers = osd_answers(l->exp, osd_id);
-	bool stale;
+	bool answers, stale;
 	int rc;
 
 	pando_grants_count_io_error(l->g);
+	/* Only an OSD of the file's own layout: any other id would put a
+	 * damage record (one per id, durable) on components it never saw. */
+	if (!uses_osd(l, ino, osd_id)) {
+		if (pando_layouts_client_may_log())
+			LogInfo(COMPONENT_PNFS,
+				"pando: a client reported an error from OSD %u, which holds no "
+				"component of inode %" PRIu64 ": ignored", osd_id, ino);
+		return;
+	}
+	answers = osd_answers(l->exp, osd_id);
 	/* Linux reports a data server it could not use as NXIO, whether the
 	 * OSD refused the handle or could not be reached: the manager asks. */
 	if (refused || (status == NFS4ERR_NXIO && answers)) {
-		LogInfo(COMPONENT_PNFS,
-			"pando: OSD %u refused a client's handle for inode %" PRIu64
-			" (nfsstat4 %d, op %u): a recalled or fenced layout, not damage",
-			osd_id, ino, status, opnum);
+		if (pando_layouts_client_may_log())
+			LogInfo(COMPONENT_PNFS,
+				"pando: OSD %u refused a client's handle for inode %" PRIu64
+				" (nfsstat4 %d, op %u): a recalled or fenced layout, not damage",
+				osd_id, ino, status, opnum);
 		return;
 	}
 	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !answers;
 	rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
-	LogWarn(COMPONENT_PNFS,
-		"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
-		": component %s, %s", status, opnum, osd_id, ino, stale ? "stale" : "suspect",
-		rc ? "NOT recorded" : "damage recorded");
+	if (pando_layouts_client_may_log())
+		LogWarn(COMPONENT_PNFS,
+			"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
+			": component %s, %s", status, opnum, osd_id, ino,
+			stale ? "stale" : "suspect", rc ? "NOT recorded" : "damage recorded");
 }
 
 /* A NULL call to each OSD: with pNFS the manager hardly talks to the

@@ -47,7 +47,10 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
  * IPv4-mapped or not. */
 int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why);
 /* An error a client reported on an OSD (LAYOUTRETURN body, LAYOUTERROR):
- * a refused handle (a recall, a fence) or damage, recorded. */
+ * ignored unless the OSD holds a component of the file, else a refused
+ * handle (a recall, a fence) or damage, recorded. */
+/* Whether a log line a client caused may go out: at most 10 per 5 s. */
+bool pando_layouts_client_may_log(void);
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum);
 /* The current caller's address: IPv4 as a.b.c.d even when IPv4-mapped. */

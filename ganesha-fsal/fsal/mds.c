@@ -403,6 +403,9 @@ static void note_return_body(struct pando_handle *h, XDR *body)
 			struct pando_devid d;
 
 			memcpy(&d, de->deviceid, sizeof(d));
+			/* Not ours, or 2^32 + an OSD id, which a cast would alias. */
+			if (d.fsal_id != FSAL_ID_EXPERIMENTAL || d.osd_id > UINT32_MAX)
+				continue;
 			pando_layouts_note_io_error(h->exp->layouts, h->ino, (uint32_t)d.osd_id,
 						    de->status, de->opnum);
 		}

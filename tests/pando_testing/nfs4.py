@@ -101,26 +101,53 @@ class Reply:
         return status, body
 
 
-def _layout_segments(u: Unpacker) -> list[tuple[int, int, int]]:
-    out = []
-    for _ in range(u.u32()):
-        off, length, mode = u.u64(), u.u64(), u.u32()
-        u.u32()                 # layout type
-        u.opaque()              # the layout body
-        out.append((off, length, mode))
-    return out
-
-
 @dataclass
 class Layout:
     return_on_close: bool
     stateid: Stateid
     segments: list[tuple[int, int, int]]     # (offset, length, iomode)
+    bodies: list[bytes] = field(default_factory=list)   # each segment's ff_layout4
 
 
 def _layoutget_result(u: Unpacker) -> Layout:
-    roc = u.boolean()
-    return Layout(roc, Stateid.unpack(u), _layout_segments(u))
+    lo = Layout(u.boolean(), Stateid.unpack(u), [])
+    for _ in range(u.u32()):
+        off, length, mode = u.u64(), u.u64(), u.u32()
+        u.u32()                 # layout type
+        lo.segments.append((off, length, mode))
+        lo.bodies.append(u.opaque())
+    return lo
+
+
+def ff_device_ids(body: bytes) -> list[bytes]:
+    """The device ids of a flexfiles layout body (RFC 8435 5.1), every
+    data server of every mirror in order."""
+    u = Unpacker(body)
+    u.u64()                     # ffl_stripe_unit
+    ids = []
+    for _ in range(u.u32()):    # ffl_mirrors
+        for _ in range(u.u32()):    # ffm_data_servers
+            ids.append(u.fixed(16))
+            u.u32()             # ffds_efficiency
+            Stateid.unpack(u)
+            for _ in range(u.u32()):
+                u.opaque()      # ffds_fh_vers
+            u.opaque()          # ffds_user
+            u.opaque()          # ffds_group
+    return ids
+
+
+def ff_ioerr_body(offset: int, length: int, stateid: Stateid,
+                  errors: list[tuple[bytes, int, int]]) -> bytes:
+    """A flexfiles LAYOUTRETURN body (ff_layoutreturn4, RFC 8435 9.3) with
+    one ff_ioerr4 of (device id, nfsstat4, nfs_opnum4) errors and no
+    stats."""
+    p = Packer().u32(1).u64(offset).u64(length)
+    stateid.pack(p)
+    p.u32(len(errors))
+    for devid, status, opnum in errors:
+        p.fixed(devid).u32(status).u32(opnum)
+    return p.u32(0).bytes()
 
 
 def _layoutreturn_result(u: Unpacker) -> Stateid | None:
@@ -284,11 +311,11 @@ class Nfs4Client:
 
     @staticmethod
     def layoutreturn(stateid: Stateid, iomode: int = IOMODE_ANY, offset: int = 0,
-                     length: int = EOF) -> Op:
+                     length: int = EOF, body: bytes = b"") -> Op:
         p = Packer().boolean(False).u32(LAYOUT4_FLEX_FILES).u32(iomode).u32(1)
         p.u64(offset).u64(length)
         stateid.pack(p)
-        p.opaque(b"")
+        p.opaque(body)
         return Op(OP_LAYOUTRETURN, p.bytes(), _layoutreturn_result)
 
     @staticmethod

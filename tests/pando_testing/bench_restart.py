@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from .e2e import KernelClient
 from .nfs3_setup import Nfs3Error
 from .pnfs_tools import PnfsCluster, Rendezvous
-from .pnfsload import PnfsloadError, PnfsloadResult, pnfsload_argv, run_pnfsload, start_pnfsload
+from .pnfsload import (PnfsloadError, PnfsloadResult, pnfsload_argv, progress_of, run_pnfsload,
+                       start_pnfsload)
 from .vm import Scenario, Vm
 
 BLOCK = 16 << 10
@@ -82,11 +83,10 @@ class PnfsloadWriters:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            words = line.split()
-            if len(words) == 4 and words[0] == "progress":
-                i = int(words[1])
-                self.writers[i].times.append(float(words[2]))
-                self.acked[i] = int(words[3])
+            if (p := progress_of(line)) is not None:
+                i, at, acked = p
+                self.writers[i].times.append(at)
+                self.acked[i] = acked
             elif line.startswith("{"):
                 self.result_line = line
 

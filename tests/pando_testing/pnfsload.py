@@ -66,6 +66,15 @@ class PnfsloadResult:
         return from_result(cls, json.loads(line))
 
 
+def progress_of(line: str) -> tuple[int, float, int] | None:
+    """A `progress CLIENT TIME ACKED` line of --progress (client, its
+    CLOCK_MONOTONIC time, the bytes it has acknowledged), else None."""
+    words = line.split()
+    if len(words) != 4 or words[0] != "progress":
+        return None
+    return int(words[1]), float(words[2]), int(words[3])
+
+
 def pnfsload_argv(mds: str, directory: str, clients: int = 1, *, export: str | None = None,
                   ior: str | None = None, mdtest: str | None = None, shared: bool = False,
                   transfer: int | None = None, block: int | None = None, verify: bool = False,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bench_restart import Progress
-from .pnfsload import PnfsloadResult, pnfsload_argv
+from .pnfsload import PnfsloadResult, pnfsload_argv, progress_of
 from .pod import Pod
 from .rack import RackNode
 from .threads import RaisingThread
@@ -88,11 +88,10 @@ class WriterProcess:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            words = line.split()
-            if len(words) == 4 and words[0] == "progress":
-                i = int(words[1])
-                self.writers[i].times.append(float(words[2]))
-                self.acked[i] = int(words[3])
+            if (p := progress_of(line)) is not None:
+                i, at, acked = p
+                self.writers[i].times.append(at)
+                self.acked[i] = acked
             elif line.startswith("{"):
                 self.result = PnfsloadResult.parse(line)
         code = self.proc.wait()

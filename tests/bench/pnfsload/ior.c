@@ -244,10 +244,8 @@ static bool recall_matches(void *arg, const struct nfs4_fh *fh, const struct pan
 {
 	struct ior *s = arg;
 
-	if (fh && (fh->len != s->f.fh.len || memcmp(fh->data, s->f.fh.data, fh->len)))
+	if (!lo_recall_is_ours(&s->f, fh, sid))
 		return false;
-	if (sid)
-		lo_recalled(&s->f, sid);
 	return __atomic_exchange_n(&s->holding, 0, __ATOMIC_ACQ_REL) == 1;
 }
 

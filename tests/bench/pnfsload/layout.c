@@ -290,7 +290,7 @@ int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t of
 	return 0;
 }
 
-void lo_recalled(struct open_file *f, const struct pando_stateid *sid)
+static void lo_recalled(struct open_file *f, const struct pando_stateid *sid)
 {
 	uint32_t held = __atomic_load_n(&f->layout_sid.seqid, __ATOMIC_ACQUIRE);
 
@@ -374,4 +374,14 @@ int lo_return_error(struct client *cl, unsigned slot, struct open_file *f, unsig
 	ret = send_return(cl, slot, f, &body);
 	lo_forget(f);
 	return ret;
+}
+
+bool lo_recall_is_ours(struct open_file *f, const struct nfs4_fh *fh,
+		       const struct pando_stateid *sid)
+{
+	if (fh && (fh->len != f->fh.len || memcmp(fh->data, f->fh.data, fh->len)))
+		return false;
+	if (sid)
+		lo_recalled(f, sid);
+	return true;
 }

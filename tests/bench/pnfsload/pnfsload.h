@@ -90,7 +90,7 @@ struct ds_target {
 struct recall_hook {
 	/* On the receiver thread, under the client's renew_lock: does a
 	 * recall of fh (NULL: every layout) hit it?  If so, mark it recalled.
-	 * A recall of its file also moves its seqid (lo_recalled; sid NULL
+	 * A recall of its file also moves its seqid (lo_recall_is_ours; sid NULL
 	 * with fh NULL). */
 	bool (*matches)(void *arg, const struct nfs4_fh *fh, const struct pando_stateid *sid);
 	/* On the renewer thread: return the recalled layout, on slot. */
@@ -254,9 +254,12 @@ int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomod
 int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
 	      uint64_t length);
 int lo_return(struct client *cl, unsigned slot, struct open_file *f);
-/* A CB_LAYOUTRECALL of f's file: the server moved the layout seqid with
- * it (RFC 8881 12.5.5.2.1.5), and the LAYOUTRETURN must carry that one. */
-void lo_recalled(struct open_file *f, const struct pando_stateid *sid);
+/* A recall hook's test: whether a CB_LAYOUTRECALL of fh (NULL: every
+ * file) is of f's file.  If so, the server moved the layout seqid with it
+ * (RFC 8881 12.5.5.2.1.5; sid, when given), and the LAYOUTRETURN must
+ * carry that one. */
+bool lo_recall_is_ours(struct open_file *f, const struct nfs4_fh *fh,
+		       const struct pando_stateid *sid);
 /* Drops the layout without telling the MDS (it forgot it). */
 void lo_forget(struct open_file *f);
 /* The target of mirror m that holds file offset off. */

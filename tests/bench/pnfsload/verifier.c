@@ -51,10 +51,8 @@ static bool recall_matches(void *arg, const struct nfs4_fh *fh, const struct pan
 {
 	struct verifier *s = arg;
 
-	if (fh && (fh->len != s->f.fh.len || memcmp(fh->data, s->f.fh.data, fh->len)))
+	if (!lo_recall_is_ours(&s->f, fh, sid))
 		return false;
-	if (sid)
-		lo_recalled(&s->f, sid);
 	__atomic_store_n(&s->recalled, 1, __ATOMIC_RELEASE);
 	return true;
 }

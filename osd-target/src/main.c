@@ -185,6 +185,23 @@ static uint64_t fsid_from_uuid(const uint8_t uuid[16])
 	return v;
 }
 
+/* A rotation under way: the directory was formatted for the previous key
+ * and from now on belongs to the current one, so that it still opens once
+ * the previous key is dropped from the key file. */
+static int follow_new_key(struct osd_daemon *d, uint32_t old_id)
+{
+	int rc = objstore_set_key_id(d->ctx.store, d->key.id);
+
+	if (rc) {
+		log_error("%s: cannot record the new cluster key %u: %s", d->cfg.data_dir,
+			  d->key.id, strerror(-rc));
+		return -1;
+	}
+	log_info("%s: cluster key %u replaces key %u (still accepted while the key file "
+		 "names it previous_id)", d->cfg.data_dir, d->key.id, old_id);
+	return 0;
+}
+
 static int open_store(struct osd_daemon *d)
 {
 	const struct objstore_superblock *sb;
@@ -204,9 +221,14 @@ static int open_store(struct osd_daemon *d)
 		return -1;
 	}
 	sb = objstore_superblock(d->ctx.store);
-	if (sb->osd_id != d->cfg.osd_id || sb->key_id != d->key.id) {
-		log_error("%s was formatted for osd %u with key %u, not osd %u with key %u",
-			  d->cfg.data_dir, sb->osd_id, sb->key_id, d->cfg.osd_id, d->key.id);
+	if (sb->osd_id != d->cfg.osd_id || !cluster_key_secret(&d->key, sb->key_id)) {
+		log_error("%s was formatted for osd %u with key %u, not osd %u with key %u%s",
+			  d->cfg.data_dir, sb->osd_id, sb->key_id, d->cfg.osd_id, d->key.id,
+			  d->key.previous_id ? " or its previous key" : "");
+		objstore_close(d->ctx.store);
+		return -1;
+	}
+	if (sb->key_id != d->key.id && follow_new_key(d, sb->key_id)) {
 		objstore_close(d->ctx.store);
 		return -1;
 	}

@@ -13,7 +13,8 @@
 
 /* The commands' files and families are listed in osd_tool.h. */
 static const struct command commands[] = {
-	{ "genkey", "[--id N]", cmd_genkey },
+	{ "genkey", "[--id N] [--previous KEY_FILE]   (a rotation: KEY_FILE's key is kept as previous)",
+	  cmd_genkey },
 	{ "format", "--data-dir DIR --osd-id N   (offline; needs --key-file)", cmd_format },
 	{ "stat", "", cmd_stat },
 	{ "ls", "[PARTITION]", cmd_ls },

@@ -245,6 +245,22 @@ static int open_store(struct osd_daemon *d)
 	return 0;
 }
 
+/* The control program's keys (derived for this target from the cluster
+ * key and, during a rotation, the previous one) and replay cache. */
+static int start_ctl_auth(struct osd_daemon *d)
+{
+	if (ctl_auth_keyring_init(&d->ctx.ctl_keys, &d->key, d->cfg.osd_id)) {
+		log_error("cannot derive the control keys (HMAC failed)");
+		return -1;
+	}
+	d->ctx.replay = ctl_replay_new(CTL_REPLAY_MAX_ENTRIES, CTL_AUTH_MAX_SKEW_S);
+	if (!d->ctx.replay) {
+		log_error("no memory for the control replay cache");
+		return -1;
+	}
+	return 0;
+}
+
 static int start_servers(struct osd_daemon *d)
 {
 	struct rpc_server_config nfs_cfg = {
@@ -409,16 +425,22 @@ int main(int argc, char **argv)
 	block_signals();
 	if (load_key(&d) || open_store(&d))
 		return 1;
+	if (start_ctl_auth(&d)) {
+		objstore_close(d.ctx.store);
+		return 1;
+	}
 	osd_stats_init(&d.stats);
 	d.ctx.stats = &d.stats;
 	start_throttles(&d);
 	if (start_servers(&d)) {
+		ctl_replay_free(d.ctx.replay);
 		objstore_close(d.ctx.store);
 		return 1;
 	}
 	if (start_presence(&d)) {
 		rpc_server_stop(d.nfs);
 		rpc_server_stop(d.ctl);
+		ctl_replay_free(d.ctx.replay);
 		objstore_close(d.ctx.store);
 		return 1;
 	}
@@ -434,6 +456,7 @@ int main(int argc, char **argv)
 	osd_throttle_stop(&d.throttle_write);
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
+	ctl_replay_free(d.ctx.replay);
 	/* After the drain, so the last requests are in. */
 	osd_stats_snapshot(&d.stats, final);
 	osd_stats_log(final, "at shutdown");

@@ -201,6 +201,9 @@ def test_unreachable_or_wrong_target(pod: Pod, osd: OsdProcess, tmp_path: Path) 
     other = write_cluster_key(tmp_path / "other.key", key_id=osd.key.key_id)
     assert_fails(tool(pod, "--ctl", osd.ctl_addr, "--key-file", str(other.path), "stat"),
                  "refused our credential")
+    # the right key, but signed for another target (the default --osd-id is 1)
+    assert_fails(tool(pod, "--ctl", osd.ctl_addr, "--osd-id", "2", *k, "stat"),
+                 "refused our credential: not osd 2 (see --osd-id)")
     # the NFS port speaks RPC, but cannot sign its replies with our key
     assert_fails(tool(pod, "--ctl", f"{osd.host}:{osd.nfs_port}", *k, "stat"),
                  "wrong verifier")

@@ -56,6 +56,11 @@ struct osd_ctx *fuzz_osd_ctx(void)
 	}
 	ctx.key = &key;
 	ctx.osd_id = FUZZ_OSD_ID;
+	ctx.replay = ctl_replay_new(CTL_REPLAY_MAX_ENTRIES, CTL_AUTH_MAX_SKEW_S);
+	if (ctl_auth_keyring_init(&ctx.ctl_keys, &key, FUZZ_OSD_ID) || !ctx.replay) {
+		fprintf(stderr, "fuzz: cannot make the control keys or replay cache\n");
+		exit(1);
+	}
 	memcpy(ctx.verf_base, "fuzzverf", sizeof(ctx.verf_base));
 	ctx.fsid = 0x1234;
 	ctx.stats = &stats;

@@ -183,9 +183,13 @@ static size_t xdr_encode(xdrproc_t proc, void *value, uint8_t *buf)
  * signed call for fuzz_rpc_call. */
 static void ctl_seed(const char *name, uint32_t proc, uint8_t type, xdrproc_t xdr, void *args)
 {
-	struct ctl_auth_cred cred = { .key_id = FUZZ_KEY_ID, .time_s = 1700000000, .nonce = 9 };
+	struct ctl_auth_cred cred = { .key_id = FUZZ_KEY_ID, .osd_id = FUZZ_OSD_ID,
+				      .time_s = 1700000000, .nonce = 9 };
+	struct ctl_auth_hdr hdr = { 7, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc };
 	uint8_t bytes[SEED_MAX], buf[SEED_MAX], c[CTL_AUTH_CRED_LEN], v[CTL_AUTH_VERF_LEN];
 	size_t len = xdr_encode(xdr, args, bytes);
+	struct hmac_piece piece = { bytes, len };
+	struct ctl_auth_key ctl_key;
 	struct xdr_w w;
 
 	put_be32(buf, proc);
@@ -195,7 +199,8 @@ static void ctl_seed(const char *name, uint32_t proc, uint8_t type, xdrproc_t xd
 	seed_sel("fuzz_ctl_args", name, type, bytes, len);
 	if (proc != OSDCTL_READ)
 		return;
-	ctl_auth_sign(&key, 7, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc, &cred, c, v);
+	must(ctl_auth_derive(key.id, key.secret, FUZZ_OSD_ID, &ctl_key), "control key");
+	must(ctl_auth_sign(&ctl_key, &hdr, &cred, &piece, 1, c, v), "signing");
 	xw_init(&w, buf, sizeof(buf));
 	xw_u32(&w, 7);
 	xw_u32(&w, 0);
@@ -209,7 +214,10 @@ static void ctl_seed(const char *name, uint32_t proc, uint8_t type, xdrproc_t xd
 	xw_opaque(&w, v, sizeof(v));
 	xw_fixed(&w, bytes, len);
 	seed("fuzz_rpc_call", "ctl_read", buf, w.len);
-	/* xid, proc, credential, verifier: fuzz_capability's second reading */
+	/* xid, proc, credential, verifier of a call without arguments, signed
+	 * as fuzz_capability's second reading has it (prog AUTH_PANDO, vers 1) */
+	hdr = (struct ctl_auth_hdr){ 7, CTL_AUTH_FLAVOR, 1, proc };
+	must(ctl_auth_sign(&ctl_key, &hdr, &cred, NULL, 0, c, v), "signing");
 	put_be32(buf, 7);
 	put_be32(buf + 4, proc);
 	memcpy(buf + 8, c, sizeof(c));

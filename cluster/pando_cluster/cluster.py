@@ -174,7 +174,7 @@ def _start_osds(st: ClusterState, key: Path, opts: UpOptions, endpoints: str, ui
 
 def _answers(st: ClusterState, rec: OsdRecord) -> bool:
     try:
-        tool.stat(rec.ctl_addr, Path(st.key_file), timeout=2.0)
+        tool.stat(rec.ctl_addr, rec.osd_id, Path(st.key_file), timeout=2.0)
         return True
     except tool.ToolError:
         return False
@@ -188,7 +188,7 @@ def _osd_rows(st: ClusterState) -> list[OsdView]:
             rows.append(OsdView(rec, False, "down"))
             continue
         try:
-            s = tool.stat(rec.ctl_addr, Path(st.key_file), timeout=3.0)
+            s = tool.stat(rec.ctl_addr, rec.osd_id, Path(st.key_file), timeout=3.0)
             rows.append(OsdView(rec, True, "up", s))
         except (tool.ToolError, FileNotFoundError) as e:
             rows.append(OsdView(rec, True, "no answer", error=str(e)))

@@ -67,5 +67,7 @@ def parse_stat(text: str) -> Stat:
     return Stat(fields)
 
 
-def stat(ctl_addr: str, key_file: Path, timeout: float = 5.0) -> Stat:
-    return parse_stat(_run(["stat", "--ctl", ctl_addr, "--key-file", str(key_file)], timeout))
+def stat(ctl_addr: str, osd_id: int, key_file: Path, timeout: float = 5.0) -> Stat:
+    """STATFS of target osd_id (its control key signs the call)."""
+    return parse_stat(_run(["stat", "--ctl", ctl_addr, "--osd-id", str(osd_id),
+                            "--key-file", str(key_file)], timeout))

@@ -241,7 +241,7 @@ struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err)
 	}
 	c = s->conns[i];
 	if (!c) {
-		c = osd_ctl_connect(s->osd.ctl, &p->desc->key, p->opt.timeout_ms, err);
+		c = osd_ctl_connect(s->osd.ctl, &p->desc->key, s->osd.id, p->opt.timeout_ms, err);
 		if (c)
 			s->conns[i] = c;
 		else

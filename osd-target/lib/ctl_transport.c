@@ -62,10 +62,13 @@ struct osd_ctl_client {
 	pthread_mutex_t lock;          /* one call at a time */
 	char host[256];
 	char port[16];
-	struct cluster_key key;
+	struct ctl_auth_key key;       /* the target's control key */
 	int timeout_ms;
 	int fd;                        /* -1 between a broken connection and the next call */
 	uint32_t next_xid;
+	/* From a random start, one per call: no two calls of any client to a
+	 * target share a credential, which the target's replay cache needs. */
+	uint64_t next_nonce;
 	uint8_t *sbuf;                 /* record mark, call header, encoded arguments */
 	size_t scap;
 	uint8_t *rbuf;                 /* the reply record */
@@ -162,7 +165,7 @@ static void conn_close(struct osd_ctl_client *c)
 }
 
 struct osd_ctl_client *osd_ctl_connect(const char *host_port, const struct cluster_key *key,
-				       int timeout_ms, int *err)
+				       uint32_t osd_id, int timeout_ms, int *err)
 {
 	struct osd_ctl_client *c;
 	int rc;
@@ -177,10 +180,13 @@ struct osd_ctl_client *osd_ctl_connect(const char *host_port, const struct clust
 		return NULL;
 	}
 	c->fd = -1;
-	c->key = *key;
 	c->timeout_ms = timeout_ms;
-	rc = pando_hostport_split(host_port, c->host, sizeof(c->host), c->port, sizeof(c->port));
-	if (!rc && getrandom(&c->next_xid, sizeof(c->next_xid), 0) != sizeof(c->next_xid))
+	rc = ctl_auth_derive(key->id, key->secret, osd_id, &c->key);
+	if (!rc)
+		rc = pando_hostport_split(host_port, c->host, sizeof(c->host), c->port,
+					  sizeof(c->port));
+	if (!rc && (getrandom(&c->next_xid, sizeof(c->next_xid), 0) != sizeof(c->next_xid) ||
+		    getrandom(&c->next_nonce, sizeof(c->next_nonce), 0) != sizeof(c->next_nonce)))
 		rc = -EIO;
 	if (!rc)
 		rc = conn_open(c);
@@ -188,6 +194,7 @@ struct osd_ctl_client *osd_ctl_connect(const char *host_port, const struct clust
 		rc = -pthread_mutex_init(&c->lock, NULL);
 	if (rc) {
 		conn_close(c);
+		explicit_bzero(&c->key, sizeof(c->key));
 		free(c);
 		*err = rc;
 		return NULL;
@@ -238,16 +245,20 @@ static int buf_reserve(uint8_t **buf, size_t *cap, size_t need)
 	return pando_grow((void **)buf, cap, need < BUF_MIN ? BUF_MIN : need, 1);
 }
 
-static void encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc,
-			  uint64_t nonce)
+/* The header, signed over the argument bytes that follow it (args: the
+ * encoded arguments, then the tail and its padding, if any). */
+static int encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc,
+			 uint64_t nonce, const struct hmac_piece *args, size_t nargs)
 {
-	struct ctl_auth_cred cred = { .key_id = c->key.id, .time_s = (uint64_t)time(NULL),
-				      .nonce = nonce };
+	struct ctl_auth_cred cred = { .key_id = c->key.key_id, .osd_id = c->key.osd_id,
+				      .time_s = (uint64_t)time(NULL), .nonce = nonce };
+	struct ctl_auth_hdr hdr = { xid, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc };
 	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
 	struct xdr_w x;
+	int rc = ctl_auth_sign(&c->key, &hdr, &cred, args, nargs, cred_body, verf_body);
 
-	ctl_auth_sign(&c->key, xid, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc, &cred, cred_body,
-		      verf_body);
+	if (rc)
+		return rc;
 	xw_init(&x, c->sbuf + MARK_LEN, CALL_HEADER_LEN);
 	xw_u32(&x, xid);
 	xw_u32(&x, MSG_CALL);
@@ -259,6 +270,7 @@ static void encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc,
 	xw_opaque(&x, cred_body, sizeof(cred_body));
 	xw_u32(&x, CTL_AUTH_FLAVOR);
 	xw_opaque(&x, verf_body, sizeof(verf_body));
+	return 0;
 }
 
 /* Encodes the arguments after the header, growing the buffer until they
@@ -293,6 +305,7 @@ static int encode_call(struct osd_ctl_client *c, const struct ctl_call *call, ui
 {
 	static const uint8_t zeros[4];
 	size_t pad = XDR_PAD(call->tail_len) - call->tail_len;
+	struct hmac_piece pieces[3];
 	size_t args_len, body;
 	int rc = buf_reserve(&c->sbuf, &c->scap, BUF_MIN);
 
@@ -300,15 +313,22 @@ static int encode_call(struct osd_ctl_client *c, const struct ctl_call *call, ui
 		rc = encode_args(c, call, &args_len);
 	if (rc)
 		return rc;
-	encode_header(c, xid, call->proc, nonce);
-	body = CALL_HEADER_LEN + args_len + call->tail_len + pad;
-	put_be32(c->sbuf, LAST_FRAGMENT | (uint32_t)body);
 	*niov = 0;
 	iov[(*niov)++] = (struct iovec){ c->sbuf, MARK_LEN + CALL_HEADER_LEN + args_len };
 	if (call->tail_len)
 		iov[(*niov)++] = (struct iovec){ (void *)call->tail, call->tail_len };
 	if (pad)
 		iov[(*niov)++] = (struct iovec){ (void *)zeros, pad };
+	/* The MAC covers every argument byte as sent: iov[0] past the header,
+	 * then the tail and its padding. */
+	pieces[0] = (struct hmac_piece){ c->sbuf + MARK_LEN + CALL_HEADER_LEN, args_len };
+	for (int i = 1; i < *niov; i++)
+		pieces[i] = (struct hmac_piece){ iov[i].iov_base, iov[i].iov_len };
+	rc = encode_header(c, xid, call->proc, nonce, pieces, (size_t)*niov);
+	if (rc)
+		return rc;
+	body = CALL_HEADER_LEN + args_len + call->tail_len + pad;
+	put_be32(c->sbuf, LAST_FRAGMENT | (uint32_t)body);
 	return 0;
 }
 
@@ -365,12 +385,14 @@ static int recv_record(struct osd_ctl_client *c, size_t *len, int64_t deadline)
 	return 0;
 }
 
-/* Checks the reply header: our xid, accepted, the verifier only the key
- * holder can compute, SUCCESS.  *res points at the results. */
+/* Checks the reply: our xid, accepted, and a verifier only the holder of
+ * the target's key can compute over its accept_stat and results, then
+ * SUCCESS.  *res points at the results. */
 static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint64_t nonce,
 		       const uint8_t **res, size_t *res_len)
 {
 	uint8_t want[CTL_AUTH_REPLY_VERF_LEN];
+	struct hmac_piece results;
 	const uint8_t *verf;
 	uint32_t flavor, verf_len, stat;
 	struct xdr_r x;
@@ -385,11 +407,12 @@ static int parse_reply(struct osd_ctl_client *c, size_t len, uint32_t xid, uint6
 	flavor = xr_u32(&x);
 	verf = xr_opaque_ref(&x, RPC_MAX_AUTH, &verf_len);
 	stat = xr_u32(&x);
-	if (x.err)
+	if (x.err || flavor != CTL_AUTH_FLAVOR || verf_len != sizeof(want))
 		return -EPROTO;
-	ctl_auth_reply_verf(&c->key, xid, nonce, want);
-	if (flavor != CTL_AUTH_FLAVOR || verf_len != sizeof(want) ||
-	    !hmac_equal(verf, want, sizeof(want)))
+	results = (struct hmac_piece){ x.p, xr_left(&x) };
+	if (ctl_auth_reply_mac(&c->key, xid, nonce, stat, &results, 1, want))
+		return -EIO;
+	if (!hmac_equal(verf, want, sizeof(want)))
 		return -EPROTO;
 	/* A procedure newer than the target: the stream is still in step. */
 	if (stat == ACCEPT_PROC_UNAVAIL)
@@ -450,10 +473,9 @@ int ctl_call(struct osd_ctl_client *c, const struct ctl_call *call)
 	uint32_t xid;
 	int rc;
 
-	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
-		return -EIO;
 	pthread_mutex_lock(&c->lock);
 	xid = c->next_xid++;
+	nonce = c->next_nonce++;
 	rc = encode_call(c, call, xid, nonce, iov, &niov);
 	if (!rc) {
 		rc = transmit(c, iov, niov, xid, nonce, &res, &res_len);

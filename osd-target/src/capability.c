@@ -12,13 +12,12 @@ static int rights_valid(uint8_t r)
 	return r == CAP_RIGHTS_READ || r == CAP_RIGHTS_RW;
 }
 
-static void cap_mac(const struct cluster_key *key, const uint8_t *signed_bytes,
-		    uint8_t mac[HMAC_SHA256_LEN])
+static int cap_mac(const uint8_t *secret, const uint8_t *signed_bytes,
+		   uint8_t mac[HMAC_SHA256_LEN])
 {
 	struct hmac_piece piece = { signed_bytes, CAP_SIGNED_LEN };
 
-	if (hmac_sha256(key->secret, sizeof(key->secret), &piece, 1, mac))
-		memset(mac, 0, HMAC_SHA256_LEN);
+	return hmac_sha256(secret, CLUSTER_KEY_SECRET_LEN, &piece, 1, mac);
 }
 
 void capability_mint(const struct cluster_key *key, const struct capability *cap,
@@ -35,7 +34,10 @@ void capability_mint(const struct cluster_key *key, const struct capability *cap
 	put_be32(out + 24, cap->cap_version);
 	put_be64(out + 28, cap->expiry);
 	put_be32(out + 36, 0);
-	cap_mac(key, out, mac);
+	/* A failed HMAC leaves zeros, which no target takes for a MAC: it
+	 * computes its own and never accepts on a failure. */
+	if (cap_mac(key->secret, out, mac))
+		memset(mac, 0, sizeof(mac));
 	memcpy(out + CAP_SIGNED_LEN, mac, CAPABILITY_MAC_LEN);
 }
 
@@ -43,14 +45,17 @@ enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t 
 				   size_t len, struct capability *cap)
 {
 	uint8_t mac[HMAC_SHA256_LEN];
+	const uint8_t *secret;
 
 	if (len != CAPABILITY_SIZE || fh[0] != CAPABILITY_FORMAT || !rights_valid(fh[1]) ||
 	    get_be32(fh + 36) != 0)
 		return CAP_MALFORMED;
-	if (get_be16(fh + 2) != key->id)
+	/* The current key, or the previous one during a rotation: handles
+	 * minted before the managers switched keys stay good until then. */
+	secret = cluster_key_secret(key, get_be16(fh + 2));
+	if (!secret)
 		return CAP_UNKNOWN_KEY;
-	cap_mac(key, fh, mac);
-	if (!hmac_equal(mac, fh + CAP_SIGNED_LEN, CAPABILITY_MAC_LEN))
+	if (cap_mac(secret, fh, mac) || !hmac_equal(mac, fh + CAP_SIGNED_LEN, CAPABILITY_MAC_LEN))
 		return CAP_BAD_MAC;
 	cap->rights = fh[1];
 	cap->key_id = get_be16(fh + 2);

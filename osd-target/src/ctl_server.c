@@ -10,6 +10,7 @@
 
 #include "ctl_auth.h"
 #include "log.h"
+#include "rpc_msg.h"
 
 _Static_assert(AUTH_PANDO == CTL_AUTH_FLAVOR, "osd_ctl.x and ctl_auth.h disagree on AUTH_PANDO");
 
@@ -142,43 +143,94 @@ static const char *peer_name(const struct rpc_call *call, char *buf, size_t cap)
 	return buf;
 }
 
-static enum rpc_outcome auth_denial(enum ctl_auth_verdict verdict)
-{
-	switch (verdict) {
-	case CTL_AUTH_REJECTED:
-		return RPC_OUT_AUTH_REJECTEDCRED;
-	case CTL_AUTH_BADVERF:
-		return RPC_OUT_AUTH_BADVERF;
-	default:
-		return RPC_OUT_AUTH_BADCRED;
-	}
-}
+/* Why a call was refused, as the log says it. */
+enum denial {
+	DENIED_BADCRED,
+	DENIED_SKEW,
+	DENIED_BADVERF,
+	DENIED_MAC_FAILED,
+	DENIED_REPLAY,
+	DENIED_STALE,
+	DENIED_NOMEM,
+};
 
-static const char *verdict_name(enum ctl_auth_verdict verdict)
+static const char *const denial_names[] = {
+	[DENIED_BADCRED] = "bad credential (version, unknown key id, or another target's)",
+	[DENIED_SKEW] = "clock skew over 300 s",
+	[DENIED_BADVERF] = "wrong MAC (another key, or the call changed on its way)",
+	[DENIED_MAC_FAILED] = "its MAC could not be computed",
+	[DENIED_REPLAY] = "replayed call (its credential was admitted before)",
+	[DENIED_STALE] = "replayed or too old (older than the full replay cache holds)",
+	[DENIED_NOMEM] = "no memory to remember its credential",
+};
+
+static const enum rpc_outcome denial_outcomes[] = {
+	[DENIED_BADCRED] = RPC_OUT_AUTH_BADCRED,
+	[DENIED_SKEW] = RPC_OUT_AUTH_REJECTEDCRED,
+	[DENIED_BADVERF] = RPC_OUT_AUTH_BADVERF,
+	[DENIED_MAC_FAILED] = RPC_OUT_SYSTEM_ERR,
+	[DENIED_REPLAY] = RPC_OUT_AUTH_REJECTEDCRED,
+	[DENIED_STALE] = RPC_OUT_AUTH_REJECTEDCRED,
+	[DENIED_NOMEM] = RPC_OUT_SYSTEM_ERR,
+};
+
+static enum denial verdict_denial(enum ctl_auth_verdict verdict)
 {
 	switch (verdict) {
-	case CTL_AUTH_OK:
-		return "ok";
-	case CTL_AUTH_BADCRED:
-		return "bad credential or unknown key id";
 	case CTL_AUTH_REJECTED:
-		return "clock skew";
+		return DENIED_SKEW;
 	case CTL_AUTH_BADVERF:
-		return "wrong MAC (another cluster key?)";
+		return DENIED_BADVERF;
+	case CTL_AUTH_ERROR:
+		return DENIED_MAC_FAILED;
+	default:
+		return DENIED_BADCRED;
 	}
-	return "?";
 }
 
 /* Denials are logged, but a stranger must not flood the log with them. */
 static struct log_ratelimit denial_log = LOG_RATELIMIT_INIT(5000, 10);
 
-/* Checks the AUTH_PANDO credential; on success the reply carries the
- * verifier that proves to the caller that we hold the key too. */
-static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc_call *call,
-				     struct rpc_reply *reply)
+static enum rpc_outcome deny(const struct osd_ctx *ctx, const struct rpc_call *call,
+			     enum denial why)
 {
+	char peer[NI_MAXHOST + NI_MAXSERV + 2];
+
+	osd_stats_add(ctx->stats, OSD_STAT_CTL_AUTH_DENIED, 1);
+	if (why == DENIED_REPLAY || why == DENIED_STALE)
+		osd_stats_add(ctx->stats, OSD_STAT_CTL_REPLAYS_REFUSED, 1);
+	log_limited(&denial_log, why == DENIED_MAC_FAILED ? LOG_ERROR : LOG_INFO,
+		    "ctl: %s denied: %s", peer_name(call, peer, sizeof(peer)), denial_names[why]);
+	return denial_outcomes[why];
+}
+
+static struct ctl_auth_msg auth_msg(const struct rpc_call *call)
+{
+	return (struct ctl_auth_msg){
+		.hdr = { call->xid, call->prog, call->vers, call->proc },
+		.cred_flavor = call->cred.flavor, .cred = call->cred.body,
+		.cred_len = call->cred.len, .verf_flavor = call->verf.flavor,
+		.verf = call->verf.body, .verf_len = call->verf.len,
+	};
+}
+
+static const enum denial replay_denials[] = {
+	[CTL_REPLAY_SEEN] = DENIED_REPLAY,
+	[CTL_REPLAY_STALE] = DENIED_STALE,
+	[CTL_REPLAY_NOMEM] = DENIED_NOMEM,
+};
+
+/* Admission's half of AUTH_PANDO: the credential and the header's tag,
+ * the time, and that the credential was never admitted before.  Replays
+ * are refused here, before their arguments are read. */
+static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc_call *call)
+{
+	struct ctl_auth_msg m = auth_msg(call);
+	const struct ctl_auth_key *key;
 	struct ctl_auth_cred cred;
 	enum ctl_auth_verdict verdict;
+	enum ctl_replay_verdict seen;
+	uint64_t now = (uint64_t)time(NULL);
 	char peer[NI_MAXHOST + NI_MAXSERV + 2];
 
 	if (call->cred.flavor != CTL_AUTH_FLAVOR) {
@@ -187,18 +239,12 @@ static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc
 			    call->cred.flavor);
 		return RPC_OUT_AUTH_TOOWEAK;
 	}
-	verdict = ctl_auth_check(ctx->key, call->xid, call->prog, call->vers, call->proc,
-				 call->cred.flavor, call->cred.body, call->cred.len,
-				 call->verf.flavor, call->verf.body, call->verf.len,
-				 (uint64_t)time(NULL), &cred);
-	if (verdict != CTL_AUTH_OK) {
-		log_limited(&denial_log, LOG_INFO, "ctl: %s denied: %s",
-			    peer_name(call, peer, sizeof(peer)), verdict_name(verdict));
-		return auth_denial(verdict);
-	}
-	reply->verf_flavor = CTL_AUTH_FLAVOR;
-	reply->verf_len = CTL_AUTH_REPLY_VERF_LEN;
-	ctl_auth_reply_verf(ctx->key, call->xid, cred.nonce, reply->verf);
+	verdict = ctl_auth_admit(&ctx->ctl_keys, &m, now, &cred, &key);
+	if (verdict != CTL_AUTH_OK)
+		return deny(ctx, call, verdict_denial(verdict));
+	seen = ctl_replay_check(ctx->replay, cred.key_id, cred.time_s, cred.nonce, now);
+	if (seen != CTL_REPLAY_FRESH)
+		return deny(ctx, call, replay_denials[seen]);
 	return RPC_OUT_SUCCESS;
 }
 
@@ -233,14 +279,16 @@ static enum rpc_outcome check_header(const struct osd_ctx *ctx, const struct rpc
 	/* NULL is the ping that needs no key; an AUTH_PANDO NULL is checked
 	 * like any call, which makes it a test of the key as well. */
 	if (call->proc != OSDCTL_NULL || call->cred.flavor == CTL_AUTH_FLAVOR)
-		return authenticate(ctx, call, reply);
+		return authenticate(ctx, call);
 	return RPC_OUT_SUCCESS;
 }
 
-/* Before the arguments are read: a call that is not authenticated (the
- * MAC covers the header and credential, all there is at this point) has
- * them dropped unread, so a stranger's record costs RPC_RECORD_PREAUTH
- * bytes at most.  An unauthenticated NULL has no arguments. */
+/* Before the arguments are read: a call whose header is not authentic
+ * (its tag covers the header and credential, all there is at this point),
+ * out of time or seen before has them dropped unread, so a stranger's or
+ * a replayer's record costs RPC_RECORD_PREAUTH bytes at most.  The MAC
+ * over the arguments is checked once they are in (ctl_dispatch).  An
+ * unauthenticated NULL has no arguments. */
 enum rpc_outcome ctl_admit(void *opaque, const struct rpc_call *call, struct rpc_reply *reply,
 			   size_t *max_args)
 {
@@ -251,20 +299,14 @@ enum rpc_outcome ctl_admit(void *opaque, const struct rpc_call *call, struct rpc
 	return out;
 }
 
-enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+/* Decodes the arguments and runs the procedure. */
+static enum rpc_outcome run(struct osd_ctx *ctx, const struct rpc_call *call,
+			    struct rpc_reply *reply)
 {
-	struct osd_ctx *ctx = opaque;
-	const struct ctl_proc *p;
+	const struct ctl_proc *p = proc_lookup(call->proc);
 	union ctl_args args;
 	enum rpc_outcome out;
 
-	/* Admitted: ctl_admit checked the header and set the verifier. */
-	if (!call->admitted) {
-		out = check_header(ctx, call, reply);
-		if (out != RPC_OUT_SUCCESS)
-			return out;
-	}
-	p = proc_lookup(call->proc);
 	if (!p)
 		return RPC_OUT_PROC_UNAVAIL;
 	memset(&args, 0, sizeof(args));
@@ -277,5 +319,68 @@ enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct 
 	}
 	/* Also after a failed decode: it may have allocated part of a list. */
 	xdr_free(p->xdr_args, &args);
+	/* Before the results are MAC'd: the transport would answer SYSTEM_ERR. */
+	if (out == RPC_OUT_SUCCESS && xw_overflowed(&reply->res)) {
+		log_error("ctl: %s reply overflowed its buffer", p->name);
+		out = RPC_OUT_SYSTEM_ERR;
+	}
 	return out;
+}
+
+/* The reply verifier: a MAC over the xid, the call's nonce, the accept_stat
+ * and the result bytes (res, the payload, its padding), so that the
+ * caller believes no result changed on its way.  Without it the reply is a
+ * SYSTEM_ERR the caller refuses, never one with a MAC of nothing. */
+static enum rpc_outcome sign_reply(const struct ctl_auth_key *key, const struct rpc_call *call,
+				   uint64_t nonce, enum rpc_outcome out, struct rpc_reply *reply)
+{
+	static const uint8_t zeros[4];
+	struct hmac_piece res[3] = { { reply->res.buf, reply->res.len } };
+	size_t nres = 1;
+
+	if (out >= RPC_OUT_AUTH_BADCRED)          /* a denial or no answer: no verifier */
+		return out;
+	if (reply->payload_len) {
+		res[nres++] = (struct hmac_piece){ reply->payload, reply->payload_len };
+		res[nres++] = (struct hmac_piece){ zeros, XDR_PAD(reply->payload_len) -
+							  reply->payload_len };
+	}
+	if (out != RPC_OUT_SUCCESS)
+		nres = 0;
+	if (ctl_auth_reply_mac(key, call->xid, nonce, rpc_msg_accept_stat(out), res, nres,
+			       reply->verf)) {
+		log_error("ctl: proc %u: the reply's MAC could not be computed", call->proc);
+		if (out == RPC_OUT_SYSTEM_ERR ||
+		    ctl_auth_reply_mac(key, call->xid, nonce,
+				       rpc_msg_accept_stat(RPC_OUT_SYSTEM_ERR), NULL, 0, reply->verf))
+			return RPC_OUT_SYSTEM_ERR;
+		out = RPC_OUT_SYSTEM_ERR;
+	}
+	reply->verf_flavor = CTL_AUTH_FLAVOR;
+	reply->verf_len = CTL_AUTH_REPLY_VERF_LEN;
+	return out;
+}
+
+enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct rpc_reply *reply)
+{
+	struct osd_ctx *ctx = opaque;
+	struct ctl_auth_msg m = auth_msg(call);
+	const struct ctl_auth_key *key;
+	struct ctl_auth_cred cred;
+	enum ctl_auth_verdict verdict;
+	enum rpc_outcome out;
+
+	/* Admitted: ctl_admit checked the header, its time and the replay cache. */
+	if (!call->admitted) {
+		out = check_header(ctx, call, reply);
+		if (out != RPC_OUT_SUCCESS)
+			return out;
+	}
+	if (call->cred.flavor != CTL_AUTH_FLAVOR)
+		return run(ctx, call, reply);     /* the unauthenticated NULL */
+	verdict = ctl_auth_check_args(&ctx->ctl_keys, &m, call->args, call->args_len, &cred,
+				      &key);
+	if (verdict != CTL_AUTH_OK)
+		return deny(ctx, call, verdict_denial(verdict));
+	return sign_reply(key, call, cred.nonce, run(ctx, call, reply), reply);
 }

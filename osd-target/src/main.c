@@ -185,6 +185,23 @@ static uint64_t fsid_from_uuid(const uint8_t uuid[16])
 	return v;
 }
 
+/* A rotation under way: the directory was formatted for the previous key
+ * and from now on belongs to the current one, so that it still opens once
+ * the previous key is dropped from the key file. */
+static int follow_new_key(struct osd_daemon *d, uint32_t old_id)
+{
+	int rc = objstore_set_key_id(d->ctx.store, d->key.id);
+
+	if (rc) {
+		log_error("%s: cannot record the new cluster key %u: %s", d->cfg.data_dir,
+			  d->key.id, strerror(-rc));
+		return -1;
+	}
+	log_info("%s: cluster key %u replaces key %u (still accepted while the key file "
+		 "names it previous_id)", d->cfg.data_dir, d->key.id, old_id);
+	return 0;
+}
+
 static int open_store(struct osd_daemon *d)
 {
 	const struct objstore_superblock *sb;
@@ -204,9 +221,14 @@ static int open_store(struct osd_daemon *d)
 		return -1;
 	}
 	sb = objstore_superblock(d->ctx.store);
-	if (sb->osd_id != d->cfg.osd_id || sb->key_id != d->key.id) {
-		log_error("%s was formatted for osd %u with key %u, not osd %u with key %u",
-			  d->cfg.data_dir, sb->osd_id, sb->key_id, d->cfg.osd_id, d->key.id);
+	if (sb->osd_id != d->cfg.osd_id || !cluster_key_secret(&d->key, sb->key_id)) {
+		log_error("%s was formatted for osd %u with key %u, not osd %u with key %u%s",
+			  d->cfg.data_dir, sb->osd_id, sb->key_id, d->cfg.osd_id, d->key.id,
+			  d->key.previous_id ? " or its previous key" : "");
+		objstore_close(d->ctx.store);
+		return -1;
+	}
+	if (sb->key_id != d->key.id && follow_new_key(d, sb->key_id)) {
 		objstore_close(d->ctx.store);
 		return -1;
 	}
@@ -218,6 +240,22 @@ static int open_store(struct osd_daemon *d)
 	if (getrandom(d->ctx.verf_base, sizeof(d->ctx.verf_base), 0) != sizeof(d->ctx.verf_base)) {
 		log_error("no randomness for the write verifier");
 		objstore_close(d->ctx.store);
+		return -1;
+	}
+	return 0;
+}
+
+/* The control program's keys (derived for this target from the cluster
+ * key and, during a rotation, the previous one) and replay cache. */
+static int start_ctl_auth(struct osd_daemon *d)
+{
+	if (ctl_auth_keyring_init(&d->ctx.ctl_keys, &d->key, d->cfg.osd_id)) {
+		log_error("cannot derive the control keys (HMAC failed)");
+		return -1;
+	}
+	d->ctx.replay = ctl_replay_new(CTL_REPLAY_MAX_ENTRIES, CTL_AUTH_MAX_SKEW_S);
+	if (!d->ctx.replay) {
+		log_error("no memory for the control replay cache");
 		return -1;
 	}
 	return 0;
@@ -387,16 +425,22 @@ int main(int argc, char **argv)
 	block_signals();
 	if (load_key(&d) || open_store(&d))
 		return 1;
+	if (start_ctl_auth(&d)) {
+		objstore_close(d.ctx.store);
+		return 1;
+	}
 	osd_stats_init(&d.stats);
 	d.ctx.stats = &d.stats;
 	start_throttles(&d);
 	if (start_servers(&d)) {
+		ctl_replay_free(d.ctx.replay);
 		objstore_close(d.ctx.store);
 		return 1;
 	}
 	if (start_presence(&d)) {
 		rpc_server_stop(d.nfs);
 		rpc_server_stop(d.ctl);
+		ctl_replay_free(d.ctx.replay);
 		objstore_close(d.ctx.store);
 		return 1;
 	}
@@ -412,6 +456,7 @@ int main(int argc, char **argv)
 	osd_throttle_stop(&d.throttle_write);
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
+	ctl_replay_free(d.ctx.replay);
 	/* After the drain, so the last requests are in. */
 	osd_stats_snapshot(&d.stats, final);
 	osd_stats_log(final, "at shutdown");

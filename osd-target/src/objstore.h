@@ -87,6 +87,9 @@ int objstore_open(const char *dir, struct objstore **out);
 /* Syncs everything and frees the store; no obj_ref may be outstanding. */
 void objstore_close(struct objstore *s);
 const struct objstore_superblock *objstore_superblock(const struct objstore *s);
+/* Records that the directory now belongs to cluster key key_id (after a
+ * key rotation); the superblock is replaced atomically.  0 or -errno. */
+int objstore_set_key_id(struct objstore *s, uint32_t key_id);
 int objstore_statfs(struct objstore *s, struct objstore_stat *st);
 /* Removes every partition and object, keeps the superblock identity. */
 int objstore_wipe(struct objstore *s);

@@ -245,9 +245,10 @@ int sb_read(int dirfd, struct objstore_superblock *sb)
 	return rc;
 }
 
-/* tmp file, fsync, rename without replacing, fsync the directory: either
- * the whole superblock is there after a crash or none. */
-static int sb_write(int dirfd, const struct objstore_superblock *sb)
+/* tmp file, fsync, rename (over the old one only when asked), fsync the
+ * directory: either the whole new superblock is there after a crash or
+ * the whole old one. */
+static int sb_write(int dirfd, const struct objstore_superblock *sb, bool replace)
 {
 	char buf[SB_MAX];
 	int len = sb_format(buf, sizeof(buf), sb), rc = 0;
@@ -260,13 +261,25 @@ static int sb_write(int dirfd, const struct objstore_superblock *sb)
 	if (w != len || fsync(fd) < 0)
 		rc = w >= 0 && w < len ? -EIO : errno_io(errno);
 	close(fd);
-	if (!rc && renameat2(dirfd, SB_TMP, dirfd, SB_NAME, RENAME_NOREPLACE) < 0)
+	if (!rc && renameat2(dirfd, SB_TMP, dirfd, SB_NAME, replace ? 0 : RENAME_NOREPLACE) < 0)
 		rc = errno == EEXIST ? -EEXIST : errno_io(errno);
 	if (rc) {
 		unlinkat(dirfd, SB_TMP, 0);
 		return rc;
 	}
 	return fsync_at(dirfd, ".");
+}
+
+int objstore_set_key_id(struct objstore *s, uint32_t key_id)
+{
+	struct objstore_superblock sb = s->sb;
+	int rc;
+
+	sb.key_id = key_id;
+	rc = sb_write(s->dirfd, &sb, true);
+	if (!rc)
+		s->sb = sb;
+	return rc;
 }
 
 /* ---- format ---------------------------------------------------------- */
@@ -297,7 +310,7 @@ int objstore_format(const char *dir, uint32_t osd_id, uint32_t key_id)
 	if (!rc)
 		rc = db_create(dir);
 	if (!rc)
-		rc = sb_write(dirfd, &sb);
+		rc = sb_write(dirfd, &sb, false);
 	close(dirfd);
 	return rc;
 }

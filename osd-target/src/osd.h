@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ctl_auth.h"
+#include "ctl_replay.h"
 #include "objstore.h"
 #include "osd_stats.h"
 #include "osd_throttle.h"
@@ -27,6 +29,10 @@ struct osd_ctx {
 	/* The disk model's buckets; NULL: that direction is unlimited. */
 	struct osd_throttle *throttle_read;
 	struct osd_throttle *throttle_write;
+	/* The control program's: the keys it accepts (key's, derived for
+	 * osd_id) and the credentials it has admitted. */
+	struct ctl_auth_keyring ctl_keys;
+	struct ctl_replay *replay;
 };
 
 /* Waits for the disk model to grant bytes in one direction, counting the

@@ -24,6 +24,8 @@ const char *const osd_stat_names[OSD_STAT_COUNT] = {
 	[OSD_STAT_CTL_WRITE_BYTES] = "ctl_write_bytes",
 	[OSD_STAT_THROTTLE_WAIT_NS_READ] = "throttle_wait_ns_read",
 	[OSD_STAT_THROTTLE_WAIT_NS_WRITE] = "throttle_wait_ns_write",
+	[OSD_STAT_CTL_AUTH_DENIED] = "ctl_auth_denied",
+	[OSD_STAT_CTL_REPLAYS_REFUSED] = "ctl_replays_refused",
 };
 
 void osd_stats_init(struct osd_stats *s)

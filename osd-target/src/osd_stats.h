@@ -38,6 +38,11 @@ enum osd_stat {
 	/* ns requests slept in the disk model's buckets (osd_throttle.h) */
 	OSD_STAT_THROTTLE_WAIT_NS_READ = OSD_STAT_WIRE_COUNT,
 	OSD_STAT_THROTTLE_WAIT_NS_WRITE,
+	/* control calls refused by AUTH_PANDO (credential, time, MAC, replay) */
+	OSD_STAT_CTL_AUTH_DENIED,
+	/* of those, replays: a credential admitted before (or older than what
+	 * a full replay cache still holds) */
+	OSD_STAT_CTL_REPLAYS_REFUSED,
 	OSD_STAT_COUNT
 };
 

@@ -43,7 +43,7 @@ enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
 	return RPC_CALL_OK;
 }
 
-static uint32_t accept_stat(enum rpc_outcome outcome)
+uint32_t rpc_msg_accept_stat(enum rpc_outcome outcome)
 {
 	switch (outcome) {
 	case RPC_OUT_SUCCESS:
@@ -97,7 +97,7 @@ size_t rpc_msg_encode_reply_header(uint8_t *buf, uint32_t xid, enum rpc_outcome 
 	xw_u32(&x, MSG_ACCEPTED);
 	xw_u32(&x, reply->verf_flavor);
 	xw_opaque(&x, reply->verf, reply->verf_len);
-	xw_u32(&x, accept_stat(outcome));
+	xw_u32(&x, rpc_msg_accept_stat(outcome));
 	if (outcome == RPC_OUT_PROG_MISMATCH) {
 		xw_u32(&x, reply->mismatch_low);
 		xw_u32(&x, reply->mismatch_high);

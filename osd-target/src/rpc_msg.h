@@ -18,6 +18,10 @@ enum rpc_call_verdict {
 enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
 					  struct rpc_call *call);
 
+/* The accept_stat an accepted reply carries for `outcome` (SYSTEM_ERR for
+ * the denials, which carry none). */
+uint32_t rpc_msg_accept_stat(enum rpc_outcome outcome);
+
 /* Largest reply header: xid, type, stat, verifier (400), accept stat and
  * a mismatch pair. */
 #define RPC_REPLY_HEADER_MAX (4 * 8 + RPC_MAX_AUTH_BYTES)

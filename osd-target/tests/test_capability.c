@@ -1,9 +1,10 @@
-/* Capabilities (file handles) and AUTH_PANDO: known-answer vectors computed
- * independently (Python hmac over the README layout), tamper detection. */
+/* Capabilities (file handles) and the cluster key file: known-answer
+ * vectors computed independently (Python hmac over the README layout),
+ * tamper detection, a key rotation.  AUTH_PANDO is test_ctl_auth.c's. */
 #include <string.h>
 
+#include "byteorder.h"
 #include "check.h"
-#include "ctl_auth.h"
 #include "pando/capability.h"
 #include "pando/cluster_key.h"
 
@@ -16,6 +17,7 @@ static const uint8_t known_handle[CAPABILITY_SIZE] = {
 
 static void test_key(struct cluster_key *key)
 {
+	memset(key, 0, sizeof(*key));
 	key->id = 1;
 	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
 		key->secret[i] = (uint8_t)i;
@@ -117,43 +119,79 @@ static void test_key_file_parsing(void)
 	CHECK(why != NULL);
 }
 
-static void test_ctl_auth_known_answer(void)
-{
-	static const uint8_t want_verf[CTL_AUTH_VERF_LEN] = {
-		0x49, 0x7e, 0x05, 0xb0, 0x66, 0xcd, 0xc9, 0x0f, 0x98, 0x5f, 0x9e, 0x28, 0xc5, 0x4d,
-		0x37, 0x98, 0x04, 0xf8, 0xc2, 0x0c, 0xe8, 0x48, 0x71, 0x5b, 0xba, 0x74, 0xb3, 0x87,
-		0x1b, 0xb6, 0x7a, 0xb7,
-	};
-	static const uint8_t want_reply[CTL_AUTH_REPLY_VERF_LEN] = {
-		0x44, 0x7a, 0xf1, 0x3b, 0x06, 0xe3, 0x94, 0xc5, 0x62, 0x95, 0xda, 0x52, 0x1d, 0x82,
-		0x78, 0xfb,
-	};
-	struct ctl_auth_cred cred = { 1, 1800000000, 0x0102030405060708ull }, got;
-	struct cluster_key key;
-	uint8_t c[CTL_AUTH_CRED_LEN], v[CTL_AUTH_VERF_LEN], r[CTL_AUTH_REPLY_VERF_LEN];
-	const uint32_t xid = 0xdeadbeef, prog = 0x20504e44;
+#define SECRET_A "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define SECRET_B "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff000102030405060708090a0b0c0d0e0f"
 
-	test_key(&key);
-	ctl_auth_sign(&key, xid, prog, 1, 7, &cred, c, v);
-	CHECK(memcmp(v, want_verf, sizeof(v)) == 0);
-	ctl_auth_reply_verf(&key, xid, cred.nonce, r);
-	CHECK(memcmp(r, want_reply, sizeof(r)) == 0);
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 7, CTL_AUTH_FLAVOR, c, sizeof(c),
-				CTL_AUTH_FLAVOR, v, sizeof(v), 1800000100, &got), CTL_AUTH_OK);
-	CHECK_EQ(got.nonce, cred.nonce);
-	/* Another procedure number: the MAC no longer matches. */
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 8, CTL_AUTH_FLAVOR, c, sizeof(c),
-				CTL_AUTH_FLAVOR, v, sizeof(v), 1800000100, &got), CTL_AUTH_BADVERF);
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 7, CTL_AUTH_FLAVOR, c, sizeof(c),
-				CTL_AUTH_FLAVOR, v, sizeof(v), 1800000000 + 301, &got),
-		 CTL_AUTH_REJECTED);
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 7, 1, c, sizeof(c), CTL_AUTH_FLAVOR, v,
-				sizeof(v), 1800000000, &got), CTL_AUTH_BADCRED);
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 7, CTL_AUTH_FLAVOR, c, sizeof(c) - 1,
-				CTL_AUTH_FLAVOR, v, sizeof(v), 1800000000, &got), CTL_AUTH_BADCRED);
-	key.id = 2;
-	CHECK_EQ(ctl_auth_check(&key, xid, prog, 1, 7, CTL_AUTH_FLAVOR, c, sizeof(c),
-				CTL_AUTH_FLAVOR, v, sizeof(v), 1800000000, &got), CTL_AUTH_BADCRED);
+/* A rotation's key file: the new key, and the one it replaces. */
+static void test_key_file_with_previous_key(void)
+{
+	struct cluster_key key;
+	const char *why = NULL;
+	char text[CLUSTER_KEY_TEXT_MAX];
+
+	CHECK_EQ(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 1\n"
+				   "previous_secret = " SECRET_A "\n", &key, &why), 0);
+	CHECK_EQ(key.id, 2);
+	CHECK_EQ(key.previous_id, 1);
+	CHECK_EQ(key.previous_secret[31], 0x1f);
+	CHECK(cluster_key_secret(&key, 2) == key.secret);
+	CHECK(cluster_key_secret(&key, 1) == key.previous_secret);
+	CHECK(cluster_key_secret(&key, 3) == NULL);
+	CHECK(cluster_key_secret(&key, 0) == NULL);
+	cluster_key_format(&key, text, sizeof(text));
+	CHECK_EQ(cluster_key_parse(text, &key, &why), 0);
+	CHECK_EQ(key.previous_id, 1);
+	CHECK_EQ(key.previous_secret[0], 0);
+	/* without a previous key, id 0 is nobody's */
+	CHECK_EQ(cluster_key_parse("id = 2\nsecret = " SECRET_B "\n", &key, &why), 0);
+	CHECK(cluster_key_secret(&key, 0) == NULL);
+	cluster_key_format(&key, text, sizeof(text));
+	CHECK(strstr(text, "previous") == NULL);
+
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 1\n", &key,
+				&why) < 0);
+	CHECK(strstr(why, "previous_secret") != NULL);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_secret = " SECRET_A
+				"\n", &key, &why) < 0);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 2\n"
+				"previous_secret = " SECRET_A "\n", &key, &why) < 0);
+	CHECK(strstr(why, "differ") != NULL);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 0\n"
+				"previous_secret = " SECRET_A "\n", &key, &why) < 0);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_key = 1\n", &key,
+				&why) < 0);
+	CHECK_EQ(key.id, 0);                    /* a refused file leaves no key behind */
+}
+
+/* During a rotation handles minted with either key verify, and are
+ * minted with the new one; afterwards the old ones are unknown. */
+static void test_capabilities_across_a_rotation(void)
+{
+	struct cluster_key old, rotated, done;
+	struct capability cap;
+	uint8_t fh[CAPABILITY_SIZE];
+
+	test_key(&old);
+	memset(&rotated, 0, sizeof(rotated));
+	rotated.id = 2;
+	memset(rotated.secret, 0xab, sizeof(rotated.secret));
+	rotated.previous_id = old.id;
+	memcpy(rotated.previous_secret, old.secret, sizeof(old.secret));
+	done = rotated;
+	done.previous_id = 0;
+
+	CHECK_EQ(capability_verify(&rotated, known_handle, CAPABILITY_SIZE, &cap), CAP_VALID);
+	CHECK_EQ(cap.key_id, 1);
+	capability_mint(&rotated, &known_cap, fh);
+	CHECK_EQ(get_be16(fh + 2), 2);
+	CHECK_EQ(capability_verify(&rotated, fh, sizeof(fh), &cap), CAP_VALID);
+	CHECK_EQ(capability_verify(&done, fh, sizeof(fh), &cap), CAP_VALID);
+	CHECK_EQ(capability_verify(&old, fh, sizeof(fh), &cap), CAP_UNKNOWN_KEY);
+	CHECK_EQ(capability_verify(&done, known_handle, CAPABILITY_SIZE, &cap), CAP_UNKNOWN_KEY);
+	/* the old id with another secret is a forgery, not the previous key */
+	fh[2] = 0;
+	fh[3] = 1;
+	CHECK_EQ(capability_verify(&rotated, fh, sizeof(fh), &cap), CAP_BAD_MAC);
 }
 
 int main(void)
@@ -163,6 +201,7 @@ int main(void)
 	test_every_bit_flip_rejected();
 	test_malformed();
 	test_key_file_parsing();
-	test_ctl_auth_known_answer();
+	test_key_file_with_previous_key();
+	test_capabilities_across_a_rotation();
 	CHECK_DONE();
 }

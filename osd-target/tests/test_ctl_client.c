@@ -1,10 +1,12 @@
 /* The control-protocol client library against a scripted fake target on
- * loopback: the exact bytes of a call (header, AUTH_PANDO credential and
- * MAC computed here independently with OpenSSL, arguments, WRITE data and
- * padding), and how replies are judged: statuses, a wrong verifier or xid,
- * an oversized READ, STATS from known bytes, a procedure the target does
- * not know, a denial, a timeout, a closed connection, the reconnect on the
- * next call, and one client shared by several threads. */
+ * loopback: the exact bytes of a call (header, AUTH_PANDO credential, its
+ * tag and MAC over the arguments computed here independently with
+ * OpenSSL, arguments, WRITE data and padding), a nonce of its own per
+ * call, and how replies are judged: statuses, a wrong verifier or xid,
+ * results changed on their way, an oversized READ, STATS from known bytes,
+ * a procedure the target does not know, a denial, a timeout, a closed
+ * connection, the reconnect on the next call, and one client shared by
+ * several threads. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
@@ -24,15 +26,18 @@
 #define PROG 0x20504e44u
 #define FLAVOR 0x50414e44u
 #define KEY_ID 3
+#define OSD_ID 5
+#define CALL_HEAD 116                 /* up to the arguments: cred 28, verf 48 */
 
 static struct cluster_key test_key;
+static uint8_t ctl_key[32];           /* osd 5's control key, derived in main */
 
 /* ---- the fake target ---------------------------------------------------------- */
 
 struct call_seen {
 	uint32_t xid, rpcvers, prog, vers, proc;
 	uint32_t cred_flavor, cred_len, verf_flavor, verf_len;
-	uint8_t cred[20], verf[32];
+	uint8_t cred[28], verf[48];
 	uint64_t nonce;
 	const uint8_t *args;
 	size_t args_len;
@@ -89,11 +94,43 @@ static size_t read_record(int fd, uint8_t *buf, size_t cap)
 	return len;
 }
 
+/* HMAC-SHA256 with the control key over label | head | tail. */
+static void ctl_hmac(const char *label, const uint8_t *head, size_t head_len,
+		     const uint8_t *tail, size_t tail_len, uint8_t out[32])
+{
+	static uint8_t msg[8192];
+	size_t l = strlen(label);
+	unsigned int mac_len = 0;
+
+	CHECK(l + head_len + tail_len <= sizeof(msg));
+	memcpy(msg, label, l);
+	memcpy(msg + l, head, head_len);
+	if (tail_len)
+		memcpy(msg + l + head_len, tail, tail_len);
+	HMAC(EVP_sha256(), ctl_key, sizeof(ctl_key), msg, l + head_len + tail_len, out, &mac_len);
+}
+
+/* The call's tag and MAC, as proto/osd_ctl.x defines them. */
+static void check_call_mac(const struct call_seen *c)
+{
+	uint8_t head[16 + 28], mac[32];
+
+	put_be32(head, c->xid);
+	put_be32(head + 4, c->prog);
+	put_be32(head + 8, c->vers);
+	put_be32(head + 12, c->proc);
+	memcpy(head + 16, c->cred, 28);
+	ctl_hmac("pando-ctl-hdr", head, sizeof(head), NULL, 0, mac);
+	CHECK_MEM(c->verf, mac, 16);
+	ctl_hmac("pando-ctl-call", head, sizeof(head), c->args, c->args_len, mac);
+	CHECK_MEM(c->verf + 16, mac, 32);
+}
+
 static void parse_call(const uint8_t *rec, size_t len, struct call_seen *c)
 {
 	memset(c, 0, sizeof(*c));
-	CHECK(len >= 92);
-	if (len < 92) {
+	CHECK(len >= CALL_HEAD);
+	if (len < CALL_HEAD) {
 		c->args = rec;
 		return;
 	}
@@ -105,30 +142,31 @@ static void parse_call(const uint8_t *rec, size_t len, struct call_seen *c)
 	c->proc = get_be32(rec + 20);
 	c->cred_flavor = get_be32(rec + 24);
 	c->cred_len = get_be32(rec + 28);
-	memcpy(c->cred, rec + 32, 20);
-	c->verf_flavor = get_be32(rec + 52);
-	c->verf_len = get_be32(rec + 56);
-	memcpy(c->verf, rec + 60, 32);
-	c->nonce = get_be64(c->cred + 12);
-	c->args = rec + 92;
-	c->args_len = len - 92;
+	memcpy(c->cred, rec + 32, 28);
+	c->verf_flavor = get_be32(rec + 60);
+	c->verf_len = get_be32(rec + 64);
+	memcpy(c->verf, rec + 68, 48);
+	c->nonce = get_be64(c->cred + 20);
+	c->args = rec + CALL_HEAD;
+	c->args_len = len - CALL_HEAD;
+	check_call_mac(c);
 }
 
 /* What the target's reply verifier must be, computed without ctl_auth.c. */
-static void reply_verf(uint32_t xid, uint64_t nonce, uint8_t out[16])
+static void reply_verf(uint32_t xid, uint64_t nonce, uint32_t stat, const uint8_t *res,
+		       size_t res_len, uint8_t out[32])
 {
-	uint8_t msg[11 + 12], mac[32];
-	unsigned int mac_len = 0;
+	uint8_t head[16];
 
-	memcpy(msg, "pando-reply", 11);
-	put_be32(msg + 11, xid);
-	put_be64(msg + 15, nonce);
-	HMAC(EVP_sha256(), test_key.secret, sizeof(test_key.secret), msg, sizeof(msg), mac,
-	     &mac_len);
-	memcpy(out, mac, 16);
+	put_be32(head, xid);
+	put_be64(head + 4, nonce);
+	put_be32(head + 12, stat);
+	ctl_hmac("pando-ctl-reply", head, sizeof(head), res, res_len, out);
 }
 
-enum verf_kind { VERF_RIGHT, VERF_WRONG };
+/* RIGHT: the target's verifier; WRONG: one bit off; CHANGED: right for
+ * the results, whose last byte is then changed on the way. */
+enum verf_kind { VERF_RIGHT, VERF_WRONG, VERF_CHANGED };
 
 static void send_reply(int fd, uint32_t xid, uint64_t nonce, enum verf_kind kind,
 		       const uint8_t *res, size_t res_len)
@@ -136,18 +174,20 @@ static void send_reply(int fd, uint32_t xid, uint64_t nonce, enum verf_kind kind
 	uint8_t buf[256];
 	size_t n = 0;
 
-	CHECK(res_len + 48 <= sizeof(buf));
+	CHECK(res_len + 60 <= sizeof(buf));
 	put_be32(buf + 4, xid);
 	put_be32(buf + 8, 1);                           /* REPLY */
 	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
 	put_be32(buf + 16, FLAVOR);
-	put_be32(buf + 20, 16);
-	reply_verf(xid, nonce, buf + 24);
+	put_be32(buf + 20, 32);
+	reply_verf(xid, nonce, 0, res, res_len, buf + 24);
 	if (kind == VERF_WRONG)
 		buf[24] ^= 1;
-	put_be32(buf + 40, 0);                          /* SUCCESS */
-	memcpy(buf + 44, res, res_len);
-	n = 44 + res_len;
+	put_be32(buf + 56, 0);                          /* SUCCESS */
+	memcpy(buf + 60, res, res_len);
+	n = 60 + res_len;
+	if (kind == VERF_CHANGED)
+		buf[n - 1] ^= 1;
 	put_be32(buf, 0x80000000u | (uint32_t)(n - 4));
 	CHECK_EQ(write(fd, buf, n), (long long)n);
 }
@@ -164,16 +204,16 @@ static void send_status(int fd, const struct call_seen *c, uint32_t status)
  * target answers to a procedure it does not have. */
 static void send_proc_unavail(int fd, uint32_t xid, uint64_t nonce)
 {
-	uint8_t buf[44];
+	uint8_t buf[60];
 
-	put_be32(buf, 0x80000000u | 40);
+	put_be32(buf, 0x80000000u | 56);
 	put_be32(buf + 4, xid);
 	put_be32(buf + 8, 1);                           /* REPLY */
 	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
 	put_be32(buf + 16, FLAVOR);
-	put_be32(buf + 20, 16);
-	reply_verf(xid, nonce, buf + 24);
-	put_be32(buf + 40, 3);                          /* PROC_UNAVAIL */
+	put_be32(buf + 20, 32);
+	reply_verf(xid, nonce, 3, NULL, 0, buf + 24);
+	put_be32(buf + 56, 3);                          /* PROC_UNAVAIL */
 	CHECK_EQ(write(fd, buf, sizeof(buf)), (long long)sizeof(buf));
 }
 
@@ -259,38 +299,35 @@ static int finish(struct pending *p)
 
 static void test_call_bytes(struct osd_ctl_client *c, int fd)
 {
-	uint8_t rec[4096], cred_msg[36], mac[32];
-	unsigned int mac_len = 0;
+	uint8_t rec[4096];
 	struct call_seen s;
 	struct pending p;
-	uint64_t now = (uint64_t)time(NULL);
-	size_t len;
+	uint64_t now = (uint64_t)time(NULL), first_nonce = 0;
 
-	start(&p, c, OP_MKPART);
-	len = read_record(fd, rec, sizeof(rec));
-	parse_call(rec, len, &s);
-	CHECK_EQ(s.rpcvers, 2);
-	CHECK_EQ(s.prog, PROG);
-	CHECK_EQ(s.vers, 1);
-	CHECK_EQ(s.proc, 3);                             /* CREATE_PARTITION */
-	CHECK_EQ(s.cred_flavor, FLAVOR);
-	CHECK_EQ(s.cred_len, 20);
-	CHECK_EQ(get_be32(s.cred), KEY_ID);
-	CHECK(get_be64(s.cred + 4) + 5 >= now && get_be64(s.cred + 4) <= now + 5);
-	CHECK_EQ(s.verf_flavor, FLAVOR);
-	CHECK_EQ(s.verf_len, 32);
-	put_be32(cred_msg, s.xid);
-	put_be32(cred_msg + 4, PROG);
-	put_be32(cred_msg + 8, 1);
-	put_be32(cred_msg + 12, 3);
-	memcpy(cred_msg + 16, s.cred, 20);
-	HMAC(EVP_sha256(), test_key.secret, sizeof(test_key.secret), cred_msg, sizeof(cred_msg),
-	     mac, &mac_len);
-	CHECK(memcmp(mac, s.verf, 32) == 0);
-	CHECK_EQ(s.args_len, 8);
-	CHECK(memcmp(s.args, "\1\2\3\4\5\6\7\10", 8) == 0);
-	send_status(fd, &s, 0);
-	CHECK_EQ(finish(&p), 0);
+	for (int i = 0; i < 2; i++) {
+		start(&p, c, OP_MKPART);
+		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);   /* tag and MAC checked */
+		CHECK_EQ(s.rpcvers, 2);
+		CHECK_EQ(s.prog, PROG);
+		CHECK_EQ(s.vers, 1);
+		CHECK_EQ(s.proc, 3);                     /* CREATE_PARTITION */
+		CHECK_EQ(s.cred_flavor, FLAVOR);
+		CHECK_EQ(s.cred_len, 28);
+		CHECK_EQ(get_be32(s.cred), 2);           /* version */
+		CHECK_EQ(get_be32(s.cred + 4), KEY_ID);
+		CHECK_EQ(get_be32(s.cred + 8), OSD_ID);
+		CHECK(get_be64(s.cred + 12) + 5 >= now && get_be64(s.cred + 12) <= now + 5);
+		CHECK_EQ(s.verf_flavor, FLAVOR);
+		CHECK_EQ(s.verf_len, 48);
+		CHECK_EQ(s.args_len, 8);
+		CHECK(memcmp(s.args, "\1\2\3\4\5\6\7\10", 8) == 0);
+		/* every call a nonce of its own: the target refuses one seen before */
+		if (i)
+			CHECK(s.nonce != first_nonce);
+		first_nonce = s.nonce;
+		send_status(fd, &s, 0);
+		CHECK_EQ(finish(&p), 0);
+	}
 }
 
 static void test_write_data_and_padding(struct osd_ctl_client *c, int fd)
@@ -514,6 +551,27 @@ static int test_untrusted_reply(struct osd_ctl_client *c, int lfd, int fd, bool 
 	return expect_reconnect(c, lfd, fd);
 }
 
+/* Results changed on their way (a counter of STATS, the status of a
+ * MKPART): the verifier covers them, so the reply is not believed. */
+static int test_changed_results(struct osd_ctl_client *c, int lfd, int fd)
+{
+	uint8_t rec[4096], res[4 + 16 * 8] = { 0 };
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_STATS);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_reply(fd, s.xid, s.nonce, VERF_CHANGED, res, sizeof(res));
+	CHECK_EQ(finish(&p), -EPROTO);
+	fd = expect_reconnect(c, lfd, fd);
+	start(&p, c, OP_MKPART);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	put_be32(res, 2);                                /* NOENT, changed to 3 */
+	send_reply(fd, s.xid, s.nonce, VERF_CHANGED, res, 4);
+	CHECK_EQ(finish(&p), -EPROTO);
+	return expect_reconnect(c, lfd, fd);
+}
+
 static void test_denied_keeps_connection(struct osd_ctl_client *c, int fd)
 {
 	uint8_t rec[4096];
@@ -650,18 +708,21 @@ int main(void)
 	struct osd_ctl_client *c;
 	char addr[32];
 	uint16_t port = 0;
+	unsigned int key_len = 0;
 	int lfd, fd, err;
 
 	test_key.id = KEY_ID;
 	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
 		test_key.secret[i] = (uint8_t)i;
+	HMAC(EVP_sha256(), test_key.secret, sizeof(test_key.secret),
+	     (const unsigned char *)"pando-ctl osd 5", 15, ctl_key, &key_len);
 	lfd = listen_loopback(&port);
 	CHECK(lfd >= 0);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
 
-	CHECK(osd_ctl_connect("no-port", &test_key, 300, &err) == NULL);
+	CHECK(osd_ctl_connect("no-port", &test_key, OSD_ID, 300, &err) == NULL);
 	CHECK_EQ(err, -EINVAL);
-	c = osd_ctl_connect(addr, &test_key, 300, &err);
+	c = osd_ctl_connect(addr, &test_key, OSD_ID, 300, &err);
 	CHECK(c != NULL);
 	if (!c)
 		CHECK_DONE();
@@ -679,6 +740,7 @@ int main(void)
 	test_denied_keeps_connection(c, fd);
 	fd = test_untrusted_reply(c, lfd, fd, false);
 	fd = test_untrusted_reply(c, lfd, fd, true);
+	fd = test_changed_results(c, lfd, fd);
 	fd = test_timeout_then_reconnect(c, lfd, fd);
 	fd = test_peer_closes(c, lfd, fd);
 

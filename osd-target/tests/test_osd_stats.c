@@ -79,20 +79,26 @@ static void test_stats_call_bytes(void)
 	struct cluster_key key = { .id = 9 };
 	struct osd_stats s;
 	struct osd_ctx ctx = { .key = &key, .osd_id = 1, .stats = &s };
-	struct ctl_auth_cred cred = { .key_id = 9, .time_s = (uint64_t)time(NULL), .nonce = 77 };
+	struct ctl_auth_cred cred = { .key_id = 9, .osd_id = 1, .time_s = (uint64_t)time(NULL),
+				      .nonce = 77 };
+	struct ctl_auth_hdr hdr = { 5, PROG, 1, 14 };
 	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
 	uint8_t res[RPC_REPLY_RES_CAP], want_verf[CTL_AUTH_REPLY_VERF_LEN];
 	struct rpc_call call = { .xid = 5, .prog = PROG, .vers = 1, .proc = 14 };
+	struct hmac_piece results;
 	struct rpc_reply reply;
 
 	memset(key.secret, 0x42, sizeof(key.secret));
+	CHECK_EQ(ctl_auth_keyring_init(&ctx.ctl_keys, &key, 1), 0);
+	ctx.replay = ctl_replay_new(16, CTL_AUTH_MAX_SKEW_S);
 	osd_stats_init(&s);
 	s.started_ns = 0x1122334455667788ull;
 	for (int i = 0; i < OSD_STAT_COUNT; i++)
 		osd_stats_add(&s, (enum osd_stat)i, 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
-	/* the throttle waits are not on the wire: STATS cannot grow */
+	/* the throttle waits and denials are not on the wire: STATS cannot grow */
 	CHECK_EQ(OSD_STAT_WIRE_COUNT, 15);
-	ctl_auth_sign(&key, call.xid, PROG, 1, 14, &cred, cred_body, verf_body);
+	CHECK_EQ(ctl_auth_sign(&ctx.ctl_keys.keys[0], &hdr, &cred, NULL, 0, cred_body, verf_body),
+		 0);
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_body };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_body };
 	memset(&reply, 0, sizeof(reply));
@@ -106,17 +112,24 @@ static void test_stats_call_bytes(void)
 	/* then the counters in osd_ctl.x's order, which is the enum's */
 	for (int i = 0; i < OSD_STAT_WIRE_COUNT; i++)
 		CHECK_EQ(get_be64(res + 12 + 8 * i), 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
-	ctl_auth_reply_verf(&key, call.xid, cred.nonce, want_verf);
+	/* the reply's MAC covers these results */
+	results = (struct hmac_piece){ res, reply.res.len };
+	ctl_auth_reply_mac(&ctx.ctl_keys.keys[0], call.xid, cred.nonce, 0, &results, 1, want_verf);
 	CHECK_EQ(reply.verf_flavor, CTL_AUTH_FLAVOR);
 	CHECK_EQ(reply.verf_len, sizeof(want_verf));
 	CHECK_MEM(reply.verf, want_verf, sizeof(want_verf));
 
-	/* no arguments means none: a trailing word is GARBAGE_ARGS */
+	/* no arguments means none: a trailing word is GARBAGE_ARGS (a new
+	 * call, its MAC over that word) */
 	call.args = res;
 	call.args_len = 4;
+	results = (struct hmac_piece){ res, 4 };
+	cred.nonce++;
+	ctl_auth_sign(&ctx.ctl_keys.keys[0], &hdr, &cred, &results, 1, cred_body, verf_body);
 	memset(&reply, 0, sizeof(reply));
 	xw_init(&reply.res, res + 1024, sizeof(res) - 1024);
 	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_GARBAGE_ARGS);
+	ctl_replay_free(ctx.replay);
 }
 
 int main(void)

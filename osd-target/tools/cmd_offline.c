@@ -9,35 +9,70 @@
 #include "osd_tool.h"
 #include "pando/capability.h"
 
+struct genkey_opts {
+	uint32_t id;              /* 0: 1, or the previous key's id + 1 */
+	const char *previous;     /* the key file being replaced */
+};
+
 static int opt_genkey(struct tool *t, int opt, const char *arg, void *ctx)
 {
-	uint32_t *id = ctx;
+	struct genkey_opts *o = ctx;
 
-	if (parse_u32(arg, id) || *id == 0 || *id > UINT16_MAX) {
+	if (opt == 'p') {
+		o->previous = arg;
+		return 0;
+	}
+	if (parse_u32(arg, &o->id) || o->id == 0 || o->id > UINT16_MAX) {
 		fail(t, "--id wants 1..65535, not '%s'", arg);
 		return -1;
 	}
 	return 0;
 }
 
+/* A rotation's new key: the current key of the file it replaces becomes
+ * its previous one, and its id must differ (by default the next one). */
+static int load_previous(struct tool *t, struct genkey_opts *o, struct cluster_key *old)
+{
+	const char *why = NULL;
+	int rc = cluster_key_load(o->previous, old, &why);
+
+	if (rc)
+		return fail(t, "cannot load key file %s: %s", o->previous,
+			    why ? why : strerror(-rc));
+	if (!o->id)
+		o->id = old->id % UINT16_MAX + 1;
+	if (o->id == old->id)
+		return fail(t, "--id %u is the previous key's: a new key needs a new id", o->id);
+	return 0;
+}
+
 int cmd_genkey(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "id", required_argument, NULL, 'i' },
+					      { "previous", required_argument, NULL, 'p' },
 					      COMMON_OPTIONS, { 0 } };
-	struct cluster_key key;
-	char text[160];
-	uint32_t id = 1;
-	int first = parse_options(t, argc, argv, "", opts, opt_genkey, &id);
+	struct genkey_opts o = { 0 };
+	struct cluster_key key, old = { 0 };
+	char text[CLUSTER_KEY_TEXT_MAX];
+	int first = parse_options(t, argc, argv, "", opts, opt_genkey, &o);
+	int rc = 0;
 
 	if (first < 0 || positional(t, argc, argv, first, 0, 0) < 0)
 		return 1;
-	if (cluster_key_generate((uint16_t)id, &key))
-		return fail(t, "no randomness available");
-	cluster_key_format(&key, text, sizeof(text));
+	if (o.previous)
+		rc = load_previous(t, &o, &old);
+	if (!rc && cluster_key_generate((uint16_t)(o.id ? o.id : 1), &key))
+		rc = fail(t, "no randomness available");
+	if (!rc) {
+		key.previous_id = old.id;
+		memcpy(key.previous_secret, old.secret, sizeof(old.secret));
+		cluster_key_format(&key, text, sizeof(text));
+		fputs(text, stdout);
+		explicit_bzero(text, sizeof(text));
+	}
 	explicit_bzero(&key, sizeof(key));
-	fputs(text, stdout);
-	explicit_bzero(text, sizeof(text));
-	return 0;
+	explicit_bzero(&old, sizeof(old));
+	return rc;
 }
 
 struct format_opts {

@@ -13,6 +13,7 @@
 
 #define PROG "pando-osd-tool"
 #define DEFAULT_CTL "127.0.0.1:20591"
+#define DEFAULT_OSD_ID 1             /* the target DEFAULT_CTL is in osd.1.conf */
 #define CHUNK OSD_CTL_CLIENT_MAX_DATA
 
 struct command;
@@ -21,6 +22,7 @@ struct tool {
 	const struct command *command;
 	const char *cmd;             /* the command's name, for messages */
 	const char *ctl;
+	uint32_t osd_id;             /* the target's: its control key is derived for it */
 	const char *key_file;
 	int timeout_ms;
 	struct cluster_key key;
@@ -34,9 +36,11 @@ struct command {
 };
 
 /* The options every command accepts, before or after its name. */
-enum { OPT_CTL = 1000, OPT_KEY_FILE, OPT_TIMEOUT, OPT_HELP };
+enum { OPT_CTL = 1000, OPT_OSD_ID, OPT_KEY_FILE, OPT_TIMEOUT, OPT_HELP };
+/* format and mint-handle list their own --osd-id first, which getopt takes. */
 #define COMMON_OPTIONS \
 	{ "ctl", required_argument, NULL, OPT_CTL }, \
+	{ "osd-id", required_argument, NULL, OPT_OSD_ID }, \
 	{ "key-file", required_argument, NULL, OPT_KEY_FILE }, \
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT }, \
 	{ "help", no_argument, NULL, OPT_HELP }

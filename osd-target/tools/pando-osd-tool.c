@@ -1,7 +1,8 @@
 /* pando-osd-tool: administer one OSD target over the control protocol, or
  * a data directory offline.
  *
- *   pando-osd-tool [--ctl HOST:PORT] [--key-file FILE] [--timeout S] COMMAND ARGS
+ *   pando-osd-tool [--ctl HOST:PORT] [--osd-id N] [--key-file FILE] [--timeout S]
+ *                  COMMAND ARGS
  *
  * Every error goes to stderr as one line and exits 1. */
 #include <getopt.h>
@@ -13,7 +14,8 @@
 
 /* The commands' files and families are listed in osd_tool.h. */
 static const struct command commands[] = {
-	{ "genkey", "[--id N]", cmd_genkey },
+	{ "genkey", "[--id N] [--previous KEY_FILE]   (a rotation: KEY_FILE's key is kept as previous)",
+	  cmd_genkey },
 	{ "format", "--data-dir DIR --osd-id N   (offline; needs --key-file)", cmd_format },
 	{ "stat", "", cmd_stat },
 	{ "ls", "[PARTITION]", cmd_ls },
@@ -38,18 +40,20 @@ static const struct command commands[] = {
 
 void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [--ctl HOST:PORT] [--key-file FILE] [--timeout SECONDS] COMMAND ...\n\n"
+	fprintf(f, "usage: %s [--ctl HOST:PORT] [--osd-id N] [--key-file FILE] [--timeout SECONDS] "
+		"COMMAND ...\n\n"
 		"commands:\n", PROG);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %s %s\n", c->name, c->usage);
-	fprintf(f, "\n--ctl defaults to %s; --timeout (per call) to 30 s.\n"
-		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n", DEFAULT_CTL);
+	fprintf(f, "\n--ctl defaults to %s and --osd-id (the target's id there, whose control "
+		"key\nsigns the calls) to %d; --timeout (per call) to 30 s.\n"
+		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n", DEFAULT_CTL, DEFAULT_OSD_ID);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { COMMON_OPTIONS, { 0 } };
-	struct tool t = { .timeout_ms = 30000 };
+	struct tool t = { .timeout_ms = 30000, .osd_id = DEFAULT_OSD_ID };
 	const struct command *c;
 	int first, rc;
 

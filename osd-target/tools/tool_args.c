@@ -90,6 +90,12 @@ int common_option(struct tool *t, int opt, const char *arg)
 	case OPT_CTL:
 		t->ctl = arg;
 		return 0;
+	case OPT_OSD_ID:
+		if (parse_u32(arg, &t->osd_id)) {
+			fail(t, "--osd-id wants a number, not '%s'", arg);
+			return -1;
+		}
+		return 0;
 	case OPT_KEY_FILE:
 		t->key_file = arg;
 		return 0;

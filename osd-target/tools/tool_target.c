@@ -30,7 +30,7 @@ int connect_target(struct tool *t)
 
 	if (load_key(t))
 		return -1;
-	t->client = osd_ctl_connect(ctl, &t->key, t->timeout_ms, &rc);
+	t->client = osd_ctl_connect(ctl, &t->key, t->osd_id, t->timeout_ms, &rc);
 	if (!t->client) {
 		if (rc == -EINVAL)
 			fail(t, "--ctl wants HOST:PORT, not '%s'", ctl);
@@ -40,8 +40,8 @@ int connect_target(struct tool *t)
 	}
 	rc = osd_ctl_null(t->client);
 	if (rc == -EACCES)
-		fail(t, "%s refused our credential: another cluster key (id %u), or clocks "
-		     "more than 300 s apart", ctl, t->key.id);
+		fail(t, "%s refused our credential: not osd %u (see --osd-id), another cluster "
+		     "key (id %u), or clocks more than 300 s apart", ctl, t->osd_id, t->key.id);
 	else if (rc == -EPROTO)
 		fail(t, "%s answered with a wrong verifier: it does not hold our cluster key, "
 		     "or is not a pando-osd control port", ctl);

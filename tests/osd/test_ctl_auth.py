@@ -1,6 +1,9 @@
 """AUTH_PANDO on the control port: who is let in, who is turned away with
 which auth_stat, and the reply verifier that proves the target holds the
-key too (the header comment of osd-target/proto/osd_ctl.x)."""
+key too and that the results are its own (the header comment of
+osd-target/proto/osd_ctl.x).  Replays, changed arguments and results,
+other targets' calls and a key rotation: tests/security/
+test_ctl_auth_replay.py."""
 from __future__ import annotations
 
 import hashlib
@@ -36,7 +39,7 @@ def denial(fn: object) -> int:
 
 def signed_with(ctl: OsdCtl, signer: Signer, proc: int, args: bytes = b"") -> oncrpc.Reply:
     xid = ctl.rpc.next_xid()
-    cred, verf, _ = signer.sign(xid, proc)
+    cred, verf, _ = signer.sign(xid, proc, args)
     return ctl.call_raw(proc, args, cred=cred, verf=verf, xid=xid)
 
 
@@ -58,59 +61,83 @@ def test_every_other_procedure_needs_auth_pando(ctl: OsdCtl) -> None:
     assert ctl.list_all(0) == []
 
 
-def test_reply_verifier_is_the_keyed_mac_of_xid_and_nonce(ctl: OsdCtl,
-                                                         cluster_key: ClusterKey) -> None:
-    signer = Signer.for_key(cluster_key)
+def spec_key(cluster_key: ClusterKey, osd_id: int = 1) -> bytes:
+    """The target's control key, from the osd_ctl.x comment."""
+    return hmac.new(cluster_key.secret, b"pando-ctl osd %d" % osd_id, hashlib.sha256).digest()
+
+
+def test_reply_verifier_is_the_mac_over_the_results(ctl: OsdCtl,
+                                                   cluster_key: ClusterKey) -> None:
+    signer = Signer.for_key(cluster_key, 1)
     xid = 0x01020304
     cred, verf, nonce = signer.sign(xid, Proc.STATFS)
     reply = ctl.call_raw(Proc.STATFS, cred=cred, verf=verf, xid=xid)
-    want = hmac.new(cluster_key.secret, b"pando-reply" + struct.pack(">IQ", xid, nonce),
-                    hashlib.sha256).digest()[:16]
+    want = hmac.new(spec_key(cluster_key),
+                    b"pando-ctl-reply" + struct.pack(">IQI", xid, nonce, 0) + reply.body,
+                    hashlib.sha256).digest()
     assert reply.verf.flavor == AUTH_PANDO == 0x50414E44
     assert reply.verf.body == want
     assert struct.unpack(">I", reply.body[:4])[0] == Status.OK
     # signed NULL is checked like any call and answered with a verifier
     ctl.call_signed(Proc.NULL)
+    # so is an accepted reply other than SUCCESS (over its accept_stat)
+    with pytest.raises(RpcAccepted) as e:
+        ctl.call_signed(Proc.STATFS, b"\0\0\0\0")
+    assert e.value.stat == oncrpc.GARBAGE_ARGS
 
 
 def test_credential_layout_matches_the_spec(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
-    """A credential built byte by byte from the osd_ctl.x comment is accepted."""
+    """A credential and verifier built byte by byte from the osd_ctl.x
+    comment are accepted."""
     xid, nonce, now = 77, 0x1122334455667788, int(time.time())
-    body = struct.pack(">IQQ", cluster_key.key_id, now, nonce)
-    mac = hmac.new(cluster_key.secret,
-                   struct.pack(">IIII", xid, PROG, 1, Proc.LIST) + body,
-                   hashlib.sha256).digest()
-    reply = ctl.call_raw(Proc.LIST, args_list(0), cred=Auth(AUTH_PANDO, body),
-                         verf=Auth(AUTH_PANDO, mac), xid=xid)
+    args = args_list(0)
+    body = struct.pack(">IIIQQ", 2, cluster_key.key_id, 1, now, nonce)
+    head = struct.pack(">IIII", xid, PROG, 1, Proc.LIST) + body
+    key = spec_key(cluster_key)
+    verf = (hmac.new(key, b"pando-ctl-hdr" + head, hashlib.sha256).digest()[:16] +
+            hmac.new(key, b"pando-ctl-call" + head + args, hashlib.sha256).digest())
+    reply = ctl.call_raw(Proc.LIST, args, cred=Auth(AUTH_PANDO, body),
+                         verf=Auth(AUTH_PANDO, verf), xid=xid)
     assert struct.unpack(">I", reply.body[:4])[0] == Status.OK
 
 
+def test_a_version_1_credential_is_badcred(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
+    """The format before arguments were MAC'd: refused, not misread."""
+    xid, now = 78, int(time.time())
+    body = struct.pack(">IQQ", cluster_key.key_id, now, 5)
+    mac = hmac.new(cluster_key.secret, struct.pack(">IIII", xid, PROG, 1, Proc.STATFS) + body,
+                   hashlib.sha256).digest()
+    assert denial(lambda: ctl.call_raw(Proc.STATFS, cred=Auth(AUTH_PANDO, body),
+                                       verf=Auth(AUTH_PANDO, mac), xid=xid)) == \
+        oncrpc.AUTH_BADCRED
+
+
 def test_wrong_secret_is_badverf(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
-    forger = Signer(cluster_key.key_id, bytes(b ^ 1 for b in cluster_key.secret))
+    forger = Signer(cluster_key.key_id, bytes(b ^ 1 for b in cluster_key.secret), 1)
     assert denial(lambda: signed_with(ctl, forger, Proc.STATFS)) == oncrpc.AUTH_BADVERF
     assert denial(lambda: signed_with(ctl, forger, Proc.NULL)) == oncrpc.AUTH_BADVERF
 
 
 def test_unknown_key_id_is_badcred(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
-    stranger = Signer(cluster_key.key_id + 1, cluster_key.secret)
+    stranger = Signer(cluster_key.key_id + 1, cluster_key.secret, 1)
     assert denial(lambda: signed_with(ctl, stranger, Proc.STATFS)) == oncrpc.AUTH_BADCRED
 
 
 @pytest.mark.parametrize("skew", [3600, -3600, 301])
 def test_clock_skew_is_rejectedcred(ctl: OsdCtl, cluster_key: ClusterKey, skew: int) -> None:
-    late = Signer(cluster_key.key_id, cluster_key.secret, skew_s=skew)
+    late = Signer(cluster_key.key_id, cluster_key.secret, 1, skew_s=skew)
     assert denial(lambda: signed_with(ctl, late, Proc.STATFS)) == oncrpc.AUTH_REJECTEDCRED
 
 
 def test_skew_within_300_s_is_accepted(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
     for skew in (-250, 250):
-        ok = Signer(cluster_key.key_id, cluster_key.secret, skew_s=skew)
+        ok = Signer(cluster_key.key_id, cluster_key.secret, 1, skew_s=skew)
         assert struct.unpack(">I", signed_with(ctl, ok, Proc.STATFS).body[:4])[0] == 0
 
 
 def test_mac_covers_the_procedure(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
     """A verifier lifted from a harmless call cannot authorise another."""
-    signer = Signer.for_key(cluster_key)
+    signer = Signer.for_key(cluster_key, 1)
     xid = ctl.rpc.next_xid()
     cred, verf, _ = signer.sign(xid, Proc.STATFS)
     assert denial(lambda: ctl.call_raw(Proc.CREATE_PARTITION, args_partition(5), cred=cred,
@@ -122,7 +149,7 @@ def test_mac_covers_the_procedure(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
 
 
 def test_malformed_credentials(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
-    signer = Signer.for_key(cluster_key)
+    signer = Signer.for_key(cluster_key, 1)
     xid = ctl.rpc.next_xid()
     cred, verf, _ = signer.sign(xid, Proc.STATFS)
     short = Auth(AUTH_PANDO, cred.body[:16])
@@ -136,7 +163,7 @@ def test_malformed_credentials(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
 
 
 def test_connection_survives_denials(ctl: OsdCtl, cluster_key: ClusterKey) -> None:
-    forger = Signer(cluster_key.key_id, bytes(32))
+    forger = Signer(cluster_key.key_id, bytes(32), 1)
     for _ in range(3):
         denial(lambda: signed_with(ctl, forger, Proc.STATFS))
     assert ctl.statfs().osd_id == 1

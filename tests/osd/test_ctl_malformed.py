@@ -237,12 +237,12 @@ def test_fuzz_arguments(pod: Pod, osd: OsdProcess, ctl: OsdCtl) -> None:
 def test_fuzz_whole_records(pod: Pod, osd: OsdProcess, ctl: OsdCtl) -> None:
     """Mutated headers too: most never get past authentication, some are
     not calls at all; none may hurt the target."""
-    signer = Signer.for_key(osd.key)
+    signer = Signer.for_key(osd.key, osd.osd_id)
 
     def send(c: OsdCtl, rng: random.Random) -> None:
         proc = rng.choice(list(VALID_ARGS))
         xid = c.rpc.next_xid()
-        cred, verf, _ = signer.sign(xid, proc)
+        cred, verf, _ = signer.sign(xid, proc, VALID_ARGS[proc])
         record = oncrpc.encode_call(xid, c.rpc.prog, 1, proc, VALID_ARGS[proc], cred, verf)
         c.rpc.send_record(mutate(rng, record))
 

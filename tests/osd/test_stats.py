@@ -156,8 +156,10 @@ def test_tool_stat_prints_counters(osd: OsdProcess, make_object: Callable[[int],
     assert (st.nfs_write_bytes, st.nfs_write_data_sync, st.nfs_err_rejected) == (4321, 1, 1)
 
 
-# The log line also carries the disk model's waits, which STATS does not.
-LOGGED_ZERO = ZERO | {"throttle_wait_ns_read": 0, "throttle_wait_ns_write": 0}
+# The log line also carries the disk model's waits and the control
+# protocol's denials, which STATS does not.
+LOGGED_ZERO = ZERO | {"throttle_wait_ns_read": 0, "throttle_wait_ns_write": 0,
+                      "ctl_auth_denied": 0, "ctl_replays_refused": 0}
 
 
 def counter_lines(osd: OsdProcess, when: str) -> list[dict[str, int]]:

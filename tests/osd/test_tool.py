@@ -49,6 +49,22 @@ def test_genkey_writes_a_loadable_key(pod: Pod, tmp_path: Path) -> None:
     assert_fails(tool(pod, "genkey", "--id", "65536"), "--id wants 1..65535")
 
 
+def test_genkey_previous_starts_a_rotation(pod: Pod, tmp_path: Path,
+                                           cluster_key: ClusterKey) -> None:
+    """The new key gets the next id, the old one is kept as previous."""
+    out = tool(pod, "genkey", "--previous", str(cluster_key.path), check=True).stdout
+    m = re.fullmatch(r"id = 2\nsecret = ([0-9a-f]{64})\nprevious_id = 1\n"
+                     r"previous_secret = ([0-9a-f]{64})\n", out)
+    assert m, out
+    assert m[1] != m[2] and bytes.fromhex(m[2]) == cluster_key.secret
+    assert tool(pod, "genkey", "--id", "9", "--previous", str(cluster_key.path),
+                check=True).stdout.startswith("id = 9\n")
+    assert_fails(tool(pod, "genkey", "--id", "1", "--previous", str(cluster_key.path)),
+                 "--id 1 is the previous key's")
+    assert_fails(tool(pod, "genkey", "--previous", str(tmp_path / "none")),
+                 "cannot load key file")
+
+
 def test_format_offline(pod: Pod, tmp_path: Path, cluster_key: ClusterKey) -> None:
     data = tmp_path / "d"
     cp = tool(pod, "--key-file", str(cluster_key.path), "format", "--data-dir", str(data),
@@ -185,6 +201,9 @@ def test_unreachable_or_wrong_target(pod: Pod, osd: OsdProcess, tmp_path: Path) 
     other = write_cluster_key(tmp_path / "other.key", key_id=osd.key.key_id)
     assert_fails(tool(pod, "--ctl", osd.ctl_addr, "--key-file", str(other.path), "stat"),
                  "refused our credential")
+    # the right key, but signed for another target (the default --osd-id is 1)
+    assert_fails(tool(pod, "--ctl", osd.ctl_addr, "--osd-id", "2", *k, "stat"),
+                 "refused our credential: not osd 2 (see --osd-id)")
     # the NFS port speaks RPC, but cannot sign its replies with our key
     assert_fails(tool(pod, "--ctl", f"{osd.host}:{osd.nfs_port}", *k, "stat"),
                  "wrong verifier")

@@ -66,7 +66,7 @@ class OsdProcess(PodProcess):
         """pando-osd-tool against this target's control port (stdout is
         bytes when text=False is passed)."""
         argv = [osd_binary("pando-osd-tool"), "--ctl", self.ctl_addr,
-                "--key-file", self.key.path, *args]
+                "--osd-id", str(self.osd_id), "--key-file", self.key.path, *args]
         return self.pod.run(argv, check=check, **kw)  # type: ignore[arg-type]
 
     @property

@@ -13,8 +13,14 @@ class ClusterKey:
     secret: bytes
 
 
-def write_cluster_key(path: Path, key_id: int = 1, secret: bytes | None = None) -> ClusterKey:
+def write_cluster_key(path: Path, key_id: int = 1, secret: bytes | None = None,
+                      previous: ClusterKey | None = None) -> ClusterKey:
+    """A key file; with `previous`, the key it replaces in a rotation
+    (still accepted, never used to sign)."""
     secret = secret if secret is not None else secrets.token_bytes(32)
-    path.write_text(f"id = {key_id}\nsecret = {secret.hex()}\n")
+    text = f"id = {key_id}\nsecret = {secret.hex()}\n"
+    if previous is not None:
+        text += f"previous_id = {previous.key_id}\nprevious_secret = {previous.secret.hex()}\n"
+    path.write_text(text)
     path.chmod(0o600)
     return ClusterKey(path, key_id, secret)

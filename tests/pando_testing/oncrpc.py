@@ -44,10 +44,11 @@ class RpcError(Exception):
 
 
 class RpcAccepted(RpcError):
-    def __init__(self, stat: int, body: bytes) -> None:
+    def __init__(self, stat: int, body: bytes, verf: "Auth | None" = None) -> None:
         super().__init__(f"call accepted with status {stat}")
         self.stat = stat
         self.body = body
+        self.verf = verf if verf is not None else Auth()
 
 
 class RpcDenied(RpcError):
@@ -101,7 +102,7 @@ def decode_reply(record: bytes) -> Reply:
     stat = u.u32()
     rest = record[u.pos:]
     if stat != SUCCESS:
-        raise RpcAccepted(stat, rest)
+        raise RpcAccepted(stat, rest, verf)
     return Reply(xid, verf, rest)
 
 

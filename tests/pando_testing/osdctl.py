@@ -1,8 +1,10 @@
 """OSD control protocol client (osd-target/proto/osd_ctl.x) for the tests.
 
-Every call is signed with AUTH_PANDO and every reply's verifier checked,
-as the C client library does; the argument encoders are plain functions
-and `call_raw` takes any credential, so tests can also send calls that are
+Every call is signed with AUTH_PANDO (version 2: the target's control key,
+a MAC over the header, credential and arguments, a nonce of its own) and
+every reply's verifier, a MAC over its results, is checked, as the C
+client library does; the argument encoders are plain functions and
+`call_raw` takes any credential, so tests can also send calls that are
 deliberately wrong.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field, fields
 
 from .daemons import OsdProcess
 from .keys import ClusterKey
-from .oncrpc import Auth, Reply, RpcClient, RpcError
+from .oncrpc import SUCCESS, Auth, Reply, RpcAccepted, RpcClient, RpcError
 from .pod import Pod
 from .xdr import Packer, Unpacker
 
@@ -33,6 +35,7 @@ MAX_BATCH = 4096
 MAX_ATTRS = 256
 MAX_ATTR_LEN = 1024
 MAX_SKEW_S = 300
+AUTH_VERSION = 2
 USER_PAGE_MIN = 0x10000
 
 
@@ -89,40 +92,68 @@ INFO_WIDTH = {Info.COMPONENT: 4, Info.CAP_VERSION: 4}
 
 
 class BadReplyVerifier(RpcError):
-    """The reply's verifier is not the one only a key holder can compute."""
+    """The reply's verifier is not the MAC over its results that only the
+    holder of the target's key can compute."""
 
 
 # ---- AUTH_PANDO --------------------------------------------------------------
 
+def _mac(key: bytes, *parts: bytes) -> bytes:
+    return hmac.new(key, b"".join(parts), hashlib.sha256).digest()
+
+
+def ctl_key(secret: bytes, osd_id: int) -> bytes:
+    """A target's control key: HMAC-SHA256(cluster secret, "pando-ctl osd N")."""
+    return _mac(secret, b"pando-ctl osd %d" % osd_id)
+
+
 @dataclass
 class Signer:
-    """Signs calls as the osd_ctl.x header comment specifies."""
+    """Signs calls as the osd_ctl.x header comment specifies, for target
+    `osd_id` (with its control key unless `ctl_key` is given, to forge)."""
     key_id: int
-    secret: bytes
+    secret: bytes                # the cluster secret
+    osd_id: int
     skew_s: int = 0              # added to our clock, to test the skew check
+    ctl_key: bytes = b""
+    next_nonce: int = field(default_factory=lambda: struct.unpack(">Q", os.urandom(8))[0])
+
+    def __post_init__(self) -> None:
+        if not self.ctl_key:
+            self.ctl_key = ctl_key(self.secret, self.osd_id)
 
     @classmethod
-    def for_key(cls, key: ClusterKey) -> "Signer":
-        return cls(key.key_id, key.secret)
+    def for_key(cls, key: ClusterKey, osd_id: int) -> "Signer":
+        return cls(key.key_id, key.secret, osd_id)
+
+    def nonce(self) -> int:
+        """A nonce of its own for every call (a random start, counted up)."""
+        n = self.next_nonce
+        self.next_nonce = (n + 1) & 0xFFFFFFFFFFFFFFFF
+        return n
 
     def cred_body(self, nonce: int) -> bytes:
-        return struct.pack(">IQQ", self.key_id, int(time.time()) + self.skew_s, nonce)
+        return struct.pack(">IIIQQ", AUTH_VERSION, self.key_id, self.osd_id,
+                           int(time.time()) + self.skew_s, nonce)
 
-    def call_mac(self, xid: int, prog: int, vers: int, proc: int, cred: bytes) -> bytes:
-        msg = struct.pack(">IIII", xid, prog, vers, proc) + cred
-        return hmac.new(self.secret, msg, hashlib.sha256).digest()
+    def verf_body(self, xid: int, prog: int, vers: int, proc: int, cred: bytes,
+                  args: bytes) -> bytes:
+        """The header's tag (16 bytes), then the MAC over the whole call."""
+        head = struct.pack(">IIII", xid, prog, vers, proc) + cred
+        return (_mac(self.ctl_key, b"pando-ctl-hdr", head)[:16] +
+                _mac(self.ctl_key, b"pando-ctl-call", head, args))
 
-    def sign(self, xid: int, proc: int, prog: int = PROG,
+    def sign(self, xid: int, proc: int, args: bytes = b"", prog: int = PROG,
              vers: int = VERS) -> tuple[Auth, Auth, int]:
-        """(credential, verifier, nonce) for one call."""
-        nonce = struct.unpack(">Q", os.urandom(8))[0]
+        """(credential, verifier, nonce) for one call with these arguments."""
+        nonce = self.nonce()
         cred = self.cred_body(nonce)
-        verf = self.call_mac(xid, prog, vers, proc, cred)
+        verf = self.verf_body(xid, prog, vers, proc, cred, args)
         return Auth(AUTH_PANDO, cred), Auth(AUTH_PANDO, verf), nonce
 
-    def reply_verf(self, xid: int, nonce: int) -> bytes:
-        msg = b"pando-reply" + struct.pack(">IQ", xid, nonce)
-        return hmac.new(self.secret, msg, hashlib.sha256).digest()[:16]
+    def reply_verf(self, xid: int, nonce: int, accept_stat: int, results: bytes) -> bytes:
+        return _mac(self.ctl_key, b"pando-ctl-reply", struct.pack(">IQI", xid, nonce, accept_stat),
+                    results)
 
 
 # ---- argument encoders (one per procedure) ------------------------------------
@@ -291,8 +322,7 @@ class OsdCtl:
         self.signer = signer
 
     @classmethod
-    def open(cls, pod: Pod, host: str, port: int, key: ClusterKey | Signer | None) -> "OsdCtl":
-        signer = Signer.for_key(key) if isinstance(key, ClusterKey) else key
+    def open(cls, pod: Pod, host: str, port: int, signer: Signer | None) -> "OsdCtl":
         return cls(pod.connect(host, port), signer)
 
     def close(self) -> None:
@@ -316,15 +346,27 @@ class OsdCtl:
         finally:
             self.rpc.vers = saved
 
+    def check_reply(self, xid: int, nonce: int, verf: Auth, accept_stat: int,
+                    results: bytes) -> None:
+        """Raises BadReplyVerifier unless verf is the target's MAC over the
+        reply's accept_stat and results."""
+        assert self.signer is not None, "no key to check with"
+        want = self.signer.reply_verf(xid, nonce, accept_stat, results)
+        if verf.flavor != AUTH_PANDO or not hmac.compare_digest(verf.body, want):
+            raise BadReplyVerifier(f"reply verifier {verf} for xid {xid:#x}")
+
     def call_signed(self, proc: int, args: bytes = b"", vers: int = VERS) -> Reply:
-        """A signed call whose reply verifier is checked."""
+        """A signed call whose reply verifier is checked (that of a reply
+        other than SUCCESS too, before it is raised)."""
         assert self.signer is not None, "no key to sign with"
         xid = self.rpc.next_xid()
-        cred, verf, nonce = self.signer.sign(xid, proc, vers=vers)
-        reply = self.call_raw(proc, args, cred=cred, verf=verf, xid=xid, vers=vers)
-        want = self.signer.reply_verf(xid, nonce)
-        if reply.verf.flavor != AUTH_PANDO or not hmac.compare_digest(reply.verf.body, want):
-            raise BadReplyVerifier(f"reply verifier {reply.verf} for xid {xid:#x}")
+        cred, verf, nonce = self.signer.sign(xid, proc, args, vers=vers)
+        try:
+            reply = self.call_raw(proc, args, cred=cred, verf=verf, xid=xid, vers=vers)
+        except RpcAccepted as e:
+            self.check_reply(xid, nonce, e.verf, e.stat, e.body)
+            raise
+        self.check_reply(xid, nonce, reply.verf, SUCCESS, reply.body)
         return reply
 
     def call(self, proc: int, args: bytes = b"") -> Unpacker:
@@ -481,5 +523,9 @@ class OsdCtl:
 
 
 def open_ctl(pod: Pod, osd: OsdProcess, key: ClusterKey | Signer | None = None) -> OsdCtl:
-    """A control connection to a target, signed with its key unless told otherwise."""
-    return OsdCtl.open(pod, osd.host, osd.ctl_port, key if key is not None else osd.key)
+    """A control connection to a target, signed with its control key (under
+    its cluster key unless another key or a signer is given)."""
+    if isinstance(key, Signer):
+        return OsdCtl.open(pod, osd.host, osd.ctl_port, key)
+    return OsdCtl.open(pod, osd.host, osd.ctl_port,
+                       Signer.for_key(key if key is not None else osd.key, osd.osd_id))

@@ -32,13 +32,15 @@ enum cap_verdict {
 	CAP_VALID = 0,
 	CAP_MALFORMED,        /* wrong length, version, reserved bits, rights */
 	CAP_UNKNOWN_KEY,      /* signed with a key id we do not hold */
-	CAP_BAD_MAC,          /* forged or corrupted */
+	CAP_BAD_MAC,          /* forged or corrupted, or the HMAC failed here */
 };
 
-/* Writes CAPABILITY_SIZE bytes; key->id is stamped into the handle. */
+/* Writes CAPABILITY_SIZE bytes; key->id (the current key, never the
+ * previous one) is stamped into the handle. */
 void capability_mint(const struct cluster_key *key, const struct capability *cap,
 		     uint8_t out[CAPABILITY_SIZE]);
-/* Decodes and authenticates; on CAP_VALID fills *cap.  Expiry, OSD id,
+/* Decodes and authenticates with the current or the previous key; on
+ * CAP_VALID fills *cap.  Expiry, OSD id,
  * object existence and version are the caller's checks. */
 enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t *fh,
 				   size_t len, struct capability *cap);

@@ -7,20 +7,26 @@
  * flight per connection; open several clients for parallelism).  There is
  * no global state, nothing exits or aborts, and SIGPIPE is never raised.
  *
- * Every call signs its header with the cluster key (AUTH_PANDO) and checks
- * the target's reply verifier, so an answer from a target that does not
- * hold the key is refused.  Every function returns 0 or a negative errno:
+ * Every call is signed (AUTH_PANDO) with the target's control key, derived
+ * from the cluster key for the OSD id the client was opened for, over its
+ * header and arguments, with a nonce of its own; every reply's verifier,
+ * a MAC over its results, is checked, so an answer from a target that
+ * does not hold the key, or one changed on its way, is refused.  Every
+ * function returns 0 or a negative errno:
  *
  *   target status        -ENOENT -EIO -EACCES -EEXIST -EINVAL -EFBIG
  *                        -ENOSPC -ENOTEMPTY; -EREMOTEIO for SERVERFAULT
  *   authentication       -EACCES: the target denied our credential
- *                        (another key, or clock skew over 300 s)
+ *                        (another key, another OSD id, clock skew over
+ *                        300 s, or a replay); -EIO also when a MAC could
+ *                        not be computed here
  *   procedure            -EOPNOTSUPP: the target does not know it (an
  *                        older pando-osd); the connection stays open
  *   transport            -ETIMEDOUT (no reply within the timeout),
  *                        -ECONNRESET (connection lost), -EPROTO (a reply
  *                        that is malformed, for another call, has a wrong
- *                        verifier, or is an RPC-level error), or what
+ *                        verifier (its results changed, or another key),
+ *                        or is an RPC-level error), or what
  *                        connect() failed with (-ECONNREFUSED, ...)
  *   local                -EINVAL (bad argument), -ENOMEM
  *
@@ -129,11 +135,13 @@ struct osd_ctl_attr {
 	uint8_t value[OSD_CTL_CLIENT_MAX_ATTR_LEN];
 };
 
-/* Connects to "HOST:PORT" ("[V6ADDR]:PORT" for IPv6).  timeout_ms bounds
- * the connect and then every call (send and reply together).  The key is
- * copied.  NULL with *err set on failure. */
+/* Connects to "HOST:PORT" ("[V6ADDR]:PORT" for IPv6), the control port of
+ * target osd_id: calls are signed with that target's control key (derived
+ * from key's current key), which no other target accepts.  timeout_ms
+ * bounds the connect and then every call (send and reply together).  NULL
+ * with *err set on failure. */
 struct osd_ctl_client *osd_ctl_connect(const char *host_port, const struct cluster_key *key,
-				       int timeout_ms, int *err);
+				       uint32_t osd_id, int timeout_ms, int *err);
 /* Closes the connection and frees the client; no call may be in flight. */
 void osd_ctl_close(struct osd_ctl_client *c);
 

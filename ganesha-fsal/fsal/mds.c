@@ -438,9 +438,16 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 	struct ns_attr a;
 	int rc;
 
-	/* A segment from before a recall (a truncate) must not grow the
-	 * file back: its writes lost the race with the change. */
-	if (arg->new_offset && !(seg && pando_grants_stale(h->exp->grants, seg))) {
+	/* A fenced segment, or one from before a recall (a truncate), must
+	 * not grow the file back: its writes lost the race with the change.
+	 * Ganesha offers the commit segment by segment until one says done,
+	 * so a stale one passes it on to a segment granted since, which is
+	 * where the client's writes went. */
+	if (seg && pando_grants_stale(h->exp->grants, seg)) {
+		res->commit_done = false;
+		return NFS4_OK;
+	}
+	if (arg->new_offset) {
 		sa.mask |= NS_SET_SIZE | NS_SET_SIZE_GROW;
 		sa.size = arg->last_write + 1;
 	}

@@ -1,5 +1,7 @@
 """A small NFSv4.1 client (RFC 8881) for protocol tests: one session, one
-slot, AUTH_SYS, no back channel; COMPOUNDs built op by op.
+slot, AUTH_SYS; COMPOUNDs built op by op.  No back channel unless asked
+for (`back_channel=True`), and then one it never answers: a test uses it
+to be a client the server calls back in vain (RpcClient.ignored_calls).
 
 It speaks only what the tests of the layout state machine need (OPEN,
 LAYOUTGET, LAYOUTRETURN, LAYOUTCOMMIT, CLOSE and what leads to them) and
@@ -51,6 +53,8 @@ IOMODE_READ = 1
 IOMODE_RW = 2
 IOMODE_ANY = 3
 EOF = 0xFFFFFFFFFFFFFFFF
+
+CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2
 
 OPEN4_SHARE_ACCESS_READ = 1
 OPEN4_SHARE_ACCESS_BOTH = 3
@@ -175,10 +179,15 @@ class Nfs4Client:
     """One NFSv4.1 client id and session over one TCP connection."""
 
     def __init__(self, sock: socket.socket, uid: int = 0, gid: int = 0,
-                 name: str | None = None, verifier: bytes | None = None) -> None:
+                 name: str | None = None, verifier: bytes | None = None,
+                 back_channel: bool = False) -> None:
         """`name` and `verifier` (8 bytes) make the client id: the same
-        pair is the same client come back, one allowed to reclaim."""
+        pair is the same client come back, one allowed to reclaim.
+        `back_channel`: the session's connection carries its back channel
+        too (CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server sends its
+        callbacks (CB_LAYOUTRECALL) there."""
         self.rpc = RpcClient(sock, NFS_PROGRAM, NFS_V4, auth_sys(uid, gid))
+        self.back_channel = back_channel
         self.owner = (name or f"pando-test-{os.getpid()}-{id(self)}").encode()
         self.verifier = verifier or os.urandom(8)
         self.clientid = 0
@@ -236,15 +245,22 @@ class Nfs4Client:
 
     def _create_session(self) -> None:
         attrs = Packer().u32(0).u32(1 << 20).u32(1 << 20).u32(8192).u32(16).u32(1).u32(0)
-        args = (Packer().u64(self.clientid).u32(self.slot_seq).u32(0)
+        flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN if self.back_channel else 0
+        args = (Packer().u64(self.clientid).u32(self.slot_seq).u32(flags)
                 .raw(attrs.bytes()).raw(attrs.bytes()).u32(0x40000000).u32(1).u32(0))
-        r = self.compound([Op(OP_CREATE_SESSION, args.bytes(), lambda u: u.fixed(16))],
-                          sequence=False)
+
+        def result(u: Unpacker) -> tuple[bytes, int]:
+            session = u.fixed(16)
+            u.u32()             # csr_sequence
+            return session, u.u32()
+        r = self.compound([Op(OP_CREATE_SESSION, args.bytes(), result)], sequence=False)
         status, body = r.last()
         if status != NFS4_OK:
             raise Nfs4Error(OP_CREATE_SESSION, status)
-        assert isinstance(body, bytes)
-        self.session = body
+        assert isinstance(body, tuple)
+        self.session, granted = body
+        if self.back_channel and not granted & CREATE_SESSION4_FLAG_CONN_BACK_CHAN:
+            raise AssertionError("the server did not put the back channel on the connection")
         self.slot_seq = 0
 
     def reclaim_complete(self) -> int:

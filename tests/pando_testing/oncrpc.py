@@ -107,7 +107,9 @@ def decode_reply(record: bytes) -> Reply:
 
 
 class RpcClient:
-    """One TCP connection; calls are synchronous, one at a time."""
+    """One TCP connection; calls are synchronous, one at a time.  Calls
+    the server makes on the connection (an NFSv4.1 back channel) are
+    counted in `ignored_calls` and never answered."""
 
     def __init__(self, sock: socket.socket, prog: int, vers: int,
                  cred: Auth | None = None) -> None:
@@ -116,6 +118,7 @@ class RpcClient:
         self.vers = vers
         self.cred = cred or Auth()
         self._xids = itertools.count(struct.unpack(">I", os.urandom(4))[0] >> 1)
+        self.ignored_calls = 0
 
     def close(self) -> None:
         self.sock.close()
@@ -155,7 +158,11 @@ class RpcClient:
         xid = self.next_xid() if xid is None else xid
         self.send_record(encode_call(xid, self.prog, self.vers, proc, args,
                                      cred or self.cred, verf))
-        reply = decode_reply(self.recv_record())
+        record = self.recv_record()
+        while struct.unpack_from(">I", record, 4)[0] == MSG_CALL:
+            self.ignored_calls += 1
+            record = self.recv_record()
+        reply = decode_reply(record)
         if reply.xid != xid:
             raise RpcError(f"reply xid {reply.xid:#x} for call {xid:#x}")
         return reply

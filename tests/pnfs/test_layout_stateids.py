@@ -10,7 +10,9 @@ client (pando_testing.nfs4) against the metadata manager, one op at a time
 * returning part of a whole-file layout keeps the rest, and returning the
   rest ends it;
 * a LAYOUTCOMMIT of a layout the server no longer knows is
-  NFS4ERR_BADLAYOUT, not the BAD_STATEID on which Linux fails fsync.
+  NFS4ERR_BADLAYOUT, not the BAD_STATEID on which Linux fails fsync;
+* a fenced segment still in the layout state does not swallow the
+  LAYOUTCOMMIT of writes made through the segment granted after it.
 
 Run them on stock Ganesha (PANDO_GANESHA_ROOT, ganesha-fsal/patches/README.md)
 to see them fail.
@@ -28,6 +30,7 @@ from pando_testing.pnfs_tools import PnfsCluster
 
 DIR = "/pando"
 PAGE = 4096
+RECALL_TIMEOUT = 2
 
 
 @pytest.fixture
@@ -37,6 +40,17 @@ def client(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[Nfs4Client]:
     with Nfs4Client(m.pod.connect(m.host, m.nfs_port)) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
         yield nfs
+
+
+@pytest.fixture
+def fencing(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[tuple[PnfsCluster, Nfs4Client]]:
+    """A client that never answers a recall (its back channel drops
+    every call), fenced RECALL_TIMEOUT s after one."""
+    c = pnfs_cluster(mirrors=2, recall_timeout=RECALL_TIMEOUT)
+    m = c.mds
+    with Nfs4Client(m.pod.connect(m.host, m.nfs_port), back_channel=True) as nfs:
+        assert nfs.reclaim_complete() == NFS4_OK
+        yield c, nfs
 
 
 def layoutget(nfs: Nfs4Client, fh: bytes, sid: Stateid) -> Layout:
@@ -102,3 +116,28 @@ def test_a_layoutcommit_after_the_whole_layout_was_returned_is_badlayout(
     assert (status, kept) == (NFS4_OK, None)
     status, _ = client.on(fh, client.layoutcommit(lo.stateid, PAGE - 1))
     assert status == NFS4ERR_BADLAYOUT
+
+
+def test_a_layoutcommit_through_a_layout_granted_after_a_fence_grows_the_file(
+        fencing: tuple[PnfsCluster, Nfs4Client]) -> None:
+    """Linux keeps a fenced segment in the layout state until its return,
+    and gets a new segment beside it; Ganesha offers the FSAL the commit
+    segment by segment.  The fenced one must pass the commit on, or the
+    size of what the client wrote through the new one is lost while its
+    fsync returns 0 (test_fencing's 7.x data loss)."""
+    c, nfs = fencing
+    fh, open_sid = nfs.create(DIR, "fenced")
+    fenced = layoutget(nfs, fh, open_sid)
+    before = c.layout_status()
+    ok, why = c.recall_file("/fenced")
+    assert ok, why
+    c.wait_layouts(lambda s: s.fenced > before.fenced, timeout=RECALL_TIMEOUT + 20,
+                   what="the silent holder fenced")
+    new = layoutget(nfs, fh, fenced.stateid)
+    assert new.stateid.other == fenced.stateid.other, "the layout state was not reused"
+    assert nfs.rpc.ignored_calls >= 1, "no CB_LAYOUTRECALL reached the client"
+    size = 8 * 1024 * 1024
+    status, got = nfs.on(fh, nfs.layoutcommit(new.stateid, size - 1))
+    assert (status, got) == (NFS4_OK, size), \
+        f"LAYOUTCOMMIT through the new layout: {status}, size {got}"
+    assert nfs.size_and_mode(fh)[0] == size

@@ -1,8 +1,9 @@
 """Prometheus text exposition (format 0.0.4), written by hand.
 
-Labels are bounded: kind (values.KINDS), osd (an id in the map or in presence), mds (a
-metadata manager's name), op (the fixed set of mgr/README.md), proto
-(nfs|ctl), le (the FSAL's fixed bounds).  Nothing per client or file."""
+Labels are bounded: kind (values.KINDS, or one of the three kinds of
+refusal), osd (an id in the map or in presence), mds (a metadata
+manager's name), op (the fixed set of mgr/README.md), proto (nfs|ctl),
+le (the FSAL's fixed bounds).  Nothing per client or file."""
 from __future__ import annotations
 
 from typing import Any
@@ -103,6 +104,29 @@ def _osds(e: Exposition, mgr: Manager) -> None:
             for proto in PROTOS:
                 v = _int(c.get(f"{proto}_{kind}", 0)) if isinstance(c, dict) else 0
                 e.sample(name, v, osd=str(i), proto=proto)
+    _refusals(e, mgr, ids)
+
+
+# What each OSD refused, from the counters in its presence: a capability
+# it would not honour (forged, fenced), a control call whose key or MAC
+# did not verify, a control call it had seen before.  The OSD counts
+# replays among its control denials too; each refusal has one kind here.
+def _refusal_kinds(c: dict[str, Any]) -> dict[str, int]:
+    denied, replays = _int(c.get("ctl_auth_denied", 0)), _int(c.get("ctl_replays_refused", 0))
+    return {"capability": _int(c.get("nfs_err_rejected", 0)),
+            "ctl_auth": max(0, denied - replays), "ctl_replay": replays}
+
+
+def _refusals(e: Exposition, mgr: Manager, ids: list[int]) -> None:
+    name = "pando_osd_refused_total"
+    e.family(name, "counter", "Calls an OSD refused since it started, by kind.")
+    for i in ids:
+        pres = mgr.snap.presence.get(i)
+        c = pres.value.get("counters", {}) if pres else None
+        if not isinstance(c, dict):
+            continue
+        for kind, n in _refusal_kinds(c).items():
+            e.sample(name, n, osd=str(i), kind=kind)
 
 
 def _mds_histogram(e: Exposition, name: str, v: dict[str, Any]) -> None:

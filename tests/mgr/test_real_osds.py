@@ -1,6 +1,7 @@
 """pando-mgr with real pando-osd targets registering themselves in etcd:
 killed (kill -9), hung (SIGSTOP) and stopped (SIGTERM) targets are marked
-down; a target that comes back is up again; its counters reach /metrics."""
+down; a target that comes back is up again; its counters reach /metrics,
+what it refused among them."""
 from __future__ import annotations
 
 import signal
@@ -8,11 +9,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from mgrtest import osd_in_map
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdCluster
-from pando_testing.nfs3 import NFS3_OK
+from pando_testing.nfs3 import NFS3_OK, NFS3ERR_BADHANDLE
+from pando_testing.oncrpc import Auth, RpcDenied
+from pando_testing.osdctl import Proc, args_partition, open_ctl
 
 Factory = Callable[..., Any]
 TTL = 2
@@ -101,3 +106,39 @@ def test_nfs_writes_to_a_real_osd_show_as_its_rate_history_and_counters(
                  what="a history sample with writes")
     api.wait_for(lambda a: f'pando_osd_write_bytes_total{{osd="1",proto="nfs"}} {48 * 65536}'
                  in a.get("/metrics"), timeout=5, what="all bytes counted")
+
+
+def test_what_an_osd_refused_reaches_metrics_by_kind(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    osd = _osds(etcd, osd_factory, 1)[0]
+    api = mgr_factory().api()
+    api.wait_for(lambda a: a.osd_states() == {1: (True, True)}, timeout=15, what="osd.1 up")
+    osd.tool("mkpart", "1", check=False)
+    osd.tool("create", "1", "78")
+    forged = bytearray(handle_for(osd, 1, 78))
+    forged[-1] ^= 1
+    with osd.nfs3() as nfs:
+        assert nfs.write(bytes(forged), 0, b"x").status == NFS3ERR_BADHANDLE
+    with open_ctl(osd.pod, osd) as ctl:
+        xid = ctl.rpc.next_xid()
+        assert ctl.signer is not None
+        cred, verf, _ = ctl.signer.sign(xid, Proc.CREATE_PARTITION, args_partition(5))
+        ctl.call_raw(Proc.CREATE_PARTITION, args_partition(5), cred=cred, verf=verf, xid=xid)
+        for _ in range(2):          # the same call again: a replay
+            with pytest.raises(RpcDenied):
+                ctl.call_raw(Proc.CREATE_PARTITION, args_partition(5), cred=cred, verf=verf,
+                             xid=xid)
+        with pytest.raises(RpcDenied):      # a MAC made with no key
+            ctl.call_raw(Proc.CREATE_PARTITION, args_partition(6), cred=cred,
+                         verf=Auth(verf.flavor, bytes(len(verf.body))))
+    want = [f'pando_osd_refused_total{{osd="1",kind="{k}"}} {n}'
+            for k, n in (("capability", 1), ("ctl_replay", 2), ("ctl_auth", 1))]
+    got: list[str] = []
+
+    def refusals(a: Any) -> bool:
+        got[:] = [ln for ln in a.get("/metrics").splitlines() if "refused" in ln]
+        return all(w in got for w in want)
+    try:
+        api.wait_for(refusals, timeout=10, what="the refusals in /metrics")
+    except TimeoutError:
+        raise AssertionError(f"want {want}, /metrics has {got}") from None

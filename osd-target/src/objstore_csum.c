@@ -127,7 +127,7 @@ static int csum_fd(struct obj_ref *ref, bool create)
 	if (ref->cfd >= 0)
 		return ref->cfd;
 	csum_path(path, &ref->id);
-	ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0640);
+	ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
 	if (ref->cfd >= 0)
 		return ref->cfd;
 	if (errno == ENOENT && !create)

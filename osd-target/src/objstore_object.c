@@ -23,11 +23,11 @@ static int data_create(struct objstore *s, const struct obj_id *id)
 	int fd;
 
 	obj_path(path, id);
-	fd = openat(s->objfd, path, flags, 0640);
+	fd = openat(s->objfd, path, flags, 0600);
 	if (fd < 0 && errno == EEXIST) {
 		log_warn("objstore: replacing orphan objects/%s", path);
 		unlinkat(s->objfd, path, 0);
-		fd = openat(s->objfd, path, flags, 0640);
+		fd = openat(s->objfd, path, flags, 0600);
 	}
 	/* Checksums an earlier object of this id left (a crash between the
 	 * removal of its record and of its files): not this one's. */

@@ -75,14 +75,20 @@ bool obj_name_parse(const char *name, struct obj_id *id)
 
 /* ---- directories ----------------------------------------------------- */
 
+/* The store's directory, which holds the file system's data, made the
+ * owner's alone if an admin made it wider: below it nothing is checked. */
 int open_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
 
 	if (fd < 0) {
 		log_error("objstore: %s: %s", dir, strerror(errno));
 		return -errno;
 	}
+	if (fstat(fd, &st) == 0 && (st.st_mode & 077) && fchmod(fd, st.st_mode & 0700) == 0)
+		log_warn("objstore: %s was mode %04o, now %04o", dir, st.st_mode & 07777,
+			 st.st_mode & 0700);
 	return fd;
 }
 
@@ -101,7 +107,7 @@ int fsync_at(int dirfd, const char *name)
 
 static int mkdir_at(int dirfd, const char *name)
 {
-	if (mkdirat(dirfd, name, 0750) == 0 || errno == EEXIST)
+	if (mkdirat(dirfd, name, 0700) == 0 || errno == EEXIST)
 		return 0;
 	log_error("objstore: mkdir %s: %s", name, strerror(errno));
 	return errno_io(errno);
@@ -252,7 +258,7 @@ static int sb_write(int dirfd, const struct objstore_superblock *sb, bool replac
 {
 	char buf[SB_MAX];
 	int len = sb_format(buf, sizeof(buf), sb), rc = 0;
-	int fd = openat(dirfd, SB_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = openat(dirfd, SB_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ssize_t w;
 
 	if (fd < 0)
@@ -289,7 +295,7 @@ int objstore_format(const char *dir, uint32_t osd_id, uint32_t key_id)
 	struct objstore_superblock sb = { .osd_id = osd_id, .key_id = key_id };
 	int dirfd, rc;
 
-	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		log_error("objstore: mkdir %s: %s", dir, strerror(errno));
 		return -errno;
 	}

@@ -675,6 +675,59 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	CHECK_EQ(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static int wide, files;
+
+static int count_wide(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	if (type == FTW_F)
+		files++;
+	if (st->st_mode & 077) {
+		fprintf(stderr, "%s: mode %04o\n", path, st->st_mode & 07777);
+		wide++;
+	}
+	return 0;
+}
+
+/* Objects are the file system's data: the store's directory, its shards
+ * and its files are the owner's alone, and a directory an admin made
+ * wider is tightened at open. */
+static void test_private(void)
+{
+	struct objstore *s = NULL;
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/private", root);
+	CHECK_EQ(objstore_format(p, 4, 1), 0);
+	CHECK_EQ(mode_of(p), 0700);
+	snprintf(p, sizeof(p), "%s/private/objects", root);
+	CHECK_EQ(mode_of(p), 0700);
+	snprintf(p, sizeof(p), "%s/private/superblock", root);
+	CHECK_EQ(mode_of(p), 0600);
+	snprintf(p, sizeof(p), "%s/private", root);
+	CHECK_EQ(chmod(p, 0755), 0);
+	CHECK_EQ(objstore_open(p, &s), 0);
+	CHECK_EQ(mode_of(p), 0700);
+	if (s) {
+		CHECK_EQ(objstore_partition_create(s, 1), 0);
+		CHECK_EQ(create_one(s, 1, 5), 0);
+		objstore_close(s);
+	}
+	wide = files = 0;
+	snprintf(p, sizeof(p), "%s/private/objects", root);
+	CHECK_EQ(nftw(p, count_wide, 16, FTW_PHYS), 0);
+	CHECK(files > 0);
+	CHECK_EQ(wide, 0);
+}
+
 int main(void)
 {
 	struct objstore *s = NULL;
@@ -687,6 +740,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "%s/data", root);
 	test_crash();
 	test_format();
+	test_private();
 	CHECK_EQ(objstore_open(dir, &s), 0);
 	if (s) {
 		test_partitions(s);

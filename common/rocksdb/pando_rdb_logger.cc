@@ -9,13 +9,12 @@
 #include <rocksdb/c.h>
 #include <rocksdb/env.h>
 
-#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 #include "pando_rdb_logger.h"
+#include "ratelimit.h"
 
 struct rocksdb_logger_t {
 	std::shared_ptr<rocksdb::Logger> rep;
@@ -24,14 +23,22 @@ struct rocksdb_logger_t {
 namespace {
 
 // A full disk makes RocksDB retry and log every few milliseconds: at most
-// BURST lines per WINDOW, then one line saying how many were dropped.
+// 10 lines per 5 s, then one line saying how many were dropped.
 constexpr unsigned BURST = 10;
-constexpr std::chrono::seconds WINDOW{5};
+constexpr unsigned WINDOW_MS = 5000;
 
 class CallbackLogger : public rocksdb::Logger {
 public:
 	CallbackLogger(pando_rdb_log_fn *log, void *arg)
-		: rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL), log_(log), arg_(arg) {}
+		: rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL), log_(log), arg_(arg)
+	{
+		ratelimit_init(&limit_, WINDOW_MS, BURST);
+	}
+
+	~CallbackLogger() override { ratelimit_destroy(&limit_); }
+
+	CallbackLogger(const CallbackLogger &) = delete;
+	CallbackLogger &operator=(const CallbackLogger &) = delete;
 
 	// The option dump RocksDB writes at open: not news for an admin.
 	void LogHeader(const char *, va_list) override {}
@@ -48,7 +55,7 @@ public:
 		char msg[512];
 		unsigned dropped;
 
-		if (level < GetInfoLogLevel() || !log_ || !pass(&dropped))
+		if (level < GetInfoLogLevel() || !log_ || !ratelimit_pass_now(&limit_, &dropped))
 			return;
 		int n = snprintf(msg, sizeof(msg), "rocksdb: ");
 		vsnprintf(msg + n, sizeof(msg) - n, format, ap);
@@ -62,31 +69,9 @@ public:
 	}
 
 private:
-	bool pass(unsigned *dropped)
-	{
-		std::lock_guard<std::mutex> hold(lock_);
-		auto now = std::chrono::steady_clock::now();
-
-		if (now - window_start_ >= WINDOW) {
-			window_start_ = now;
-			printed_ = 0;
-		}
-		if (printed_ >= BURST) {
-			suppressed_++;
-			return false;
-		}
-		printed_++;
-		*dropped = suppressed_;
-		suppressed_ = 0;
-		return true;
-	}
-
 	pando_rdb_log_fn *log_;
 	void *arg_;
-	std::mutex lock_;
-	std::chrono::steady_clock::time_point window_start_{};
-	unsigned printed_ = 0;
-	unsigned suppressed_ = 0;
+	struct ratelimit limit_;
 };
 
 } // namespace

@@ -13,11 +13,11 @@
 #include "fridgethr.h"
 #include "fsal_up.h"
 #include "objio.h"
+#include "ratelimit.h"
 #include "ticker.h"
 
-/* Lines any client can cause: at most CLIENT_LOG_BURST per window. */
-#define CLIENT_LOG_WINDOW_S 5
-#define CLIENT_LOG_BURST 10
+/* Lines any client can cause: at most 10 per 5 s. */
+static struct ratelimit client_log = RATELIMIT_INIT(5000, 10);
 
 struct pando_layouts {
 	struct pando_export *exp;
@@ -190,15 +190,12 @@ static bool osd_answers(struct pando_export *exp, uint32_t id)
 
 bool pando_layouts_client_may_log(void)
 {
-	static time_t window;
-	static unsigned lines;
-	time_t now = time(NULL);
+	unsigned dropped;
+	bool pass = ratelimit_pass_now(&client_log, &dropped);
 
-	/* Races between threads only let a line more or fewer through. */
-	if (__atomic_exchange_n(&window, now / CLIENT_LOG_WINDOW_S, __ATOMIC_RELAXED) !=
-	    now / CLIENT_LOG_WINDOW_S)
-		__atomic_store_n(&lines, 0, __ATOMIC_RELAXED);
-	return __atomic_add_fetch(&lines, 1, __ATOMIC_RELAXED) <= CLIENT_LOG_BURST;
+	if (pass && dropped)
+		LogInfo(COMPONENT_PNFS, "pando: %u lines clients caused were dropped", dropped);
+	return pass;
 }
 
 void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,

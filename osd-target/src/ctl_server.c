@@ -189,7 +189,7 @@ static enum denial verdict_denial(enum ctl_auth_verdict verdict)
 }
 
 /* Denials are logged, but a stranger must not flood the log with them. */
-static struct log_ratelimit denial_log = LOG_RATELIMIT_INIT(5000, 10);
+static struct ratelimit denial_log = RATELIMIT_INIT(5000, 10);
 
 static enum rpc_outcome deny(const struct osd_ctx *ctx, const struct rpc_call *call,
 			     enum denial why)

@@ -67,51 +67,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	pthread_mutex_unlock(&logger.lock);
 }
 
-void log_ratelimit_init(struct log_ratelimit *rl, unsigned interval_ms, unsigned burst)
-{
-	*rl = (struct log_ratelimit){ .interval_ms = interval_ms, .burst = burst };
-	pthread_mutex_init(&rl->lock, NULL);
-}
-
-void log_ratelimit_destroy(struct log_ratelimit *rl)
-{
-	pthread_mutex_destroy(&rl->lock);
-}
-
-bool log_ratelimit_pass(struct log_ratelimit *rl, uint64_t now_ms, unsigned *dropped)
-{
-	bool pass;
-
-	pthread_mutex_lock(&rl->lock);
-	if (now_ms - rl->window_start_ms >= rl->interval_ms || now_ms < rl->window_start_ms) {
-		rl->window_start_ms = now_ms;
-		rl->printed = 0;
-	}
-	pass = rl->printed < rl->burst;
-	*dropped = 0;
-	if (pass) {
-		rl->printed++;
-		*dropped = rl->suppressed;
-		rl->suppressed = 0;
-	} else {
-		rl->suppressed++;
-	}
-	pthread_mutex_unlock(&rl->lock);
-	return pass;
-}
-
-void log_limited(struct log_ratelimit *rl, enum log_level level, const char *fmt, ...)
+void log_limited(struct ratelimit *rl, enum log_level level, const char *fmt, ...)
 {
 	char line[1536];
-	struct timespec ts;
 	unsigned dropped;
 	va_list ap;
 
-	if (!log_enabled(level))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (!log_ratelimit_pass(rl, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
-				&dropped))
+	if (!log_enabled(level) || !ratelimit_pass_now(rl, &dropped))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

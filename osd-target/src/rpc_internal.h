@@ -61,7 +61,7 @@ struct rpc_server {
 	pthread_t acceptor;
 	pthread_t *workers;
 	struct bufpool pool;            /* max_record-sized buffers */
-	struct log_ratelimit peer_log;  /* lines a peer can cause */
+	struct ratelimit peer_log;      /* lines a peer can cause */
 	atomic_bool draining;           /* stopping: read nothing more */
 
 	pthread_mutex_t lock;           /* guards everything below */

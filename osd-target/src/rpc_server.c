@@ -305,7 +305,7 @@ static void server_free(struct rpc_server *srv)
 	pthread_cond_destroy(&srv->work);
 	pthread_cond_destroy(&srv->conns_gone);
 	bufpool_destroy(&srv->pool);
-	log_ratelimit_destroy(&srv->peer_log);
+	ratelimit_destroy(&srv->peer_log);
 	free(srv->workers);
 	free(srv);
 }
@@ -361,7 +361,7 @@ int rpc_server_start(const struct rpc_server_config *cfg, const struct rpc_progr
 		srv->cfg.max_conns_per_source = srv->cfg.max_conns;
 	if (!srv->cfg.reply_budget)
 		srv->cfg.reply_budget = RPC_REPLY_BUDGET_DEFAULT;
-	log_ratelimit_init(&srv->peer_log, PEER_LOG_INTERVAL_MS, PEER_LOG_BURST);
+	ratelimit_init(&srv->peer_log, PEER_LOG_INTERVAL_MS, PEER_LOG_BURST);
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->work, NULL);
 	pthread_cond_init(&srv->conns_gone, NULL);

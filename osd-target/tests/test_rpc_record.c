@@ -222,22 +222,6 @@ static void test_sendq_queues_in_order(void)
 	free(got);
 }
 
-static void test_ratelimit(void)
-{
-	struct log_ratelimit rl;
-	unsigned dropped, passed = 0;
-
-	log_ratelimit_init(&rl, 1000, 3);
-	for (int i = 0; i < 10; i++)
-		passed += log_ratelimit_pass(&rl, 5000, &dropped);
-	CHECK_EQ(passed, 3);
-	CHECK(log_ratelimit_pass(&rl, 6000, &dropped));   /* a new window */
-	CHECK_EQ(dropped, 7);
-	CHECK(log_ratelimit_pass(&rl, 6001, &dropped));
-	CHECK_EQ(dropped, 0);
-	log_ratelimit_destroy(&rl);
-}
-
 int main(void)
 {
 	CHECK_EQ(bufpool_init(&pool, MAX_RECORD, 4), 0);
@@ -248,7 +232,6 @@ int main(void)
 	test_admission_limit();
 	test_sendq_order_and_break();
 	test_sendq_queues_in_order();
-	test_ratelimit();
 	bufpool_destroy(&pool);
 	CHECK_DONE();
 }

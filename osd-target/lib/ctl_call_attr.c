@@ -26,7 +26,9 @@ static int take_getattr(const void *res, int rc, void *arg)
 		out->attrs[i].page = a->page;
 		out->attrs[i].number = a->number;
 		out->attrs[i].len = a->value.value_len;
-		memcpy(out->attrs[i].value, a->value.value_val, a->value.value_len);
+		/* An unset attribute has no buffer at all after XDR. */
+		if (a->value.value_len)
+			memcpy(out->attrs[i].value, a->value.value_val, a->value.value_len);
 	}
 	if (!rc)
 		*out->n = ok->attrs.attrs_len;

@@ -232,7 +232,7 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
-enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR };
+enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR, OP_GETATTR };
 
 struct pending {
 	pthread_t thread;
@@ -241,6 +241,7 @@ struct pending {
 	uint8_t buf[64];
 	struct osd_ctl_stats stats;
 	struct osd_ctl_extent_csum csums[4];
+	struct osd_ctl_attr attrs[2];
 	uint64_t length;
 	size_t n;
 	size_t failed;
@@ -252,6 +253,7 @@ static void *run_op(void *arg)
 {
 	static const struct osd_ctl_obj_id id = { 0x11, 0x22 };
 	static const struct osd_ctl_attr attrs[2] = { { 1, 2, 1, { 'a' } }, { 1, 3, 1, { 'b' } } };
+	static const struct osd_ctl_attr_key keys[2] = { { 1, 2 }, { 1, 3 } };
 	struct pending *p = arg;
 
 	switch (p->op) {
@@ -276,6 +278,9 @@ static void *run_op(void *arg)
 	case OP_SETATTR:
 		p->failed = 99;
 		p->rc = osd_ctl_setattr(p->c, &id, attrs, 2, &p->failed);
+		break;
+	case OP_GETATTR:
+		p->rc = osd_ctl_getattr(p->c, &id, keys, 2, p->attrs, 2, &p->n);
 		break;
 	}
 	return NULL;
@@ -684,6 +689,34 @@ static void test_setattr_reports_the_failed_index(struct osd_ctl_client *c, int 
 	}
 }
 
+/* GETATTR: an attribute the target has no value for comes back empty
+ * (XDR leaves no buffer for it), beside one that has a value. */
+static void test_getattr_takes_an_unset_attribute(struct osd_ctl_client *c, int fd)
+{
+	uint8_t rec[4096], res[4 + 4 + 12 + 16];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_GETATTR);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 9);
+	put_be32(res, 0);                       /* OSD_OK */
+	put_be32(res + 4, 2);                   /* two attributes */
+	put_be32(res + 8, 1);
+	put_be32(res + 12, 2);
+	put_be32(res + 16, 0);                  /* unset */
+	put_be32(res + 20, 1);
+	put_be32(res + 24, 3);
+	put_be32(res + 28, 3);
+	memcpy(res + 32, "xyz", 4);
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), 0);
+	CHECK_EQ(p.n, 2);
+	CHECK_EQ(p.attrs[0].len, 0);
+	CHECK_EQ(p.attrs[1].len, 3);
+	CHECK(memcmp(p.attrs[1].value, "xyz", 3) == 0);
+}
+
 static void test_local_argument_checks(struct osd_ctl_client *c)
 {
 	static const struct osd_ctl_obj_id id = { 1, 1 };
@@ -735,6 +768,7 @@ int main(void)
 	fd = test_stats(c, lfd, fd);
 	fd = test_checksums(c, lfd, fd);
 	test_setattr_reports_the_failed_index(c, fd);
+	test_getattr_takes_an_unset_attribute(c, fd);
 	test_local_argument_checks(c);
 	test_shared_between_threads(c, fd);
 	test_denied_keeps_connection(c, fd);

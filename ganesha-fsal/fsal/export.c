@@ -37,6 +37,9 @@
 #include "view.h"
 
 #define STATFS_CACHE_S 5
+/* Files with uncommitted UNSTABLE gateway writes the manager keeps track
+ * of (osdio/unstable.h): about 3 MiB; writes past it go stable. */
+#define UNSTABLE_FILES_MAX (1u << 16)
 
 static struct config_item export_params[] = {
 	CONF_ITEM_NOOP("name"),
@@ -327,7 +330,7 @@ static int export_open(struct pando_export *exp)
 
 	if (!rc)
 		rc = open_cluster(exp);
-	if (!rc && !(exp->unstable = unstable_files_new()))
+	if (!rc && !(exp->unstable = unstable_files_new(UNSTABLE_FILES_MAX)))
 		rc = -ENOMEM;
 	/* The map before the object pool, so no object is made ahead on an
 	 * OSD the map has taken out. */

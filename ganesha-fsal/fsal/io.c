@@ -154,7 +154,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 			 int iovcnt, bool stable, size_t *n)
 {
 	struct pando_export *exp = h->exp;
-	struct objio io;
+	struct objio io = { 0 };
 	struct pando_storage_map *map = NULL;
 	struct ns_setattr sa = { .mask = NS_SET_KILL_SETID, .writer = writer };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
@@ -173,7 +173,15 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 		rc = pando_grants_write_begin(exp->grants, h->ino);
 	if (rc)
 		return rc;
-	rc = pando_objects_open(exp, h->ino, &io, &map);
+	/* With the table of unstable files full, the write goes stable. */
+	if (!stable) {
+		rc = unstable_files_reserve(exp->unstable, h->ino);
+		stable = rc == -ENOSPC;
+		if (stable)
+			rc = 0;
+	}
+	if (!rc)
+		rc = pando_objects_open(exp, h->ino, &io, &map);
 	*n = 0;
 	if (!rc)
 		rc = write_map(h, &io, map, off, iov, iovcnt, stable, n);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 
 #define UNSTABLE_BUCKETS 256
+/* A reserved entry whose write has not come back yet. */
+#define EPOCH_NONE UINT64_MAX
 
 struct unstable_file {
 	struct unstable_file *next;
@@ -18,6 +20,7 @@ struct unstable_file {
 
 struct unstable_files {
 	pthread_mutex_t lock;
+	size_t count, max;
 	struct unstable_file *buckets[UNSTABLE_BUCKETS];
 };
 
@@ -31,12 +34,14 @@ static struct unstable_file **slot(struct unstable_files *u, uint64_t ino)
 	return p;
 }
 
-struct unstable_files *unstable_files_new(void)
+struct unstable_files *unstable_files_new(size_t max)
 {
 	struct unstable_files *u = calloc(1, sizeof(*u));
 
-	if (u)
+	if (u) {
 		pthread_mutex_init(&u->lock, NULL);
+		u->max = max;
+	}
 	return u;
 }
 
@@ -56,20 +61,48 @@ void unstable_files_free(struct unstable_files *u)
 	free(u);
 }
 
-int unstable_files_note(struct unstable_files *u, uint64_t ino, uint64_t epoch)
+/* Under the lock: ino's entry, made with epoch if there is none and
+ * room for one; NULL with *rc set otherwise. */
+static struct unstable_file *entry(struct unstable_files *u, uint64_t ino, uint64_t epoch,
+				   int *rc)
 {
-	struct unstable_file **p;
+	struct unstable_file **p = slot(u, ino);
+
+	if (*p)
+		return *p;
+	if (u->count >= u->max) {
+		*rc = -ENOSPC;
+		return NULL;
+	}
+	*p = malloc(sizeof(**p));
+	if (!*p) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	**p = (struct unstable_file){ .ino = ino, .epoch = epoch };
+	u->count++;
+	return *p;
+}
+
+int unstable_files_reserve(struct unstable_files *u, uint64_t ino)
+{
 	int rc = 0;
 
 	pthread_mutex_lock(&u->lock);
-	p = slot(u, ino);
-	if (!*p) {
-		*p = malloc(sizeof(**p));
-		if (*p)
-			**p = (struct unstable_file){ .ino = ino, .epoch = epoch };
-		else
-			rc = -ENOMEM;
-	}
+	entry(u, ino, EPOCH_NONE, &rc);
+	pthread_mutex_unlock(&u->lock);
+	return rc;
+}
+
+int unstable_files_note(struct unstable_files *u, uint64_t ino, uint64_t epoch)
+{
+	struct unstable_file *f;
+	int rc = 0;
+
+	pthread_mutex_lock(&u->lock);
+	f = entry(u, ino, epoch, &rc);
+	if (f && f->epoch == EPOCH_NONE)
+		f->epoch = epoch;
 	pthread_mutex_unlock(&u->lock);
 	return rc;
 }
@@ -82,10 +115,12 @@ bool unstable_files_lost(struct unstable_files *u, uint64_t ino, uint64_t now)
 	pthread_mutex_lock(&u->lock);
 	p = slot(u, ino);
 	f = *p;
-	if (f)
+	if (f) {
 		*p = f->next;
+		u->count--;
+	}
 	pthread_mutex_unlock(&u->lock);
-	lost = f && f->epoch != now;
+	lost = f && f->epoch != EPOCH_NONE && f->epoch != now;
 	free(f);
 	return lost;
 }

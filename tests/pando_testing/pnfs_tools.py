@@ -414,8 +414,9 @@ class PnfsCluster:
                 stripe_unit: int = 1 << 20) -> tuple[list[Component], list[bytes]]:
         """Each mirror of file `ino` rebuilt from its objects: objects keep
         file offsets, so column c of a mirror holds stripe units c,
-        c + columns, ... at their own file offsets."""
-        comps = self.components(ino)
+        c + columns, ... at their own file offsets.  Waits for the owner
+        stamps of objects taken from the pool (wait_components)."""
+        comps = self.wait_components(ino, copies * columns)
         assert [k.index for k in comps] == list(range(copies * columns)), \
             f"inode {ino}: components {comps}, want {copies} x {columns}"
         images = []

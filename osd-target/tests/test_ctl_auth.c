@@ -56,7 +56,8 @@ int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pie
 	for (size_t i = 0; i < n; i++) {
 		if (pieces[i].len > sizeof(msg) - at)
 			return -1;
-		memcpy(msg + at, pieces[i].data, pieces[i].len);
+		if (pieces[i].len)      /* an empty piece may have no buffer */
+			memcpy(msg + at, pieces[i].data, pieces[i].len);
 		at += pieces[i].len;
 	}
 	return HMAC(EVP_sha256(), key, (int)key_len, msg, at, out, &len) && len == 32 ? 0 : -1;

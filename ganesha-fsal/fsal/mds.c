@@ -423,7 +423,9 @@ static nfsstat4 pando_layoutreturn(struct fsal_obj_handle *o, XDR *lrf_body,
 		return NFS4ERR_UNKNOWN_LAYOUTTYPE;
 	if (lrf_body)
 		note_return_body(h, lrf_body);
-	if (arg->dispose && seg)
+	if (arg->dispose && seg && arg->circumstance == circumstance_revoke)
+		pando_grant_revoked(seg);
+	else if (arg->dispose && seg)
 		pando_grant_end(seg);
 	return NFS4_OK;
 }

@@ -199,8 +199,9 @@ static void unlink_seg(struct pando_grants *g, struct pando_grant *seg)
 		}
 	}
 	/* The last recalled segment back ends the recall at once, so that
-	 * the next grant need not wait for the tick. */
-	if (f->recalling && !gfile_recall_pending(f))
+	 * the next grant need not wait for the tick; a revoked one's fence
+	 * still has to come first. */
+	if (f->recalling && !gfile_recall_pending(f) && !f->fence_due)
 		f->recalling = false;
 	gfile_forget_writer(g, f);
 	gfile_put(g, f);
@@ -261,6 +262,24 @@ void pando_grant_end(struct pando_grant *seg)
 		returned(seg->owner, seg);
 	else
 		free(seg);
+}
+
+void pando_grant_revoked(struct pando_grant *seg)
+{
+	struct pando_grants *g = seg->owner;
+	struct gfile *f;
+
+	if (g && seg->write && !seg->fenced) {
+		pthread_mutex_lock(&g->lock);
+		f = gfile_get(g, seg->ino, false);
+		if (f) {
+			f->fence_due++;
+			f->recalling = true;
+			f->deadline = 0;
+		}
+		pthread_mutex_unlock(&g->lock);
+	}
+	pando_grant_end(seg);
 }
 
 void pando_grants_settled(struct pando_grants *g, uint64_t ino, bool ok)

@@ -122,6 +122,13 @@ void pando_grants_ungrant(struct pando_grants *g, struct pando_grant *seg);
 /* The segment is returned (or disposed of); frees it, also when its
  * grants are gone. */
 void pando_grant_end(struct pando_grant *seg);
+/* The segment was taken from its holder, not given back: Ganesha
+ * revoked it (a recall it could not deliver or that went unanswered, a
+ * client whose lease expired).  Ends it as pando_grant_end does; for a
+ * write segment the file is fenced at the next tick, since the holder
+ * may still write with the handles it has, and no grant is made until
+ * then. */
+void pando_grant_revoked(struct pando_grant *seg);
 /* The size check a return asked for is done (ok: the size is right, or
  * the file changed or went meanwhile; not ok: the record is kept for
  * the next start). */
@@ -134,7 +141,8 @@ bool pando_grants_stale(struct pando_grants *g, const struct pando_grant *seg);
 
 /* Recalls the file's segments (write segments only, with writers_only)
  * held by clients other than `except` (0: none excepted).  -EBUSY while
- * such segments are out and not fenced, 0 when there are none. */
+ * such segments are out and not fenced or a revoked segment's fence is
+ * due, 0 when there are none. */
 int pando_grants_recall_file(struct pando_grants *g, uint64_t ino, uint64_t except,
 			     bool writers_only, const char *why);
 /* The same, then waits up to max_ms for them to come back. */

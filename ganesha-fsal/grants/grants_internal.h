@@ -16,6 +16,7 @@ struct gfile {
 	uint32_t cap_version;           /* 0: not read from the OSDs yet */
 	uint64_t epoch;                 /* moves on every recall */
 	bool recalling;                 /* a recall runs until deadline */
+	uint32_t fence_due;             /* write segments revoked, not fenced yet */
 	uint64_t deadline;
 	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
 	bool wrecorded;                 /* its write-layout record is durable */

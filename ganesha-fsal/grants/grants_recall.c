@@ -57,6 +57,8 @@ int pando_grants_recall_file(struct pando_grants *g, uint64_t ino, uint64_t exce
 		send = start_recall(g, f);
 		r.gen = f->gen;
 		rc = -EBUSY;
+	} else if (f && f->fence_due) {
+		rc = -EBUSY;            /* a revoked holder may write until the tick */
 	}
 	pthread_mutex_unlock(&g->lock);
 	if (send)
@@ -66,7 +68,7 @@ int pando_grants_recall_file(struct pando_grants *g, uint64_t ino, uint64_t exce
 
 static bool returned_all(struct gfile *f)
 {
-	return !f || !gfile_recall_pending(f);
+	return !f || (!gfile_recall_pending(f) && !f->fence_due);
 }
 
 int pando_grants_recall_and_wait(struct pando_grants *g, uint64_t ino, uint64_t except,
@@ -156,6 +158,14 @@ static void fence(struct pando_grants *g, uint64_t ino, uint32_t cur)
 				   " in time: fenced (capability version %u%s)", s->client, ino,
 				   next, failed ? ", some OSDs unreachable" : "");
 		}
+		if (f->fence_due) {
+			g->st.fenced += f->fence_due;
+			grants_log(g, PANDO_GRANTS_WARN,
+				   "pando: %u revoked layout(s) of inode %" PRIu64 " fenced "
+				   "(capability version %u%s)", f->fence_due, ino, next,
+				   failed ? ", some OSDs unreachable" : "");
+			f->fence_due = 0;
+		}
 		f->recalling = false;
 		gfile_put(g, f);
 	}
@@ -174,7 +184,7 @@ static int overdue(struct pando_grants *g, uint64_t *inos, uint32_t *vers, int m
 			next = f->next;
 			if (!f->recalling)
 				continue;
-			if (!gfile_recall_pending(f)) {
+			if (!gfile_recall_pending(f) && !f->fence_due) {
 				f->recalling = false;
 				gfile_put(g, f);
 			} else if (now >= f->deadline && n < max) {

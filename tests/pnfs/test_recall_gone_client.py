@@ -20,7 +20,11 @@ two ways there:
 
 Now no callback goes out, Ganesha revokes the layouts as it does for a
 client without a back channel, the manager stays up, and another client
-writes and reads a file and gets a write layout of it.  Run it on an
+writes and reads a file and gets a write layout of it.  A revoked write
+layout was never given back: its holder may come back on a new
+connection and write on with its handles, so the manager fences every
+file a revoked layout covered (a new capability version on each of its
+objects) before anyone else writes it.  Run it on an
 earlier series' Ganesha (PANDO_GANESHA_ROOT, ganesha-fsal/patches/README.md)
 to see it fail.
 """
@@ -66,6 +70,8 @@ def test_recalls_to_clients_whose_connections_are_gone_do_not_crash_the_manager(
                 f"LAYOUTGET of {name} by holder {i}: {status}"
     ls0 = c.layout_status()
     assert ls0.segments == HOLDERS * len(NAMES), f"the holders' layouts are not all out: {ls0}"
+    inos = [c.nfs3_lookup(name)[1].fileid for name in NAMES]
+    versions0 = {ino: [k.cap_version for k in c.wait_components(ino, 2)] for ino in inos}
 
     for h in holders:
         h.close()               # what the kernel does for a process killed with SIGKILL
@@ -82,6 +88,15 @@ def test_recalls_to_clients_whose_connections_are_gone_do_not_crash_the_manager(
     ls1 = c.wait_layouts(lambda s: s.segments == 0, RECALL_TIMEOUT + 10,
                          "the gone clients' recalled layouts ending")
     assert ls1.recalls == ls0.recalls + len(NAMES), f"{ls0} -> {ls1}"
+    ls2 = c.wait_layouts(lambda s: s.fenced >= ls0.fenced + HOLDERS * len(NAMES), 10,
+                         "every revoked write layout fenced")
+    assert ls2.fenced == ls0.fenced + HOLDERS * len(NAMES), f"{ls0} -> {ls2}"
+    for ino in inos:
+        after = [k.cap_version for k in c.components(ino)]
+        assert len(after) == len(versions0[ino]) and \
+            all(a > b for a, b in zip(after, versions0[ino])), \
+            f"inode {ino}: capability versions {versions0[ino]} -> {after}: a revoked " \
+            "holder's handles still work"
 
     # Others are served: NFSv3 through the manager, and a new NFSv4.1
     # client's write layout of the same file.

@@ -266,6 +266,36 @@ static void a_write_segment_ending_while_another_is_recorded_keeps_the_record(vo
 	fake_free(&fk);
 }
 
+/* Ganesha revoked a write segment (its recall could not be delivered):
+ * the holder never returned it and may write on with its handles, so the
+ * file is fenced at the next tick, and nothing is granted before. */
+static void a_revoked_write_segment_is_fenced_before_the_next_grant(void)
+{
+	struct fake fk;
+	struct pando_grant *w, *r, *t = NULL;
+
+	fake_grants(&fk);
+	fake_grant(&fk, 5, 3, true, &w);
+	fake_grant(&fk, 6, 3, false, &r);
+	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "gateway write"), -EBUSY);
+	pando_grant_revoked(w);
+	pando_grant_revoked(r);                 /* a read segment writes nothing */
+	CHECK_EQ(fake_stats(&fk).segments, 0);
+	CHECK_EQ(fake_grant(&fk, 5, 4, true, &t), -EAGAIN);
+	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "gateway write"), -EBUSY);
+	pando_grants_tick(fk.g);
+	CHECK_EQ(fk.nfences, 1);
+	CHECK_EQ(fk.fenced_ino[0], 5);
+	CHECK_EQ(fake_stats(&fk).fenced, 1);
+	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "gateway write"), 0);
+	CHECK_EQ(fake_grant(&fk, 5, 4, false, &t), 0);
+	pando_grant_end(t);
+	pando_grants_tick(fk.g);
+	CHECK_EQ(fk.nfences, 1);
+	CHECK_EQ(fake_stats(&fk).files, 0);
+	fake_free(&fk);
+}
+
 int main(void)
 {
 	a_recall_with_nothing_out_sends_nothing();
@@ -279,5 +309,6 @@ int main(void)
 	a_client_recall_names_the_holder_in_each_file();
 	a_recall_racing_a_write_grant_refuses_it_and_drops_its_record();
 	a_write_segment_ending_while_another_is_recorded_keeps_the_record();
+	a_revoked_write_segment_is_fenced_before_the_next_grant();
 	CHECK_DONE();
 }

@@ -19,6 +19,7 @@
 
 #include "byteorder.h"
 #include "check.h"
+#include "loopback.h"
 #include "ctl_auth.h"
 #include "log.h"
 #include "osd.h"
@@ -425,19 +426,6 @@ static void test_the_target_refuses_a_replay(void)
 }
 
 /* ---- the client: a call whose MAC cannot be made is not sent ---------------- */
-
-static int listen_loopback(uint16_t *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len))
-		return -1;
-	*port = ntohs(a.sin_port);
-	return fd;
-}
 
 struct client_call {
 	struct osd_ctl_client *c;

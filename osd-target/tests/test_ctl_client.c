@@ -21,6 +21,7 @@
 
 #include "byteorder.h"
 #include "check.h"
+#include "loopback.h"
 #include "pando/osd_ctl_client.h"
 
 #define PROG 0x20504e44u
@@ -42,19 +43,6 @@ struct call_seen {
 	const uint8_t *args;
 	size_t args_len;
 };
-
-static int listen_loopback(uint16_t *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len))
-		return -1;
-	*port = ntohs(a.sin_port);
-	return fd;
-}
 
 static int accept_conn(int lfd)
 {

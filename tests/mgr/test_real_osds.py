@@ -33,6 +33,17 @@ def _up(etcd: EtcdCluster, osd_id: int) -> bool | None:
     return None if o is None else bool(o["up"])
 
 
+def _one_osd_with_object(etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory,
+                         obj: int) -> tuple[OsdProcess, Any]:
+    """osd.1 up in a mgr's map, with object `obj` in partition 1."""
+    osd = _osds(etcd, osd_factory, 1)[0]
+    api = mgr_factory().api()
+    api.wait_for(lambda a: a.osd_states() == {1: (True, True)}, timeout=15, what="osd.1 up")
+    osd.tool("mkpart", "1", check=False)
+    osd.tool("create", "1", str(obj))
+    return osd, api
+
+
 def test_real_osds_are_added_and_a_killed_one_is_marked_down_within_the_lease(
         etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
     osds = _osds(etcd, osd_factory, 3)
@@ -88,11 +99,7 @@ def test_a_stopped_osd_is_down_at_once_and_its_counters_reach_metrics(
 
 def test_nfs_writes_to_a_real_osd_show_as_its_rate_history_and_counters(
         etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
-    osd = _osds(etcd, osd_factory, 1)[0]
-    api = mgr_factory().api()
-    api.wait_for(lambda a: a.osd_states() == {1: (True, True)}, timeout=15, what="osd.1 up")
-    osd.tool("mkpart", "1", check=False)
-    osd.tool("create", "1", "77")
+    osd, api = _one_osd_with_object(etcd, osd_factory, mgr_factory, 77)
     chunk = b"p" * 65536
     with osd.nfs3() as nfs:
         fh = handle_for(osd, 1, 77)
@@ -110,11 +117,7 @@ def test_nfs_writes_to_a_real_osd_show_as_its_rate_history_and_counters(
 
 def test_what_an_osd_refused_reaches_metrics_by_kind(
         etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
-    osd = _osds(etcd, osd_factory, 1)[0]
-    api = mgr_factory().api()
-    api.wait_for(lambda a: a.osd_states() == {1: (True, True)}, timeout=15, what="osd.1 up")
-    osd.tool("mkpart", "1", check=False)
-    osd.tool("create", "1", "78")
+    osd, api = _one_osd_with_object(etcd, osd_factory, mgr_factory, 78)
     forged = bytearray(handle_for(osd, 1, 78))
     forged[-1] ^= 1
     with osd.nfs3() as nfs:

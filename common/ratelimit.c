@@ -18,7 +18,8 @@ bool ratelimit_pass(struct ratelimit *rl, uint64_t now_ms, unsigned *dropped)
 	bool pass;
 
 	pthread_mutex_lock(&rl->lock);
-	if (now_ms - rl->window_start_ms >= rl->interval_ms || now_ms < rl->window_start_ms) {
+	/* Unsigned: a clock that went back wraps to a long interval. */
+	if (now_ms - rl->window_start_ms >= rl->interval_ms) {
 		rl->window_start_ms = now_ms;
 		rl->printed = 0;
 	}

@@ -5,15 +5,18 @@ hosts").  `parse` checks it whole and says which line and key is wrong."""
 from __future__ import annotations
 
 import configparser
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET
+from .ganesha_conf import ACCESS_TYPES, SQUASHES, ExportClient
 from .net import host_port
 
 DEFAULT_PATH = Path("/etc/pando/pando.conf")
 HOST_PREFIX = "host "
+CLIENTS_PREFIX = "clients "
 
 # Every section and key the file may hold, with its default ("" : none;
 # None: required).  Anything else is a typo and an error.
@@ -28,9 +31,18 @@ SCHEMA: dict[str, dict[str, str | None]] = {
             "plugins_dir": "/usr/lib/x86_64-linux-gnu/ganesha", "mirrors": "2",
             "stripe_unit": "1048576", "inline_max": "65536", "log_level": "EVENT"},
     "mgr": {"url": "", "port": "7480"},
+    # For every NFS client no [clients NAME] section names.
+    "export": {"access": "rw", "squash": "root_squash"},
 }
 HOST_KEYS: dict[str, str | None] = {"address": None, "osds": "", "mds": "no", "mgr": "no",
                                     "etcd": "no"}
+# access "": the export's.
+CLIENTS_KEYS: dict[str, str | None] = {"hosts": None, "access": "", "squash": "root_squash"}
+ACCESS_WORDS = {w.lower(): w for w in ACCESS_TYPES}
+SQUASH_WORDS = {w.lower(): w for w in SQUASHES}
+# A client as Ganesha's Clients takes it: a host name (wildcards * and ?),
+# or @netgroup; addresses and ADDR/BITS networks are checked by ipaddress.
+CLIENT_NAME_RE = re.compile(r"^@?[A-Za-z0-9*?]([A-Za-z0-9*?.-]*[A-Za-z0-9*?])?$")
 BOOLEANS = {"yes": True, "true": True, "on": True, "1": True,
             "no": False, "false": False, "off": False, "0": False}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -65,6 +77,9 @@ class PandoConf:
     path: Path
     values: dict[str, dict[str, str]]       # section -> key -> value (defaults filled)
     hosts: dict[str, Host] = field(default_factory=dict)
+    # [clients NAME] sections in file order: Ganesha takes the first that
+    # names a client.
+    clients: list[ExportClient] = field(default_factory=list)
 
     def get(self, section: str, key: str) -> str:
         return self.values[section][key]
@@ -75,6 +90,15 @@ class PandoConf:
     @property
     def name(self) -> str:
         return self.get("cluster", "name")
+
+    @property
+    def export_access(self) -> str:
+        """[export] access in Ganesha's word (checked by parse)."""
+        return ACCESS_WORDS[self.get("export", "access").lower()]
+
+    @property
+    def export_squash(self) -> str:
+        return SQUASH_WORDS[self.get("export", "squash").lower()]
 
     @property
     def prefix(self) -> str:
@@ -179,9 +203,11 @@ def parse_text(text: str, path: Path = DEFAULT_PATH) -> PandoConf:
             if host.name in conf.hosts:
                 raise lines.error(norm, "", "a second section for this host")
             conf.hosts[host.name] = host
+        elif norm.startswith(CLIENTS_PREFIX):
+            conf.clients.append(_clients(lines, norm, dict(cp[section])))
         elif norm not in SCHEMA:
             raise lines.error(norm, "", f"unknown section (known: "
-                              f"{', '.join(SCHEMA)}, host NAME)")
+                              f"{', '.join(SCHEMA)}, host NAME, clients NAME)")
     _check(conf, lines)
     return conf
 
@@ -227,6 +253,38 @@ def _host(lines: _Lines, section: str, given: dict[str, str]) -> Host:
                 *(_bool(lines, section, k, v[k]) for k in ("mds", "mgr", "etcd")))
 
 
+def _word(lines: _Lines, section: str, key: str, value: str, words: dict[str, str]) -> str:
+    try:
+        return words[value.lower()]
+    except KeyError:
+        raise lines.error(section, key, f"'{value}' is not one of "
+                          f"{', '.join(words)}") from None
+
+
+def _client_host(lines: _Lines, section: str, word: str) -> str:
+    try:
+        return str(ipaddress.ip_network(word, strict=False))
+    except ValueError:
+        pass
+    if word == "*" or CLIENT_NAME_RE.match(word) and "/" not in word:
+        return word
+    raise lines.error(section, "hosts", f"'{word}' is not an address, ADDR/BITS network, "
+                      f"host name or @netgroup")
+
+
+def _clients(lines: _Lines, section: str, given: dict[str, str]) -> ExportClient:
+    name = section[len(CLIENTS_PREFIX):].strip()
+    if not NAME_RE.match(name):
+        raise lines.error(section, "", f"'{name}' is not a name")
+    v = _fill(lines, section, CLIENTS_KEYS, given)
+    hosts = tuple(_client_host(lines, section, w)
+                  for w in filter(None, (x.strip() for x in v["hosts"].split(","))))
+    if not hosts:
+        raise lines.error(section, "hosts", "names no host")
+    access = v["access"] and _word(lines, section, "access", v["access"], ACCESS_WORDS)
+    return ExportClient(hosts, _word(lines, section, "squash", v["squash"], SQUASH_WORDS), access)
+
+
 def _check(conf: PandoConf, lines: _Lines) -> None:
     for section, key in (("etcd", "client_port"), ("osd", "base_port"), ("mds", "nfs_port"),
                          ("mds", "mnt_port"), ("mgr", "port"), ("osd", "threads"),
@@ -247,6 +305,8 @@ def _check(conf: PandoConf, lines: _Lines) -> None:
         except (KeyError, IndexError, ValueError) as e:
             raise lines.error(section, key, f"bad placeholder {e} (allowed: "
                               f"{', '.join('{' + f + '}' for f in fields)})") from None
+    _word(lines, "export", "access", conf.get("export", "access"), ACCESS_WORDS)
+    _word(lines, "export", "squash", conf.get("export", "squash"), SQUASH_WORDS)
     if not conf.hosts:
         raise ConfError(f"{conf.path}: no [host NAME] section: name at least one host")
     seen: dict[int, str] = {}

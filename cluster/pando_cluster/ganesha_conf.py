@@ -45,7 +45,31 @@ TEST_OVERRIDES: Mapping[str, str] = {
     "EXPORT.Access_Type": "a read-only VFS export",
     "EXPORT.FSAL.*": "FSAL options a test chooses, and the VFS baseline's FSAL block",
     "MDCACHE.Entries_HWMark": "a handle cache small enough to evict a file between two calls",
+    "EXPORT.CLIENT.*": "the test pods' own clients keep root, as a site's job hosts do: the "
+                       "rack's 10.77.0.0/16 and tap guests' 10.0.3.0/24 besides loopback; "
+                       "tests/security/test_root_squash.py squashes another address",
 }
+
+# Who a squashed root becomes: Debian's nobody and nogroup, as knfsd's
+# anonuid and anongid (Ganesha's own default, -2, is uid 4294967294).
+ANON_ID = 65534
+SQUASHES = ("Root_Squash", "No_Root_Squash", "All_Squash")
+ACCESS_TYPES = ("RW", "RO", "None")
+
+
+@dataclass(frozen=True)
+class ExportClient:
+    """One CLIENT block of the export: the hosts it names (addresses,
+    networks as ADDR/BITS, host names, *) and what they get instead of
+    the export's own Squash, and Access_Type when one is given ("": the
+    export's).  Ganesha takes the first block that names a client."""
+    hosts: tuple[str, ...]
+    squash: str = "No_Root_Squash"
+    access_type: str = ""
+
+    def lines(self) -> list[str]:
+        access = [f"Access_Type = {self.access_type};"] if self.access_type else []
+        return [f"Clients = {', '.join(self.hosts)};", *access, f"Squash = {self.squash};"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +117,9 @@ class GaneshaSettings:
     pnfs: bool = True
     graceless: bool = False
     access_type: str = "RW"
+    # Root from any host no CLIENT block names is nobody (ANON_ID).
+    squash: str = "Root_Squash"
+    clients: tuple[ExportClient, ...] = ()
     log_level: str = "EVENT"
     log_components: Mapping[str, str] = field(default_factory=dict)
     # Ganesha's handle cache size; None: its default (no MDCACHE block).
@@ -139,7 +166,9 @@ def render(s: GaneshaSettings) -> str:
     fsal = s.fsal.lines(s.pnfs) if isinstance(s.fsal, PandoFsal) else list(s.fsal)
     export = ["Export_Id = 1;", f'Path = "{s.export_path}";', f'Pseudo = "{s.pseudo}";',
               f"Protocols = {_numbers(s.protocols)};", "Transports = TCP;",
-              f"Access_Type = {s.access_type};", "Squash = No_Root_Squash;", "SecType = sys;",
+              f"Access_Type = {s.access_type};", f"Squash = {s.squash};",
+              f"Anonymous_Uid = {ANON_ID};", f"Anonymous_Gid = {ANON_ID};", "SecType = sys;",
+              *(x for c in s.clients for x in _block("CLIENT", c.lines())),
               *_block("FSAL", fsal)]
     mdcache = ([] if s.mdcache_entries is None
                else _block("MDCACHE", [f"Entries_HWMark = {s.mdcache_entries};"]))

@@ -8,11 +8,14 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .ganesha_conf import GaneshaSettings, PandoFsal, render
+from .ganesha_conf import ExportClient, GaneshaSettings, PandoFsal, render
 from .net import client_host, host_port
 from .state import OsdRecord
 
 MAX_MIRRORS = 2
+# `up`'s export keeps root for this host's own clients, whose root owns
+# the cluster's files anyway; every other host's root is nobody.
+LOCAL_CLIENTS = ("127.0.0.1", "::1")
 WRITTEN_BY = "# written by pando-cluster; edits are replaced by the next `up`"
 
 # dbus-daemon refuses a bus without a policy.  Whoever reaches this bus
@@ -91,7 +94,8 @@ def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int
     settings = GaneshaSettings(
         plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
         fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd),
-        nfs_port=nfs_port, mnt_port=mnt_port, bind=bind, nsm_notify_dir=nsm_notify_dir)
+        nfs_port=nfs_port, mnt_port=mnt_port, bind=bind, nsm_notify_dir=nsm_notify_dir,
+        clients=(ExportClient(LOCAL_CLIENTS),))
     return f"{WRITTEN_BY}\n{render(settings)}"
 
 

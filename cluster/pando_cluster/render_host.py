@@ -64,7 +64,8 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
         plugins_dir=Path(conf.get("mds", "plugins_dir")),
         recovery_root=conf.host_path("mds", "recovery_root", host), fsal=fsal,
         nfs_port=conf.num("mds", "nfs_port"), mnt_port=conf.num("mds", "mnt_port"),
-        bind=host.address, log_level=conf.get("mds", "log_level"))
+        bind=host.address, log_level=conf.get("mds", "log_level"),
+        access_type=conf.export_access, squash=conf.export_squash, clients=tuple(conf.clients))
     return render(settings)
 
 

@@ -93,7 +93,7 @@ def test_a_restart_test_runs_production_settings_but_where_things_are(tmp_path: 
     m = _mds(tmp_path, pnfs=True, graceless=False)
     assert differing(written(m), production(m.plugins_dir)) == {
         "NFS_CORE_PARAM.Bind_Addr", "NFS_CORE_PARAM.NSM_Notify_Dir", "NFSV4.RecoveryRoot",
-        "EXPORT.FSAL.Db_Path", "EXPORT.FSAL.Cluster"}
+        "EXPORT.FSAL.Db_Path", "EXPORT.FSAL.Cluster", "EXPORT.CLIENT.Clients"}
 
 
 def test_the_defaults_of_the_harness_are_production_where_not_overridden(

@@ -36,12 +36,14 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
                  "Only_Numeric_Owners = true;", "Active_krb5 = false;",
                  "Default_Log_Level = EVENT;", "Export_Id = 1;",
                  'Path = "/pando";', 'Pseudo = "/pando";', "Protocols = 3, 4;",
-                 "Transports = TCP;", "Access_Type = RW;", "Squash = No_Root_Squash;",
+                 "Transports = TCP;", "Access_Type = RW;", "Squash = Root_Squash;",
+                 "Anonymous_Uid = 65534;", "Anonymous_Gid = 65534;",
+                 "Clients = 127.0.0.1, ::1;", "Squash = No_Root_Squash;",
                  "SecType = sys;", "Name = PANDO;", 'Db_Path = "/c/mds/ns";',
                  'Cluster = "/c/cluster.conf";', "Inline_Max = 65536;", "Mirrors = 2;",
                  "Stripe_Unit = 1048576;", "Pnfs = true;"):
         assert want in lines, want
-    assert conf.count("{") == conf.count("}") == 6
+    assert conf.count("{") == conf.count("}") == 7
 
 
 def test_cluster_desc_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:

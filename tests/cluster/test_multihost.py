@@ -68,6 +68,11 @@ plugins_dir = {plugins}
 [mgr]
 url = http://{net}.1:7480
 
+# The client machine's root writes as root (everyone else's is nobody).
+[clients client]
+hosts = {net}.10
+squash = no_root_squash
+
 [host host1]
 address = {net}.1
 osds = 1, 2

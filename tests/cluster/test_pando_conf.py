@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pando_cluster.conf_file import ConfError, parse, parse_text
-from pando_cluster.render_host import render_host
+from pando_cluster.render_host import ganesha_conf, render_host
 from pando_mgr import token as mgr_token
 
 THREE_HOSTS = """\
@@ -164,3 +164,77 @@ def test_render_command_refuses_an_unknown_host(tmp_path: Path) -> None:
                         capture_output=True, text=True, check=False)
     assert cp.returncode == 1
     assert "no [host h9] (hosts: h1, h2, h3)" in cp.stdout, cp.stdout + cp.stderr
+
+
+def _export(conf_text: str) -> dict[str, list[str]]:
+    """The EXPORT block's lines of h1's ganesha.conf, and each CLIENT block's."""
+    conf = parse_text(conf_text)
+    text = ganesha_conf(conf, conf.hosts["h1"], Path("/etc/pando"))
+    body = text[text.index("EXPORT {"):]
+    blocks: dict[str, list[str]] = {"EXPORT": []}
+    where = "EXPORT"
+    for line in (x.strip() for x in body.splitlines()[1:]):
+        if line.endswith("{"):
+            where = line[:-1].strip() + str(len(blocks))
+            blocks[where] = []
+        elif line == "}":
+            where = "EXPORT"
+        else:
+            blocks[where].append(line)
+    return blocks
+
+
+def test_every_host_is_root_squashed_unless_a_clients_section_trusts_it() -> None:
+    blocks = _export(THREE_HOSTS)
+    assert {"Access_Type = RW;", "Squash = Root_Squash;", "Anonymous_Uid = 65534;",
+            "Anonymous_Gid = 65534;", "SecType = sys;"} <= set(blocks["EXPORT"])
+    assert not [b for b in blocks if b.startswith("CLIENT")]
+
+
+def test_clients_sections_become_client_blocks_in_file_order() -> None:
+    text = THREE_HOSTS + """
+[clients admin]
+hosts = 10.77.0.9, adm1.example.com
+squash = no_root_squash
+
+[clients compute]
+hosts = 10.78.0.0/16, node*.example.com, @hpc
+access = rw
+
+[clients lab]
+hosts = 10.79.0.1
+
+[clients visitors]
+hosts = *
+access = ro
+squash = all_squash
+
+[export]
+access = none
+"""
+    blocks = _export(text)
+    assert "Access_Type = None;" in blocks["EXPORT"]    # a client no section names: nothing
+    clients = [v for k, v in blocks.items() if k.startswith("CLIENT")]
+    assert clients == [
+        ["Clients = 10.77.0.9/32, adm1.example.com;", "Squash = No_Root_Squash;"],
+        ["Clients = 10.78.0.0/16, node*.example.com, @hpc;", "Access_Type = RW;",
+         "Squash = Root_Squash;"],
+        ["Clients = 10.79.0.1/32;", "Squash = Root_Squash;"],
+        ["Clients = *;", "Access_Type = RO;", "Squash = All_Squash;"]]
+
+
+@pytest.mark.parametrize("section, expected", [
+    ("[export]\nsquash = no", "[export] squash: 'no' is not one of root_squash"),
+    ("[export]\naccess = write", "[export] access: 'write' is not one of rw, ro, none"),
+    ("[clients a]\nsquash = root_squash", "[clients a] hosts: required, missing"),
+    ("[clients a]\nhosts = ,", "[clients a] hosts: names no host"),
+    ("[clients a]\nhosts = 10.0.0.1; Squash = No_Root_Squash",
+     "[clients a] hosts: '10.0.0.1; Squash = No_Root_Squash' is not an address"),
+    ("[clients a]\nhosts = h1}\n", "[clients a] hosts: 'h1}' is not an address"),
+    ('[clients a]\nhosts = "h1"', "[clients a] hosts: '\"h1\"' is not an address"),
+    ("[clients a]\nhosts = 10.0.0.0/33", "[clients a] hosts: '10.0.0.0/33' is not an address"),
+    ("[clients a]\nhosts = h1\nsquash = none", "[clients a] squash: 'none' is not one of"),
+    ("[clients a b]\nhosts = h1", "[clients a b]: 'a b' is not a name"),
+])
+def test_a_bad_export_or_clients_section_is_refused(section: str, expected: str) -> None:
+    assert expected in _error(THREE_HOSTS + "\n" + section + "\n")

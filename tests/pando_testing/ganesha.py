@@ -22,13 +22,15 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pando_cluster.ganesha_conf import GaneshaSettings, PandoFsal, render
-from pando_cluster.mds_config import GaneshaFiles, render_dbus_conf
+from pando_cluster.ganesha_conf import ExportClient, GaneshaSettings, PandoFsal, render
+from pando_cluster.mds_config import LOCAL_CLIENTS, GaneshaFiles, render_dbus_conf
 from pando_cluster.statd import notify_argv, notify_dir, prepare_state_dir, statd_argv
 
 from .nfs3_setup import Nfs3Setup, mount_root
 from .pod import Pod
 from .podproc import terminate
+from .rack import SUBNET
+from .vmnet import TAP_NET
 from .vm import GUEST_ADDR, MountTarget
 
 # PANDO_GANESHA_ROOT: run the Ganesha unpacked there (dpkg-deb -x of
@@ -47,6 +49,12 @@ VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 # intermittent LAYOUTCOMMIT refusal leaves its reason in the log
 # (tests/e2e/README.md, known failures).
 STATE_DEBUG = {"STATE": "DEBUG"}
+
+# The hosts whose root stays root: `up`'s own (loopback: inside a test pod,
+# the Python clients and the qemu guests through user networking), the
+# rack's machines and guests on a tap network.  Any other is squashed
+# (127.0.0.2, say).
+TRUSTED_CLIENTS = (*LOCAL_CLIENTS, f"{SUBNET}.0.0/16", TAP_NET)
 
 
 @dataclass
@@ -69,6 +77,7 @@ class GaneshaServer(GaneshaFiles):
     minor_versions: tuple[int, ...] | None = None  # NFSv4 minor versions when 4 is served
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
     access_type: str = "RW"                  # "RO" for a read-only export
+    trusted_clients: tuple[str, ...] = TRUSTED_CLIENTS   # (): production's, no host keeps root
     start_timeout: float = 30.0
     # No grace period after a start (tests that do not restart the server);
     # False gives clients production's grace period (ganesha_conf.GRACE_PERIOD_S)
@@ -104,6 +113,7 @@ class GaneshaServer(GaneshaFiles):
             fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=None,
             export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
             graceless=self.graceless, access_type=self.access_type,
+            clients=(ExportClient(self.trusted_clients),) if self.trusted_clients else (),
             log_components=self.log_components, mdcache_entries=self.mdcache_entries,
             nsm_notify_dir=notify_dir(self.statd_dir))
         return replace(s, protocols=self.protocols or s.protocols,

@@ -40,6 +40,9 @@ from dataclasses import dataclass
 
 from .pod import Pod
 
+# The default tap network: both ends' addresses are in it.
+TAP_NET = "10.0.3.0/24"
+
 # The shell a guest scenario runs before its first mount (busybox ash; emit,
 # say and fatal come from tests/e2e/guest/lib.sh).  A no-op without
 # PANDO_NET_ADDR, so one script serves both network modes.

@@ -239,7 +239,9 @@ static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc
 			    call->cred.flavor);
 		return RPC_OUT_AUTH_TOOWEAK;
 	}
-	verdict = ctl_auth_admit(&ctx->ctl_keys, &m, now, &cred, &key);
+	osd_keys_read(ctx->keys);
+	verdict = ctl_auth_admit(&ctx->keys->ctl, &m, now, &cred, &key);
+	osd_keys_done(ctx->keys);
 	if (verdict != CTL_AUTH_OK)
 		return deny(ctx, call, verdict_denial(verdict));
 	seen = ctl_replay_check(ctx->replay, cred.key_id, cred.time_s, cred.nonce, now);
@@ -366,6 +368,7 @@ enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct 
 	struct osd_ctx *ctx = opaque;
 	struct ctl_auth_msg m = auth_msg(call);
 	const struct ctl_auth_key *key;
+	struct ctl_auth_key reply_key;
 	struct ctl_auth_cred cred;
 	enum ctl_auth_verdict verdict;
 	enum rpc_outcome out;
@@ -378,9 +381,17 @@ enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct 
 	}
 	if (call->cred.flavor != CTL_AUTH_FLAVOR)
 		return run(ctx, call, reply);     /* the unauthenticated NULL */
-	verdict = ctl_auth_check_args(&ctx->ctl_keys, &m, call->args, call->args_len, &cred,
+	/* The reply is signed with the key that admitted the call, even if a
+	 * SIGHUP replaces the keys while it runs. */
+	osd_keys_read(ctx->keys);
+	verdict = ctl_auth_check_args(&ctx->keys->ctl, &m, call->args, call->args_len, &cred,
 				      &key);
+	if (verdict == CTL_AUTH_OK)
+		reply_key = *key;
+	osd_keys_done(ctx->keys);
 	if (verdict != CTL_AUTH_OK)
 		return deny(ctx, call, verdict_denial(verdict));
-	return sign_reply(key, call, cred.nonce, run(ctx, call, reply), reply);
+	out = sign_reply(&reply_key, call, cred.nonce, run(ctx, call, reply), reply);
+	explicit_bzero(&reply_key, sizeof(reply_key));
+	return out;
 }

@@ -22,7 +22,8 @@
 
 struct osd_daemon {
 	struct osd_config cfg;
-	struct cluster_key key;
+	struct cluster_key key;   /* the key file as read at start */
+	struct osd_keys keys;     /* those in use, from then on */
 	struct osd_ctx ctx;
 	struct osd_stats stats;
 	struct osd_throttle throttle_read;
@@ -188,17 +189,17 @@ static uint64_t fsid_from_uuid(const uint8_t uuid[16])
 /* A rotation under way: the directory was formatted for the previous key
  * and from now on belongs to the current one, so that it still opens once
  * the previous key is dropped from the key file. */
-static int follow_new_key(struct osd_daemon *d, uint32_t old_id)
+static int follow_new_key(struct osd_daemon *d, uint32_t new_id, uint32_t old_id)
 {
-	int rc = objstore_set_key_id(d->ctx.store, d->key.id);
+	int rc = objstore_set_key_id(d->ctx.store, new_id);
 
 	if (rc) {
 		log_error("%s: cannot record the new cluster key %u: %s", d->cfg.data_dir,
-			  d->key.id, strerror(-rc));
+			  new_id, strerror(-rc));
 		return -1;
 	}
 	log_info("%s: cluster key %u replaces key %u (still accepted while the key file "
-		 "names it previous_id)", d->cfg.data_dir, d->key.id, old_id);
+		 "names it previous_id)", d->cfg.data_dir, new_id, old_id);
 	return 0;
 }
 
@@ -228,11 +229,10 @@ static int open_store(struct osd_daemon *d)
 		objstore_close(d->ctx.store);
 		return -1;
 	}
-	if (sb->key_id != d->key.id && follow_new_key(d, sb->key_id)) {
+	if (sb->key_id != d->key.id && follow_new_key(d, d->key.id, sb->key_id)) {
 		objstore_close(d->ctx.store);
 		return -1;
 	}
-	d->ctx.key = &d->key;
 	d->ctx.osd_id = d->cfg.osd_id;
 	d->ctx.fsid = fsid_from_uuid(sb->uuid);
 	/* A fresh verifier on every start tells clients that UNSTABLE writes
@@ -249,10 +249,12 @@ static int open_store(struct osd_daemon *d)
  * key and, during a rotation, the previous one) and replay cache. */
 static int start_ctl_auth(struct osd_daemon *d)
 {
-	if (ctl_auth_keyring_init(&d->ctx.ctl_keys, &d->key, d->cfg.osd_id)) {
+	if (osd_keys_init(&d->keys, &d->key, d->cfg.osd_id)) {
 		log_error("cannot derive the control keys (HMAC failed)");
 		return -1;
 	}
+	explicit_bzero(&d->key, sizeof(d->key));
+	d->ctx.keys = &d->keys;
 	d->ctx.replay = ctl_replay_new(CTL_REPLAY_MAX_ENTRIES, CTL_AUTH_MAX_SKEW_S);
 	if (!d->ctx.replay) {
 		log_error("no memory for the control replay cache");
@@ -365,10 +367,42 @@ static void log_counters_if_changed(const struct osd_stats *stats,
 	memcpy(logged, now, sizeof(now));
 }
 
+/* SIGHUP: the key file again, for a rotation without a restart (README.md,
+ * "Cluster key file").  A file that cannot be read, or that holds neither
+ * of the data directory's keys, leaves the keys in use as they are. */
+static void reload_key(struct osd_daemon *d)
+{
+	const struct objstore_superblock *sb = objstore_superblock(d->ctx.store);
+	uint32_t in_use = d->keys.file.id;   /* only this thread writes it */
+	struct cluster_key key;
+	const char *why = "";
+
+	if (cluster_key_load(d->cfg.key_file, &key, &why)) {
+		log_error("SIGHUP: cluster key %s: %s; keeping cluster key %u", d->cfg.key_file,
+			  why, in_use);
+		return;
+	}
+	if (!cluster_key_secret(&key, sb->key_id)) {
+		log_error("SIGHUP: %s holds neither key %u of %s; keeping cluster key %u",
+			  d->cfg.key_file, sb->key_id, d->cfg.data_dir, in_use);
+	} else if (osd_keys_replace(&d->keys, &key, d->cfg.osd_id)) {
+		log_error("SIGHUP: cannot derive the control keys; keeping cluster key %u", in_use);
+	} else {
+		if (sb->key_id != key.id)
+			follow_new_key(d, key.id, sb->key_id);
+		if (key.previous_id)
+			log_info("SIGHUP: cluster key %u (previous %u) in use", key.id,
+				 key.previous_id);
+		else
+			log_info("SIGHUP: cluster key %u in use", key.id);
+	}
+	explicit_bzero(&key, sizeof(key));
+}
+
 /* Waits for SIGTERM or SIGINT, logging the counters every stats_interval
- * seconds meanwhile; the next line is due on a fixed schedule, so a
- * SIGHUP does not put it off. */
-static int wait_for_stop(const struct osd_daemon *d)
+ * seconds meanwhile, and reloads the key file on SIGHUP; the next line is
+ * due on a fixed schedule, so a SIGHUP does not put it off. */
+static int wait_for_stop(struct osd_daemon *d)
 {
 	uint64_t logged[OSD_STAT_COUNT] = { 0 };
 	int64_t interval_ms = (int64_t)d->cfg.stats_interval * 1000;
@@ -397,7 +431,7 @@ static int wait_for_stop(const struct osd_daemon *d)
 			return -1;
 		if (sig != SIGHUP)
 			return sig;
-		log_info("SIGHUP: nothing to reload");
+		reload_key(d);
 	}
 }
 
@@ -457,6 +491,7 @@ int main(int argc, char **argv)
 	rpc_server_stop(d.nfs);
 	rpc_server_stop(d.ctl);
 	ctl_replay_free(d.ctx.replay);
+	osd_keys_destroy(&d.keys);
 	/* After the drain, so the last requests are in. */
 	osd_stats_snapshot(&d.stats, final);
 	osd_stats_log(final, "at shutdown");

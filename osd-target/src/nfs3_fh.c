@@ -18,8 +18,11 @@ int nfs3_decode_fh_args(struct xdr_r *in, struct nfs3_fh *fh)
 static enum nfsstat3 check_handle(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 				  struct capability *cap)
 {
-	enum cap_verdict v = capability_verify(ctx->key, fh->data, fh->len, cap);
+	enum cap_verdict v;
 
+	osd_keys_read(ctx->keys);
+	v = capability_verify(&ctx->keys->file, fh->data, fh->len, cap);
+	osd_keys_done(ctx->keys);
 	if (v != CAP_VALID) {
 		log_debug("nfs3: bad handle (%s)", cap_verdict_name(v));
 		return NFS3ERR_BADHANDLE;

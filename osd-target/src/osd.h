@@ -9,6 +9,7 @@
 #include "ctl_auth.h"
 #include "ctl_replay.h"
 #include "objstore.h"
+#include "osd_keys.h"
 #include "osd_stats.h"
 #include "osd_throttle.h"
 #include "pando/cluster_key.h"
@@ -19,7 +20,9 @@
 
 struct osd_ctx {
 	struct objstore *store;
-	const struct cluster_key *key;
+	/* Capabilities' and control calls' keys: through a pointer, as the
+	 * programs get the context const yet take the keys' lock. */
+	struct osd_keys *keys;
 	uint32_t osd_id;
 	uint8_t verf_base[8];     /* drawn at start; see osd_write_verf */
 	uint64_t fsid;            /* from the target uuid */
@@ -29,9 +32,7 @@ struct osd_ctx {
 	/* The disk model's buckets; NULL: that direction is unlimited. */
 	struct osd_throttle *throttle_read;
 	struct osd_throttle *throttle_write;
-	/* The control program's: the keys it accepts (key's, derived for
-	 * osd_id) and the credentials it has admitted. */
-	struct ctl_auth_keyring ctl_keys;
+	/* The control program's: the credentials it has admitted. */
 	struct ctl_replay *replay;
 };
 

@@ -326,6 +326,7 @@ struct target {
 	struct osd_ctx ctx;
 	struct osd_stats stats;
 	struct cluster_key key;
+	struct osd_keys keys;
 	uint8_t res[RPC_REPLY_RES_CAP];
 	struct rpc_reply reply;
 	uint64_t nonce;
@@ -336,10 +337,16 @@ static void target_init(struct target *t)
 	memset(t, 0, sizeof(*t));
 	test_cluster_key(&t->key, 1, 0);
 	osd_stats_init(&t->stats);
-	t->ctx = (struct osd_ctx){ .key = &t->key, .osd_id = 7, .stats = &t->stats };
-	CHECK_EQ(ctl_auth_keyring_init(&t->ctx.ctl_keys, &t->key, 7), 0);
+	CHECK_EQ(osd_keys_init(&t->keys, &t->key, 7), 0);
+	t->ctx = (struct osd_ctx){ .keys = &t->keys, .osd_id = 7, .stats = &t->stats };
 	t->ctx.replay = ctl_replay_new(64, CTL_AUTH_MAX_SKEW_S);
 	t->nonce = 1000;
+}
+
+static void target_fini(struct target *t)
+{
+	ctl_replay_free(t->ctx.replay);
+	osd_keys_destroy(&t->keys);
 }
 
 /* An AUTH_PANDO NULL signed as a client signs it. */
@@ -349,7 +356,7 @@ static void sign_null(struct target *t, uint64_t nonce, struct signed_call *s)
 	struct ctl_auth_hdr hdr = { 9, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, OSDCTL_NULL };
 
 	hmac_works();
-	CHECK_EQ(ctl_auth_sign(&t->ctx.ctl_keys.keys[0], &hdr, &cred, NULL, 0, s->cred, s->verf),
+	CHECK_EQ(ctl_auth_sign(&t->keys.ctl.keys[0], &hdr, &cred, NULL, 0, s->cred, s->verf),
 		 0);
 }
 
@@ -370,7 +377,7 @@ static bool reply_signed(struct target *t, uint64_t nonce, uint32_t accept_stat)
 	uint8_t want[CTL_AUTH_REPLY_VERF_LEN];
 
 	hmac_works();
-	ctl_auth_reply_mac(&t->ctx.ctl_keys.keys[0], 9, nonce, accept_stat, NULL, 0, want);
+	ctl_auth_reply_mac(&t->keys.ctl.keys[0], 9, nonce, accept_stat, NULL, 0, want);
 	return t->reply.verf_flavor == CTL_AUTH_FLAVOR &&
 	       t->reply.verf_len == CTL_AUTH_REPLY_VERF_LEN &&
 	       !memcmp(t->reply.verf, want, sizeof(want));
@@ -403,7 +410,7 @@ static void test_the_target_refuses_when_its_hmac_fails(void)
 	sign_null(&t, n, &s);
 	CHECK_EQ(dispatch(&t, &s), RPC_OUT_SUCCESS);
 	CHECK(reply_signed(&t, n, 0));
-	ctl_replay_free(t.ctx.replay);
+	target_fini(&t);
 }
 
 /* The same credential twice: the second is refused and counted. */
@@ -422,7 +429,7 @@ static void test_the_target_refuses_a_replay(void)
 	osd_stats_snapshot(&t.stats, v);
 	CHECK_EQ(v[OSD_STAT_CTL_REPLAYS_REFUSED], 2);
 	CHECK_EQ(v[OSD_STAT_CTL_AUTH_DENIED], 2);
-	ctl_replay_free(t.ctx.replay);
+	target_fini(&t);
 }
 
 /* ---- the client: a call whose MAC cannot be made is not sent ---------------- */

@@ -203,6 +203,7 @@ struct fixture {
 	char dir[64];
 	struct objstore *store;
 	struct cluster_key key;
+	struct osd_keys keys;
 	struct osd_stats stats;
 	struct osd_ctx ctx;
 };
@@ -230,7 +231,8 @@ static void fixture_up(struct fixture *f)
 	CHECK_EQ(objstore_object_create(f->store, PART, &req, 1, &result), 0);
 	CHECK_EQ(result, 0);
 	osd_stats_init(&f->stats);
-	f->ctx = (struct osd_ctx){ .store = f->store, .key = &f->key, .osd_id = OSD_ID,
+	CHECK_EQ(osd_keys_init(&f->keys, &f->key, OSD_ID), 0);
+	f->ctx = (struct osd_ctx){ .store = f->store, .keys = &f->keys, .osd_id = OSD_ID,
 				   .verf_base = "verifier", .fsid = 0x1234, .stats = &f->stats };
 }
 
@@ -239,6 +241,7 @@ static void fixture_down(struct fixture *f)
 	char cmd[128];
 
 	objstore_close(f->store);
+	osd_keys_destroy(&f->keys);
 	*strrchr(f->dir, '/') = '\0';
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	CHECK_EQ(system(cmd), 0);

@@ -78,7 +78,8 @@ static void test_stats_call_bytes(void)
 	static const uint8_t want_head[] = { 0, 0, 0, 0 };      /* OSD_OK */
 	struct cluster_key key = { .id = 9 };
 	struct osd_stats s;
-	struct osd_ctx ctx = { .key = &key, .osd_id = 1, .stats = &s };
+	struct osd_keys keys;
+	struct osd_ctx ctx = { .keys = &keys, .osd_id = 1, .stats = &s };
 	struct ctl_auth_cred cred = { .key_id = 9, .osd_id = 1, .time_s = (uint64_t)time(NULL),
 				      .nonce = 77 };
 	struct ctl_auth_hdr hdr = { 5, PROG, 1, 14 };
@@ -89,7 +90,7 @@ static void test_stats_call_bytes(void)
 	struct rpc_reply reply;
 
 	memset(key.secret, 0x42, sizeof(key.secret));
-	CHECK_EQ(ctl_auth_keyring_init(&ctx.ctl_keys, &key, 1), 0);
+	CHECK_EQ(osd_keys_init(&keys, &key, 1), 0);
 	ctx.replay = ctl_replay_new(16, CTL_AUTH_MAX_SKEW_S);
 	osd_stats_init(&s);
 	s.started_ns = 0x1122334455667788ull;
@@ -97,7 +98,7 @@ static void test_stats_call_bytes(void)
 		osd_stats_add(&s, (enum osd_stat)i, 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
 	/* the throttle waits and denials are not on the wire: STATS cannot grow */
 	CHECK_EQ(OSD_STAT_WIRE_COUNT, 15);
-	CHECK_EQ(ctl_auth_sign(&ctx.ctl_keys.keys[0], &hdr, &cred, NULL, 0, cred_body, verf_body),
+	CHECK_EQ(ctl_auth_sign(&keys.ctl.keys[0], &hdr, &cred, NULL, 0, cred_body, verf_body),
 		 0);
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_body };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_body };
@@ -114,7 +115,7 @@ static void test_stats_call_bytes(void)
 		CHECK_EQ(get_be64(res + 12 + 8 * i), 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
 	/* the reply's MAC covers these results */
 	results = (struct hmac_piece){ res, reply.res.len };
-	ctl_auth_reply_mac(&ctx.ctl_keys.keys[0], call.xid, cred.nonce, 0, &results, 1, want_verf);
+	ctl_auth_reply_mac(&keys.ctl.keys[0], call.xid, cred.nonce, 0, &results, 1, want_verf);
 	CHECK_EQ(reply.verf_flavor, CTL_AUTH_FLAVOR);
 	CHECK_EQ(reply.verf_len, sizeof(want_verf));
 	CHECK_MEM(reply.verf, want_verf, sizeof(want_verf));
@@ -125,11 +126,12 @@ static void test_stats_call_bytes(void)
 	call.args_len = 4;
 	results = (struct hmac_piece){ res, 4 };
 	cred.nonce++;
-	ctl_auth_sign(&ctx.ctl_keys.keys[0], &hdr, &cred, &results, 1, cred_body, verf_body);
+	ctl_auth_sign(&keys.ctl.keys[0], &hdr, &cred, &results, 1, cred_body, verf_body);
 	memset(&reply, 0, sizeof(reply));
 	xw_init(&reply.res, res + 1024, sizeof(res) - 1024);
 	CHECK_EQ(ctl_dispatch(&ctx, &call, &reply), RPC_OUT_GARBAGE_ARGS);
 	ctl_replay_free(ctx.replay);
+	osd_keys_destroy(&keys);
 }
 
 int main(void)

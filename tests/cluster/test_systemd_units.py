@@ -72,3 +72,9 @@ def test_the_osd_and_the_mgr_run_as_pando_without_capabilities(unit: str) -> Non
     assert "NoNewPrivileges=yes" in lines
     users = (UNITS / "pando.sysusers").read_text()
     assert re.search(r"^u pando ", users, re.M)
+
+
+def test_reloading_an_osd_sends_it_sighup_which_rereads_its_key() -> None:
+    """tests/osd/test_key_reload.py holds what SIGHUP does."""
+    lines = (UNITS / "pando-osd@.service").read_text().splitlines()
+    assert "ExecReload=/bin/kill -HUP $MAINPID" in lines

@@ -15,11 +15,6 @@ from pando_testing.nfs3 import NFS3_OK, NFS3ERR_BADHANDLE
 from pando_testing.pod import Pod
 
 
-def superblock_key(osd: OsdProcess) -> str:
-    sb = (osd.data_path / "superblock").read_text()
-    return next(line for line in sb.splitlines() if line.startswith("key_id"))
-
-
 def test_a_target_follows_a_rotated_key_file(pod: Pod, tmp_path: Path, osd: OsdProcess,
                                              cluster_key: ClusterKey) -> None:
     osd.tool("mkpart", "1")
@@ -28,7 +23,7 @@ def test_a_target_follows_a_rotated_key_file(pod: Pod, tmp_path: Path, osd: OsdP
 
     osd.key = write_cluster_key(tmp_path / "rotated.key", key_id=2, previous=cluster_key)
     osd.restart()
-    assert superblock_key(osd) == "key_id = 2"
+    assert osd.superblock_key() == "key_id = 2"
     assert "cluster key 2 replaces key 1" in osd.log_text()
     new_handle = handle_for(osd, 1, 10)
     with osd.nfs3() as nfs:

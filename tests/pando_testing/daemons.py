@@ -74,6 +74,11 @@ class OsdProcess(PodProcess):
         assert self.data_dir is not None
         return self.data_dir
 
+    def superblock_key(self) -> str:
+        """The data directory's key line ("key_id = N")."""
+        sb = (self.data_path / "superblock").read_text()
+        return next(line for line in sb.splitlines() if line.startswith("key_id"))
+
     def format(self) -> None:
         self.pod.run([osd_binary("pando-osd-tool"), "format", "--data-dir", self.data_path,
                       "--osd-id", str(self.osd_id), "--key-file", self.key.path])

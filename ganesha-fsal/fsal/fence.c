@@ -45,33 +45,85 @@ int pando_objects_cap_version(struct pando_export *exp, const struct pando_stora
 	return rc;
 }
 
-int pando_objects_fence(struct pando_export *exp, const struct pando_storage_map *map,
-			uint32_t known, uint32_t *next, uint32_t *failed)
+static bool osd_in(const uint32_t *ids, size_t n, uint32_t osd_id)
 {
-	uint32_t ncomp = pando_map_width(map) * map->groups, top = known;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == osd_id)
+			return true;
+	return false;
+}
 
-	/* Above every version any component has, so that no handle of any
-	 * earlier grant works on any of them afterwards. */
-	for (uint32_t c = 0; c < ncomp; c++) {
+/* The components a fence did not reach (unreached[]) become stale, so
+ * that nothing reads what a fenced client may still write there: only if
+ * the file survives losing them and those already stale. */
+static int record_unreached(struct pando_export *exp, uint64_t ino,
+			    const struct pando_storage_map *map, bool *unreached)
+{
+	uint32_t ncomp = pando_map_width(map) * map->groups;
+	uint32_t stale[OBJIO_MAX_SKIP];
+	size_t nstale = 0;
+	bool *lost = gsh_calloc(ncomp, sizeof(*lost));
+	bool survives;
+	int rc = pando_stale_osds(exp, ino, stale, &nstale);
+
+	for (uint32_t c = 0; c < ncomp; c++)
+		lost[c] = unreached[c] || osd_in(stale, nstale, map->comp[c].osd_id);
+	survives = rc == 0 && pando_map_survives(map, lost);
+	gsh_free(lost);
+	if (!survives)
+		return rc ? rc : -EHOSTUNREACH;
+	for (uint32_t c = 0; c < ncomp && !rc; c++) {
+		if (!unreached[c])
+			continue;
+		LogWarn(COMPONENT_PNFS, "pando: inode %" PRIu64 ": the fence did not reach OSD %u: "
+			"its component is stale", ino, map->comp[c].osd_id);
+		rc = ns_suspect_add(exp->ns, ino, map->comp[c].osd_id, -EHOSTUNREACH, 0, true);
+	}
+	return rc;
+}
+
+/* The highest capability version any component has, at least known. */
+static uint32_t top_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
+				uint32_t known)
+{
+	uint32_t top = known;
+
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
 		uint32_t v;
 
 		if (component_cap_version(exp, map, c, &v) == 0 && v > top)
 			top = v;
 	}
-	*next = top + 1;
+	return top;
+}
+
+int pando_objects_fence(struct pando_export *exp, uint64_t ino,
+			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
+			uint32_t *failed)
+{
+	uint32_t ncomp = pando_map_width(map) * map->groups;
+	bool *unreached = gsh_calloc(ncomp, sizeof(*unreached));
+	int rc = 0;
+
+	/* Above every version any component has, so that no handle of any
+	 * earlier grant works on any of them afterwards. */
+	*next = top_cap_version(exp, map, known) + 1;
 	*failed = 0;
 	for (uint32_t c = 0; c < ncomp; c++) {
 		const struct pando_component *k = &map->comp[c];
 		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-		int rc;
 		struct osd_ctl_client *cl = osd_conns_get(exp->conns, k->osd_id, &rc);
 
 		if (cl) {
 			rc = osd_ctl_set_cap_version(cl, &id, *next, NULL);
 			osd_conns_result(exp->conns, k->osd_id, rc);
 		}
-		if (rc)
+		if (rc) {
+			unreached[c] = true;
 			(*failed)++;
+		}
 	}
-	return *failed == ncomp ? -EHOSTUNREACH : 0;
+	rc = *failed ? record_unreached(exp, ino, map, unreached) : 0;
+	gsh_free(unreached);
+	return rc;
 }

@@ -95,8 +95,9 @@ static void send_recall(void *arg, const struct pando_recall *r)
 			 msg_fsal_err(st.major));
 }
 
-/* Components on unreachable OSDs cannot be fenced; those OSDs serve
- * nobody meanwhile. */
+/* Components on unreachable OSDs cannot be fenced: they become stale,
+ * or, when the file could not be read without them, the fence fails and
+ * the grants engine makes it again at its next tick. */
 static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next,
 			 uint32_t *failed)
 {
@@ -106,9 +107,9 @@ static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next,
 
 	if (rc)
 		return rc;
-	pando_objects_fence(l->exp, map, cur, next, failed);
+	rc = pando_objects_fence(l->exp, ino, map, cur, next, failed);
 	pando_map_free(map);
-	return 0;
+	return rc;
 }
 
 static int mark_writer(void *arg, uint64_t ino)

@@ -251,12 +251,16 @@ void pando_note_verf_change(struct pando_export *exp);
  * first component that answers. */
 int pando_objects_cap_version(struct pando_export *exp, const struct pando_storage_map *map,
 			      uint32_t *ver);
-/* Moves every component past the highest version any of them has (at
- * least known + 1), so no handle handed out before works on any:
- * *next is the new version, *failed the components not reached.
- * -EHOSTUNREACH if none was. */
-int pando_objects_fence(struct pando_export *exp, const struct pando_storage_map *map,
-			uint32_t known, uint32_t *next, uint32_t *failed);
+/* Moves every component of file ino past the highest version any of
+ * them has (at least known + 1), so no handle handed out before works on
+ * any: *next is the new version, *failed the components not reached.
+ * Those are recorded stale, durably, when the file can be read without
+ * them (a fence that did not reach a component is no fence of it); when
+ * it cannot, nothing is recorded and the answer is -EHOSTUNREACH: the
+ * fence is still to be made.  0, or -errno (a record not written). */
+int pando_objects_fence(struct pando_export *exp, uint64_t ino,
+			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
+			uint32_t *failed);
 
 /* settle.c: the size of a pNFS-written file from its objects.  Grows the
  * size to what every current mirror holds unless the file changed

@@ -47,14 +47,13 @@ static int recover_file(struct pando_export *exp, uint64_t ino)
 		return 0;       /* gone, or inline again: no layout can write it */
 	if (rc)
 		return rc;
-	rc = pando_objects_fence(exp, map, 0, &next, &failed);
+	rc = pando_objects_fence(exp, ino, map, 0, &next, &failed);
 	pando_map_free(map);
 	if (rc)
 		return rc;
 	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s",
-		ino, next, failed ? " (some OSDs unreachable)" : "");
-	rc = pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
-	return rc ? rc : failed ? -EHOSTUNREACH : 0;
+		ino, next, failed ? " (components not reached are stale)" : "");
+	return pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
 }
 
 void pando_restart_settle(struct pando_export *exp)

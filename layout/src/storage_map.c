@@ -174,6 +174,36 @@ static void spare_remove(struct pando_storage_map *map, uint32_t osd_id)
 	}
 }
 
+static bool group_survives(const struct pando_map_shape *s, const bool *lost)
+{
+	uint32_t n = 0;
+
+	if (s->raid == PANDO_RS) {
+		for (uint32_t c = 0; c < (uint32_t)s->data + s->parity; c++)
+			n += lost[c];
+		return n <= s->parity;
+	}
+	for (uint32_t col = 0; col < s->data; col++) {
+		bool copy = false;
+
+		for (uint32_t cp = 0; cp < s->copies; cp++)
+			copy |= !lost[cp * s->data + col];
+		if (!copy)
+			return false;
+	}
+	return true;
+}
+
+bool pando_map_survives(const struct pando_storage_map *map, const bool *lost)
+{
+	uint32_t w = pando_map_width(map);
+
+	for (uint32_t g = 0; g < map->groups; g++)
+		if (!group_survives(&map->shape, lost + (size_t)g * w))
+			return false;
+	return true;
+}
+
 int pando_map_replace_component(struct pando_storage_map *map, uint32_t g, uint32_t c,
 				uint32_t osd_id, uint64_t object_id)
 {

@@ -1,5 +1,7 @@
 /* Storage map shapes, validation and component replacement. */
 #include <errno.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "check.h"
 #include "pando/storage_map.h"
@@ -127,9 +129,44 @@ static void test_replace(void)
 	pando_map_free(map);
 }
 
+/* Which components a map can lose and still be read: a copy of every
+ * mirrored column, k of every RS group, every RAID-0 column. */
+static void test_survives(void)
+{
+	struct pando_map_shape s = shape(PANDO_RAID1, 2, 2, 0);
+	struct pando_storage_map *map;
+	bool lost[2 * 6] = { false };
+
+	CHECK_EQ(pando_map_new(&s, 2, 0, &map), 0);
+	CHECK(pando_map_survives(map, lost));
+	lost[0] = lost[3] = lost[4 + 1] = true;	/* g0: copy 0 col 0, copy 1 col 1 */
+	CHECK(pando_map_survives(map, lost));
+	lost[2] = true;				/* g0 column 0: both copies */
+	CHECK(!pando_map_survives(map, lost));
+	pando_map_free(map);
+
+	s = shape(PANDO_RS, 1, 4, 2);
+	memset(lost, 0, sizeof(lost));
+	CHECK_EQ(pando_map_new(&s, 2, 0, &map), 0);
+	lost[1] = lost[5] = lost[6 + 0] = lost[6 + 4] = true;	/* 2 per group */
+	CHECK(pando_map_survives(map, lost));
+	lost[6 + 5] = true;					/* a third in group 1 */
+	CHECK(!pando_map_survives(map, lost));
+	pando_map_free(map);
+
+	s = shape(PANDO_RAID0, 1, 3, 0);
+	memset(lost, 0, sizeof(lost));
+	CHECK_EQ(pando_map_new(&s, 1, 0, &map), 0);
+	CHECK(pando_map_survives(map, lost));
+	lost[2] = true;
+	CHECK(!pando_map_survives(map, lost));
+	pando_map_free(map);
+}
+
 int main(void)
 {
 	test_shapes();
+	test_survives();
 	test_validate();
 	test_replace();
 	CHECK_DONE();

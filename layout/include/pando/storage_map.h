@@ -16,6 +16,7 @@
 #ifndef PANDO_STORAGE_MAP_H
 #define PANDO_STORAGE_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,11 @@ static inline struct pando_component *pando_map_component(const struct pando_sto
 /* Whole-map check: shape, ids non-zero, no OSD twice in a group, spares
  * distinct and outside every group. */
 int pando_map_validate(const struct pando_storage_map *map);
+
+/* Whether the file can still be read with the components lost[] says
+ * (groups x width, like comp) gone: RAID-1 needs a copy of every column
+ * of every group, RS(k,m) k of every group's k + m, RAID-0 everything. */
+bool pando_map_survives(const struct pando_storage_map *map, const bool *lost);
 
 /* Puts a rebuilt component in place (new OSD, new object) and drops that
  * OSD from the spare list if it was there. */

@@ -68,6 +68,7 @@ enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 		obj->ref = NULL;
 		return open_failed(&id, err);
 	}
+	obj_ref_cap_hold(obj->ref);
 	if (obj_ref_cap_version(obj->ref) != obj->cap.cap_version)
 		st = NFS3ERR_STALE;
 	else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
@@ -79,8 +80,10 @@ enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 
 void nfs3_obj_close(const struct osd_ctx *ctx, struct nfs3_obj *obj)
 {
-	if (obj->ref)
+	if (obj->ref) {
+		obj_ref_cap_release(obj->ref);
 		objstore_put(ctx->store, obj->ref);
+	}
 	obj->ref = NULL;
 }
 

@@ -117,6 +117,13 @@ int objstore_get(struct objstore *s, const struct obj_id *id, struct obj_ref **o
 void objstore_put(struct objstore *s, struct obj_ref *ref);
 
 uint32_t obj_ref_cap_version(const struct obj_ref *ref);
+/* A request through a capability holds the object's version from its
+ * check to its end (one hold per thread at a time), so that
+ * objstore_set_cap_version, which waits for the holds, answers only once
+ * every request it overtook is done: after a fence nothing under an
+ * older version lands. */
+void obj_ref_cap_hold(struct obj_ref *ref);
+void obj_ref_cap_release(struct obj_ref *ref);
 /* Reads up to len bytes at off; *n is what was read, *eof when off + *n
  * reaches the logical length. */
 int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,

@@ -239,15 +239,24 @@ int objstore_attr_list(struct objstore *s, const struct obj_id *id,
 	return iter_close(&i);
 }
 
+/* Under the object's cap_lock, taken before meta_lock as requests take
+ * them: the requests holding the old version finish first. */
 int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
 			     uint32_t version, uint32_t *old)
 {
+	struct obj_ref *ref;
 	uint64_t prev = 0;
 	int rc;
 
 	if (!id->partition || !id->object)
 		return -EINVAL;
+	rc = objstore_get(s, id, &ref);
+	if (rc)
+		return rc;
+	pthread_rwlock_wrlock(&ref->cap_lock);
 	rc = rec_set_field(s, id, OBJ_ATTR_CAP_VERSION, version, &prev);
+	pthread_rwlock_unlock(&ref->cap_lock);
+	objstore_put(s, ref);
 	if (!rc && old)
 		*old = (uint32_t)prev;
 	return rc;

@@ -81,6 +81,7 @@ static void ref_free_list(struct obj_ref *list)
 		if (list->cfd >= 0)
 			close(list->cfd);
 		pthread_mutex_destroy(&list->csum_lock);
+		pthread_rwlock_destroy(&list->cap_lock);
 		free(list);
 		list = next;
 	}
@@ -177,6 +178,17 @@ void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version
 
 /* ---- loading --------------------------------------------------------- */
 
+/* Requests keep coming: a fence must not wait behind them for ever. */
+static void cap_lock_init(pthread_rwlock_t *lock)
+{
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
 static int data_open(struct objstore *s, const struct obj_id *id)
 {
 	char path[OBJ_PATH_LEN];
@@ -222,6 +234,7 @@ static int ref_load(struct objstore *s, const struct obj_id *id, struct obj_ref 
 	ref->cfd = -1;
 	ref->refs = 1;
 	pthread_mutex_init(&ref->csum_lock, NULL);
+	cap_lock_init(&ref->cap_lock);
 	atomic_init(&ref->removed, false);
 	atomic_init(&ref->cap_version, r.cap_version);
 	*out = ref;

@@ -51,6 +51,10 @@ struct obj_ref {
 	unsigned refs;                  /* under cache_lock */
 	atomic_bool removed;
 	_Atomic uint32_t cap_version;
+	/* Read-held by a handle's request from its version check to its end,
+	 * write-held by SET_CAP_VERSION: a fence drains the requests it
+	 * overtook (obj_ref_cap_hold).  Writer-preferring. */
+	pthread_rwlock_t cap_lock;
 	/* Held across a data change and the update of its extent checksums,
 	 * and across a verify's read, so that checksums follow the data in
 	 * the order the changes reached the file (objstore_csum.c). */

@@ -15,6 +15,16 @@ uint32_t obj_ref_cap_version(const struct obj_ref *ref)
 	return atomic_load(&ref->cap_version);
 }
 
+void obj_ref_cap_hold(struct obj_ref *ref)
+{
+	pthread_rwlock_rdlock(&ref->cap_lock);
+}
+
+void obj_ref_cap_release(struct obj_ref *ref)
+{
+	pthread_rwlock_unlock(&ref->cap_lock);
+}
+
 static int ref_stat(struct obj_ref *ref, struct stat *st)
 {
 	if (fstat(ref->fd, st) == 0)

@@ -53,3 +53,23 @@ def test_nfs3load_reports_server_errors(pod: Pod, ganesha: GaneshaVfs) -> None:
     bogus = bytes(len(fh))
     with pytest.raises(LoadError, match="NFS3ERR_(BADHANDLE|STALE)"):
         run_nfs3load(pod, ganesha.nfs_addr, [bogus], "write", 4096, 4096, 1, timeout=60)
+
+
+@pytest.mark.parametrize("kw", [{"protocols": (4,)}, {"protocols": (3, 4), "nsm": False}],
+                         ids=["nfsv4-only", "nfsv3-without-nsm"])
+def test_a_second_server_starts_beside_another_in_the_same_pod(
+        pod: Pod, tmp_path: Path, ganesha: GaneshaVfs, kw: dict[str, object]) -> None:
+    """As pnfs_throughput's probe manager (NFSv4 only) and FSAL VFS
+    baseline (no NSM) beside the manager under test: each shares the pod's
+    rpcbind and runs no rpc.statd of its own (a pod holds one statd, whose
+    pid file is in its /run)."""
+    second = GaneshaVfs(pod, tmp_path / "second", nfs_port=2051, mnt_port=20051,
+                        pseudo="/second", **kw)  # type: ignore[arg-type]
+    second.rpcbind = ganesha.rpcbind
+    second.start()
+    try:
+        assert second.alive() and second.statd is None
+        assert ganesha.statd is not None and ganesha.statd.poll() is None
+    finally:
+        second.rpcbind = None       # the first server's, stopped with it
+        assert second.stop() == 0

@@ -84,6 +84,9 @@ class GaneshaServer(GaneshaFiles):
     # to reclaim after a restart.
     graceless: bool = True
     dbus: bool = False
+    # An rpc.statd of its own (NFSv3 locks' NSM); False for a second NFSv3
+    # server in a pod, which holds one statd (its pid file is in /run).
+    nsm: bool = True
     plugins_dir: str = VFS_PLUGINS_DIR
     rpcbind: subprocess.Popen[bytes] | None = field(default=None, init=False)
     statd: subprocess.Popen[bytes] | None = field(default=None, init=False)
@@ -214,10 +217,16 @@ class GaneshaServer(GaneshaFiles):
     def _start_statd(self) -> None:
         """A fresh rpc.statd for every start of Ganesha, as `pando-cluster
         up` runs it (pando_cluster.nsm), its state in the test's
-        directory: the hosts the last one monitored become the notify list."""
+        directory: the hosts the last one monitored become the notify list.
+        None without `nsm`, and for a server without NFSv3, whose locks
+        need no NSM: either may run beside another server in its pod
+        (pnfs_throughput's baseline and probe)."""
         if self.statd is not None:
             terminate(self.statd, 5.0)
+            self.statd = None
         prepare_state_dir(self.statd_dir)
+        if not self.nsm or 3 not in self.settings().protocols:
+            return
         with open(self.statd_log_path, "ab") as log:
             start = log.tell()
             self.statd = self.pod.popen(statd_argv(STATD, self.statd_dir),
@@ -234,6 +243,9 @@ class GaneshaServer(GaneshaFiles):
         retrying a silent host for an earlier start is stopped first."""
         if self.sm_notify is not None:
             terminate(self.sm_notify, 5.0)
+            self.sm_notify = None
+        if self.statd is None:
+            return
         with open(self.workdir / "sm-notify.log", "ab") as log:
             self.sm_notify = self.pod.popen(notify_argv(SM_NOTIFY, self.statd_dir, self.host),
                                             stdout=log, stderr=subprocess.STDOUT)

@@ -29,7 +29,7 @@ static bool reply_mac_ok(const struct osd_ctx *ctx, const struct rpc_call *call,
 	};
 	uint8_t want[CTL_AUTH_REPLY_VERF_LEN];
 
-	if (ctl_auth_reply_mac(&ctx->ctl_keys.keys[0], call->xid, nonce,
+	if (ctl_auth_reply_mac(&ctx->keys->ctl.keys[0], call->xid, nonce,
 			       rpc_msg_accept_stat(out), res, out == RPC_OUT_SUCCESS ? 3 : 0, want))
 		return false;
 	return reply->verf_flavor == CTL_AUTH_FLAVOR &&
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	call.args_len = size - 4;
 	hdr = (struct ctl_auth_hdr){ call.xid, call.prog, call.vers, call.proc };
 	piece = (struct hmac_piece){ args, size - 4 };
-	fuzz_check(!ctl_auth_sign(&ctx->ctl_keys.keys[0], &hdr, &cred, &piece, 1, cred_bytes,
+	fuzz_check(!ctl_auth_sign(&ctx->keys->ctl.keys[0], &hdr, &cred, &piece, 1, cred_bytes,
 				  verf_bytes), "signing failed");
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_bytes };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_bytes };

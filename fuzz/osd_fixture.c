@@ -9,6 +9,7 @@
 
 static char dir[64];
 static struct cluster_key key;
+static struct osd_keys keys;
 static struct osd_stats stats;
 static struct osd_ctx ctx;
 
@@ -54,10 +55,10 @@ struct osd_ctx *fuzz_osd_ctx(void)
 		fprintf(stderr, "fuzz: cannot make an object store in %s\n", dir);
 		exit(1);
 	}
-	ctx.key = &key;
+	ctx.keys = &keys;
 	ctx.osd_id = FUZZ_OSD_ID;
 	ctx.replay = ctl_replay_new(CTL_REPLAY_MAX_ENTRIES, CTL_AUTH_MAX_SKEW_S);
-	if (ctl_auth_keyring_init(&ctx.ctl_keys, &key, FUZZ_OSD_ID) || !ctx.replay) {
+	if (osd_keys_init(&keys, &key, FUZZ_OSD_ID) || !ctx.replay) {
 		fprintf(stderr, "fuzz: cannot make the control keys or replay cache\n");
 		exit(1);
 	}

@@ -1,5 +1,5 @@
 """Helpers of the root-squash tests (tests/security/test_root_squash.py,
-tests/pnfs/test_root_squash.py): an NFSv3 root client from a chosen
+tests/pnfs/test_root_squash_kernel.py): an NFSv3 root client from a chosen
 address, and a root-owned file made through it."""
 from __future__ import annotations
 

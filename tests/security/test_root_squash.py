@@ -8,7 +8,7 @@ manager from 127.0.0.2, a host the export does not name, as a squashed
 client, and from 127.0.0.1 as the trusted admin host that sets up the
 files.  The export's root is 1777 here, as a scratch directory is, so
 that a squashed root may create in it.  A stock kernel client's root is
-squashed in tests/pnfs/test_root_squash.py."""
+squashed in tests/pnfs/test_root_squash_kernel.py."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator

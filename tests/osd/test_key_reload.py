@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pando_testing.capability import handle_for
-from pando_testing.daemons import OsdProcess, osd_binary
+from pando_testing.daemons import OsdProcess
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.nfs3 import NFS3_OK, NFS3ERR_BADHANDLE
 
@@ -33,9 +33,7 @@ def reload(osd: OsdProcess, want: str, timeout: float = 10.0) -> None:
 
 def tool_as(osd: OsdProcess, key: ClusterKey, *args: str) -> subprocess.CompletedProcess[Any]:
     """pando-osd-tool's control calls signed with `key`."""
-    argv = [str(osd_binary("pando-osd-tool")), "--ctl", osd.ctl_addr, "--osd-id",
-            str(osd.osd_id), "--key-file", str(key.path), *args]
-    return osd.pod.run(argv, check=False)
+    return osd.tool(*args, check=False, key=key)
 
 
 def statuses(osd: OsdProcess, *handles: bytes) -> list[int]:

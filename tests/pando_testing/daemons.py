@@ -61,12 +61,12 @@ class OsdProcess(PodProcess):
     def log_path(self) -> Path:
         return self.workdir / f"osd.{self.osd_id}.log"
 
-    def tool(self, *args: str, check: bool = True,
+    def tool(self, *args: str, check: bool = True, key: ClusterKey | None = None,
              **kw: object) -> subprocess.CompletedProcess[Any]:
-        """pando-osd-tool against this target's control port (stdout is
-        bytes when text=False is passed)."""
-        argv = [osd_binary("pando-osd-tool"), "--ctl", self.ctl_addr,
-                "--osd-id", str(self.osd_id), "--key-file", self.key.path, *args]
+        """pando-osd-tool against this target's control port, signing with
+        its key or `key` (stdout is bytes when text=False is passed)."""
+        argv = [osd_binary("pando-osd-tool"), "--ctl", self.ctl_addr, "--osd-id",
+                str(self.osd_id), "--key-file", (key or self.key).path, *args]
         return self.pod.run(argv, check=check, **kw)  # type: ignore[arg-type]
 
     @property

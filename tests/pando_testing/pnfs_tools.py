@@ -46,6 +46,8 @@ from .threads import RaisingThread
 from .vm import Vm
 
 PARTITION = 1          # the OSD partition a Pando file system's objects live in
+# Recall_Timeout of the pnfs suite's `fencing` fixture (tests/pnfs/conftest.py).
+FENCING_RECALL_TIMEOUT = 2
 GATE_PORT = 18080      # the Rendezvous port inside the pod (10.0.2.2:18080 in guests)
 
 

@@ -10,6 +10,9 @@ rendezvous the guests' scripts and the test meet at.
   10.0.2.2 (what qemu guests see), the `Rendezvous` started in the pod.
   Teardown (tests/conftest.py's mds_factory): Ganesha must still be alive
   and exit 0 on SIGTERM, every OSD the test did not kill too.
+* `fencing` -> (PnfsCluster, Nfs4Client): two mirrors, a
+  FENCING_RECALL_TIMEOUT (pando_testing.pnfs_tools) of 2 s, and a plain
+  NFSv4.1 client that never answers a recall.
 * `guest(version, cluster, name=None, port=None)` -> KernelClient booting
   that Debian kernel, with its default module options, in the same pod
   (`port`: mount through a proxy listening there).
@@ -31,7 +34,8 @@ from pando_testing.e2e import KernelClient
 from pando_testing.ganesha import STATE_DEBUG
 from pando_testing.logs import keep_logs
 from pando_testing.mds import PandoMds
-from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
+from pando_testing.nfs4 import NFS4_OK, Nfs4Client
+from pando_testing.pnfs_tools import FENCING_RECALL_TIMEOUT, PnfsCluster, Rendezvous
 from pando_testing.pod import Pod
 from pando_testing.vm import GUEST_ADDR, NfsServerHandle
 
@@ -75,6 +79,18 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
     for c in made:
         keep_logs(request, [c.mds.conf_path, c.mds.cluster_desc, *(o.log_path for o in c.osds)],
                   tail=0)
+
+
+@pytest.fixture
+def fencing(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[tuple[PnfsCluster, Nfs4Client]]:
+    """Two mirrors, a Recall_Timeout of FENCING_RECALL_TIMEOUT s, and a
+    plain NFSv4.1 client that never answers a recall (its back channel
+    drops every call): fenced that long after one."""
+    c = pnfs_cluster(mirrors=2, recall_timeout=FENCING_RECALL_TIMEOUT)
+    m = c.mds
+    with Nfs4Client(m.pod.connect(m.host, m.nfs_port), back_channel=True) as nfs:
+        assert nfs.reclaim_complete() == NFS4_OK
+        yield c, nfs
 
 
 @pytest.fixture

@@ -13,25 +13,13 @@ OSD; these tests take OSDs away first:
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator
 
-import pytest
 
 from pando_testing.nfs4 import IOMODE_RW, NFS4_OK, Layout, Nfs4Client
-from pando_testing.pnfs_tools import Component, PnfsCluster
+from pando_testing.pnfs_tools import FENCING_RECALL_TIMEOUT, Component, PnfsCluster
 
 DIR = "/pando"
 PAGE = 4096
-RECALL_TIMEOUT = 2
-
-
-@pytest.fixture
-def fencing(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[tuple[PnfsCluster, Nfs4Client]]:
-    c = pnfs_cluster(mirrors=2, recall_timeout=RECALL_TIMEOUT)
-    m = c.mds
-    with Nfs4Client(m.pod.connect(m.host, m.nfs_port), back_channel=True) as nfs:
-        assert nfs.reclaim_complete() == NFS4_OK
-        yield c, nfs
 
 
 def silent_writer(c: PnfsCluster, nfs: Nfs4Client, name: str) -> tuple[int, list[Component]]:
@@ -54,7 +42,7 @@ def test_a_component_the_fence_does_not_reach_is_stale(
     before = c.layout_status()
     ok, why = c.recall_file("/half-reached")
     assert ok, why
-    c.wait_layouts(lambda s: s.fenced > before.fenced, timeout=RECALL_TIMEOUT + 30,
+    c.wait_layouts(lambda s: s.fenced > before.fenced, timeout=FENCING_RECALL_TIMEOUT + 30,
                    what="the silent holder fenced")
     stale = [(d.osd_id, d.stale) for d in c.damage() if d.ino == ino]
     assert stale == [(down.osd_id, True)], \
@@ -73,7 +61,7 @@ def test_a_fence_that_reaches_no_component_waits_for_the_osds(
     before = c.layout_status()
     ok, why = c.recall_file("/unreached")
     assert ok, why
-    time.sleep(RECALL_TIMEOUT + 5)
+    time.sleep(FENCING_RECALL_TIMEOUT + 5)
     assert c.layout_status().fenced == before.fenced, "counted fenced with no OSD reached"
     for k in comps:
         c.osd(k.osd_id).start()

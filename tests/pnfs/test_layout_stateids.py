@@ -26,11 +26,10 @@ import pytest
 from pando_testing.nfs4 import (EOF, IOMODE_RW, NFS4_OK, NFS4ERR_BAD_STATEID,
                                 NFS4ERR_BADLAYOUT, NFS4ERR_OLD_STATEID, Layout, Nfs4Client,
                                 Stateid)
-from pando_testing.pnfs_tools import PnfsCluster
+from pando_testing.pnfs_tools import FENCING_RECALL_TIMEOUT, PnfsCluster
 
 DIR = "/pando"
 PAGE = 4096
-RECALL_TIMEOUT = 2
 
 
 @pytest.fixture
@@ -40,17 +39,6 @@ def client(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[Nfs4Client]:
     with Nfs4Client(m.pod.connect(m.host, m.nfs_port)) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
         yield nfs
-
-
-@pytest.fixture
-def fencing(pnfs_cluster: Callable[..., PnfsCluster]) -> Iterator[tuple[PnfsCluster, Nfs4Client]]:
-    """A client that never answers a recall (its back channel drops
-    every call), fenced RECALL_TIMEOUT s after one."""
-    c = pnfs_cluster(mirrors=2, recall_timeout=RECALL_TIMEOUT)
-    m = c.mds
-    with Nfs4Client(m.pod.connect(m.host, m.nfs_port), back_channel=True) as nfs:
-        assert nfs.reclaim_complete() == NFS4_OK
-        yield c, nfs
 
 
 def layoutget(nfs: Nfs4Client, fh: bytes, sid: Stateid) -> Layout:
@@ -131,7 +119,7 @@ def test_a_layoutcommit_through_a_layout_granted_after_a_fence_grows_the_file(
     before = c.layout_status()
     ok, why = c.recall_file("/fenced")
     assert ok, why
-    c.wait_layouts(lambda s: s.fenced > before.fenced, timeout=RECALL_TIMEOUT + 20,
+    c.wait_layouts(lambda s: s.fenced > before.fenced, timeout=FENCING_RECALL_TIMEOUT + 20,
                    what="the silent holder fenced")
     new = layoutget(nfs, fh, fenced.stateid)
     assert new.stateid.other == fenced.stateid.other, "the layout state was not reused"

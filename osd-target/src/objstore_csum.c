@@ -20,7 +20,11 @@
  * an extent is always that of the last change to it.  The checksum file
  * is made durable by COMMIT, FLUSH, truncation and a stable write of no
  * bytes (the gateway's COMMIT); a stable write syncs only its data (see
- * obj_ref_write).
+ * obj_ref_write).  The file is made by an object's first write, long
+ * after the create that synced the data file's name, so the sync that
+ * commits its records syncs its shard's directory too when a checksum
+ * file was made there since: without its name, a power cut would leave
+ * the object's extents looking like holes, which scrub never checks.
  * After a crash that lost one but not the other, scrub sees a mismatch
  * and repairs the extent from a mirror. */
 #include "objstore_internal.h"
@@ -127,7 +131,12 @@ static int csum_fd(struct obj_ref *ref, bool create)
 	if (ref->cfd >= 0)
 		return ref->cfd;
 	csum_path(path, &ref->id);
-	ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+	ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC);
+	if (ref->cfd < 0 && errno == ENOENT && create) {
+		ref->cfd = openat(ref->s->objfd, path, O_RDWR | O_CLOEXEC | O_CREAT, 0600);
+		if (ref->cfd >= 0)
+			atomic_store(&ref->s->csum_names_unsynced[obj_shard(&ref->id)], true);
+	}
 	if (ref->cfd >= 0)
 		return ref->cfd;
 	if (errno == ENOENT && !create)
@@ -273,6 +282,26 @@ int csum_after_truncate(struct obj_ref *ref, uint64_t length)
 	return rc;
 }
 
+/* The names of the checksum files made in the object's shard, if any
+ * were made since its directory was last synced.  The flag is cleared
+ * before the sync, so a file made during it sets it again. */
+static int csum_names_sync(struct obj_ref *ref)
+{
+	unsigned shard = obj_shard(&ref->id);
+	char name[4];
+	int rc;
+
+	if (!atomic_exchange(&ref->s->csum_names_unsynced[shard], false))
+		return 0;
+	snprintf(name, sizeof(name), "%02x", shard);
+	rc = fsync_at(ref->s->objfd, name);
+	if (rc) {
+		atomic_store(&ref->s->csum_names_unsynced[shard], true);
+		atomic_fetch_add(&ref->s->sync_failures, 1);
+	}
+	return rc;
+}
+
 int csum_sync(struct obj_ref *ref)
 {
 	int fd;
@@ -280,8 +309,10 @@ int csum_sync(struct obj_ref *ref)
 	pthread_mutex_lock(&ref->csum_lock);
 	fd = ref->cfd;
 	pthread_mutex_unlock(&ref->csum_lock);
-	if (fd < 0 || fdatasync(fd) == 0)
+	if (fd < 0)
 		return 0;
+	if (fdatasync(fd) == 0)
+		return csum_names_sync(ref);
 	atomic_fetch_add(&ref->s->sync_failures, 1);
 	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s",
 		  ref->id.partition, ref->id.object, strerror(errno));

@@ -90,6 +90,9 @@ struct objstore {
 	 * each may have dropped acknowledged UNSTABLE bytes (the write
 	 * verifier moves on, osd.h). */
 	_Atomic uint64_t sync_failures;
+	/* A checksum file was made in the shard since its directory was last
+	 * synced: the next csum_sync of any object there syncs it. */
+	atomic_bool csum_names_unsynced[SHARDS];
 };
 
 /* An iterator over [start, end).  Each has its own read options because

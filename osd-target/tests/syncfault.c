@@ -4,14 +4,18 @@
  * objects/ (object data and extent checksums), with $PANDO_SYNCFAULT_DIR:
  *
  * - a power cut: every fsync or fdatasync that succeeds copies the file to
- *   DIR/<its name>, what the disk is known to hold; after a kill -9 the
- *   test puts those copies back, and removes the files never synced, as a
- *   power cut would (a kill -9 alone keeps the page cache);
+ *   DIR/<its name>, what the disk is known to hold, and every fsync of a
+ *   shard directory writes the names it holds to DIR/dir.<shard>, the
+ *   entries the disk is known to hold; after a kill -9 the test puts the
+ *   copies back and removes every file never synced or whose name its
+ *   directory's last sync did not hold, as a power cut would (a kill -9
+ *   alone keeps the page cache);
  * - a failed sync: while DIR/fail exists, the next fsync or fdatasync of
  *   such a file fails with EIO, removes it and copies nothing, as Linux
  *   reports a writeback error once and drops the pages it could not write.
  *
  * Without the variable every call goes straight to libc. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,15 +32,13 @@ typedef int (*sync_fn)(int fd);
 
 static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The path of fd when it is a regular file under objects/; else false. */
-static bool object_file(int fd, char *path, size_t cap)
+/* The path of fd when it is under objects/ (an object file or a shard
+ * directory); else false. */
+static bool object_path(int fd, char *path, size_t cap)
 {
 	char link[64];
-	struct stat st;
 	ssize_t n;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return false;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, cap - 1);
 	if (n < 0)
@@ -59,18 +61,41 @@ static int copy_fd(int from, int to)
 	return n < 0 ? -1 : 0;
 }
 
-/* DIR/<name> becomes what fd holds now, whole or not at all. */
-static void keep_copy(const char *dir, int fd, const char *path)
+/* The names in directory fd, one per line. */
+static int list_fd(int from, int to)
+{
+	int dup_fd = dup(from);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	rewinddir(d);
+	while (!rc && (e = readdir(d)))
+		if (e->d_name[0] != '.' && dprintf(to, "%s\n", e->d_name) < 0)
+			rc = -1;
+	closedir(d);
+	return rc;
+}
+
+/* DIR/<name> becomes what fd holds now (or, for a shard directory,
+ * DIR/dir.<name> its names), whole or not at all. */
+static void keep_copy(const char *dir, int fd, const char *path, bool is_dir)
 {
 	const char *name = strrchr(path, '/') + 1;
+	const char *prefix = is_dir ? "dir." : "";
 	char tmp[PATH_MAX], dst[PATH_MAX];
 	int out;
 
-	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
-	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s%s", dir, prefix, name);
+	snprintf(dst, sizeof(dst), "%s/%s%s", dir, prefix, name);
 	pthread_mutex_lock(&copy_lock);
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out >= 0 && copy_fd(fd, out) == 0 && close(out) == 0)
+	if (out >= 0 && (is_dir ? list_fd(fd, out) : copy_fd(fd, out)) == 0 && close(out) == 0)
 		rename(tmp, dst);
 	else if (out >= 0)
 		close(out);
@@ -82,18 +107,20 @@ static int faulty_sync(int fd, const char *libc_name)
 	sync_fn real = (sync_fn)dlsym(RTLD_NEXT, libc_name);
 	const char *dir = getenv("PANDO_SYNCFAULT_DIR");
 	char path[PATH_MAX], fail[PATH_MAX];
+	struct stat st;
 	int rc;
 
-	if (!dir || !object_file(fd, path, sizeof(path)))
+	if (!dir || fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+	    !object_path(fd, path, sizeof(path)))
 		return real(fd);
 	snprintf(fail, sizeof(fail), "%s/fail", dir);
-	if (unlink(fail) == 0) {
+	if (S_ISREG(st.st_mode) && unlink(fail) == 0) {
 		errno = EIO;
 		return -1;
 	}
 	rc = real(fd);
 	if (rc == 0)
-		keep_copy(dir, fd, path);
+		keep_copy(dir, fd, path, S_ISDIR(st.st_mode));
 	return rc;
 }
 

@@ -4,9 +4,19 @@ an error once: the next sync succeeds.  So the target changes its write
 verifier on any failed sync, as knfsd does (nfsd_reset_write_verifier): a
 later COMMIT answers another verifier than the WRITEs got, and the client
 sends them again rather than trusting them lost.  Both the NFSv3 data
-server and the control protocol (the gateway's writes and COMMIT)."""
+server and the control protocol (the gateway's writes and COMMIT).
+
+A power cut (libpando_syncfault puts back what was synced, names
+included) after a COMMIT has answered keeps the data and the extent
+checksums scrub relies on.  An object's checksum file comes into being
+with its first write, after the object's own creation made the data
+file's name durable, so the sync that commits the checksums must make
+the new file's name durable too: without it, the power cut takes the
+file away and scrub reads every extent of the object as a hole it never
+checks."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +30,7 @@ from pando_testing.pod import Pod
 from pando_testing.syncfault import SyncFault
 
 PART = 5
+EXTENT = 65536
 
 
 @pytest.fixture
@@ -85,3 +96,39 @@ def test_control_commit_after_a_failed_sync_answers_a_new_verifier(
         faults.fail_next_sync()
         assert ctl.flush(PART, 1) == Status.IO
         assert ctl.write(PART, 1, 0, b"", Stable.DATA_SYNC).verifier != again.verifier
+
+
+def power_cut(osd: OsdProcess, faults: SyncFault) -> None:
+    osd.kill9()
+    faults.power_cut(osd)
+    osd.start()
+
+
+def extents(osd: OsdProcess, oid: int) -> list[str]:
+    """`stored ok` per extent when its CRC survived and matches the data."""
+    out = osd.tool("checksums", str(PART), str(oid), "--verify").stdout
+    return [" ".join(line.split()[2:]) for line in out.splitlines()[1:]]
+
+
+def test_checksums_of_a_control_commit_survive_a_power_cut(
+        pod: Pod, osd: OsdProcess, faults: SyncFault,
+        make_object: Callable[[int], bytes]) -> None:
+    make_object(1)
+    data = os.urandom(3 * EXTENT)
+    with open_ctl(pod, osd) as ctl:
+        assert ctl.write(PART, 1, 0, data, Stable.UNSTABLE).status == Status.OK
+        assert ctl.write(PART, 1, 0, b"", Stable.DATA_SYNC).status == Status.OK
+    power_cut(osd, faults)
+    assert osd.tool("get", str(PART), "1", "-", text=False).stdout == data
+    assert extents(osd, 1) == ["stored ok"] * 3
+
+
+def test_checksums_of_an_nfs3_commit_survive_a_power_cut(
+        osd: OsdProcess, faults: SyncFault, make_object: Callable[[int], bytes]) -> None:
+    fh = make_object(2)
+    data = os.urandom(2 * EXTENT)
+    with osd.nfs3() as c:
+        assert c.write(fh, 0, data, nfs3.UNSTABLE).status == NFS3_OK
+        assert c.commit(fh).status == NFS3_OK
+    power_cut(osd, faults)
+    assert extents(osd, 2) == ["stored ok"] * 2

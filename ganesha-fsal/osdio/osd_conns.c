@@ -26,7 +26,8 @@ struct osd_slot {
  * slot found stays valid while OSDs join: a new one is filled, then
  * published by the release store of n, and readers load n with acquire. */
 struct osd_conns {
-	const struct cluster_desc *desc;        /* the key only */
+	pthread_mutex_t key_lock;
+	struct cluster_key key;                 /* what new connections sign with */
 	struct osd_conns_options opt;
 	pthread_mutex_t grow_lock;              /* one osd_conns_add at a time */
 	_Atomic size_t n;
@@ -55,33 +56,62 @@ static int slot_init(struct osd_conns *p, struct osd_slot *s, const struct clust
 	return 0;
 }
 
-/* The OSD moved: later calls connect to the new addresses. */
-static int slot_move(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
+/* Later calls open new connections.  Callers may still be using the old
+ * ones, so they are closed only with the connection pool.  Under s->lock. */
+static int slot_retire(struct osd_conns *p, struct osd_slot *s)
 {
 	size_t k = (size_t)p->opt.conns_per_osd;
 	struct osd_ctl_client **r;
 
-	pthread_mutex_lock(&s->lock);
-	if (!strcmp(s->osd.ctl, o->ctl)) {
-		s->osd = *o;
-		pthread_mutex_unlock(&s->lock);
-		return 0;
-	}
 	r = realloc(s->retired, (s->nretired + k) * sizeof(*r));
-	if (!r) {
-		pthread_mutex_unlock(&s->lock);
+	if (!r)
 		return -ENOMEM;
-	}
 	s->retired = r;
 	for (size_t c = 0; c < k; c++) {
 		if (s->conns[c])
 			s->retired[s->nretired++] = s->conns[c];
 		s->conns[c] = NULL;
 	}
-	s->osd = *o;
-	s->health.reachable = true;
-	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+/* The OSD moved: later calls connect to the new addresses. */
+static int slot_move(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
+{
+	bool moved;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	moved = strcmp(s->osd.ctl, o->ctl) != 0;
+	if (moved)
+		rc = slot_retire(p, s);
+	if (!rc)
+		s->osd = *o;
+	if (!rc && moved)
+		s->health.reachable = true;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int osd_conns_rekey(struct osd_conns *p, const struct cluster_key *key)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&p->key_lock);
+	p->key = *key;
+	pthread_mutex_unlock(&p->key_lock);
+	pthread_mutex_lock(&p->grow_lock);
+	for (size_t i = 0; i < atomic_load_explicit(&p->n, memory_order_relaxed); i++) {
+		struct osd_slot *s = &p->slots[i];
+		int err;
+
+		pthread_mutex_lock(&s->lock);
+		err = slot_retire(p, s);
+		pthread_mutex_unlock(&s->lock);
+		rc = rc ? rc : err;
+	}
+	pthread_mutex_unlock(&p->grow_lock);
+	return rc;
 }
 
 int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o)
@@ -119,7 +149,8 @@ int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_option
 
 	if (!p)
 		return -ENOMEM;
-	p->desc = desc;
+	pthread_mutex_init(&p->key_lock, NULL);
+	p->key = desc->key;
 	p->opt = opt ? *opt : (struct osd_conns_options){ 0 };
 	if (p->opt.conns_per_osd <= 0)
 		p->opt.conns_per_osd = 4;
@@ -162,6 +193,8 @@ void osd_conns_free(struct osd_conns *p)
 		pthread_mutex_destroy(&s->lock);
 	}
 	pthread_mutex_destroy(&p->grow_lock);
+	pthread_mutex_destroy(&p->key_lock);
+	explicit_bzero(&p->key, sizeof(p->key));
 	free(p->slots);
 	free(p);
 }
@@ -241,7 +274,13 @@ struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err)
 	}
 	c = s->conns[i];
 	if (!c) {
-		c = osd_ctl_connect(s->osd.ctl, &p->desc->key, s->osd.id, p->opt.timeout_ms, err);
+		struct cluster_key key;
+
+		pthread_mutex_lock(&p->key_lock);
+		key = p->key;
+		pthread_mutex_unlock(&p->key_lock);
+		c = osd_ctl_connect(s->osd.ctl, &key, s->osd.id, p->opt.timeout_ms, err);
+		explicit_bzero(&key, sizeof(key));
 		if (c)
 			s->conns[i] = c;
 		else

@@ -36,8 +36,7 @@ struct osd_health {
 	time_t last_change;     /* when reachable last flipped (0: never) */
 };
 
-/* The connection pool keeps a pointer to desc for its key, which must outlive it;
- * the OSDs are copied. */
+/* The connection pool copies desc's key and OSDs. */
 int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
 		 struct osd_conns **out);
 void osd_conns_free(struct osd_conns *p);
@@ -45,6 +44,11 @@ void osd_conns_free(struct osd_conns *p);
  * addresses.  Safe while other threads use the connection pool: OSDs are never
  * removed, indexes never change.  -ENOSPC past CLUSTER_DESC_MAX_OSDS. */
 int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o);
+/* A new cluster key (a rotation): the connections open now are retired,
+ * so every connection osd_conns_get hands out once this returns signs
+ * with the new key.  0, or -ENOMEM when some OSD's connections could not
+ * be retired (they go on signing with the old key). */
+int osd_conns_rekey(struct osd_conns *p, const struct cluster_key *key);
 
 /* A connection to OSD id for one call, or NULL with *err (-ENOENT: not in
  * the description; -EHOSTDOWN: backing off; what connect said). */

@@ -12,15 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int write_key_file(struct osd_fixture *f)
+static int write_key_file(struct osd_fixture *f, const struct cluster_key *key)
 {
-	char path[256], text[128];
+	char path[256], text[CLUSTER_KEY_TEXT_MAX];
 	FILE *fp;
 
-	f->key.id = 1;
-	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
-		f->key.secret[i] = (uint8_t)(i * 13 + 5);
-	cluster_key_format(&f->key, text, sizeof(text));
+	cluster_key_format(key, text, sizeof(text));
 	snprintf(path, sizeof(path), "%s/cluster.key", f->root);
 	fp = fopen(path, "w");
 	if (!fp)
@@ -122,7 +119,10 @@ int osd_fixture_start(struct osd_fixture *f, int n, uint64_t partition)
 	self[len] = 0;
 	snprintf(f->bindir, sizeof(f->bindir), "%s", dirname(self));
 	snprintf(f->root, sizeof(f->root), "/tmp/pando-osdfix-XXXXXX");
-	if (!mkdtemp(f->root) || write_key_file(f))
+	f->key.id = 1;
+	for (int i = 0; i < CLUSTER_KEY_SECRET_LEN; i++)
+		f->key.secret[i] = (uint8_t)(i * 13 + 5);
+	if (!mkdtemp(f->root) || write_key_file(f, &f->key))
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
 	f->n = n;
@@ -200,6 +200,16 @@ int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, ui
 		return 0;
 	}
 	return -1;
+}
+
+int osd_fixture_set_key(struct osd_fixture *f, const struct cluster_key *key)
+{
+	if (write_key_file(f, key))
+		return -1;
+	for (int i = 0; i < f->n; i++)
+		if (f->pids[i] > 0 && kill(f->pids[i], SIGHUP))
+			return -1;
+	return 0;
 }
 
 int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out)

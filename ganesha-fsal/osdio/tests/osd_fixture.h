@@ -23,7 +23,7 @@ struct osd_fixture {
 	pid_t pids[OSD_FIXTURE_MAX];
 	int n;
 	uint64_t partition;
-	struct cluster_desc desc;	/* what osd_fixture_pool's connection conns keeps */
+	struct cluster_desc desc;	/* what osd_fixture_pool made its pool from */
 };
 
 /* Starts n OSDs (ids 1..n); 0 or -1. */
@@ -34,10 +34,13 @@ int osd_fixture_stop(struct osd_fixture *f, int i);
 int osd_fixture_restart(struct osd_fixture *f, int i);
 /* Stops every OSD still running and removes the directory unless keep. */
 int osd_fixture_finish(struct osd_fixture *f, int keep);
+/* Writes key as the OSDs' key file and sends each running one SIGHUP,
+ * which makes it read the file again (its log says when); 0 or -1.
+ * f->key, what osd_fixture_desc gives, stays as it was. */
+int osd_fixture_set_key(struct osd_fixture *f, const struct cluster_key *key);
 /* The cluster description a connection pool is made from. */
 struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
-/* A connection pool over the fixture's OSDs, short timeouts and back-off (it keeps
- * a pointer to f->desc: f outlives it). */
+/* A connection pool over the fixture's OSDs, short timeouts and back-off. */
 int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out);
 /* What an I/O test starts from: n OSDs started and io pointed at a
  * connection pool over them (its owner and fault callback stay as the

@@ -24,6 +24,8 @@
  *                        (dbus_layout.c)
  *   transcode_status(), transcode_file(s path): the transcoder's counters;
  *                        one file transcoded now (dbus_layout.c)
+ *   reload_key() -> (b, s)   every export reads its cluster key file again
+ *                        (key.c); s says which key is in use, or why not
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -319,6 +321,32 @@ static struct gsh_dbus_method recall_client_method = {
 	},
 };
 
+static bool reload_key(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
+{
+	struct glist_head *node;
+	char msg[1024] = "no Pando export";
+	bool ok = false;
+	int rc = 0;
+
+	pthread_mutex_lock(&pando_exports_lock);
+	glist_for_each(node, &pando_exports) {
+		struct pando_export *exp = glist_entry(node, struct pando_export, node);
+
+		rc = pando_key_reload(exp, msg, sizeof(msg));
+		ok = rc == 0;
+		if (rc)
+			break;
+	}
+	pthread_mutex_unlock(&pando_exports_lock);
+	return pando_dbus_reply_text(reply, ok, msg, NULL);
+}
+
+static struct gsh_dbus_method reload_key_method = {
+	.name = "reload_key",
+	.method = reload_key,
+	.args = { STATUS_REPLY, END_ARG_LIST },
+};
+
 static struct gsh_dbus_method *pando_methods[] = {
 	&cluster_status_method,
 	&layout_status_method,
@@ -334,6 +362,7 @@ static struct gsh_dbus_method *pando_methods[] = {
 	&pando_layout_get_method,
 	&pando_transcode_status_method,
 	&pando_transcode_file_method,
+	&reload_key_method,
 	NULL
 };
 

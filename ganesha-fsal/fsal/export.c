@@ -158,6 +158,7 @@ static void export_free(struct pando_export *exp)
 	pthread_cond_destroy(&exp->inflight_cond);
 	pthread_mutex_destroy(&exp->space_lock);
 	pthread_mutex_destroy(&exp->view_lock);
+	pthread_mutex_destroy(&exp->key_lock);
 	gsh_free(exp->cfg.etcd);
 	gsh_free(exp->cfg.etcd_prefix);
 	gsh_free(exp->cfg.mds_name);
@@ -373,6 +374,7 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	pthread_cond_init(&exp->inflight_cond, NULL);
 	pthread_mutex_init(&exp->space_lock, NULL);
 	pthread_mutex_init(&exp->view_lock, NULL);
+	pthread_mutex_init(&exp->key_lock, NULL);
 	exp->opstats = pando_opstats_new();
 	fsal_export_init(&exp->export);
 	export_ops_init(&exp->export.exp_ops);

@@ -173,6 +173,7 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 		.expiry = 0,
 	};
 	const struct cluster_osd *osd = pando_view_osd(pando_view_get(exp), k->osd_id, NULL);
+	struct cluster_key key;
 
 	if (!osd)
 		return -EIO;
@@ -181,7 +182,9 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 	ds->fh_count = 1;
 	ds->fh_vers = gsh_calloc(1, sizeof(*ds->fh_vers));
 	ds->fh_vers->len = CAPABILITY_SIZE;
-	capability_mint(&exp->cluster.key, &cap, ds->fh_vers->data);
+	pando_key_get(exp, &key);
+	capability_mint(&key, &cap, ds->fh_vers->data);
+	explicit_bzero(&key, sizeof(key));
 	/* The file owner's ids, as knfsd gives in its write layouts: Linux
 	 * sends them as AUTH_SYS to the OSDs, which take the capability as
 	 * the authority and only log them. */

@@ -103,6 +103,7 @@ struct pando_export {
 	struct ns_store *ns;
 	uint8_t uuid[16];
 	struct cluster_desc cluster;
+	pthread_mutex_t key_lock;       /* cluster.key, which reload_key replaces (key.c) */
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;
 	struct pando_layouts *layouts;
@@ -322,6 +323,14 @@ void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *fai
 fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 				  struct config_error_type *err_type,
 				  const struct fsal_up_vector *up_ops);
+
+/* key.c: the cluster key the manager mints capabilities and signs
+ * control calls with.  A reload reads the key file again, so a rotation
+ * (osd-target/README.md, "Cluster key file") needs no restart; a file
+ * that cannot be read, or that gives the key in use another secret,
+ * changes nothing.  0 or -errno, with what happened in msg. */
+void pando_key_get(struct pando_export *exp, struct cluster_key *out);
+int pando_key_reload(struct pando_export *exp, char *msg, size_t cap);
 
 /* mds.c */
 void pando_mds_export_ops_init(struct export_ops *ops);

@@ -168,6 +168,9 @@ static int load_key(struct parse *p, struct cluster_desc *d)
 		snprintf(dir, sizeof(dir), "%s", p->path);
 		snprintf(full, sizeof(full), "%s/%s", dirname(dir), p->key_file);
 	}
+	if (strlen(full) >= sizeof(d->key_path))
+		return fail(p, "key_file path too long");
+	strcpy(d->key_path, full);
 	rc = cluster_key_load(full, &d->key, &why);
 	if (rc) {
 		snprintf(p->why, p->cap, "%s: key file %s: %s", p->path, full,

@@ -12,6 +12,7 @@
 #ifndef PANDO_CLUSTER_DESC_H
 #define PANDO_CLUSTER_DESC_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct cluster_osd {
 
 struct cluster_desc {
 	struct cluster_key key;
+	char key_path[PATH_MAX];                /* where key came from, for a reload */
 	uint64_t partition;
 	size_t nosds;
 	struct cluster_osd *osds;               /* sorted by id */

@@ -139,6 +139,11 @@ def cmd_file(c: Ctx) -> int:
                   lambda fm: render.file_map(c.out, fm))
 
 
+def cmd_mds_reload_key(c: Ctx) -> int:
+    return c.show("reloading the cluster key", lambda: ganesha.reload_key(address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
+
+
 def cmd_recall(c: Ctx) -> int:
     return c.show("recalling layouts", lambda: ganesha.recall(c.args.target, address=c.args.dbus),
                   lambda ans: c.out.print(ans["message"]))

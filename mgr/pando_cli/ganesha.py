@@ -209,6 +209,15 @@ def layout_set(path: str, policy: dict[str, Any] | None,
     return {"path": path, "ok": ok, "message": msg, "policy": policy}
 
 
+def reload_key(address: str | None = None) -> dict[str, Any]:
+    """The manager reads its cluster key file again: a key rotation's
+    second step, without a restart (reload_key() -> (b, s))."""
+    ok, msg = _status(call("reload_key", address=address), "reload_key")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"ok": ok, "message": msg}
+
+
 def recall(target: str, address: str | None = None) -> dict[str, Any]:
     """recall_file for a path (starts with '/'), else recall_client for a
     client address ('' = every client)."""

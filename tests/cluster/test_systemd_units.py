@@ -40,7 +40,7 @@ def _verify(pod: Pod, d: Path, *units: str) -> str:
                     reason="needs systemd-analyze and Debian's etcd-server")
 def test_units_pass_systemd_analyze_verify(pod: Pod, tmp_path: Path) -> None:
     pod.run(["mount", "-t", "tmpfs", "stand-ins", "/usr/local/bin"])
-    for exe in ("pando-osd", "pando-mgr"):
+    for exe in ("pando-osd", "pando-mgr", "pando"):
         pod.run(["sh", "-c", (f"printf '#!/bin/sh\\n' > /usr/local/bin/{exe} && "
                  f"chmod 755 /usr/local/bin/{exe}")])
     d = _units_dir(tmp_path)
@@ -78,3 +78,9 @@ def test_reloading_an_osd_sends_it_sighup_which_rereads_its_key() -> None:
     """tests/osd/test_key_reload.py holds what SIGHUP does."""
     lines = (UNITS / "pando-osd@.service").read_text().splitlines()
     assert "ExecReload=/bin/kill -HUP $MAINPID" in lines
+
+
+def test_reloading_the_manager_rereads_its_key_over_dbus() -> None:
+    """tests/mds/test_manager_key_reload.py holds what reload_key does."""
+    lines = (UNITS / "pando-mds.service").read_text().splitlines()
+    assert "ExecReload=/usr/local/bin/pando mds reload-key" in lines

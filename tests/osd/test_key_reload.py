@@ -7,10 +7,8 @@ read, or that holds neither of the directory's keys, changes nothing: the
 target goes on with the keys it had and says why in its log."""
 from __future__ import annotations
 
-import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +16,6 @@ from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.keys import ClusterKey, write_cluster_key
 from pando_testing.nfs3 import NFS3_OK, NFS3ERR_BADHANDLE
-
-
-def reload(osd: OsdProcess, want: str, timeout: float = 10.0) -> None:
-    """SIGHUP, then waits for the log line `want`."""
-    assert osd.proc is not None
-    seen = osd.log_text().count(want)
-    osd.proc.send_signal(signal.SIGHUP)
-    deadline = time.monotonic() + timeout
-    while osd.log_text().count(want) == seen:
-        assert time.monotonic() < deadline, f"no '{want}' after SIGHUP:\n{osd.log_text()}"
-        time.sleep(0.05)
 
 
 def tool_as(osd: OsdProcess, key: ClusterKey, *args: str) -> subprocess.CompletedProcess[Any]:
@@ -51,7 +38,7 @@ def test_sighup_rotates_the_key_of_a_running_target(tmp_path: Path, osd: OsdProc
     old_handle = handle_for(osd, 1, 10)
 
     osd.key = write_cluster_key(old.path, key_id=2, previous=old)
-    reload(osd, "SIGHUP: cluster key 2 (previous 1) in use")
+    osd.reload("SIGHUP: cluster key 2 (previous 1) in use")
     assert osd.superblock_key() == "key_id = 2"
     new_handle = handle_for(osd, 1, 10)
     assert statuses(osd, old_handle, new_handle) == [NFS3_OK, NFS3_OK]
@@ -60,7 +47,7 @@ def test_sighup_rotates_the_key_of_a_running_target(tmp_path: Path, osd: OsdProc
 
     new_copy = write_cluster_key(tmp_path / "new.key", 2, osd.key.secret)
     osd.key = write_cluster_key(old.path, key_id=2, secret=osd.key.secret)
-    reload(osd, "SIGHUP: cluster key 2 in use")
+    osd.reload("SIGHUP: cluster key 2 in use")
     assert statuses(osd, old_handle, new_handle) == [NFS3ERR_BADHANDLE, NFS3_OK]
     assert tool_as(osd, old_copy, "getattr", "1", "10").returncode != 0
     assert tool_as(osd, new_copy, "getattr", "1", "10").returncode == 0
@@ -75,9 +62,9 @@ def test_a_bad_key_file_on_sighup_keeps_the_keys_in_use(tmp_path: Path, osd: Osd
     keep = write_cluster_key(tmp_path / "keep.key", cluster_key.key_id, cluster_key.secret)
 
     cluster_key.path.write_text("id = 2\nsecret = nothex\n")
-    reload(osd, "; keeping cluster key 1")
+    osd.reload("; keeping cluster key 1")
     write_cluster_key(cluster_key.path, key_id=3)     # neither of the directory's keys
-    reload(osd, "; keeping cluster key 1")
+    osd.reload("; keeping cluster key 1")
     assert "holds neither key 1 of" in osd.log_text()
     assert osd.superblock_key() == "key_id = 1"
     assert statuses(osd, handle) == [NFS3_OK]
@@ -113,7 +100,7 @@ def test_calls_in_flight_ride_through_reloads(tmp_path: Path, osd: OsdProcess,
         for i in range(20):
             text, line = files[i % 2]
             cluster_key.path.write_text(text)
-            reload(osd, f"SIGHUP: {line} in use")
+            osd.reload(f"SIGHUP: {line} in use")
             if tool_as(osd, other, "getattr", "1", "10").returncode != 0:
                 failures.append(f"control GETATTR after reload {i}")
     finally:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,3 +101,13 @@ class OsdProcess(PodProcess):
         if self.alive():
             self.stop()
         return self.start()
+
+    def reload(self, want: str, timeout: float = 10.0) -> None:
+        """SIGHUP (its key file again), then waits for the log line `want`."""
+        assert self.proc is not None
+        seen = self.log_text().count(want)
+        self.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        while self.log_text().count(want) == seen:
+            assert time.monotonic() < deadline, f"no '{want}' after SIGHUP:\n{self.log_text()}"
+            time.sleep(0.05)

@@ -123,22 +123,32 @@ def _layoutget_result(u: Unpacker) -> Layout:
     return lo
 
 
-def ff_device_ids(body: bytes) -> list[bytes]:
-    """The device ids of a flexfiles layout body (RFC 8435 5.1), every
-    data server of every mirror in order."""
+@dataclass
+class FfDataServer:
+    device_id: bytes
+    handles: list[bytes]        # ffds_fh_vers: Pando's capabilities
+
+
+def ff_data_servers(body: bytes) -> list[FfDataServer]:
+    """The data servers of a flexfiles layout body (RFC 8435 5.1), every
+    one of every mirror in order."""
     u = Unpacker(body)
     u.u64()                     # ffl_stripe_unit
-    ids = []
+    out = []
     for _ in range(u.u32()):    # ffl_mirrors
         for _ in range(u.u32()):    # ffm_data_servers
-            ids.append(u.fixed(16))
+            devid = u.fixed(16)
             u.u32()             # ffds_efficiency
             Stateid.unpack(u)
-            for _ in range(u.u32()):
-                u.opaque()      # ffds_fh_vers
+            out.append(FfDataServer(devid, [u.opaque() for _ in range(u.u32())]))
             u.opaque()          # ffds_user
             u.opaque()          # ffds_group
-    return ids
+    return out
+
+
+def ff_device_ids(body: bytes) -> list[bytes]:
+    """The device ids of a flexfiles layout body, in order."""
+    return [ds.device_id for ds in ff_data_servers(body)]
 
 
 def ff_ioerr_body(offset: int, length: int, stateid: Stateid,

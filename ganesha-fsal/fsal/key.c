@@ -1,0 +1,55 @@
+/* The cluster key of an export, and its reload (pando_fsal.h, key.c). */
+#include "pando_fsal.h"
+
+#include <string.h>
+
+void pando_key_get(struct pando_export *exp, struct cluster_key *out)
+{
+	pthread_mutex_lock(&exp->key_lock);
+	*out = exp->cluster.key;
+	pthread_mutex_unlock(&exp->key_lock);
+}
+
+/* Why the manager cannot take key k in place of cur, or NULL.  A key id
+ * names one secret for good: capabilities and control keys of either
+ * would otherwise verify under the other's name. */
+static const char *key_refusal(const struct cluster_key *cur, const struct cluster_key *k)
+{
+	if (k->id == cur->id && memcmp(k->secret, cur->secret, sizeof(k->secret)))
+		return "gives the key in use another secret (a new key needs a new id)";
+	return NULL;
+}
+
+int pando_key_reload(struct pando_export *exp, char *msg, size_t cap)
+{
+	const char *path = exp->cluster.key_path, *why = NULL;
+	struct cluster_key k, cur;
+	int rc = cluster_key_load(path, &k, &why);
+
+	pando_key_get(exp, &cur);
+	if (!rc && (why = key_refusal(&cur, &k)))
+		rc = -EINVAL;
+	if (rc) {
+		snprintf(msg, cap, "key file %s: %s; keeping cluster key %u", path,
+			 why ? why : strerror(-rc), cur.id);
+		LogWarn(COMPONENT_FSAL, "pando: %s", msg);
+	} else {
+		pthread_mutex_lock(&exp->key_lock);
+		exp->cluster.key = k;
+		pthread_mutex_unlock(&exp->key_lock);
+		if (k.id != cur.id)
+			rc = osd_conns_rekey(exp->conns, &k);
+		if (k.previous_id)
+			snprintf(msg, cap, "cluster key %u (previous %u) in use", k.id,
+				 k.previous_id);
+		else
+			snprintf(msg, cap, "cluster key %u in use", k.id);
+		if (rc)
+			snprintf(msg + strlen(msg), cap - strlen(msg),
+				 "; some OSD connections keep key %u: %s", cur.id, strerror(-rc));
+		LogEvent(COMPONENT_FSAL, "pando: reload: %s", msg);
+	}
+	explicit_bzero(&k, sizeof(k));
+	explicit_bzero(&cur, sizeof(cur));
+	return rc;
+}

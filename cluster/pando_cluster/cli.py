@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from . import cluster, conf_file, etcd, mgrproc, render, render_host, tool
+from . import cluster, conf_file, etcd, mgrproc, nsm, render, render_host, tool
 from .cluster import ClusterView, UpOptions
 from .mds import MdsOptions
 from .paths import default_cluster_dir
@@ -55,9 +55,33 @@ def _parser() -> argparse.ArgumentParser:
                    help="where the files will be installed, as they name each other "
                         "(default --out)")
     s = sub.add_parser("status", help="show the OSD targets, etcd, Ganesha and pando-mgr")
+    _nsm_parser(sub)
     for sp in (u, d, s, r):  # --dir also after the command
         sp.add_argument("--dir", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return p
+
+
+def _nsm_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    n = sub.add_parser("nsm", help="NFSv3 lock recovery around a start of Ganesha under systemd "
+                                   "(pando-mds.service runs both steps)")
+    nsub = n.add_subparsers(dest="nsm_cmd", required=True)
+    pp = nsub.add_parser("prepare", help="before Ganesha starts: statd's monitor list "
+                                         "(DIR/sm) becomes the notify list (DIR/sm.bak)")
+    nn = nsub.add_parser("notify", help="once Ganesha runs: wait until its NLM answers, then "
+                                        "run sm-notify, which tells the hosts in DIR/sm.bak")
+    for sp in (pp, nn):
+        sp.add_argument("state_dir", type=Path, metavar="DIR",
+                        help="statd's state directory (nfs-common's: /var/lib/nfs)")
+    nn.add_argument("--source", default="",
+                    help="the address to notify from and name this server by (sm-notify -v)")
+    nn.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds to wait for Ganesha's NLM (default 60)")
+
+
+def _nsm(args: argparse.Namespace, ui: Ui) -> int:
+    if args.nsm_cmd == "prepare":
+        return nsm.unit_prepare(args.state_dir, ui)
+    return nsm.unit_notify(args.state_dir, args.source or None, args.timeout, ui)
 
 
 def _show(console: Console, view: ClusterView, cdir: Path) -> None:
@@ -102,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.cmd == "render":
         return _render(args, ui)
+    if args.cmd == "nsm":
+        return _nsm(args, ui)
     try:
         if args.cmd == "up":
             mds = None if args.no_mds else MdsOptions(args.bind, args.nfs_port, args.mnt_port,

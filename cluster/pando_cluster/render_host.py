@@ -6,6 +6,8 @@ default):
   cluster.conf   the cluster description: the FSAL's, and the mgr's seed
   ganesha.conf   on the metadata-manager host (pando-mds.service), through
                  ganesha_conf.py as `up` and the tests render it
+  mds.env        on that host too: PANDO_NSM_SOURCE, the address
+                 pando-mds.service's sm-notify names the manager by
   etcd.env       on an etcd host: ETCD_* for etcd.service (drop-in)
   mgr.env        on a mgr host: PANDO_MGR_ARGS for pando-mgr.service
   pando.conf     the file itself, for the `pando` CLI ([mgr] url)
@@ -23,6 +25,7 @@ from .conf_file import ConfError, Host, OsdPlace, PandoConf
 from .config import OsdConfig
 from .etcd import EtcdMember, render_env
 from .ganesha_conf import GaneshaSettings, render
+from .statd import SYSTEM_STATE_DIR, notify_dir
 from .mds_config import pando_fsal, render_cluster_desc
 from .mgrproc import TOKEN_FILE, make_token, mgr_args
 from .state import OsdRecord
@@ -65,7 +68,8 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
         recovery_root=conf.host_path("mds", "recovery_root", host), fsal=fsal,
         nfs_port=conf.num("mds", "nfs_port"), mnt_port=conf.num("mds", "mnt_port"),
         bind=host.address, log_level=conf.get("mds", "log_level"),
-        access_type=conf.export_access, squash=conf.export_squash, clients=tuple(conf.clients))
+        access_type=conf.export_access, squash=conf.export_squash, clients=tuple(conf.clients),
+        nsm_notify_dir=notify_dir(SYSTEM_STATE_DIR))
     return render(settings)
 
 
@@ -104,6 +108,7 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
                         f"--osd-id {o.osd_id} --key-file {conf.key_file}  # once")
     if host.mds:
         files["ganesha.conf"] = f"{header}\n{ganesha_conf(conf, host, where)}"
+        files["mds.env"] = f"{header}\nPANDO_NSM_SOURCE={host.address}\n"
     if host.etcd:
         files["etcd.env"] = render_env(etcd_member(conf, host), header)
     if host.mgr:

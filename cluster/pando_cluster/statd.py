@@ -24,6 +24,9 @@ from pathlib import Path
 STATD_EXE = "rpc.statd"
 SM_NOTIFY_EXE = "sm-notify"
 SM_PROG = 100024    # NSM, what statd registers with rpcbind
+NLM_PROG = 100021   # nlockmgr, what Ganesha's NLM registers
+# nfs-common's statd, which the systemd units use: its state directory.
+SYSTEM_STATE_DIR = Path("/var/lib/nfs")
 
 
 def notify_dir(state_dir: Path) -> Path:
@@ -60,13 +63,15 @@ def statd_argv(exe: Path | str, state_dir: Path) -> list[str]:
     return [str(exe), "-F", "-d", "-L", "-P", str(state_dir)]
 
 
-def notify_argv(exe: Path | str, state_dir: Path, source: str | None) -> list[str]:
-    """sm-notify in the foreground: tells the hosts in `state_dir`'s notify
-    list that this server restarted, so they reclaim their locks in the
-    grace period, then exits (it retries a silent host for 15 minutes).
-    -f: another sm-notify on this machine (nfs-common's, at boot) leaves
-    /run/sm-notify.pid, which would make this one do nothing.  `source`:
-    the address to send from and to name this server by (-v); None for a
-    cluster bound to every address."""
-    return [str(exe), "-d", "-f", "-P", str(state_dir),
+def notify_argv(exe: Path | str, state_dir: Path, source: str | None,
+                foreground: bool = True) -> list[str]:
+    """sm-notify: tells the hosts in `state_dir`'s notify list that this
+    server restarted, so they reclaim their locks in the grace period, then
+    exits (it retries a silent host for 15 minutes).  In the foreground
+    (-d) it logs to stderr; else it goes to the background at once and logs
+    to syslog.  -f: another sm-notify on this machine (nfs-common's, at
+    boot) leaves /run/sm-notify.pid, which would make this one do nothing.
+    `source`: the address to send from and to name this server by (-v);
+    None for a cluster bound to every address."""
+    return [str(exe), *(["-d"] if foreground else []), "-f", "-P", str(state_dir),
             *(["-v", source] if source else [])]

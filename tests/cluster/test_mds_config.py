@@ -17,6 +17,7 @@ from pando_cluster.mds_config import (
 )
 from pando_cluster.state import OsdRecord
 from pando_cluster.statd import notify_argv, prepare_state_dir, statd_argv
+from pando_testing.pod import Pod
 
 
 def _osd(i: int, host: str = "127.0.0.1") -> OsdRecord:
@@ -108,3 +109,22 @@ def test_statd_state_dir_turns_the_monitor_list_into_the_notify_list(tmp_path: P
     assert notify_argv("/sbin/sm-notify", d, "127.0.0.1") == [
         "/sbin/sm-notify", "-d", "-f", "-P", str(d), "-v", "127.0.0.1"]
     assert notify_argv("/sbin/sm-notify", d, None)[-1] == str(d)
+
+
+def test_nsm_steps_of_the_mds_unit_prepare_and_refuse_without_ganesha(
+        pod: Pod, tmp_path: Path) -> None:
+    """pando-mds.service's ExecStartPre and ExecStartPost (the whole path
+    with Ganesha: test_multihost.py).  Without an NLM to reclaim from,
+    notify tells nobody and says so."""
+    d = tmp_path / "nfs"
+    (d / "sm").mkdir(parents=True)
+    (d / "sm" / "client-a").write_text("monitored by the last instance\n")
+    cli = [sys.executable, "-m", "pando_cluster.cli", "nsm"]
+    cp = pod.run([*cli, "prepare", str(d)])
+    assert "1 NFSv3 host(s) to notify" in cp.stdout, cp.stdout
+    assert [p.name for p in (d / "sm.bak").iterdir()] == ["client-a"]
+    assert notify_argv("/sbin/sm-notify", d, None, foreground=False) == [
+        "/sbin/sm-notify", "-f", "-P", str(d)]
+    cp = pod.run([*cli, "notify", str(d), "--timeout", "1"], check=False)
+    assert cp.returncode == 1 and "NLM did not answer" in cp.stdout, cp.stdout
+    assert [p.name for p in (d / "sm.bak").iterdir()] == ["client-a"]

@@ -35,7 +35,7 @@ import pytest
 from pando_cluster import mgrproc, tool
 from pando_cluster.conf_file import parse
 from pando_cluster.etcd import stopped_cleanly
-from pando_cluster.statd import prepare_state_dir, statd_argv
+from pando_cluster.statd import SYSTEM_STATE_DIR, statd_argv
 from pando_testing.etcd import EtcdClient
 from pando_testing.logs import keep_logs
 from pando_testing.mgr import MgrApi
@@ -126,30 +126,31 @@ class HostPaths:
             "/var/log/ganesha/", f"{self.logs}/")
 
 
-def unit_command(units: list[Path], host: HostPaths, instance: str = ""
-                 ) -> tuple[list[str], dict[str, str]]:
-    """ExecStart= of a unit and its drop-ins, with systemd's Environment=
-    and EnvironmentFile= applied ($VAR split into words, ${VAR} one word),
-    %i and %H expanded, and the installed paths mapped to the test's.
+def unit_command(units: list[Path], host: HostPaths, instance: str = "",
+                 key: str = "ExecStart") -> tuple[list[str], dict[str, str]]:
+    """ExecStart= (or `key`: ExecStartPre=, ...) of a unit and its drop-ins,
+    with systemd's Environment= and EnvironmentFile= applied ($VAR split
+    into words, ${VAR} one word), %i and %H expanded, a leading "-" (failure
+    ignored) dropped, and the installed paths mapped to the test's.
     Optional environment files outside /etc/pando (Debian's
     /etc/default/etcd) are this machine's, not the host's: skipped."""
     env: dict[str, str] = {}
     exec_start = ""
     for unit in units:
-        for key, value in _unit_lines(unit):
+        for k, value in _unit_lines(unit):
             value = value.replace("%i", instance).replace("%H", host.name)
-            if key == "Environment":
+            if k == "Environment":
                 for word in shlex.split(value):
                     k, v = word.split("=", 1)
                     env[k] = v
-            elif key == "EnvironmentFile":
+            elif k == "EnvironmentFile":
                 optional, path = value.startswith("-"), value.lstrip("-")
                 if optional and not path.startswith("/etc/pando/"):
                     continue
                 env.update(_env_file(Path(host.local(path))))
-            elif key == "ExecStart":
-                exec_start = value
-    assert exec_start, f"no ExecStart= in {units}"
+            elif k == key:
+                exec_start = value.removeprefix("-")
+    assert exec_start, f"no {key}= in {units}"
     argv: list[str] = []
     for word in shlex.split(exec_start):
         if m := re.fullmatch(r"\$(\w+)", word):
@@ -161,6 +162,8 @@ def unit_command(units: list[Path], host: HostPaths, instance: str = ""
         argv[0] = str(build_dir() / "osd-target" / "pando-osd")
     elif argv[0] == "/usr/local/bin/pando-mgr":
         argv[:1] = [sys.executable, "-m", mgrproc.MGR_MODULE]
+    elif argv[0] == "/usr/local/bin/pando-cluster":
+        argv[:1] = [sys.executable, "-m", "pando_cluster.cli"]
     return argv, env
 
 
@@ -296,17 +299,28 @@ def _start_osds(hosts: dict[str, Host]) -> None:
 
 def _start_mds(h: Host) -> None:
     """rpcbind and rpc.statd (Debian's rpcbind.service and rpc-statd.service
-    on a real host), then Ganesha from pando-mds.service."""
+    on a real host, statd on /var/lib/nfs: the host's own directory is
+    mounted there in its pod), then pando-mds.service: its ExecStartPre,
+    Ganesha, and its ExecStartPost, which tells NFSv3 hosts (none yet)."""
     h.start("rpcbind", ["/usr/sbin/rpcbind", "-f"])
     h.pod.wait_port("127.0.0.1", 111, timeout=10)
     state = h.paths.logs.parent / "statd"
-    prepare_state_dir(state)
-    h.start("rpc.statd", statd_argv("/usr/sbin/rpc.statd", state))
-    argv, _ = unit_command([UNITS / "pando-mds.service"], h.paths)
+    state.mkdir()
+    h.pod.run(["mount", "--bind", str(state), str(SYSTEM_STATE_DIR)])
+    unit = [UNITS / "pando-mds.service"]
+    argv, env = unit_command(unit, h.paths, key="ExecStartPre")
+    h.pod.run(argv, env={**os.environ, **env})
+    h.start("rpc.statd", statd_argv("/usr/sbin/rpc.statd", SYSTEM_STATE_DIR))
+    argv, _ = unit_command(unit, h.paths)
     assert argv[:2] == ["/usr/bin/ganesha.nfsd", "-F"], argv
     argv[argv.index("-p") + 1] = str(h.paths.logs / "ganesha.pid")
     (h.paths.logs.parent / "mds").mkdir(exist_ok=True)  # StateDirectory=pando pando/mds
     h.start("ganesha", argv)
+    argv, env = unit_command(unit, h.paths, key="ExecStartPost")
+    assert argv[-2:] == ["--source", h.address], argv
+    cp = h.pod.run(argv, env={**os.environ, **env}, check=False, timeout=90)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "sm-notify tells the NFSv3 hosts" in cp.stdout, cp.stdout
 
 
 def _start_mgrs(hosts: dict[str, Host]) -> None:

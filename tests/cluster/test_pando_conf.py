@@ -102,8 +102,8 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     conf = parse(src)
     h1 = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
     assert sorted(p.name for p in h1.files) == [
-        "cluster.conf", "etcd.env", "ganesha.conf", "mgr.env", "mgr.token", "osd.1.conf",
-        "osd.2.conf", "pando.conf"]
+        "cluster.conf", "etcd.env", "ganesha.conf", "mds.env", "mgr.env", "mgr.token",
+        "osd.1.conf", "osd.2.conf", "pando.conf"]
     h3 = render_host(conf, "h3", tmp_path / "h3", Path("/etc/pando"))
     assert sorted(p.name for p in h3.files) == [
         "cluster.conf", "etcd.env", "mgr.token", "osd.5.conf", "osd.6.conf", "pando.conf"]
@@ -132,6 +132,11 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
 
     gconf = (tmp_path / "h1" / "ganesha.conf").read_text()
     assert "Bind_Addr = 10.77.0.1;" in gconf and 'Cluster = "/etc/pando/cluster.conf";' in gconf
+    # nfs-common's statd: pando-mds.service's `pando-cluster nsm` steps fill
+    # and empty its notify list, so NLM's grace ends when hosts reclaimed.
+    assert 'NSM_Notify_Dir = "/var/lib/nfs/sm.bak";' in gconf
+    assert (tmp_path / "h1" / "mds.env").read_text().splitlines()[-1] == (
+        "PANDO_NSM_SOURCE=10.77.0.1")
     mgr = (tmp_path / "h1" / "mgr.env").read_text().splitlines()[-1]
     assert mgr == ("PANDO_MGR_ARGS=--etcd http://10.77.0.1:2379,http://10.77.0.2:2379,"
                    "http://10.77.0.3:2379 --prefix /pando/ --name h1 --listen 10.77.0.1:7480 "

@@ -40,7 +40,7 @@ def _verify(pod: Pod, d: Path, *units: str) -> str:
                     reason="needs systemd-analyze and Debian's etcd-server")
 def test_units_pass_systemd_analyze_verify(pod: Pod, tmp_path: Path) -> None:
     pod.run(["mount", "-t", "tmpfs", "stand-ins", "/usr/local/bin"])
-    for exe in ("pando-osd", "pando-mgr", "pando"):
+    for exe in ("pando-osd", "pando-mgr", "pando", "pando-cluster"):
         pod.run(["sh", "-c", (f"printf '#!/bin/sh\\n' > /usr/local/bin/{exe} && "
                  f"chmod 755 /usr/local/bin/{exe}")])
     d = _units_dir(tmp_path)

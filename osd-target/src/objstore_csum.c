@@ -302,15 +302,19 @@ static int csum_names_sync(struct obj_ref *ref)
 	return rc;
 }
 
+/* Opens the checksum file when this ref has not: the write that stored
+ * the records may have gone through a ref the cache has since closed. */
 int csum_sync(struct obj_ref *ref)
 {
 	int fd;
 
 	pthread_mutex_lock(&ref->csum_lock);
-	fd = ref->cfd;
+	fd = csum_fd(ref, false);
 	pthread_mutex_unlock(&ref->csum_lock);
-	if (fd < 0)
+	if (fd == -ENOENT)
 		return 0;
+	if (fd < 0)
+		return fd;
 	if (fdatasync(fd) == 0)
 		return csum_names_sync(ref);
 	atomic_fetch_add(&ref->s->sync_failures, 1);

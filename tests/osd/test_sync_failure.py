@@ -13,7 +13,8 @@ with its first write, after the object's own creation made the data
 file's name durable, so the sync that commits the checksums must make
 the new file's name durable too: without it, the power cut takes the
 file away and scrub reads every extent of the object as a hole it never
-checks."""
+checks.  The commit may come after the open-object cache closed the
+object's files, so it cannot rely on a descriptor the write left open."""
 from __future__ import annotations
 
 import os
@@ -132,3 +133,21 @@ def test_checksums_of_an_nfs3_commit_survive_a_power_cut(
         assert c.commit(fh).status == NFS3_OK
     power_cut(osd, faults)
     assert extents(osd, 2) == ["stored ok"] * 2
+
+
+def test_checksums_of_a_commit_survive_a_power_cut_after_the_object_left_the_cache(
+        pod: Pod, osd_factory: Callable[..., OsdProcess], faults: SyncFault) -> None:
+    """128 descriptors keep 16 idle objects open (an eighth of the limit);
+    writing 40 others after object 1 closes its files before its COMMIT."""
+    small = osd_factory(1, env=faults.env, nofile=128)
+    small.tool("mkpart", str(PART))
+    data = os.urandom(2 * EXTENT)
+    with open_ctl(pod, small) as ctl:
+        for oid in range(1, 42):
+            small.tool("create", str(PART), str(oid))
+        assert ctl.write(PART, 1, 0, data, Stable.UNSTABLE).status == Status.OK
+        for oid in range(2, 42):
+            assert ctl.write(PART, oid, 0, b"x" * 4096, Stable.UNSTABLE).status == Status.OK
+        assert ctl.write(PART, 1, 0, b"", Stable.DATA_SYNC).status == Status.OK
+    power_cut(small, faults)
+    assert extents(small, 1) == ["stored ok"] * 2

@@ -35,6 +35,7 @@ class OsdProcess(PodProcess):
     data_dir: Path | None = None
     extra_args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)    # more environment
+    nofile: int | None = None       # RLIMIT_NOFILE, which sizes the open-object cache
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -92,6 +93,8 @@ class OsdProcess(PodProcess):
                                   "--ctl-listen", f"{self.host}:{self.ctl_port}",
                                   "--threads", str(self.threads), "--log-level", "debug",
                                   *self.extra_args]
+        if self.nofile is not None:
+            argv = ["prlimit", f"--nofile={self.nofile}", "--", *argv]
         self.spawn(argv, env={**os.environ, **self.env} if self.env else None)
         self.wait_port(self.host, self.nfs_port)
         self.wait_port(self.host, self.ctl_port)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET
-from .ganesha_conf import ACCESS_TYPES, SQUASHES, ExportClient
+from .ganesha_conf import ACCESS_TYPES, KRB5_FLAVORS, SEC_FLAVORS, SQUASHES, ExportClient, Kerberos
 from .net import host_port
 
 DEFAULT_PATH = Path("/etc/pando/pando.conf")
@@ -32,12 +32,15 @@ SCHEMA: dict[str, dict[str, str | None]] = {
             "stripe_unit": "1048576", "inline_max": "65536", "log_level": "EVENT"},
     "mgr": {"url": "", "port": "7480"},
     # For every NFS client no [clients NAME] section names.
-    "export": {"access": "rw", "squash": "root_squash"},
+    "export": {"access": "rw", "squash": "root_squash", "sec": "sys"},
+    # The manager's Kerberos service (keytab "": none, no krb5 flavour).
+    "kerberos": {"keytab": "", "principal": "nfs"},
 }
 HOST_KEYS: dict[str, str | None] = {"address": None, "osds": "", "mds": "no", "mgr": "no",
                                     "etcd": "no"}
-# access "": the export's.
-CLIENTS_KEYS: dict[str, str | None] = {"hosts": None, "access": "", "squash": "root_squash"}
+# access and sec "": the export's.
+CLIENTS_KEYS: dict[str, str | None] = {"hosts": None, "access": "", "squash": "root_squash",
+                                       "sec": ""}
 ACCESS_WORDS = {w.lower(): w for w in ACCESS_TYPES}
 SQUASH_WORDS = {w.lower(): w for w in SQUASHES}
 # A client as Ganesha's Clients takes it: a host name (wildcards * and ?),
@@ -46,6 +49,8 @@ CLIENT_NAME_RE = re.compile(r"^@?[A-Za-z0-9*?]([A-Za-z0-9*?.-]*[A-Za-z0-9*?])?$"
 BOOLEANS = {"yes": True, "true": True, "on": True, "1": True,
             "no": False, "false": False, "off": False, "0": False}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# A GSS host-based service name, as Ganesha's PrincipalName takes it.
+SERVICE_RE = re.compile(r"^[A-Za-z0-9_.-]+(@[A-Za-z0-9_.-]+)?$")
 
 
 class ConfError(ValueError):
@@ -99,6 +104,16 @@ class PandoConf:
     @property
     def export_squash(self) -> str:
         return SQUASH_WORDS[self.get("export", "squash").lower()]
+
+    @property
+    def export_sec(self) -> tuple[str, ...]:
+        """[export] sec as Ganesha's SecType words (checked by parse)."""
+        return _flavor_words(self.get("export", "sec"))
+
+    @property
+    def kerberos(self) -> Kerberos | None:
+        keytab = self.get("kerberos", "keytab")
+        return Kerberos(Path(keytab), self.get("kerberos", "principal")) if keytab else None
 
     @property
     def prefix(self) -> str:
@@ -204,7 +219,8 @@ def parse_text(text: str, path: Path = DEFAULT_PATH) -> PandoConf:
                 raise lines.error(norm, "", "a second section for this host")
             conf.hosts[host.name] = host
         elif norm.startswith(CLIENTS_PREFIX):
-            conf.clients.append(_clients(lines, norm, dict(cp[section])))
+            conf.clients.append(_clients(lines, norm, dict(cp[section]),
+                                         bool(conf.get("kerberos", "keytab"))))
         elif norm not in SCHEMA:
             raise lines.error(norm, "", f"unknown section (known: "
                               f"{', '.join(SCHEMA)}, host NAME, clients NAME)")
@@ -272,7 +288,8 @@ def _client_host(lines: _Lines, section: str, word: str) -> str:
                       f"host name or @netgroup")
 
 
-def _clients(lines: _Lines, section: str, given: dict[str, str]) -> ExportClient:
+def _clients(lines: _Lines, section: str, given: dict[str, str],
+             kerberos: bool) -> ExportClient:
     name = section[len(CLIENTS_PREFIX):].strip()
     if not NAME_RE.match(name):
         raise lines.error(section, "", f"'{name}' is not a name")
@@ -282,7 +299,35 @@ def _clients(lines: _Lines, section: str, given: dict[str, str]) -> ExportClient
     if not hosts:
         raise lines.error(section, "hosts", "names no host")
     access = v["access"] and _word(lines, section, "access", v["access"], ACCESS_WORDS)
-    return ExportClient(hosts, _word(lines, section, "squash", v["squash"], SQUASH_WORDS), access)
+    sec = _flavors(lines, section, v["sec"], kerberos) if v["sec"] else ()
+    return ExportClient(hosts, _word(lines, section, "squash", v["squash"], SQUASH_WORDS),
+                        access, sec)
+
+
+def _flavor_words(value: str) -> tuple[str, ...]:
+    return tuple(w.strip().lower() for w in value.split(",") if w.strip())
+
+
+def _flavors(lines: _Lines, section: str, value: str, kerberos: bool) -> tuple[str, ...]:
+    words = _flavor_words(value)
+    for w in words:
+        if w not in SEC_FLAVORS:
+            raise lines.error(section, "sec", f"'{w}' is not one of {', '.join(SEC_FLAVORS)}")
+        if w in KRB5_FLAVORS and not kerberos:
+            raise lines.error(section, "sec", f"'{w}' needs [kerberos] keytab")
+    if not words:
+        raise lines.error(section, "sec", "names no flavour")
+    return words
+
+
+def _check_kerberos(conf: PandoConf, lines: _Lines) -> None:
+    keytab, principal = conf.get("kerberos", "keytab"), conf.get("kerberos", "principal")
+    if keytab and not keytab.startswith("/"):
+        raise lines.error("kerberos", "keytab", f"'{keytab}' is not an absolute path")
+    if not SERVICE_RE.match(principal):
+        raise lines.error("kerberos", "principal", f"'{principal}' is not a service name "
+                          f"(SERVICE or SERVICE@HOST)")
+    _flavors(lines, "export", conf.get("export", "sec"), bool(keytab))
 
 
 def _check(conf: PandoConf, lines: _Lines) -> None:
@@ -307,6 +352,7 @@ def _check(conf: PandoConf, lines: _Lines) -> None:
                               f"{', '.join('{' + f + '}' for f in fields)})") from None
     _word(lines, "export", "access", conf.get("export", "access"), ACCESS_WORDS)
     _word(lines, "export", "squash", conf.get("export", "squash"), SQUASH_WORDS)
+    _check_kerberos(conf, lines)
     if not conf.hosts:
         raise ConfError(f"{conf.path}: no [host NAME] section: name at least one host")
     seen: dict[int, str] = {}

@@ -44,6 +44,7 @@ TEST_OVERRIDES: Mapping[str, str] = {
     "NFSV4.PNFS_MDS": "gateway-only tests and the VFS baseline hand out no layouts",
     "EXPORT.Access_Type": "a read-only VFS export",
     "EXPORT.FSAL.*": "FSAL options a test chooses, and the VFS baseline's FSAL block",
+    "NFSV4.IdmapConf": "a test realm's own idmapd.conf, whose Local-Realms name it",
     "MDCACHE.Entries_HWMark": "a handle cache small enough to evict a file between two calls",
     "EXPORT.CLIENT.*": "the test pods' own clients keep root, as a site's job hosts do: the "
                        "rack's 10.77.0.0/16 and tap guests' 10.0.3.0/24 besides loopback; "
@@ -55,6 +56,10 @@ TEST_OVERRIDES: Mapping[str, str] = {
 ANON_ID = 65534
 SQUASHES = ("Root_Squash", "No_Root_Squash", "All_Squash")
 ACCESS_TYPES = ("RW", "RO", "None")
+# RPC security flavours, Ganesha's SecType words: AUTH_SYS, and Kerberos
+# v5 authentication alone, with integrity, with privacy (RFC 2623).
+SEC_FLAVORS = ("sys", "krb5", "krb5i", "krb5p")
+KRB5_FLAVORS = SEC_FLAVORS[1:]
 
 
 @dataclass(frozen=True)
@@ -66,10 +71,26 @@ class ExportClient:
     hosts: tuple[str, ...]
     squash: str = "No_Root_Squash"
     access_type: str = ""
+    sec: tuple[str, ...] = ()       # (): the export's flavours
 
     def lines(self) -> list[str]:
         access = [f"Access_Type = {self.access_type};"] if self.access_type else []
-        return [f"Clients = {', '.join(self.hosts)};", *access, f"Squash = {self.squash};"]
+        sec = [f"SecType = {', '.join(self.sec)};"] if self.sec else []
+        return [f"Clients = {', '.join(self.hosts)};", *access, f"Squash = {self.squash};",
+                *sec]
+
+
+@dataclass(frozen=True)
+class Kerberos:
+    """The manager as a Kerberos service: the keytab that holds its key,
+    and its service name, Ganesha's PrincipalName ("nfs" is
+    nfs/<this host's name>; "nfs@NAME" names the host)."""
+    keytab: Path
+    principal: str = "nfs"
+
+    def lines(self) -> list[str]:
+        return [f'PrincipalName = "{self.principal}";', f'KeytabPath = "{self.keytab}";',
+                "Active_krb5 = true;"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,13 @@ class GaneshaSettings:
     # Root from any host no CLIENT block names is nobody (ANON_ID).
     squash: str = "Root_Squash"
     clients: tuple[ExportClient, ...] = ()
+    # The RPC security flavours a client may use (SEC_FLAVORS); a Kerberos
+    # one needs `kerberos`.
+    sec: tuple[str, ...] = ("sys",)
+    kerberos: Kerberos | None = None
+    # libnfsidmap's configuration, which maps a Kerberos principal to a
+    # user (Local-Realms); None: its default, /etc/idmapd.conf.
+    idmap_conf: Path | None = None
     log_level: str = "EVENT"
     log_components: Mapping[str, str] = field(default_factory=dict)
     # Ganesha's handle cache size; None: its default (no MDCACHE block).
@@ -143,8 +171,20 @@ def _block(name: str, lines: list[str], indent: str = "") -> list[str]:
     return [f"{indent}{name} {{", *(f"{indent}    {x}" for x in lines), f"{indent}}}"]
 
 
+def _check_sec(s: GaneshaSettings) -> None:
+    if not s.sec:
+        raise ValueError("the export names no security flavour")
+    for sec in (s.sec, *(c.sec for c in s.clients)):
+        if set(sec) - set(SEC_FLAVORS):
+            raise ValueError(f"security flavours {', '.join(sec)}: each must be one of "
+                             f"{', '.join(SEC_FLAVORS)}")
+        if s.kerberos is None and set(sec) & set(KRB5_FLAVORS):
+            raise ValueError(f"security flavours {', '.join(sec)} need a Kerberos keytab")
+
+
 def render(s: GaneshaSettings) -> str:
-    """The whole ganesha.conf."""
+    """The whole ganesha.conf; ValueError for flavours it cannot serve."""
+    _check_sec(s)
     core = [f"NFS_Port = {s.nfs_port};", f"MNT_Port = {s.mnt_port};",
             f"NFS_Protocols = {_numbers(s.protocols)};",
             # NFSv3 locking: NLM, with the rpc.statd started beside Ganesha
@@ -159,7 +199,8 @@ def render(s: GaneshaSettings) -> str:
              f"PNFS_MDS = {_bool(s.pnfs)};",
              f"Lease_Lifetime = {LEASE_LIFETIME_S};", f"Grace_Period = {GRACE_PERIOD_S};",
              f"Graceless = {_bool(s.graceless)};",
-             f'RecoveryRoot = "{s.recovery_root}";', "Only_Numeric_Owners = true;"]
+             f'RecoveryRoot = "{s.recovery_root}";', "Only_Numeric_Owners = true;",
+             *([f'IdmapConf = "{s.idmap_conf}";'] if s.idmap_conf else [])]
     log = [f"Default_Log_Level = {s.log_level};"]
     if s.log_components:
         log += _block("COMPONENTS", [f"{c} = {lvl};" for c, lvl in s.log_components.items()])
@@ -167,12 +208,14 @@ def render(s: GaneshaSettings) -> str:
     export = ["Export_Id = 1;", f'Path = "{s.export_path}";', f'Pseudo = "{s.pseudo}";',
               f"Protocols = {_numbers(s.protocols)};", "Transports = TCP;",
               f"Access_Type = {s.access_type};", f"Squash = {s.squash};",
-              f"Anonymous_Uid = {ANON_ID};", f"Anonymous_Gid = {ANON_ID};", "SecType = sys;",
+              f"Anonymous_Uid = {ANON_ID};", f"Anonymous_Gid = {ANON_ID};",
+              f"SecType = {', '.join(s.sec)};",
               *(x for c in s.clients for x in _block("CLIENT", c.lines())),
               *_block("FSAL", fsal)]
     mdcache = ([] if s.mdcache_entries is None
                else _block("MDCACHE", [f"Entries_HWMark = {s.mdcache_entries};"]))
     lines = [*_block("NFS_CORE_PARAM", core), *_block("NFSV4", nfsv4),
-             *_block("NFS_KRB5", ["Active_krb5 = false;"]), *_block("LOG", log), *mdcache,
+             *_block("NFS_KRB5", s.kerberos.lines() if s.kerberos else ["Active_krb5 = false;"]),
+             *_block("LOG", log), *mdcache,
              *_block("EXPORT", export)]
     return "\n".join(lines) + "\n"

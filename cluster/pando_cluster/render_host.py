@@ -69,6 +69,7 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
         nfs_port=conf.num("mds", "nfs_port"), mnt_port=conf.num("mds", "mnt_port"),
         bind=host.address, log_level=conf.get("mds", "log_level"),
         access_type=conf.export_access, squash=conf.export_squash, clients=tuple(conf.clients),
+        sec=conf.export_sec, kerberos=conf.kerberos,
         nsm_notify_dir=notify_dir(SYSTEM_STATE_DIR))
     return render(settings)
 

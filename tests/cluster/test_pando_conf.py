@@ -228,6 +228,29 @@ access = none
         ["Clients = *;", "Access_Type = RO;", "Squash = All_Squash;"]]
 
 
+def test_kerberos_flavours_render_sec_types_and_the_managers_service() -> None:
+    text = THREE_HOSTS + """
+[export]
+sec = krb5p, krb5i
+
+[kerberos]
+keytab = /etc/krb5.keytab
+
+[clients legacy]
+hosts = 10.79.0.0/24
+sec = sys, krb5
+"""
+    blocks = _export(text)
+    assert "SecType = krb5p, krb5i;" in blocks["EXPORT"]
+    assert [v for k, v in blocks.items() if k.startswith("CLIENT")] == [
+        ["Clients = 10.79.0.0/24;", "Squash = Root_Squash;", "SecType = sys, krb5;"]]
+    conf = parse_text(text)
+    ganesha = ganesha_conf(conf, conf.hosts["h1"], Path("/etc/pando"))
+    krb5 = ganesha[ganesha.index("NFS_KRB5 {"):].split("}")[0].split("\n")[1:]
+    assert [x.strip() for x in krb5 if x.strip()] == [
+        'PrincipalName = "nfs";', 'KeytabPath = "/etc/krb5.keytab";', "Active_krb5 = true;"]
+
+
 @pytest.mark.parametrize("section, expected", [
     ("[export]\nsquash = no", "[export] squash: 'no' is not one of root_squash"),
     ("[export]\naccess = write", "[export] access: 'write' is not one of rw, ro, none"),
@@ -240,6 +263,14 @@ access = none
     ("[clients a]\nhosts = 10.0.0.0/33", "[clients a] hosts: '10.0.0.0/33' is not an address"),
     ("[clients a]\nhosts = h1\nsquash = none", "[clients a] squash: 'none' is not one of"),
     ("[clients a b]\nhosts = h1", "[clients a b]: 'a b' is not a name"),
+    ("[export]\nsec = krb4", "[export] sec: 'krb4' is not one of sys, krb5, krb5i, krb5p"),
+    ("[export]\nsec = ,", "[export] sec: names no flavour"),
+    ("[export]\nsec = krb5p", "[export] sec: 'krb5p' needs [kerberos] keytab"),
+    ("[clients a]\nhosts = h1\nsec = krb5i", "[clients a] sec: 'krb5i' needs [kerberos] keytab"),
+    ("[kerberos]\nkeytab = krb5.keytab",
+     "[kerberos] keytab: 'krb5.keytab' is not an absolute path"),
+    ("[kerberos]\nkeytab = /k\nprincipal = nfs/h1; x",
+     "[kerberos] principal: 'nfs/h1; x' is not a service name"),
 ])
 def test_a_bad_export_or_clients_section_is_refused(section: str, expected: str) -> None:
     assert expected in _error(THREE_HOSTS + "\n" + section + "\n")

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pando_cluster.ganesha_conf import ExportClient, GaneshaSettings, PandoFsal, render
+from pando_cluster.ganesha_conf import ExportClient, GaneshaSettings, Kerberos, PandoFsal, render
 from pando_cluster.mds_config import LOCAL_CLIENTS, GaneshaFiles, render_dbus_conf
 from pando_cluster.statd import notify_argv, notify_dir, prepare_state_dir, statd_argv
 
@@ -78,6 +78,12 @@ class GaneshaServer(GaneshaFiles):
     pseudo: str = "/pando-baseline"          # the export's NFSv4 pseudo path
     access_type: str = "RW"                  # "RO" for a read-only export
     trusted_clients: tuple[str, ...] = TRUSTED_CLIENTS   # (): production's, no host keeps root
+    # Security flavours and the Kerberos service (pando.conf's [export] sec
+    # and [kerberos]), and more environment (a test realm's KRB5_CONFIG).
+    sec: tuple[str, ...] = ("sys",)
+    kerberos: Kerberos | None = None
+    idmap_conf: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
     start_timeout: float = 30.0
     # No grace period after a start (tests that do not restart the server);
     # False gives clients production's grace period (ganesha_conf.GRACE_PERIOD_S)
@@ -118,7 +124,8 @@ class GaneshaServer(GaneshaFiles):
             graceless=self.graceless, access_type=self.access_type,
             clients=(ExportClient(self.trusted_clients),) if self.trusted_clients else (),
             log_components=self.log_components, mdcache_entries=self.mdcache_entries,
-            nsm_notify_dir=notify_dir(self.statd_dir))
+            nsm_notify_dir=notify_dir(self.statd_dir), sec=self.sec, kerberos=self.kerberos,
+            idmap_conf=self.idmap_conf)
         return replace(s, protocols=self.protocols or s.protocols,
                        minor_versions=self.minor_versions or s.minor_versions,
                        log_level=self.log_level or s.log_level)
@@ -181,7 +188,7 @@ class GaneshaServer(GaneshaFiles):
             self._start_rpcbind()
         self._start_statd()
         self.write_config()
-        env = {**os.environ, **(self.dbus_env() if self.dbus else {})}
+        env = {**os.environ, **(self.dbus_env() if self.dbus else {}), **self.env}
         if GANESHA_ROOT != Path("/"):
             env["LD_LIBRARY_PATH"] = str(GANESHA_LIB_DIR)
         with open(self.workdir / "ganesha.stdout", "ab") as out:

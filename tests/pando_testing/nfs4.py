@@ -190,13 +190,15 @@ class Nfs4Client:
 
     def __init__(self, sock: socket.socket, uid: int = 0, gid: int = 0,
                  name: str | None = None, verifier: bytes | None = None,
-                 back_channel: bool = False) -> None:
+                 back_channel: bool = False, rpc: RpcClient | None = None) -> None:
         """`name` and `verifier` (8 bytes) make the client id: the same
         pair is the same client come back, one allowed to reclaim.
         `back_channel`: the session's connection carries its back channel
         too (CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server sends its
-        callbacks (CB_LAYOUTRECALL) there."""
-        self.rpc = RpcClient(sock, NFS_PROGRAM, NFS_V4, auth_sys(uid, gid))
+        callbacks (CB_LAYOUTRECALL) there.  `rpc`: calls go through it, an
+        RPC client over sock with other credentials (rpcsec_gss), instead
+        of AUTH_SYS as uid and gid."""
+        self.rpc = rpc or RpcClient(sock, NFS_PROGRAM, NFS_V4, auth_sys(uid, gid))
         self.back_channel = back_channel
         self.owner = (name or f"pando-test-{os.getpid()}-{id(self)}").encode()
         self.verifier = verifier or os.urandom(8)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .pod import Pod
 from .podproc import terminate
 
 REALM = "PANDO.TEST"
@@ -34,6 +35,7 @@ def _free_port() -> int:
 @dataclass
 class Kdc:
     workdir: Path
+    pod: Pod | None = None
     port: int = field(default_factory=_free_port)
     proc: subprocess.Popen[bytes] | None = None
 
@@ -78,19 +80,32 @@ class Kdc:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._write_config()
         self._admin(KDB5_UTIL, "create", "-s", "-r", REALM, "-P", secrets.token_hex(16))
+        argv = [KDC, "-n", "-r", REALM]
+        env = {**os.environ, **self.env()}
         with open(self.workdir / "krb5kdc.out", "ab") as out:
-            self.proc = subprocess.Popen([KDC, "-n", "-r", REALM], stdout=out,
-                                         stderr=subprocess.STDOUT,
-                                         env={**os.environ, **self.env()})
+            self.proc = (self.pod.popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+                         if self.pod else
+                         subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env))
+        if self.pod:
+            self.pod.wait_port("127.0.0.1", self.port, timeout=20, alive=self.alive)
+            return self
         deadline = time.monotonic() + 20
         while True:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
                 return self
             except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
+                if not self.alive() or time.monotonic() > deadline:
                     raise RuntimeError(f"krb5kdc did not start (see {self.workdir})") from None
                 time.sleep(0.05)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def krb5_conf_for(self, kdc_address: str) -> str:
+        """krb5.conf for a machine that reaches this KDC at `kdc_address`."""
+        return self.krb5_conf.read_text().replace(f"127.0.0.1:{self.port}",
+                                                  f"{kdc_address}:{self.port}")
 
     def principal(self, name: str) -> Path:
         """Adds `name` with a random key; the keytab that holds it."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .guest_gss import GuestKerberos, gss_archive
 from .guest_nsm import nsm_archive
 from .initramfs import build_initrd
 from .kernels import Kernel, cache_dir, get_kernel
@@ -313,7 +314,7 @@ class Vm:
                  timeout: float = 300.0, memory_mib: int = 1024, smp: int = 1,
                  accel: str | None = None, params: dict[str, str] | None = None,
                  retries: int = 1, network: bool = True, qemu: str = QEMU,
-                 nfs3_locks: bool = False) -> None:
+                 nfs3_locks: bool = False, kerberos: GuestKerberos | None = None) -> None:
         self.pod, self.kernel, self.name = pod, kernel, name
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -328,6 +329,10 @@ class Vm:
         self.nfs3_locks = nfs3_locks
         if nfs3_locks:
             self.params["PANDO_NFS3_LOCKS"] = "1"
+        # Kerberos mounts (sec=krb5*): rpc.gssd runs in the guest (guest_gss.py).
+        self.kerberos = kerberos
+        if kerberos:
+            self.params["PANDO_GSS"] = "1"
         self.proc: subprocess.Popen[bytes] | None = None
         self.attempts = 0
         self._t0 = 0.0
@@ -373,10 +378,12 @@ class Vm:
             **guest_scripts(),
             "pando/scenario.sh": (self.scenario.script().encode(), 0o644),
             **{path: (guest_tool(src), 0o755) for path, src in GUEST_TOOLS.items()},
+            **(self.kerberos.files() if self.kerberos else {}),
         }
         self._path("scenario.sh").write_text(self.scenario.script())
-        return build_initrd(self.kernel, self._path("initrd"), files,
-                            layers=[nsm_archive()] if self.nfs3_locks else [])
+        layers = [*([nsm_archive()] if self.nfs3_locks else []),
+                  *([gss_archive()] if self.kerberos else [])]
+        return build_initrd(self.kernel, self._path("initrd"), files, layers=layers)
 
     def argv(self) -> list[str]:
         accel = "tcg,thread=single" if self.accel == "tcg" else "kvm"

@@ -15,6 +15,8 @@
 #   PANDO_NFS3_LOCKS 1: NFSv3 mounts lock through the server (NLM); rpcbind
 #                    and rpc.statd run in the guest (nsm_up).  Otherwise
 #                    they mount with nolock: locks stay in the guest.
+#   PANDO_GSS        1: rpc.gssd runs in the guest (gss_up), for sec=krb5*
+#                    mounts (PANDO_MOUNT_OPTS or a scenario's own mount).
 # The scenario is /pando/scenario.sh (from the per-test archive): a list of
 #   step SCENARIO VERS [ARGS...]
 # lines.  Each step mounts VERS (v3, v4.1, v4.2) at /mnt/VERS if needed, runs
@@ -120,6 +122,21 @@ nsm_up() {
     sleep 0.1
   done
   say "NFSv3 locking: rpcbind and rpc.statd running"
+}
+
+# Kerberos mounts: the kernel asks rpc.gssd, through rpc_pipefs, for each
+# context; root's comes from /etc/krb5.keytab.  The binary, its libraries,
+# the realm's krb5.conf and the keytab come from the host
+# (tests/pando_testing/guest_gss.py).
+gss_up() {
+  mount -t rpc_pipefs rpc_pipefs /run/rpc_pipefs || fatal "mount rpc_pipefs failed"
+  rpc.gssd -f -vvv -p /run/rpc_pipefs > /tmp/gssd.log 2>&1 &
+  gssd=$!
+  # gssd says nothing once it watches rpc_pipefs: give it that long, and
+  # check that it did not exit.
+  sleep 1
+  kill -0 $gssd 2> /dev/null || fatal "rpc.gssd exited: $(cat /tmp/gssd.log)"
+  say "Kerberos: rpc.gssd running"
 }
 
 # ---- mounting -----------------------------------------------------------------
@@ -238,6 +255,7 @@ pando_main() {
   load_modules
   net_up
   [ "$PANDO_NFS3_LOCKS" != 1 ] || nsm_up
+  [ "$PANDO_GSS" != 1 ] || gss_up
   emit "{\"event\":\"ready\",\"kernel\":\"$(uname -r)\",\"client_id\":\"$(cat /sys/module/nfs/parameters/nfs4_unique_id)\",\"uptime\":$(now)}"
   if [ -f /pando/scenario.sh ]; then . /pando/scenario.sh; fi
   finish

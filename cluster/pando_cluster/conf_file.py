@@ -51,6 +51,8 @@ BOOLEANS = {"yes": True, "true": True, "on": True, "1": True,
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # A GSS host-based service name, as Ganesha's PrincipalName takes it.
 SERVICE_RE = re.compile(r"^[A-Za-z0-9_.-]+(@[A-Za-z0-9_.-]+)?$")
+# A path that goes into ganesha.conf between quotes as it is.
+CONF_PATH_RE = re.compile(r"^/[A-Za-z0-9_.+/-]*$")
 
 
 class ConfError(ValueError):
@@ -322,8 +324,9 @@ def _flavors(lines: _Lines, section: str, value: str, kerberos: bool) -> tuple[s
 
 def _check_kerberos(conf: PandoConf, lines: _Lines) -> None:
     keytab, principal = conf.get("kerberos", "keytab"), conf.get("kerberos", "principal")
-    if keytab and not keytab.startswith("/"):
-        raise lines.error("kerberos", "keytab", f"'{keytab}' is not an absolute path")
+    if keytab and not CONF_PATH_RE.match(keytab):
+        raise lines.error("kerberos", "keytab", f"'{keytab}' is not an absolute path "
+                          f"of letters, digits and _.+/-")
     if not SERVICE_RE.match(principal):
         raise lines.error("kerberos", "principal", f"'{principal}' is not a service name "
                           f"(SERVICE or SERVICE@HOST)")

@@ -269,6 +269,8 @@ sec = sys, krb5
     ("[clients a]\nhosts = h1\nsec = krb5i", "[clients a] sec: 'krb5i' needs [kerberos] keytab"),
     ("[kerberos]\nkeytab = krb5.keytab",
      "[kerberos] keytab: 'krb5.keytab' is not an absolute path"),
+    ('[kerberos]\nkeytab = /k"; Active_krb5 = false',
+     "[kerberos] keytab: '/k\"; Active_krb5 = false' is not an absolute path"),
     ("[kerberos]\nkeytab = /k\nprincipal = nfs/h1; x",
      "[kerberos] principal: 'nfs/h1; x' is not a service name"),
 ])

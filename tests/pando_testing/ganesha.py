@@ -79,7 +79,8 @@ class GaneshaServer(GaneshaFiles):
     access_type: str = "RW"                  # "RO" for a read-only export
     trusted_clients: tuple[str, ...] = TRUSTED_CLIENTS   # (): production's, no host keeps root
     # Security flavours and the Kerberos service (pando.conf's [export] sec
-    # and [kerberos]), and more environment (a test realm's KRB5_CONFIG).
+    # and [kerberos]); a test realm's idmapd.conf, and more environment
+    # (its KRB5_CONFIG).
     sec: tuple[str, ...] = ("sys",)
     kerberos: Kerberos | None = None
     idmap_conf: Path | None = None

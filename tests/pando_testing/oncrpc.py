@@ -158,14 +158,18 @@ class RpcClient:
         xid = self.next_xid() if xid is None else xid
         self.send_record(encode_call(xid, self.prog, self.vers, proc, args,
                                      cred or self.cred, verf))
+        return decode_reply(self.reply_record(xid))
+
+    def reply_record(self, xid: int) -> bytes:
+        """The reply to call xid, past the calls the server makes meanwhile."""
         record = self.recv_record()
         while struct.unpack_from(">I", record, 4)[0] == MSG_CALL:
             self.ignored_calls += 1
             record = self.recv_record()
-        reply = decode_reply(record)
-        if reply.xid != xid:
-            raise RpcError(f"reply xid {reply.xid:#x} for call {xid:#x}")
-        return reply
+        got = struct.unpack_from(">I", record)[0]
+        if got != xid:
+            raise RpcError(f"reply xid {got:#x} for call {xid:#x}")
+        return record
 
     def call(self, proc: int, args: bytes = b"") -> Unpacker:
         return Unpacker(self.call_raw(proc, args).body)

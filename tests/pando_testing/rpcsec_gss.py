@@ -75,7 +75,7 @@ class GssRpcClient(RpcClient):
             cred = _cred(gss_proc, 0, self.service, self.handle)
             self.send_record(_header(xid, self.prog, self.vers, 0, cred)
                              + Packer().u32(0).opaque(b"").opaque(token or b"").bytes())
-            reply = decode_reply(self._answer(xid))
+            reply = decode_reply(self.reply_record(xid))
             u = Unpacker(reply.body)
             self.handle = u.opaque(1024)
             major, minor, window = u.u32(), u.u32(), u.u32()
@@ -87,15 +87,6 @@ class GssRpcClient(RpcClient):
                 self._check_verifier(reply.verf, window)
                 return
             gss_proc = GSS_CONTINUE_INIT
-
-    def _answer(self, xid: int) -> bytes:
-        record = self.recv_record()
-        while Unpacker(record[4:8]).u32() == 0:     # a back-channel call
-            self.ignored_calls += 1
-            record = self.recv_record()
-        if Unpacker(record[:4]).u32() != xid:
-            raise GssError(f"reply for another call than {xid:#x}")
-        return record
 
     def _check_verifier(self, verf: Auth, seq: int) -> None:
         if verf.flavor != RPCSEC_GSS:
@@ -144,7 +135,7 @@ class GssRpcClient(RpcClient):
         mic = Packer().u32(RPCSEC_GSS).opaque(self.ctx.get_signature(header)).bytes()
         self.last_record = header + mic + body
         self.send_record(self.last_record)
-        reply = decode_reply(self._answer(xid))
+        reply = decode_reply(self.reply_record(xid))
         self._check_verifier(reply.verf, seq)
         return Reply(reply.xid, reply.verf, self._unseal(seq, reply.body))
 

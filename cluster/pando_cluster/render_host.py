@@ -25,9 +25,9 @@ from .conf_file import ConfError, Host, OsdPlace, PandoConf
 from .config import OsdConfig
 from .etcd import EtcdMember, render_env
 from .ganesha_conf import GaneshaSettings, render
-from .statd import SYSTEM_STATE_DIR, notify_dir
 from .mds_config import pando_fsal, render_cluster_desc
 from .mgrproc import TOKEN_FILE, make_token, mgr_args
+from .statd import SYSTEM_STATE_DIR, notify_dir
 from .state import OsdRecord
 
 HEADER = "# written by `pando-cluster render` from {src}; edit that file instead"

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from . import token
 from .api import make_app
-from .etcd import Etcd
+from .etcd import Etcd, EtcdAuth
 from .manager import Manager
 from .osdmap import Settings, parse_seed
 
@@ -43,6 +43,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="pando-mgr", description=__doc__)
     p.add_argument("--etcd", default="http://127.0.0.1:2379",
                    help="etcd client URLs, comma-separated (default %(default)s)")
+    p.add_argument("--etcd-ca", default="",
+                   help="the CA that signs etcd's certificates (https endpoints)")
+    p.add_argument("--etcd-user", default="",
+                   help="the etcd user to sign in as (mgr/README.md, \"etcd users and roles\")")
+    p.add_argument("--etcd-password-file", default="",
+                   help="that user's password, a file only its owner may read")
     p.add_argument("--prefix", default="/pando/", help="key prefix (default %(default)s)")
     p.add_argument("--name", default=socket.gethostname(), help="this mgr's name (host name)")
     p.add_argument("--listen", type=_hostport, default=("127.0.0.1", 7480),
@@ -78,6 +84,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         a.token = token.load(a.token_file)
     except token.TokenError as e:
         p.error(f"--token-file: {e} (pando-cluster up and render make it)")
+    if a.etcd_user and not a.etcd_password_file:
+        p.error("--etcd-user needs --etcd-password-file")
+    a.etcd_auth = EtcdAuth(a.etcd_ca, a.etcd_user, a.etcd_password_file)
+    try:
+        a.etcd_client = Etcd([e.strip() for e in a.etcd.split(",") if e.strip()],
+                             timeout=min(1.5, max(0.5, a.lease / 4)), auth=a.etcd_auth)
+    except (OSError, ValueError) as e:
+        p.error(f"--etcd: {e}")
     return a
 
 
@@ -96,8 +110,7 @@ def _setup_logging(a: argparse.Namespace) -> None:
 async def serve(a: argparse.Namespace) -> None:
     host, port = a.listen
     url = a.url or f"http://{host}:{port}"
-    etcd = Etcd([e.strip() for e in a.etcd.split(",") if e.strip()],
-                timeout=min(1.5, max(0.5, a.lease / 4)))
+    etcd = a.etcd_client
     mgr = Manager(etcd, a.prefix, a.name, url, a.lease,
                   Settings(name=a.name, down_out_interval=a.down_out_interval,
                            presence_grace=a.presence_grace),
@@ -106,9 +119,9 @@ async def serve(a: argparse.Namespace) -> None:
     runner = web.AppRunner(make_app(mgr, a.token, names - {""}), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
-    log.info("pando-mgr %s listening on %s, etcd %s, prefix %s, lease %gs, "
-             "down-out-interval %gs", a.name, url, a.etcd, a.prefix, a.lease,
-             a.down_out_interval)
+    log.info("pando-mgr %s listening on %s, etcd %s (user %s), prefix %s, lease %gs, "
+             "down-out-interval %gs", a.name, url, a.etcd, a.etcd_user or "none", a.prefix,
+             a.lease, a.down_out_interval)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -4,16 +4,30 @@ Keys and values travel base64-encoded; 64-bit integers come back as JSON
 strings and fields equal to their default (0, false, empty) are left out
 (proto3 JSON), so every reader here says what a missing field means.
 Endpoints are tried in turn, starting from the last one that answered: a
-dead member costs one refused connection, a hung one one timeout."""
+dead member costs one refused connection, a hung one one timeout.
+
+With EtcdAuth the client checks the members' certificates against a CA
+(https endpoints) and signs in as a user: it gets a token from
+/v3/auth/authenticate and sends it with every call.  etcd forgets tokens
+after --auth-token-ttl (300 s) and on a restart, so a call refused for
+its token signs in again and is sent once more."""
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import re
+import ssl
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
+
+from . import secret_file
+
+# What etcd accepts as a password and we can keep in a file of one line.
+PASSWORD_RE = re.compile(r"[!-~]{8,128}")
 
 
 def b64(s: str | bytes) -> str:
@@ -42,6 +56,37 @@ class EtcdError(RuntimeError):
 
 class EtcdUnavailable(EtcdError):
     """No endpoint answered (refused, timed out, or no quorum)."""
+
+
+# gRPC codes of etcd's answers.
+CODE_INVALID_ARGUMENT = 3        # also "user name is empty": no token sent
+CODE_NOT_FOUND = 5
+CODE_FAILED_PRECONDITION = 9     # "user name already exists", ...
+CODE_PERMISSION_DENIED = 7
+CODE_UNAUTHENTICATED = 16        # "invalid auth token": etcd forgot it
+
+
+def _token_refused(e: EtcdError) -> bool:
+    """etcd wants a (new) token: it forgot ours, or had none from us."""
+    return e.code == CODE_UNAUTHENTICATED or "user name is empty" in str(e)
+
+
+@dataclass(frozen=True)
+class EtcdAuth:
+    """How a client reaches a secured etcd: the CA that signs the members'
+    certificates, and the user it signs in as with the password in
+    password_file (a secret_file).  Empty fields: no TLS check beyond the
+    system's CAs, no user."""
+    ca_file: str = ""
+    user: str = ""
+    password_file: str = ""
+
+    def password(self) -> str:
+        return secret_file.load(Path(self.password_file), f"the etcd password of {self.user}",
+                                PASSWORD_RE, "8 to 128 printable characters")
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        return ssl.create_default_context(cafile=self.ca_file) if self.ca_file else None
 
 
 @dataclass(frozen=True)
@@ -104,13 +149,20 @@ _RETRY_CODES = {4, 14}   # DEADLINE_EXCEEDED, UNAVAILABLE
 
 
 class Etcd:
-    """One client for a list of endpoints ("http://h:p", ...)."""
+    """One client for a list of endpoints ("https://h:p", ...)."""
 
-    def __init__(self, endpoints: list[str], timeout: float = 1.5) -> None:
+    def __init__(self, endpoints: list[str], timeout: float = 1.5,
+                 auth: EtcdAuth | None = None) -> None:
         if not endpoints:
             raise ValueError("no etcd endpoints")
         self.endpoints = [e.rstrip("/") for e in endpoints]
         self.timeout = timeout
+        self.auth = auth or EtcdAuth()
+        # Read now: a password file that cannot be used stops the caller
+        # at start, not at its first call.
+        self._password = self.auth.password() if self.auth.user else ""
+        self._token = ""
+        self._auth_off = False
         self._good = 0
         self._session: aiohttp.ClientSession | None = None
 
@@ -121,14 +173,18 @@ class Etcd:
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:
+            ctx = self.auth.ssl_context()
             self._session = aiohttp.ClientSession(
-                timeout=aiohttp.ClientTimeout(total=self.timeout))
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                connector=aiohttp.TCPConnector(ssl=ctx) if ctx else None)
         return self._session
 
     async def post(self, url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """One call to one endpoint; EtcdUnavailable when it cannot serve."""
+        headers = {"Authorization": self._token} if self._token else {}
         try:
-            async with self._http().post(url + path, json=body) as r:
+            async with self._http().post(url + path, json=body, headers=headers,
+                                         allow_redirects=False) as r:
                 text = await r.text()
         except (aiohttp.ClientError, TimeoutError, OSError) as e:
             raise EtcdUnavailable(f"{url}: {type(e).__name__}: {e}") from None
@@ -145,6 +201,32 @@ class Etcd:
         return out
 
     async def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if self.auth.user and not self._token and not self._auth_off:
+            await self._sign_in()
+        try:
+            return await self._call(path, body)
+        except EtcdError as e:
+            if not self.auth.user or isinstance(e, EtcdUnavailable) or not _token_refused(e):
+                raise
+        await self._sign_in()
+        return await self._call(path, body)
+
+    async def _sign_in(self) -> None:
+        """Gets a token; none while etcd has authentication off (a cluster
+        being set up): calls go without one until etcd asks for it."""
+        self._token = ""
+        try:
+            r = await self._call("/v3/auth/authenticate",
+                                 {"name": self.auth.user, "password": self._password})
+        except EtcdError as e:
+            self._auth_off = "authentication is not enabled" in str(e)
+            if not self._auth_off:
+                raise
+            return
+        self._auth_off = False
+        self._token = str(r.get("token", ""))
+
+    async def _call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         errors: list[str] = []
         n = len(self.endpoints)
         for i in range(n):
@@ -206,7 +288,7 @@ class Etcd:
         try:
             await self.call("/v3/lease/revoke", {"ID": str(lease)})
         except EtcdError as e:
-            if isinstance(e, EtcdUnavailable) or e.code != 5:   # 5: not found
+            if isinstance(e, EtcdUnavailable) or e.code != CODE_NOT_FOUND:
                 raise
 
     async def members(self) -> list[dict[str, Any]]:

@@ -1,11 +1,17 @@
 """Real etcd members (Debian's etcd-server 3.4) inside a Pod, and a small
 synchronous client over etcd's JSON gateway for tests to look at what the
 daemons wrote.  One member by default; three for the tests that need a
-quorum.  Members are started, killed and restarted by pid."""
+quorum.  Members are started, killed and restarted by pid.
+
+A secure cluster is set up as `pando-cluster up` sets up its own
+(pando_cluster.etcd_auth): https with the test's own CA, peers checked
+against it, users and roles for the daemons the test names, and
+authentication on; its client() signs in as root."""
 from __future__ import annotations
 
 import json
 import shutil
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -14,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pando_cluster import etcd_auth
 from pando_cluster.etcd import stopped_cleanly
+from pando_mgr import etcd_roles
 from pando_mgr.etcd import b64, prefix_end, unb64
 
 from .pod import Pod
@@ -34,16 +42,29 @@ class EtcdMember(PodProcess):
     client_port: int = CLIENT_PORT_BASE
     peer_port: int = PEER_PORT_BASE
     initial_cluster: str = ""
+    tls_dir: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
     @property
+    def scheme(self) -> str:
+        return "https" if self.tls_dir else "http"
+
+    @property
     def client_url(self) -> str:
-        return f"http://{self.host}:{self.client_port}"
+        return f"{self.scheme}://{self.host}:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
-        return f"http://{self.host}:{self.peer_port}"
+        return f"{self.scheme}://{self.host}:{self.peer_port}"
+
+    def tls_args(self) -> list[str]:
+        if self.tls_dir is None:
+            return []
+        crt, key, ca = (str(self.tls_dir / f) for f in ("member.crt", "member.key", "ca.crt"))
+        return ["--cert-file", crt, "--key-file", key, "--peer-cert-file", crt,
+                "--peer-key-file", key, "--peer-trusted-ca-file", ca,
+                "--peer-client-cert-auth"]
 
     @property
     def data_dir(self) -> Path:
@@ -65,7 +86,7 @@ class EtcdMember(PodProcess):
                     "--initial-cluster-state", state,
                     "--initial-cluster-token", "pando-test",
                     "--heartbeat-interval", "100", "--election-timeout", "1000",
-                    "--log-outputs", "stderr"])
+                    "--log-outputs", "stderr", *self.tls_args()])
         if wait:
             self.wait_port(self.host, self.client_port)
         return self
@@ -82,18 +103,30 @@ class EtcdMember(PodProcess):
 @dataclass
 class EtcdCluster:
     """n members on 127.0.0.1 in one pod, client ports 2379, 2381, 2383...
-    (peer ports one above each)."""
+    (peer ports one above each).  secure: TLS and users (above), for the
+    OSDs osd_ids and the managers mds_names, under prefix."""
     pod: Pod
     workdir: Path
     size: int = 1
     host: str = "127.0.0.1"
     members: list[EtcdMember] = field(default_factory=list)
+    secure: bool = False
+    osd_ids: list[int] = field(default_factory=list)
+    mds_names: list[str] = field(default_factory=list)
+    prefix: str = "/pando/"
 
     def __post_init__(self) -> None:
+        tls = None
+        if self.secure:
+            tls = self.auth_dir
+            etcd_auth.ensure_ca(tls)
+            etcd_auth.ensure_secret(tls)
+            etcd_auth.ensure_member_cert(tls, [self.host])
         for i in range(self.size):
             self.members.append(EtcdMember(
                 self.pod, self.workdir, f"etcd{i + 1}", self.host,
-                client_port=CLIENT_PORT_BASE + 2 * i, peer_port=PEER_PORT_BASE + 2 * i))
+                client_port=CLIENT_PORT_BASE + 2 * i, peer_port=PEER_PORT_BASE + 2 * i,
+                tls_dir=tls))
         initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
         for m in self.members:
             m.initial_cluster = initial
@@ -103,19 +136,47 @@ class EtcdCluster:
         """The comma-separated client URLs daemons are given."""
         return ",".join(m.client_url for m in self.members)
 
+    @property
+    def auth_dir(self) -> Path:
+        return self.workdir / etcd_auth.DIR_NAME
+
+    @property
+    def ca_file(self) -> str:
+        return str(self.auth_dir / "ca.crt") if self.secure else ""
+
+    def access(self) -> etcd_auth.EtcdAccess:
+        """What a daemon is given (as_user, osd, mds, mgr for its user)."""
+        return etcd_auth.EtcdAccess(self.endpoints, self.ca_file)
+
     def start(self) -> "EtcdCluster":
         for m in self.members:
             m.start(wait=False)
         for m in self.members:
             self.pod.wait_port(m.host, m.client_port, alive=m.alive)
+        if self.secure:
+            EtcdClient(self.pod, [m.client_url for m in self.members],
+                       ca_file=self.ca_file).wait_healthy()
+            self.provision()
         self.client().wait_healthy()
         return self
+
+    def provision(self) -> None:
+        """Users and roles for osd_ids and mds_names (again after a change
+        of either), and their password files in auth_dir."""
+        self.pod.call_inside(lambda: etcd_auth.provision(
+            self.endpoints, self.auth_dir, self.prefix, self.osd_ids, self.mds_names))
+        etcd_auth.write_passwords(self.auth_dir, etcd_auth.users(self.osd_ids, self.mds_names))
 
     def stop(self) -> dict[str, int]:
         return {m.name: m.stop() for m in self.members if m.alive()}
 
-    def client(self) -> "EtcdClient":
-        return EtcdClient(self.pod, [m.client_url for m in self.members])
+    def client(self, user: str = etcd_roles.ROOT) -> "EtcdClient":
+        """A client of every member; on a secure cluster, signed in as user."""
+        if not self.secure:
+            return EtcdClient(self.pod, [m.client_url for m in self.members])
+        pw = (self.auth_dir / f"{user}.password").read_text().strip()
+        return EtcdClient(self.pod, [m.client_url for m in self.members],
+                          ca_file=self.ca_file, user=user, password=pw)
 
     def leader(self) -> EtcdMember:
         """The member that leads now (each member's status names the leader)."""
@@ -136,27 +197,76 @@ class EtcdError(RuntimeError):
     pass
 
 
+class EtcdRefused(EtcdError):
+    """etcd answered with an error: code is its gRPC code (7: permission
+    denied, 16: the token is unknown, 3: no user, or a wrong password)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class EtcdClient:
     """Blocking JSON-gateway calls made inside the pod, trying each
-    endpoint in turn."""
+    endpoint in turn; with ca_file the members' certificates are checked,
+    with a user it signs in (a new token when etcd forgot the last)."""
 
-    def __init__(self, pod: Pod, urls: list[str], timeout: float = 3.0) -> None:
+    def __init__(self, pod: Pod, urls: list[str], timeout: float = 3.0,
+                 ca_file: str = "", user: str = "", password: str = "") -> None:
         self.pod = pod
         self.urls = urls
         self.timeout = timeout
+        self.ssl = ssl.create_default_context(cafile=ca_file) if ca_file else None
+        self.user = user
+        self.password = password
+        self.token = ""
 
     def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if self.user and not self.token:
+            self.sign_in()
+        try:
+            return self.call_as(path, body, self.token)
+        except EtcdRefused as e:
+            if not self.user or e.code != 16:   # 16: etcd forgot the token
+                raise
+        self.sign_in()
+        return self.call_as(path, body, self.token)
+
+    def sign_in(self) -> None:
+        self.token = str(self.call_as("/v3/auth/authenticate",
+                                      {"name": self.user, "password": self.password},
+                                      "")["token"])
+
+    def call_as(self, path: str, body: dict[str, Any], token: str) -> dict[str, Any]:
+        """One call with token ("": none); EtcdRefused when etcd answers
+        with an error, EtcdError when no member answers."""
         data = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = token
         errors: list[str] = []
         for url in self.urls:
             def post(url: str = url) -> dict[str, Any]:
                 req = urllib.request.Request(url + path, data=data, method="POST",
-                                             headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req, timeout=self.timeout) as r:
-                    out: dict[str, Any] = json.loads(r.read())
-                    return out
+                                             headers=headers)
+                try:
+                    with urllib.request.urlopen(req, timeout=self.timeout,
+                                                context=self.ssl) as r:
+                        out: dict[str, Any] = json.loads(r.read())
+                        return out
+                except urllib.error.HTTPError as e:
+                    try:
+                        err = json.loads(e.read() or b"{}")
+                    except ValueError:
+                        raise e from None
+                    if int(err.get("code", 0)) in (4, 14):   # no leader, timed out
+                        raise e from None
+                    raise EtcdRefused(f"{url}: {err.get('error', e.code)}",
+                                      int(err.get("code", 0))) from None
             try:
                 return self.pod.call_inside(post)
+            except EtcdRefused:
+                raise
             except (OSError, urllib.error.URLError) as e:
                 errors.append(f"{url}: {e}")
         raise EtcdError("no etcd endpoint answered: " + "; ".join(errors))

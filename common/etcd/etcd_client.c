@@ -2,6 +2,7 @@
  * trying the endpoints in turn from the one that answered last. */
 #include "etcd_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,20 +10,40 @@
 #include <string.h>
 
 struct etcd_endpoint {
-	char host[256];
-	int port;
-	char url[300];
+	char url[300];		/* "http://HOST:PORT", as given */
 };
 
 struct etcd_client {
 	pthread_mutex_t lock;
-	int timeout_ms;
+	struct http_conn *http;
 	int n;
 	int last;		/* the endpoint that answered last */
 	struct etcd_endpoint ep[];
 };
 
-/* "http://HOST:PORT" or "HOST:PORT", HOST maybe "[v6]"; no path, no TLS. */
+/* A host that curl reads as a host and nothing else: a name, an IPv4
+ * address, or an IPv6 one in brackets; no user@, ?, # or %. */
+static int host_ok(const char *h, size_t n)
+{
+	int v6 = n > 2 && h[0] == '[' && h[n - 1] == ']';
+
+	if (v6) {
+		h++;
+		n -= 2;
+	}
+	if (n == 0 || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)h[i];
+		if (v6 ? !isxdigit(c) && c != ':' && c != '.'
+		       : !isalnum(c) && c != '.' && c != '-' && c != '_')
+			return 0;
+	}
+	return 1;
+}
+
+/* "http://HOST:PORT" or "HOST:PORT", maybe with a trailing slash; no
+ * path, no TLS. */
 static int parse_endpoint(const char *s, size_t n, struct etcd_endpoint *e)
 {
 	const char *colon, *end = s + n;
@@ -36,18 +57,11 @@ static int parse_endpoint(const char *s, size_t n, struct etcd_endpoint *e)
 	if (end > s && end[-1] == '/')
 		end--;
 	colon = memrchr(s, ':', (size_t)(end - s));
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(e->host))
+	if (!colon || !host_ok(s, (size_t)(colon - s)) || !isdigit((unsigned char)colon[1]))
 		return -EINVAL;
 	port = strtol(colon + 1, &pend, 10);
-	if (pend != end || colon + 1 == end || port <= 0 || port > 65535)
+	if (pend != end || port <= 0 || port > 65535)
 		return -EINVAL;
-	if (*s == '[' && colon[-1] == ']')
-		snprintf(e->host, sizeof(e->host), "%.*s", (int)(colon - s - 2), s + 1);
-	else
-		snprintf(e->host, sizeof(e->host), "%.*s", (int)(colon - s), s);
-	if (strpbrk(e->host, "/[] \t"))
-		return -EINVAL;
-	e->port = (int)port;
 	snprintf(e->url, sizeof(e->url), "http://%.*s", (int)(end - s), s);
 	return 0;
 }
@@ -75,7 +89,11 @@ int etcd_client_new(const char *endpoints, int timeout_ms, struct etcd_client **
 		}
 		p += len;
 	}
-	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 2000;
+	rc = http_conn_new(timeout_ms > 0 ? timeout_ms : 2000, &c->http);
+	if (rc) {
+		free(c);
+		return rc;
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	*out = c;
 	return 0;
@@ -85,6 +103,7 @@ void etcd_client_free(struct etcd_client *c)
 {
 	if (!c)
 		return;
+	http_conn_free(c->http);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -100,9 +119,11 @@ static int call_one(struct etcd_client *c, int i, const char *path, const char *
 		    json_t **ans)
 {
 	struct http_response r;
-	int rc = http_post(c->ep[i].host, c->ep[i].port, path, body, strlen(body),
-			   c->timeout_ms, &r);
+	char url[sizeof(c->ep[i].url) + 32];
+	int rc;
 
+	snprintf(url, sizeof(url), "%s%s", c->ep[i].url, path);
+	rc = http_post(c->http, url, body, strlen(body), &r);
 	if (rc)
 		return rc;
 	rc = etcd_parse_answer(&r, ans);

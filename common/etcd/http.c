@@ -1,196 +1,167 @@
-/* One HTTP exchange over a fresh TCP connection, all of it within a
- * deadline: a peer that is away, stopped (SIGSTOP) or silent costs the
- * caller at most timeout_ms, never a hang. */
+/* One POST to etcd's gateway through libcurl, all of it within the
+ * timeout: a peer that is away, stopped (SIGSTOP) or silent costs the
+ * caller at most timeout_ms, never a hang.  The easy handle lives as long
+ * as the client, so its connections are kept from one call to the next. */
 #include "etcd_http.h"
 
+#include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <stdint.h>
-#include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-static int64_t now_ms(void)
+struct http_conn {
+	CURL *curl;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+/* Once per process, never undone: a curl_global_cleanup would pull
+ * OpenSSL from under whatever else in the process uses it (Ganesha). */
+static void curl_init(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-/* Waits for events on fd until the deadline; -EHOSTUNREACH past it. */
-static int wait_fd(int fd, short events, int64_t deadline)
+static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	return http_body_take(arg, p, size * nmemb);
+}
+
+/* Threads share the process, whose signals are the daemon's: curl must
+ * not touch them (no SIGALRM to bound a lookup, no SIGPIPE handler put in
+ * and taken out; its sends use MSG_NOSIGNAL).  The environment's proxy
+ * is not etcd's (http_proxy is set for other traffic), a redirect is not
+ * an answer, and nothing but http and https is spoken. */
+static CURLcode setup(CURL *k, int timeout_ms)
+{
+	CURLcode e = curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
+
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_FOLLOWLOCATION, 0L);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_PROXY, "");
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTP_MAX_BODY);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_POST, 1L);
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_body);
+	return e;
+}
+
+int http_conn_new(int timeout_ms, struct http_conn **out)
+{
+	struct http_conn *h;
+	CURLcode e;
+
+	*out = NULL;
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc)
+		return -ENOMEM;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->curl = curl_easy_init();
+	e = h->curl ? setup(h->curl, timeout_ms) : CURLE_OUT_OF_MEMORY;
+	if (e) {
+		http_conn_free(h);
+		return e == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
+	}
+	*out = h;
+	return 0;
+}
+
+void http_conn_free(struct http_conn *h)
+{
+	if (!h)
+		return;
+	curl_easy_cleanup(h->curl);
+	free(h);
+}
+
+/* What a finished transfer means.  Our sink stopping it (a write error)
+ * after one whole JSON value is the answer to a stream. */
+static int outcome(CURLcode e, const struct http_body *b)
+{
+	if (b->nomem || e == CURLE_OUT_OF_MEMORY)
+		return -ENOMEM;
+	if (b->over)
+		return -EPROTO;
+	switch (e) {
+	case CURLE_OK:
+		return 0;
+	case CURLE_WRITE_ERROR:
+		return b->complete ? 0 : -EPROTO;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return -EHOSTUNREACH;
+	default:	/* not HTTP, cut short, over the limit */
+		return -EPROTO;
+	}
+}
+
+/* "Expect:" keeps curl from asking for a 100 Continue before a body over
+ * 1 MiB (a large value): a round trip for nothing, as the gateway reads
+ * every body, and a second's wait on a peer that does not answer it. */
+static struct curl_slist *headers(void)
+{
+	struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+	struct curl_slist *l2 = l ? curl_slist_append(l, "Expect:") : NULL;
+
+	if (!l2)
+		curl_slist_free_all(l);
+	return l2;
+}
+
+int http_post(struct http_conn *h, const char *url, const char *body, size_t len,
+	      struct http_response *r)
+{
+	struct http_body b = { .max = HTTP_MAX_BODY };
+	struct curl_slist *hdr = headers();
+	CURLcode e = hdr ? CURLE_OK : CURLE_OUT_OF_MEMORY;
+	long status = 0;
 	int rc;
 
-	do {
-		int64_t left = deadline - now_ms();
-		if (left <= 0)
-			return -EHOSTUNREACH;
-		rc = poll(&pfd, 1, (int)left);
-	} while (rc < 0 && errno == EINTR);
-	if (rc < 0)
-		return -errno;
-	return rc == 0 ? -EHOSTUNREACH : 0;
-}
-
-static int connect_addr(const struct addrinfo *ai, int64_t deadline)
-{
-	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			ai->ai_protocol);
-	int err = 0;
-	socklen_t elen = sizeof(err);
-
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
-		close(fd);
-		return -EHOSTUNREACH;
-	}
-	if (wait_fd(fd, POLLOUT, deadline) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err) {
-		close(fd);
-		return -EHOSTUNREACH;
-	}
-	return fd;
-}
-
-/* A connected non-blocking socket to host:port, or -EHOSTUNREACH.  A host
- * name is resolved outside the deadline (getaddrinfo cannot be bounded):
- * give IP addresses, or names in /etc/hosts. */
-static int connect_host(const char *host, int port, int64_t deadline)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *res, *ai;
-	char portstr[16];
-	int fd = -EHOSTUNREACH;
-
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	if (getaddrinfo(host, portstr, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = connect_addr(ai, deadline);
-		if (fd >= 0)
-			break;
-	}
-	freeaddrinfo(res);
-	return fd;
-}
-
-static int send_all(int fd, const char *p, size_t n, int64_t deadline)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-			int rc = wait_fd(fd, POLLOUT, deadline);
-			if (rc)
-				return rc;
-			continue;
-		}
-		if (w < 0)
-			return -EHOSTUNREACH;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-int http_format_post(const char *host, int port, const char *path, const char *body,
-		     size_t len, char **out, size_t *outlen)
-{
-	const char *v6 = strchr(host, ':') ? "[" : "";	/* an IPv6 literal */
-	char *req = NULL;
-	int n = asprintf(&req,
-			 "POST %s HTTP/1.1\r\n"
-			 "Host: %s%s%s:%d\r\n"
-			 "Content-Type: application/json\r\n"
-			 "Content-Length: %zu\r\n"
-			 "Connection: close\r\n"
-			 "\r\n", path, v6, host, *v6 ? "]" : "", port, len);
-	char *full;
-
-	if (n < 0)
-		return -ENOMEM;
-	full = realloc(req, (size_t)n + len + 1);
-	if (!full) {
-		free(req);
-		return -ENOMEM;
-	}
-	memcpy(full + n, body, len);
-	full[(size_t)n + len] = '\0';
-	*out = full;
-	*outlen = (size_t)n + len;
-	return 0;
-}
-
-/* Reads until the answer is complete, the peer closes, or the deadline. */
-static int read_response(int fd, int64_t deadline, struct http_response *r)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int rc = -EAGAIN;
-
-	if (!buf)
-		return -ENOMEM;
-	while (rc == -EAGAIN) {
-		if (len == cap) {
-			char *nb;
-			if (cap >= HTTP_MAX_BODY + HTTP_MAX_HEADER) {
-				rc = -EPROTO;	/* more than any answer of etcd's */
-				break;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t got = recv(fd, buf + len, cap - len, 0);
-		if (got < 0 && (errno == EAGAIN || errno == EINTR)) {
-			rc = wait_fd(fd, POLLIN, deadline);
-			rc = rc ? rc : -EAGAIN;
-			continue;
-		}
-		if (got < 0)	/* reset: an answer cut short is not etcd's */
-			got = 0;
-		len += (size_t)got;
-		rc = http_parse_response(buf, len, got == 0, HTTP_MAX_BODY, r);
-		if (got == 0 && len == 0)
-			rc = -EHOSTUNREACH;	/* closed without a word */
-	}
-	free(buf);
-	return rc;
-}
-
-int http_post(const char *host, int port, const char *path, const char *body,
-	      size_t len, int timeout_ms, struct http_response *r)
-{
-	int64_t deadline = now_ms() + timeout_ms;
-	char *req;
-	size_t reqlen;
-	int fd, rc;
-
 	memset(r, 0, sizeof(*r));
-	rc = http_format_post(host, port, path, body, len, &req, &reqlen);
-	if (rc)
+	if (!e)
+		e = curl_easy_setopt(h->curl, CURLOPT_URL, url);
+	if (!e)
+		e = curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, hdr);
+	if (!e)
+		e = curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, body);
+	if (!e)
+		e = curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	if (!e)
+		e = curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &b);
+	if (!e)
+		e = curl_easy_perform(h->curl);
+	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+	/* Nothing of this call may outlive it in the handle. */
+	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, NULL);
+	curl_slist_free_all(hdr);
+	rc = outcome(e, &b);
+	if (rc) {
+		free(b.buf);
 		return rc;
-	fd = connect_host(host, port, deadline);
-	if (fd < 0) {
-		free(req);
-		return fd;
 	}
-	rc = send_all(fd, req, reqlen, deadline);
-	free(req);
-	if (rc == 0)
-		rc = read_response(fd, deadline, r);
-	close(fd);
-	return rc;
+	r->status = (int)status;
+	r->body = b.buf;
+	r->body_len = b.len;
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* The client against a tiny HTTP server in this process (loopback):
  * answers framed every way, dribbled byte by byte, a stream that stays
- * open (keepalive), a silent peer, a refused port, garbage, endpoint
- * lists and failing over to the next endpoint. */
+ * open (keepalive), a silent peer, a refused port, garbage, a body over
+ * the limit, connections kept between calls, endpoint lists and failing
+ * over to the next endpoint. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -19,7 +20,10 @@ struct fake {
 	int dribble;		/* one byte at a time */
 	int hold_ms;		/* keep the connection open this long after */
 	int silent;		/* read, answer nothing, hold */
-	char request[4096];	/* the last request seen */
+	int keep;		/* serve the next request on the same connection */
+	pthread_mutex_t lock;	/* the fields below */
+	int conns, requests;
+	char request[8192];	/* the last request seen, head and body */
 	pthread_t thread;
 };
 
@@ -38,19 +42,59 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void serve_one(struct fake *f, int c)
+/* One whole request (its head, then Content-Length bytes), kept in buf
+ * as far as it fits; its length, or 0 when the peer closed first. */
+static size_t read_request(int c, char *buf, size_t cap)
 {
-	ssize_t n = recv(c, f->request, sizeof(f->request) - 1, 0);
+	size_t len = 0, got = 0, want = 0;
+	const char *end = NULL, *cl;
+	char sink[65536];
+
+	while (!end || got < want) {
+		ssize_t n = len < cap - 1 ? recv(c, buf + len, cap - 1 - len, 0)
+					  : recv(c, sink, sizeof(sink), 0);
+		if (n <= 0)
+			return 0;
+		got += (size_t)n;
+		len = got < cap - 1 ? got : cap - 1;
+		buf[len] = '\0';
+		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
+			cl = strcasestr(buf, "\r\nContent-Length:");
+			want = (size_t)(end + 4 - buf) + (cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0);
+		}
+	}
+	return len;
+}
+
+static void answer(struct fake *f, int c)
+{
 	size_t len = strlen(f->answer);
 
-	f->request[n > 0 ? n : 0] = '\0';
-	if (!f->silent && f->dribble) {
-		for (size_t i = 0; i < len; i++) {
-			send(c, f->answer + i, 1, MSG_NOSIGNAL);
-			sleep_ms(1);
-		}
-	} else if (!f->silent) {
+	if (f->silent)
+		return;
+	if (!f->dribble) {
 		send(c, f->answer, len, MSG_NOSIGNAL);
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		send(c, f->answer + i, 1, MSG_NOSIGNAL);
+		sleep_ms(1);
+	}
+}
+
+static void serve(struct fake *f, int c)
+{
+	char buf[sizeof(f->request)];
+	size_t len;
+	int more = 1;
+
+	while (more && (len = read_request(c, buf, sizeof(buf)))) {
+		pthread_mutex_lock(&f->lock);
+		memcpy(f->request, buf, len + 1);
+		f->requests++;
+		pthread_mutex_unlock(&f->lock);
+		answer(f, c);
+		more = f->keep;
 	}
 	if (f->hold_ms)
 		sleep_ms(f->hold_ms);
@@ -62,7 +106,10 @@ static void *fake_thread(void *arg)
 	int c;
 
 	while ((c = accept(f->fd, NULL, NULL)) >= 0) {
-		serve_one(f, c);
+		pthread_mutex_lock(&f->lock);
+		f->conns++;
+		pthread_mutex_unlock(&f->lock);
+		serve(f, c);
 		close(c);
 	}
 	return NULL;
@@ -73,6 +120,7 @@ static void fake_start(struct fake *f)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
 
+	pthread_mutex_init(&f->lock, NULL);
 	f->fd = socket(AF_INET, SOCK_STREAM, 0);
 	CHECK(f->fd >= 0);
 	CHECK_EQ(bind(f->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -87,6 +135,17 @@ static void fake_stop(struct fake *f)
 	shutdown(f->fd, SHUT_RDWR);	/* ends the accept */
 	pthread_join(f->thread, NULL);
 	close(f->fd);
+	pthread_mutex_destroy(&f->lock);
+}
+
+/* The last request, and how many connections and requests came. */
+static void fake_seen(struct fake *f, char *request, size_t cap, int *conns, int *requests)
+{
+	pthread_mutex_lock(&f->lock);
+	snprintf(request, cap, "%s", f->request);
+	*conns = f->conns;
+	*requests = f->requests;
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* A port nobody listens on: bound, then closed. */
@@ -115,12 +174,13 @@ static struct etcd_client *client_for(int port, int timeout_ms)
 
 static void get_over_content_length_and_dribbled(void)
 {
-	char ans[512];
+	char ans[512], req[8192];
 	struct fake f = { .answer = ans };
 	struct etcd_client *c;
 	char *v;
 	size_t len;
 	int64_t rev;
+	int conns, requests;
 
 	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
 	fake_start(&f);
@@ -129,9 +189,11 @@ static void get_over_content_length_and_dribbled(void)
 	CHECK(len == 5 && !strcmp(v, "hello") && rev == 4);
 	free(v);
 	/* The request as sent: path, framing, body. */
-	CHECK(!strncmp(f.request, "POST /v3/kv/range HTTP/1.1\r\n", 28));
-	CHECK(strstr(f.request, "Content-Length: 14\r\n") != NULL);
-	CHECK(strstr(f.request, "\r\n\r\n{\"key\":\"aw==\"}") != NULL);
+	fake_seen(&f, req, sizeof(req), &conns, &requests);
+	CHECK(!strncmp(req, "POST /v3/kv/range HTTP/1.1\r\n", 28));
+	CHECK(strstr(req, "\r\nContent-Type: application/json\r\n") != NULL);
+	CHECK(strstr(req, "Content-Length: 14\r\n") != NULL);
+	CHECK(strstr(req, "\r\n\r\n{\"key\":\"aw==\"}") != NULL);
 	f.dribble = 1;
 	CHECK_EQ(etcd_get(c, "k", &v, &len, &rev), 0);
 	free(v);
@@ -218,11 +280,110 @@ static void the_next_endpoint_answers_when_one_is_away(void)
 	fake_stop(&f);
 }
 
+/* Two calls, one connection: with TLS, one handshake. */
+static void connections_are_kept_between_calls(void)
+{
+	char ans[512], req[8192];
+	struct fake f = { .answer = ans, .keep = 1 };
+	struct etcd_client *c;
+	int conns, requests;
+
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	fake_start(&f);
+	c = client_for(f.port, 2000);
+	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
+	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
+	fake_seen(&f, req, sizeof(req), &conns, &requests);
+	CHECK_EQ(requests, 2);
+	CHECK_EQ(conns, 1);
+	etcd_client_free(c);
+	fake_stop(&f);
+}
+
+/* Over 1 MiB, curl would ask for a 100 Continue first, and wait a
+ * second on a peer that does not answer it (this one). */
+static void a_large_put_goes_at_once(void)
+{
+	size_t n = 800 << 10;
+	char ans[512], req[8192], *value = malloc(n);
+	struct fake f = { .answer = ans };
+	struct etcd_client *c;
+	int conns, requests;
+	int64_t t0;
+
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	memset(value, 'v', n);
+	fake_start(&f);
+	c = client_for(f.port, 3000);
+	t0 = now_ms();
+	CHECK_EQ(etcd_put(c, "k", value, n, 0), 0);
+	CHECK(now_ms() - t0 < 500);
+	fake_seen(&f, req, sizeof(req), &conns, &requests);
+	CHECK(strcasestr(req, "\r\nExpect:") == NULL);
+	CHECK(strstr(req, "\r\nContent-Length: 1092293\r\n") != NULL);
+	etcd_client_free(c);
+	fake_stop(&f);
+	free(value);
+}
+
+/* The proxy of the environment is for other traffic, never etcd's. */
+static void the_environment_proxy_is_not_used(void)
+{
+	char ans[512], proxy[64];
+	struct fake f = { .answer = ans };
+	struct etcd_client *c;
+
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	fake_start(&f);
+	snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d", closed_port());
+	setenv("http_proxy", proxy, 1);
+	setenv("ALL_PROXY", proxy, 1);
+	c = client_for(f.port, 1000);
+	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
+	etcd_client_free(c);
+	unsetenv("http_proxy");
+	unsetenv("ALL_PROXY");
+	fake_stop(&f);
+}
+
+/* A body past 4 MiB is not etcd's, framed by its length or not, even
+ * when it is a grant answer in every other way. */
+static void a_body_over_the_limit_is_eproto(void)
+{
+	static const char pre[] = "{\"header\":{},\"ID\":\"7\",\"TTL\":\"5\",\"x\":\"";
+	size_t pad = HTTP_MAX_BODY, n = sizeof(pre) - 1 + pad + 2;
+	char *ans = malloc(n + 256);
+	struct fake f;
+	struct etcd_client *c;
+	int64_t lease;
+	int head;
+
+	for (int chunked = 0; chunked < 2; chunked++) {
+		memset(&f, 0, sizeof(f));
+		head = chunked ? sprintf(ans, OK_HEAD "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", n)
+			       : sprintf(ans, OK_HEAD "Content-Length: %zu\r\n\r\n", n);
+		memcpy(ans + head, pre, sizeof(pre) - 1);
+		memset(ans + head + sizeof(pre) - 1, 'x', pad);
+		strcpy(ans + head + n - 2, chunked ? "\"}\r\n0\r\n\r\n" : "\"}");
+		f.answer = ans;
+		fake_start(&f);
+		c = client_for(f.port, 5000);
+		CHECK_EQ(etcd_lease_grant(c, 5, &lease), -EPROTO);
+		etcd_client_free(c);
+		fake_stop(&f);
+	}
+	free(ans);
+}
+
 static void bad_endpoint_lists_are_einval(void)
 {
 	const char *bad[] = { "", "https://127.0.0.1:2379", "127.0.0.1", "127.0.0.1:0",
 			      "127.0.0.1:65536", "127.0.0.1:2379,,127.0.0.1:2380", ":2379",
-			      "http://127.0.0.1:2379/v3", "127.0.0.1:23x9", "127.0.0.1:2379," };
+			      "http://127.0.0.1:2379/v3", "127.0.0.1:23x9", "127.0.0.1:2379,",
+			      /* curl would read these as something else than a host */
+			      "user@127.0.0.1:2379", "evil#127.0.0.1:2379", "h?x=1:2379",
+			      "h%41:2379", "127.0.0.1: 2379", "127.0.0.1:+2379", "::1:2379",
+			      "[::1%25lo]:2379", "[]:2379" };
 	struct etcd_client *c;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -242,5 +403,9 @@ int main(void)
 	garbage_is_eproto();
 	the_next_endpoint_answers_when_one_is_away();
 	bad_endpoint_lists_are_einval();
+	connections_are_kept_between_calls();
+	a_large_put_goes_at_once();
+	the_environment_proxy_is_not_used();
+	a_body_over_the_limit_is_eproto();
 	CHECK_DONE();
 }

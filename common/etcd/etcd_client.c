@@ -113,8 +113,9 @@ const char *etcd_client_endpoint(const struct etcd_client *c)
 	return c->ep[c->last].url;
 }
 
-/* One endpoint: 0 with the answer, -ENOENT/-EINVAL (etcd said so),
- * -EHOSTUNREACH/-EAGAIN (try the next), -EPROTO, -ENOMEM. */
+/* One endpoint: 0 with the answer, -ENOENT/-EINVAL/-EACCES/ETCD_EREAUTH
+ * (etcd said so), -EHOSTUNREACH/-EAGAIN (try the next), -EPROTO,
+ * -ENOMEM. */
 static int call_one(struct etcd_client *c, int i, const char *path, const char *body,
 		    json_t **ans)
 {
@@ -143,7 +144,7 @@ static int call(struct etcd_client *c, const char *path, char *body, json_t **an
 	for (int k = 0; k < c->n; k++) {
 		int i = (c->last + k) % c->n;
 		rc = call_one(c, i, path, body, ans);
-		if (rc == 0 || rc == -ENOENT || rc == -EINVAL || rc == -ENOMEM) {
+		if (rc != -EHOSTUNREACH && rc != -EAGAIN && rc != -EPROTO) {
 			c->last = i;
 			break;
 		}
@@ -153,6 +154,9 @@ static int call(struct etcd_client *c, const char *path, char *body, json_t **an
 	free(body);
 	if (rc == -EAGAIN || rc == -EHOSTUNREACH || rc == -EPROTO)
 		rc = proto ? -EPROTO : -EHOSTUNREACH;
+	/* No credentials of ours would change etcd's mind. */
+	if (rc == ETCD_EREAUTH)
+		rc = -EACCES;
 	return rc;
 }
 

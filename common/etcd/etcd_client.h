@@ -9,6 +9,7 @@
  *   -ENOENT        the key (or the lease) does not exist
  *   -EHOSTUNREACH  no endpoint answered within the timeout
  *   -EPROTO        an endpoint answered with something that is not etcd
+ *   -EACCES        etcd refused: permission denied, or credentials
  *   -EINVAL        bad arguments (an endpoint list that does not parse)
  *   -ENOMEM
  * Nothing here logs: callers say what failed, once. */

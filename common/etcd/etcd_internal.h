@@ -2,6 +2,7 @@
 #ifndef PANDO_ETCD_INTERNAL_H
 #define PANDO_ETCD_INTERNAL_H
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 
@@ -19,10 +20,16 @@ char *etcd_body_delete_if(const char *key, int64_t rev);
 char *etcd_body_grant(int ttl_s);
 char *etcd_body_lease(int64_t lease);	/* keepalive and revoke */
 
+/* What etcd_parse_answer says of an answer that a new token may change:
+ * the token expired, its member restarted, none was sent, or the roles
+ * changed since it was given.  Never returned to callers. */
+enum { ETCD_EREAUTH = -EKEYEXPIRED };
+
 /* The answer to one call as etcd meant it: the JSON object of a 200
  * answer (*out, the caller json_decref's it), -ENOENT / -EINVAL for
- * etcd's own errors, -EAGAIN for an etcd that cannot serve now (no
- * leader, timed out: try another member), -EPROTO for anything else. */
+ * etcd's own errors, -EACCES for credentials or a permission refused,
+ * ETCD_EREAUTH, -EAGAIN for an etcd that cannot serve now (no leader,
+ * timed out: try another member), -EPROTO for anything else. */
 int etcd_parse_answer(const struct http_response *r, json_t **out);
 
 /* An int64 field that the gateway writes as a string (or a number);

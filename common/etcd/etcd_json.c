@@ -140,7 +140,28 @@ int etcd_json_int64(const json_t *obj, const char *name, int64_t *out)
 
 /* gRPC status codes the gateway passes on (google.golang.org/grpc/codes). */
 enum { GRPC_INVALID_ARGUMENT = 3, GRPC_DEADLINE_EXCEEDED = 4, GRPC_NOT_FOUND = 5,
-       GRPC_UNAVAILABLE = 14 };
+       GRPC_PERMISSION_DENIED = 7, GRPC_UNAVAILABLE = 14, GRPC_UNAUTHENTICATED = 16 };
+
+/* etcd's message: "message", or "error" when that is the text. */
+static const char *error_message(const json_t *err)
+{
+	const char *m = json_string_value(json_object_get(err, "message"));
+
+	if (!m)
+		m = json_string_value(json_object_get(err, "error"));
+	return m ? m : "";
+}
+
+/* Invalid argument covers some of authentication's refusals: etcd 3.4
+ * tells them apart by their words only (api/v3rpc/rpctypes/error.go). */
+static int invalid_argument(const char *msg)
+{
+	if (strstr(msg, "authentication failed"))
+		return -EACCES;
+	if (strstr(msg, "user name is empty") || strstr(msg, "revision of auth store is old"))
+		return ETCD_EREAUTH;
+	return -EINVAL;
+}
 
 static int error_code(const json_t *err)
 {
@@ -152,7 +173,11 @@ static int error_code(const json_t *err)
 	case GRPC_NOT_FOUND:
 		return -ENOENT;
 	case GRPC_INVALID_ARGUMENT:
-		return -EINVAL;
+		return invalid_argument(error_message(err));
+	case GRPC_PERMISSION_DENIED:
+		return -EACCES;
+	case GRPC_UNAUTHENTICATED:
+		return ETCD_EREAUTH;
 	case GRPC_DEADLINE_EXCEEDED:
 	case GRPC_UNAVAILABLE:
 		return -EAGAIN;

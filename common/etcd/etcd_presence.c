@@ -66,6 +66,8 @@ static const char *why(int rc)
 		return "the endpoint does not answer as etcd";
 	if (rc == -EHOSTUNREACH)
 		return "no endpoint answered";
+	if (rc == -EACCES)
+		return "etcd refused it (permission denied, or credentials)";
 	return strerror(-rc);
 }
 

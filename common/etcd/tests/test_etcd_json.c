@@ -132,6 +132,34 @@ static void etcd_errors_map_to_errnos(void)
 	CHECK(a == NULL);
 }
 
+/* etcd 3.4's words for what its codes do not tell apart (rpctypes). */
+static void auth_errors_map_to_eacces_or_a_new_token(void)
+{
+	json_t *a;
+
+	CHECK_EQ(answer(403, "{\"error\":\"etcdserver: permission denied\",\"code\":7,"
+			"\"message\":\"etcdserver: permission denied\"}", &a), -EACCES);
+	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: authentication failed, invalid user ID "
+			"or password\",\"code\":3}", &a), -EACCES);
+	/* Worth one new token: it expired or its member restarted, none was
+	 * sent, or roles changed since it was given. */
+	CHECK_EQ(answer(401, "{\"error\":\"etcdserver: invalid auth token\",\"code\":16}", &a),
+		 ETCD_EREAUTH);
+	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: user name is empty\",\"code\":3,"
+			"\"message\":\"etcdserver: user name is empty\"}", &a), ETCD_EREAUTH);
+	CHECK_EQ(answer(400, "{\"message\":\"etcdserver: revision of auth store is old\","
+			"\"code\":3}", &a), ETCD_EREAUTH);
+	/* The keepalive stream wraps the same in "error". */
+	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":7,\"http_code\":403,\"code\":7,"
+			"\"message\":\"etcdserver: permission denied\"}}", &a), -EACCES);
+	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":16,\"http_code\":401,\"code\":16,"
+			"\"message\":\"etcdserver: invalid auth token\"}}", &a), ETCD_EREAUTH);
+	/* Another invalid argument is still one. */
+	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: key is not provided\",\"code\":3}", &a),
+		 -EINVAL);
+	CHECK(a == NULL);
+}
+
 static void answers_that_are_not_etcd_are_refused(void)
 {
 	const char *bad[] = { "", "hello", "[1,2]", "\"str\"", "{}", "{\"header\":1}",
@@ -253,6 +281,7 @@ int main(void)
 	range_answers_without_their_fields_are_refused();
 	lease_answers();
 	etcd_errors_map_to_errnos();
+	auth_errors_map_to_eacces_or_a_new_token();
 	answers_that_are_not_etcd_are_refused();
 	int64_fields();
 	prefix_ranges_end_past_the_last_key_with_the_prefix();

@@ -375,6 +375,38 @@ static void a_body_over_the_limit_is_eproto(void)
 	free(ans);
 }
 
+/* etcd refusing is etcd's answer: the next endpoint is not asked. */
+static void a_refusal_is_eacces_from_the_first_endpoint(void)
+{
+	static const char *const refusals[] = {
+		"HTTP/1.1 403 Forbidden\r\nContent-Length: 92\r\n\r\n"
+		"{\"error\":\"etcdserver: permission denied\",\"code\":7,"
+		"\"message\":\"etcdserver: permission denied\"}",
+		/* no credentials to send: a new token would not help */
+		"HTTP/1.1 401 Unauthorized\r\nContent-Length: 52\r\n\r\n"
+		"{\"error\":\"etcdserver: invalid auth token\",\"code\":16}",
+	};
+	char ans[512], req[8192], eps[128];
+	struct fake deny = { 0 }, ok = { .answer = ans };
+	struct etcd_client *c;
+	int conns, requests;
+
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	fake_start(&ok);
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		deny.answer = refusals[i];
+		fake_start(&deny);
+		snprintf(eps, sizeof(eps), "127.0.0.1:%d,127.0.0.1:%d", deny.port, ok.port);
+		CHECK_EQ(etcd_client_new(eps, 1000, &c), 0);
+		CHECK_EQ(etcd_put(c, "k", "v", 1, 0), -EACCES);
+		etcd_client_free(c);
+		fake_stop(&deny);
+	}
+	fake_seen(&ok, req, sizeof(req), &conns, &requests);
+	CHECK_EQ(requests, 0);
+	fake_stop(&ok);
+}
+
 static void bad_endpoint_lists_are_einval(void)
 {
 	const char *bad[] = { "", "https://127.0.0.1:2379", "127.0.0.1", "127.0.0.1:0",
@@ -407,5 +439,6 @@ int main(void)
 	a_large_put_goes_at_once();
 	the_environment_proxy_is_not_used();
 	a_body_over_the_limit_is_eproto();
+	a_refusal_is_eacces_from_the_first_endpoint();
 	CHECK_DONE();
 }

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct etcd_endpoint {
-	char url[300];		/* "http://HOST:PORT", as given */
+	char url[300];		/* "https://HOST:PORT", as given */
 };
 
 struct etcd_client {
@@ -42,54 +43,70 @@ static int host_ok(const char *h, size_t n)
 	return 1;
 }
 
-/* "http://HOST:PORT" or "HOST:PORT", maybe with a trailing slash; no
- * path, no TLS. */
+/* "https://HOST:PORT", "http://HOST:PORT" or "HOST:PORT" (http), maybe
+ * with a trailing slash; no path. */
 static int parse_endpoint(const char *s, size_t n, struct etcd_endpoint *e)
 {
-	const char *colon, *end = s + n;
+	const char *colon, *end = s + n, *scheme = "http";
 	char *pend;
 	long port;
 
-	if (n >= 7 && !strncmp(s, "http://", 7))
+	if (n >= 8 && !strncmp(s, "https://", 8)) {
+		scheme = "https";
+		s += 8;
+	} else if (n >= 7 && !strncmp(s, "http://", 7)) {
 		s += 7;
-	else if (memchr(s, '/', n))
-		return -EINVAL;	/* https:// or another scheme */
+	} else if (memchr(s, '/', n)) {
+		return -EINVAL;	/* another scheme */
+	}
 	if (end > s && end[-1] == '/')
 		end--;
 	colon = memrchr(s, ':', (size_t)(end - s));
-	if (!colon || !host_ok(s, (size_t)(colon - s)) || !isdigit((unsigned char)colon[1]))
+	if (!colon || !host_ok(s, (size_t)(colon - s)) || !isdigit((unsigned char)colon[1]) ||
+	    end - colon > 6)
 		return -EINVAL;
 	port = strtol(colon + 1, &pend, 10);
 	if (pend != end || port <= 0 || port > 65535)
 		return -EINVAL;
-	snprintf(e->url, sizeof(e->url), "http://%.*s", (int)(end - s), s);
+	snprintf(e->url, sizeof(e->url), "%s://%.*s", scheme, (int)(end - s), s);
 	return 0;
 }
 
-int etcd_client_new(const char *endpoints, int timeout_ms, struct etcd_client **out)
+static int parse_endpoints(struct etcd_client *c, const char *endpoints, int n)
 {
+	const char *p = endpoints;
+
+	while (c->n < n) {
+		size_t len = strcspn(p, ",");
+		int rc = parse_endpoint(p, len, &c->ep[c->n++]);
+		if (rc)
+			return rc;
+		p += len + 1;
+	}
+	return 0;
+}
+
+int etcd_client_new(const struct etcd_options *opt, struct etcd_client **out)
+{
+	const char *ca = opt->ca_file && *opt->ca_file ? opt->ca_file : NULL;
 	struct etcd_client *c;
-	const char *p;
 	int n = 1, rc;
 
 	*out = NULL;
-	if (!endpoints || !*endpoints)
+	if (!opt->endpoints || !*opt->endpoints)
 		return -EINVAL;
-	for (p = endpoints; *p; p++)
+	/* Not read here, but a CA file that is not there is a mistake worth
+	 * saying at start rather than as a failed handshake at each call. */
+	if (ca && access(ca, R_OK))
+		return -errno;
+	for (const char *p = opt->endpoints; *p; p++)
 		n += *p == ',';
 	c = calloc(1, sizeof(*c) + (size_t)n * sizeof(c->ep[0]));
 	if (!c)
 		return -ENOMEM;
-	for (p = endpoints; c->n < n; p++) {
-		size_t len = strcspn(p, ",");
-		rc = parse_endpoint(p, len, &c->ep[c->n++]);
-		if (rc) {
-			free(c);
-			return rc;
-		}
-		p += len;
-	}
-	rc = http_conn_new(timeout_ms > 0 ? timeout_ms : 2000, &c->http);
+	rc = parse_endpoints(c, opt->endpoints, n);
+	if (!rc)
+		rc = http_conn_new(opt->timeout_ms > 0 ? opt->timeout_ms : 2000, ca, &c->http);
 	if (rc) {
 		free(c);
 		return rc;
@@ -111,6 +128,23 @@ void etcd_client_free(struct etcd_client *c)
 const char *etcd_client_endpoint(const struct etcd_client *c)
 {
 	return c->ep[c->last].url;
+}
+
+const char *etcd_strerror(int err)
+{
+	switch (err) {
+	case -EHOSTUNREACH:
+		return "no endpoint answered";
+	case -EPROTO:
+		return "the endpoint does not answer as etcd, or its TLS certificate is not "
+		       "trusted";
+	case -EACCES:
+		return "etcd refused it (permission denied, or credentials)";
+	case -EINVAL:
+		return "not a list of [http[s]://]HOST:PORT endpoints";
+	default:
+		return strerror(-err);
+	}
 }
 
 /* One endpoint: 0 with the answer, -ENOENT/-EINVAL/-EACCES/ETCD_EREAUTH

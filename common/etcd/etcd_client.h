@@ -1,14 +1,15 @@
-/* A small blocking client for etcd v3's JSON gateway (HTTP/1.1, no TLS),
- * enough for the C daemons: read a key, put a key under a lease, and keep
- * a lease alive.  Endpoints are tried in turn; the one that last answered
- * is tried first.  Thread-safe: one call at a time per client (a mutex);
- * make one client per thread that needs its own pace.
+/* A small blocking client for etcd v3's JSON gateway (HTTP/1.1, over TLS
+ * or not), enough for the C daemons: read a key, put a key under a lease,
+ * and keep a lease alive.  Endpoints are tried in turn; the one that last
+ * answered is tried first.  Thread-safe: one call at a time per client (a
+ * mutex); make one client per thread that needs its own pace.
  *
  * Keys and values are byte strings (base64 on the wire, handled here).
  * Every function returns 0 or a negative errno:
  *   -ENOENT        the key (or the lease) does not exist
  *   -EHOSTUNREACH  no endpoint answered within the timeout
- *   -EPROTO        an endpoint answered with something that is not etcd
+ *   -EPROTO        an endpoint answered with something that is not etcd,
+ *                  or is not the one its certificate should say (https)
  *   -EACCES        etcd refused: permission denied, or credentials
  *   -EINVAL        bad arguments (an endpoint list that does not parse)
  *   -ENOMEM
@@ -21,9 +22,18 @@
 
 struct etcd_client;
 
-/* endpoints: "http://HOST:PORT[,http://HOST:PORT...]" (the scheme may be
- * left out); timeout_ms bounds each HTTP exchange (0: 2000). */
-int etcd_client_new(const char *endpoints, int timeout_ms, struct etcd_client **out);
+struct etcd_options {
+	/* "https://HOST:PORT[,...]" or http://; scheme may be left out (= http) */
+	const char *endpoints;
+	int timeout_ms;		/* bounds each exchange; 0: 2000 */
+	/* PEM CA that signs the members' certificates (https); NULL/"": the
+	 * system's store.  When given, it is the only one trusted. */
+	const char *ca_file;
+};
+
+/* Copies what it needs of opt.  Besides -EINVAL (endpoints that do not
+ * parse) and -ENOMEM: the -errno of a ca_file it cannot read. */
+int etcd_client_new(const struct etcd_options *opt, struct etcd_client **out);
 void etcd_client_free(struct etcd_client *c);
 
 /* The value of key (malloc'd, NUL-terminated for convenience, *len bytes
@@ -61,8 +71,10 @@ int etcd_lease_revoke(struct etcd_client *c, int64_t lease);
  * one are gone). */
 int etcd_lease_keep(struct etcd_client *c, int ttl_s, int64_t *lease);
 
-/* The endpoint that answered last ("http://HOST:PORT"), for log lines. */
+/* The endpoint that answered last ("https://HOST:PORT"), for log lines. */
 const char *etcd_client_endpoint(const struct etcd_client *c);
+/* What an error of these functions means, in words for a log line. */
+const char *etcd_strerror(int err);
 
 /* Presence: a key kept alive under a lease by a thread of its own.
  * Grants a lease of ttl_s, renews it every ttl_s/4 seconds, and puts
@@ -77,7 +89,9 @@ typedef char *(*etcd_presence_fill)(void *arg);
 typedef void (*etcd_presence_log)(void *arg, int level, const char *msg);	/* level: 0 info, 1 warn */
 
 struct etcd_presence_options {
-	const char *endpoints;
+	/* copied at start; its timeout_ms is not used: each exchange of the
+	 * thread is bounded by 1 s, well under a renewal period */
+	const struct etcd_options *etcd;
 	const char *key;
 	int ttl_s;		/* 0: 5 */
 	int interval_s;		/* 0: 2 */

@@ -56,8 +56,9 @@ size_t http_body_take(struct http_body *b, const char *p, size_t n);
  * from one exchange to the next.  One exchange at a time. */
 struct http_conn;
 
-/* timeout_ms bounds each exchange, connecting included. */
-int http_conn_new(int timeout_ms, struct http_conn **out);
+/* timeout_ms bounds each exchange, connecting included; ca_file (NULL:
+ * the system's store) is the only CA an https peer is checked against. */
+int http_conn_new(int timeout_ms, const char *ca_file, struct http_conn **out);
 void http_conn_free(struct http_conn *h);
 
 /* POSTs body[len] (JSON) to url.  0 with *r filled (the caller frees

@@ -60,24 +60,13 @@ static void say(struct etcd_presence *p, int level, const char *fmt, ...)
 	p->log(p->arg, level, msg);
 }
 
-static const char *why(int rc)
-{
-	if (rc == -EPROTO)
-		return "the endpoint does not answer as etcd";
-	if (rc == -EHOSTUNREACH)
-		return "no endpoint answered";
-	if (rc == -EACCES)
-		return "etcd refused it (permission denied, or credentials)";
-	return strerror(-rc);
-}
-
 /* A failed exchange: the first since things worked is worth one line. */
 static void failed(struct etcd_presence *p, const char *what, int rc)
 {
 	if (p->lost)
 		return;
 	p->lost = 1;
-	say(p, 1, "lost etcd: %s %s: %s; retrying every second", what, p->key, why(rc));
+	say(p, 1, "lost etcd: %s %s: %s; retrying every second", what, p->key, etcd_strerror(rc));
 }
 
 static int put_now(struct etcd_presence *p)
@@ -231,7 +220,7 @@ static void *presence_thread(void *arg)
 			say(p, 0, "revoked the lease of %s", p->key);
 		else
 			say(p, 1, "could not revoke the lease of %s (%s): it expires within %d s",
-			    p->key, why(rc), p->ttl_ms / 1000);
+			    p->key, etcd_strerror(rc), p->ttl_ms / 1000);
 	}
 	return NULL;
 }
@@ -267,20 +256,29 @@ static int presence_init(struct etcd_presence *p, const struct etcd_presence_opt
 	return p->key ? 0 : -ENOMEM;
 }
 
+static int presence_client(struct etcd_presence *p, const struct etcd_options *etcd)
+{
+	struct etcd_options o = *etcd;
+
+	o.timeout_ms = PRESENCE_TIMEOUT_MS;
+	return etcd_client_new(&o, &p->c);
+}
+
 int etcd_presence_start(const struct etcd_presence_options *opt, struct etcd_presence **out)
 {
 	struct etcd_presence *p;
 	int rc;
 
 	*out = NULL;
-	if (!opt->key || !*opt->key || !opt->fill || opt->ttl_s < 0 || opt->interval_s < 0)
+	if (!opt->etcd || !opt->key || !*opt->key || !opt->fill || opt->ttl_s < 0 ||
+	    opt->interval_s < 0)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	rc = presence_init(p, opt);
 	if (rc == 0)
-		rc = etcd_client_new(opt->endpoints, PRESENCE_TIMEOUT_MS, &p->c);
+		rc = presence_client(p, opt->etcd);
 	if (rc == 0)
 		rc = -pthread_create(&p->thread, NULL, presence_thread, p);
 	if (rc) {

@@ -29,12 +29,29 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 	return http_body_take(arg, p, size * nmemb);
 }
 
+/* The peer's certificate must chain to ca_file and name the host of the
+ * URL.  A CA file given replaces the system's store, CA path included:
+ * a certificate any public CA signed for that name is not the etcd the
+ * file speaks for. */
+static CURLcode setup_tls(CURL *k, const char *ca_file)
+{
+	CURLcode e = curl_easy_setopt(k, CURLOPT_SSL_VERIFYPEER, 1L);
+
+	if (!e)
+		e = curl_easy_setopt(k, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (!e && ca_file)
+		e = curl_easy_setopt(k, CURLOPT_CAINFO, ca_file);
+	if (!e && ca_file)
+		e = curl_easy_setopt(k, CURLOPT_CAPATH, NULL);
+	return e;
+}
+
 /* Threads share the process, whose signals are the daemon's: curl must
  * not touch them (no SIGALRM to bound a lookup, no SIGPIPE handler put in
  * and taken out; its sends use MSG_NOSIGNAL).  The environment's proxy
  * is not etcd's (http_proxy is set for other traffic), a redirect is not
  * an answer, and nothing but http and https is spoken. */
-static CURLcode setup(CURL *k, int timeout_ms)
+static CURLcode setup(CURL *k, int timeout_ms, const char *ca_file)
 {
 	CURLcode e = curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
 
@@ -56,10 +73,12 @@ static CURLcode setup(CURL *k, int timeout_ms)
 		e = curl_easy_setopt(k, CURLOPT_POST, 1L);
 	if (!e)
 		e = curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_body);
+	if (!e)
+		e = setup_tls(k, ca_file);
 	return e;
 }
 
-int http_conn_new(int timeout_ms, struct http_conn **out)
+int http_conn_new(int timeout_ms, const char *ca_file, struct http_conn **out)
 {
 	struct http_conn *h;
 	CURLcode e;
@@ -72,7 +91,7 @@ int http_conn_new(int timeout_ms, struct http_conn **out)
 	if (!h)
 		return -ENOMEM;
 	h->curl = curl_easy_init();
-	e = h->curl ? setup(h->curl, timeout_ms) : CURLE_OUT_OF_MEMORY;
+	e = h->curl ? setup(h->curl, timeout_ms, ca_file) : CURLE_OUT_OF_MEMORY;
 	if (e) {
 		http_conn_free(h);
 		return e == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;

@@ -275,10 +275,8 @@ int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
 	snprintf(w->key, klen, "%smap", exp->cfg.etcd_prefix);
 	w->cache_path = gsh_malloc(plen);
 	snprintf(w->cache_path, plen, "%s.map.json", exp->cfg.db_path);
-	rc = etcd_client_new(exp->cfg.etcd, ETCD_TIMEOUT_MS, &w->etcd);
+	rc = pando_etcd_client_new(exp, ETCD_TIMEOUT_MS, &w->etcd);
 	if (rc) {
-		LogCrit(COMPONENT_FSAL, "pando: Etcd = \"%s\": %s", exp->cfg.etcd,
-			rc == -EINVAL ? "not a list of http://HOST:PORT" : strerror(-rc));
 		mapwatch_free(w);
 		return rc;
 	}

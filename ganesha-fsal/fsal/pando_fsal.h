@@ -349,6 +349,15 @@ void pando_mapwatch_stop(struct pando_mapwatch *w);
 /* The map's JSON as applied last ("" before any); malloc'd. */
 char *pando_mapwatch_json(struct pando_mapwatch *w);
 
+/* etcd_config.c: the options of every etcd client of the export, from
+ * its Etcd* items (timeout_ms 0: the client's default); a client made
+ * with them, its failure logged. */
+struct etcd_options;
+struct etcd_client;
+void pando_etcd_options(const struct pando_export *exp, int timeout_ms, struct etcd_options *o);
+int pando_etcd_client_new(const struct pando_export *exp, int timeout_ms,
+			  struct etcd_client **out);
+
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
 int pando_presence_start(struct pando_export *exp, struct pando_presence **out);
 void pando_presence_stop(struct pando_presence *p);

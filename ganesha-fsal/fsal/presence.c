@@ -140,7 +140,8 @@ static void nfs_address(struct pando_presence *p)
 int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 {
 	struct pando_presence *p = gsh_calloc(1, sizeof(*p));
-	struct etcd_presence_options o = { .endpoints = exp->cfg.etcd, .ttl_s = PRESENCE_TTL_S,
+	struct etcd_options eo;
+	struct etcd_presence_options o = { .etcd = &eo, .ttl_s = PRESENCE_TTL_S,
 					   .interval_s = PRESENCE_INTERVAL_S, .fill = fill,
 					   .log = log_state, .arg = p };
 	size_t klen;
@@ -156,10 +157,11 @@ int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 	p->key = gsh_malloc(klen);
 	snprintf(p->key, klen, "%smds/%s", exp->cfg.etcd_prefix, p->name);
 	o.key = p->key;
+	pando_etcd_options(exp, 0, &eo);
 	rc = etcd_presence_start(&o, &p->etcd);
 	if (rc) {
 		LogCrit(COMPONENT_FSAL, "pando: cannot keep presence %s: %s", p->key,
-			strerror(-rc));
+			etcd_strerror(rc));
 		gsh_free(p->key);
 		gsh_free(p);
 		return rc;

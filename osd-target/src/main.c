@@ -306,7 +306,8 @@ static void bound_addr(const char *listen, const struct rpc_server *srv, char *o
 }
 
 /* After the servers are up, so the presence names ports that answer.
- * Only a bad endpoint list fails here; etcd itself is never waited for. */
+ * Only etcd settings that cannot work fail here; etcd itself is never
+ * waited for. */
 static int start_presence(struct osd_daemon *d)
 {
 	char nfs[300], ctl[300];
@@ -315,12 +316,7 @@ static int start_presence(struct osd_daemon *d)
 	bound_addr(d->cfg.nfs_listen, d->nfs, nfs, sizeof(nfs));
 	bound_addr(d->cfg.ctl_listen, d->ctl, ctl, sizeof(ctl));
 	rc = osd_presence_start(&d->cfg, &d->ctx, nfs, ctl, &d->presence);
-	if (rc) {
-		log_error("etcd '%s': %s", d->cfg.etcd,
-			  rc == -EINVAL ? "not a list of http://HOST:PORT endpoints" : strerror(-rc));
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;	/* logged by osd_presence_start */
 }
 
 static void log_cap(const char *what, uint64_t rate, uint64_t burst)

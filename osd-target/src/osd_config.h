@@ -28,7 +28,7 @@ struct osd_config {
 	unsigned stats_interval;  /* seconds between counter log lines */
 	enum log_level log_level;
 	/* etcd presence (mgr/README.md); etcd empty: none */
-	char etcd[1024];	/* endpoints, http://HOST:PORT[,...] */
+	char etcd[1024];	/* endpoints, https://HOST:PORT[,...] or http:// */
 	char etcd_prefix[256];
 	unsigned etcd_ttl;	/* lease TTL, seconds */
 	unsigned etcd_interval;	/* seconds between puts of the presence value */

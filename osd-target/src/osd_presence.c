@@ -112,12 +112,14 @@ int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 			 "clients cannot reach that address", nfs);
 	if (gethostname(p->host, sizeof(p->host)) < 0)
 		snprintf(p->host, sizeof(p->host), "unknown");
+	struct etcd_options eo = { .endpoints = cfg->etcd };
 	struct etcd_presence_options opt = {
-		.endpoints = cfg->etcd, .key = p->key, .ttl_s = (int)cfg->etcd_ttl,
+		.etcd = &eo, .key = p->key, .ttl_s = (int)cfg->etcd_ttl,
 		.interval_s = (int)cfg->etcd_interval, .fill = fill, .log = say, .arg = p,
 	};
 	rc = etcd_presence_start(&opt, &p->etcd);
 	if (rc) {
+		log_error("etcd '%s': %s", cfg->etcd, etcd_strerror(rc));
 		free(p);
 		return rc;
 	}

@@ -12,8 +12,9 @@
 struct osd_presence;
 
 /* Starts the presence when cfg->etcd is set (else *out = NULL and 0).
- * nfs and ctl are the addresses actually bound.  -EINVAL for an etcd
- * endpoint list that does not parse; nothing here waits for etcd. */
+ * nfs and ctl are the addresses actually bound.  Fails, saying why in
+ * the log, on etcd settings that cannot work (an endpoint list that does
+ * not parse, a CA file that is not there); nothing here waits for etcd. */
 int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 		       const char *nfs, const char *ctl, struct osd_presence **out);
 /* Revokes the lease (the key goes at once) and stops the thread. */

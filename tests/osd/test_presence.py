@@ -267,8 +267,8 @@ def test_presence_settings_come_from_the_config_file_too(
 
 
 @pytest.mark.parametrize("args, code, message", [
-    (["--etcd", "https://127.0.0.1:2379"], 1, "not a list of http://HOST:PORT endpoints"),
-    (["--etcd", "127.0.0.1"], 1, "not a list of http://HOST:PORT endpoints"),
+    (["--etcd", "ftp://127.0.0.1:2379"], 1, "not a list of [http[s]://]HOST:PORT endpoints"),
+    (["--etcd", "127.0.0.1"], 1, "not a list of [http[s]://]HOST:PORT endpoints"),
     (["--etcd-ttl", "1"], 2, "bad value '1' for etcd_ttl"),
     (["--etcd-interval", "0"], 2, "bad value '0' for etcd_interval"),
     (["--etcd-prefix", "/pando"], 2, "bad value '/pando' for etcd_prefix"),

@@ -158,13 +158,20 @@ static int closed_port(void)
 	return f.port;
 }
 
+static int client_new(const char *eps, int timeout_ms, struct etcd_client **c)
+{
+	struct etcd_options o = { .endpoints = eps, .timeout_ms = timeout_ms };
+
+	return etcd_client_new(&o, c);
+}
+
 static struct etcd_client *client_for(int port, int timeout_ms)
 {
 	struct etcd_client *c = NULL;
 	char eps[64];
 
 	snprintf(eps, sizeof(eps), "127.0.0.1:%d", port);
-	CHECK_EQ(etcd_client_new(eps, timeout_ms, &c), 0);
+	CHECK_EQ(client_new(eps, timeout_ms, &c), 0);
 	return c;
 }
 
@@ -272,7 +279,7 @@ static void the_next_endpoint_answers_when_one_is_away(void)
 	fake_start(&f);
 	/* The first is away; the second written with a trailing slash. */
 	snprintf(eps, sizeof(eps), "http://127.0.0.1:%d,http://127.0.0.1:%d/", closed_port(), f.port);
-	CHECK_EQ(etcd_client_new(eps, 500, &c), 0);
+	CHECK_EQ(client_new(eps, 500, &c), 0);
 	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
 	snprintf(want, sizeof(want), "http://127.0.0.1:%d", f.port);
 	CHECK(!strcmp(etcd_client_endpoint(c), want));
@@ -397,7 +404,7 @@ static void a_refusal_is_eacces_from_the_first_endpoint(void)
 		deny.answer = refusals[i];
 		fake_start(&deny);
 		snprintf(eps, sizeof(eps), "127.0.0.1:%d,127.0.0.1:%d", deny.port, ok.port);
-		CHECK_EQ(etcd_client_new(eps, 1000, &c), 0);
+		CHECK_EQ(client_new(eps, 1000, &c), 0);
 		CHECK_EQ(etcd_put(c, "k", "v", 1, 0), -EACCES);
 		etcd_client_free(c);
 		fake_stop(&deny);
@@ -409,22 +416,42 @@ static void a_refusal_is_eacces_from_the_first_endpoint(void)
 
 static void bad_endpoint_lists_are_einval(void)
 {
-	const char *bad[] = { "", "https://127.0.0.1:2379", "127.0.0.1", "127.0.0.1:0",
-			      "127.0.0.1:65536", "127.0.0.1:2379,,127.0.0.1:2380", ":2379",
-			      "http://127.0.0.1:2379/v3", "127.0.0.1:23x9", "127.0.0.1:2379,",
+	const char *bad[] = { "", "ftp://127.0.0.1:2379", "https:/127.0.0.1:2379", "127.0.0.1",
+			      "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:2379,,127.0.0.1:2380",
+			      ":2379", "http://127.0.0.1:2379/v3", "127.0.0.1:23x9", "127.0.0.1:2379,",
+			      "https://", "https://:2379", "127.0.0.1:0000000000002379",
 			      /* curl would read these as something else than a host */
 			      "user@127.0.0.1:2379", "evil#127.0.0.1:2379", "h?x=1:2379",
 			      "h%41:2379", "127.0.0.1: 2379", "127.0.0.1:+2379", "::1:2379",
 			      "[::1%25lo]:2379", "[]:2379" };
+	struct etcd_options none = { 0 };
 	struct etcd_client *c;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ(etcd_client_new(bad[i], 0, &c), -EINVAL);
+		CHECK_EQ(client_new(bad[i], 0, &c), -EINVAL);
 		CHECK(c == NULL);
 	}
-	CHECK_EQ(etcd_client_new("localhost:2379,http://[::1]:2381", 0, &c), 0);
+	CHECK_EQ(etcd_client_new(&none, &c), -EINVAL);
+	CHECK_EQ(client_new("localhost:2379,http://[::1]:2381", 0, &c), 0);
 	CHECK(!strcmp(etcd_client_endpoint(c), "http://localhost:2379"));
 	etcd_client_free(c);
+}
+
+/* https:// endpoints keep their scheme; a CA file must be there. */
+static void https_endpoints_and_their_ca(void)
+{
+	struct etcd_options o = { .endpoints = "https://127.0.0.1:2379,https://[::1]:2381/" };
+	struct etcd_client *c;
+
+	CHECK_EQ(etcd_client_new(&o, &c), 0);
+	CHECK(!strcmp(etcd_client_endpoint(c), "https://127.0.0.1:2379"));
+	etcd_client_free(c);
+	o.ca_file = "";		/* the system's store */
+	CHECK_EQ(etcd_client_new(&o, &c), 0);
+	etcd_client_free(c);
+	o.ca_file = "/nonexistent/ca.crt";
+	CHECK_EQ(etcd_client_new(&o, &c), -ENOENT);
+	CHECK(c == NULL);
 }
 
 int main(void)
@@ -435,6 +462,7 @@ int main(void)
 	garbage_is_eproto();
 	the_next_endpoint_answers_when_one_is_away();
 	bad_endpoint_lists_are_einval();
+	https_endpoints_and_their_ca();
 	connections_are_kept_between_calls();
 	a_large_put_goes_at_once();
 	the_environment_proxy_is_not_used();

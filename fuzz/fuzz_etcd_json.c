@@ -1,7 +1,7 @@
 /* What the etcd client reads out of an answer's JSON (common/etcd/
  * etcd_json.c): the error or result wrapper, then every field reader
- * (range, grant, keepalive, delete, txn, the key-value list) on the same
- * answer, and the base64 of keys and values (base64.c), whose canonical
+ * (range, grant, keepalive, delete, txn, the key-value list, the token
+ * of an authenticate answer) on the same answer, and the base64 of keys and values (base64.c), whose canonical
  * form must re-encode to the same text.  The first two bytes are the
  * HTTP status, the rest the body. */
 #include <string.h>
@@ -16,6 +16,19 @@ static int count_kv(void *arg, const char *key, const char *value, size_t len,
 	fuzz_check(key && value && value[len] == '\0', "a key or value without its NUL");
 	++*(int *)arg;
 	return 0;
+}
+
+/* A token goes into a header: printable, no space, nothing to end it. */
+static void read_token(const json_t *ans)
+{
+	char *token = NULL;
+
+	if (etcd_parse_token(ans, &token) == 0) {
+		for (const char *p = token; *p; p++)
+			fuzz_check(*p > ' ' && *p <= '~', "a token that cannot go in a header");
+		fuzz_check(*token, "an empty token");
+	}
+	free(token);
 }
 
 static void read_fields(const json_t *ans)
@@ -33,6 +46,7 @@ static void read_fields(const json_t *ans)
 	etcd_parse_deleted(ans);
 	etcd_parse_txn(ans);
 	etcd_parse_kvs(ans, count_kv, &kvs);
+	read_token(ans);
 }
 
 static void base64_round_trip(const char *s, size_t n)

@@ -423,6 +423,9 @@ static void seeds_etcd(void)
 		{ "txn", "{\"header\":{},\"succeeded\":true}" },
 		{ "deleted", "{\"header\":{},\"deleted\":\"1\"}" },
 		{ "error", "{\"error\":\"etcdserver: requested lease not found\",\"code\":5}" },
+		{ "token", "{\"header\":{\"revision\":\"4\"},\"token\":\"KGvRkmrlGZkKkoVj.42\"}" },
+		{ "denied", "{\"error\":\"etcdserver: permission denied\",\"code\":7,"
+			    "\"message\":\"etcdserver: permission denied\"}" },
 	};
 	uint8_t buf[SEED_MAX];
 
@@ -430,7 +433,8 @@ static void seeds_etcd(void)
 		seed_sel("fuzz_etcd_body", bodies[i].name, bodies[i].sel, bodies[i].body,
 			 strlen(bodies[i].body));
 	for (size_t i = 0; i < sizeof(json) / sizeof(json[0]); i++) {
-		uint16_t status = strcmp(json[i][0], "error") ? 200 : 404;
+		uint16_t status = !strcmp(json[i][0], "error")	? 404
+				  : !strcmp(json[i][0], "denied") ? 403 : 200;
 		buf[0] = (uint8_t)(status >> 8);
 		buf[1] = (uint8_t)status;
 		memcpy(buf + 2, json[i][1], strlen(json[i][1]));

@@ -17,6 +17,7 @@ struct etcd_endpoint {
 struct etcd_client {
 	pthread_mutex_t lock;
 	struct http_conn *http;
+	struct etcd_auth auth;
 	int n;
 	int last;		/* the endpoint that answered last */
 	struct etcd_endpoint ep[];
@@ -106,8 +107,11 @@ int etcd_client_new(const struct etcd_options *opt, struct etcd_client **out)
 		return -ENOMEM;
 	rc = parse_endpoints(c, opt->endpoints, n);
 	if (!rc)
+		rc = etcd_auth_init(&c->auth, opt->user, opt->password_file);
+	if (!rc)
 		rc = http_conn_new(opt->timeout_ms > 0 ? opt->timeout_ms : 2000, ca, &c->http);
 	if (rc) {
+		etcd_auth_free(&c->auth);
 		free(c);
 		return rc;
 	}
@@ -121,6 +125,7 @@ void etcd_client_free(struct etcd_client *c)
 	if (!c)
 		return;
 	http_conn_free(c->http);
+	etcd_auth_free(&c->auth);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -147,10 +152,10 @@ const char *etcd_strerror(int err)
 	}
 }
 
-/* One endpoint: 0 with the answer, -ENOENT/-EINVAL/-EACCES/ETCD_EREAUTH
- * (etcd said so), -EHOSTUNREACH/-EAGAIN (try the next), -EPROTO,
- * -ENOMEM. */
-static int call_one(struct etcd_client *c, int i, const char *path, const char *body,
+/* One exchange with endpoint i: 0 with the answer, -ENOENT/-EINVAL/
+ * -EACCES/ETCD_EREAUTH/ETCD_ENOAUTH (etcd said so), -EHOSTUNREACH/-EAGAIN
+ * (try the next), -EPROTO, -ENOMEM. */
+static int exchange(struct etcd_client *c, int i, const char *path, const char *body,
 		    json_t **ans)
 {
 	struct http_response r;
@@ -158,11 +163,53 @@ static int call_one(struct etcd_client *c, int i, const char *path, const char *
 	int rc;
 
 	snprintf(url, sizeof(url), "%s%s", c->ep[i].url, path);
-	rc = http_post(c->http, url, body, strlen(body), &r);
+	rc = http_post(c->http, url, c->auth.token, body, strlen(body), &r);
 	if (rc)
 		return rc;
 	rc = etcd_parse_answer(&r, ans);
 	http_response_free(&r);
+	return rc;
+}
+
+/* A new token from endpoint i: -EACCES when etcd refuses the password.
+ * Simple tokens hold cluster-wide: any member's does for every member. */
+static int authenticate(struct etcd_client *c, int i)
+{
+	char *body = etcd_body_authenticate(c->auth.user, c->auth.password);
+	char *token = NULL;
+	json_t *ans = NULL;
+	int rc;
+
+	if (!body)
+		return -ENOMEM;
+	etcd_auth_set_token(&c->auth, NULL);
+	rc = exchange(c, i, "/v3/auth/authenticate", body, &ans);
+	explicit_bzero(body, strlen(body));
+	free(body);
+	if (rc == ETCD_ENOAUTH)		/* every call goes without a token */
+		rc = (token = strdup("")) ? 0 : -ENOMEM;
+	else if (rc == 0)
+		rc = etcd_parse_token(ans, &token);
+	json_decref(ans);
+	etcd_auth_set_token(&c->auth, token);
+	return rc;
+}
+
+/* One call to endpoint i, with a token when there is a user: got on the
+ * first call, and once more when etcd no longer takes it (expired, or
+ * forgotten by a member that restarted), the call then tried again once. */
+static int call_one(struct etcd_client *c, int i, const char *path, const char *body,
+		    json_t **ans)
+{
+	int rc = c->auth.user && !c->auth.token ? authenticate(c, i) : 0;
+
+	if (rc == 0)
+		rc = exchange(c, i, path, body, ans);
+	if (rc == ETCD_EREAUTH && c->auth.user) {
+		rc = authenticate(c, i);
+		if (rc == 0)
+			rc = exchange(c, i, path, body, ans);
+	}
 	return rc;
 }
 
@@ -191,6 +238,8 @@ static int call(struct etcd_client *c, const char *path, char *body, json_t **an
 	/* No credentials of ours would change etcd's mind. */
 	if (rc == ETCD_EREAUTH)
 		rc = -EACCES;
+	if (rc == ETCD_ENOAUTH)		/* not an answer to this call */
+		rc = -EPROTO;
 	return rc;
 }
 

@@ -29,10 +29,20 @@ struct etcd_options {
 	/* PEM CA that signs the members' certificates (https); NULL/"": the
 	 * system's store.  When given, it is the only one trusted. */
 	const char *ca_file;
+	const char *user;		/* etcd user; NULL/"": no authentication */
+	/* the user's password: a file of one line, owned by the caller, mode
+	 * 0600 or stricter; read once, by etcd_client_new, and kept (for the
+	 * new tokens etcd asks for) until etcd_client_free zeroes it */
+	const char *password_file;
 };
 
 /* Copies what it needs of opt.  Besides -EINVAL (endpoints that do not
- * parse) and -ENOMEM: the -errno of a ca_file it cannot read. */
+ * parse, a user without a password file or the other way round) and
+ * -ENOMEM:
+ *   -EPERM    the password file is not a regular file of the caller's,
+ *             or group or others may read or write it (or it is a symlink)
+ *   -EBADMSG  the password file is empty, or more than one line
+ *   the -errno of a ca_file or password_file it cannot open. */
 int etcd_client_new(const struct etcd_options *opt, struct etcd_client **out);
 void etcd_client_free(struct etcd_client *c);
 

@@ -61,11 +61,12 @@ struct http_conn;
 int http_conn_new(int timeout_ms, const char *ca_file, struct http_conn **out);
 void http_conn_free(struct http_conn *h);
 
-/* POSTs body[len] (JSON) to url.  0 with *r filled (the caller frees
- * it); -EHOSTUNREACH when the peer cannot be reached or does not answer
- * in time; -EPROTO for an answer that is not HTTP, cut short, or over
- * HTTP_MAX_BODY; -ENOMEM. */
-int http_post(struct http_conn *h, const char *url, const char *body, size_t len,
-	      struct http_response *r);
+/* POSTs body[len] (JSON) to url, with "Authorization: token" unless
+ * token is NULL or "".  0 with *r filled (the caller frees it);
+ * -EHOSTUNREACH when the peer cannot be reached or does not answer in
+ * time; -EPROTO for an answer that is not HTTP, cut short, or over
+ * HTTP_MAX_BODY, or for a TLS peer that fails verification; -ENOMEM. */
+int http_post(struct http_conn *h, const char *url, const char *token, const char *body,
+	      size_t len, struct http_response *r);
 
 #endif

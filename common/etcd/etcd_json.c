@@ -113,6 +113,47 @@ char *etcd_body_lease(int64_t lease)
 	return dump(json_pack("{s:o}", "ID", int64_string(lease)));
 }
 
+/* s as a JSON string at out, which holds 6 * strlen(s) + 3 bytes; its
+ * length.  By hand rather than through jansson, so that the password is
+ * copied nowhere but into the body its caller zeroes, and no byte of it
+ * (invalid UTF-8 included: etcd then refuses the password) fails it. */
+static size_t json_quote(const char *s, char *out)
+{
+	size_t o = 0;
+
+	out[o++] = '"';
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)ch;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			o += (size_t)sprintf(out + o, "\\u%04x", ch);
+		} else {
+			out[o++] = (char)ch;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+	return o;
+}
+
+char *etcd_body_authenticate(const char *user, const char *password)
+{
+	char *b = malloc(6 * (strlen(user) + strlen(password)) + 32);
+	size_t o;
+
+	if (!b)
+		return NULL;
+	o = (size_t)sprintf(b, "{\"name\":");
+	o += json_quote(user, b + o);
+	o += (size_t)sprintf(b + o, ",\"password\":");
+	o += json_quote(password, b + o);
+	strcpy(b + o, "}");
+	return b;
+}
+
 int etcd_json_int64(const json_t *obj, const char *name, int64_t *out)
 {
 	const json_t *v = json_object_get(obj, name);
@@ -140,7 +181,8 @@ int etcd_json_int64(const json_t *obj, const char *name, int64_t *out)
 
 /* gRPC status codes the gateway passes on (google.golang.org/grpc/codes). */
 enum { GRPC_INVALID_ARGUMENT = 3, GRPC_DEADLINE_EXCEEDED = 4, GRPC_NOT_FOUND = 5,
-       GRPC_PERMISSION_DENIED = 7, GRPC_UNAVAILABLE = 14, GRPC_UNAUTHENTICATED = 16 };
+       GRPC_PERMISSION_DENIED = 7, GRPC_FAILED_PRECONDITION = 9, GRPC_UNAVAILABLE = 14,
+       GRPC_UNAUTHENTICATED = 16 };
 
 /* etcd's message: "message", or "error" when that is the text. */
 static const char *error_message(const json_t *err)
@@ -176,6 +218,9 @@ static int error_code(const json_t *err)
 		return invalid_argument(error_message(err));
 	case GRPC_PERMISSION_DENIED:
 		return -EACCES;
+	case GRPC_FAILED_PRECONDITION:
+		return strstr(error_message(err), "authentication is not enabled") ? ETCD_ENOAUTH
+										    : -EPROTO;
 	case GRPC_UNAUTHENTICATED:
 		return ETCD_EREAUTH;
 	case GRPC_DEADLINE_EXCEEDED:
@@ -315,6 +360,21 @@ char *etcd_body_delete_if(const char *key, int64_t rev)
 			      "result", "EQUAL", "mod_revision", buf,
 			      "success", "request_delete_range", "key",
 			      b64_string(key, strlen(key))));
+}
+
+int etcd_parse_token(const json_t *ans, char **token)
+{
+	const char *t = json_string_value(json_object_get(ans, "token"));
+	size_t n = t ? strlen(t) : 0;
+
+	/* Simple tokens and JWTs alike are printable ASCII, no spaces. */
+	if (n == 0 || n > 4096)
+		return -EPROTO;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] <= ' ' || t[i] > '~')
+			return -EPROTO;
+	*token = strdup(t);
+	return *token ? 0 : -ENOMEM;
 }
 
 /* "succeeded" is left out when false (proto3 zero value). */

@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,22 +136,33 @@ static int outcome(CURLcode e, const struct http_body *b)
 
 /* "Expect:" keeps curl from asking for a 100 Continue before a body over
  * 1 MiB (a large value): a round trip for nothing, as the gateway reads
- * every body, and a second's wait on a peer that does not answer it. */
-static struct curl_slist *headers(void)
+ * every body, and a second's wait on a peer that does not answer it.
+ * The gateway hands Authorization to etcd as the call's token. */
+static struct curl_slist *headers(const char *token)
 {
 	struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
 	struct curl_slist *l2 = l ? curl_slist_append(l, "Expect:") : NULL;
+	char *auth = NULL;
 
+	if (l2 && token && *token) {
+		if (asprintf(&auth, "Authorization: %s", token) < 0)
+			auth = NULL;
+		l2 = auth ? curl_slist_append(l2, auth) : NULL;
+	}
+	if (auth) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	if (!l2)
 		curl_slist_free_all(l);
 	return l2;
 }
 
-int http_post(struct http_conn *h, const char *url, const char *body, size_t len,
-	      struct http_response *r)
+int http_post(struct http_conn *h, const char *url, const char *token, const char *body,
+	      size_t len, struct http_response *r)
 {
 	struct http_body b = { .max = HTTP_MAX_BODY };
-	struct curl_slist *hdr = headers();
+	struct curl_slist *hdr = headers(token);
 	CURLcode e = hdr ? CURLE_OK : CURLE_OUT_OF_MEMORY;
 	long status = 0;
 	int rc;

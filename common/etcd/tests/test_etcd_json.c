@@ -26,6 +26,13 @@ static void request_bodies_are_known_bytes(void)
 	check_str(etcd_body_lease(2324035609875523847LL), "{\"ID\":\"2324035609875523847\"}");
 }
 
+static void the_authenticate_body_escapes_what_json_must(void)
+{
+	char *b = etcd_body_authenticate("osd.1", "p\"w\\\n\x01\xc3\xa9");
+
+	check_str(b, "{\"name\":\"osd.1\",\"password\":\"p\\\"w\\\\\\u000a\\u0001\xc3\xa9\"}");
+}
+
 /* The answer to body with status, through etcd_parse_answer. */
 static int answer(int status, const char *body, json_t **out)
 {
@@ -160,6 +167,32 @@ static void auth_errors_map_to_eacces_or_a_new_token(void)
 	CHECK(a == NULL);
 }
 
+/* A token goes into a header: nothing that could end or split it. */
+static void tokens_are_printable_and_whole(void)
+{
+	const char *bad[] = { "{" HEADER "}", "{" HEADER ",\"token\":\"\"}",
+			      "{" HEADER ",\"token\":7}", "{" HEADER ",\"token\":\"a b\"}",
+			      "{" HEADER ",\"token\":\"a\\r\\nX-Evil: 1\"}",
+			      "{" HEADER ",\"token\":\"caf\\u00e9\"}" };
+	char *token = NULL;
+	json_t *a;
+
+	CHECK_EQ(answer(200, "{" HEADER ",\"token\":\"KGvRkmrlGZkKkoVj.42\"}", &a), 0);
+	CHECK_EQ(etcd_parse_token(a, &token), 0);
+	check_str(token, "KGvRkmrlGZkKkoVj.42");
+	json_decref(a);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(answer(200, bad[i], &a), 0);
+		CHECK_EQ(etcd_parse_token(a, &token), -EPROTO);
+		json_decref(a);
+	}
+	/* Authentication off: no token to get, every call goes without. */
+	CHECK_EQ(answer(412, "{\"error\":\"etcdserver: authentication is not enabled\","
+			"\"code\":9}", &a), ETCD_ENOAUTH);
+	CHECK_EQ(answer(412, "{\"error\":\"etcdserver: role name not found\",\"code\":9}", &a),
+		 -EPROTO);
+}
+
 static void answers_that_are_not_etcd_are_refused(void)
 {
 	const char *bad[] = { "", "hello", "[1,2]", "\"str\"", "{}", "{\"header\":1}",
@@ -282,6 +315,8 @@ int main(void)
 	lease_answers();
 	etcd_errors_map_to_errnos();
 	auth_errors_map_to_eacces_or_a_new_token();
+	the_authenticate_body_escapes_what_json_must();
+	tokens_are_printable_and_whole();
 	answers_that_are_not_etcd_are_refused();
 	int64_fields();
 	prefix_ranges_end_past_the_last_key_with_the_prefix();

@@ -106,7 +106,8 @@ struct etcd_presence_options {
 	int ttl_s;		/* 0: 5 */
 	int interval_s;		/* 0: 2 */
 	etcd_presence_fill fill;
-	etcd_presence_log log;	/* state changes only: registered, lost etcd, back */
+	/* state changes only: registered, lost etcd, etcd refused, back */
+	etcd_presence_log log;
 	void *arg;
 };
 

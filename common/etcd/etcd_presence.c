@@ -20,6 +20,7 @@
 struct etcd_presence {
 	struct etcd_client *c;
 	char *key;
+	char who[300];		/* "as etcd user NAME", for refusals */
 	int ttl_ms, interval_ms, keepalive_ms;
 	etcd_presence_fill fill;
 	etcd_presence_log log;
@@ -35,6 +36,7 @@ struct etcd_presence {
 	int64_t last_renewed;	/* ms, monotonic: the lease is good until +ttl */
 	int64_t next_keepalive, next_put;
 	int registered, lost;
+	int refused;		/* what was said of the failure: etcd refused */
 };
 
 static int64_t mono_ms(void)
@@ -60,13 +62,23 @@ static void say(struct etcd_presence *p, int level, const char *fmt, ...)
 	p->log(p->arg, level, msg);
 }
 
-/* A failed exchange: the first since things worked is worth one line. */
+/* A failed exchange: the first since things worked is worth one line,
+ * and so is the first refusal after etcd was away, or the other way
+ * round; the same failure again is not. */
 static void failed(struct etcd_presence *p, const char *what, int rc)
 {
-	if (p->lost)
+	int refused = rc == -EACCES;
+
+	if (p->lost && p->refused == refused)
 		return;
 	p->lost = 1;
-	say(p, 1, "lost etcd: %s %s: %s; retrying every second", what, p->key, etcd_strerror(rc));
+	p->refused = refused;
+	if (refused)
+		say(p, 1, "etcd refused %s %s %s: permission denied, or credentials refused; "
+		    "retrying every second", what, p->key, p->who);
+	else
+		say(p, 1, "lost etcd: %s %s: %s; retrying every second", what, p->key,
+		    etcd_strerror(rc));
 }
 
 static int put_now(struct etcd_presence *p)
@@ -96,8 +108,10 @@ static int put_now(struct etcd_presence *p)
  * a new one is granted, and the put that follows says "back". */
 static void expired(struct etcd_presence *p)
 {
-	if (!p->lost)
+	if (!p->lost) {
 		say(p, 1, "the lease of %s has expired; granting a new one", p->key);
+		p->refused = 0;
+	}
 	p->lost = 1;
 	p->lease = 0;
 }
@@ -247,6 +261,10 @@ static int presence_init(struct etcd_presence *p, const struct etcd_presence_opt
 	p->fill = opt->fill;
 	p->log = opt->log;
 	p->arg = opt->arg;
+	if (opt->etcd->user && *opt->etcd->user)
+		snprintf(p->who, sizeof(p->who), "as etcd user %s", opt->etcd->user);
+	else
+		snprintf(p->who, sizeof(p->who), "without an etcd user");
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -15,6 +15,7 @@
 #include "fake_gateway.h"
 
 #define OK_BODY "{\"header\":{\"revision\":\"4\"}}"
+#define GRANT_BODY "{\"header\":{\"revision\":\"4\"},\"ID\":\"7\",\"TTL\":\"5\"}"
 /* etcd 3.4's answers, as its gateway writes them */
 #define USER_EMPTY "{\"error\":\"etcdserver: user name is empty\",\"code\":3," \
 	"\"message\":\"etcdserver: user name is empty\"}"
@@ -85,8 +86,12 @@ static void respond(struct fake *f, const char *req, char *out, size_t cap)
 	} else if (g->stale > 0 || strcmp(g->authz, g->token)) {
 		g->stale -= g->stale > 0;
 		fake_reply(out, cap, "401 Unauthorized", INVALID_TOKEN);
-	} else if (g->deny) {
+	} else if (g->deny && !strncmp(req, "POST /v3/kv/", 12)) {
 		fake_reply(out, cap, "403 Forbidden", DENIED);
+	} else if (!strncmp(req, "POST /v3/lease/grant ", 21)) {
+		fake_reply(out, cap, "200 OK", GRANT_BODY);
+	} else if (!strncmp(req, "POST /v3/lease/keepalive ", 25)) {
+		fake_reply(out, cap, "200 OK", "{\"result\":" GRANT_BODY "}");
 	} else {
 		fake_reply(out, cap, "200 OK", OK_BODY);
 	}
@@ -244,6 +249,73 @@ static void no_token_while_authentication_is_off(void)
 	fake_stop(&f);
 }
 
+/* The presence thread's log lines, as a daemon would get them. */
+struct said {
+	pthread_mutex_t lock;
+	char lines[2048];
+};
+
+static void log_line(void *arg, int level, const char *msg)
+{
+	struct said *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	snprintf(s->lines + strlen(s->lines), sizeof(s->lines) - strlen(s->lines), "%d %s\n",
+		 level, msg);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static char *fill(void *arg)
+{
+	return strdup("{\"id\":1}");
+}
+
+/* Waits up to 3 s for what in the lines; how many times it is there. */
+static int said_count(struct said *s, const char *what)
+{
+	int n = 0;
+
+	for (int i = 0; i < 30 && !n; i++) {
+		pthread_mutex_lock(&s->lock);
+		for (const char *p = s->lines; (p = strstr(p, what)); p++)
+			n++;
+		pthread_mutex_unlock(&s->lock);
+		if (!n)
+			sleep_ms(100);
+	}
+	return n;
+}
+
+/* A refusal is said once, as a refusal (not as etcd lost), and again
+ * only when things change. */
+static void the_presence_says_once_that_etcd_refuses_it(void)
+{
+	struct gate g = { .password = "pw", .deny = 1 };
+	struct said s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct fake f;
+	struct etcd_presence *p;
+	char eps[64];
+	struct etcd_options eo = { .endpoints = eps, .user = "osd.1" };
+	struct etcd_presence_options o = { .etcd = &eo, .key = "/pando/osd/1", .ttl_s = 5,
+					   .interval_s = 1, .fill = fill, .log = log_line,
+					   .arg = &s };
+
+	gate_start(&f, &g);
+	snprintf(eps, sizeof(eps), "127.0.0.1:%d", f.port);
+	eo.password_file = file("pw", "pw\n", 0600);
+	CHECK_EQ(etcd_presence_start(&o, &p), 0);
+	CHECK_EQ(said_count(&s, "1 etcd refused putting /pando/osd/1 as etcd user osd.1: "
+			    "permission denied, or credentials refused"), 1);
+	sleep_ms(2500);		/* two retries more, not said */
+	CHECK_EQ(said_count(&s, "refused putting"), 1);
+	CHECK_EQ(said_count(&s, "lost etcd"), 0);
+	gate_set(&f, &g.deny, 0);
+	CHECK_EQ(said_count(&s, "0 registered /pando/osd/1 in etcd"), 1);
+	etcd_presence_stop(p);
+	fake_stop(&f);
+	pthread_mutex_destroy(&s.lock);
+}
+
 static void unsafe_or_empty_password_files_are_refused(void)
 {
 	struct etcd_client *c;
@@ -284,6 +356,7 @@ int main(void)
 	a_token_etcd_no_longer_takes_is_replaced_once();
 	refusals_are_eacces();
 	no_token_while_authentication_is_off();
+	the_presence_says_once_that_etcd_refuses_it();
 	unsafe_or_empty_password_files_are_refused();
 	unlink(file("pw", "", 0600));
 	rmdir(dir);

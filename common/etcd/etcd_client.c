@@ -147,6 +147,11 @@ const char *etcd_strerror(int err)
 		return "etcd refused it (permission denied, or credentials)";
 	case -EINVAL:
 		return "not a list of [http[s]://]HOST:PORT endpoints";
+	case -EPERM:
+		return "the password file must be a regular file (no symlink) owned by this user "
+		       "that group and others cannot read or write: mode 0600 or stricter";
+	case -EBADMSG:
+		return "the password file is empty, or more than one line";
 	default:
 		return strerror(-err);
 	}

@@ -53,6 +53,9 @@ static const struct option long_opts[] = {
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "log-file", required_argument, NULL, 'o' },
 	{ "etcd", required_argument, NULL, 'E' },
+	{ "etcd-ca", required_argument, NULL, 'a' },
+	{ "etcd-user", required_argument, NULL, 'u' },
+	{ "etcd-password-file", required_argument, NULL, 'p' },
 	{ "etcd-prefix", required_argument, NULL, 'P' },
 	{ "etcd-ttl", required_argument, NULL, 'T' },
 	{ "etcd-interval", required_argument, NULL, 'I' },
@@ -86,7 +89,12 @@ static void usage(FILE *out)
 		"  --stats-interval S  seconds between counter log lines [60]\n"
 		"  --log-level L       error, warn, info, debug [info]\n"
 		"  --log-file FILE     log here instead of stderr\n"
-		"  --etcd URLS         etcd endpoints for presence [none]\n"
+		"  --etcd URLS         etcd endpoints for presence, https:// or http://\n"
+		"                      [none]\n"
+		"  --etcd-ca FILE      CA of etcd's certificates [the system's]\n"
+		"  --etcd-user NAME    etcd user to authenticate as [none]\n"
+		"  --etcd-password-file FILE  its password, one line; mode 0600 or\n"
+		"                      stricter, owned by this user\n"
 		"  --etcd-prefix P     key prefix in etcd [/pando/]\n"
 		"  --etcd-ttl S        presence lease TTL [5]\n"
 		"  --etcd-interval S   seconds between presence updates [2]\n"

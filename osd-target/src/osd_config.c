@@ -79,6 +79,12 @@ static int set_presence(struct osd_config *cfg, const char *name, const char *va
 
 	if (!strcmp(name, "etcd")) {
 		rc = set_string(cfg->etcd, sizeof(cfg->etcd), value);
+	} else if (!strcmp(name, "etcd_ca")) {
+		rc = set_string(cfg->etcd_ca, sizeof(cfg->etcd_ca), value);
+	} else if (!strcmp(name, "etcd_user")) {
+		rc = set_string(cfg->etcd_user, sizeof(cfg->etcd_user), value);
+	} else if (!strcmp(name, "etcd_password_file")) {
+		rc = set_string(cfg->etcd_password_file, sizeof(cfg->etcd_password_file), value);
 	} else if (!strcmp(name, "etcd_prefix")) {
 		/* Keys are <prefix>osd/<id>: the prefix ends with a slash. */
 		size_t len = strlen(value);
@@ -254,6 +260,8 @@ int osd_config_check(const struct osd_config *cfg, char *err, size_t errcap)
 		snprintf(err, errcap, "data_dir is required");
 	else if (!cfg->key_file[0])
 		snprintf(err, errcap, "key_file is required");
+	else if (!cfg->etcd_user[0] != !cfg->etcd_password_file[0])
+		snprintf(err, errcap, "etcd_user and etcd_password_file go together");
 	else
 		return 0;
 	return -1;

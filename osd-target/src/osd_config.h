@@ -29,6 +29,9 @@ struct osd_config {
 	enum log_level log_level;
 	/* etcd presence (mgr/README.md); etcd empty: none */
 	char etcd[1024];	/* endpoints, https://HOST:PORT[,...] or http:// */
+	char etcd_ca[PATH_MAX];	/* CA of the members' certificates; "": the system's */
+	char etcd_user[256];	/* "": no authentication */
+	char etcd_password_file[PATH_MAX];
 	char etcd_prefix[256];
 	unsigned etcd_ttl;	/* lease TTL, seconds */
 	unsigned etcd_interval;	/* seconds between puts of the presence value */

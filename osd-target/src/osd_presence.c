@@ -87,6 +87,20 @@ static void say(void *arg, int level, const char *msg)
 		log_info("etcd: %s", msg);
 }
 
+/* Why the presence cannot start, naming the settings at fault. */
+static void start_failed(const struct osd_config *cfg, int rc)
+{
+	if (rc == -EPERM || rc == -EBADMSG)
+		log_error("etcd_password_file %s: %s", cfg->etcd_password_file, etcd_strerror(rc));
+	else if (rc == -EINVAL)
+		log_error("etcd '%s': %s", cfg->etcd, etcd_strerror(rc));
+	else if (rc == -ENOMEM)
+		log_error("etcd: %s", strerror(-rc));
+	else	/* a file that cannot be opened */
+		log_error("etcd_ca '%s', etcd_password_file '%s': %s", cfg->etcd_ca,
+			  cfg->etcd_password_file, strerror(-rc));
+}
+
 int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 		       const char *nfs, const char *ctl, struct osd_presence **out)
 {
@@ -112,14 +126,16 @@ int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 			 "clients cannot reach that address", nfs);
 	if (gethostname(p->host, sizeof(p->host)) < 0)
 		snprintf(p->host, sizeof(p->host), "unknown");
-	struct etcd_options eo = { .endpoints = cfg->etcd };
+	struct etcd_options eo = { .endpoints = cfg->etcd, .ca_file = cfg->etcd_ca,
+				   .user = cfg->etcd_user,
+				   .password_file = cfg->etcd_password_file };
 	struct etcd_presence_options opt = {
 		.etcd = &eo, .key = p->key, .ttl_s = (int)cfg->etcd_ttl,
 		.interval_s = (int)cfg->etcd_interval, .fill = fill, .log = say, .arg = p,
 	};
 	rc = etcd_presence_start(&opt, &p->etcd);
 	if (rc) {
-		log_error("etcd '%s': %s", cfg->etcd, etcd_strerror(rc));
+		start_failed(cfg, rc);
 		free(p);
 		return rc;
 	}

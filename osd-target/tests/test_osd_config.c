@@ -57,6 +57,29 @@ static void test_bandwidth(void)
 	CHECK(strstr(err, ":2: bad value '10 MB/s' for read_bandwidth") != NULL);
 }
 
+/* etcd over TLS with a user: the CA, the user and its password file. */
+static void test_etcd_credentials(void)
+{
+	struct osd_config cfg;
+	char err[256];
+
+	CHECK_EQ(load_text(&cfg, "osd_id = 3\ndata_dir = /d\nkey_file = /k\n"
+			   "etcd = https://127.0.0.1:2379\netcd_ca = /etc/pando/etcd-ca.crt\n"
+			   "etcd_user = osd.3\netcd_password_file = /etc/pando/osd.3.etcd\n",
+			   err, sizeof(err)), 0);
+	CHECK(!strcmp(cfg.etcd_ca, "/etc/pando/etcd-ca.crt"));
+	CHECK(!strcmp(cfg.etcd_user, "osd.3"));
+	CHECK(!strcmp(cfg.etcd_password_file, "/etc/pando/osd.3.etcd"));
+	CHECK_EQ(osd_config_check(&cfg, err, sizeof(err)), 0);
+	/* One without the other cannot work. */
+	CHECK_EQ(osd_config_set(&cfg, "etcd_password_file", "", err, sizeof(err)), 0);
+	CHECK(osd_config_check(&cfg, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "etcd_user and etcd_password_file go together") != NULL);
+	CHECK_EQ(osd_config_set(&cfg, "etcd_user", "", err, sizeof(err)), 0);
+	CHECK_EQ(osd_config_set(&cfg, "etcd_password_file", "/p", err, sizeof(err)), 0);
+	CHECK(osd_config_check(&cfg, err, sizeof(err)) < 0);
+}
+
 int main(void)
 {
 	struct osd_config cfg;
@@ -86,6 +109,7 @@ int main(void)
 	CHECK(load_text(&cfg, "log_level = loud\n", err, sizeof(err)) < 0);
 
 	test_bandwidth();
+	test_etcd_credentials();
 
 	CHECK_EQ(load_text(&cfg, "data_dir = /d\nkey_file = /k\n", err, sizeof(err)), 0);
 	CHECK(osd_config_check(&cfg, err, sizeof(err)) < 0);

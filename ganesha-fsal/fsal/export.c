@@ -59,6 +59,10 @@ static struct config_item export_params[] = {
 	CONF_ITEM_BOOL("Pnfs", true, pando_export_config, pnfs),
 	CONF_ITEM_UI32("Db_Reserve_Mb", 0, 1u << 20, 256, pando_export_config, db_reserve_mb),
 	CONF_ITEM_STR("Etcd", 0, 4096, "", pando_export_config, etcd),
+	CONF_ITEM_STR("Etcd_CA", 0, MAXPATHLEN, "", pando_export_config, etcd_ca),
+	CONF_ITEM_STR("Etcd_User", 0, 255, "", pando_export_config, etcd_user),
+	CONF_ITEM_STR("Etcd_Password_File", 0, MAXPATHLEN, "", pando_export_config,
+		      etcd_password_file),
 	CONF_ITEM_STR("Etcd_Prefix", 1, 256, "/pando/", pando_export_config, etcd_prefix),
 	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_export_config, mds_name),
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_export_config, rebuild_parallel),
@@ -160,6 +164,9 @@ static void export_free(struct pando_export *exp)
 	pthread_mutex_destroy(&exp->view_lock);
 	pthread_mutex_destroy(&exp->key_lock);
 	gsh_free(exp->cfg.etcd);
+	gsh_free(exp->cfg.etcd_ca);
+	gsh_free(exp->cfg.etcd_user);
+	gsh_free(exp->cfg.etcd_password_file);
 	gsh_free(exp->cfg.etcd_prefix);
 	gsh_free(exp->cfg.mds_name);
 	gsh_free(exp->cfg.db_path);

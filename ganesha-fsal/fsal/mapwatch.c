@@ -38,6 +38,7 @@ struct pando_mapwatch {
 	char *json;                     /* the map applied last, as read */
 	/* Thread-only from here. */
 	bool unreachable;               /* warned; said again when it answers */
+	bool refused;                   /* what was warned: etcd refused the read */
 	bool absent;                    /* said that the key is not there */
 	int64_t seen_rev;               /* mod_revision looked at last */
 };
@@ -185,14 +186,26 @@ static void load_cache(struct pando_mapwatch *w)
 	gsh_free(json);
 }
 
+/* Once per outage, and once more when etcd refusing gives way to etcd
+ * away or the other way round. */
 static void note_unreachable(struct pando_mapwatch *w, int rc)
 {
-	if (w->unreachable)
+	const struct pando_export_config *cfg = &w->exp->cfg;
+	bool refused = rc == -EACCES;
+
+	if (w->unreachable && w->refused == refused)
 		return;
 	w->unreachable = true;
-	LogWarn(COMPONENT_FSAL, "pando: etcd (%s) does not answer (%s): going on with cluster "
-		"map epoch %" PRIu64 " (%s)", w->exp->cfg.etcd, strerror(-rc),
-		pando_view_get(w->exp)->epoch, pando_view_get(w->exp)->source);
+	w->refused = refused;
+	if (refused)
+		LogWarn(COMPONENT_FSAL, "pando: etcd (%s) refuses %s to Etcd_User \"%s\": permission "
+			"denied, or credentials refused: going on with cluster map epoch %" PRIu64
+			" (%s)", cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->exp)->epoch,
+			pando_view_get(w->exp)->source);
+	else
+		LogWarn(COMPONENT_FSAL, "pando: etcd (%s) does not answer (%s): going on with "
+			"cluster map epoch %" PRIu64 " (%s)", cfg->etcd, etcd_strerror(rc),
+			pando_view_get(w->exp)->epoch, pando_view_get(w->exp)->source);
 }
 
 /* One look at the map key. */
@@ -275,7 +288,7 @@ int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
 	snprintf(w->key, klen, "%smap", exp->cfg.etcd_prefix);
 	w->cache_path = gsh_malloc(plen);
 	snprintf(w->cache_path, plen, "%s.map.json", exp->cfg.db_path);
-	rc = pando_etcd_client_new(exp, ETCD_TIMEOUT_MS, &w->etcd);
+	rc = pando_etcd_client_new(exp, ETCD_TIMEOUT_MS, "cluster map", &w->etcd);
 	if (rc) {
 		mapwatch_free(w);
 		return rc;

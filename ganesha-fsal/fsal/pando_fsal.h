@@ -75,6 +75,9 @@ struct pando_export_config {
 	bool pnfs;                      /* false: no layouts, every byte through the gateway */
 	uint32_t db_reserve_mb;         /* free space kept on Db_Path's disk */
 	char *etcd;                     /* endpoints of the cluster map ("": cluster.conf only) */
+	char *etcd_ca;                  /* CA of etcd's certificates ("": the system's) */
+	char *etcd_user;                /* etcd user ("": no authentication) */
+	char *etcd_password_file;       /* its password, one line, mode 0600 or stricter */
 	char *etcd_prefix;              /* of every key, default "/pando/" */
 	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
 	uint32_t rebuild_parallel;      /* files rebuilt at once */
@@ -350,12 +353,14 @@ void pando_mapwatch_stop(struct pando_mapwatch *w);
 char *pando_mapwatch_json(struct pando_mapwatch *w);
 
 /* etcd_config.c: the options of every etcd client of the export, from
- * its Etcd* items (timeout_ms 0: the client's default); a client made
- * with them, its failure logged. */
+ * its Etcd* items (timeout_ms 0: the client's default); why a client for
+ * what could not be made of them, logged naming the item at fault; a
+ * client made with them, its failure logged so. */
 struct etcd_options;
 struct etcd_client;
 void pando_etcd_options(const struct pando_export *exp, int timeout_ms, struct etcd_options *o);
-int pando_etcd_client_new(const struct pando_export *exp, int timeout_ms,
+void pando_etcd_new_failed(const struct pando_export *exp, const char *what, int rc);
+int pando_etcd_client_new(const struct pando_export *exp, int timeout_ms, const char *what,
 			  struct etcd_client **out);
 
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */

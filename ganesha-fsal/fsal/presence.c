@@ -160,8 +160,10 @@ int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 	pando_etcd_options(exp, 0, &eo);
 	rc = etcd_presence_start(&o, &p->etcd);
 	if (rc) {
-		LogCrit(COMPONENT_FSAL, "pando: cannot keep presence %s: %s", p->key,
-			etcd_strerror(rc));
+		char what[300];
+
+		snprintf(what, sizeof(what), "cannot keep presence %s", p->key);
+		pando_etcd_new_failed(exp, what, rc);
 		gsh_free(p->key);
 		gsh_free(p);
 		return rc;

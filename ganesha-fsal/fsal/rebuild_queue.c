@@ -459,9 +459,9 @@ int pando_rebuild_start(struct pando_export *exp, struct pando_rebuild **out)
 	pthread_mutex_init(&rq->lock, NULL);
 	pthread_cond_init(&rq->cond, NULL);
 	pthread_mutex_init(&rq->pace.lock, NULL);
-	rc = pando_etcd_client_new(exp, 2000, &rq->etcd);
+	rc = pando_etcd_client_new(exp, 2000, "rebuild", &rq->etcd);
 	if (!rc)
-		rc = pando_etcd_client_new(exp, 2000, &rq->wetcd);
+		rc = pando_etcd_client_new(exp, 2000, "rebuild", &rq->wetcd);
 	if (rc) {
 		rebuild_free(rq);
 		return rc;

@@ -395,7 +395,7 @@ int pando_scrub_start(struct pando_export *exp, struct pando_scrub **out)
 		s->name = gsh_strdup(pando_presence_name(exp->presence));
 		snprintf(s->progress.key, sizeof(s->progress.key), "%sscrub/progress/%s", s->prefix,
 			 s->name);
-		rc = pando_etcd_client_new(exp, 2000, &s->etcd);
+		rc = pando_etcd_client_new(exp, 2000, "scrub", &s->etcd);
 	}
 	if (!rc)
 		rc = -pthread_create(&s->thread, NULL, scrub_main, s);

@@ -218,7 +218,7 @@ int pando_transcode_start(struct pando_export *exp, struct pando_transcode **out
 	if (exp->cfg.etcd[0]) {
 		snprintf(t->progress.key, sizeof(t->progress.key), "%stranscode/progress/%s",
 			 exp->cfg.etcd_prefix, pando_presence_name(exp->presence));
-		rc = pando_etcd_client_new(exp, 2000, &t->etcd);
+		rc = pando_etcd_client_new(exp, 2000, "transcoder", &t->etcd);
 	}
 	if (!rc)
 		rc = -pthread_create(&t->thread, NULL, transcode_main, t);

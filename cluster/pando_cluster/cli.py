@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from . import cluster, conf_file, etcd, mgrproc, nsm, render, render_host, tool
+from . import cluster, conf_file, etcd, etcd_auth, mgrproc, nsm, render, render_host, tool
 from .cluster import ClusterView, UpOptions
 from .mds import MdsOptions
 from .paths import default_cluster_dir
@@ -54,6 +54,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--conf-dir", type=Path, default=None,
                    help="where the files will be installed, as they name each other "
                         "(default --out)")
+    e = sub.add_parser("etcd-users", help="set up etcd's users and roles from the cluster "
+                                          "configuration file and turn authentication on "
+                                          "(once, on one etcd host, after render)")
+    e.add_argument("--config", type=Path, default=conf_file.DEFAULT_PATH,
+                   help=f"the cluster configuration file (default {conf_file.DEFAULT_PATH})")
+    e.add_argument("--conf-dir", type=Path, default=conf_file.DEFAULT_PATH.parent,
+                   help="where render installed this host's files (default /etc/pando)")
     s = sub.add_parser("status", help="show the OSD targets, etcd, Ganesha and pando-mgr")
     _nsm_parser(sub)
     for sp in (u, d, s, r):  # --dir also after the command
@@ -116,6 +123,21 @@ def _render(args: argparse.Namespace, ui: Ui) -> int:
     return 0
 
 
+def _etcd_users(args: argparse.Namespace, ui: Ui) -> int:
+    try:
+        conf = conf_file.parse(args.config)
+        d = args.conf_dir / etcd_auth.DIR_NAME
+        osds = [o.osd_id for o in conf.osds()]
+        mds = [h.name for h in conf.hosts.values() if h.mds]
+        etcd_auth.provision(conf.etcd_endpoints, d, conf.prefix, osds, mds)
+    except (conf_file.ConfError, OSError, RuntimeError) as e:
+        ui.say(f"[red]error[/]: {escape(str(e))}")
+        return 1
+    ui.say(f"etcd {conf.etcd_endpoints}: users of the mgr, {len(mds)} managers and "
+           f"{len(osds)} OSDs set up; authentication on")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console()
@@ -126,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.cmd == "render":
         return _render(args, ui)
+    if args.cmd == "etcd-users":
+        return _etcd_users(args, ui)
     if args.cmd == "nsm":
         return _nsm(args, ui)
     try:

@@ -9,6 +9,8 @@ from typing import Protocol
 
 from . import etcd, mds, mgrproc, nsm, tool
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
+from .etcd_auth import EtcdAccess
+from .mds import MDS_NAME
 from .mds_config import MdsPaths, render_cluster_desc
 from .paths import binary
 from .process import is_running, spawn_detached, terminate, wait_ready
@@ -107,17 +109,18 @@ def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
     key = _key_file(st, ui)
     started: list[str] = []
     try:
-        endpoints = etcd.start(st, opts.bind, opts.etcd_port, opts.timeout, ui,
-                               started).address
-        _start_osds(st, key, opts, endpoints, ui, started)
+        access = etcd.start(st, opts.bind, opts.etcd_port, opts.timeout, ui, started,
+                            mgrproc.DEFAULT_PREFIX, list(range(1, opts.osds + 1)), [MDS_NAME])
+        _start_osds(st, key, opts, access, ui, started)
         osds = [st.osds[i] for i in range(1, opts.osds + 1)]
         # the FSAL's cluster description, and the mgr's seed of a new map
         MdsPaths(cluster_dir).cluster_desc.write_text(render_cluster_desc(key, osds))
         if opts.mds is not None:
-            mds.start(st, osds, replace(opts.mds, etcd=endpoints), ui, started)
+            mds.start(st, osds, replace(opts.mds, etcd=access.mds(MDS_NAME), name=MDS_NAME),
+                      ui, started)
         else:
             mds.forget_stopped(st, ui)
-        mgrproc.start(st, endpoints, opts.bind, opts.mgr_port, opts.timeout, ui, started)
+        mgrproc.start(st, access.mgr(), opts.bind, opts.mgr_port, opts.timeout, ui, started)
     except BaseException:  # Ctrl-C included: leave things as they were
         if started:
             ui.say(f"[red]failed[/]; stopping what this `up` started: {', '.join(started)}")
@@ -127,14 +130,16 @@ def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
     return _view(st)
 
 
-def _start_osds(st: ClusterState, key: Path, opts: UpOptions, endpoints: str, ui: Ui,
+def _start_osds(st: ClusterState, key: Path, opts: UpOptions, access: EtcdAccess, ui: Ui,
                 started: list[str]) -> None:
     cluster_dir = st.dir
     osd_bin = binary(OSD_EXE)
     new: list[OsdRecord] = []
     for i in range(1, opts.osds + 1):
+        mine = access.osd(i)
         cfg = OsdConfig(i, cluster_dir / f"osd.{i}", key, opts.bind, opts.base_port,
-                        etcd=endpoints)
+                        etcd=mine.endpoints, etcd_ca=mine.ca_file, etcd_user=mine.user,
+                        etcd_password_file=mine.password_file)
         old = st.osds.get(i)
         if old is not None and is_running(old.pid, OSD_EXE):
             if (old.nfs_addr, old.ctl_addr) != (cfg.nfs_listen, cfg.ctl_listen):

@@ -137,7 +137,7 @@ class PandoConf:
     def etcd_endpoints(self) -> str:
         """[cluster] etcd, else every etcd member's client URL."""
         given = self.get("cluster", "etcd")
-        return given or ",".join(f"http://{host_port(h.address, self.etcd_port)}"
+        return given or ",".join(f"https://{host_port(h.address, self.etcd_port)}"
                                  for h in self.etcd_hosts)
 
     def etcd_endpoints_for(self, host: Host) -> str:

@@ -27,6 +27,10 @@ class OsdConfig:
     domain: str = ""            # failure domain (the host, on several hosts)
     etcd_ttl: int = 0           # 0: pando-osd's default (5 s)
     etcd_interval: int = 0      # 0: pando-osd's default (2 s)
+    # a secured etcd (cluster/README.md, "etcd's TLS and users")
+    etcd_ca: str = ""
+    etcd_user: str = ""
+    etcd_password_file: str = ""
 
     @property
     def nfs_listen(self) -> str:
@@ -59,6 +63,9 @@ class OsdConfig:
             lines.append(f"etcd_ttl    = {self.etcd_ttl}")
         if self.etcd_interval:
             lines.append(f"etcd_interval = {self.etcd_interval}")
+        for key in ("etcd_ca", "etcd_user", "etcd_password_file"):
+            if getattr(self, key):
+                lines.append(f"{key} = {getattr(self, key)}")
         return "".join(f"{x}\n" for x in lines)
 
     def write(self, path: Path) -> None:

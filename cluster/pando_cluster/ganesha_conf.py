@@ -105,6 +105,9 @@ class PandoFsal:
     etcd: str = ""
     etcd_prefix: str = ""
     mds_name: str = ""
+    etcd_ca: str = ""
+    etcd_user: str = ""
+    etcd_password_file: str = ""
     # More "Key = value;" lines (tests: Object_Pool, Recall_Timeout, ...).
     options: tuple[str, ...] = ()
 
@@ -116,7 +119,8 @@ class PandoFsal:
 
     def _etcd_lines(self) -> list[str]:
         pairs = (("Etcd", self.etcd), ("Etcd_Prefix", self.etcd_prefix),
-                 ("Mds_Name", self.mds_name))
+                 ("Mds_Name", self.mds_name), ("Etcd_CA", self.etcd_ca),
+                 ("Etcd_User", self.etcd_user), ("Etcd_Password_File", self.etcd_password_file))
         return [f'{key} = "{value}";' for key, value in pairs if value]
 
 

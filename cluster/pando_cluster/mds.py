@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import nsm
+from .etcd_auth import EtcdAccess
 from .ganesha_conf import EXPORT_PATH
 from .mds_config import (
     MdsPaths,
@@ -32,6 +33,7 @@ DBUS_EXE = "dbus-daemon"
 RPCBIND_EXE = "rpcbind"
 RPCBIND_PORT = 111
 SUN_PATH_MAX = 107  # a unix socket path, without its NUL
+MDS_NAME = "mds-1"  # the manager `up` runs, as the mgr is mgr-1
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,8 @@ class MdsOptions:
     nfs_port: int = 2049
     mnt_port: int = 20048
     timeout: float = 30.0
-    etcd: str = ""          # the FSAL's Etcd endpoints ("" : none)
+    etcd: EtcdAccess | None = None      # the FSAL's etcd (None: none)
+    name: str = MDS_NAME                # its presence's name there
 
 
 @dataclass
@@ -75,7 +78,7 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
     paths.ganesha_conf.write_text(render_ganesha_conf(
         paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds)),
-        opts.etcd, notify_dir(paths.file(nsm.STATE_DIR)) if ours else None))
+        opts.etcd, notify_dir(paths.file(nsm.STATE_DIR)) if ours else None, opts.name))
     log, out = paths.file("ganesha.log"), paths.file("ganesha.out")
     for f in (log, out):  # so that a failure's tail is this start's
         if f.exists():

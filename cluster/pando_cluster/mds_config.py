@@ -4,10 +4,11 @@ ganesha-fsal/osdio/cluster_desc.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .etcd_auth import EtcdAccess
 from .ganesha_conf import ExportClient, GaneshaSettings, PandoFsal, render
 from .net import client_host, host_port
 from .state import OsdRecord
@@ -76,24 +77,26 @@ class MdsPaths(GaneshaFiles):
         return self.cluster_dir / "cluster.conf"
 
 
-def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int, etcd: str = "",
-               prefix: str = "/pando/", name: str = "", **more: Any) -> PandoFsal:
-    """The FSAL block; with `etcd`, the FSAL's Etcd, Etcd_Prefix and
-    Mds_Name too (once ganesha_conf.py's PandoFsal has them)."""
-    known = {f.name for f in fields(PandoFsal)}
-    presence: dict[str, Any] = ({"etcd": etcd, "etcd_prefix": prefix, "mds_name": name}
-                                if etcd else {})
+def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int,
+               etcd: EtcdAccess | None = None, prefix: str = "/pando/", name: str = "",
+               **more: Any) -> PandoFsal:
+    """The FSAL block; with etcd, the manager named name keeps its
+    presence there and follows the map (as etcd's user mds.<name>)."""
+    if etcd is None:
+        return PandoFsal(db_path=db_path, cluster_desc=cluster_desc, mirrors=mirrors, **more)
     return PandoFsal(db_path=db_path, cluster_desc=cluster_desc, mirrors=mirrors,
-                     **{k: v for k, v in presence.items() if k in known and v}, **more)
+                     etcd=etcd.endpoints, etcd_prefix=prefix, mds_name=name,
+                     etcd_ca=etcd.ca_file, etcd_user=etcd.user,
+                     etcd_password_file=etcd.password_file, **more)
 
 
 def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int,
-                        plugins_dir: Path, mirrors: int, etcd: str = "",
-                        nsm_notify_dir: Path | None = None) -> str:
+                        plugins_dir: Path, mirrors: int, etcd: EtcdAccess | None = None,
+                        nsm_notify_dir: Path | None = None, mds_name: str = "") -> str:
     """ganesha.conf with production's settings (ganesha_conf.py)."""
     settings = GaneshaSettings(
         plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
-        fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd),
+        fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd, name=mds_name),
         nfs_port=nfs_port, mnt_port=mnt_port, bind=bind, nsm_notify_dir=nsm_notify_dir,
         clients=(ExportClient(LOCAL_CLIENTS),))
     return f"{WRITTEN_BY}\n{render(settings)}"

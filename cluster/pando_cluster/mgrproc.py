@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .etcd_auth import EtcdAccess
 from .net import client_host, host_port
 from .process import StartError, is_running, spawn_detached, wait_ready
 from .state import ClusterState, DaemonRecord
@@ -25,11 +26,13 @@ DEFAULT_PREFIX = "/pando/"
 TOKEN_FILE = "mgr.token"          # pando_mgr.token.FILE_NAME, in the cluster directory
 
 
-def mgr_args(etcd: str, prefix: str, name: str, listen: str, seed: Path,
+def mgr_args(etcd: EtcdAccess, prefix: str, name: str, listen: str, seed: Path,
              token_file: Path) -> list[str]:
     """pando-mgr's arguments (mgr/README.md), for `up` and the unit alike."""
-    return ["--etcd", etcd, "--prefix", prefix, "--name", name, "--listen", listen,
-            "--seed", str(seed), "--token-file", str(token_file)]
+    auth = [f"--etcd-{k}={v}" for k, v in (("ca", etcd.ca_file), ("user", etcd.user),
+                                            ("password-file", etcd.password_file)) if v]
+    return ["--etcd", etcd.endpoints, *auth, "--prefix", prefix, "--name", name,
+            "--listen", listen, "--seed", str(seed), "--token-file", str(token_file)]
 
 
 def make_token(path: Path) -> bool:
@@ -62,7 +65,7 @@ def answers(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def start(st: ClusterState, etcd: str, bind: str, port: int, timeout: float, ui: Ui,
+def start(st: ClusterState, etcd: EtcdAccess, bind: str, port: int, timeout: float, ui: Ui,
           started: list[str]) -> DaemonRecord | None:
     """Makes pando-mgr run and answer; leaves a running one alone. None
     (said) when the pando_mgr package is not installed."""

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from .conf_file import ConfError, Host, OsdPlace, PandoConf
 from .config import OsdConfig
+from . import etcd_auth
 from .etcd import EtcdMember, render_env
+from .etcd_auth import EtcdAccess
 from .ganesha_conf import GaneshaSettings, render
 from .mds_config import pando_fsal, render_cluster_desc
 from .mgrproc import TOKEN_FILE, make_token, mgr_args
@@ -40,27 +42,37 @@ class Rendered:
     todo: list[str]     # what the admin does next on this host
 
 
-def etcd_member(conf: PandoConf, host: Host) -> EtcdMember:
-    peers = ",".join(f"{h.name}=http://{h.address}:{conf.etcd_port + 1}"
+def etcd_member(conf: PandoConf, host: Host, conf_dir: Path) -> EtcdMember:
+    peers = ",".join(f"{h.name}=https://{h.address}:{conf.etcd_port + 1}"
                      for h in conf.etcd_hosts)
     return EtcdMember(host.name, conf.host_path("etcd", "data_dir", host), host.address,
-                      conf.etcd_port, peers, token=conf.name)
+                      conf.etcd_port, peers, token=conf.name,
+                      tls_dir=conf_dir / etcd_auth.DIR_NAME)
 
 
-def osd_config(conf: PandoConf, o: OsdPlace) -> OsdConfig:
+def etcd_access(conf: PandoConf, host: Host, conf_dir: Path) -> EtcdAccess:
+    return EtcdAccess(conf.etcd_endpoints_for(host),
+                      str(conf_dir / etcd_auth.DIR_NAME / "ca.crt"))
+
+
+def osd_config(conf: PandoConf, o: OsdPlace, conf_dir: Path) -> OsdConfig:
     base = conf.num("osd", "base_port")
+    mine = etcd_access(conf, o.host, conf_dir).osd(o.osd_id)
     return OsdConfig(o.osd_id, o.data_dir, conf.key_file, o.host.address, base,
                      threads=conf.num("osd", "threads"),
                      log_level=conf.get("osd", "log_level"),
-                     etcd=conf.etcd_endpoints_for(o.host), etcd_prefix=conf.prefix,
+                     etcd=mine.endpoints, etcd_prefix=conf.prefix,
                      domain=o.host.name, etcd_ttl=conf.num("osd", "etcd_ttl"),
-                     etcd_interval=conf.num("osd", "etcd_interval"))
+                     etcd_interval=conf.num("osd", "etcd_interval"),
+                     etcd_ca=mine.ca_file, etcd_user=mine.user,
+                     etcd_password_file=mine.password_file)
 
 
 def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
     mirrors = min(conf.num("mds", "mirrors"), len(conf.osds()))
     fsal = pando_fsal(conf.host_path("mds", "db_path", host), conf_dir / "cluster.conf",
-                      mirrors, conf.etcd_endpoints_for(host), conf.prefix, host.name,
+                      mirrors, etcd_access(conf, host, conf_dir).mds(host.name), conf.prefix,
+                      host.name,
                       inline_max=conf.num("mds", "inline_max"),
                       stripe_unit=conf.num("mds", "stripe_unit"))
     settings = GaneshaSettings(
@@ -75,7 +87,7 @@ def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
 
 
 def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
-    args = mgr_args(conf.etcd_endpoints_for(host), conf.prefix, host.name,
+    args = mgr_args(etcd_access(conf, host, conf_dir).mgr(), conf.prefix, host.name,
                     f"{host.address}:{conf.num('mgr', 'port')}", conf_dir / "cluster.conf",
                     conf_dir / TOKEN_FILE)
     # systemd splits an unquoted $PANDO_MGR_ARGS on white space: no value
@@ -104,14 +116,14 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
     todo: list[str] = []
     for o in conf.osds():
         if o.host is host:
-            files[f"osd.{o.osd_id}.conf"] = osd_config(conf, o).render(header)
+            files[f"osd.{o.osd_id}.conf"] = osd_config(conf, o, where).render(header)
             todo.append(f"pando-osd-tool format --data-dir {shlex.quote(str(o.data_dir))} "
                         f"--osd-id {o.osd_id} --key-file {conf.key_file}  # once")
     if host.mds:
         files["ganesha.conf"] = f"{header}\n{ganesha_conf(conf, host, where)}"
         files["mds.env"] = f"{header}\nPANDO_NSM_SOURCE={host.address}\n"
     if host.etcd:
-        files["etcd.env"] = render_env(etcd_member(conf, host), header)
+        files["etcd.env"] = render_env(etcd_member(conf, host, where), header)
     if host.mgr:
         files["mgr.env"] = f"{header}\n{mgr_env(conf, host, where)}"
     written = []
@@ -127,19 +139,62 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
         written.append(out / TOKEN_FILE)
         todo.insert(0, f"# a new mgr token: copy {out / TOKEN_FILE} (mode 0600) to "
                        f"{where / TOKEN_FILE} on every other host before rendering there")
-    return Rendered(host, written, todo + owners(conf, host, where)
-                    + [f"systemctl enable --now {u}" for u in units(conf, host)])
+    written += etcd_auth_files(conf, host, out / etcd_auth.DIR_NAME,
+                               where / etcd_auth.DIR_NAME, todo)
+    return Rendered(host, written, todo + owners(conf, host, where) + start_units(conf, host))
+
+
+def host_etcd_users(conf: PandoConf, host: Host) -> list[str]:
+    """The etcd users whose daemons run on host (root where etcd does:
+    `pando-cluster etcd-users` signs in as it)."""
+    return etcd_auth.users([o.osd_id for o in conf.osds() if o.host is host],
+                           [host.name] if host.mds else [],
+                           mgr=host.mgr, root=host.etcd)
+
+
+def etcd_auth_files(conf: PandoConf, host: Host, out: Path, where: Path,
+                    todo: list[str]) -> list[Path]:
+    """The CA and secret (made on the first host rendered), this host's
+    member certificate, and its daemons' password files."""
+    if etcd_auth.ensure_ca(out):
+        todo.insert(0, f"# a new etcd CA and secret: copy {out}/ca.crt, ca.key and secret "
+                       f"(mode 0600) to {where} on every other host before rendering there")
+    etcd_auth.ensure_secret(out)
+    if host.etcd:
+        etcd_auth.ensure_member_cert(out, [host.address, host.name])
+    users = host_etcd_users(conf, host)
+    etcd_auth.write_passwords(out, users)
+    return ([out / "ca.crt", out / "ca.key", out / "secret"]
+            + ([out / "member.crt", out / "member.key"] if host.etcd else [])
+            + [out / f"{u}.password" for u in users])
+
+
+def start_units(conf: PandoConf, host: Host) -> list[str]:
+    """systemctl lines; on the first etcd host, etcd's users are set up
+    once its members run, before Pando's daemons sign in."""
+    out = []
+    for u in units(conf, host):
+        out.append(f"systemctl enable --now {u}")
+        if u == "etcd.service" and host is conf.etcd_hosts[0]:
+            out.append(f"pando-cluster etcd-users --config {conf.path}  "
+                       f"# once every etcd host runs etcd: users, roles, authentication on")
+    return out
 
 
 def owners(conf: PandoConf, host: Host, where: Path) -> list[str]:
     """pando-osd and pando-mgr run as the pando user (cluster/systemd):
     it must own the secrets they read."""
-    mine = [str(conf.key_file)] if any(o.host is host for o in conf.osds()) else []
+    auth = where / etcd_auth.DIR_NAME
+    osds = [o.osd_id for o in conf.osds() if o.host is host]
+    mine = [str(conf.key_file)] if osds else []
     mine += [str(where / TOKEN_FILE)] if host.mgr else []
+    mine += [str(auth / f"{u}.password") for u in etcd_auth.users(osds, [], mgr=host.mgr)]
+    etcd = ([f"chown etcd: {auth / 'member.key'}  # Debian's etcd.service runs as etcd"]
+            if host.etcd else [])
     if not mine:
-        return []
+        return etcd
     return ["systemd-sysusers pando.sysusers  # once: cluster/systemd/pando.sysusers",
-            f"chown pando: {' '.join(shlex.quote(m) for m in mine)}"]
+            f"chown pando: {' '.join(shlex.quote(m) for m in mine)}", *etcd]
 
 
 def units(conf: PandoConf, host: Host) -> list[str]:

@@ -254,10 +254,14 @@ def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
                                       plugins=build_dir() / "ganesha-fsal" / "fsal"))
     tool.genkey(tmp_path / "cluster.key", key_id=1)
     for name in HOSTS:
-        # the admin copies the first host's mgr token to the others
+        # the admin copies the first host's mgr token, etcd CA and etcd
+        # secret to the others
         if name != "host1":
-            hosts[name].paths.etc.mkdir(parents=True, exist_ok=True)
+            auth = hosts[name].paths.etc / "etcd-auth"
+            auth.mkdir(parents=True, exist_ok=True)
             shutil.copy2(hosts["host1"].paths.etc / "mgr.token", hosts[name].paths.etc)
+            for f in ("ca.crt", "ca.key", "secret"):
+                shutil.copy2(hosts["host1"].paths.etc / "etcd-auth" / f, auth)
         cp = subprocess.run([sys.executable, "-m", "pando_cluster.cli", "render", "--config",
                              str(conf), "--host", name, "--out", str(hosts[name].paths.etc)],
                             capture_output=True, text=True, check=False)
@@ -283,9 +287,19 @@ def _start_etcd(hosts: dict[str, Host]) -> None:
         hosts[name].pod.wait_port(hosts[name].address, 2379, timeout=30, alive=daemon.alive)
 
 
+def _etcd_users(hosts: dict[str, Host], conf: Path) -> None:
+    """The step render printed on the first etcd host, run there."""
+    etc = hosts["host1"].paths.etc
+    hosts["host1"].pod.run([sys.executable, "-m", "pando_cluster.cli", "etcd-users",
+                            "--config", str(conf), "--conf-dir", str(etc)])
+
+
 def _etcd(hosts: dict[str, Host], only: list[str] | None = None) -> EtcdClient:
-    urls = [f"http://{HOSTS[n]}:2379" for n in (only or list(HOSTS))]
-    return EtcdClient(hosts["client"].pod, urls)
+    """A client of the members, signed in as etcd's root."""
+    urls = [f"https://{HOSTS[n]}:2379" for n in (only or list(HOSTS))]
+    auth = hosts["host1"].paths.etc / "etcd-auth"
+    return EtcdClient(hosts["client"].pod, urls, ca_file=str(auth / "ca.crt"), user="root",
+                      password=(auth / "root.password").read_text().strip())
 
 
 def _start_osds(hosts: dict[str, Host]) -> None:
@@ -363,9 +377,11 @@ def _presence(etcd: EtcdClient) -> dict[int, Any]:
 @pytest.mark.skipif(not DEBIAN_ETCD_UNIT.exists(), reason="needs Debian's etcd-server")
 def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
         tmp_path: Path, hosts: dict[str, Host]) -> None:
-    parse(_render(tmp_path, hosts))  # the file the hosts share stays valid
+    conf = _render(tmp_path, hosts)
+    parse(conf)  # the file the hosts share stays valid
     client = hosts["client"].pod
     _start_etcd(hosts)
+    _etcd_users(hosts, conf)
     etcd = _etcd(hosts)
     etcd.wait_healthy()
     members = etcd.call("/v3/cluster/member/list", {})["members"]
@@ -405,7 +421,7 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
     assert alive.get("/multihost/probe") == b"still writable"
     # host3's OSDs talked to host3's member (their own, first in their list):
     # beyond their 5 s presence lease they must have renewed elsewhere
-    assert "etcd        = http://10.77.0.3:2379," in (hosts["host3"].paths.etc /
+    assert "etcd        = https://10.77.0.3:2379," in (hosts["host3"].paths.etc /
                                                       "osd.5.conf").read_text()
     time.sleep(7)
     assert sorted(_presence(alive)) == [1, 2, 3, 4, 5, 6]

@@ -46,7 +46,11 @@ def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) ->
         assert sorted(started, key=str) == [1, 2, "etcd", "mgr"] and all(started.values())
         osd_conf = (cdir / "osd.1.conf").read_text()
         assert osd_conf.count("127.0.0.1:21491") == 1
-        assert "etcd        = http://127.0.0.1:2379" in osd_conf.splitlines()
+        auth = cdir / "etcd-auth"
+        for line in ("etcd        = https://127.0.0.1:2379", f"etcd_ca = {auth / 'ca.crt'}",
+                     "etcd_user = osd.1", f"etcd_password_file = {auth / 'osd.1.password'}"):
+            assert line in osd_conf.splitlines(), osd_conf
+        assert (auth / "osd.1.password").stat().st_mode & 0o777 == 0o600
         assert "Dashboard: http://127.0.0.1:7480/" in cp.stdout
         assert "pando --mgr http://127.0.0.1:7480 status" in cp.stdout
         token_file = cdir / "mgr.token"
@@ -68,7 +72,7 @@ def test_up_is_idempotent_and_down_stops_everything(pod: Pod, tmp_path: Path) ->
         st = pod.run(_cli(cdir, "status"), check=False)
         assert st.returncode == 0, st.stdout + st.stderr
         assert "127.0.0.1:21592" in st.stdout and " up " in st.stdout
-        assert "http://127.0.0.1:2379" in st.stdout and "pando-mgr" in st.stdout, st.stdout
+        assert "https://127.0.0.1:2379" in st.stdout and "pando-mgr" in st.stdout, st.stdout
     finally:
         down = pod.run(_cli(cdir, "down"), check=False, timeout=90)
     assert down.returncode == 0, down.stdout + down.stderr

@@ -3,6 +3,7 @@ render` writes from it for one host; no daemons.  A bad file gets an error
 naming the file, the line and the key."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,8 +53,8 @@ def _error(text: str) -> str:
 def test_three_hosts_parse_with_defaults_and_derived_endpoints() -> None:
     conf = parse_text(THREE_HOSTS)
     assert list(conf.hosts) == ["h1", "h2", "h3"]
-    assert conf.etcd_endpoints == ("http://10.77.0.1:2379,http://10.77.0.2:2379,"
-                                   "http://10.77.0.3:2379")
+    assert conf.etcd_endpoints == ("https://10.77.0.1:2379,https://10.77.0.2:2379,"
+                                   "https://10.77.0.3:2379")
     assert conf.prefix == "/pando/" and conf.mgr_url == "http://10.77.0.1:7480"
     osds = conf.osds()
     assert [(o.osd_id, o.host.name, o.nfs, o.ctl) for o in osds[4:]] == [
@@ -101,12 +102,28 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     src.write_text(THREE_HOSTS)
     conf = parse(src)
     h1 = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
-    assert sorted(p.name for p in h1.files) == [
-        "cluster.conf", "etcd.env", "ganesha.conf", "mds.env", "mgr.env", "mgr.token",
+    auth = tmp_path / "h1" / "etcd-auth"
+    assert sorted(str(p.relative_to(tmp_path / "h1")) for p in h1.files) == [
+        "cluster.conf", "etcd-auth/ca.crt", "etcd-auth/ca.key", "etcd-auth/mds.h1.password",
+        "etcd-auth/member.crt", "etcd-auth/member.key", "etcd-auth/mgr.password",
+        "etcd-auth/osd.1.password", "etcd-auth/osd.2.password", "etcd-auth/root.password",
+        "etcd-auth/secret", "etcd.env", "ganesha.conf", "mds.env", "mgr.env", "mgr.token",
         "osd.1.conf", "osd.2.conf", "pando.conf"]
+    for secret in ("ca.key", "member.key", "secret", "osd.1.password", "root.password"):
+        assert (auth / secret).stat().st_mode & 0o777 == 0o600, secret
+    assert "pando-cluster etcd-users --config" in "\n".join(h1.todo)
+    for f in ("ca.crt", "ca.key", "secret"):
+        (tmp_path / "h3" / "etcd-auth").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(auth / f, tmp_path / "h3" / "etcd-auth" / f)
     h3 = render_host(conf, "h3", tmp_path / "h3", Path("/etc/pando"))
-    assert sorted(p.name for p in h3.files) == [
-        "cluster.conf", "etcd.env", "mgr.token", "osd.5.conf", "osd.6.conf", "pando.conf"]
+    assert sorted(str(p.relative_to(tmp_path / "h3")) for p in h3.files) == [
+        "cluster.conf", "etcd-auth/ca.crt", "etcd-auth/ca.key", "etcd-auth/member.crt",
+        "etcd-auth/member.key", "etcd-auth/osd.5.password", "etcd-auth/osd.6.password",
+        "etcd-auth/root.password", "etcd-auth/secret", "etcd.env", "mgr.token", "osd.5.conf",
+        "osd.6.conf", "pando.conf"]
+    # the same secret: the same passwords on every host
+    assert (tmp_path / "h3" / "etcd-auth" / "root.password").read_text() == \
+        (auth / "root.password").read_text()
     assert h3.todo[-3:] == ["systemctl enable --now pando-osd@5.service",
                             "systemctl enable --now pando-osd@6.service",
                             "systemctl enable --now pando.target"]
@@ -114,8 +131,10 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     osd = (tmp_path / "h3" / "osd.5.conf").read_text()
     for line in ("nfs_listen = 10.77.0.3:20495", "ctl_listen = 10.77.0.3:20595",
                  "data_dir   = /srv/h3/osd.5", "key_file   = /etc/pando/cluster.key",
-                 ("etcd        = http://10.77.0.3:2379,http://10.77.0.1:2379,"
-                 "http://10.77.0.2:2379"), "etcd_prefix = /pando/", "domain      = h3"):
+                 ("etcd        = https://10.77.0.3:2379,https://10.77.0.1:2379,"
+                 "https://10.77.0.2:2379"), "etcd_prefix = /pando/", "domain      = h3",
+                 "etcd_ca = /etc/pando/etcd-auth/ca.crt", "etcd_user = osd.5",
+                 "etcd_password_file = /etc/pando/etcd-auth/osd.5.password"):
         assert line in osd.splitlines(), osd
     desc = (tmp_path / "h1" / "cluster.conf").read_text()
     assert "osd 6 ctl=10.77.0.3:20596 nfs=10.77.0.3:20496" in desc
@@ -125,21 +144,29 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
                (tmp_path / "h3" / "etcd.env").read_text().splitlines() if "=" in line
                and not line.startswith("#"))
     assert env["ETCD_NAME"] == "h3"
-    assert env["ETCD_INITIAL_CLUSTER"] == ("h1=http://10.77.0.1:2380,h2=http://10.77.0.2:2380,"
-                                           "h3=http://10.77.0.3:2380")
-    assert env["ETCD_LISTEN_CLIENT_URLS"] == "http://10.77.0.3:2379"
+    assert env["ETCD_INITIAL_CLUSTER"] == ("h1=https://10.77.0.1:2380,"
+                                           "h2=https://10.77.0.2:2380,h3=https://10.77.0.3:2380")
+    assert env["ETCD_LISTEN_CLIENT_URLS"] == "https://10.77.0.3:2379"
+    assert env["ETCD_CERT_FILE"] == "/etc/pando/etcd-auth/member.crt"
+    assert env["ETCD_PEER_TRUSTED_CA_FILE"] == "/etc/pando/etcd-auth/ca.crt"
+    assert env["ETCD_PEER_CLIENT_CERT_AUTH"] == "true"
     assert env["ETCD_INITIAL_CLUSTER_TOKEN"] == "demo"
 
     gconf = (tmp_path / "h1" / "ganesha.conf").read_text()
     assert "Bind_Addr = 10.77.0.1;" in gconf and 'Cluster = "/etc/pando/cluster.conf";' in gconf
+    for line in ('Etcd_User = "mds.h1";', 'Etcd_CA = "/etc/pando/etcd-auth/ca.crt";',
+                 'Etcd_Password_File = "/etc/pando/etcd-auth/mds.h1.password";'):
+        assert line in gconf
     # nfs-common's statd: pando-mds.service's `pando-cluster nsm` steps fill
     # and empty its notify list, so NLM's grace ends when hosts reclaimed.
     assert 'NSM_Notify_Dir = "/var/lib/nfs/sm.bak";' in gconf
     assert (tmp_path / "h1" / "mds.env").read_text().splitlines()[-1] == (
         "PANDO_NSM_SOURCE=10.77.0.1")
     mgr = (tmp_path / "h1" / "mgr.env").read_text().splitlines()[-1]
-    assert mgr == ("PANDO_MGR_ARGS=--etcd http://10.77.0.1:2379,http://10.77.0.2:2379,"
-                   "http://10.77.0.3:2379 --prefix /pando/ --name h1 --listen 10.77.0.1:7480 "
+    assert mgr == ("PANDO_MGR_ARGS=--etcd https://10.77.0.1:2379,https://10.77.0.2:2379,"
+                   "https://10.77.0.3:2379 --etcd-ca=/etc/pando/etcd-auth/ca.crt "
+                   "--etcd-user=mgr --etcd-password-file=/etc/pando/etcd-auth/mgr.password "
+                   "--prefix /pando/ --name h1 --listen 10.77.0.1:7480 "
                    "--seed /etc/pando/cluster.conf --token-file /etc/pando/mgr.token")
 
 
@@ -150,7 +177,7 @@ def test_render_makes_the_mgr_token_once_readable_by_its_owner_only(tmp_path: Pa
     first = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
     token = tmp_path / "h1" / "mgr.token"
     assert token.stat().st_mode & 0o777 == 0o600
-    assert first.todo[0].startswith(f"# a new mgr token: copy {token} (mode 0600) to "
+    assert first.todo[1].startswith(f"# a new mgr token: copy {token} (mode 0600) to "
                                     "/etc/pando/mgr.token on every other host")
     again = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
     assert token not in again.files and not again.todo[0].startswith("#")

@@ -10,6 +10,7 @@ authentication on; its client() signs in as root."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import ssl
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pando_cluster import etcd_auth
-from pando_cluster.etcd import stopped_cleanly
+from pando_cluster.etcd import stopped_cleanly, tls_env
 from pando_mgr import etcd_roles
 from pando_mgr.etcd import b64, prefix_end, unb64
 
@@ -58,14 +59,6 @@ class EtcdMember(PodProcess):
     def peer_url(self) -> str:
         return f"{self.scheme}://{self.host}:{self.peer_port}"
 
-    def tls_args(self) -> list[str]:
-        if self.tls_dir is None:
-            return []
-        crt, key, ca = (str(self.tls_dir / f) for f in ("member.crt", "member.key", "ca.crt"))
-        return ["--cert-file", crt, "--key-file", key, "--peer-cert-file", crt,
-                "--peer-key-file", key, "--peer-trusted-ca-file", ca,
-                "--peer-client-cert-auth"]
-
     @property
     def data_dir(self) -> Path:
         return self.workdir / f"{self.name}.etcd"
@@ -86,7 +79,8 @@ class EtcdMember(PodProcess):
                     "--initial-cluster-state", state,
                     "--initial-cluster-token", "pando-test",
                     "--heartbeat-interval", "100", "--election-timeout", "1000",
-                    "--log-outputs", "stderr", *self.tls_args()])
+                    "--log-outputs", "stderr"],
+                   env={**os.environ, **tls_env(self.tls_dir)} if self.tls_dir else None)
         if wait:
             self.wait_port(self.host, self.client_port)
         return self

@@ -283,7 +283,7 @@ class Manager:
                 return                  # malformed: left alone, reported (health, metrics)
             try:
                 if s.cmap is None:
-                    new = self._seed_map()
+                    new = self._seed_map(s.presence)
                 else:
                     new = osdmap.step(s.cmap, s.presence, time.time(), self.settings,
                                       hold_down=self._holding_down())
@@ -304,14 +304,14 @@ class Manager:
         return (self._back_since is not None
                 and time.monotonic() - self._back_since < self.settings.presence_grace)
 
-    def _seed_map(self) -> ClusterMap:
+    def _seed_map(self, presence: dict[int, osdmap.Presence]) -> ClusterMap:
         now = time.time()
         if self.seed is None:
             log.info("no map in etcd and no --seed: starting an empty map")
             m = ClusterMap(pools=list(osdmap.DEFAULT_POOLS))
             m.epoch, m.updated_at, m.updated_by, m.reason = 1, now, self.name, "new cluster"
             return m
-        m = osdmap.parse_seed(self.seed.read_text(), now, self.name)
+        m = osdmap.seed_map(self.seed.read_text(), presence, now, self.settings)
         log.info("seeding the map from %s: %d osds", self.seed, len(m.osds))
         return m
 

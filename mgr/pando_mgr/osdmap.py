@@ -308,6 +308,18 @@ def parse_seed(text: str, now: float, by: str) -> ClusterMap:
     return _next(m, now, by, ["seeded from cluster.conf"])
 
 
+def seed_map(text: str, presence: dict[int, Presence], now: float, s: Settings) -> ClusterMap:
+    """Epoch 1 from a cluster.conf with the presence read in the same poll
+    observed: OSDs already present are up in the first map a manager
+    takes, which must never leave it nowhere to place a file."""
+    m = parse_seed(text, now, s.name)
+    stepped = step(m, presence, now, s)
+    if stepped is None:
+        return m
+    stepped.epoch, stepped.reason = m.epoch, f"{m.reason}; {stepped.reason}"
+    return stepped
+
+
 def _seed_line(m: ClusterMap, line: str) -> None:
     if "=" in line and not line.startswith("osd "):
         k, v = (x.strip() for x in line.split("=", 1))

@@ -45,6 +45,18 @@ def test_seed_gives_epoch_1_with_every_osd_down_and_in() -> None:
     assert m.pools == osdmap.DEFAULT_POOLS
 
 
+def test_the_seed_has_the_osds_present_already_up_in_its_first_epoch() -> None:
+    """A manager that takes epoch 1 must not find every OSD down when they
+    were all present: it would have nowhere to place a file (NOSPC), as
+    one just after `pando-cluster up` did."""
+    m = osdmap.seed_map(SEED, {1: pres(1)}, 100.0, S)
+    assert (m.epoch, m.partition, m.updated_by) == (1, 7, "mgr-t")
+    assert [(o.id, o.up, o.in_) for o in m.osds] == [(1, True, True), (2, False, True)]
+    assert m.osds[0].weight == 1000
+    assert m.reason.startswith("seeded from cluster.conf; osd.1 up")
+    assert osdmap.seed_map(SEED, {}, 100.0, S).osds == seeded().osds
+
+
 @pytest.mark.parametrize("bad", ["osd x ctl=a:1 nfs=b:2", "osd 1 nfs=b:2",
                                  "osd 1 ctl=a:1 nfs=b:2 colour=red", "frobnicate = 3",
                                  "osd 1 ctl=a nfs=b:2"])

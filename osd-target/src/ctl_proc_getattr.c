@@ -7,7 +7,7 @@
 
 #include "ctl_server.h"
 
-#define INFO_ATTRS OBJ_ATTR_USED        /* page 1 numbers 1..8 */
+#define INFO_ATTRS OBJ_ATTR_READ_FLOOR  /* page 1 numbers 1..9 */
 
 struct attr_batch {
 	osd_attr *attrs;

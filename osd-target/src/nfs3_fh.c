@@ -52,6 +52,7 @@ static enum nfsstat3 open_failed(const struct obj_id *id, int err)
 enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 			    enum nfs3_need need, struct nfs3_obj *obj)
 {
+	uint32_t floor, cur;
 	struct obj_id id;
 	enum nfsstat3 st;
 	int err;
@@ -69,7 +70,8 @@ enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 		return open_failed(&id, err);
 	}
 	obj_ref_cap_hold(obj->ref);
-	if (obj_ref_cap_version(obj->ref) != obj->cap.cap_version)
+	obj_ref_cap_versions(obj->ref, &floor, &cur);
+	if (cur != obj->cap.cap_version)
 		st = NFS3ERR_STALE;
 	else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
 		st = NFS3ERR_ACCES;

@@ -31,6 +31,7 @@ enum objstore_info_attr {
 	OBJ_ATTR_COMPONENT = 6,
 	OBJ_ATTR_CAP_VERSION = 7,
 	OBJ_ATTR_USED = 8,
+	OBJ_ATTR_READ_FLOOR = 9,
 };
 
 struct objstore;
@@ -65,13 +66,14 @@ struct obj_info {
 	uint64_t owner_file;
 	uint32_t component;
 	uint32_t cap_version;
+	uint32_t read_floor;
 };
 
 struct obj_create_req {
 	uint64_t object;      /* 0: the store picks the next free id */
 	uint64_t owner_file;
 	uint32_t component;
-	uint32_t cap_version;
+	uint32_t cap_version;     /* also the read floor */
 };
 
 enum obj_stable {
@@ -111,17 +113,20 @@ int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after,
 			 uint64_t *ids, size_t max, size_t *n, bool *eof);
 
 /* Open-object references: a cached descriptor plus the object's capability
- * version, shared by all requests on the object.  Every get must be paired
+ * versions, shared by all requests on the object.  Every get must be paired
  * with a put.  A removed object's outstanding refs answer -ENOENT. */
 int objstore_get(struct objstore *s, const struct obj_id *id, struct obj_ref **out);
 void objstore_put(struct objstore *s, struct obj_ref *ref);
 
-uint32_t obj_ref_cap_version(const struct obj_ref *ref);
-/* A request through a capability holds the object's version from its
+/* An object has a current capability version (cur) and a read floor: a
+ * read-write handle is good at cur only, a read handle from the floor to
+ * cur.  The two are read together, as they were last set. */
+void obj_ref_cap_versions(const struct obj_ref *ref, uint32_t *floor, uint32_t *cur);
+/* A request through a capability holds the object's versions from its
  * check to its end (one hold per thread at a time), so that
- * objstore_set_cap_version, which waits for the holds, answers only once
- * every request it overtook is done: after a fence nothing under an
- * older version lands. */
+ * objstore_set_cap_version and objstore_revoke_writers, which wait for
+ * the holds, answer only once every request they overtook is done: after
+ * either, nothing under a version it revoked lands. */
 void obj_ref_cap_hold(struct obj_ref *ref);
 void obj_ref_cap_release(struct obj_ref *ref);
 /* Reads up to len bytes at off; *n is what was read, *eof when off + *n
@@ -181,8 +186,16 @@ int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page
 int objstore_attr_list(struct objstore *s, const struct obj_id *id,
 		       uint32_t *pages, uint32_t *numbers, size_t max, size_t *n);
 
+/* A fence: sets cur and the read floor to version, so every handle
+ * minted with another, read or write, is refused.  *old (may be NULL)
+ * gets cur before. */
 int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
 			     uint32_t version, uint32_t *old);
+/* Raises cur to version and leaves the floor: the write handles minted
+ * before are refused, the read handles stay good.  A version not above
+ * cur changes nothing.  *old (may be NULL) gets cur before. */
+int objstore_revoke_writers(struct objstore *s, const struct obj_id *id,
+			    uint32_t version, uint32_t *old);
 /* Makes the object's data, or with id NULL every object's, durable. */
 int objstore_flush(struct objstore *s, const struct obj_id *id);
 

@@ -11,9 +11,10 @@
 
 static size_t info_width(uint32_t number)
 {
-	if (number < OBJ_ATTR_LENGTH || number > OBJ_ATTR_USED)
+	if (number < OBJ_ATTR_LENGTH || number > OBJ_ATTR_READ_FLOOR)
 		return 0;
-	return number == OBJ_ATTR_COMPONENT || number == OBJ_ATTR_CAP_VERSION ? 4 : 8;
+	return number == OBJ_ATTR_COMPONENT || number == OBJ_ATTR_CAP_VERSION ||
+	       number == OBJ_ATTR_READ_FLOOR ? 4 : 8;
 }
 
 static uint64_t info_value(const struct obj_info *in, uint32_t number)
@@ -26,6 +27,7 @@ static uint64_t info_value(const struct obj_info *in, uint32_t number)
 	case OBJ_ATTR_OWNER: return in->owner_file;
 	case OBJ_ATTR_COMPONENT: return in->component;
 	case OBJ_ATTR_CAP_VERSION: return in->cap_version;
+	case OBJ_ATTR_READ_FLOOR: return in->read_floor;
 	default: return in->used_bytes;
 	}
 }
@@ -77,9 +79,31 @@ static int rec_store(struct objstore *s, const struct obj_id *id, struct obj_rec
 	return rc;
 }
 
-/* Changes one page-1 field kept in the record; *old gets its last value. */
+/* Changes the owner or the component, kept in the record. */
 static int rec_set_field(struct objstore *s, const struct obj_id *id, uint32_t number,
-			 uint64_t val, uint64_t *old)
+			 uint64_t val)
+{
+	struct obj_rec r;
+	int rc;
+
+	pthread_mutex_lock(&s->meta_lock);
+	rc = rec_load(s, id, &r);
+	if (!rc) {
+		if (number == OBJ_ATTR_OWNER)
+			r.owner_file = val;
+		else
+			r.component = (uint32_t)val;
+		rc = rec_store(s, id, &r, NULL, NULL, 0);
+	}
+	pthread_mutex_unlock(&s->meta_lock);
+	return rc;
+}
+
+/* Moves the capability versions in the record and the cache: a fence sets
+ * both to version, a revocation of writers raises cur alone (and only
+ * upwards).  *old gets cur before. */
+static int rec_set_caps(struct objstore *s, const struct obj_id *id, uint32_t version,
+			bool fence, uint32_t *old)
 {
 	struct obj_rec r;
 	int rc;
@@ -88,22 +112,41 @@ static int rec_set_field(struct objstore *s, const struct obj_id *id, uint32_t n
 	rc = rec_load(s, id, &r);
 	if (rc)
 		goto out;
-	if (number == OBJ_ATTR_OWNER) {
-		*old = r.owner_file;
-		r.owner_file = val;
-	} else if (number == OBJ_ATTR_COMPONENT) {
-		*old = r.component;
-		r.component = (uint32_t)val;
-	} else {
-		*old = r.cap_version;
-		r.cap_version = (uint32_t)val;
-	}
+	*old = r.cap_version;
+	if (!fence && version <= r.cap_version)
+		goto out;
+	r.cap_version = version;
+	if (fence)
+		r.read_floor = version;
 	rc = rec_store(s, id, &r, NULL, NULL, 0);
-	/* Under meta_lock, so that racing bumps reach the cache in order. */
-	if (!rc && number == OBJ_ATTR_CAP_VERSION)
-		cache_set_cap(s, id, (uint32_t)val);
+	/* Under meta_lock, so that racing changes reach the cache in order. */
+	if (!rc)
+		cache_set_caps(s, id, r.read_floor, r.cap_version);
 out:
 	pthread_mutex_unlock(&s->meta_lock);
+	return rc;
+}
+
+/* Under the object's cap_lock, taken before meta_lock as requests take
+ * them: the requests holding the old versions finish first. */
+static int cap_change(struct objstore *s, const struct obj_id *id, uint32_t version,
+		      bool fence, uint32_t *old)
+{
+	struct obj_ref *ref;
+	uint32_t prev = 0;
+	int rc;
+
+	if (!id->partition || !id->object)
+		return -EINVAL;
+	rc = objstore_get(s, id, &ref);
+	if (rc)
+		return rc;
+	pthread_rwlock_wrlock(&ref->cap_lock);
+	rc = rec_set_caps(s, id, version, fence, &prev);
+	pthread_rwlock_unlock(&ref->cap_lock);
+	objstore_put(s, ref);
+	if (!rc && old)
+		*old = prev;
 	return rc;
 }
 
@@ -126,7 +169,7 @@ static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number
 		    const void *val, size_t len)
 {
 	size_t width = info_width(number);
-	uint64_t v, old;
+	uint64_t v;
 
 	/* Width 0 is an unknown number: with an empty value it would match. */
 	if (!width || len != width)
@@ -137,8 +180,9 @@ static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number
 		return length_set(s, id, v);
 	case OBJ_ATTR_OWNER:
 	case OBJ_ATTR_COMPONENT:
-	case OBJ_ATTR_CAP_VERSION:
-		return rec_set_field(s, id, number, v, &old);
+		return rec_set_field(s, id, number, v);
+	case OBJ_ATTR_CAP_VERSION:	/* a fence, as SET_CAP_VERSION */
+		return cap_change(s, id, (uint32_t)v, true, NULL);
 	default:
 		return -EINVAL;
 	}
@@ -239,25 +283,14 @@ int objstore_attr_list(struct objstore *s, const struct obj_id *id,
 	return iter_close(&i);
 }
 
-/* Under the object's cap_lock, taken before meta_lock as requests take
- * them: the requests holding the old version finish first. */
 int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
 			     uint32_t version, uint32_t *old)
 {
-	struct obj_ref *ref;
-	uint64_t prev = 0;
-	int rc;
+	return cap_change(s, id, version, true, old);
+}
 
-	if (!id->partition || !id->object)
-		return -EINVAL;
-	rc = objstore_get(s, id, &ref);
-	if (rc)
-		return rc;
-	pthread_rwlock_wrlock(&ref->cap_lock);
-	rc = rec_set_field(s, id, OBJ_ATTR_CAP_VERSION, version, &prev);
-	pthread_rwlock_unlock(&ref->cap_lock);
-	objstore_put(s, ref);
-	if (!rc && old)
-		*old = (uint32_t)prev;
-	return rc;
+int objstore_revoke_writers(struct objstore *s, const struct obj_id *id,
+			    uint32_t version, uint32_t *old)
+{
+	return cap_change(s, id, version, false, old);
 }

@@ -164,7 +164,7 @@ void cache_forget_all(struct objstore *s)
 	ref_free_list(dead);
 }
 
-void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version)
+void cache_set_caps(struct objstore *s, const struct obj_id *id, uint32_t floor, uint32_t cur)
 {
 	struct obj_ref *ref;
 
@@ -172,7 +172,7 @@ void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version
 	s->cache_gen++;
 	ref = cache_find(s, id);
 	if (ref)
-		atomic_store(&ref->cap_version, version);
+		atomic_store(&ref->cap_versions, cap_versions_pack(floor, cur));
 	pthread_mutex_unlock(&s->cache_lock);
 }
 
@@ -236,7 +236,7 @@ static int ref_load(struct objstore *s, const struct obj_id *id, struct obj_ref 
 	pthread_mutex_init(&ref->csum_lock, NULL);
 	cap_lock_init(&ref->cap_lock);
 	atomic_init(&ref->removed, false);
-	atomic_init(&ref->cap_version, r.cap_version);
+	atomic_init(&ref->cap_versions, cap_versions_pack(r.read_floor, r.cap_version));
 	*out = ref;
 	return 0;
 }

@@ -12,14 +12,17 @@
  *
  * Partition record, 9 bytes: u8 version (1), u64 created_ns.
  *
- * Object record, 33 bytes:
- *    0  u8   version (1)
+ * Object record, 37 bytes:
+ *    0  u8   version (2)
  *    1  u64  created_ns
  *    9  u64  ctime_ns      last change of an attribute kept in RocksDB
- *                          (owner, component, capability version, user pages)
+ *                          (owner, component, capability versions, user pages)
  *   17  u64  owner_file
  *   25  u32  component
- *   29  u32  cap_version
+ *   29  u32  cap_version   current: read-write handles must carry it
+ *   33  u32  read_floor    read handles carry a version in [floor, current]
+ * Version 1 (33 bytes, written before the read floor) is still read, with
+ * the floor at cap_version: its handles keep the meaning they had.
  *
  * Length and mtime are not in the record: the data file's size and mtime are
  * the one source of truth, made durable by the fdatasync that makes the data
@@ -69,23 +72,27 @@ void prefix_end(uint8_t *k, size_t len)
 
 void rec_encode(const struct obj_rec *r, uint8_t *v)
 {
-	v[0] = REC_VERSION;
+	v[0] = OBJ_REC_VERSION;
 	put_be64(v + 1, r->created_ns);
 	put_be64(v + 9, r->ctime_ns);
 	put_be64(v + 17, r->owner_file);
 	put_be32(v + 25, r->component);
 	put_be32(v + 29, r->cap_version);
+	put_be32(v + 33, r->read_floor);
 }
 
 static int rec_decode(const uint8_t *v, size_t len, struct obj_rec *r)
 {
-	if (len != OBJ_REC_LEN || v[0] != REC_VERSION)
+	bool v1 = len == OBJ_REC_V1_LEN && v[0] == 1;
+
+	if (!v1 && (len != OBJ_REC_LEN || v[0] != OBJ_REC_VERSION))
 		return -EIO;
 	r->created_ns = get_be64(v + 1);
 	r->ctime_ns = get_be64(v + 9);
 	r->owner_file = get_be64(v + 17);
 	r->component = get_be32(v + 25);
 	r->cap_version = get_be32(v + 29);
+	r->read_floor = v1 ? r->cap_version : get_be32(v + 33);
 	return 0;
 }
 

@@ -26,8 +26,10 @@
 enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_NEXT = 'N', K_RUNNING = 'R' };
 #define KEY_MAX 25
 #define PART_REC_LEN 9
-#define OBJ_REC_LEN 33
-#define REC_VERSION 1
+#define PART_REC_VERSION 1
+#define OBJ_REC_LEN 37
+#define OBJ_REC_VERSION 2
+#define OBJ_REC_V1_LEN 33             /* before the read floor: still read */
 
 struct obj_rec {
 	uint64_t created_ns;
@@ -35,6 +37,7 @@ struct obj_rec {
 	uint64_t owner_file;
 	uint32_t component;
 	uint32_t cap_version;
+	uint32_t read_floor;
 };
 
 struct lru {
@@ -50,10 +53,12 @@ struct obj_ref {
 	int cfd;                        /* checksum file; -1 until needed (csum_lock) */
 	unsigned refs;                  /* under cache_lock */
 	atomic_bool removed;
-	_Atomic uint32_t cap_version;
+	/* Read floor << 32 | current version: one word, so that a check
+	 * never sees the floor of one change with the version of another. */
+	_Atomic uint64_t cap_versions;
 	/* Read-held by a handle's request from its version check to its end,
-	 * write-held by SET_CAP_VERSION: a fence drains the requests it
-	 * overtook (obj_ref_cap_hold).  Writer-preferring. */
+	 * write-held by SET_CAP_VERSION and REVOKE_WRITERS: they drain the
+	 * requests they overtook (obj_ref_cap_hold).  Writer-preferring. */
 	pthread_rwlock_t cap_lock;
 	/* Held across a data change and the update of its extent checksums,
 	 * and across a verify's read, so that checksums follow the data in
@@ -169,7 +174,11 @@ int sb_read(int dirfd, struct objstore_superblock *sb);
 void cache_init(struct objstore *s);
 void cache_forget(struct objstore *s, const struct obj_id *id);
 void cache_forget_all(struct objstore *s);
-void cache_set_cap(struct objstore *s, const struct obj_id *id, uint32_t version);
+void cache_set_caps(struct objstore *s, const struct obj_id *id, uint32_t floor, uint32_t cur);
+static inline uint64_t cap_versions_pack(uint32_t floor, uint32_t cur)
+{
+	return (uint64_t)floor << 32 | cur;
+}
 
 /* objstore_io.c */
 int ref_truncate(struct obj_ref *ref, uint64_t length);

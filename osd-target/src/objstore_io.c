@@ -10,9 +10,12 @@
 
 #include "log.h"
 
-uint32_t obj_ref_cap_version(const struct obj_ref *ref)
+void obj_ref_cap_versions(const struct obj_ref *ref, uint32_t *floor, uint32_t *cur)
 {
-	return atomic_load(&ref->cap_version);
+	uint64_t v = atomic_load(&ref->cap_versions);
+
+	*floor = (uint32_t)(v >> 32);
+	*cur = (uint32_t)v;
 }
 
 void obj_ref_cap_hold(struct obj_ref *ref)
@@ -199,6 +202,6 @@ int obj_ref_info(struct obj_ref *ref, struct obj_info *info)
 	info->created_ns = r.created_ns;
 	info->owner_file = r.owner_file;
 	info->component = r.component;
-	info->cap_version = atomic_load(&ref->cap_version);
+	obj_ref_cap_versions(ref, &info->read_floor, &info->cap_version);
 	return 0;
 }

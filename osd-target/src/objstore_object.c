@@ -100,6 +100,7 @@ static int create_one(struct create_batch *c, struct obj_create_req *req, size_t
 	struct obj_rec r = {
 		.created_ns = c->now, .ctime_ns = c->now, .owner_file = req->owner_file,
 		.component = req->component, .cap_version = req->cap_version,
+		.read_floor = req->cap_version,
 	};
 	uint8_t k[KEY_MAX], v[OBJ_REC_LEN];
 	int fd;

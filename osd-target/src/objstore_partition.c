@@ -11,7 +11,7 @@ int objstore_partition_create(struct objstore *s, uint64_t partition)
 
 	if (!partition)
 		return -EINVAL;
-	v[0] = REC_VERSION;
+	v[0] = PART_REC_VERSION;
 	put_be64(v + 1, now_ns());
 	pthread_mutex_lock(&s->meta_lock);
 	rc = db_exists(s, k, klen);

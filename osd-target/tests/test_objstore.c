@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "objstore.h"
+#include "objstore_internal.h"
 
 #define MIB (1u << 20)
 #define GIB (1ull << 30)
@@ -402,7 +403,7 @@ static void test_info_attrs(struct objstore *s)
 	CHECK(get_u64(s, &id, OBJ_ATTR_MTIME) > 0);
 	CHECK(get_u64(s, &id, OBJ_ATTR_USED) > 0);
 	CHECK_EQ(objstore_attr_get(s, &id, 1, OBJ_ATTR_LENGTH, v, 4, &len), -EINVAL);
-	CHECK_EQ(objstore_attr_get(s, &id, 1, 9, v, 8, &len), -EINVAL);
+	CHECK_EQ(objstore_attr_get(s, &id, 1, OBJ_ATTR_READ_FLOOR + 1, v, 8, &len), -EINVAL);
 	CHECK_EQ(objstore_attr_get(s, &id, 1, 0, v, 8, &len), -EINVAL);
 	CHECK_EQ(objstore_attr_get(s, &id, 5, 1, v, 8, &len), -EINVAL);
 	CHECK_EQ(objstore_attr_get(s, &none, 1, OBJ_ATTR_LENGTH, v, 8, &len), -ENOENT);
@@ -433,11 +434,12 @@ static void test_info_attrs(struct objstore *s)
 	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_CTIME, v, 8), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_CREATED, v, 8), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_USED, v, 8), -EINVAL);
-	CHECK_EQ(objstore_attr_set(s, &id, 1, 9, v, 8), -EINVAL);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_READ_FLOOR, v, 4), -EINVAL);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_READ_FLOOR + 1, v, 8), -EINVAL);
 	/* An unknown number with an empty value, as SETATTR decodes it (no
 	 * buffer at all): refused, never read. */
 	CHECK_EQ(objstore_attr_set(s, &id, 1, 0, NULL, 0), -EINVAL);
-	CHECK_EQ(objstore_attr_set(s, &id, 1, 9, NULL, 0), -EINVAL);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_READ_FLOOR + 1, NULL, 0), -EINVAL);
 	CHECK_EQ(objstore_attr_set(s, &none, 1, OBJ_ATTR_OWNER, v, 8), -ENOENT);
 }
 
@@ -486,21 +488,98 @@ static void test_user_attrs(struct objstore *s)
 	CHECK_EQ(objstore_attr_list(s, &none, pages, numbers, 8, &n), -ENOENT);
 }
 
+static void check_caps(struct obj_ref *ref, uint32_t floor, uint32_t cur)
+{
+	uint32_t f = 0, c = 0;
+
+	obj_ref_cap_versions(ref, &f, &c);
+	CHECK_EQ(f, floor);
+	CHECK_EQ(c, cur);
+}
+
+/* A fence (SET_CAP_VERSION, or SETATTR of the version) moves the current
+ * version and the read floor together; a revocation of writers raises
+ * the current version alone, and never lowers it. */
 static void test_cap_version(struct objstore *s)
 {
 	struct obj_id id = { 1, 10 };
 	struct obj_ref *ref = NULL;
 	uint32_t old = 0;
+	uint8_t v[4];
 
 	CHECK_EQ(objstore_get(s, &id, &ref), 0);
-	CHECK_EQ(obj_ref_cap_version(ref), 5);
-	CHECK_EQ(objstore_set_cap_version(s, &id, 6, &old), 0);
+	check_caps(ref, 5, 5);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 7, &old), 0);
 	CHECK_EQ(old, 5);
-	CHECK_EQ(obj_ref_cap_version(ref), 6);
+	check_caps(ref, 5, 7);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_READ_FLOOR), 5);
+	CHECK_EQ(objstore_set_cap_version(s, &id, 6, &old), 0);
+	CHECK_EQ(old, 7);
+	check_caps(ref, 6, 6);
+	put32(v, 9);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_CAP_VERSION, v, 4), 0);
+	check_caps(ref, 9, 9);
+	CHECK_EQ(objstore_set_cap_version(s, &id, 6, NULL), 0);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 5, &old), 0);
+	CHECK_EQ(old, 6);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 6, &old), 0);
+	check_caps(ref, 6, 6);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 8, NULL), 0);
+	check_caps(ref, 6, 8);
 	objstore_put(s, ref);
-	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 6);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 8);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_READ_FLOOR), 6);
+	CHECK_EQ(objstore_attr_set(s, &id, 1, OBJ_ATTR_READ_FLOOR, v, 4), -EINVAL);
 	id.object = 777;
 	CHECK_EQ(objstore_set_cap_version(s, &id, 6, &old), -ENOENT);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 6, &old), -ENOENT);
+	id.object = 0;
+	CHECK_EQ(objstore_revoke_writers(s, &id, 6, &old), -EINVAL);
+}
+
+/* Stores written before the read floor hold version-1 object records (33
+ * bytes, no floor): they read with the floor at the capability version,
+ * so every handle keeps the meaning it had, and the next change writes
+ * the record as version 2. */
+static struct objstore *test_v1_record(struct objstore *s)
+{
+	struct obj_id id = { 1, 30 };
+	uint8_t k[KEY_MAX], v1[33] = { 1 };
+	size_t klen = key_obj(k, id.partition, id.object), vlen = 0;
+	char *v2 = NULL;
+	int res = -1;
+
+	CHECK_EQ(create_one(s, 1, 30), 0);
+	put64(v1 + 1, 1000);				/* created */
+	put64(v1 + 9, 2000);				/* ctime */
+	put64(v1 + 17, 77);				/* owner */
+	put32(v1 + 25, 2);				/* component */
+	put32(v1 + 29, 11);				/* cap version */
+	CHECK_EQ(db_put(s, k, klen, v1, sizeof(v1)), 0);
+	s = reopen(s);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 11);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_READ_FLOOR), 11);
+	CHECK_EQ(get_u64(s, &id, OBJ_ATTR_OWNER), 77);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_COMPONENT), 2);
+	CHECK_EQ(get_u64(s, &id, OBJ_ATTR_CREATED), 1000);
+
+	CHECK_EQ(objstore_revoke_writers(s, &id, 12, NULL), 0);
+	CHECK_EQ(db_get(s, k, klen, &v2, &vlen), 0);
+	CHECK(v2 != NULL);
+	if (v2) {
+		CHECK_EQ(vlen, 37);
+		CHECK_EQ(v2[0], 2);
+		CHECK_EQ(be32((const uint8_t *)v2 + 29), 12);
+		CHECK_EQ(be32((const uint8_t *)v2 + 33), 11);
+		rocksdb_free(v2);
+	}
+	v1[0] = 3;					/* a version this code never wrote */
+	CHECK_EQ(db_put(s, k, klen, v1, sizeof(v1)), 0);
+	s = reopen(s);
+	CHECK_EQ(objstore_revoke_writers(s, &id, 13, NULL), -EIO);
+	CHECK_EQ(objstore_object_remove(s, 1, &id.object, 1, &res), 0);
+	CHECK_EQ(res, 0);
+	return s;
 }
 
 static void test_remove(struct objstore *s)
@@ -554,7 +633,8 @@ static struct objstore *test_persist(struct objstore *s)
 	CHECK_EQ(get_u64(s, &id, OBJ_ATTR_LENGTH), 16);
 	CHECK_EQ(get_u64(s, &id, OBJ_ATTR_OWNER), 4242);
 	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_COMPONENT), 3);
-	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 6);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 8);
+	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_READ_FLOOR), 6);
 	CHECK_EQ(objstore_attr_get(s, &id, 0x10000, 1, v, sizeof(v), &len), 0);
 	CHECK(len == 3 && memcmp(v, "uno", 3) == 0);
 	CHECK_EQ(read_at(s, 1, 10, 0, v, sizeof(v), &n, &eof), 0);
@@ -751,6 +831,7 @@ int main(void)
 		test_info_attrs(s);
 		test_user_attrs(s);
 		test_cap_version(s);
+		s = test_v1_record(s);
 		test_remove(s);
 		s = test_persist(s);
 		test_threads(s);

@@ -14,13 +14,14 @@ static const char *const info_names[] = {
 	[OBJ_ATTR_CTIME] = "ctime_ns", [OBJ_ATTR_CREATED] = "created_ns",
 	[OBJ_ATTR_OWNER] = "owner_file", [OBJ_ATTR_COMPONENT] = "component",
 	[OBJ_ATTR_CAP_VERSION] = "cap_version", [OBJ_ATTR_USED] = "used_bytes",
+	[OBJ_ATTR_READ_FLOOR] = "read_floor",
 };
 
 static void print_attr(const struct osd_ctl_attr *a)
 {
 	uint64_t v;
 
-	if (a->page == OBJSTORE_ATTR_PAGE_INFO && a->number <= OBJ_ATTR_USED &&
+	if (a->page == OBJSTORE_ATTR_PAGE_INFO && a->number <= OBJ_ATTR_READ_FLOOR &&
 	    info_names[a->number] && (a->len == 4 || a->len == 8)) {
 		v = a->len == 4 ? get_be32(a->value) : get_be64(a->value);
 		printf("%-12s %" PRIu64 "\n", info_names[a->number], v);

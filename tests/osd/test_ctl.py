@@ -70,6 +70,7 @@ def test_batched_create_explicit_picked_and_duplicate(ctl: OsdCtl) -> None:
     assert ctl.list_all(1) == sorted([100, 555, *picked])
     info = ctl.info(1, 100)
     assert (info[Info.OWNER], info[Info.COMPONENT], info[Info.CAP_VERSION]) == (42, 3, 7)
+    assert info[Info.READ_FLOOR] == 7                       # read handles from 7 on
     assert info[Info.LENGTH] == 0
     status, results = ctl.create_objects(99, [CreateItem(1)])
     assert (status, results) == (Status.NOENT, [])         # no such partition
@@ -197,6 +198,7 @@ def test_page1_owner_component_cap_version(ctl: OsdCtl) -> None:
     assert after[Info.OWNER] == 0x1122334455667788
     assert after[Info.COMPONENT] == 9
     assert after[Info.CAP_VERSION] == 12
+    assert after[Info.READ_FLOOR] == 12                     # a fence, as SET_CAP_VERSION
     assert after[Info.CREATED] == before[Info.CREATED]
     assert after[Info.CTIME] >= before[Info.CTIME]
     status, attrs = ctl.getattr(1, 1, [(1, Info.COMPONENT), (1, Info.OWNER)])
@@ -212,6 +214,9 @@ def test_setattr_stops_at_first_failure(ctl: OsdCtl) -> None:
         (1, Info.COMPONENT, info_value(Info.COMPONENT, 6)),
     ])
     assert (status, failed) == (Status.INVAL, 1)
+    # nor is the read floor: only SET_CAP_VERSION and SETATTR of the version move it
+    assert ctl.setattr(1, 1, [(1, Info.READ_FLOOR, info_value(Info.READ_FLOOR, 0))]) \
+        == (Status.INVAL, 0)
     info = ctl.info(1, 1)
     assert (info[Info.OWNER], info[Info.COMPONENT]) == (5, 0)
     # a value of the wrong width is refused, not reinterpreted
@@ -225,16 +230,16 @@ def test_user_attributes(ctl: OsdCtl) -> None:
     assert ctl.setattr(1, 1, [(0x10001, 7, big), (0x10000, 1, b"hello")]) == (Status.OK, 0)
     status, attrs = ctl.getattr(1, 1)                        # all: page 1, then user
     assert status == Status.OK
-    assert [(a.page, a.number) for a in attrs[:8]] == [(1, int(n)) for n in Info]
+    assert [(a.page, a.number) for a in attrs[:len(Info)]] == [(1, int(n)) for n in Info]
     assert attrs[0].as_int() == 3
-    assert [(a.page, a.number, a.value) for a in attrs[8:]] == [
+    assert [(a.page, a.number, a.value) for a in attrs[len(Info):]] == [
         (0x10000, 1, b"hello"), (0x10001, 7, big)]
     status, attrs = ctl.getattr(1, 1, [(0x10000, 1), (0x10000, 2)])
     assert status == Status.OK
     assert [a.value for a in attrs] == [b"hello", b""]       # unset reads empty
     assert ctl.setattr(1, 1, [(0x10000, 1, b"")]) == (Status.OK, 0)   # empty deletes
     status, attrs = ctl.getattr(1, 1)
-    assert [(a.page, a.number) for a in attrs[8:]] == [(0x10001, 7)]
+    assert [(a.page, a.number) for a in attrs[len(Info):]] == [(0x10001, 7)]
     # page 2..0xffff is neither page 1 nor a user page
     assert ctl.getattr(1, 1, [(2, 1)])[0] == Status.INVAL
     assert ctl.setattr(1, 1, [(2, 1, b"x")]) == (Status.INVAL, 0)

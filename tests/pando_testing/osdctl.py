@@ -86,9 +86,10 @@ class Info(enum.IntEnum):
     COMPONENT = 6
     CAP_VERSION = 7
     USED = 8
+    READ_FLOOR = 9
 
 
-INFO_WIDTH = {Info.COMPONENT: 4, Info.CAP_VERSION: 4}
+INFO_WIDTH = {Info.COMPONENT: 4, Info.CAP_VERSION: 4, Info.READ_FLOOR: 4}
 
 
 class BadReplyVerifier(RpcError):

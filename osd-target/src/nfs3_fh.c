@@ -49,10 +49,22 @@ static enum nfsstat3 open_failed(const struct obj_id *id, int err)
 	return NFS3ERR_IO;
 }
 
+/* Called with the object's versions held: a read-write handle must carry
+ * the current version; a read handle any from the read floor up, so that
+ * revoking the writers (raising the version alone) spares the readers. */
+static bool version_valid(const struct nfs3_obj *obj)
+{
+	uint32_t floor, cur, v = obj->cap.cap_version;
+
+	obj_ref_cap_versions(obj->ref, &floor, &cur);
+	if (obj->cap.rights == CAP_RIGHTS_RW)
+		return v == cur;
+	return floor <= v && v <= cur;
+}
+
 enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 			    enum nfs3_need need, struct nfs3_obj *obj)
 {
-	uint32_t floor, cur;
 	struct obj_id id;
 	enum nfsstat3 st;
 	int err;
@@ -70,9 +82,10 @@ enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
 		return open_failed(&id, err);
 	}
 	obj_ref_cap_hold(obj->ref);
-	obj_ref_cap_versions(obj->ref, &floor, &cur);
-	if (cur != obj->cap.cap_version)
+	if (!version_valid(obj)) {
+		log_debug("nfs3: handle version %u revoked", obj->cap.cap_version);
 		st = NFS3ERR_STALE;
+	}
 	else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
 		st = NFS3ERR_ACCES;
 	if (st != NFS3_OK)

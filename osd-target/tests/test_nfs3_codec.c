@@ -656,6 +656,53 @@ static void test_counters(struct fixture *f)
 	}
 }
 
+/* The status of a READ, or of a one-byte WRITE, through a fresh handle. */
+static uint32_t status_through(struct fixture *f, uint32_t proc, uint8_t rights,
+			       uint32_t version)
+{
+	uint8_t fh[CAPABILITY_SIZE];
+	struct result r;
+	struct buf b;
+	uint32_t st;
+
+	mint(f, rights, version, 0, fh);
+	if (proc == NFSPROC3_READ)
+		read_args(&b, fh);
+	else
+		write_args(&b, fh, 0, NFS3_UNSTABLE, "w");
+	call(f, proc, &b, &r);
+	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
+	st = get32(r.res);
+	result_free(&r);
+	return st;
+}
+
+/* With the read floor at 1 and the object at version 3 (writers revoked
+ * twice), read handles from 1 to 3 read; read-write handles work at 3
+ * only, for reading too; nothing outside [1, 3] does.  A fence to 3 then
+ * takes the read handles below it. */
+static void test_read_floor(struct fixture *f)
+{
+	const struct obj_id id = { PART, OBJ };
+
+	CHECK_EQ(objstore_revoke_writers(f->store, &id, 3, NULL), 0);
+	for (uint32_t v = 1; v <= 3; v++)
+		CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_READ, v), NFS3_OK);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_READ, 0), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_READ, 4), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_WRITE, CAP_RIGHTS_READ, 3), NFS3ERR_ACCES);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_RW, 1), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_WRITE, CAP_RIGHTS_RW, 1), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_WRITE, CAP_RIGHTS_RW, 2), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_WRITE, CAP_RIGHTS_RW, 3), NFS3_OK);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_RW, 3), NFS3_OK);
+
+	CHECK_EQ(objstore_set_cap_version(f->store, &id, 3, NULL), 0);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_READ, 2), NFS3ERR_STALE);
+	CHECK_EQ(status_through(f, NFSPROC3_READ, CAP_RIGHTS_READ, 3), NFS3_OK);
+	CHECK_EQ(objstore_set_cap_version(f->store, &id, 1, NULL), 0);
+}
+
 int main(void)
 {
 	struct fixture f;
@@ -677,6 +724,7 @@ int main(void)
 	test_notsupp(&f);
 	test_rpc_refusals(&f);
 	test_counters(&f);
+	test_read_floor(&f);
 	fixture_down(&f);
 	CHECK_DONE();
 }

@@ -262,6 +262,7 @@ static void seeds_ctl(void)
 	ctl_seed("list", OSDCTL_LIST, 17, CTL_XDRPROC(xdr_osd_list_args), &list);
 	ctl_seed("flush", OSDCTL_FLUSH, 19, CTL_XDRPROC(xdr_osd_flush_args), &flush);
 	ctl_seed("setcap", OSDCTL_SET_CAP_VERSION, 20, CTL_XDRPROC(xdr_osd_setcap_args), &setcap);
+	ctl_seed("revoke", OSDCTL_REVOKE_WRITERS, 20, CTL_XDRPROC(xdr_osd_setcap_args), &setcap);
 	ctl_seed("checksums", OSDCTL_CHECKSUMS, 22, CTL_XDRPROC(xdr_osd_checksums_args), &csums);
 	ctl_seed("stats", OSDCTL_STATS, 0, CTL_XDRPROC(xdr_void), NULL);
 	read_res.osd_read_res_u.ok = (osd_read_res_ok){ TRUE, { sizeof(data) - 1, data } };

@@ -137,3 +137,14 @@ int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_i
 	return ctl_call_result(c, OSDCTL_SET_CAP_VERSION, CTL_XDRPROC(xdr_osd_setcap_args),
 			       &args, &res);
 }
+
+int osd_ctl_revoke_writers(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+			   uint32_t version, uint32_t *old)
+{
+	osd_setcap_args args = { .id = { id->partition, id->object }, .cap_version = version };
+	osd_setcap_res r = { 0 };
+	struct ctl_result res = CTL_RESULT(r, xdr_osd_setcap_res, take_setcap, old);
+
+	return ctl_call_result(c, OSDCTL_REVOKE_WRITERS, CTL_XDRPROC(xdr_osd_setcap_args),
+			       &args, &res);
+}

@@ -1,5 +1,6 @@
-/* SET_CAP_VERSION: fences every handle minted with another version (they
- * answer NFS3ERR_STALE from now on) and returns the version replaced. */
+/* SET_CAP_VERSION: fences every handle minted with another version, read
+ * or write (they answer NFS3ERR_STALE from now on): the version and the
+ * read floor both become the one given.  Returns the version replaced. */
 #include "ctl_server.h"
 #include "log.h"
 

@@ -63,6 +63,8 @@ static const struct ctl_proc ctl_procs[] = {
 	[OSDCTL_STATS] = { "STATS", CTL_XDRPROC(xdr_void), ctl_proc_stats },
 	[OSDCTL_CHECKSUMS] = { "CHECKSUMS", CTL_XDRPROC(xdr_osd_checksums_args),
 			       ctl_proc_checksums },
+	[OSDCTL_REVOKE_WRITERS] = { "REVOKE_WRITERS", CTL_XDRPROC(xdr_osd_setcap_args),
+				    ctl_proc_revoke },
 };
 
 osd_status ctl_status(int err)

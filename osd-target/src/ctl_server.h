@@ -54,6 +54,7 @@ enum rpc_outcome ctl_proc_setattr(struct osd_ctx *ctx, void *args, struct rpc_re
 enum rpc_outcome ctl_proc_list(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_flush(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_setcap(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
+enum rpc_outcome ctl_proc_revoke(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_stats(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 enum rpc_outcome ctl_proc_checksums(struct osd_ctx *ctx, void *args, struct rpc_reply *reply);
 

@@ -220,7 +220,10 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
-enum op { OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR, OP_GETATTR };
+enum op {
+	OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR, OP_GETATTR,
+	OP_REVOKE,
+};
 
 struct pending {
 	pthread_t thread;
@@ -231,6 +234,7 @@ struct pending {
 	struct osd_ctl_extent_csum csums[4];
 	struct osd_ctl_attr attrs[2];
 	uint64_t length;
+	uint32_t old;
 	size_t n;
 	size_t failed;
 	bool eof;
@@ -269,6 +273,10 @@ static void *run_op(void *arg)
 		break;
 	case OP_GETATTR:
 		p->rc = osd_ctl_getattr(p->c, &id, keys, 2, p->attrs, 2, &p->n);
+		break;
+	case OP_REVOKE:
+		p->old = 99;
+		p->rc = osd_ctl_revoke_writers(p->c, &id, 7, &p->old);
 		break;
 	}
 	return NULL;
@@ -705,6 +713,37 @@ static void test_getattr_takes_an_unset_attribute(struct osd_ctl_client *c, int 
 	CHECK(memcmp(p.attrs[1].value, "xyz", 3) == 0);
 }
 
+/* REVOKE_WRITERS is procedure 16 with SET_CAP_VERSION's arguments and
+ * result: the old version comes back; a target older than it answers
+ * PROC_UNAVAIL, which is -EOPNOTSUPP. */
+static void test_revoke_writers(struct osd_ctl_client *c, int fd)
+{
+	static const uint8_t want[] = {
+		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,  /* id */
+		0, 0, 0, 7,                                            /* version */
+	};
+	uint8_t rec[4096], res[8];
+	struct call_seen s;
+	struct pending p;
+
+	start(&p, c, OP_REVOKE);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	CHECK_EQ(s.proc, 16);
+	CHECK_EQ(s.args_len, sizeof(want));
+	CHECK(memcmp(s.args, want, sizeof(want)) == 0);
+	put_be32(res, 0);                       /* OSD_OK */
+	put_be32(res + 4, 5);                   /* the version before */
+	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
+	CHECK_EQ(finish(&p), 0);
+	CHECK_EQ(p.old, 5);
+
+	start(&p, c, OP_REVOKE);
+	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
+	send_proc_unavail(fd, s.xid, s.nonce);
+	CHECK_EQ(finish(&p), -EOPNOTSUPP);
+	CHECK_EQ(p.old, 99);
+}
+
 static void test_local_argument_checks(struct osd_ctl_client *c)
 {
 	static const struct osd_ctl_obj_id id = { 1, 1 };
@@ -757,6 +796,7 @@ int main(void)
 	fd = test_checksums(c, lfd, fd);
 	test_setattr_reports_the_failed_index(c, fd);
 	test_getattr_takes_an_unset_attribute(c, fd);
+	test_revoke_writers(c, fd);
 	test_local_argument_checks(c);
 	test_shared_between_threads(c, fd);
 	test_denied_keeps_connection(c, fd);

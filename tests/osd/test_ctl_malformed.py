@@ -64,6 +64,7 @@ VALID_ARGS: dict[Proc, bytes] = {
     Proc.LIST: args_list(1, 0, 10),
     Proc.FLUSH: args_flush(1, 1),
     Proc.SET_CAP_VERSION: args_setcap(1, 1, 0),
+    Proc.REVOKE_WRITERS: args_setcap(1, 1, 0),
 }
 
 

@@ -55,6 +55,7 @@ class Proc(enum.IntEnum):
     FLUSH = 12
     SET_CAP_VERSION = 13
     STATS = 14
+    REVOKE_WRITERS = 16
 
 
 class Status(enum.IntEnum):
@@ -517,7 +518,15 @@ class OsdCtl:
         return self._status_only(Proc.FLUSH, args_flush(partition, obj))
 
     def set_cap_version(self, partition: int, obj: int, version: int) -> tuple[Status, int]:
+        """A fence: the version and the read floor to `version`; the old version."""
         u = self.call(Proc.SET_CAP_VERSION, args_setcap(partition, obj, version))
+        res = Status(u.u32()), u.u32()
+        u.done()
+        return res
+
+    def revoke_writers(self, partition: int, obj: int, version: int) -> tuple[Status, int]:
+        """The version (not the read floor) up to `version`; the old version."""
+        u = self.call(Proc.REVOKE_WRITERS, args_setcap(partition, obj, version))
         res = Status(u.u32()), u.u32()
         u.done()
         return res

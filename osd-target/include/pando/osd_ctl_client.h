@@ -195,10 +195,18 @@ int osd_ctl_list(struct osd_ctl_client *c, uint64_t partition, uint64_t after,
 		 uint64_t *ids, size_t max, size_t *n, bool *eof);
 /* Makes an object's data durable; id NULL flushes the whole target. */
 int osd_ctl_flush(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id);
-/* Fences handles minted with any other version; *old (may be NULL) gets
- * the version replaced. */
+/* Fences handles minted with any other version, read or write: the
+ * object's version and read floor both become `version`.  *old (may be
+ * NULL) gets the version replaced. */
 int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
 			    uint32_t version, uint32_t *old);
+/* Revokes the write handles minted before and keeps the read handles: the
+ * object's version rises to `version`, its read floor stays.  A version
+ * not above the current one changes nothing (and succeeds).  *old (may be
+ * NULL) gets the version before.  A target older than REVOKE_WRITERS:
+ * -EOPNOTSUPP. */
+int osd_ctl_revoke_writers(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+			   uint32_t version, uint32_t *old);
 
 /* The extent checksums of an object from extent `first` on, at most count
  * (<= OSD_CTL_CLIENT_MAX_CSUMS, or OSD_CTL_CLIENT_MAX_CSUMS_VERIFY with

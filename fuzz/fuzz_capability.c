@@ -18,7 +18,8 @@ static bool same_cap(const struct capability *a, const struct capability *b)
 {
 	return a->rights == b->rights && a->key_id == b->key_id && a->osd_id == b->osd_id &&
 	       a->partition == b->partition && a->object == b->object &&
-	       a->cap_version == b->cap_version && a->expiry == b->expiry;
+	       a->cap_version == b->cap_version && a->expiry == b->expiry &&
+	       a->holder == b->holder;
 }
 
 static void handle_as_bytes(const struct cluster_key *key, const uint8_t *data, size_t size)
@@ -39,6 +40,7 @@ static void handle_from_fields(const struct cluster_key *key, const uint8_t *d)
 		.rights = d[0] & 1 ? CAP_RIGHTS_RW : CAP_RIGHTS_READ, .key_id = key->id,
 		.osd_id = get_be32(d + 1), .partition = get_be64(d + 5), .object = get_be64(d + 13),
 		.cap_version = get_be32(d + 21), .expiry = get_be64(d + 25),
+		.holder = get_be32(d + 33),
 	};
 	uint8_t fh[CAPABILITY_SIZE];
 	struct capability got;
@@ -110,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	handle_as_bytes(&key, data, size);
 	if (size >= 8 + CTL_AUTH_CRED_LEN)
 		cred_as_bytes(&ring, data, size);
-	if (size >= 33)
+	if (size >= 37)
 		handle_from_fields(&key, data);
 	if (size >= 24)
 		cred_from_fields(&ring, data);

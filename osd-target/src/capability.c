@@ -33,7 +33,7 @@ void capability_mint(const struct cluster_key *key, const struct capability *cap
 	put_be64(out + 16, cap->object);
 	put_be32(out + 24, cap->cap_version);
 	put_be64(out + 28, cap->expiry);
-	put_be32(out + 36, 0);
+	put_be32(out + 36, cap->holder);
 	/* A failed HMAC leaves zeros, which no target takes for a MAC: it
 	 * computes its own and never accepts on a failure. */
 	if (cap_mac(key->secret, out, mac))
@@ -47,8 +47,7 @@ enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t 
 	uint8_t mac[HMAC_SHA256_LEN];
 	const uint8_t *secret;
 
-	if (len != CAPABILITY_SIZE || fh[0] != CAPABILITY_FORMAT || !rights_valid(fh[1]) ||
-	    get_be32(fh + 36) != 0)
+	if (len != CAPABILITY_SIZE || fh[0] != CAPABILITY_FORMAT || !rights_valid(fh[1]))
 		return CAP_MALFORMED;
 	/* The current key, or the previous one during a rotation: handles
 	 * minted before the managers switched keys stay good until then. */
@@ -64,6 +63,7 @@ enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t 
 	cap->object = get_be64(fh + 16);
 	cap->cap_version = get_be32(fh + 24);
 	cap->expiry = get_be64(fh + 28);
+	cap->holder = get_be32(fh + 36);
 	return CAP_VALID;
 }
 

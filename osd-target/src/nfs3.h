@@ -142,6 +142,14 @@ int nfs3_decode_write_args(struct xdr_r *in, struct nfs3_write_args *a);
 int nfs3_decode_commit_args(struct xdr_r *in, struct nfs3_commit_args *a);
 int nfs3_decode_access_args(struct xdr_r *in, struct nfs3_access_args *a);
 
+/* Who a call says it is: its AUTH_SYS ids, when it sent AUTH_SYS (a
+ * handle bound to a holder takes only calls with the holder's uid). */
+struct nfs3_caller {
+	bool auth_sys;
+	uint32_t uid;
+	uint32_t gid;
+};
+
 /* An object opened through a verified handle. */
 struct nfs3_obj {
 	struct capability cap;
@@ -155,8 +163,8 @@ enum nfs3_need {
 
 /* Runs the README's handle checks in order; on NFS3_OK *obj holds a
  * reference that nfs3_obj_close() gives back. */
-enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
-			    enum nfs3_need need, struct nfs3_obj *obj);
+enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+			    const struct nfs3_fh *fh, enum nfs3_need need, struct nfs3_obj *obj);
 void nfs3_obj_close(const struct osd_ctx *ctx, struct nfs3_obj *obj);
 /* Maps an objstore -errno from `op` on obj to the status a data-server
  * client can act on, logging the failures that are the target's own. */
@@ -174,32 +182,34 @@ void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
 
 /* One function per procedure.  Each decodes its arguments and fills
  * reply->res with the status and the matching result arm. */
-typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx, struct xdr_r *args,
+typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx,
+					 const struct nfs3_caller *who, struct xdr_r *args,
 					 struct rpc_reply *reply);
 
 /* The shape FSINFO and PATHCONF share: a handle in; status, post_op_attr
  * and, on success, fixed results out (written by encode_ok). */
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_r *args,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx,
+					const struct nfs3_caller *who, struct xdr_r *args,
 					struct rpc_reply *reply,
 					void (*encode_ok)(struct xdr_w *out));
 
-enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, struct xdr_r *args,
-				struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_r *args,
-				   struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_r *args,
-				struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
-				 struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply);
-enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, struct xdr_r *args,
-				    struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				   struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				 struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply);
+enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				    struct xdr_r *args, struct rpc_reply *reply);
 
 #endif

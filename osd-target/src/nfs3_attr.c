@@ -72,7 +72,8 @@ void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
 	nfs3_encode_post_op_attr(out, ctx, obj);
 }
 
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_r *args,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx,
+					const struct nfs3_caller *who, struct xdr_r *args,
 					struct rpc_reply *reply,
 					void (*encode_ok)(struct xdr_w *out))
 {
@@ -83,7 +84,7 @@ enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, struct xdr_r 
 	if (nfs3_decode_fh_args(args, &fh))
 		return RPC_OUT_GARBAGE_ARGS;
 
-	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, &obj);
+	st = nfs3_obj_open(ctx, who, &fh, NFS3_NEED_READ, &obj);
 	xw_u32(&reply->res, st);
 	if (st != NFS3_OK) {
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);

@@ -15,8 +15,8 @@ int nfs3_decode_fh_args(struct xdr_r *in, struct nfs3_fh *fh)
 
 /* Authenticity first: a handle we cannot verify tells its sender nothing
  * about the target, not even whether the object exists. */
-static enum nfsstat3 check_handle(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
-				  struct capability *cap)
+static enum nfsstat3 check_handle(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  const struct nfs3_fh *fh, struct capability *cap)
 {
 	enum cap_verdict v;
 
@@ -34,6 +34,16 @@ static enum nfsstat3 check_handle(const struct osd_ctx *ctx, const struct nfs3_f
 	if (cap->expiry != 0 && cap->expiry < (uint64_t)time(NULL)) {
 		log_debug("nfs3: handle expired at %llu", (unsigned long long)cap->expiry);
 		return NFS3ERR_STALE;
+	}
+	/* The holder's uid: a handle that leaked to another host or user
+	 * does not serve it.  Only after the checks above, so a caller
+	 * learns nothing from a handle it could not use anyway. */
+	if (cap->holder != 0 && !(who->auth_sys && who->uid == cap->holder)) {
+		if (who->auth_sys)
+			log_debug("nfs3: handle for uid %u used by uid %u", cap->holder, who->uid);
+		else
+			log_debug("nfs3: handle for uid %u used without AUTH_SYS", cap->holder);
+		return NFS3ERR_ACCES;
 	}
 	return NFS3_OK;
 }
@@ -62,15 +72,15 @@ static bool version_valid(const struct nfs3_obj *obj)
 	return floor <= v && v <= cur;
 }
 
-enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_fh *fh,
-			    enum nfs3_need need, struct nfs3_obj *obj)
+enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+			    const struct nfs3_fh *fh, enum nfs3_need need, struct nfs3_obj *obj)
 {
 	struct obj_id id;
 	enum nfsstat3 st;
 	int err;
 
 	obj->ref = NULL;
-	st = check_handle(ctx, fh, &obj->cap);
+	st = check_handle(ctx, who, fh, &obj->cap);
 	if (st != NFS3_OK)
 		return st;
 

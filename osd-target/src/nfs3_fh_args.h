@@ -12,8 +12,8 @@
  * GARBAGE_ARGS for bytes that are no handle, or SUCCESS with the handle's
  * status in the reply, then an empty post_op_attr when the procedure's
  * failure arm has one (FSSTAT's does, GETATTR's does not). */
-static inline bool nfs3_open_fh_args(const struct osd_ctx *ctx, struct xdr_r *args,
-				     struct rpc_reply *reply, bool post_op_attr,
+static inline bool nfs3_open_fh_args(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				     struct xdr_r *args, struct rpc_reply *reply, bool post_op_attr,
 				     struct nfs3_obj *obj, enum rpc_outcome *out)
 {
 	struct nfs3_fh fh;
@@ -23,7 +23,7 @@ static inline bool nfs3_open_fh_args(const struct osd_ctx *ctx, struct xdr_r *ar
 	if (nfs3_decode_fh_args(args, &fh))
 		return false;
 	*out = RPC_OUT_SUCCESS;
-	st = nfs3_obj_open(ctx, &fh, NFS3_NEED_READ, obj);
+	st = nfs3_obj_open(ctx, who, &fh, NFS3_NEED_READ, obj);
 	if (st == NFS3_OK)
 		return true;
 	xw_u32(&reply->res, st);

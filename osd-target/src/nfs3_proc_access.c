@@ -12,8 +12,8 @@ int nfs3_decode_access_args(struct xdr_r *in, struct nfs3_access_args *a)
 	return in->err ? -EINVAL : 0;
 }
 
-enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply)
 {
 	struct nfs3_access_args a;
 	struct nfs3_obj obj;
@@ -23,7 +23,7 @@ enum rpc_outcome nfs3_proc_access(const struct osd_ctx *ctx, struct xdr_r *args,
 	if (nfs3_decode_access_args(args, &a))
 		return RPC_OUT_GARBAGE_ARGS;
 
-	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_READ, &obj);
+	st = nfs3_obj_open(ctx, who, &a.fh, NFS3_NEED_READ, &obj);
 	xw_u32(&reply->res, st);
 	if (st != NFS3_OK) {
 		nfs3_encode_post_op_attr(&reply->res, ctx, NULL);

@@ -16,8 +16,8 @@ int nfs3_decode_commit_args(struct xdr_r *in, struct nfs3_commit_args *a)
 	return in->err ? -EINVAL : 0;
 }
 
-enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply)
 {
 	uint8_t verf[NFS3_WRITEVERFSIZE];
 	struct nfs3_commit_args a;
@@ -28,7 +28,7 @@ enum rpc_outcome nfs3_proc_commit(const struct osd_ctx *ctx, struct xdr_r *args,
 	if (nfs3_decode_commit_args(args, &a))
 		return RPC_OUT_GARBAGE_ARGS;
 
-	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_WRITE, &obj);
+	st = nfs3_obj_open(ctx, who, &a.fh, NFS3_NEED_WRITE, &obj);
 	if (st != NFS3_OK) {
 		xw_u32(&reply->res, st);
 		nfs3_encode_wcc_data(&reply->res, ctx, NULL);

@@ -20,8 +20,8 @@ static void encode_fsinfo_ok(struct xdr_w *out)
 	xw_u32(out, FSF3_HOMOGENEOUS | FSF3_CANSETTIME);
 }
 
-enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_fsinfo(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply)
 {
-	return nfs3_reply_static_info(ctx, args, reply, encode_fsinfo_ok);
+	return nfs3_reply_static_info(ctx, who, args, reply, encode_fsinfo_ok);
 }

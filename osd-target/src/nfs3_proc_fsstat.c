@@ -18,15 +18,15 @@ static void encode_fsstat_ok(struct xdr_w *out, const struct objstore_stat *st)
 	xw_u32(out, 0);			/* invarsec: changes any time */
 }
 
-enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, struct xdr_r *args,
-				  struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				  struct xdr_r *args, struct rpc_reply *reply)
 {
 	struct objstore_stat st;
 	struct nfs3_obj obj;
 	enum rpc_outcome out;
 	int err;
 
-	if (!nfs3_open_fh_args(ctx, args, reply, true, &obj, &out))
+	if (!nfs3_open_fh_args(ctx, who, args, reply, true, &obj, &out))
 		return out;
 	err = objstore_statfs(ctx->store, &st);
 	xw_u32(&reply->res, nfs3_stat_from_errno("FSSTAT", &obj, err));

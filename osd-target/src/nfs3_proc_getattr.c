@@ -2,15 +2,15 @@
 #include "nfs3.h"
 #include "nfs3_fh_args.h"
 
-enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, struct xdr_r *args,
-				   struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_getattr(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				   struct xdr_r *args, struct rpc_reply *reply)
 {
 	struct nfs3_obj obj;
 	struct obj_info info;
 	enum rpc_outcome out;
 	int err;
 
-	if (!nfs3_open_fh_args(ctx, args, reply, false, &obj, &out))
+	if (!nfs3_open_fh_args(ctx, who, args, reply, false, &obj, &out))
 		return out;
 	err = obj_ref_info(obj.ref, &info);
 	if (err) {

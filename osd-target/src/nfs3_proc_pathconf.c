@@ -13,8 +13,8 @@ static void encode_pathconf_ok(struct xdr_w *out)
 	xw_bool(out, true);			/* case_preserving */
 }
 
-enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, struct xdr_r *args,
-				    struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				    struct xdr_r *args, struct rpc_reply *reply)
 {
-	return nfs3_reply_static_info(ctx, args, reply, encode_pathconf_ok);
+	return nfs3_reply_static_info(ctx, who, args, reply, encode_pathconf_ok);
 }

@@ -45,8 +45,8 @@ static enum nfsstat3 read_object(const struct osd_ctx *ctx, const struct nfs3_ob
 	return NFS3_OK;
 }
 
-enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_r *args,
-				struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				struct xdr_r *args, struct rpc_reply *reply)
 {
 	struct nfs3_read_args a;
 	struct nfs3_obj obj;
@@ -57,7 +57,7 @@ enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, struct xdr_r *args,
 	if (nfs3_decode_read_args(args, &a))
 		return RPC_OUT_GARBAGE_ARGS;
 
-	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_READ, &obj);
+	st = nfs3_obj_open(ctx, who, &a.fh, NFS3_NEED_READ, &obj);
 	if (st != NFS3_OK) {
 		reply_read_fail(ctx, NULL, st, reply);
 		return RPC_OUT_SUCCESS;

@@ -42,8 +42,8 @@ static enum nfsstat3 write_object(const struct osd_ctx *ctx, const struct nfs3_o
 	return nfs3_stat_from_errno("WRITE", obj, err);
 }
 
-enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
-				 struct rpc_reply *reply)
+enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+				 struct xdr_r *args, struct rpc_reply *reply)
 {
 	uint8_t verf[NFS3_WRITEVERFSIZE];
 	struct nfs3_write_args a;
@@ -53,7 +53,7 @@ enum rpc_outcome nfs3_proc_write(const struct osd_ctx *ctx, struct xdr_r *args,
 	if (nfs3_decode_write_args(args, &a))
 		return RPC_OUT_GARBAGE_ARGS;
 
-	st = nfs3_obj_open(ctx, &a.fh, NFS3_NEED_WRITE, &obj);
+	st = nfs3_obj_open(ctx, who, &a.fh, NFS3_NEED_WRITE, &obj);
 	if (st != NFS3_OK) {
 		reply_write_fail(ctx, NULL, st, reply);
 		return RPC_OUT_SUCCESS;

@@ -41,7 +41,8 @@ static const struct nfs3_proc_desc nfs3_procs[NFSPROC3_COUNT] = {
 };
 
 /* authsys_parms (RFC 5531, appendix A), which must fill the body exactly.
- * The ids only go to the debug log: the handle carries the authority. */
+ * The handle carries the authority: the uid matters only to a handle bound
+ * to a holder (nfs3_fh.c); otherwise the ids only go to the debug log. */
 static bool auth_sys_parse(const uint8_t *body, uint32_t len, uint32_t *uid, uint32_t *gid)
 {
 	struct xdr_r in;
@@ -60,7 +61,8 @@ static bool auth_sys_parse(const uint8_t *body, uint32_t len, uint32_t *uid, uin
 }
 
 /* The handle carries the authority, so the credential only has to be
- * well formed; the verifier of both flavors is an empty AUTH_NONE. */
+ * well formed (a handle bound to a holder then wants its uid); the
+ * verifier of both flavors is an empty AUTH_NONE. */
 static enum rpc_outcome check_auth(const struct rpc_call *call)
 {
 	uint32_t uid, gid;
@@ -103,8 +105,8 @@ static uint32_t reply_status(const struct rpc_reply *reply)
 }
 
 /* Failures counted by who is to blame: the handle (it does not grant the
- * call: forged, for another target, expired, fenced, read-only, or its
- * object is gone), the target (it could not do what was asked), or the
+ * call: forged, for another target, expired, bound to another holder,
+ * fenced, read-only, or its object is gone), the target (it could not do what was asked), or the
  * request (out of bounds or not supported). */
 static enum osd_stat error_class(uint32_t status)
 {
@@ -122,17 +124,24 @@ static enum osd_stat error_class(uint32_t status)
 	}
 }
 
-/* One debug line per call: what, its status, and who the client says it
- * is (pNFS clients send the ids of the layout's data-server entry). */
-static void log_call(const struct nfs3_proc_desc *p, const struct rpc_call *call,
-		     uint32_t status)
+/* Who the client says it is (pNFS clients send the ids of the layout's
+ * data-server entry).  The credential was checked at admission. */
+static struct nfs3_caller caller_of(const struct rpc_call *call)
 {
-	uint32_t uid = 0, gid = 0;
+	struct nfs3_caller who = { false, 0, 0 };
 
-	if (call->cred.flavor == RPC_AUTH_SYS &&
-	    auth_sys_parse(call->cred.body, call->cred.len, &uid, &gid))
+	who.auth_sys = call->cred.flavor == RPC_AUTH_SYS &&
+		       auth_sys_parse(call->cred.body, call->cred.len, &who.uid, &who.gid);
+	return who;
+}
+
+/* One debug line per call: what, its status, and who the client says it is. */
+static void log_call(const struct nfs3_proc_desc *p, const struct rpc_call *call,
+		     const struct nfs3_caller *who, uint32_t status)
+{
+	if (who->auth_sys)
 		log_debug("nfs3 %s xid %#x: status %u, auth sys %u:%u", p->name, call->xid,
-			  status, uid, gid);
+			  status, who->uid, who->gid);
 	else
 		log_debug("nfs3 %s xid %#x: status %u, auth none", p->name, call->xid, status);
 }
@@ -141,12 +150,13 @@ static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_cal
 				 struct rpc_reply *reply)
 {
 	const struct nfs3_proc_desc *p = &nfs3_procs[call->proc];
+	const struct nfs3_caller who = caller_of(call);
 	enum rpc_outcome out;
 	struct xdr_r args;
 	uint32_t status;
 
 	xr_init(&args, call->args, call->args_len);
-	out = p->fn ? p->fn(ctx, &args, reply) : reply_notsupp(p, reply);
+	out = p->fn ? p->fn(ctx, &who, &args, reply) : reply_notsupp(p, reply);
 	if (out != RPC_OUT_SUCCESS) {
 		log_debug("nfs3 %s xid %#x: rpc outcome %d", p->name, call->xid, (int)out);
 		return out;
@@ -157,7 +167,7 @@ static enum rpc_outcome run_proc(const struct osd_ctx *ctx, const struct rpc_cal
 	if (status != NFS3_OK)
 		osd_stats_add(ctx->stats, error_class(status), 1);
 	if (log_enabled(LOG_DEBUG))
-		log_call(p, call, status);
+		log_call(p, call, &who, status);
 	return out;
 }
 

@@ -15,6 +15,14 @@ static const uint8_t known_handle[CAPABILITY_SIZE] = {
 	0x9a, 0x5f, 0x0d, 0x22, 0xe1, 0x0b, 0x7f, 0x4e, 0xa4, 0xee, 0x0d, 0x46, 0x61, 0x76,
 };
 
+/* known_handle's fields bound to holder 4000 (bytes 36..39). */
+static const uint8_t known_holder_handle[CAPABILITY_SIZE] = {
+	0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x00, 0x71, 0x3f, 0xb3, 0x00, 0x00, 0x00, 0x0f, 0xa0, 0xa8, 0xd3,
+	0x91, 0xc9, 0x97, 0xb6, 0x84, 0x95, 0x2e, 0x54, 0x57, 0x58, 0xd8, 0x98, 0x76, 0x28,
+};
+
 static void test_key(struct cluster_key *key)
 {
 	memset(key, 0, sizeof(*key));
@@ -52,6 +60,29 @@ static void test_verify_round_trip(void)
 	CHECK_EQ(cap.object, 0x1234);
 	CHECK_EQ(cap.cap_version, 2);
 	CHECK_EQ(cap.expiry, 1900000000);
+	CHECK_EQ(cap.holder, 0);
+}
+
+/* The holder takes the bytes that were reserved zero, so a handle minted
+ * before it reads as holder 0 (any caller), and CAPABILITY_FORMAT stays 1. */
+static void test_holder_known_bytes_and_round_trip(void)
+{
+	struct capability bound = known_cap, cap;
+	struct cluster_key key;
+	uint8_t fh[CAPABILITY_SIZE];
+
+	test_key(&key);
+	bound.holder = 4000;
+	capability_mint(&key, &bound, fh);
+	CHECK(memcmp(fh, known_holder_handle, sizeof(fh)) == 0);
+	CHECK_EQ(fh[0], 1);
+	CHECK_EQ(capability_verify(&key, known_holder_handle, CAPABILITY_SIZE, &cap), CAP_VALID);
+	CHECK_EQ(cap.holder, 4000);
+	CHECK_EQ(cap.cap_version, 2);
+	bound.holder = 0xffffffffu;
+	capability_mint(&key, &bound, fh);
+	CHECK_EQ(capability_verify(&key, fh, sizeof(fh), &cap), CAP_VALID);
+	CHECK_EQ(cap.holder, 0xffffffffu);
 }
 
 /* Every single-bit flip anywhere in the handle must be caught. */
@@ -198,6 +229,7 @@ int main(void)
 {
 	test_mint_known_bytes();
 	test_verify_round_trip();
+	test_holder_known_bytes_and_round_trip();
 	test_every_bit_flip_rejected();
 	test_malformed();
 	test_key_file_parsing();

@@ -703,6 +703,66 @@ static void test_read_floor(struct fixture *f)
 	CHECK_EQ(objstore_set_cap_version(f->store, &id, 1, NULL), 0);
 }
 
+static void auth_sys_cred(struct buf *cred, uint32_t uid)
+{
+	cred->len = 0;
+	put32(cred, 0);					/* stamp */
+	put_opaque(cred, "host", 4);
+	put32(cred, uid);
+	put32(cred, 100);				/* gid */
+	put32(cred, 0);					/* no more gids */
+}
+
+/* The status of a READ through cap's handle, sent with AUTH_SYS as uid,
+ * or with AUTH_NONE when sys is false. */
+static uint32_t read_as(struct fixture *f, const struct capability *cap, bool sys, uint32_t uid)
+{
+	uint8_t fh[CAPABILITY_SIZE];
+	struct buf cred, b;
+	struct result r;
+	uint32_t st;
+
+	capability_mint(&f->key, cap, fh);
+	read_args(&b, fh);
+	auth_sys_cred(&cred, uid);
+	if (sys)
+		call_full(f, NFS3_VERSION, NFSPROC3_READ, RPC_AUTH_SYS, cred.b,
+			  (uint32_t)cred.len, &b, &r);
+	else
+		call(f, NFSPROC3_READ, &b, &r);
+	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
+	st = get32(r.res);
+	result_free(&r);
+	return st;
+}
+
+/* A handle bound to a holder serves only AUTH_SYS calls with that uid;
+ * holder 0 serves anyone.  The holder is checked after the MAC, the
+ * target and the expiry (a forged, foreign or expired handle says so
+ * first) and before the object is looked at. */
+static void test_handle_holder(struct fixture *f)
+{
+	struct capability cap = { .rights = CAP_RIGHTS_RW, .osd_id = OSD_ID, .partition = PART,
+				  .object = OBJ, .cap_version = 1, .holder = 4000 };
+
+	CHECK_EQ(read_as(f, &cap, true, 4000), NFS3_OK);
+	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_ACCES);
+	CHECK_EQ(read_as(f, &cap, true, 0), NFS3ERR_ACCES);
+	CHECK_EQ(read_as(f, &cap, false, 0), NFS3ERR_ACCES);
+	cap.object = OBJ + 1;				/* no such object: still ACCES */
+	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_ACCES);
+	cap.object = OBJ;
+	cap.osd_id = OSD_ID + 1;
+	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_STALE);
+	cap.osd_id = OSD_ID;
+	cap.expiry = (uint64_t)time(NULL) - 60;
+	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_STALE);
+	cap.expiry = 0;
+	cap.holder = 0;
+	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3_OK);
+	CHECK_EQ(read_as(f, &cap, false, 0), NFS3_OK);
+}
+
 int main(void)
 {
 	struct fixture f;
@@ -725,6 +785,7 @@ int main(void)
 	test_rpc_refusals(&f);
 	test_counters(&f);
 	test_read_floor(&f);
+	test_handle_holder(&f);
 	fixture_down(&f);
 	CHECK_DONE();
 }

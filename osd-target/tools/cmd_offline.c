@@ -164,6 +164,9 @@ static int opt_mint(struct tool *t, int opt, const char *arg, void *ctx)
 		rc = parse_u64(arg, &o->ttl);
 		o->have_ttl = true;
 		break;
+	case 'h':
+		rc = parse_u32(arg, &o->cap.holder);
+		break;
 	}
 	if (rc)
 		fail(t, "bad value '%s' (see --help)", arg);
@@ -177,6 +180,7 @@ int cmd_mint_handle(struct tool *t, int argc, char **argv)
 					      { "cap-version", required_argument, NULL, 'c' },
 					      { "expiry", required_argument, NULL, 'e' },
 					      { "ttl", required_argument, NULL, 't' },
+					      { "holder", required_argument, NULL, 'h' },
 					      COMMON_OPTIONS, { 0 } };
 	struct mint_opts o = { .cap = { .rights = CAP_RIGHTS_RW } };
 	struct osd_ctl_obj_id id;

@@ -33,7 +33,8 @@ static const struct command commands[] = {
 	  cmd_checksums },
 	{ "flush", "[PARTITION OBJECT]", cmd_flush },
 	{ "mint-handle", "--osd-id N [--rights r|rw] [--cap-version V] "
-	  "[--expiry UNIX_S|--ttl S] PARTITION OBJECT   (offline)", cmd_mint_handle },
+	  "[--expiry UNIX_S|--ttl S] [--holder UID] PARTITION OBJECT   (offline)",
+	  cmd_mint_handle },
 	{ "wipe", "--uuid UUID   (removes every partition and object)", cmd_wipe },
 	{ NULL, NULL, NULL },
 };

@@ -110,7 +110,6 @@ def test_malformed_handles_are_badhandle(target: tuple[OsdProcess, Nfs3Client]) 
         b"", good[:55], good + b"\0", good + bytes(8), bytes(56), b"\xff" * 64,
         cap.with_(format=2).mint(osd.key.secret),      # correctly signed, but
         cap.with_(format=0).mint(osd.key.secret),      # each one is malformed
-        cap.with_(reserved=1).mint(osd.key.secret),
         cap.with_(rights=2).mint(osd.key.secret),
         cap.with_(rights=0).mint(osd.key.secret),
     ]

@@ -82,10 +82,10 @@ def test_format_offline(pod: Pod, tmp_path: Path, cluster_key: ClusterKey) -> No
 
 
 def expected_handle(secret: bytes, key_id: int, osd_id: int, partition: int, obj: int,
-                    rights: int, cap_version: int, expiry: int) -> bytes:
+                    rights: int, cap_version: int, expiry: int, holder: int = 0) -> bytes:
     """The 56-byte handle, from the table in osd-target/README.md."""
     body = struct.pack(">BBHIQQIQI", 1, rights, key_id, osd_id, partition, obj,
-                       cap_version, expiry, 0)
+                       cap_version, expiry, holder)
     assert len(body) == 40
     return body + hmac.new(secret, body, hashlib.sha256).digest()[:16]
 
@@ -104,6 +104,9 @@ def test_mint_handle_known_bytes(pod: Pod, tmp_path: Path) -> None:
     out = tool(pod, *k, "mint-handle", "--osd-id", "1", "--rights", "r", "2", "3",
                check=True).stdout.strip()
     assert bytes.fromhex(out) == expected_handle(key.secret, 0x1234, 1, 2, 3, 1, 0, 0)
+    out = tool(pod, *k, "mint-handle", "--osd-id", "1", "--holder", "4000", "2", "3",
+               check=True).stdout.strip()
+    assert bytes.fromhex(out) == expected_handle(key.secret, 0x1234, 1, 2, 3, 3, 0, 0, 4000)
     before = int(time.time())
     out = tool(pod, *k, "mint-handle", "--osd-id", "1", "--ttl", "600", "2", "3",
                check=True).stdout.strip()
@@ -114,6 +117,8 @@ def test_mint_handle_known_bytes(pod: Pod, tmp_path: Path) -> None:
                  "bad value 'x'")
     assert_fails(tool(pod, *k, "mint-handle", "--osd-id", "1", "--ttl", "5", "--expiry", "9",
                       "2", "3"), "not both")
+    assert_fails(tool(pod, *k, "mint-handle", "--osd-id", "1", "--holder", "-1", "2", "3"),
+                 "bad value '-1'")
 
 
 # ---- against a target -------------------------------------------------------------

@@ -26,11 +26,15 @@ struct capability {
 	uint64_t object;
 	uint32_t cap_version;
 	uint64_t expiry;      /* Unix seconds, 0 = never */
+	/* The AUTH_SYS uid the holder's NFSv3 calls must carry; 0 = any
+	 * caller.  In the bytes that were reserved zero, so handles minted
+	 * before it keep their meaning. */
+	uint32_t holder;
 };
 
 enum cap_verdict {
 	CAP_VALID = 0,
-	CAP_MALFORMED,        /* wrong length, version, reserved bits, rights */
+	CAP_MALFORMED,        /* wrong length, version, rights */
 	CAP_UNKNOWN_KEY,      /* signed with a key id we do not hold */
 	CAP_BAD_MAC,          /* forged or corrupted, or the HMAC failed here */
 };
@@ -40,7 +44,7 @@ enum cap_verdict {
 void capability_mint(const struct cluster_key *key, const struct capability *cap,
 		     uint8_t out[CAPABILITY_SIZE]);
 /* Decodes and authenticates with the current or the previous key; on
- * CAP_VALID fills *cap.  Expiry, OSD id,
+ * CAP_VALID fills *cap.  Expiry, OSD id, holder,
  * object existence and version are the caller's checks. */
 enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t *fh,
 				   size_t len, struct capability *cap);

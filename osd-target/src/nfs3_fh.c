@@ -95,8 +95,7 @@ enum nfsstat3 nfs3_obj_open(const struct osd_ctx *ctx, const struct nfs3_caller 
 	if (!version_valid(obj)) {
 		log_debug("nfs3: handle version %u revoked", obj->cap.cap_version);
 		st = NFS3ERR_STALE;
-	}
-	else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
+	} else if (need == NFS3_NEED_WRITE && obj->cap.rights != CAP_RIGHTS_RW)
 		st = NFS3ERR_ACCES;
 	if (st != NFS3_OK)
 		nfs3_obj_close(ctx, obj);

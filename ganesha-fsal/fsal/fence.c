@@ -1,6 +1,8 @@
 /* Capability versions of a file's component objects (OSD attribute page
- * 1, number 7): the version every handle in a layout must carry, and the
- * fence that revokes all handles given out so far by moving it on. */
+ * 1, number 7): the version every handle in a layout must carry, the
+ * fence that revokes all handles given out so far by moving it on, and
+ * the revocation of write handles alone, which moves it on but leaves
+ * the objects' read floor (osd-target/README.md). */
 #include "pando_fsal.h"
 
 #include "byteorder.h"
@@ -126,4 +128,48 @@ int pando_objects_fence(struct pando_export *exp, uint64_t ino,
 	rc = *failed ? record_unreached(exp, ino, map, unreached) : 0;
 	gsh_free(unreached);
 	return rc;
+}
+
+/* One pass over every component; *top is the highest version one had
+ * before, so the caller knows whether next was above them all. */
+static int revoke_pass(struct pando_export *exp, const struct pando_storage_map *map,
+		       uint32_t next, uint32_t *top)
+{
+	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
+		const struct pando_component *k = &map->comp[c];
+		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
+		struct osd_ctl_client *cl;
+		uint32_t old = 0;
+		int rc;
+
+		cl = osd_conns_get(exp->conns, k->osd_id, &rc);
+		if (!cl)
+			return rc;
+		rc = osd_ctl_revoke_writers(cl, &id, next, &old);
+		osd_conns_result(exp->conns, k->osd_id, rc);
+		if (rc == -ENOENT)
+			continue;       /* removed: nothing left to write to */
+		if (rc)
+			return rc;
+		if (old > *top)
+			*top = old;
+	}
+	return 0;
+}
+
+int pando_objects_revoke_writers(struct pando_export *exp, const struct pando_storage_map *map,
+				 uint32_t known, uint32_t *next)
+{
+	uint32_t top = known;
+	int rc;
+
+	/* known + 1 is past every version, unless a component had moved on
+	 * alone (a fence that reached only some): then once more past that,
+	 * so that all of them end up on one version new handles can carry. */
+	*next = known + 1;
+	rc = revoke_pass(exp, map, *next, &top);
+	if (rc || top < *next)
+		return rc;
+	*next = top + 1;
+	return revoke_pass(exp, map, *next, &top);
 }

@@ -112,6 +112,21 @@ static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next,
 	return rc;
 }
 
+static int revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
+{
+	struct pando_layouts *l = arg;
+	struct pando_storage_map *map;
+	int rc = pando_map_load(l->exp, ino, &map);
+
+	if (rc == -ENOENT)
+		return 0;       /* removed: nothing left to write to */
+	if (rc)
+		return rc;
+	rc = pando_objects_revoke_writers(l->exp, map, cur, next);
+	pando_map_free(map);
+	return rc;
+}
+
 static int mark_writer(void *arg, uint64_t ino)
 {
 	struct pando_layouts *l = arg;
@@ -298,6 +313,7 @@ int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
 	struct pando_layouts *l = gsh_calloc(1, sizeof(*l));
 	struct pando_grants_ops ops = {
 		.arg = l, .now = monotonic_s, .recall = send_recall, .fence = fence_objects,
+		.revoke_writers = revoke_writers,
 		.mark_writer = mark_writer, .unmark_writer = unmark_writer, .settle = settle,
 		.uses_osd = uses_osd, .log = log_line,
 	};

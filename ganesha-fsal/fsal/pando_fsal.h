@@ -70,6 +70,7 @@ struct pando_export_config {
 	uint32_t osd_timeout_ms;
 	uint32_t stripe_width;          /* data columns of a new file's map */
 	uint32_t recall_timeout_s;      /* then a holder is fenced */
+	uint32_t capability_lifetime_s; /* a layout's handles work that long */
 	char *striped_clients;          /* addresses given striped layouts ("*": all) */
 	uint32_t object_pool;           /* maps made ahead for empty files (0: none) */
 	bool pnfs;                      /* false: no layouts, every byte through the gateway */
@@ -265,6 +266,11 @@ int pando_objects_cap_version(struct pando_export *exp, const struct pando_stora
 int pando_objects_fence(struct pando_export *exp, uint64_t ino,
 			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
 			uint32_t *failed);
+/* Moves every component past known and past any version one has, for
+ * write handles only (read handles handed out stay good): *next is the
+ * new version.  -errno if a component did not take it. */
+int pando_objects_revoke_writers(struct pando_export *exp, const struct pando_storage_map *map,
+				 uint32_t known, uint32_t *next);
 
 /* settle.c: the size of a pNFS-written file from its objects.  Grows the
  * size to what every current mirror holds unless the file changed

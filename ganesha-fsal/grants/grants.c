@@ -38,7 +38,7 @@ void gfile_put(struct pando_grants *g, struct gfile *f)
 	struct gfile **p;
 
 	if (f->segs || f->recalling || f->wrecorded || f->marking || f->unsettled ||
-	    f->watched || f->gw_writers || f->frozen)
+	    f->watched || f->gw_writers || f->frozen || f->revoking)
 		return;
 	p = slot(g, f->ino);
 	*p = f->next;
@@ -135,10 +135,12 @@ static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_
 		return NULL;
 	}
 	f->wanted |= f->frozen > 0;
-	*rc = f->recalling || f->frozen ? -EAGAIN : 0;
+	/* A write handle minted while writers are being revoked could carry
+	 * the version the revocation leaves behind. */
+	*rc = f->recalling || f->frozen || (ask->write && f->revoking) ? -EAGAIN : 0;
 	if (!*rc && ask->write)
 		*rc = record_writer(g, f);
-	if (!*rc && (f->recalling || f->frozen))
+	if (!*rc && (f->recalling || f->frozen || (ask->write && f->revoking)))
 		*rc = -EAGAIN;  /* a recall began while the record was written */
 	if (*rc) {
 		gfile_forget_writer(g, f);
@@ -169,6 +171,7 @@ int pando_grants_grant(struct pando_grants *g, const struct pando_grant_ask *ask
 	seg->clientid = ask->clientid;
 	snprintf(seg->client, sizeof(seg->client), "%s", ask->client ? ask->client : "");
 	seg->write = ask->write;
+	seg->cap_version = ask->cap_version;
 	seg->epoch = f->epoch;
 	seg->commits_at_grant = f->commits;
 	f->writes += ask->write;
@@ -236,13 +239,72 @@ static bool ends_uncommitted(const struct gfile *f, const struct pando_grant *se
 	       f->commits == seg->commits_at_grant;
 }
 
-static void returned(struct pando_grants *g, struct pando_grant *seg)
+/* Under g->lock: the tick fences the file at once. */
+static void fence_at_next_tick(struct gfile *f)
+{
+	f->fence_due++;
+	f->recalling = true;
+	f->deadline = 0;
+}
+
+/* Under g->lock: a write segment whose handles still work, as far as
+ * the grants know (no fence or revocation since they were minted). */
+static bool writes_live(const struct gfile *f, const struct pando_grant *s)
+{
+	return s->write && !s->fenced && s->cap_version >= f->cap_version;
+}
+
+/* Under g->lock: seg is its holder's last write segment of the file
+ * whose handles still work.  A segment whose handles were revoked
+ * already (its holder returns it because the OSDs refused them) revokes
+ * nothing: two writers of one file would otherwise take turns revoking
+ * each other's new handles. */
+static bool last_write_of_holder(const struct gfile *f, const struct pando_grant *seg)
+{
+	if (!writes_live(f, seg))
+		return false;
+	for (const struct pando_grant *s = f->segs; s; s = s->next)
+		if (s != seg && s->clientid == seg->clientid && writes_live(f, s))
+			return false;
+	return true;
+}
+
+/* Under g->lock, which it drops while the OSDs are asked; seg stays in
+ * the file's list meanwhile, so a recall waiting for it waits for this
+ * too.  A revocation that did not reach every component becomes a fence
+ * at the next tick. */
+static void revoke_writers(struct pando_grants *g, struct gfile *f, struct pando_grant *seg)
+{
+	uint64_t ino = f->ino;
+	uint32_t cur = f->cap_version, next = 0;
+	int rc;
+
+	f->revoking++;
+	pthread_mutex_unlock(&g->lock);
+	rc = g->ops.revoke_writers(g->ops.arg, ino, cur, &next);
+	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);   /* kept by seg */
+	f->revoking--;
+	if (rc) {
+		grants_log(g, PANDO_GRANTS_WARN,
+			   "pando: inode %" PRIu64 ": %s returned its write layout but its write "
+			   "handles could not be revoked (%d): fencing the file", ino, seg->client, rc);
+		fence_at_next_tick(f);
+	} else if (next > f->cap_version) {
+		f->cap_version = next;
+	}
+}
+
+static void returned(struct pando_grants *g, struct pando_grant *seg, bool revoke)
 {
 	uint64_t ino = seg->ino;
 	struct gfile *f;
 	bool settle;
 
 	pthread_mutex_lock(&g->lock);
+	f = gfile_get(g, ino, false);
+	if (f && revoke && last_write_of_holder(f, seg))
+		revoke_writers(g, f, seg);
 	f = gfile_get(g, ino, false);
 	settle = ends_uncommitted(f, seg);
 	if (settle)
@@ -259,27 +321,30 @@ static void returned(struct pando_grants *g, struct pando_grant *seg)
 void pando_grant_end(struct pando_grant *seg)
 {
 	if (seg->owner)
-		returned(seg->owner, seg);
+		returned(seg->owner, seg, true);
 	else
 		free(seg);
 }
 
+/* No revocation of its write handles: the fence at the next tick takes
+ * every handle of the file. */
 void pando_grant_revoked(struct pando_grant *seg)
 {
 	struct pando_grants *g = seg->owner;
 	struct gfile *f;
 
-	if (g && seg->write && !seg->fenced) {
+	if (!g) {
+		free(seg);
+		return;
+	}
+	if (seg->write && !seg->fenced) {
 		pthread_mutex_lock(&g->lock);
 		f = gfile_get(g, seg->ino, false);
-		if (f) {
-			f->fence_due++;
-			f->recalling = true;
-			f->deadline = 0;
-		}
+		if (f)
+			fence_at_next_tick(f);
 		pthread_mutex_unlock(&g->lock);
 	}
-	pando_grant_end(seg);
+	returned(g, seg, false);
 }
 
 void pando_grants_settled(struct pando_grants *g, uint64_t ino, bool ok)

@@ -8,8 +8,11 @@
  * until every recalled segment is returned.  A holder that has not
  * returned its segments by the deadline is fenced (pando_grants_tick):
  * the file's objects get a new capability version, and fenced segments
- * no longer count.  Rebuild, scrub and transcoding freeze a file: no new
- * grant or gateway write, its writers recalled, then fenced.
+ * no longer count.  A client's last write segment of a file to come back
+ * takes its write handles with it: the file's objects get a new version
+ * for writers (pando_grant_end), which leaves every read handle good.
+ * Rebuild, scrub and transcoding freeze a file: no new grant or gateway
+ * write, its writers recalled, then fenced.
  *
  * What it needs from outside comes through struct pando_grants_ops,
  * given at creation.  One mutex guards all of it; callbacks are called
@@ -32,6 +35,7 @@ struct pando_grant {
 	bool write;                     /* iomode RW */
 	bool recalled;                  /* a recall covers it */
 	bool fenced;                    /* its handles were revoked */
+	uint32_t cap_version;           /* the version its handles carry */
 	uint64_t epoch;                 /* the file's epoch when granted */
 	uint64_t commits_at_grant;      /* the file's LAYOUTCOMMIT count then */
 	struct pando_grant *next;       /* in the file's list */
@@ -76,6 +80,10 @@ struct pando_grants_ops {
 	 * is the new one, *failed the components that could not be reached.
 	 * -errno when nothing was tried (the fence is retried next tick). */
 	int (*fence)(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uint32_t *failed);
+	/* Moves the version of the file's objects past cur for write handles
+	 * only, read handles stay good: *next is the new one.  -errno unless
+	 * every component took it (the file is then fenced at the next tick). */
+	int (*revoke_writers)(void *arg, uint64_t ino, uint32_t cur, uint32_t *next);
 	/* The file's write-layout record (a crash leaves it to be settled):
 	 * written durably before a file's first write grant, deleted (under
 	 * the lock, so no grant records the file in between) once nothing
@@ -120,7 +128,11 @@ int pando_grants_grant(struct pando_grants *g, const struct pando_grant_ask *ask
 /* Takes back a grant the caller did not hand out after all. */
 void pando_grants_ungrant(struct pando_grants *g, struct pando_grant *seg);
 /* The segment is returned (or disposed of); frees it, also when its
- * grants are gone. */
+ * grants are gone.  If it was its holder's last write segment of the
+ * file, the holder's write handles are revoked first (revoke_writers,
+ * called with the lock dropped; write grants of the file wait meanwhile
+ * with -EAGAIN), so that once a recall sees it back nothing the holder
+ * still sends lands. */
 void pando_grant_end(struct pando_grant *seg);
 /* The segment was taken from its holder, not given back: Ganesha
  * revoked it (a recall it could not deliver or that went unanswered, a

@@ -17,6 +17,7 @@ struct gfile {
 	uint64_t epoch;                 /* moves on every recall */
 	bool recalling;                 /* a recall runs until deadline */
 	uint32_t fence_due;             /* write segments revoked, not fenced yet */
+	uint32_t revoking;              /* write-handle revocations running */
 	uint64_t deadline;
 	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
 	bool wrecorded;                 /* its write-layout record is durable */

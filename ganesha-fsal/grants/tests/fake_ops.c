@@ -44,6 +44,27 @@ static int fake_fence(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uin
 	return rc;
 }
 
+static int fake_revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
+{
+	struct fake *fk = arg;
+	void (*hook)(struct fake *fk, uint64_t ino);
+	int rc;
+
+	pthread_mutex_lock(&fk->lock);
+	rc = fk->revoke_rc;
+	if (fk->nrevokes < FAKE_MAX) {
+		fk->revoked_ino[fk->nrevokes] = ino;
+		fk->revoked_cur[fk->nrevokes++] = cur;
+	}
+	*next = ++fk->next_version;
+	hook = fk->during_revoke;
+	fk->during_revoke = NULL;
+	pthread_mutex_unlock(&fk->lock);
+	if (hook)
+		hook(fk, ino);
+	return rc;
+}
+
 static int fake_mark(void *arg, uint64_t ino)
 {
 	struct fake *fk = arg;
@@ -105,6 +126,7 @@ struct pando_grants *fake_grants(struct fake *fk)
 {
 	struct pando_grants_ops ops = {
 		.arg = fk, .now = fake_now, .recall = fake_recall, .fence = fake_fence,
+		.revoke_writers = fake_revoke_writers,
 		.mark_writer = fake_mark, .unmark_writer = fake_unmark, .settle = fake_settle,
 		.uses_osd = fake_uses_osd, .log = fake_log,
 	};

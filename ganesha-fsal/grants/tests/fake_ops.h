@@ -17,8 +17,12 @@ struct fake {
 	uint64_t fenced_ino[FAKE_MAX];
 	uint32_t fenced_cur[FAKE_MAX];
 	int nfences;
-	uint32_t next_version;          /* what the next fence moves to */
+	uint32_t next_version;          /* what the next fence or revocation moves to */
 	int fence_rc;                   /* non-zero: the map could not be read */
+	uint64_t revoked_ino[FAKE_MAX]; /* revoke_writers calls */
+	uint32_t revoked_cur[FAKE_MAX];
+	int nrevokes;
+	int revoke_rc;                  /* non-zero: an OSD did not take it */
 	int marked[FAKE_MAX];           /* write-layout records (0 or 1), by inode */
 	int nmarks;                     /* mark_writer calls that wrote one */
 	int mark_rc;
@@ -28,6 +32,8 @@ struct fake {
 	/* Runs inside mark_writer once the record is written, before the
 	 * grants take their lock again: a race made to order. */
 	void (*during_mark)(struct fake *fk, uint64_t ino);
+	/* Runs inside revoke_writers, with the grants' lock dropped. */
+	void (*during_revoke)(struct fake *fk, uint64_t ino);
 	struct pando_grants *g;
 };
 

@@ -12,6 +12,7 @@
  *       Osd_Timeout_Ms = 10000;
  *       Stripe_Width = 1;                     # data columns per mirror
  *       Recall_Timeout = 10;                  # seconds, then fence
+ *       Capability_Lifetime = 600;            # seconds a layout's handles work
  *       Striped_Clients = "10.0.0.5, ...";    # Linux 6.18+ hosts ("*": all)
  *       Object_Pool = 32;                     # maps made ahead for new files (0: none)
  *       Pnfs = true;                          # false: no layouts (gateway only)
@@ -54,6 +55,8 @@ static struct config_item export_params[] = {
 		       osd_timeout_ms),
 	CONF_ITEM_UI32("Stripe_Width", 1, 16, 1, pando_export_config, stripe_width),
 	CONF_ITEM_UI32("Recall_Timeout", 1, 3600, 10, pando_export_config, recall_timeout_s),
+	CONF_ITEM_UI32("Capability_Lifetime", 5, 7 * 24 * 3600, 600, pando_export_config,
+		       capability_lifetime_s),
 	CONF_ITEM_STR("Striped_Clients", 0, 4096, "", pando_export_config, striped_clients),
 	CONF_ITEM_UI32("Object_Pool", 0, 32, 32, pando_export_config, object_pool),
 	CONF_ITEM_BOOL("Pnfs", true, pando_export_config, pnfs),

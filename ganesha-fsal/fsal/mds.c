@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hostport.h"
 #include "idset.h"
@@ -159,24 +160,40 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 	return keep ? 0 : -EOPNOTSUPP;
 }
 
+/* The uid a client's handles are bound to, RFC 8435's synthetic ids: one
+ * per client id, in [2^30, 2^31), never 0 (any caller) nor a real user's. */
+static uint32_t holder_of(uint64_t clientid)
+{
+	return 0x40000000u | (uint32_t)((clientid * 0x9e3779b97f4a7c15ull) >> 34);
+}
+
+/* What every handle of a layout shares: rights, version, the lifetime of
+ * the layout's handles and their holder (the caller, op_ctx). */
+static struct capability layout_handle(const struct pando_export *exp, bool write,
+				       uint32_t cap_version)
+{
+	return (struct capability){
+		.rights = write ? CAP_RIGHTS_RW : CAP_RIGHTS_READ,
+		.cap_version = cap_version,
+		.expiry = (uint64_t)time(NULL) + exp->cfg.capability_lifetime_s,
+		.holder = holder_of(op_ctx->clientid ? *op_ctx->clientid : 0),
+	};
+}
+
 static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map,
-		   const struct pando_segment *seg, uint32_t idx, bool write, uint32_t cap_version,
-		   const struct ns_attr *owner, struct pando_ff_data_server *ds)
+		   const struct pando_segment *seg, uint32_t idx, const struct capability *shared,
+		   struct pando_ff_data_server *ds)
 {
 	const struct pando_component *k = pando_map_component(map, seg->group, seg->component[idx]);
-	struct capability cap = {
-		.rights = write ? CAP_RIGHTS_RW : CAP_RIGHTS_READ,
-		.osd_id = k->osd_id,
-		.partition = map->partition_id,
-		.object = k->object_id,
-		.cap_version = cap_version,
-		.expiry = 0,
-	};
+	struct capability cap = *shared;
 	const struct cluster_osd *osd = pando_view_osd(pando_view_get(exp), k->osd_id, NULL);
 	struct cluster_key key;
 
 	if (!osd)
 		return -EIO;
+	cap.osd_id = k->osd_id;
+	cap.partition = map->partition_id;
+	cap.object = k->object_id;
 	make_devid(exp->export.export_id, osd, ds->deviceid);
 	ds->efficiency = 1;
 	ds->fh_count = 1;
@@ -185,18 +202,18 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 	pando_key_get(exp, &key);
 	capability_mint(&key, &cap, ds->fh_vers->data);
 	explicit_bzero(&key, sizeof(key));
-	/* The file owner's ids, as knfsd gives in its write layouts: Linux
-	 * sends them as AUTH_SYS to the OSDs, which take the capability as
-	 * the authority and only log them. */
-	snprintf(ds->user, sizeof(ds->user), "%" PRIu32, owner->uid);
-	snprintf(ds->group, sizeof(ds->group), "%" PRIu32, owner->gid);
+	/* Linux sends these as AUTH_SYS to the OSDs, which refuse a handle
+	 * whose holder is not the uid it comes with. */
+	snprintf(ds->user, sizeof(ds->user), "%" PRIu32, cap.holder);
+	snprintf(ds->group, sizeof(ds->group), "%" PRIu32, cap.holder);
 	return 0;
 }
 
 static int encode_layout(struct pando_export *exp, const struct pando_storage_map *map,
 			 const struct pando_segment *seg, bool write, uint32_t cap_version,
-			 const struct ns_attr *owner, XDR *xdrs)
+			 XDR *xdrs)
 {
+	const struct capability shared = layout_handle(exp, write, cap_version);
 	struct pando_ff_layout ff = { .stripe_unit = seg->columns > 1 ? seg->stripe_unit : 0,
 				      .mirror_count = seg->mirrors, .flags = 0,
 				      .stats_collect_hint = 0 };
@@ -209,8 +226,8 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 		ff.mirrors[m].ds_count = seg->columns;
 		ff.mirrors[m].ds = gsh_calloc(seg->columns, sizeof(*ff.mirrors[m].ds));
 		for (uint32_t c = 0; !rc && c < seg->columns; c++)
-			rc = fill_ds(exp, map, seg, m * seg->columns + c, write, cap_version,
-				     owner, &ff.mirrors[m].ds[c]);
+			rc = fill_ds(exp, map, seg, m * seg->columns + c, &shared,
+				     &ff.mirrors[m].ds[c]);
 	}
 	if (!rc) {
 		rc = pando_ff_layout_encode(&ff, NULL, 0, &len);
@@ -367,7 +384,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc)
 		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, ver, &granted);
 	if (!rc) {
-		rc = encode_layout(exp, map, &seg, write, ver, &a, loc_body);
+		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
 		if (rc)
 			pando_grants_ungrant(exp->grants, granted);
 	}

@@ -127,6 +127,8 @@ def _layoutget_result(u: Unpacker) -> Layout:
 class FfDataServer:
     device_id: bytes
     handles: list[bytes]        # ffds_fh_vers: Pando's capabilities
+    user: str                   # ffds_user: the uid the handles answer (their holder)
+    group: str
 
 
 def ff_data_servers(body: bytes) -> list[FfDataServer]:
@@ -140,9 +142,9 @@ def ff_data_servers(body: bytes) -> list[FfDataServer]:
             devid = u.fixed(16)
             u.u32()             # ffds_efficiency
             Stateid.unpack(u)
-            out.append(FfDataServer(devid, [u.opaque() for _ in range(u.u32())]))
-            u.opaque()          # ffds_user
-            u.opaque()          # ffds_group
+            handles = [u.opaque() for _ in range(u.u32())]
+            user, group = u.opaque().decode(), u.opaque().decode()
+            out.append(FfDataServer(devid, handles, user, group))
     return out
 
 

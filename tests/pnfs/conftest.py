@@ -3,7 +3,8 @@ flexfiles layouts over four OSDs, stock Linux guests that mount it, and a
 rendezvous the guests' scripts and the test meet at.
 
 * `pnfs_cluster(mirrors=2, stripe_width=1, striped_clients="",
-  recall_timeout=10, log_level=None, pnfs=True, **PandoMds fields)` ->
+  recall_timeout=10, log_level=None, pnfs=True, capability_lifetime=600,
+  **PandoMds fields)` ->
   PnfsCluster (pando_testing.pnfs_tools): PandoMds with layouts on
   (pnfs=False: the export's Pnfs = false), NFSv3, NFSv4.1 and NFSv4.2 as
   `pando-cluster up` serves them, data servers advertised at
@@ -56,7 +57,8 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
 
     def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
              recall_timeout: int = 10, log_level: str | None = None, pnfs: bool = True,
-             inline_max: int = 1, **kw: object) -> PnfsCluster:
+             inline_max: int = 1, capability_lifetime: int = 600,
+             **kw: object) -> PnfsCluster:
         """Inline_Max 1 by default: these suites test the layout machinery
         with files of any size, so every file's data goes to the OSDs at
         its first write layout.  With production's 64 KiB, files that fit
@@ -66,6 +68,7 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
         assert not made, "one manager per test (they share the pod's ports)"
         extra = "\n".join([f"Stripe_Width = {stripe_width};",
                            f"Recall_Timeout = {recall_timeout};",
+                           f"Capability_Lifetime = {capability_lifetime};",
                            f'Striped_Clients = "{striped_clients}";'])
         m = mds_factory(4, pseudo=PSEUDO, pnfs=pnfs, advertise_host=GUEST_ADDR,
                         mirrors=mirrors, extra_fsal=extra, inline_max=inline_max,

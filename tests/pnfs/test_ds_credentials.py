@@ -1,15 +1,16 @@
 """The user and group in a layout's data-server entries (ffds_user,
-ffds_group, RFC 8435) are the file owner's ids as numeric strings, and
-Linux uses them for AUTH_SYS to the data servers, which accept them (the
-capability in the file handle is the authority).
+ffds_group, RFC 8435) are the client's holder: one synthetic uid per
+client, in [2^30, 2^31), the same in both, never a real user's.  Linux
+sends them as AUTH_SYS to the data servers, which take a handle only
+from its holder.
 
-uid 4294967294 / gid 4000000001 (the longest ids: the layout body's size
-bound) write a 1 MiB file over pNFS; root reads it back.  A proxy in
+A user with uid 4294967294 / gid 4000000001 (ids past the holders'
+range) writes a 1 MiB file over pNFS; root reads it back.  A proxy in
 front of the manager sees every LAYOUTGET result: each data-server entry
-of this file must end, right after its 56-byte capability handle, with
-the XDR strings "4294967294" and "4000000001" (length 10, two bytes of
-padding).  The OSDs' debug log shows the credential of each NFSv3 call:
-the WRITEs and the READs carry those ids."""
+ends, right after its 56-byte capability handle, with the XDR strings of
+one and the same holder (10 digits: length 10, two bytes of padding).
+The OSDs' debug log shows the credential of each NFSv3 call: the WRITEs
+and the READs carry the holder's ids, none the user's, none refused."""
 from __future__ import annotations
 
 import os
@@ -29,20 +30,14 @@ UID, GID = 4294967294, 4000000001
 SIZE = 1 << 20
 
 
-def xdr_string(s: str) -> bytes:
-    b = s.encode()
-    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
-
-
 # ff_data_server4's tail: one file handle of 56 bytes, then user and group.
 DS_TAIL = re.compile(re.escape(struct.pack(">II", 1, 56)) + b".{56}"
-                     + re.escape(xdr_string(str(UID)) + xdr_string(str(GID))), re.DOTALL)
-ROOT_TAIL = re.compile(re.escape(struct.pack(">II", 1, 56)) + b".{56}"
-                       + re.escape(xdr_string("0") + xdr_string("0")), re.DOTALL)
+                     + rb"\x00\x00\x00\x0a(\d{10})\x00\x00\x00\x00\x00\x0a(\d{10})\x00\x00",
+                     re.DOTALL)
 
 
-def test_layout_names_the_owner(pod: Pod, pnfs_cluster: Callable[..., PnfsCluster],
-                                guest: Callable[..., KernelClient]) -> None:
+def test_layout_names_the_clients_holder(pod: Pod, pnfs_cluster: Callable[..., PnfsCluster],
+                                         guest: Callable[..., KernelClient]) -> None:
     c = pnfs_cluster(mirrors=2)
     gate = c.gate
     assert gate is not None
@@ -75,18 +70,22 @@ report f
     f = reports(res.steps[0])["f"]
     assert (f.size, f.sha256) == (SIZE, sha256(data)), f
 
-    # Every layout of the file names its owner; the manager's root-owned
-    # files are not in this test, so no entry says "0".
+    # Every layout the guest got names its holder, and only it.
     entries = [m for frag in frags for m in DS_TAIL.findall(frag)]
-    print(f"{len(entries)} data-server entries name {UID}:{GID}")
-    assert len(entries) >= 2, f"{len(entries)} data-server entries with the owner's ids " \
+    print(f"{len(entries)} data-server entries name {set(entries)}")
+    assert len(entries) >= 2, f"{len(entries)} data-server entries with a holder " \
         "(want at least the write layout's, 2 mirrors)"
-    assert not any(ROOT_TAIL.search(frag) for frag in frags), "a layout still says user 0 group 0"
+    assert len(set(entries)) == 1, f"one client, one holder: {set(entries)}"
+    user, group = entries[0]
+    assert user == group, entries[0]
+    holder = int(user)
+    assert 1 << 30 <= holder < 1 << 31, holder
 
-    # Linux used them for AUTH_SYS to the data servers, and they took it.
+    # Linux used it for AUTH_SYS to the data servers, and they took it.
     logs = "".join(o.log_path.read_text() for o in c.osds)
     for op in ("WRITE", "READ"):
-        want = f"auth sys {UID}:{GID}"
+        want = f"auth sys {holder}:{holder}"
         assert re.search(rf"nfs3 {op} xid \S+: status 0, {want}", logs), \
             f"no {op} by {want} in the OSD logs"
+    assert f"auth sys {UID}:" not in logs, "the user's own uid reached an OSD"
     assert not re.search(r"nfs3 (WRITE|READ) xid \S+: status [1-9]", logs), "an OSD refused a call"

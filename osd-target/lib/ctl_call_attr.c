@@ -127,24 +127,25 @@ static int take_setcap(const void *res, int rc, void *arg)
 	return rc;
 }
 
-int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-			    uint32_t version, uint32_t *old)
+/* SET_CAP_VERSION and REVOKE_WRITERS share their arguments and result. */
+static int setcap_call(struct osd_ctl_client *c, uint32_t proc, const struct osd_ctl_obj_id *id,
+		       uint32_t version, uint32_t *old)
 {
 	osd_setcap_args args = { .id = { id->partition, id->object }, .cap_version = version };
 	osd_setcap_res r = { 0 };
 	struct ctl_result res = CTL_RESULT(r, xdr_osd_setcap_res, take_setcap, old);
 
-	return ctl_call_result(c, OSDCTL_SET_CAP_VERSION, CTL_XDRPROC(xdr_osd_setcap_args),
-			       &args, &res);
+	return ctl_call_result(c, proc, CTL_XDRPROC(xdr_osd_setcap_args), &args, &res);
+}
+
+int osd_ctl_set_cap_version(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
+			    uint32_t version, uint32_t *old)
+{
+	return setcap_call(c, OSDCTL_SET_CAP_VERSION, id, version, old);
 }
 
 int osd_ctl_revoke_writers(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
 			   uint32_t version, uint32_t *old)
 {
-	osd_setcap_args args = { .id = { id->partition, id->object }, .cap_version = version };
-	osd_setcap_res r = { 0 };
-	struct ctl_result res = CTL_RESULT(r, xdr_osd_setcap_res, take_setcap, old);
-
-	return ctl_call_result(c, OSDCTL_REVOKE_WRITERS, CTL_XDRPROC(xdr_osd_setcap_args),
-			       &args, &res);
+	return setcap_call(c, OSDCTL_REVOKE_WRITERS, id, version, old);
 }

@@ -1,6 +1,6 @@
 """A fence drains (osd-target/README.md, "File handle (capability) format"): once
-SET_CAP_VERSION has answered, no NFSv3 WRITE under an older version
-lands on the object.  A WRITE that passed its handle check before the
+SET_CAP_VERSION, or REVOKE_WRITERS, has answered, no NFSv3 WRITE under
+an older version lands on the object.  A WRITE that passed its handle check before the
 fence still lands, but before the fence answers; one that checks after
 is STALE.
 
@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Callable
 
+import pytest
+
 from pando_testing.capability import handle_for
 from pando_testing.daemons import OsdProcess
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_STALE
@@ -23,8 +25,9 @@ MIB = 1 << 20
 PART, OBJ = 1, 10
 
 
+@pytest.mark.parametrize("call", ["set_cap_version", "revoke_writers"])
 def test_a_fence_answers_only_after_the_writes_it_overtook(
-        pod: Pod, osd_factory: Callable[..., OsdProcess]) -> None:
+        call: str, pod: Pod, osd_factory: Callable[..., OsdProcess]) -> None:
     osd = osd_factory(1, extra_args=["--write-bandwidth", "1M"])
     osd.tool("mkpart", str(PART))
     osd.tool("create", str(PART), str(OBJ))
@@ -39,7 +42,7 @@ def test_a_fence_answers_only_after_the_writes_it_overtook(
     writer.start()
     time.sleep(0.3)          # checked, and waiting for its tokens
     with open_ctl(pod, osd) as ctl:
-        status, _ = ctl.set_cap_version(PART, OBJ, 1)
+        status, _ = getattr(ctl, call)(PART, OBJ, 1)
         assert status == Status.OK
         at_fence = ctl.read_all(PART, OBJ)
         writer.join()

@@ -2,13 +2,9 @@
 raising an object's capability version without its read floor takes the
 write handles minted before and leaves the read handles good; the fence,
 SET_CAP_VERSION, takes both.  Like the fence, a revocation answers only
-once the requests it overtook are done (test_fence_drain.py's method: a
-1 MiB/s disk model holds a 1 MiB WRITE after its handle check)."""
+once the requests it overtook are done (test_fence_drain.py)."""
 from __future__ import annotations
 
-import threading
-import time
-from typing import Callable
 
 from pando_testing.capability import RIGHTS_READ, RIGHTS_RW, handle_for
 from pando_testing.daemons import OsdProcess
@@ -16,7 +12,6 @@ from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_STALE
 from pando_testing.osdctl import Info, Status, open_ctl
 from pando_testing.pod import Pod
 
-MIB = 1 << 20
 PART, OBJ = 1, 10
 DATA = b"written before the revocation"
 
@@ -68,31 +63,3 @@ def test_a_revocation_to_a_version_not_above_the_current_changes_nothing(
                          FILE_SYNC).status == NFS3_OK
         assert nfs.read(handle_for(osd, PART, OBJ, RIGHTS_READ, cap_version=3),
                         0, 1).status == NFS3_OK
-
-
-def test_a_revocation_answers_only_after_the_writes_it_overtook(
-        pod: Pod, osd_factory: Callable[..., OsdProcess]) -> None:
-    osd = osd_factory(1, extra_args=["--write-bandwidth", "1M"])
-    osd.tool("mkpart", str(PART))
-    osd.tool("create", str(PART), str(OBJ))
-    handle = handle_for(osd, PART, OBJ)
-    result: list[int] = []
-
-    def write() -> None:
-        with osd.nfs3() as nfs:
-            result.append(nfs.write(handle, 0, b"\xab" * MIB, FILE_SYNC).status)
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    time.sleep(0.3)          # checked, and waiting for its tokens
-    with open_ctl(pod, osd) as ctl:
-        assert ctl.revoke_writers(PART, OBJ, 1) == (Status.OK, 0)
-        at_revocation = ctl.read_all(PART, OBJ)
-        writer.join()
-        after = ctl.read_all(PART, OBJ)
-    assert result == [NFS3_OK], result
-    assert len(at_revocation) == len(after) == MIB, \
-        f"{len(at_revocation)} bytes when the revocation answered, {len(after)} after: " \
-        "a write under the old version landed after it"
-    with osd.nfs3() as nfs:
-        assert nfs.write(handle, 0, b"late", FILE_SYNC).status == NFS3ERR_STALE

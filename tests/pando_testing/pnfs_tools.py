@@ -277,7 +277,8 @@ class Component:
     object_id: int
     index: int          # component number in the map: copy * data_columns + column
     length: int         # the object's logical length
-    cap_version: int
+    cap_version: int    # write handles work at this version only
+    read_floor: int     # read handles from here up to cap_version
 
 
 @dataclass
@@ -394,7 +395,8 @@ class PnfsCluster:
                     info = c.info(PARTITION, obj)
                     if info.get(Info.OWNER) == ino:
                         found.append(Component(o.osd_id, obj, info[Info.COMPONENT],
-                                               info[Info.LENGTH], info[Info.CAP_VERSION]))
+                                               info[Info.LENGTH], info[Info.CAP_VERSION],
+                                               info[Info.READ_FLOOR]))
         return sorted(found, key=lambda k: k.index)
 
     def wait_components(self, ino: int, want: int, timeout: float = 10.0) -> list[Component]:

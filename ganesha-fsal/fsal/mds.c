@@ -161,7 +161,8 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 }
 
 /* The uid a client's handles are bound to, RFC 8435's synthetic ids: one
- * per client id, in [2^30, 2^31), never 0 (any caller) nor a real user's. */
+ * per client id, in [2^30, 2^31), never 0 (any caller).  The OSDs take
+ * it as a token, not as a user: a real user with that uid gains nothing. */
 static uint32_t holder_of(uint64_t clientid)
 {
 	return 0x40000000u | (uint32_t)((clientid * 0x9e3779b97f4a7c15ull) >> 34);

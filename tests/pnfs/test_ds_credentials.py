@@ -1,6 +1,6 @@
 """The user and group in a layout's data-server entries (ffds_user,
 ffds_group, RFC 8435) are the client's holder: one synthetic uid per
-client, in [2^30, 2^31), the same in both, never a real user's.  Linux
+client, in [2^30, 2^31), the same in both, not the caller's own.  Linux
 sends them as AUTH_SYS to the data servers, which take a handle only
 from its holder.
 

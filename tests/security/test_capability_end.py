@@ -123,7 +123,7 @@ def test_a_write_layout_after_a_return_writes(mds: PandoMds, one: Nfs4Client) ->
 def test_a_handle_answers_only_its_holder(mds: PandoMds, one: Nfs4Client) -> None:
     fh, sid = one.create(DIR, "holder", mode=0o644)
     _, h = layout(one, fh, sid, IOMODE_RW)
-    assert 1 << 30 <= h.holder < 1 << 31, "a synthetic uid, no real user's"
+    assert 1 << 30 <= h.holder < 1 << 31, "a synthetic uid, never 0 (any caller)"
     assert write(mds, h, uid=0) == NFS3ERR_ACCES
     assert write(mds, h, uid=h.holder + 1) == NFS3ERR_ACCES
     assert write(mds, h) == NFS3_OK

@@ -55,11 +55,12 @@ static bool osd_in(const uint32_t *ids, size_t n, uint32_t osd_id)
 	return false;
 }
 
-/* The components a fence did not reach (unreached[]) become stale, so
- * that nothing reads what a fenced client may still write there: only if
- * the file survives losing them and those already stale. */
+/* The components a fence or a revocation of writers did not reach
+ * (unreached[]) become stale, so that nothing reads what a client may
+ * still write there: only if the file survives losing them and those
+ * already stale. */
 static int record_unreached(struct pando_export *exp, uint64_t ino,
-			    const struct pando_storage_map *map, bool *unreached)
+			    const struct pando_storage_map *map, bool *unreached, const char *what)
 {
 	uint32_t ncomp = pando_map_width(map) * map->groups;
 	uint32_t stale[OBJIO_MAX_SKIP];
@@ -77,8 +78,8 @@ static int record_unreached(struct pando_export *exp, uint64_t ino,
 	for (uint32_t c = 0; c < ncomp && !rc; c++) {
 		if (!unreached[c])
 			continue;
-		LogWarn(COMPONENT_PNFS, "pando: inode %" PRIu64 ": the fence did not reach OSD %u: "
-			"its component is stale", ino, map->comp[c].osd_id);
+		LogWarn(COMPONENT_PNFS, "pando: inode %" PRIu64 ": the %s did not reach OSD %u: "
+			"its component is stale", ino, what, map->comp[c].osd_id);
 		rc = ns_suspect_add(exp->ns, ino, map->comp[c].osd_id, -EHOSTUNREACH, 0, true);
 	}
 	return rc;
@@ -125,15 +126,15 @@ int pando_objects_fence(struct pando_export *exp, uint64_t ino,
 			(*failed)++;
 		}
 	}
-	rc = *failed ? record_unreached(exp, ino, map, unreached) : 0;
+	rc = *failed ? record_unreached(exp, ino, map, unreached, "fence") : 0;
 	gsh_free(unreached);
 	return rc;
 }
 
 /* One pass over every component; *top is the highest version one had
  * before, so the caller knows whether next was above them all. */
-static int revoke_pass(struct pando_export *exp, const struct pando_storage_map *map,
-		       uint32_t next, uint32_t *top)
+static void revoke_pass(struct pando_export *exp, const struct pando_storage_map *map,
+			uint32_t next, uint32_t *top, bool *unreached)
 {
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
 		const struct pando_component *k = &map->comp[c];
@@ -143,33 +144,39 @@ static int revoke_pass(struct pando_export *exp, const struct pando_storage_map 
 		int rc;
 
 		cl = osd_conns_get(exp->conns, k->osd_id, &rc);
-		if (!cl)
-			return rc;
+		if (!cl) {
+			unreached[c] = true;
+			continue;
+		}
 		rc = osd_ctl_revoke_writers(cl, &id, next, &old);
 		osd_conns_result(exp->conns, k->osd_id, rc);
-		if (rc == -ENOENT)
-			continue;       /* removed: nothing left to write to */
-		if (rc)
-			return rc;
-		if (old > *top)
+		unreached[c] = rc != 0 && rc != -ENOENT;   /* removed: nothing to write to */
+		if (!rc && old > *top)
 			*top = old;
 	}
-	return 0;
 }
 
-int pando_objects_revoke_writers(struct pando_export *exp, const struct pando_storage_map *map,
-				 uint32_t known, uint32_t *next)
+int pando_objects_revoke_writers(struct pando_export *exp, uint64_t ino,
+				 const struct pando_storage_map *map, uint32_t known, uint32_t *next)
 {
-	uint32_t top = known;
-	int rc;
+	uint32_t ncomp = pando_map_width(map) * map->groups, top = known;
+	bool *unreached = gsh_calloc(ncomp, sizeof(*unreached));
+	bool any = false;
+	int rc = 0;
 
 	/* known + 1 is past every version, unless a component had moved on
 	 * alone (a fence that reached only some): then once more past that,
 	 * so that all of them end up on one version new handles can carry. */
 	*next = known + 1;
-	rc = revoke_pass(exp, map, *next, &top);
-	if (rc || top < *next)
-		return rc;
-	*next = top + 1;
-	return revoke_pass(exp, map, *next, &top);
+	revoke_pass(exp, map, *next, &top, unreached);
+	if (top >= *next) {
+		*next = top + 1;
+		revoke_pass(exp, map, *next, &top, unreached);
+	}
+	for (uint32_t c = 0; c < ncomp; c++)
+		any |= unreached[c];
+	if (any)
+		rc = record_unreached(exp, ino, map, unreached, "revocation of its writers");
+	gsh_free(unreached);
+	return rc;
 }

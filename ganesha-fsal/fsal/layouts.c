@@ -122,7 +122,7 @@ static int revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
 		return 0;       /* removed: nothing left to write to */
 	if (rc)
 		return rc;
-	rc = pando_objects_revoke_writers(l->exp, map, cur, next);
+	rc = pando_objects_revoke_writers(l->exp, ino, map, cur, next);
 	pando_map_free(map);
 	return rc;
 }

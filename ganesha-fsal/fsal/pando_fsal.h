@@ -266,11 +266,12 @@ int pando_objects_cap_version(struct pando_export *exp, const struct pando_stora
 int pando_objects_fence(struct pando_export *exp, uint64_t ino,
 			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
 			uint32_t *failed);
-/* Moves every component past known and past any version one has, for
- * write handles only (read handles handed out stay good): *next is the
- * new version.  -errno if a component did not take it. */
-int pando_objects_revoke_writers(struct pando_export *exp, const struct pando_storage_map *map,
-				 uint32_t known, uint32_t *next);
+/* Moves every component of file ino past known and past any version one
+ * has, for write handles only (read handles handed out stay good): *next
+ * is the new version.  Components not reached are recorded stale as a
+ * fence records them; -EHOSTUNREACH when the file cannot lose them. */
+int pando_objects_revoke_writers(struct pando_export *exp, uint64_t ino,
+				 const struct pando_storage_map *map, uint32_t known, uint32_t *next);
 
 /* settle.c: the size of a pNFS-written file from its objects.  Grows the
  * size to what every current mirror holds unless the file changed

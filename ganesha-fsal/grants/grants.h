@@ -81,8 +81,9 @@ struct pando_grants_ops {
 	 * -errno when nothing was tried (the fence is retried next tick). */
 	int (*fence)(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uint32_t *failed);
 	/* Moves the version of the file's objects past cur for write handles
-	 * only, read handles stay good: *next is the new one.  -errno unless
-	 * every component took it (the file is then fenced at the next tick). */
+	 * only, read handles stay good: *next is the new one.  -errno when
+	 * the holder's write handles may still work somewhere (the file is
+	 * then fenced at the next tick). */
 	int (*revoke_writers)(void *arg, uint64_t ino, uint32_t cur, uint32_t *next);
 	/* The file's write-layout record (a crash leaves it to be settled):
 	 * written durably before a file's first write grant, deleted (under

@@ -3,7 +3,8 @@ plain NFSv4.1 client against the metadata manager and NFSv3 calls to the
 OSDs with the handles of its layouts:
 
 * a holder's write handles end when it returns its last write layout of
-  the file, and other clients' read handles stay good;
+  the file, and other clients' read handles stay good, also when an OSD
+  of the file cannot be reached (its component is then recorded stale);
 * every handle ends Capability_Lifetime seconds after its LAYOUTGET, and
   a new LAYOUTGET gives one that works;
 * a handle answers only its holder, the synthetic uid of the client it
@@ -23,6 +24,7 @@ from pando_testing.nfs3 import NFS3_OK, NFS3ERR_ACCES, NFS3ERR_STALE, Nfs3Client
 from pando_testing.nfs4 import (IOMODE_READ, IOMODE_RW, NFS4_OK, Layout, Nfs4Client,
                                 Stateid, ff_data_servers)
 from pando_testing.oncrpc import auth_sys
+from pando_testing.pnfs_tools import PnfsCluster
 
 DIR = "/pando"
 MIB = 1 << 20
@@ -65,14 +67,23 @@ def two(mds: PandoMds) -> Iterator[Nfs4Client]:
         yield nfs
 
 
-def layout(nfs: Nfs4Client, fh: bytes, sid: Stateid, iomode: int) -> tuple[Layout, Handle]:
-    """A layout of the file's first MiB and the first handle in it."""
+def layout_handles(nfs: Nfs4Client, fh: bytes, sid: Stateid,
+                   iomode: int) -> tuple[Layout, list[Handle]]:
+    """A layout of the file's first MiB and the handles in it."""
     status, lo = nfs.on(fh, nfs.layoutget(sid, iomode, 0, MIB, 4096))
     assert status == NFS4_OK and isinstance(lo, Layout), f"LAYOUTGET: {status}"
-    ds = ff_data_servers(lo.bodies[0])[0]
-    assert ds.user == ds.group
-    return lo, Handle(int(struct.unpack_from("<Q", ds.device_id, 8)[0]), ds.handles[0],
-                      int(ds.user))
+    out = []
+    for ds in ff_data_servers(lo.bodies[0]):
+        assert ds.user == ds.group
+        out.append(Handle(int(struct.unpack_from("<Q", ds.device_id, 8)[0]), ds.handles[0],
+                          int(ds.user)))
+    return lo, out
+
+
+def layout(nfs: Nfs4Client, fh: bytes, sid: Stateid, iomode: int) -> tuple[Layout, Handle]:
+    """A layout of the file's first MiB and the first handle in it."""
+    lo, handles = layout_handles(nfs, fh, sid, iomode)
+    return lo, handles[0]
 
 
 def osd_client(mds: PandoMds, osd_id: int, uid: int) -> Nfs3Client:
@@ -109,6 +120,25 @@ def test_a_writers_return_leaves_other_clients_read_handles_good(
     _, r = layout(two, fh2, sid2, IOMODE_READ)
     assert one.on(fh, one.layoutreturn(lo.stateid, IOMODE_RW))[0] == NFS4_OK
     assert read(mds, r) == NFS3_OK
+
+
+def test_a_return_with_an_osd_away_leaves_readers_their_handles(
+        mds: PandoMds, one: Nfs4Client, two: Nfs4Client) -> None:
+    """The revocation cannot reach one mirror: that component is recorded
+    stale (the file can lose it), and the file is not fenced."""
+    fh, sid = one.create(DIR, "away", mode=0o666)
+    lo, writes = layout_handles(one, fh, sid, IOMODE_RW)
+    assert len(writes) == 2, writes
+    fh2, sid2 = two.open(DIR, "away")
+    _, reads = layout_handles(two, fh2, sid2, IOMODE_READ)
+    away, here = writes
+    next(o for o in mds.osds if o.osd_id == away.osd_id).stop()
+    assert one.on(fh, one.layoutreturn(lo.stateid, IOMODE_RW))[0] == NFS4_OK
+    time.sleep(1.5)             # past the grants' tick, which would fence
+    assert write(mds, here) == NFS3ERR_STALE
+    assert read(mds, next(h for h in reads if h.osd_id == here.osd_id)) == NFS3_OK
+    damage = PnfsCluster(mds.pod, mds, list(mds.osds)).damage()
+    assert [(d.osd_id, d.stale) for d in damage] == [(away.osd_id, True)], damage
 
 
 def test_a_write_layout_after_a_return_writes(mds: PandoMds, one: Nfs4Client) -> None:

@@ -132,11 +132,12 @@ static void test_known_bytes(void)
 }
 
 /* One data server as the metadata manager writes it (ganesha-fsal/fsal/
- * mds.c): a 56-byte capability handle, then the file owner's uid and gid
- * as numeric strings, here the longest (10 digits, 2 bytes of padding).
+ * mds.c): a 56-byte capability handle, then user and group ids as numeric
+ * strings, here the longest (10 digits, 2 bytes of padding), the width
+ * of every holder's.
  * The entry is 132 bytes: mds.c's FF_DS_BYTES, which sizes the buffer
  * Ganesha gives LAYOUTGET. */
-static const uint8_t owned[] = {
+static const uint8_t ten_digit[] = {
 	U64(0), U32(1), U32(1),			/* stripe unit, 1 mirror, 1 data server */
 	REP16(0x41),				/* ffds_deviceid */
 	U32(1), U32(0), REP12(0x00),		/* efficiency, anonymous stateid */
@@ -147,7 +148,7 @@ static const uint8_t owned[] = {
 	U32(0), U32(0),				/* flags, stats hint */
 };
 
-static void test_owner_ids(void)
+static void test_ten_digit_ids(void)
 {
 	struct pando_ff_fh cap = { .len = 56 };
 	struct pando_ff_data_server ds = { .efficiency = 1, .fh_count = 1, .fh_vers = &cap };
@@ -161,9 +162,9 @@ static void test_owner_ids(void)
 	snprintf(ds.user, sizeof(ds.user), "%u", 4294967294u);
 	snprintf(ds.group, sizeof(ds.group), "%u", 4000000001u);
 	CHECK_EQ(pando_ff_layout_encode(&l, buf, sizeof(buf), &len), 0);
-	CHECK_EQ(len, sizeof(owned));
-	CHECK_MEM(buf, owned, sizeof(owned));
-	CHECK_EQ(sizeof(owned) - 20 - 4, 132);
+	CHECK_EQ(len, sizeof(ten_digit));
+	CHECK_MEM(buf, ten_digit, sizeof(ten_digit));
+	CHECK_EQ(sizeof(ten_digit) - 20 - 4, 132);
 }
 
 /* RFC 8435 5.1: one stripe means ffl_stripe_unit 0, and back; the same
@@ -293,7 +294,7 @@ static void test_round_trips_and_fuzz(void)
 int main(void)
 {
 	test_known_bytes();
-	test_owner_ids();
+	test_ten_digit_ids();
 	test_rfc_rules();
 	test_damaged();
 	test_round_trips_and_fuzz();

@@ -123,6 +123,14 @@ void gfile_forget_writer(struct pando_grants *g, struct gfile *f)
 	f->wrecorded = false;
 }
 
+/* Under g->lock: no grant while the file is recalled or frozen, and no
+ * write grant while writers are being revoked (a write handle minted
+ * meanwhile could carry the version the revocation leaves behind). */
+static bool refuses(const struct gfile *f, bool write)
+{
+	return f->recalling || f->frozen || (write && f->revoking);
+}
+
 /* Under g->lock: the file's record, ready for a new segment, or NULL
  * with *rc set (the file is recalled or frozen, or its record failed). */
 static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_ask *ask,
@@ -135,12 +143,10 @@ static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_
 		return NULL;
 	}
 	f->wanted |= f->frozen > 0;
-	/* A write handle minted while writers are being revoked could carry
-	 * the version the revocation leaves behind. */
-	*rc = f->recalling || f->frozen || (ask->write && f->revoking) ? -EAGAIN : 0;
+	*rc = refuses(f, ask->write) ? -EAGAIN : 0;
 	if (!*rc && ask->write)
 		*rc = record_writer(g, f);
-	if (!*rc && (f->recalling || f->frozen || (ask->write && f->revoking)))
+	if (!*rc && refuses(f, ask->write))
 		*rc = -EAGAIN;  /* a recall began while the record was written */
 	if (*rc) {
 		gfile_forget_writer(g, f);

@@ -3,7 +3,7 @@ a directory with an RS(4,2) policy gets RS maps; what is written, whole
 rows and partial ones, reads back byte for byte; with one and with m OSDs
 killed reads decode and writes go on; with m + 1 killed the file fails
 cleanly (NFS3ERR_IO), never with wrong bytes; a manager killed in the middle
-of row updates leaves no write hole (ganesha-fsal/cluster/objio_rs.c,
+of row updates leaves no write hole (ganesha-fsal/osdio/objio_rs.c,
 ganesha-fsal/fsal/rows.c, ganesha-fsal/README.md "Erasure-coded files")."""
 from __future__ import annotations
 

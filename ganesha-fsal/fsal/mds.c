@@ -3,7 +3,7 @@
  * and statistics body), LAYOUTCOMMIT (size and mtime), GETDEVICEINFO
  * (an OSD's data-server address), and the export's pNFS limits.
  *
- * Shapes (shared/notes/flexfiles-clients.md, measured here): a file whose
+ * Shapes (docs/architecture.md, "Stock Linux clients"): a file whose
  * map has one data column gets ONE whole-file segment with one data
  * server per mirror, which every Linux kernel handles.  Several columns:
  * clients named in Striped_Clients (Linux 6.18+) get one whole-file

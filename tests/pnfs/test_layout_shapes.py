@@ -1,5 +1,5 @@
 """Layout shapes per kernel: no client ever gets a layout it cannot handle
-(shared/notes/flexfiles-clients.md).
+(docs/architecture.md, "Stock Linux clients").
 
 * Striped and mirrored files (Stripe_Width=2, Mirrors=2: 4 components on
   the 4 OSDs): Linux 6.18+ (7.x here) named in Striped_Clients gets one

@@ -89,7 +89,7 @@ struct pando_segment {
  * visit (the whole file with one group); several: the stripe unit.
  * -EOPNOTSUPP for RS (clients cannot compute parity).  Every tested Linux
  * client misdirects mirror 0 when a mirrored file comes in several
- * segments (shared/notes/flexfiles-clients.md): hand mirrored maps out
+ * segments (docs/architecture.md): hand mirrored maps out
  * this way only when the segment is the whole file (one column, one
  * group); the choice is the caller's. */
 int pando_stripe_segment(const struct pando_storage_map *map, uint64_t offset,

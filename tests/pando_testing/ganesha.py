@@ -47,7 +47,7 @@ VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
 # Ganesha's stateid checks say why they refuse a stateid only at DEBUG
 # (about five lines per OPEN): the e2e and pNFS fixtures keep it on, so an
 # intermittent LAYOUTCOMMIT refusal leaves its reason in the log
-# (tests/e2e/README.md, known failures).
+# (tests/e2e/README.md).
 STATE_DEBUG = {"STATE": "DEBUG"}
 
 # The hosts whose root stays root: `up`'s own (loopback: inside a test pod,

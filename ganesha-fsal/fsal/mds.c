@@ -398,8 +398,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	/* Not return-on-close: the client keeps the layout across opens
 	 * (no LAYOUTGET, LAYOUTRETURN and GETDEVICEINFO per open) and sends
 	 * its LAYOUTCOMMIT and LAYOUTRETURN whenever it likes, also after
-	 * its CLOSE.  A CLOSE that dropped the layout made those arrive for
-	 * a stateid Ganesha no longer knew (the 7.x lost size).  Patch 0100
+	 * its CLOSE.  A CLOSE that dropped the layout would make those arrive
+	 * for a stateid Ganesha no longer knows (a lost size).  Patch 0100
 	 * keeps the client's layout stateid when its next OPEN asks again. */
 	res->return_on_close = false;
 	res->last_segment = true;

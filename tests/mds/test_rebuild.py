@@ -306,10 +306,10 @@ def test_a_stale_component_on_the_jobs_osd_does_not_keep_the_job_from_ending(
         etcd: EtcdCluster, cluster: Callable[..., PandoMds]) -> None:
     """A write that missed the dead OSD records its component stale; once
     the OSD is out, the stale scan (every 10 s) must leave the job's task
-    for that component alone.  It used to put its own (job 0) under the
-    same key: the file was rebuilt, the job's count of open tasks never
-    reached 0, and the job never ended (seen under kernel writers,
-    tests/pnfs/test_rebuild_kernel.py)."""
+    for that component alone.  A scan that put its own (job 0) under the
+    same key would leave the job's count of open tasks above 0 after the
+    file was rebuilt, and the job would never end (as under kernel
+    writers, tests/pnfs/test_rebuild_kernel.py)."""
     # 1 MB/s, one worker: the stale file's task, last in the queue, waits
     # past a stale scan.
     mds = cluster("Rebuild_Bandwidth_Mb = 1;\nRebuild_Parallel = 1;\n")

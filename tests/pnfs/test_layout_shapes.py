@@ -137,8 +137,9 @@ def test_range_segments_unmirrored(version: str, pnfs_cluster: Callable[..., Pnf
     """Mirrors=1, Stripe_Width=3, no striped clients: each LAYOUTGET gets
     the stripe unit at its offset, so a 6 MiB file takes several
     LAYOUTGETs, most on a file whose layout the client already holds.
-    Ganesha stays up (it used to abort: "Error 22, acquiring mutex
-    (&state->state_mutex)"), the data is right and spread over 3 OSDs."""
+    Ganesha stays up (what this guards against is an abort: "Error 22,
+    acquiring mutex (&state->state_mutex)"), the data is right and spread
+    over 3 OSDs."""
     c = pnfs_cluster(mirrors=1, stripe_width=3)
     res, d, ls0, ls1, got = run_io(c, guest(version, c), SEGMENT_SIZES)
     total = sum(SEGMENT_SIZES)

@@ -1,9 +1,9 @@
 """A write layout that ends without a LAYOUTCOMMIT.  A client may return
 a write layout without ever sending LAYOUTCOMMIT for bytes it wrote to
-the OSDs (stock Ganesha 4.3 used to refuse a LAYOUTCOMMIT that arrived
-after the CLOSE dropped a return-on-close layout; Linux does not tell the
-application), which left bytes the OSDs had committed past the file's
-size.  The manager checks the size against the objects when such a
+the OSDs (stock Ganesha 4.3 refuses a LAYOUTCOMMIT that arrives after
+the CLOSE dropped a return-on-close layout; Linux does not tell the
+application), which would leave bytes the OSDs committed past the
+file's size.  The manager checks the size against the objects when such a
 layout ends.
 
 Reproduced without relying on a race: a guest opens a new file for

@@ -1,7 +1,7 @@
-"""Attack: whoever can write etcd (plain HTTP, no authentication yet: issue
-22, finding 3) puts a malformed value under the mgr's prefix.  One such
-presence value used to make every poll of every mgr raise, so no OSD was
-marked down any more.  The mgr must skip it, count it, and go on."""
+"""Attack: whoever can write etcd (issue 22, finding 3) puts a malformed
+value under the mgr's prefix.  A presence value that made a poll raise
+would stop every mgr from marking any OSD down, so the mgr must skip it,
+count it, and go on."""
 from __future__ import annotations
 
 import base64

@@ -25,9 +25,14 @@ from .osdmap import ClusterMap, MapError
 
 log = logging.getLogger("pando_mgr.api")
 DASHBOARD = Path(__file__).parent / "dashboard"
-MGR: web.AppKey[Manager] = web.AppKey("mgr", Manager)
-TOKEN: web.AppKey[str] = web.AppKey("token", str)
-NAMES: web.AppKey[frozenset[str]] = web.AppKey("names", frozenset)
+if hasattr(web, "AppKey"):
+    MGR: web.AppKey[Manager] = web.AppKey("mgr", Manager)
+    TOKEN: web.AppKey[str] = web.AppKey("token", str)
+    NAMES: web.AppKey[frozenset[str]] = web.AppKey("names", frozenset)
+else:  # aiohttp before 3.9 (Debian 12's python3-aiohttp is 3.8): string keys
+    MGR = "mgr"  # type: ignore[assignment]
+    TOKEN = "token"  # type: ignore[assignment]
+    NAMES = "names"  # type: ignore[assignment]
 CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -22,15 +22,8 @@
 #define ATTR_LENGTH 1
 #define ATTR_OWNER 5
 
-/* One control call on an OSD through the connection pool, its result recorded. */
-#define OSD_CALL(f, id, rc, call)                                               \
-	do {                                                                    \
-		struct osd_ctl_client *c_ = osd_conns_get((f)->conns, (id), &(rc)); \
-		if (c_) {                                                       \
-			(rc) = (call);                                          \
-			osd_conns_result((f)->conns, (id), (rc));                 \
-		}                                                               \
-	} while (0)
+/* Each control call below is made once, on a connection from the pool,
+ * and its result recorded (osd_conns_result). */
 
 /* Page-1 attributes of an object: logical length and owning file. */
 static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object,
@@ -43,8 +36,12 @@ static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64
 	struct osd_ctl_attr attrs[2];
 	size_t n = 0;
 	int rc;
+	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
 
-	OSD_CALL(f, osd, rc, osd_ctl_getattr(c_, &id, keys, 2, attrs, 2, &n));
+	if (!c)
+		return rc;
+	rc = osd_ctl_getattr(c, &id, keys, 2, attrs, 2, &n);
+	osd_conns_result(f->conns, osd, rc);
 	if (!rc && (n != 2 || attrs[0].len != 8 || attrs[1].len != 8))
 		rc = -EPROTO;
 	if (!rc) {
@@ -57,8 +54,12 @@ static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64
 int fsck_remove_object(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object)
 {
 	int res = 0, rc;
+	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
 
-	OSD_CALL(f, osd, rc, osd_ctl_objects_remove(c_, partition, &object, 1, &res));
+	if (c) {
+		rc = osd_ctl_objects_remove(c, partition, &object, 1, &res);
+		osd_conns_result(f->conns, osd, rc);
+	}
 	if (!rc)
 		rc = res;
 	return rc == -ENOENT ? 0 : rc;
@@ -93,9 +94,13 @@ static int truncate_object(struct fsck *f, const struct want *w)
 	struct osd_ctl_obj_id id = { w->partition, w->object };
 	struct osd_ctl_attr a = { .page = ATTR_PAGE, .number = ATTR_LENGTH, .len = 8 };
 	int rc;
+	struct osd_ctl_client *c = osd_conns_get(f->conns, w->osd, &rc);
 
+	if (!c)
+		return rc;
 	put_be64(a.value, w->size);
-	OSD_CALL(f, w->osd, rc, osd_ctl_setattr(c_, &id, &a, 1, NULL));
+	rc = osd_ctl_setattr(c, &id, &a, 1, NULL);
+	osd_conns_result(f->conns, w->osd, rc);
 	return rc;
 }
 
@@ -144,6 +149,20 @@ static void listed(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 		w->seen = true;
 }
 
+/* One batch of the partition's ids past after. */
+static int list_batch(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t after,
+		      uint64_t *ids, size_t *n, bool *eof)
+{
+	int rc;
+	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
+
+	if (!c)
+		return rc;
+	rc = osd_ctl_list(c, partition, after, ids, OSD_CTL_CLIENT_MAX_BATCH, n, eof);
+	osd_conns_result(f->conns, osd, rc);
+	return rc;
+}
+
 static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t partition,
 			  uint64_t *ids)
 {
@@ -154,8 +173,7 @@ static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t 
 	while (!rc && !eof) {
 		size_t n = 0;
 
-		OSD_CALL(f, o->id, rc, osd_ctl_list(c_, partition, after, ids,
-						    OSD_CTL_CLIENT_MAX_BATCH, &n, &eof));
+		rc = list_batch(f, o->id, partition, after, ids, &n, &eof);
 		for (size_t i = 0; !rc && i < n; i++)
 			listed(f, o->id, partition, ids[i]);
 		if (!rc && n)

@@ -54,13 +54,12 @@ int objio_component_create(struct objio *io, uint64_t partition, const struct pa
 	};
 	int res = 0, rc;
 
-	OSD_CALL(io, k->osd_id, rc, osd_ctl_objects_create(c_, partition, &it, 1, &res));
+	rc = objio_osd_create(io, k->osd_id, partition, &it, &res);
 	if (rc == -ENOENT) {
 		/* The partition is new to this OSD. */
-		OSD_CALL(io, k->osd_id, rc, osd_ctl_partition_create(c_, partition));
+		rc = objio_osd_partition_create(io, k->osd_id, partition);
 		if (!rc || rc == -EEXIST)
-			OSD_CALL(io, k->osd_id, rc,
-				 osd_ctl_objects_create(c_, partition, &it, 1, &res));
+			rc = objio_osd_create(io, k->osd_id, partition, &it, &res);
 	}
 	if (!rc && res != -EEXIST)
 		rc = res;
@@ -118,11 +117,10 @@ int objio_remove(struct objio *io, const struct pando_storage_map *map)
 	for (uint32_t g = 0; g < map->groups; g++) {
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *k = comp_of(map, g, c);
-			int res = 0, rc;
+			int res = 0;
+			int rc = objio_osd_remove(io, k->osd_id, map->partition_id, k->object_id,
+						  &res);
 
-			OSD_CALL(io, k->osd_id, rc,
-				 osd_ctl_objects_remove(c_, map->partition_id, &k->object_id, 1,
-							&res));
 			if (!rc && res != -ENOENT)
 				rc = res;
 			if (rc == -ENOENT)
@@ -145,9 +143,8 @@ int objio_write_component(struct objio *io, const struct pando_storage_map *map,
 
 	if (objio_skipped(io, k->osd_id))
 		return 1;
-	OSD_CALL(io, k->osd_id, rc,
-		 osd_ctl_write(c_, &id, object_offset, src, len,
-			       stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v));
+	rc = objio_osd_write(io, k->osd_id, &id, object_offset, src, len,
+			     stable ? OSD_CTL_DATA_SYNC : OSD_CTL_UNSTABLE, v);
 	if (rc && objio_request_error(rc))
 		return rc;
 	if (rc)
@@ -251,9 +248,8 @@ int objio_read_component(struct objio *io, const struct pando_storage_map *map, 
 		size_t n = 0;
 		bool eof = false;
 
-		OSD_CALL(io, k->osd_id, rc,
-			 osd_ctl_read(c_, &id, object_offset + done, out + done, len - done, &n,
-				      &eof));
+		rc = objio_osd_read(io, k->osd_id, &id, object_offset + done, out + done,
+				    len - done, &n, &eof);
 		if (rc) {
 			if (!objio_request_error(rc))
 				objio_fault(io, g, c, k->osd_id, rc, false);
@@ -335,12 +331,13 @@ static bool group_holds(const struct pando_storage_map *map, const uint8_t *done
 
 /* Runs one call on every usable component of the map; a component that
  * fails must be recorded stale, and each group must keep its data on the
- * components that succeeded. */
-typedef int (*comp_call)(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
-			 const struct osd_ctl_obj_id *id, void *arg);
+ * components that succeeded.  size: a truncate's new size (a flush has
+ * none). */
+typedef int (*comp_call)(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+			 uint64_t size);
 
 static int on_every_component(struct objio *io, const struct pando_storage_map *map,
-			      comp_call call, void *arg)
+			      comp_call call, uint64_t size)
 {
 	uint32_t width = pando_map_width(map);
 
@@ -354,7 +351,7 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 
 			if (objio_skipped(io, k->osd_id))
 				continue;
-			OSD_CALL(io, k->osd_id, rc, call(io, k->osd_id, c_, &id, arg));
+			rc = call(io, k->osd_id, &id, size);
 			if (rc && objio_request_error(rc))
 				return rc;
 			if (rc && objio_fault(io, g, c, k->osd_id, rc, true))
@@ -368,34 +365,22 @@ static int on_every_component(struct objio *io, const struct pando_storage_map *
 	return 0;
 }
 
-static int truncate_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
-			 const struct osd_ctl_obj_id *id, void *arg)
-{
-	int rc = osd_ctl_setattr(c, id, arg, 1, NULL);
-
-	return rc ? rc : osd_ctl_flush(c, id);
-}
-
 int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size)
 {
-	struct osd_ctl_attr len = { .page = 1, .number = 1, .len = 8 };
-
 	if (map->shape.raid == PANDO_RS)
 		return objio_rs_truncate(io, map, size);
-	for (int i = 0; i < 8; i++)
-		len.value[i] = (uint8_t)(size >> (56 - 8 * i));
-	return on_every_component(io, map, truncate_call, &len);
+	return on_every_component(io, map, objio_osd_truncate, size);
 }
 
 /* A zero-length DATA_SYNC write: the object's data and extent checksums
  * made durable, and the OSD's write verifier, to learn whether it
  * restarted since the unstable writes this flush is for. */
-static int flush_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
-		      const struct osd_ctl_obj_id *id, void *arg)
+static int flush_call(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+		      uint64_t size)
 {
 	static const uint8_t none[1];
 	uint8_t v[8];
-	int rc = osd_ctl_write(c, id, 0, none, 0, OSD_CTL_DATA_SYNC, v);
+	int rc = objio_osd_write(io, osd, id, 0, none, 0, OSD_CTL_DATA_SYNC, v);
 
 	if (!rc && osd_conns_note_verf(io->conns, osd, v))
 		io->verf_changed = true;
@@ -404,23 +389,7 @@ static int flush_call(struct objio *io, uint32_t osd, struct osd_ctl_client *c,
 
 int objio_flush(struct objio *io, const struct pando_storage_map *map)
 {
-	return on_every_component(io, map, flush_call, NULL);
-}
-
-static int length_call(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-		       uint64_t *len)
-{
-	static const struct osd_ctl_attr_key key = { .page = 1, .number = 1 };
-	struct osd_ctl_attr attr;
-	size_t n = 0;
-	int rc = osd_ctl_getattr(c, id, &key, 1, &attr, 1, &n);
-
-	if (!rc && (n != 1 || attr.len != 8))
-		rc = -EPROTO;
-	*len = 0;
-	for (int i = 0; !rc && i < 8; i++)
-		*len = *len << 8 | attr.value[i];
-	return rc;
+	return on_every_component(io, map, flush_call, 0);
 }
 
 int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
@@ -443,7 +412,7 @@ int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
 				stale[c / data] = true;
 				continue;
 			}
-			OSD_CALL(io, k->osd_id, rc, length_call(c_, &id, &len));
+			rc = objio_osd_length(io, k->osd_id, &id, &len);
 			if (rc)
 				return rc;
 			if (len > longest[c / data])
@@ -461,10 +430,8 @@ int objio_component_length(struct objio *io, uint64_t partition, const struct pa
 			   uint64_t *len)
 {
 	struct osd_ctl_obj_id id = { partition, k->object_id };
-	int rc;
 
-	OSD_CALL(io, k->osd_id, rc, length_call(c_, &id, len));
-	return rc;
+	return objio_osd_length(io, k->osd_id, &id, len);
 }
 
 /* One chunk: read from src until len bytes or its end, then written to
@@ -483,8 +450,8 @@ static int copy_chunk(struct objio *io, uint64_t partition, const struct pando_c
 	while (*got < len && !eof) {
 		size_t n = 0;
 
-		OSD_CALL(io, src->osd_id, rc,
-			 osd_ctl_read(c_, &from, off + *got, buf + *got, len - *got, &n, &eof));
+		rc = objio_osd_read(io, src->osd_id, &from, off + *got, buf + *got, len - *got, &n,
+				    &eof);
 		if (rc)
 			return rc;
 		if (n == 0)
@@ -493,9 +460,7 @@ static int copy_chunk(struct objio *io, uint64_t partition, const struct pando_c
 	}
 	if (*got == 0)
 		return 0;
-	OSD_CALL(io, dst->osd_id, rc,
-		 osd_ctl_write(c_, &to, off, buf, *got, OSD_CTL_UNSTABLE, NULL));
-	return rc;
+	return objio_osd_write(io, dst->osd_id, &to, off, buf, *got, OSD_CTL_UNSTABLE, NULL);
 }
 
 int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
@@ -521,22 +486,16 @@ int objio_component_settle(struct objio *io, uint64_t partition, const struct pa
 			   uint64_t len)
 {
 	struct osd_ctl_obj_id id = { partition, k->object_id };
-	struct osd_ctl_attr attr = { .page = 1, .number = 1, .len = 8 };
-	int rc;
 
-	for (int i = 0; i < 8; i++)
-		attr.value[i] = (uint8_t)(len >> (56 - 8 * i));
-	OSD_CALL(io, k->osd_id, rc, truncate_call(io, k->osd_id, c_, &id, &attr));
-	return rc;
+	return objio_osd_truncate(io, k->osd_id, &id, len);
 }
 
 static int extent_crcs(struct objio *io, uint64_t partition, const struct pando_component *k,
 		       uint64_t first, size_t count, struct osd_ctl_extent_csum *out, size_t *n)
 {
 	struct osd_ctl_obj_id id = { partition, k->object_id };
-	int rc;
+	int rc = objio_osd_checksums(io, k->osd_id, &id, first, count, false, out, n);
 
-	OSD_CALL(io, k->osd_id, rc, osd_ctl_checksums(c_, &id, first, count, false, out, n, NULL));
 	if (rc == -EFBIG) {
 		/* Past the object's end: every extent reads as zeros. */
 		*n = count;

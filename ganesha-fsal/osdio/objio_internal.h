@@ -1,6 +1,6 @@
-/* What the gateway I/O files (objio.c, objio_rs.c, scrub_io.c) share:
- * one call on one OSD with its retries, the fault report, and one
- * component's bytes.  Private to this folder. */
+/* What the gateway I/O files (objio.c, objio_rs.c, objio_rs_rebuild.c,
+ * scrub_io.c) share: the calls on one OSD with their retries, the fault
+ * report, and one component's bytes.  Private to this folder. */
 #ifndef PANDO_OBJIO_INTERNAL_H
 #define PANDO_OBJIO_INTERNAL_H
 
@@ -10,25 +10,30 @@
 #include "objio.h"
 #include "pando/stripe.h"
 
-/* One call on one OSD through the connection pool, recording the result.  A call
- * that finds its connection broken is tried again, on each pooled
- * connection in turn and then a reconnected one: the OSD may only have
- * restarted (the library reconnects on a connection's next call), and
- * every call here is idempotent (writes at an offset, creates and removes
- * of named objects, flushes, reads). */
-#define OSD_CALL(io, osd_id, rc, call)                                                  \
-	do {                                                                            \
-		int tries_ = osd_conns_per_osd((io)->conns) + 1;                    \
-		for (int try_ = 0; try_ < tries_; try_++) {                             \
-			struct osd_ctl_client *c_ = osd_conns_get((io)->conns, (osd_id), &(rc)); \
-			if (!c_)                                                        \
-				break;                                                  \
-			(rc) = (call);                                                  \
-			osd_conns_result((io)->conns, (osd_id), (rc));                    \
-			if (!osd_conns_lost_connection(rc))                              \
-				break;                                                  \
-		}                                                                       \
-	} while (0)
+/* The control calls made on one OSD (objio_osd.c): each through io's
+ * connection pool, its result recorded, made again over a lost
+ * connection (osd_conns_call: every one of them is idempotent).  0 or
+ * -errno, as the osd_ctl_ call of the same name; -ENOENT, -EHOSTDOWN or
+ * what connect said when no connection could be had. */
+int objio_osd_create(struct objio *io, uint32_t osd, uint64_t partition,
+		     struct osd_ctl_create_item *it, int *res);
+int objio_osd_partition_create(struct objio *io, uint32_t osd, uint64_t partition);
+int objio_osd_remove(struct objio *io, uint32_t osd, uint64_t partition, uint64_t object,
+		     int *res);
+int objio_osd_read(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id, uint64_t off,
+		   void *buf, size_t len, size_t *n, bool *eof);
+int objio_osd_write(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+		    uint64_t off, const void *buf, size_t len, enum osd_ctl_stable stable,
+		    uint8_t verf[8]);
+/* The object's logical length (page 1). */
+int objio_osd_length(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+		     uint64_t *len);
+/* Sets the object's logical length, then flushes it. */
+int objio_osd_truncate(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+		       uint64_t len);
+int objio_osd_checksums(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
+			uint64_t first, size_t count, bool verify,
+			struct osd_ctl_extent_csum *out, size_t *n);
 
 static inline bool objio_skipped(const struct objio *io, uint32_t osd)
 {

@@ -127,8 +127,8 @@ static int write_dst(struct rs_job *j, uint64_t off, const uint8_t *src, uint64_
 	for (uint64_t at = 0; !rc && at < len;) {
 		uint64_t n = len - at < OSD_CTL_CLIENT_MAX_DATA ? len - at : OSD_CTL_CLIENT_MAX_DATA;
 
-		OSD_CALL(j->io, j->dst->osd_id, rc,
-			 osd_ctl_write(c_, &id, off + at, src + at, n, OSD_CTL_UNSTABLE, NULL));
+		rc = objio_osd_write(j->io, j->dst->osd_id, &id, off + at, src + at, n,
+				     OSD_CTL_UNSTABLE, NULL);
 		at += n;
 	}
 	return rc;

@@ -316,7 +316,7 @@ bool osd_conns_note_verf(struct osd_conns *p, uint32_t id, const uint8_t verf[8]
 	return changed;
 }
 
-int osd_conns_ping(struct osd_conns *p, uint32_t id)
+int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg)
 {
 	int rc = -ENOENT;
 
@@ -325,12 +325,23 @@ int osd_conns_ping(struct osd_conns *p, uint32_t id)
 
 		if (!c)
 			break;
-		rc = osd_ctl_null(c);
+		rc = fn(c, arg);
 		osd_conns_result(p, id, rc);
 		if (!osd_conns_lost_connection(rc))
 			break;
 	}
 	return rc;
+}
+
+static int null_fn(struct osd_ctl_client *c, void *arg)
+{
+	(void)arg;
+	return osd_ctl_null(c);
+}
+
+int osd_conns_ping(struct osd_conns *p, uint32_t id)
+{
+	return osd_conns_call(p, id, null_fn, NULL);
 }
 
 int osd_conns_per_osd(const struct osd_conns *p)

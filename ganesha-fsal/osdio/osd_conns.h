@@ -55,6 +55,17 @@ int osd_conns_rekey(struct osd_conns *p, const struct cluster_key *key);
 struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err);
 /* Records the result of a call made on a connection from osd_conns_get. */
 void osd_conns_result(struct osd_conns *p, uint32_t id, int rc);
+
+/* One call on OSD id: fn(c, arg) on a connection of the pool, its result
+ * recorded.  A call that finds its connection lost is made again, on each
+ * pooled connection in turn and then a reconnected one (at most
+ * osd_conns_per_osd + 1 tries): the OSD may only have restarted, and the
+ * library reconnects on a connection's next call.  So fn must be
+ * idempotent (a write at an offset, a create or remove of a named object,
+ * a flush, a read).  What fn returned last, or why no connection could be
+ * had (osd_conns_get). */
+typedef int (*osd_conns_fn)(struct osd_ctl_client *c, void *arg);
+int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg);
 /* True for the errors that say the OSD, not the request, failed. */
 bool osd_conns_is_transport_error(int rc);
 

@@ -30,88 +30,27 @@ struct scrub {
 
 /* ---- calls to the OSDs ---------------------------------------------------- */
 
-typedef int (*osd_fn)(struct osd_ctl_client *c, void *arg);
-
-/* One call through the connection pool, recording the result; tried again over
- * connections a restart broke, as objio.c does (every call here is
- * idempotent: checksums, reads, writes at an offset). */
-static int pool_call(struct objio *io, uint32_t osd, osd_fn fn, void *arg)
-{
-	int tries = osd_conns_per_osd(io->conns) + 1, rc = -EIO;
-
-	for (int t = 0; t < tries; t++) {
-		struct osd_ctl_client *c = osd_conns_get(io->conns, osd, &rc);
-
-		if (!c)
-			break;
-		rc = fn(c, arg);
-		osd_conns_result(io->conns, osd, rc);
-		if (!osd_conns_lost_connection(rc))
-			break;
-	}
-	return rc;
-}
-
-struct csum_call {
-	struct osd_ctl_obj_id id;
-	uint64_t first;
-	size_t count;
-	bool verify;
-	struct osd_ctl_extent_csum *out;
-	size_t got;
-};
-
-static int csum_fn(struct osd_ctl_client *c, void *arg)
-{
-	struct csum_call *a = arg;
-
-	return osd_ctl_checksums(c, &a->id, a->first, a->count, a->verify, a->out, &a->got, NULL);
-}
-
 /* Extents [first, first + n) of mirror m into out, over as many calls as
  * the OSD's answers take. */
 static int checksums(struct scrub *s, uint32_t m, uint64_t first, size_t n, bool verify,
 		     struct osd_ctl_extent_csum *out)
 {
+	struct osd_ctl_obj_id id = { s->map->partition_id, s->k[m]->object_id };
 	size_t max = verify ? VERIFY_MAX : SCAN_MAX, done = 0;
 
 	while (done < n) {
-		struct csum_call a = {
-			.id = { s->map->partition_id, s->k[m]->object_id }, .first = first + done,
-			.count = n - done < max ? n - done : max, .verify = verify, .out = out + done,
-		};
-		int rc = pool_call(s->io, s->k[m]->osd_id, csum_fn, &a);
+		size_t got = 0;
+		int rc = objio_osd_checksums(s->io, s->k[m]->osd_id, &id, first + done,
+					     n - done < max ? n - done : max, verify, out + done,
+					     &got);
 
 		if (rc)
 			return rc;
-		if (a.got == 0)
+		if (got == 0)
 			return -EPROTO;
-		done += a.got;
+		done += got;
 	}
 	return 0;
-}
-
-struct rw_call {
-	struct osd_ctl_obj_id id;
-	uint64_t off;
-	uint8_t *buf;
-	size_t len;
-	size_t got;
-	bool eof;
-};
-
-static int read_fn(struct osd_ctl_client *c, void *arg)
-{
-	struct rw_call *a = arg;
-
-	return osd_ctl_read(c, &a->id, a->off, a->buf, a->len, &a->got, &a->eof);
-}
-
-static int write_fn(struct osd_ctl_client *c, void *arg)
-{
-	struct rw_call *a = arg;
-
-	return osd_ctl_write(c, &a->id, a->off, a->buf, a->len, OSD_CTL_DATA_SYNC, NULL);
 }
 
 /* ---- what was found -------------------------------------------------------- */
@@ -148,17 +87,19 @@ static void report(struct scrub *s, uint32_t m, uint64_t e, uint64_t count,
 /* [off, off + len) of mirror src into buf; zeros past its end. */
 static int read_extent(struct scrub *s, int src, uint64_t off, size_t len)
 {
+	struct osd_ctl_obj_id id = { s->map->partition_id, s->k[src]->object_id };
 	size_t done = 0;
 
 	while (done < len) {
-		struct rw_call r = { .id = { s->map->partition_id, s->k[src]->object_id },
-				     .off = off + done, .buf = s->buf + done, .len = len - done };
-		int rc = pool_call(s->io, s->k[src]->osd_id, read_fn, &r);
+		size_t got = 0;
+		bool eof = false;
+		int rc = objio_osd_read(s->io, s->k[src]->osd_id, &id, off + done, s->buf + done,
+					len - done, &got, &eof);
 
 		if (rc)
 			return rc;
-		done += r.got;
-		if (r.eof || r.got == 0)
+		done += got;
+		if (eof || got == 0)
 			break;
 	}
 	memset(s->buf + done, 0, len - done);
@@ -172,15 +113,15 @@ static int repair(struct scrub *s, int src, uint32_t dst, uint64_t e, uint32_t w
 	uint64_t off = e * OBJIO_SCRUB_EXTENT;
 	size_t len = s->size - off < OBJIO_SCRUB_EXTENT ? (size_t)(s->size - off)
 							 : OBJIO_SCRUB_EXTENT;
-	struct rw_call w = { .id = { s->map->partition_id, s->k[dst]->object_id },
-			     .off = off, .buf = s->buf, .len = len };
+	struct osd_ctl_obj_id id = { s->map->partition_id, s->k[dst]->object_id };
 	struct osd_ctl_extent_csum after;
 	int rc = read_extent(s, src, off, len);
 
 	if (rc)
 		return rc;
 	s->res->bytes_read += len;
-	rc = pool_call(s->io, s->k[dst]->osd_id, write_fn, &w);
+	rc = objio_osd_write(s->io, s->k[dst]->osd_id, &id, off, s->buf, len, OSD_CTL_DATA_SYNC,
+			     NULL);
 	if (!rc)
 		rc = checksums(s, dst, e, 1, true, &after);
 	if (!rc && (after.verify != OSD_CTL_CSUM_OK || after.crc != want_crc))

@@ -11,6 +11,8 @@
 #include "gsh_dbus.h"
 
 /* The out-argument of every method that answers JSON. */
+/* initialisers as macros: laid out by hand */
+/* clang-format off */
 #define JSON_REPLY { .name = "json", .type = "s", .direction = "out" }
 #define PATH_ARG { .name = "path", .type = "s", .direction = "in" }
 
@@ -19,6 +21,7 @@
 	.name = (mname), .method = (fn), \
 	.args = { STATUS_REPLY, JSON_REPLY, END_ARG_LIST }, \
 }
+/* clang-format on */
 /* A method that takes a path and answers (status, json). */
 #define PANDO_PATH_JSON_METHOD(mname, fn) { \
 	.name = (mname), .method = (fn), \

@@ -10,6 +10,8 @@
 
 /* Two mirrors of one data server each: the whole-file mirrored layout
  * every Linux client takes. */
+/* by hand: one XDR field a line (clang-format would put one byte a line) */
+/* clang-format off */
 static const uint8_t mirrored[] = {
 	U64(0),					/* ffl_stripe_unit: 0, one stripe */
 	U32(2),					/* ffl_mirrors<>: 2 */
@@ -34,8 +36,10 @@ static const uint8_t mirrored[] = {
 	U32(PANDO_FF_FLAGS_NO_IO_THRU_MDS),	/* ffl_flags: 2 */
 	U32(60),				/* ffl_stats_collect_hint: 60 s */
 };
+/* clang-format on */
 
 /* One mirror striped over two data servers (Linux 6.18+). */
+/* clang-format off */
 static const uint8_t striped[] = {
 	U64(65536),				/* ffl_stripe_unit */
 	U32(1),					/* ffl_mirrors<>: 1 */
@@ -47,6 +51,7 @@ static const uint8_t striped[] = {
 	U32(0),					/* ffl_flags */
 	U32(0),					/* ffl_stats_collect_hint */
 };
+/* clang-format on */
 
 static struct pando_ff_fh fh_a = { 5, { 0xaa, 0xbb, 0xcc, 0xdd, 0xee } };
 static struct pando_ff_fh fh_b = { 4, { 1, 2, 3, 4 } };
@@ -137,6 +142,7 @@ static void test_known_bytes(void)
  * of every holder's.
  * The entry is 132 bytes: mds.c's FF_DS_BYTES, which sizes the buffer
  * Ganesha gives LAYOUTGET. */
+/* clang-format off */
 static const uint8_t ten_digit[] = {
 	U64(0), U32(1), U32(1),			/* stripe unit, 1 mirror, 1 data server */
 	REP16(0x41),				/* ffds_deviceid */
@@ -147,6 +153,7 @@ static const uint8_t ten_digit[] = {
 	U32(10), '4', '0', '0', '0', '0', '0', '0', '0', '0', '1', 0, 0,	/* ffds_group */
 	U32(0), U32(0),				/* flags, stats hint */
 };
+/* clang-format on */
 
 static void test_ten_digit_ids(void)
 {

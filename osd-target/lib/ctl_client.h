@@ -45,8 +45,11 @@ struct ctl_result {
 
 /* The ctl_result for rpcgen result r (a local, zeroed), whose status field
  * is r.status. */
+/* an initialiser as a macro: laid out by hand */
+/* clang-format off */
 #define CTL_RESULT(r, filter, take, out) \
 	{ CTL_XDRPROC(filter), &(r), &(r).status, (take), (out) }
+/* clang-format on */
 
 int ctl_status_errno(uint32_t status);
 /* The ctl_decode_fn for a struct ctl_result (passed as out). */

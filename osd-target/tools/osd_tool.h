@@ -38,12 +38,15 @@ struct command {
 /* The options every command accepts, before or after its name. */
 enum { OPT_CTL = 1000, OPT_OSD_ID, OPT_KEY_FILE, OPT_TIMEOUT, OPT_HELP };
 /* format and mint-handle list their own --osd-id first, which getopt takes. */
+/* initialisers as a macro: laid out by hand */
+/* clang-format off */
 #define COMMON_OPTIONS \
 	{ "ctl", required_argument, NULL, OPT_CTL }, \
 	{ "osd-id", required_argument, NULL, OPT_OSD_ID }, \
 	{ "key-file", required_argument, NULL, OPT_KEY_FILE }, \
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT }, \
 	{ "help", no_argument, NULL, OPT_HELP }
+/* clang-format on */
 
 /* A command's own option: 0, or -1 after saying why. */
 typedef int (*option_fn)(struct tool *t, int opt, const char *arg, void *ctx);

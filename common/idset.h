@@ -15,8 +15,8 @@ enum { PANDO_IDSET_CAP = 1024 };
 struct pando_idset {
 	pthread_mutex_t lock;
 	uint64_t ids[PANDO_IDSET_CAP];
-	uint32_t count;         /* ids held, up to PANDO_IDSET_CAP */
-	uint32_t next;          /* where the next id goes, over the oldest */
+	uint32_t count; /* ids held, up to PANDO_IDSET_CAP */
+	uint32_t next;  /* where the next id goes, over the oldest */
 };
 
 void pando_idset_add(struct pando_idset *s, uint64_t id);

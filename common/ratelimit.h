@@ -17,13 +17,16 @@ struct ratelimit {
 	unsigned interval_ms;
 	unsigned burst;
 	uint64_t window_start_ms;
-	unsigned printed;         /* lines let through in this window */
-	unsigned suppressed;      /* lines dropped since the last one let through */
+	unsigned printed;    /* lines let through in this window */
+	unsigned suppressed; /* lines dropped since the last one let through */
 };
 
 /* For a static limit: struct ratelimit rl = RATELIMIT_INIT(5000, 10); */
-#define RATELIMIT_INIT(interval_ms_, burst_)                                            \
-	{ .lock = PTHREAD_MUTEX_INITIALIZER, .interval_ms = (interval_ms_), .burst = (burst_) }
+#define RATELIMIT_INIT(interval_ms_, burst_) \
+	{ \
+		.lock = PTHREAD_MUTEX_INITIALIZER, .interval_ms = (interval_ms_), \
+		.burst = (burst_) \
+	}
 
 void ratelimit_init(struct ratelimit *rl, unsigned interval_ms, unsigned burst);
 void ratelimit_destroy(struct ratelimit *rl);

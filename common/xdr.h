@@ -29,14 +29,14 @@
 struct xdr_w {
 	uint8_t *buf;
 	size_t cap;
-	size_t len;	/* bytes asked for, stored or not */
+	size_t len; /* bytes asked for, stored or not */
 };
 
 struct xdr_r {
 	const uint8_t *p;
 	const uint8_t *end;
 	bool err;
-	bool nomem;	/* the failure was an allocation, not the input */
+	bool nomem; /* the failure was an allocation, not the input */
 };
 
 static inline void xw_init(struct xdr_w *w, void *buf, size_t cap)
@@ -86,9 +86,9 @@ static inline void xw_bool(struct xdr_w *w, bool v)
 	xw_u32(w, v ? 1 : 0);
 }
 
-void xw_fixed(struct xdr_w *w, const void *data, size_t n);		/* opaque[n] */
-void xw_opaque(struct xdr_w *w, const void *data, uint32_t n);		/* opaque<> */
-void xw_string(struct xdr_w *w, const char *s);				/* string<> */
+void xw_fixed(struct xdr_w *w, const void *data, size_t n);    /* opaque[n] */
+void xw_opaque(struct xdr_w *w, const void *data, uint32_t n); /* opaque<> */
+void xw_string(struct xdr_w *w, const char *s);                /* string<> */
 
 static inline void xr_init(struct xdr_r *r, const void *buf, size_t len)
 {

@@ -78,9 +78,10 @@ static void check_write_inplace(const uint8_t *data, size_t size, const osd_writ
 	xdrmem_ncreate(&xdrs, (char *)data, (u_int)size, XDR_DECODE);
 	if (ctl_xdr_write_args_inplace(&xdrs, &a))
 		fuzz_check(!memcmp(&a.id, &ref->id, sizeof(a.id)) && a.offset == ref->offset &&
-			   a.stable == ref->stable && a.data.data_len == ref->data.data_len &&
-			   (a.data.data_len == 0 ||
-			    !memcmp(a.data.data_val, ref->data.data_val, a.data.data_len)),
+				   a.stable == ref->stable &&
+				   a.data.data_len == ref->data.data_len &&
+				   (a.data.data_len == 0 ||
+				    !memcmp(a.data.data_val, ref->data.data_val, a.data.data_len)),
 			   "in-place WRITE decode differs from rpcgen's");
 	XDR_DESTROY(&xdrs);
 }
@@ -106,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enc2 = malloc(used);
 		len1 = xdr_run(t->proc, XDR_ENCODE, enc1, used, &v1);
 		if (len1 != used)
-			fprintf(stderr, "fuzz: %s: %u bytes decoded, %u encoded\n", t->name, used, len1);
+			fprintf(stderr, "fuzz: %s: %u bytes decoded, %u encoded\n", t->name, used,
+				len1);
 		fuzz_check(len1 == used, t->name);
 		memset(&v2, 0, sizeof(v2));
 		fuzz_check(xdr_run(t->proc, XDR_DECODE, enc1, len1, &v2) == len1, t->name);

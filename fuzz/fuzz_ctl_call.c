@@ -18,8 +18,8 @@
 #include "rpc_msg.h"
 
 /* What the client would compute over the reply's results. */
-static bool reply_mac_ok(const struct osd_ctx *ctx, const struct rpc_call *call,
-			 uint64_t nonce, enum rpc_outcome out, const struct rpc_reply *reply)
+static bool reply_mac_ok(const struct osd_ctx *ctx, const struct rpc_call *call, uint64_t nonce,
+			 enum rpc_outcome out, const struct rpc_reply *reply)
 {
 	static const uint8_t zeros[4];
 	struct hmac_piece res[3] = {
@@ -29,11 +29,12 @@ static bool reply_mac_ok(const struct osd_ctx *ctx, const struct rpc_call *call,
 	};
 	uint8_t want[CTL_AUTH_REPLY_VERF_LEN];
 
-	if (ctl_auth_reply_mac(&ctx->keys->ctl.keys[0], call->xid, nonce,
-			       rpc_msg_accept_stat(out), res, out == RPC_OUT_SUCCESS ? 3 : 0, want))
+	if (ctl_auth_reply_mac(&ctx->keys->ctl.keys[0], call->xid, nonce, rpc_msg_accept_stat(out),
+			       res, out == RPC_OUT_SUCCESS ? 3 : 0, want))
 		return false;
 	return reply->verf_flavor == CTL_AUTH_FLAVOR &&
-	       reply->verf_len == CTL_AUTH_REPLY_VERF_LEN && !memcmp(reply->verf, want, sizeof(want));
+	       reply->verf_len == CTL_AUTH_REPLY_VERF_LEN &&
+	       !memcmp(reply->verf, want, sizeof(want));
 }
 
 static enum rpc_outcome run(struct osd_ctx *ctx, struct rpc_call *call, struct rpc_reply *reply)
@@ -51,8 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t nonce;
 	struct osd_ctx *ctx = fuzz_osd_ctx();
-	struct ctl_auth_cred cred = { .key_id = FUZZ_KEY_ID, .osd_id = FUZZ_OSD_ID,
-				      .time_s = (uint64_t)time(NULL), .nonce = ++nonce };
+	struct ctl_auth_cred cred = { .key_id = FUZZ_KEY_ID,
+				      .osd_id = FUZZ_OSD_ID,
+				      .time_s = (uint64_t)time(NULL),
+				      .nonce = ++nonce };
 	uint8_t cred_bytes[CTL_AUTH_CRED_LEN], verf_bytes[CTL_AUTH_VERF_LEN];
 	uint8_t *res = malloc(RPC_REPLY_RES_CAP);
 	struct rpc_reply reply = { 0 };
@@ -75,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hdr = (struct ctl_auth_hdr){ call.xid, call.prog, call.vers, call.proc };
 	piece = (struct hmac_piece){ args, size - 4 };
 	fuzz_check(!ctl_auth_sign(&ctx->keys->ctl.keys[0], &hdr, &cred, &piece, 1, cred_bytes,
-				  verf_bytes), "signing failed");
+				  verf_bytes),
+		   "signing failed");
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_bytes };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_bytes };
 	xw_init(&reply.res, res, RPC_REPLY_RES_CAP);

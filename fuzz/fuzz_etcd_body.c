@@ -61,8 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_body(&whole, s, n, got);
 	got = feed(&cut, s, n, step);
 	check_body(&cut, s, n, got);
-	fuzz_check(whole.complete == cut.complete && whole.over == cut.over &&
-		   whole.len == cut.len, "the same bytes cut otherwise give another body");
+	fuzz_check(whole.complete == cut.complete && whole.over == cut.over && whole.len == cut.len,
+		   "the same bytes cut otherwise give another body");
 	free(whole.buf);
 	free(cut.buf);
 	return 0;

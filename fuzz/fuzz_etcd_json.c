@@ -10,8 +10,7 @@
 #include "etcd_internal.h"
 #include "fuzz.h"
 
-static int count_kv(void *arg, const char *key, const char *value, size_t len,
-		    int64_t mod_revision)
+static int count_kv(void *arg, const char *key, const char *value, size_t len, int64_t mod_revision)
 {
 	fuzz_check(key && value && value[len] == '\0', "a key or value without its NUL");
 	++*(int *)arg;

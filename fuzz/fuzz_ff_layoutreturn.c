@@ -16,8 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (pando_ff_layoutreturn_decode(data, size, &ret) == 0) {
 		buf = malloc(size ? size : 1);
-		fuzz_check(pando_ff_layoutreturn_encode(&ret, buf, size, &len) == 0 && len == size &&
-			   !memcmp(buf, data, size), "ff_layoutreturn4 re-encodes to other bytes");
+		fuzz_check(pando_ff_layoutreturn_encode(&ret, buf, size, &len) == 0 &&
+				   len == size && !memcmp(buf, data, size),
+			   "ff_layoutreturn4 re-encodes to other bytes");
 		free(buf);
 	}
 	pando_ff_layoutreturn_release(&ret);

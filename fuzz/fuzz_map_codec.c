@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_check(pando_map_validate(map) == 0, "a decoded map does not validate");
 	buf = malloc(size ? size : 1);
 	fuzz_check(pando_map_encode(map, buf, size, &len) == 0 && len == size &&
-		   !memcmp(buf, data, size), "a map re-encodes to other bytes");
+			   !memcmp(buf, data, size),
+		   "a map re-encodes to other bytes");
 	free(buf);
 	pando_map_free(map);
 	return 0;

@@ -86,7 +86,8 @@ static bool same(int which, const union args *a, const union args *b)
 		return same_fh(&a->commit.fh, &b->commit.fh) &&
 		       a->commit.offset == b->commit.offset && a->commit.count == b->commit.count;
 	default:
-		return same_fh(&a->access.fh, &b->access.fh) && a->access.access == b->access.access;
+		return same_fh(&a->access.fh, &b->access.fh) &&
+		       a->access.access == b->access.access;
 	}
 }
 

@@ -66,12 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enc2 = malloc(used);
 		len1 = xdr_run(t->proc, XDR_ENCODE, enc1, used, &v1);
 		if (len1 != used)
-			fprintf(stderr, "fuzz: %s: %u bytes decoded, %u encoded\n", t->name, used, len1);
+			fprintf(stderr, "fuzz: %s: %u bytes decoded, %u encoded\n", t->name, used,
+				len1);
 		fuzz_check(len1 == used, t->name);
 		memset(&v2, 0, sizeof(v2));
 		fuzz_check(xdr_run(t->proc, XDR_DECODE, enc1, len1, &v2) == len1, t->name);
 		fuzz_check(xdr_run(t->proc, XDR_ENCODE, enc2, used, &v2) == len1 &&
-			   !memcmp(enc1, enc2, len1), t->name);
+				   !memcmp(enc1, enc2, len1),
+			   t->name);
 		xdr_free(t->proc, &v2);
 		free(enc1);
 		free(enc2);

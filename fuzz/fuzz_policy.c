@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_check(pando_policy_problem(&p) == NULL, "a decoded policy breaks a rule");
 	fuzz_check(pando_policy_encode(&p, buf, sizeof(buf), &len) == 0 && len == size &&
-		   !memcmp(buf, data, size), "a policy re-encodes to other bytes");
+			   !memcmp(buf, data, size),
+		   "a policy re-encodes to other bytes");
 	return 0;
 }

@@ -16,8 +16,8 @@ static size_t encode_call(const struct rpc_call *c, uint8_t *buf, size_t cap)
 
 	xw_init(&w, buf, cap);
 	xw_u32(&w, c->xid);
-	xw_u32(&w, 0);			/* CALL */
-	xw_u32(&w, 2);			/* rpcvers */
+	xw_u32(&w, 0); /* CALL */
+	xw_u32(&w, 2); /* rpcvers */
 	xw_u32(&w, c->prog);
 	xw_u32(&w, c->vers);
 	xw_u32(&w, c->proc);
@@ -57,13 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rpc_msg_decode_call(data, size, &call) != RPC_CALL_OK)
 		return 0;
 	fuzz_check(call.header == data && call.args == data + call.header_len &&
-		   call.header_len + call.args_len == size, "arguments outside the record");
+			   call.header_len + call.args_len == size,
+		   "arguments outside the record");
 	len = encode_call(&call, buf, sizeof(buf));
 	fuzz_check(len == call.header_len, "header length differs from its encoding");
 	fuzz_check(rpc_msg_decode_call(buf, len, &again) == RPC_CALL_OK, "re-encoded call refused");
 	fuzz_check(again.xid == call.xid && again.prog == call.prog && again.vers == call.vers &&
-		   again.proc == call.proc && same_auth(&again.cred, &call.cred) &&
-		   same_auth(&again.verf, &call.verf) && again.args_len == 0,
+			   again.proc == call.proc && same_auth(&again.cred, &call.cred) &&
+			   same_auth(&again.verf, &call.verf) && again.args_len == 0,
 		   "re-encoded call decodes to another");
 	check_replies(&call);
 	return 0;

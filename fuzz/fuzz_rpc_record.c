@@ -20,8 +20,8 @@
 #include "rpc_server.h"
 
 #define ECHO_PROG 0x20000099u
-#define ECHO_MAX 512			/* argument bytes echoed back */
-#define MAX_RECORD (64u << 10)		/* small, so inputs can exceed it */
+#define ECHO_MAX 512           /* argument bytes echoed back */
+#define MAX_RECORD (64u << 10) /* small, so inputs can exceed it */
 #define CLOSE_TIMEOUT_MS 5000
 
 static uint16_t port;
@@ -35,8 +35,11 @@ static enum rpc_outcome echo(void *ctx, const struct rpc_call *call, struct rpc_
 static void start_server(void)
 {
 	static const struct rpc_program prog = { "fuzz", ECHO_PROG, 1, echo, NULL, NULL };
-	struct rpc_server_config cfg = { .listen = "127.0.0.1:0", .threads = 2, .max_conns = 4,
-					 .max_record = MAX_RECORD, .max_inflight = 4 };
+	struct rpc_server_config cfg = { .listen = "127.0.0.1:0",
+					 .threads = 2,
+					 .max_conns = 4,
+					 .max_record = MAX_RECORD,
+					 .max_inflight = 4 };
 	struct rpc_server *srv;
 	const char *why;
 
@@ -50,7 +53,8 @@ static void start_server(void)
 
 static int connect_loopback(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), rc = -1, err = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };

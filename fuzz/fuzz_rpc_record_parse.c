@@ -36,13 +36,13 @@ static int on_step(struct rpc_record *r, int step, uint8_t how, struct expect *e
 	struct rpc_buf b;
 
 	if (step == RPC_REC_ADMIT)
-		step = how & 1 ? rpc_record_admit(r, (size_t)(how >> 1) << 9)
-			       : rpc_record_deny(r);
+		step = how & 1 ? rpc_record_admit(r, (size_t)(how >> 1) << 9) : rpc_record_deny(r);
 	if (step != RPC_REC_DONE)
 		return step;
 	fuzz_check(r->admission != RPC_REC_PENDING, "done before admission");
 	if (r->admission == RPC_REC_ADMITTED)
-		fuzz_check(r->buf.len == e->len && (!e->len || !memcmp(r->buf.data, e->body, e->len)),
+		fuzz_check(r->buf.len == e->len &&
+				   (!e->len || !memcmp(r->buf.data, e->body, e->len)),
 			   "admitted record differs from its fragments");
 	rpc_record_take(r, &b);
 	rpc_buf_release(&pool, &b);
@@ -70,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t room, n;
 		bool body = r.mark_len == 4 && r.admission != RPC_REC_DENIED;
 
-		fuzz_check(rpc_record_space(&r, scratch, sizeof(scratch), &dst, &room) == 0, "space");
+		fuzz_check(rpc_record_space(&r, scratch, sizeof(scratch), &dst, &room) == 0,
+			   "space");
 		fuzz_check(room > 0, "no room to read into");
 		n = room < chunk ? room : chunk;
 		n = n < size - off ? n : size - off;
@@ -81,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		off += n;
 		step = on_step(&r, rpc_record_got(&r, n), data[0], &e);
-		if (step >= 0)          /* after an error the connection closes */
+		if (step >= 0) /* after an error the connection closes */
 			check_bounds(&r);
 	}
 	rpc_record_reset(&r);

@@ -11,7 +11,7 @@
 
 #define FUZZ_OSD_ID 7
 #define FUZZ_KEY_ID 3
-#define FUZZ_KEY_BYTE 0x5a		/* every byte of the secret */
+#define FUZZ_KEY_BYTE 0x5a /* every byte of the secret */
 #define FUZZ_PARTITION 0x10
 #define FUZZ_OBJECT 0x20
 

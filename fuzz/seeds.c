@@ -62,8 +62,10 @@ static void seed_sel(const char *target, const char *name, uint8_t sel, const vo
 
 static void mint(uint8_t fh[CAPABILITY_SIZE])
 {
-	struct capability cap = { .rights = CAP_RIGHTS_RW, .osd_id = FUZZ_OSD_ID,
-				  .partition = FUZZ_PARTITION, .object = FUZZ_OBJECT,
+	struct capability cap = { .rights = CAP_RIGHTS_RW,
+				  .osd_id = FUZZ_OSD_ID,
+				  .partition = FUZZ_PARTITION,
+				  .object = FUZZ_OBJECT,
 				  .cap_version = 1 };
 
 	capability_mint(&key, &cap, fh);
@@ -77,15 +79,15 @@ static size_t nfs3_call(uint8_t *buf, uint32_t proc, const uint8_t *args, size_t
 	uint8_t body[64];
 
 	xw_init(&cred, body, sizeof(body));
-	xw_u32(&cred, 0);		/* stamp */
+	xw_u32(&cred, 0); /* stamp */
 	xw_string(&cred, "client");
 	xw_u32(&cred, 1000);
 	xw_u32(&cred, 100);
 	xw_u32(&cred, 1);
 	xw_u32(&cred, gids[0]);
 	xw_init(&w, buf, SEED_MAX);
-	xw_u32(&w, 0x1000 + proc);	/* xid */
-	xw_u32(&w, 0);			/* CALL */
+	xw_u32(&w, 0x1000 + proc); /* xid */
+	xw_u32(&w, 0);             /* CALL */
 	xw_u32(&w, 2);
 	xw_u32(&w, NFS3_PROGRAM);
 	xw_u32(&w, NFS3_VERSION);
@@ -128,11 +130,15 @@ static size_t nfs3_args(int which, uint8_t *buf)
 
 static void seeds_nfs3(void)
 {
-	static const struct { const char *name; uint32_t proc; uint8_t sel; } procs[] = {
+	static const struct {
+		const char *name;
+		uint32_t proc;
+		uint8_t sel;
+	} procs[] = {
 		{ "getattr", NFSPROC3_GETATTR, 0 }, { "access", NFSPROC3_ACCESS, 4 },
-		{ "read", NFSPROC3_READ, 1 }, { "write", NFSPROC3_WRITE, 2 },
-		{ "commit", NFSPROC3_COMMIT, 3 }, { "fsstat", NFSPROC3_FSSTAT, 0 },
-		{ "fsinfo", NFSPROC3_FSINFO, 0 }, { "pathconf", NFSPROC3_PATHCONF, 0 },
+		{ "read", NFSPROC3_READ, 1 },       { "write", NFSPROC3_WRITE, 2 },
+		{ "commit", NFSPROC3_COMMIT, 3 },   { "fsstat", NFSPROC3_FSSTAT, 0 },
+		{ "fsinfo", NFSPROC3_FSINFO, 0 },   { "pathconf", NFSPROC3_PATHCONF, 0 },
 		{ "lookup", NFSPROC3_LOOKUP, 0 },
 	};
 	uint8_t args[SEED_MAX], call[SEED_MAX], rec[SEED_MAX];
@@ -183,8 +189,9 @@ static size_t xdr_encode(xdrproc_t proc, void *value, uint8_t *buf)
  * signed call for fuzz_rpc_call. */
 static void ctl_seed(const char *name, uint32_t proc, uint8_t type, xdrproc_t xdr, void *args)
 {
-	struct ctl_auth_cred cred = { .key_id = FUZZ_KEY_ID, .osd_id = FUZZ_OSD_ID,
-				      .time_s = 1700000000, .nonce = 9 };
+	struct ctl_auth_cred cred = {
+		.key_id = FUZZ_KEY_ID, .osd_id = FUZZ_OSD_ID, .time_s = 1700000000, .nonce = 9
+	};
 	struct ctl_auth_hdr hdr = { 7, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc };
 	uint8_t bytes[SEED_MAX], buf[SEED_MAX], c[CTL_AUTH_CRED_LEN], v[CTL_AUTH_VERF_LEN];
 	size_t len = xdr_encode(xdr, args, bytes);
@@ -194,7 +201,7 @@ static void ctl_seed(const char *name, uint32_t proc, uint8_t type, xdrproc_t xd
 
 	put_be32(buf, proc);
 	memcpy(buf + 4, bytes, len);
-	if (proc != OSDCTL_NULL)	/* results are for fuzz_ctl_args only */
+	if (proc != OSDCTL_NULL) /* results are for fuzz_ctl_args only */
 		seed("fuzz_ctl_call", name, buf, len + 4);
 	seed_sel("fuzz_ctl_args", name, type, bytes, len);
 	if (proc != OSDCTL_READ)
@@ -280,12 +287,24 @@ static void seeds_layout(void)
 	uint8_t buf[SEED_MAX];
 	size_t len;
 	struct pando_storage_map *map;
-	struct pando_map_shape rs = { .raid = PANDO_RS, .copies = 1, .data = 4, .parity = 2,
-				      .stripe_unit = 65536, .visit_rows = 1024 };
-	struct pando_map_shape mirror = { .raid = PANDO_RAID1, .copies = 2, .data = 1,
-					  .stripe_unit = 1 << 20, .visit_rows = 1024 };
-	struct pando_policy rs_cold = { .scheme = PANDO_RS, .k = 8, .m = 2, .stripe_unit = 1 << 20,
-					.cold_after_s = 86400, .cold_k = 10, .cold_m = 2 };
+	struct pando_map_shape rs = { .raid = PANDO_RS,
+				      .copies = 1,
+				      .data = 4,
+				      .parity = 2,
+				      .stripe_unit = 65536,
+				      .visit_rows = 1024 };
+	struct pando_map_shape mirror = { .raid = PANDO_RAID1,
+					  .copies = 2,
+					  .data = 1,
+					  .stripe_unit = 1 << 20,
+					  .visit_rows = 1024 };
+	struct pando_policy rs_cold = { .scheme = PANDO_RS,
+					.k = 8,
+					.m = 2,
+					.stripe_unit = 1 << 20,
+					.cold_after_s = 86400,
+					.cold_k = 10,
+					.cold_m = 2 };
 	struct pando_policy mirror3 = { .scheme = PANDO_RAID1, .copies = 3, .width = 2 };
 
 	must(pando_map_new(&rs, 2, 1, &map), "pando_map_new");
@@ -319,15 +338,20 @@ static void seeds_ff(void)
 		{ .efficiency = 1, .fh_count = 1, .fh_vers = &fh, .user = "1000", .group = "100" },
 	};
 	struct pando_ff_mirror mirrors[2] = { { 2, ds }, { 2, ds } };
-	struct pando_ff_layout layout = { .stripe_unit = 65536, .mirror_count = 2,
-					  .mirrors = mirrors, .stats_collect_hint = 30 };
+	struct pando_ff_layout layout = { .stripe_unit = 65536,
+					  .mirror_count = 2,
+					  .mirrors = mirrors,
+					  .stats_collect_hint = 30 };
 	struct pando_netaddr na = { "tcp", "127.0.0.1.8.1" };
 	struct pando_ff_device_version ver = { 3, 0, 1 << 20, 1 << 20, false };
 	struct pando_ff_device_addr dev = { 1, &na, 1, &ver };
 	struct pando_device_error err = { .status = 5, .opnum = 38 };
-	struct pando_ff_ioerr ioerr = { .length = UINT64_MAX, .stateid = { .seqid = 2 },
-				       .error_count = 1, .errors = &err };
-	struct pando_ff_iostats stats = { .offset = 4096, .length = 8192, .read = { 3, 12288 },
+	struct pando_ff_ioerr ioerr = {
+		.length = UINT64_MAX, .stateid = { .seqid = 2 }, .error_count = 1, .errors = &err
+	};
+	struct pando_ff_iostats stats = { .offset = 4096,
+					  .length = 8192,
+					  .read = { 3, 12288 },
 					  .layoutupdate = { .addr = na, .fhandle = fh } };
 	struct pando_ff_layoutreturn ret = { 1, &ioerr, 1, &stats };
 	uint8_t buf[SEED_MAX];
@@ -336,12 +360,15 @@ static void seeds_ff(void)
 	memset(fh.data, 0xab, fh.len);
 	must(pando_ff_layout_encode(&layout, buf, sizeof(buf), &len), "pando_ff_layout_encode");
 	seed_sel("fuzz_ff_layout", "layout_2x2", 0, buf, len);
-	must(pando_ff_device_addr_encode(&dev, buf, sizeof(buf), &len), "pando_ff_device_addr_encode");
+	must(pando_ff_device_addr_encode(&dev, buf, sizeof(buf), &len),
+	     "pando_ff_device_addr_encode");
 	seed_sel("fuzz_ff_layout", "device_addr", 1, buf, len);
-	must(pando_ff_layoutreturn_encode(&ret, buf, sizeof(buf), &len), "pando_ff_layoutreturn_encode");
+	must(pando_ff_layoutreturn_encode(&ret, buf, sizeof(buf), &len),
+	     "pando_ff_layoutreturn_encode");
 	seed("fuzz_ff_layoutreturn", "ioerr_iostats", buf, len);
 	ret = (struct pando_ff_layoutreturn){ 0 };
-	must(pando_ff_layoutreturn_encode(&ret, buf, sizeof(buf), &len), "pando_ff_layoutreturn_encode");
+	must(pando_ff_layoutreturn_encode(&ret, buf, sizeof(buf), &len),
+	     "pando_ff_layoutreturn_encode");
 	seed("fuzz_ff_layoutreturn", "empty", buf, len);
 }
 
@@ -364,40 +391,40 @@ static void seeds_nfs41(void)
 	size_t blen;
 	struct xdr_w w;
 
-	xw_init(&w, buf, sizeof(buf));		/* LAYOUTERROR4args */
+	xw_init(&w, buf, sizeof(buf)); /* LAYOUTERROR4args */
 	xw_u64(&w, 0);
 	xw_u64(&w, 65536);
 	put_stateid(&w);
-	xw_u32(&w, 1);				/* lea_errors<> */
+	xw_u32(&w, 1); /* lea_errors<> */
 	xw_fixed(&w, "osd-0000000000a\1", 16);
-	xw_u32(&w, 5);				/* NFS4ERR_IO */
-	xw_u32(&w, 38);				/* OP_WRITE */
+	xw_u32(&w, 5);  /* NFS4ERR_IO */
+	xw_u32(&w, 38); /* OP_WRITE */
 	seed_sel("fuzz_nfs41_layout", "layouterror", 0, buf, w.len);
 
-	xw_init(&w, buf, sizeof(buf));		/* LAYOUTSTATS4args */
+	xw_init(&w, buf, sizeof(buf)); /* LAYOUTSTATS4args */
 	xw_u64(&w, 0);
 	xw_u64(&w, 65536);
 	put_stateid(&w);
-	xw_u64(&w, 3);				/* lsa_read */
+	xw_u64(&w, 3); /* lsa_read */
 	xw_u64(&w, 12288);
-	xw_u64(&w, 1);				/* lsa_write */
+	xw_u64(&w, 1); /* lsa_write */
 	xw_u64(&w, 4096);
 	xw_fixed(&w, "osd-0000000000a\1", 16);
-	xw_u32(&w, LAYOUT4_FLEX_FILES);		/* lsa_layoutupdate */
+	xw_u32(&w, LAYOUT4_FLEX_FILES); /* lsa_layoutupdate */
 	xw_opaque(&w, "flexfiles", 9);
 	seed_sel("fuzz_nfs41_layout", "layoutstats", 1, buf, w.len);
 
 	must(pando_ff_layoutreturn_encode(&ret, body, sizeof(body), &blen),
 	     "pando_ff_layoutreturn_encode");
-	xw_init(&w, buf, sizeof(buf));		/* LAYOUTRETURN4args */
-	xw_bool(&w, false);			/* lora_reclaim */
+	xw_init(&w, buf, sizeof(buf)); /* LAYOUTRETURN4args */
+	xw_bool(&w, false);            /* lora_reclaim */
 	xw_u32(&w, LAYOUT4_FLEX_FILES);
 	xw_u32(&w, LAYOUTIOMODE4_RW);
 	xw_u32(&w, LAYOUTRETURN4_FILE);
 	xw_u64(&w, 0);
 	xw_u64(&w, UINT64_MAX);
 	put_stateid(&w);
-	xw_opaque(&w, body, (uint32_t)blen);	/* lrf_body: ff_layoutreturn4 */
+	xw_opaque(&w, body, (uint32_t)blen); /* lrf_body: ff_layoutreturn4 */
 	seed_sel("fuzz_nfs41_layout", "layoutreturn", 2, buf, w.len);
 }
 
@@ -407,18 +434,26 @@ static void seeds_etcd(void)
 {
 	/* The body sink: the selector gives pieces of (sel >> 1) + 1 bytes,
 	 * and the 64-byte limit when odd. */
-	static const struct { const char *name; uint8_t sel; const char *body; } bodies[] = {
+	static const struct {
+		const char *name;
+		uint8_t sel;
+		const char *body;
+	} bodies[] = {
 		{ "unary", 0xfe, "{\"header\":{\"revision\":\"5\"}}" },
-		{ "error", 0x0e, "{\"error\":\"etcdserver: requested lease not found\",\"code\":5}" },
-		{ "keepalive_stream", 0x10, "{\"result\":{\"header\":{},\"ID\":\"7587\",\"TTL\":\"5\"}}\n"
-					    "{\"result\":{\"header\":{},\"ID\":\"7587\",\"TTL\":\"5\"}}\n" },
+		{ "error", 0x0e,
+		  "{\"error\":\"etcdserver: requested lease not found\",\"code\":5}" },
+		{ "keepalive_stream", 0x10,
+		  "{\"result\":{\"header\":{},\"ID\":\"7587\",\"TTL\":\"5\"}}\n"
+		  "{\"result\":{\"header\":{},\"ID\":\"7587\",\"TTL\":\"5\"}}\n" },
 		{ "escaped_brackets", 0x02, " {\"a\":\"}\\\"]\",\"b\":[{}]}x" },
 		{ "not_json", 0x04, "Client sent an HTTP request to an HTTPS server.\n" },
-		{ "over_limit", 0x21, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]" },
+		{ "over_limit", 0x21,
+		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]" },
 	};
 	static const char *const json[][2] = {
-		{ "range", "{\"header\":{\"revision\":\"9\"},\"kvs\":[{\"key\":\"L3BhbmRvL29zZC8x\","
-			   "\"value\":\"eyJpZCI6MX0=\",\"mod_revision\":\"8\"}],\"count\":\"1\"}" },
+		{ "range",
+		  "{\"header\":{\"revision\":\"9\"},\"kvs\":[{\"key\":\"L3BhbmRvL29zZC8x\","
+		  "\"value\":\"eyJpZCI6MX0=\",\"mod_revision\":\"8\"}],\"count\":\"1\"}" },
 		{ "grant", "{\"header\":{},\"ID\":\"7587868541352345861\",\"TTL\":\"5\"}" },
 		{ "keepalive", "{\"result\":{\"header\":{},\"ID\":\"7587\",\"TTL\":\"5\"}}" },
 		{ "txn", "{\"header\":{},\"succeeded\":true}" },
@@ -434,8 +469,9 @@ static void seeds_etcd(void)
 		seed_sel("fuzz_etcd_body", bodies[i].name, bodies[i].sel, bodies[i].body,
 			 strlen(bodies[i].body));
 	for (size_t i = 0; i < sizeof(json) / sizeof(json[0]); i++) {
-		uint16_t status = !strcmp(json[i][0], "error")	? 404
-				  : !strcmp(json[i][0], "denied") ? 403 : 200;
+		uint16_t status = !strcmp(json[i][0], "error")    ? 404
+				  : !strcmp(json[i][0], "denied") ? 403
+								  : 200;
 		buf[0] = (uint8_t)(status >> 8);
 		buf[1] = (uint8_t)status;
 		memcpy(buf + 2, json[i][1], strlen(json[i][1]));

@@ -5,8 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-static const char alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 size_t base64_encoded_len(size_t n)
 {
@@ -67,7 +66,8 @@ static int decode_quantum(const char *q, int last, unsigned char *out, size_t *g
 	}
 	for (; k < 4; k++)
 		s[k] = 0;
-	uint32_t v = (uint32_t)s[0] << 18 | (uint32_t)s[1] << 12 | (uint32_t)s[2] << 6 | (uint32_t)s[3];
+	uint32_t v = (uint32_t)s[0] << 18 | (uint32_t)s[1] << 12 | (uint32_t)s[2] << 6 |
+		     (uint32_t)s[3];
 	out[0] = v >> 16;
 	if (pad < 2)
 		out[1] = v >> 8 & 0xff;

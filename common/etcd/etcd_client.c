@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 struct etcd_endpoint {
-	char url[300];		/* "https://HOST:PORT", as given */
+	char url[300]; /* "https://HOST:PORT", as given */
 };
 
 struct etcd_client {
@@ -19,7 +19,7 @@ struct etcd_client {
 	struct http_conn *http;
 	struct etcd_auth auth;
 	int n;
-	int last;		/* the endpoint that answered last */
+	int last; /* the endpoint that answered last */
 	struct etcd_endpoint ep[];
 };
 
@@ -58,7 +58,7 @@ static int parse_endpoint(const char *s, size_t n, struct etcd_endpoint *e)
 	} else if (n >= 7 && !strncmp(s, "http://", 7)) {
 		s += 7;
 	} else if (memchr(s, '/', n)) {
-		return -EINVAL;	/* another scheme */
+		return -EINVAL; /* another scheme */
 	}
 	if (end > s && end[-1] == '/')
 		end--;
@@ -160,8 +160,7 @@ const char *etcd_strerror(int err)
 /* One exchange with endpoint i: 0 with the answer, -ENOENT/-EINVAL/
  * -EACCES/ETCD_EREAUTH/ETCD_ENOAUTH (etcd said so), -EHOSTUNREACH/-EAGAIN
  * (try the next), -EPROTO, -ENOMEM. */
-static int exchange(struct etcd_client *c, int i, const char *path, const char *body,
-		    json_t **ans)
+static int exchange(struct etcd_client *c, int i, const char *path, const char *body, json_t **ans)
 {
 	struct http_response r;
 	char url[sizeof(c->ep[i].url) + 32];
@@ -191,7 +190,7 @@ static int authenticate(struct etcd_client *c, int i)
 	rc = exchange(c, i, "/v3/auth/authenticate", body, &ans);
 	explicit_bzero(body, strlen(body));
 	free(body);
-	if (rc == ETCD_ENOAUTH)		/* every call goes without a token */
+	if (rc == ETCD_ENOAUTH) /* every call goes without a token */
 		rc = (token = strdup("")) ? 0 : -ENOMEM;
 	else if (rc == 0)
 		rc = etcd_parse_token(ans, &token);
@@ -203,8 +202,7 @@ static int authenticate(struct etcd_client *c, int i)
 /* One call to endpoint i, with a token when there is a user: got on the
  * first call, and once more when etcd no longer takes it (expired, or
  * forgotten by a member that restarted), the call then tried again once. */
-static int call_one(struct etcd_client *c, int i, const char *path, const char *body,
-		    json_t **ans)
+static int call_one(struct etcd_client *c, int i, const char *path, const char *body, json_t **ans)
 {
 	int rc = c->auth.user && !c->auth.token ? authenticate(c, i) : 0;
 
@@ -243,7 +241,7 @@ static int call(struct etcd_client *c, const char *path, char *body, json_t **an
 	/* No credentials of ours would change etcd's mind. */
 	if (rc == ETCD_EREAUTH)
 		rc = -EACCES;
-	if (rc == ETCD_ENOAUTH)		/* not an answer to this call */
+	if (rc == ETCD_ENOAUTH) /* not an answer to this call */
 		rc = -EPROTO;
 	return rc;
 }
@@ -260,8 +258,7 @@ int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
 	return rc;
 }
 
-int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len,
-	     int64_t lease)
+int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len, int64_t lease)
 {
 	json_t *ans;
 	int rc = call(c, "/v3/kv/put", etcd_body_put(key, value, len, lease), &ans);
@@ -281,8 +278,8 @@ int etcd_delete(struct etcd_client *c, const char *key)
 	return rc;
 }
 
-int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
-	      void *arg, int64_t *count)
+int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn, void *arg,
+	      int64_t *count)
 {
 	json_t *ans;
 	int rc = call(c, "/v3/kv/range", etcd_body_range_prefix(prefix, limit), &ans);

@@ -25,11 +25,11 @@ struct etcd_client;
 struct etcd_options {
 	/* "https://HOST:PORT[,...]" or http://; scheme may be left out (= http) */
 	const char *endpoints;
-	int timeout_ms;		/* bounds each exchange; 0: 2000 */
+	int timeout_ms; /* bounds each exchange; 0: 2000 */
 	/* PEM CA that signs the members' certificates (https); NULL/"": the
 	 * system's store.  When given, it is the only one trusted. */
 	const char *ca_file;
-	const char *user;		/* etcd user; NULL/"": no authentication */
+	const char *user; /* etcd user; NULL/"": no authentication */
 	/* the user's password: a file of one line, owned by the caller, mode
 	 * 0600 or stricter; read once, by etcd_client_new, and kept (for the
 	 * new tokens etcd asks for) until etcd_client_free zeroes it */
@@ -51,8 +51,7 @@ void etcd_client_free(struct etcd_client *c);
 int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
 	     int64_t *mod_revision);
 /* Puts key = value[len], attached to lease (0: none). */
-int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len,
-	     int64_t lease);
+int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len, int64_t lease);
 int etcd_delete(struct etcd_client *c, const char *key);
 /* Every key that starts with prefix, in key order, at most limit of them
  * (0: all): fn gets each key, value (NUL-terminated, valid during the
@@ -61,8 +60,8 @@ int etcd_delete(struct etcd_client *c, const char *key);
  * the limit too. */
 typedef int (*etcd_kv_fn)(void *arg, const char *key, const char *value, size_t len,
 			  int64_t mod_revision);
-int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn,
-	      void *arg, int64_t *count);
+int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn, void *arg,
+	      int64_t *count);
 /* Puts key = value[len] under lease (0: none) only if key does not exist
  * (one txn): -EEXIST if it does.  How a worker claims a task. */
 int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
@@ -96,15 +95,16 @@ const char *etcd_strerror(int err);
  * at once: a clean stop is seen as one) and joins the thread. */
 struct etcd_presence;
 typedef char *(*etcd_presence_fill)(void *arg);
-typedef void (*etcd_presence_log)(void *arg, int level, const char *msg);	/* level: 0 info, 1 warn */
+typedef void (*etcd_presence_log)(void *arg, int level,
+				  const char *msg); /* level: 0 info, 1 warn */
 
 struct etcd_presence_options {
 	/* copied at start; its timeout_ms is not used: each exchange of the
 	 * thread is bounded by 1 s, well under a renewal period */
 	const struct etcd_options *etcd;
 	const char *key;
-	int ttl_s;		/* 0: 5 */
-	int interval_s;		/* 0: 2 */
+	int ttl_s;      /* 0: 5 */
+	int interval_s; /* 0: 2 */
 	etcd_presence_fill fill;
 	/* state changes only: registered, lost etcd, etcd refused, back */
 	etcd_presence_log log;

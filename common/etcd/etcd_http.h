@@ -13,20 +13,20 @@
 #define HTTP_MAX_BODY (4u << 20)
 
 struct http_response {
-	int status;		/* 200, 404, ... */
-	char *body;		/* malloc'd, NUL-terminated; NULL when empty */
-	size_t body_len;	/* without the NUL */
+	int status;      /* 200, 404, ... */
+	char *body;      /* malloc'd, NUL-terminated; NULL when empty */
+	size_t body_len; /* without the NUL */
 };
 
 void http_response_free(struct http_response *r);
 
 /* Where a scan for the end of a JSON value stopped; zeroed to start. */
 struct json_span {
-	size_t off;		/* bytes scanned */
+	size_t off; /* bytes scanned */
 	size_t depth;
-	size_t end;		/* the value's length, once found */
+	size_t end; /* the value's length, once found */
 	int in_str, esc;
-	int bad;		/* it starts with something else than { or [ */
+	int bad; /* it starts with something else than { or [ */
 };
 
 /* The length of the first complete JSON object or array at the start of
@@ -38,12 +38,12 @@ size_t json_value_span(struct json_span *st, const char *s, size_t n);
 
 /* A body as it arrives, piece by piece: the write callback's sink. */
 struct http_body {
-	char *buf;		/* malloc'd, NUL-terminated; the caller frees */
+	char *buf; /* malloc'd, NUL-terminated; the caller frees */
 	size_t len, cap;
-	size_t max;		/* bytes past it make the body over */
+	size_t max; /* bytes past it make the body over */
 	struct json_span span;
-	int complete;		/* it holds one whole JSON value, and only it */
-	int over;		/* more than max bytes came */
+	int complete; /* it holds one whole JSON value, and only it */
+	int over;     /* more than max bytes came */
 	int nomem;
 };
 
@@ -66,7 +66,7 @@ void http_conn_free(struct http_conn *h);
  * -EHOSTUNREACH when the peer cannot be reached or does not answer in
  * time; -EPROTO for an answer that is not HTTP, cut short, or over
  * HTTP_MAX_BODY, or for a TLS peer that fails verification; -ENOMEM. */
-int http_post(struct http_conn *h, const char *url, const char *token, const char *body,
-	      size_t len, struct http_response *r);
+int http_post(struct http_conn *h, const char *url, const char *token, const char *body, size_t len,
+	      struct http_response *r);
 
 #endif

@@ -18,7 +18,7 @@ char *etcd_body_range_prefix(const char *prefix, int64_t limit);
 char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_delete_if(const char *key, int64_t rev);
 char *etcd_body_grant(int ttl_s);
-char *etcd_body_lease(int64_t lease);	/* keepalive and revoke */
+char *etcd_body_lease(int64_t lease); /* keepalive and revoke */
 /* The caller zeroes it once sent: it holds the password. */
 char *etcd_body_authenticate(const char *user, const char *password);
 
@@ -31,9 +31,9 @@ enum { ETCD_EREAUTH = -EKEYEXPIRED, ETCD_ENOAUTH = -ENOTSUP };
 
 /* A client's credentials (etcd_auth.c). */
 struct etcd_auth {
-	char *user;		/* NULL: no authentication */
-	char *password;		/* zeroed before it is freed */
-	char *token;		/* NULL: none yet; "": none needed (authentication off) */
+	char *user;     /* NULL: no authentication */
+	char *password; /* zeroed before it is freed */
+	char *token;    /* NULL: none yet; "": none needed (authentication off) */
 };
 
 /* Reads the password file: -EINVAL for a user without one or the other

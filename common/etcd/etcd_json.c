@@ -46,8 +46,8 @@ char *etcd_body_range(const char *key)
 
 static json_t *put_request(const char *key, const void *value, size_t len, int64_t lease)
 {
-	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(key, strlen(key)),
-			      "value", b64_string(value, len));
+	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(key, strlen(key)), "value",
+			      b64_string(value, len));
 
 	if (o && lease && json_object_set_new(o, "lease", int64_string(lease))) {
 		json_decref(o);
@@ -92,8 +92,8 @@ static json_t *prefix_end(const char *prefix)
 
 char *etcd_body_range_prefix(const char *prefix, int64_t limit)
 {
-	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(prefix, strlen(prefix)),
-			      "range_end", prefix_end(prefix));
+	json_t *o = json_pack("{s:o,s:o}", "key", b64_string(prefix, strlen(prefix)), "range_end",
+			      prefix_end(prefix));
 
 	if (o && limit > 0 && json_object_set_new(o, "limit", int64_string(limit))) {
 		json_decref(o);
@@ -101,7 +101,6 @@ char *etcd_body_range_prefix(const char *prefix, int64_t limit)
 	}
 	return dump(o);
 }
-
 
 char *etcd_body_grant(int ttl_s)
 {
@@ -180,9 +179,15 @@ int etcd_json_int64(const json_t *obj, const char *name, int64_t *out)
 }
 
 /* gRPC status codes the gateway passes on (google.golang.org/grpc/codes). */
-enum { GRPC_INVALID_ARGUMENT = 3, GRPC_DEADLINE_EXCEEDED = 4, GRPC_NOT_FOUND = 5,
-       GRPC_PERMISSION_DENIED = 7, GRPC_FAILED_PRECONDITION = 9, GRPC_UNAVAILABLE = 14,
-       GRPC_UNAUTHENTICATED = 16 };
+enum {
+	GRPC_INVALID_ARGUMENT = 3,
+	GRPC_DEADLINE_EXCEEDED = 4,
+	GRPC_NOT_FOUND = 5,
+	GRPC_PERMISSION_DENIED = 7,
+	GRPC_FAILED_PRECONDITION = 9,
+	GRPC_UNAVAILABLE = 14,
+	GRPC_UNAUTHENTICATED = 16
+};
 
 /* etcd's message: "message", or "error" when that is the text. */
 static const char *error_message(const json_t *err)
@@ -220,7 +225,7 @@ static int error_code(const json_t *err)
 		return -EACCES;
 	case GRPC_FAILED_PRECONDITION:
 		return strstr(error_message(err), "authentication is not enabled") ? ETCD_ENOAUTH
-										    : -EPROTO;
+										   : -EPROTO;
 	case GRPC_UNAUTHENTICATED:
 		return ETCD_EREAUTH;
 	case GRPC_DEADLINE_EXCEEDED:
@@ -258,7 +263,7 @@ int etcd_parse_answer(const struct http_response *r, json_t **out)
 	}
 	if (!json_is_object(o) || !json_is_object(json_object_get(o, "header"))) {
 		json_decref(o);
-		return -EPROTO;	/* every etcd answer has a header */
+		return -EPROTO; /* every etcd answer has a header */
 	}
 	*out = o;
 	return 0;
@@ -296,7 +301,7 @@ int etcd_parse_range(const json_t *ans, char **value, size_t *len, int64_t *mod_
 	int rc;
 
 	if (!kvs)
-		return -ENOENT;	/* an empty list is left out */
+		return -ENOENT; /* an empty list is left out */
 	kv = json_array_get(kvs, 0);
 	if (!json_is_object(kv) || etcd_json_int64(kv, "mod_revision", &rev))
 		return -EPROTO;
@@ -323,7 +328,7 @@ int etcd_parse_keepalive(const json_t *ans, int64_t *ttl_left)
 		return -EPROTO;
 	if (ttl_left)
 		*ttl_left = ttl;
-	return ttl > 0 ? 0 : -ENOENT;	/* TTL 0 (left out): the lease expired */
+	return ttl > 0 ? 0 : -ENOENT; /* TTL 0 (left out): the lease expired */
 }
 
 int etcd_parse_deleted(const json_t *ans)
@@ -343,10 +348,9 @@ char *etcd_body_create(const char *key, const void *value, size_t len, int64_t l
 
 	if (!put)
 		return NULL;
-	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:o}]}",
-			      "compare", "key", b64_string(key, strlen(key)), "target", "CREATE",
-			      "result", "EQUAL", "create_revision", "0",
-			      "success", "request_put", put));
+	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:o}]}", "compare", "key",
+			      b64_string(key, strlen(key)), "target", "CREATE", "result", "EQUAL",
+			      "create_revision", "0", "success", "request_put", put));
 }
 
 /* A txn that deletes key only if its mod_revision is still rev. */
@@ -355,10 +359,9 @@ char *etcd_body_delete_if(const char *key, int64_t rev)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRId64, rev);
-	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:{s:o}}]}",
-			      "compare", "key", b64_string(key, strlen(key)), "target", "MOD",
-			      "result", "EQUAL", "mod_revision", buf,
-			      "success", "request_delete_range", "key",
+	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:{s:o}}]}", "compare", "key",
+			      b64_string(key, strlen(key)), "target", "MOD", "result", "EQUAL",
+			      "mod_revision", buf, "success", "request_delete_range", "key",
 			      b64_string(key, strlen(key))));
 }
 
@@ -395,7 +398,8 @@ int etcd_parse_kvs(const json_t *ans, etcd_kv_fn fn, void *arg)
 
 	if (kvs && !json_is_array(kvs))
 		return -EPROTO;
-	json_array_foreach(kvs, i, kv) {
+	json_array_foreach(kvs, i, kv)
+	{
 		char *key = NULL, *value = NULL;
 		size_t klen, vlen;
 		int64_t rev = 0;

@@ -20,7 +20,7 @@
 struct etcd_presence {
 	struct etcd_client *c;
 	char *key;
-	char who[300];		/* "as etcd user NAME", for refusals */
+	char who[300]; /* "as etcd user NAME", for refusals */
 	int ttl_ms, interval_ms, keepalive_ms;
 	etcd_presence_fill fill;
 	etcd_presence_log log;
@@ -28,15 +28,15 @@ struct etcd_presence {
 
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
-	int stop, kick;		/* under lock */
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	int stop, kick;      /* under lock */
 
 	/* the thread's own state */
 	int64_t lease;
-	int64_t last_renewed;	/* ms, monotonic: the lease is good until +ttl */
+	int64_t last_renewed; /* ms, monotonic: the lease is good until +ttl */
 	int64_t next_keepalive, next_put;
 	int registered, lost;
-	int refused;		/* what was said of the failure: etcd refused */
+	int refused; /* what was said of the failure: etcd refused */
 };
 
 static int64_t mono_ms(void)
@@ -74,8 +74,10 @@ static void failed(struct etcd_presence *p, const char *what, int rc)
 	p->lost = 1;
 	p->refused = refused;
 	if (refused)
-		say(p, 1, "etcd refused %s %s %s: permission denied, or credentials refused; "
-		    "retrying every second", what, p->key, p->who);
+		say(p, 1,
+		    "etcd refused %s %s %s: permission denied, or credentials refused; "
+		    "retrying every second",
+		    what, p->key, p->who);
 	else
 		say(p, 1, "lost etcd: %s %s: %s; retrying every second", what, p->key,
 		    etcd_strerror(rc));
@@ -125,7 +127,7 @@ static int ensure_lease(struct etcd_presence *p, int64_t now, int *fresh)
 	*fresh = 0;
 	if (p->lease && now - p->last_renewed < p->ttl_ms)
 		return 0;
-	if (p->lease)	/* we were stopped, or etcd was away, for a TTL */
+	if (p->lease) /* we were stopped, or etcd was away, for a TTL */
 		expired(p);
 	rc = etcd_lease_grant(p->c, p->ttl_ms / 1000, &p->lease);
 	if (rc) {
@@ -173,7 +175,7 @@ static int64_t step(struct etcd_presence *p, int kicked)
 	if (fresh || kicked || now >= p->next_put) {
 		rc = put_now(p);
 		if (rc == -ENOENT) {
-			p->lease = 0;	/* revoked under us: a new one, not in a loop */
+			p->lease = 0; /* revoked under us: a new one, not in a loop */
 			return PRESENCE_RETRY_MS;
 		}
 		if (rc) {

@@ -129,7 +129,7 @@ static int outcome(CURLcode e, const struct http_body *b)
 	case CURLE_SEND_ERROR:
 	case CURLE_RECV_ERROR:
 		return -EHOSTUNREACH;
-	default:	/* not HTTP, cut short, over the limit */
+	default: /* not HTTP, cut short, over the limit */
 		return -EPROTO;
 	}
 }
@@ -158,8 +158,8 @@ static struct curl_slist *headers(const char *token)
 	return l2;
 }
 
-int http_post(struct http_conn *h, const char *url, const char *token, const char *body,
-	      size_t len, struct http_response *r)
+int http_post(struct http_conn *h, const char *url, const char *token, const char *body, size_t len,
+	      struct http_response *r)
 {
 	struct http_body b = { .max = HTTP_MAX_BODY };
 	struct curl_slist *hdr = headers(token);

@@ -13,9 +13,9 @@
 
 static void set_table(const struct pando_rdb_config *c, struct pando_rdb_options *o)
 {
-	rocksdb_filterpolicy_t *bloom = c->bloom_full ?
-		rocksdb_filterpolicy_create_bloom_full(BLOOM_BITS_PER_KEY) :
-		rocksdb_filterpolicy_create_bloom(BLOOM_BITS_PER_KEY);
+	rocksdb_filterpolicy_t *bloom =
+		c->bloom_full ? rocksdb_filterpolicy_create_bloom_full(BLOOM_BITS_PER_KEY)
+			      : rocksdb_filterpolicy_create_bloom(BLOOM_BITS_PER_KEY);
 
 	o->cache = rocksdb_cache_create_lru(c->block_cache_bytes);
 	o->table = rocksdb_block_based_options_create();
@@ -68,8 +68,8 @@ static bool has_database(const char *path)
 	return access(current, F_OK) == 0;
 }
 
-int pando_rdb_open(const char *path, const struct pando_rdb_config *c,
-		   struct pando_rdb_options *o, rocksdb_t **db, char **err)
+int pando_rdb_open(const char *path, const struct pando_rdb_config *c, struct pando_rdb_options *o,
+		   rocksdb_t **db, char **err)
 {
 	*db = NULL;
 	*err = NULL;

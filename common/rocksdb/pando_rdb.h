@@ -21,15 +21,15 @@ struct pando_rdb_config {
 	/* Without create_if_missing, answer -ENOENT for a directory that holds
 	 * no database, before RocksDB makes the directory and fails with -EIO. */
 	bool missing_is_enoent;
-	int max_open_files;           /* 0: RocksDB's default (no limit) */
-	int max_background_jobs;      /* 0: RocksDB's default */
+	int max_open_files;      /* 0: RocksDB's default (no limit) */
+	int max_background_jobs; /* 0: RocksDB's default */
 	size_t block_cache_bytes;
-	bool bloom_full;              /* whole-table filter, else per block */
-	bool point_in_time_recovery;  /* WAL recovery keeps whole batches */
+	bool bloom_full;             /* whole-table filter, else per block */
+	bool point_in_time_recovery; /* WAL recovery keeps whole batches */
 	/* Owned by the options from open on, even when open fails. */
 	rocksdb_mergeoperator_t *merge_operator;
-	int max_successive_merges;    /* 0: RocksDB's default */
-	bool sync_writes;             /* every write durable when it returns */
+	int max_successive_merges; /* 0: RocksDB's default */
+	bool sync_writes;          /* every write durable when it returns */
 	/* Where RocksDB's warnings and errors go, at most 10 lines per 5 s;
 	 * NULL: nowhere.  RocksDB writes no info LOG file of its own. */
 	pando_rdb_log_fn *log;
@@ -51,8 +51,8 @@ struct pando_rdb_options {
  * nothing, and *err, when not NULL, is RocksDB's message for the caller to
  * log and free with rocksdb_free: -EBUSY when another process holds the
  * database, -ENOENT (see missing_is_enoent), else -EIO. */
-int pando_rdb_open(const char *path, const struct pando_rdb_config *c,
-		   struct pando_rdb_options *o, rocksdb_t **db, char **err);
+int pando_rdb_open(const char *path, const struct pando_rdb_config *c, struct pando_rdb_options *o,
+		   rocksdb_t **db, char **err);
 
 /* Closes db (NULL is fine), flushing what is not yet in a table file when
  * the WAL was off for it, then frees the options; both end up NULL. */

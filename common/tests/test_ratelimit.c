@@ -11,7 +11,7 @@ static void test_a_burst_per_window_and_the_dropped_count_said_once(void)
 	for (int i = 0; i < 10; i++)
 		passed += ratelimit_pass(&rl, 5000, &dropped);
 	CHECK_EQ(passed, 3);
-	CHECK(ratelimit_pass(&rl, 6000, &dropped));   /* a new window */
+	CHECK(ratelimit_pass(&rl, 6000, &dropped)); /* a new window */
 	CHECK_EQ(dropped, 7);
 	CHECK(ratelimit_pass(&rl, 6001, &dropped));
 	CHECK_EQ(dropped, 0);

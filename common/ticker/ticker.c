@@ -70,8 +70,7 @@ static int init_sync(struct pando_ticker *t)
 	return rc;
 }
 
-int pando_ticker_start(pando_tick_fn fn, void *arg, uint32_t period_ms,
-		       struct pando_ticker **out)
+int pando_ticker_start(pando_tick_fn fn, void *arg, uint32_t period_ms, struct pando_ticker **out)
 {
 	struct pando_ticker *t = calloc(1, sizeof(*t));
 	int rc;

@@ -14,8 +14,7 @@ struct pando_ticker;
 /* fn returns true to run again after period_ms, false to wait for a kick. */
 typedef bool (*pando_tick_fn)(void *arg);
 
-int pando_ticker_start(pando_tick_fn fn, void *arg, uint32_t period_ms,
-		       struct pando_ticker **out);
+int pando_ticker_start(pando_tick_fn fn, void *arg, uint32_t period_ms, struct pando_ticker **out);
 void pando_ticker_kick(struct pando_ticker *t);
 void pando_ticker_stop(struct pando_ticker *t);
 

@@ -77,7 +77,7 @@ static fsal_status_t pando_fallocate(struct fsal_obj_handle *o, struct state_t *
 		return pando_status(rc);
 	end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
 	if (end > a.size)
-		end = a.size;   /* past the end it is a hole already */
+		end = a.size; /* past the end it is a hole already */
 	return pando_status(offset < end ? write_zeros(h, offset, end) : 0);
 }
 

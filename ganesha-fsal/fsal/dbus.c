@@ -98,13 +98,11 @@ static bool cluster_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 static struct gsh_dbus_method cluster_status_method = {
 	.name = "cluster_status",
 	.method = cluster_status,
-	.args = {
-		STATUS_REPLY,
-		{ .name = "osds", .type = "a(ussbitt)", .direction = "out" },
-		{ .name = "removals_done", .type = "t", .direction = "out" },
-		{ .name = "removals_retried", .type = "t", .direction = "out" },
-		END_ARG_LIST
-	},
+	.args = { STATUS_REPLY,
+		  { .name = "osds", .type = "a(ussbitt)", .direction = "out" },
+		  { .name = "removals_done", .type = "t", .direction = "out" },
+		  { .name = "removals_retried", .type = "t", .direction = "out" },
+		  END_ARG_LIST },
 };
 
 /* The first export: a manager serves one Pando file system. */
@@ -158,8 +156,7 @@ int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_att
 	return rc;
 }
 
-const char *pando_dbus_path_arg(DBusMessageIter *args, const char **path,
-				struct pando_export **exp)
+const char *pando_dbus_path_arg(DBusMessageIter *args, const char **path, struct pando_export **exp)
 {
 	*exp = pando_dbus_first_export();
 	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
@@ -232,7 +229,8 @@ static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	}
 	dbus_message_iter_get_basic(args, &client);
 	if (exp)
-		files = (uint32_t)pando_layouts_recall_client(exp->layouts, client, "admin request");
+		files = (uint32_t)pando_layouts_recall_client(exp->layouts, client,
+							      "admin request");
 	snprintf(msg, sizeof(msg), "recalling layouts of %u file(s) from %s", files,
 		 *client ? client : "every client");
 	gsh_dbus_status_reply(&iter, exp != NULL, msg);
@@ -275,50 +273,40 @@ static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 static struct gsh_dbus_method damage_method = {
 	.name = "damage",
 	.method = damage,
-	.args = {
-		STATUS_REPLY,
-		{ .name = "records", .type = "a(tuiuub)", .direction = "out" },
-		END_ARG_LIST
-	},
+	.args = { STATUS_REPLY,
+		  { .name = "records", .type = "a(tuiuub)", .direction = "out" },
+		  END_ARG_LIST },
 };
 
 static struct gsh_dbus_method layout_status_method = {
 	.name = "layout_status",
 	.method = layout_status,
-	.args = {
-		STATUS_REPLY,
-		{ .name = "files", .type = "t", .direction = "out" },
-		{ .name = "segments", .type = "t", .direction = "out" },
-		{ .name = "granted", .type = "t", .direction = "out" },
-		{ .name = "returned", .type = "t", .direction = "out" },
-		{ .name = "recalls", .type = "t", .direction = "out" },
-		{ .name = "fenced", .type = "t", .direction = "out" },
-		{ .name = "io_errors", .type = "t", .direction = "out" },
-		{ .name = "mds_read_bytes", .type = "t", .direction = "out" },
-		{ .name = "mds_write_bytes", .type = "t", .direction = "out" },
-		END_ARG_LIST
-	},
+	.args = { STATUS_REPLY,
+		  { .name = "files", .type = "t", .direction = "out" },
+		  { .name = "segments", .type = "t", .direction = "out" },
+		  { .name = "granted", .type = "t", .direction = "out" },
+		  { .name = "returned", .type = "t", .direction = "out" },
+		  { .name = "recalls", .type = "t", .direction = "out" },
+		  { .name = "fenced", .type = "t", .direction = "out" },
+		  { .name = "io_errors", .type = "t", .direction = "out" },
+		  { .name = "mds_read_bytes", .type = "t", .direction = "out" },
+		  { .name = "mds_write_bytes", .type = "t", .direction = "out" },
+		  END_ARG_LIST },
 };
 
 static struct gsh_dbus_method recall_file_method = {
 	.name = "recall_file",
 	.method = recall_file,
-	.args = {
-		{ .name = "path", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		END_ARG_LIST
-	},
+	.args = { { .name = "path", .type = "s", .direction = "in" }, STATUS_REPLY, END_ARG_LIST },
 };
 
 static struct gsh_dbus_method recall_client_method = {
 	.name = "recall_client",
 	.method = recall_client,
-	.args = {
-		{ .name = "address", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		{ .name = "files", .type = "u", .direction = "out" },
-		END_ARG_LIST
-	},
+	.args = { { .name = "address", .type = "s", .direction = "in" },
+		  STATUS_REPLY,
+		  { .name = "files", .type = "u", .direction = "out" },
+		  END_ARG_LIST },
 };
 
 static bool reload_key(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -347,24 +335,22 @@ static struct gsh_dbus_method reload_key_method = {
 	.args = { STATUS_REPLY, END_ARG_LIST },
 };
 
-static struct gsh_dbus_method *pando_methods[] = {
-	&cluster_status_method,
-	&layout_status_method,
-	&recall_file_method,
-	&recall_client_method,
-	&damage_method,
-	&pando_map_status_method,
-	&pando_file_map_method,
-	&pando_rebuild_status_method,
-	&pando_scrub_status_method,
-	&pando_scrub_method,
-	&pando_layout_set_method,
-	&pando_layout_get_method,
-	&pando_transcode_status_method,
-	&pando_transcode_file_method,
-	&reload_key_method,
-	NULL
-};
+static struct gsh_dbus_method *pando_methods[] = { &cluster_status_method,
+						   &layout_status_method,
+						   &recall_file_method,
+						   &recall_client_method,
+						   &damage_method,
+						   &pando_map_status_method,
+						   &pando_file_map_method,
+						   &pando_rebuild_status_method,
+						   &pando_scrub_status_method,
+						   &pando_scrub_method,
+						   &pando_layout_set_method,
+						   &pando_layout_get_method,
+						   &pando_transcode_status_method,
+						   &pando_transcode_file_method,
+						   &reload_key_method,
+						   NULL };
 
 static struct gsh_dbus_interface pando_interface = {
 	.name = "org.ganesha.nfsd.pando",
@@ -373,10 +359,7 @@ static struct gsh_dbus_interface pando_interface = {
 	.signals = NULL,
 };
 
-static struct gsh_dbus_interface *pando_interfaces[] = {
-	&pando_interface,
-	NULL
-};
+static struct gsh_dbus_interface *pando_interfaces[] = { &pando_interface, NULL };
 
 static void *register_when_ready(void *arg)
 {

@@ -42,9 +42,8 @@ static const char *get_uint(json_t *o, const char *key, uint32_t max, uint32_t *
 	return NULL;
 }
 
-static const char *const fields[] = {
-	"scheme", "copies", "k", "m", "stripe_unit", "width", "cold_after_s", "cold", NULL
-};
+static const char *const fields[] = { "scheme", "copies",       "k",    "m", "stripe_unit",
+				      "width",  "cold_after_s", "cold", NULL };
 
 static bool known_field(const char *key)
 {
@@ -119,13 +118,12 @@ static int policy_from_json(const char *text, struct pando_policy *p, char *msg,
 		return 1;
 	o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o || !json_is_object(o)) {
-		snprintf(msg, cap, "policy is not a JSON object (%s)", o ? "other JSON" : jerr.text);
+		snprintf(msg, cap, "policy is not a JSON object (%s)",
+			 o ? "other JSON" : jerr.text);
 		json_decref(o);
 		return -EINVAL;
 	}
-	json_object_foreach(o, key, v)
-		if (!bad && !known_field(key))
-			bad = key;
+	json_object_foreach(o, key, v) if (!bad && !known_field(key)) bad = key;
 	scheme = json_string_value(json_object_get(o, "scheme"));
 	*p = (struct pando_policy){ 0 };
 	if (bad)
@@ -166,7 +164,8 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
 		return pando_dbus_reply_text(msg, false, "expected a path and a policy", NULL);
 	dbus_message_iter_get_basic(args, &path);
-	if (!dbus_message_iter_next(args) || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
+	if (!dbus_message_iter_next(args) ||
+	    dbus_message_iter_get_arg_type(args) != DBUS_TYPE_STRING)
 		return pando_dbus_reply_text(msg, false, "expected a path and a policy", NULL);
 	dbus_message_iter_get_basic(args, &text);
 	if (!exp)
@@ -177,8 +176,10 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 		return pando_dbus_reply_text(msg, false, why, NULL);
 	}
 	if (a.type != NS_DIR) {
-		snprintf(why, sizeof(why), "%s: layout set applies to directories; "
-			 "a file's policy is fixed at create", path);
+		snprintf(why, sizeof(why),
+			 "%s: layout set applies to directories; "
+			 "a file's policy is fixed at create",
+			 path);
 		return pando_dbus_reply_text(msg, false, why, NULL);
 	}
 	rc = policy_from_json(text, &p, why, sizeof(why));
@@ -189,8 +190,10 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 	if (rc)
 		snprintf(why, sizeof(why), "%s: %s", path, strerror(-rc));
 	else
-		snprintf(why, sizeof(why), "%s: policy %s; what is made in it from now on "
-			 "takes that", path, clear ? "cleared" : "set");
+		snprintf(why, sizeof(why),
+			 "%s: policy %s; what is made in it from now on "
+			 "takes that",
+			 path, clear ? "cleared" : "set");
 	LogEvent(COMPONENT_FSAL, "pando: layout set %s (inode %" PRIu64 ") to '%s': %s", path,
 		 a.ino, text, rc ? strerror(-rc) : "done");
 	return pando_dbus_reply_text(msg, rc == 0, why, NULL);
@@ -199,12 +202,10 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 struct gsh_dbus_method pando_layout_set_method = {
 	.name = "layout_set",
 	.method = layout_set,
-	.args = {
-		PATH_ARG,
-		{ .name = "policy", .type = "s", .direction = "in" },
-		STATUS_REPLY,
-		END_ARG_LIST
-	},
+	.args = { PATH_ARG,
+		  { .name = "policy", .type = "s", .direction = "in" },
+		  STATUS_REPLY,
+		  END_ARG_LIST },
 };
 
 /* ---- layout_get ------------------------------------------------------- */
@@ -212,8 +213,8 @@ struct gsh_dbus_method pando_layout_set_method = {
 static json_t *policy_json(const struct pando_policy *p)
 {
 	static const char *const names[] = { "raid0", "mirror", "rs" };
-	json_t *j = json_pack("{ss sI}", "scheme", names[p->scheme],
-			      "stripe_unit", (json_int_t)p->stripe_unit);
+	json_t *j = json_pack("{ss sI}", "scheme", names[p->scheme], "stripe_unit",
+			      (json_int_t)p->stripe_unit);
 
 	if (p->scheme == PANDO_RAID1)
 		json_object_set_new(j, "copies", json_integer(p->copies));
@@ -225,17 +226,17 @@ static json_t *policy_json(const struct pando_policy *p)
 	}
 	if (p->cold_after_s) {
 		json_object_set_new(j, "cold_after_s", json_integer(p->cold_after_s));
-		json_object_set_new(j, "cold", json_pack("{sI sI}", "k", (json_int_t)p->cold_k,
-							 "m", (json_int_t)p->cold_m));
+		json_object_set_new(j, "cold",
+				    json_pack("{sI sI}", "k", (json_int_t)p->cold_k, "m",
+					      (json_int_t)p->cold_m));
 	}
 	return j;
 }
 
 static json_t *defaults_json(const struct pando_export *exp)
 {
-	return json_pack("{ss sI sI sI}", "scheme", "default",
-			 "copies", (json_int_t)exp->cfg.mirrors,
-			 "width", (json_int_t)exp->cfg.stripe_width,
+	return json_pack("{ss sI sI sI}", "scheme", "default", "copies",
+			 (json_int_t)exp->cfg.mirrors, "width", (json_int_t)exp->cfg.stripe_width,
 			 "stripe_unit", (json_int_t)exp->cfg.stripe_unit);
 }
 
@@ -264,11 +265,11 @@ static json_t *map_json(const struct pando_storage_map *map)
 	static const char *const names[] = { "stripe", "mirror", "rs" };
 	const struct pando_map_shape *s = &map->shape;
 
-	return json_pack("{ss sI sI sI sI sI sI}",
-			 "scheme", s->raid <= PANDO_RS ? names[s->raid] : "unknown",
-			 "stripe_unit", (json_int_t)s->stripe_unit, "k", (json_int_t)s->data,
-			 "m", (json_int_t)s->parity, "mirrors", (json_int_t)s->copies,
-			 "width", (json_int_t)pando_map_width(map), "groups", (json_int_t)map->groups);
+	return json_pack("{ss sI sI sI sI sI sI}", "scheme",
+			 s->raid <= PANDO_RS ? names[s->raid] : "unknown", "stripe_unit",
+			 (json_int_t)s->stripe_unit, "k", (json_int_t)s->data, "m",
+			 (json_int_t)s->parity, "mirrors", (json_int_t)s->copies, "width",
+			 (json_int_t)pando_map_width(map), "groups", (json_int_t)map->groups);
 }
 
 /* A file's current map as JSON, null while it is inline. */
@@ -305,14 +306,16 @@ static bool layout_get(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 		json_decref(policy);
 		return pando_dbus_reply(msg, false, why, NULL);
 	}
-	return pando_dbus_reply(msg, true, "OK", json_pack(
-		"{ss sI ss so so}", "path", path, "ino", (json_int_t)a.ino,
-		"type", a.type == NS_DIR ? "directory" : a.type == NS_REG ? "file" : "other",
-		"policy", policy, "map", map));
+	return pando_dbus_reply(msg, true, "OK",
+				json_pack("{ss sI ss so so}", "path", path, "ino",
+					  (json_int_t)a.ino, "type",
+					  a.type == NS_DIR   ? "directory"
+					  : a.type == NS_REG ? "file"
+							     : "other",
+					  "policy", policy, "map", map));
 }
 
-struct gsh_dbus_method pando_layout_get_method =
-	PANDO_PATH_JSON_METHOD("layout_get", layout_get);
+struct gsh_dbus_method pando_layout_get_method = PANDO_PATH_JSON_METHOD("layout_get", layout_get);
 
 /* ---- transcoding ----------------------------------------------------------- */
 
@@ -326,7 +329,7 @@ static bool transcode_status(DBusMessageIter *args, DBusMessage *msg, DBusError 
 		return pando_dbus_reply(msg, false, "no Pando export", NULL);
 	if (!exp->transcode)
 		return pando_dbus_reply(msg, true, "transcoder off (Transcode_Interval 0)",
-			     json_pack("{sb}", "running", false));
+					json_pack("{sb}", "running", false));
 	text = pando_transcode_status(exp->transcode);
 	j = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);

@@ -24,11 +24,10 @@
 static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 			const struct pando_view_osd *s, bool takes)
 {
-	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)c->id,
-			 "ctl", c->ctl, "nfs", c->nfs, "advertise", c->advertise,
-			 "listed", s->listed, "up", s->up, "in", s->in,
-			 "weight", (json_int_t)s->weight, "takes", takes,
-			 "reachable", osd_conns_reachable(exp->conns, c->id));
+	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)c->id, "ctl", c->ctl,
+			 "nfs", c->nfs, "advertise", c->advertise, "listed", s->listed, "up", s->up,
+			 "in", s->in, "weight", (json_int_t)s->weight, "takes", takes, "reachable",
+			 osd_conns_reachable(exp->conns, c->id));
 }
 
 static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -44,8 +43,8 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 	for (size_t i = 0; i < v->desc.nosds; i++)
 		json_array_append_new(osds, osd_json(exp, &v->desc.osds[i], &v->state[i],
 						     pando_view_takes(v, v->desc.osds[i].id)));
-	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source,
-		      "etcd", exp->cfg.etcd, "osds", osds);
+	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source, "etcd",
+		      exp->cfg.etcd, "osds", osds);
 	return pando_dbus_reply(reply, true, "OK", j);
 }
 
@@ -54,17 +53,21 @@ struct gsh_dbus_method pando_map_status_method = PANDO_JSON_METHOD("map_status",
 static const char *scheme_name(uint8_t raid)
 {
 	switch (raid) {
-	case PANDO_RAID0: return "stripe";
-	case PANDO_RAID1: return "mirror";
-	case PANDO_RS: return "rs";
-	default: return "unknown";
+	case PANDO_RAID0:
+		return "stripe";
+	case PANDO_RAID1:
+		return "mirror";
+	case PANDO_RS:
+		return "rs";
+	default:
+		return "unknown";
 	}
 }
 
 /* What a component is worth now: stale (missed writes) before out (the
  * map took its OSD out) before down (the map or this manager says so). */
-static const char *comp_state(struct pando_export *exp, const struct pando_view *v,
-			      uint32_t osd, const uint32_t *stale, size_t nstale)
+static const char *comp_state(struct pando_export *exp, const struct pando_view *v, uint32_t osd,
+			      const uint32_t *stale, size_t nstale)
 {
 	const struct pando_view_osd *s = NULL;
 
@@ -94,10 +97,10 @@ static json_t *groups_json(struct pando_export *exp, uint64_t ino,
 		for (uint32_t c = 0; c < pando_map_width(map); c++) {
 			const struct pando_component *k = pando_map_component(map, g, c);
 
-			json_array_append_new(comps, json_pack(
-				"{sI sI ss}", "osd", (json_int_t)k->osd_id,
-				"object", (json_int_t)k->object_id,
-				"state", comp_state(exp, v, k->osd_id, stale, nstale)));
+			json_array_append_new(
+				comps, json_pack("{sI sI ss}", "osd", (json_int_t)k->osd_id,
+						 "object", (json_int_t)k->object_id, "state",
+						 comp_state(exp, v, k->osd_id, stale, nstale)));
 		}
 		json_array_append_new(groups, json_pack("{so}", "components", comps));
 	}
@@ -107,8 +110,8 @@ static json_t *groups_json(struct pando_export *exp, uint64_t ino,
 static json_t *file_json(struct pando_export *exp, const char *path, const struct ns_attr *a,
 			 const struct pando_storage_map *map)
 {
-	json_t *j = json_pack("{ss sI sI sb}", "path", path, "ino", (json_int_t)a->ino,
-			      "size", (json_int_t)a->size, "inline", map == NULL);
+	json_t *j = json_pack("{ss sI sI sb}", "path", path, "ino", (json_int_t)a->ino, "size",
+			      (json_int_t)a->size, "inline", map == NULL);
 
 	if (map) {
 		json_object_set_new(j, "scheme", json_string(scheme_name(map->shape.raid)));

@@ -23,17 +23,18 @@
 }
 /* clang-format on */
 /* A method that takes a path and answers (status, json). */
-#define PANDO_PATH_JSON_METHOD(mname, fn) { \
-	.name = (mname), .method = (fn), \
-	.args = { PATH_ARG, STATUS_REPLY, JSON_REPLY, END_ARG_LIST }, \
-}
+#define PANDO_PATH_JSON_METHOD(mname, fn) \
+	{ \
+		.name = (mname), .method = (fn), \
+		.args = { PATH_ARG, STATUS_REPLY, JSON_REPLY, END_ARG_LIST }, \
+	}
 
-extern struct gsh_dbus_method pando_map_status_method;         /* dbus_map.c */
+extern struct gsh_dbus_method pando_map_status_method; /* dbus_map.c */
 extern struct gsh_dbus_method pando_file_map_method;
-extern struct gsh_dbus_method pando_rebuild_status_method;     /* dbus_rebuild.c */
+extern struct gsh_dbus_method pando_rebuild_status_method; /* dbus_rebuild.c */
 extern struct gsh_dbus_method pando_scrub_status_method;
 extern struct gsh_dbus_method pando_scrub_method;
-extern struct gsh_dbus_method pando_layout_set_method;         /* dbus_layout.c */
+extern struct gsh_dbus_method pando_layout_set_method; /* dbus_layout.c */
 extern struct gsh_dbus_method pando_layout_get_method;
 extern struct gsh_dbus_method pando_transcode_status_method;
 extern struct gsh_dbus_method pando_transcode_file_method;

@@ -36,7 +36,8 @@ static bool rebuild_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 	if (!exp)
 		return pando_dbus_reply_text(reply, false, "no Pando export", "{}");
 	if (!exp->rebuild)
-		return pando_dbus_reply_text(reply, false, "no rebuild service (Etcd is not set)", "{}");
+		return pando_dbus_reply_text(reply, false, "no rebuild service (Etcd is not set)",
+					     "{}");
 	return reply_progress(reply, pando_rebuild_progress(exp->rebuild));
 }
 
@@ -52,8 +53,7 @@ static bool scrub_status(DBusMessageIter *args, DBusMessage *reply, DBusError *e
 	return reply_progress(reply, pando_scrub_progress(exp->scrub));
 }
 
-struct gsh_dbus_method pando_scrub_status_method =
-	PANDO_JSON_METHOD("scrub_status", scrub_status);
+struct gsh_dbus_method pando_scrub_status_method = PANDO_JSON_METHOD("scrub_status", scrub_status);
 
 static bool scrub(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
@@ -63,7 +63,8 @@ static bool scrub(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 
 	dbus_message_iter_init_append(reply, &iter);
 	if (!args || dbus_message_iter_get_arg_type(args) != DBUS_TYPE_BOOLEAN) {
-		gsh_dbus_status_reply(&iter, false, "expected a boolean (true: start, false: stop)");
+		gsh_dbus_status_reply(&iter, false,
+				      "expected a boolean (true: start, false: stop)");
 		return true;
 	}
 	dbus_message_iter_get_basic(args, &start);
@@ -79,9 +80,5 @@ static bool scrub(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 struct gsh_dbus_method pando_scrub_method = {
 	.name = "scrub",
 	.method = scrub,
-	.args = {
-		{ .name = "start", .type = "b", .direction = "in" },
-		STATUS_REPLY,
-		END_ARG_LIST
-	},
+	.args = { { .name = "start", .type = "b", .direction = "in" }, STATUS_REPLY, END_ARG_LIST },
 };

@@ -42,7 +42,7 @@ static int readdir_entry(void *arg, const struct ns_dirent *de)
 	int rc = ns_getattr(w->exp->ns, de->ino, &a);
 
 	if (rc == -ESTALE)
-		return 0;       /* removed since the snapshot: skip it */
+		return 0; /* removed since the snapshot: skip it */
 	if (rc) {
 		w->err = rc;
 		return 1;
@@ -60,8 +60,7 @@ static int readdir_entry(void *arg, const struct ns_dirent *de)
 }
 
 static fsal_status_t pando_readdir(struct fsal_obj_handle *dir_hdl, fsal_cookie_t *whence,
-				   void *dir_state, fsal_readdir_cb cb, attrmask_t mask,
-				   bool *eof)
+				   void *dir_state, fsal_readdir_cb cb, attrmask_t mask, bool *eof)
 {
 	struct pando_handle *dir = to_handle(dir_hdl);
 	struct readdir_walk w = { dir->exp, cb, dir_state, mask, false, 0 };
@@ -123,11 +122,20 @@ static fsal_status_t pando_mknode(struct fsal_obj_handle *dir_hdl, const char *n
 	int rc;
 
 	switch (type) {
-	case CHARACTER_FILE: t = NS_CHR; break;
-	case BLOCK_FILE: t = NS_BLK; break;
-	case FIFO_FILE: t = NS_FIFO; break;
-	case SOCKET_FILE: t = NS_SOCK; break;
-	default: return fsalstat(ERR_FSAL_BADTYPE, 0);
+	case CHARACTER_FILE:
+		t = NS_CHR;
+		break;
+	case BLOCK_FILE:
+		t = NS_BLK;
+		break;
+	case FIFO_FILE:
+		t = NS_FIFO;
+		break;
+	case SOCKET_FILE:
+		t = NS_SOCK;
+		break;
+	default:
+		return fsalstat(ERR_FSAL_BADTYPE, 0);
 	}
 	rc = pando_may_change_dir(dir, NULL);
 	if (rc)

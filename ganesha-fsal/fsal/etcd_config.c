@@ -32,9 +32,10 @@ void pando_etcd_new_failed(const struct pando_export *exp, const char *what, int
 			etcd_strerror(rc));
 	else if (rc == -ENOMEM)
 		LogCrit(COMPONENT_FSAL, "pando: %s: %s", what, strerror(-rc));
-	else	/* a file that cannot be opened */
-		LogCrit(COMPONENT_FSAL, "pando: %s: Etcd_CA = \"%s\", Etcd_Password_File = \"%s\": %s",
-			what, cfg->etcd_ca, cfg->etcd_password_file, strerror(-rc));
+	else /* a file that cannot be opened */
+		LogCrit(COMPONENT_FSAL,
+			"pando: %s: Etcd_CA = \"%s\", Etcd_Password_File = \"%s\": %s", what,
+			cfg->etcd_ca, cfg->etcd_password_file, strerror(-rc));
 }
 
 int pando_etcd_client_new(const struct pando_export *exp, int timeout_ms, const char *what,

@@ -49,10 +49,8 @@ static struct config_item export_params[] = {
 	CONF_ITEM_UI32("Inline_Max", 1, 1u << 20, NS_INLINE_MAX_DEFAULT, pando_export_config,
 		       inline_max),
 	CONF_ITEM_UI32("Mirrors", 1, 3, 2, pando_export_config, mirrors),
-	CONF_ITEM_UI32("Stripe_Unit", 4096, 1u << 30, 1u << 20, pando_export_config,
-		       stripe_unit),
-	CONF_ITEM_UI32("Osd_Timeout_Ms", 100, 600000, 10000, pando_export_config,
-		       osd_timeout_ms),
+	CONF_ITEM_UI32("Stripe_Unit", 4096, 1u << 30, 1u << 20, pando_export_config, stripe_unit),
+	CONF_ITEM_UI32("Osd_Timeout_Ms", 100, 600000, 10000, pando_export_config, osd_timeout_ms),
 	CONF_ITEM_UI32("Stripe_Width", 1, 16, 1, pando_export_config, stripe_width),
 	CONF_ITEM_UI32("Recall_Timeout", 1, 3600, 10, pando_export_config, recall_timeout_s),
 	CONF_ITEM_UI32("Capability_Lifetime", 5, 7 * 24 * 3600, 600, pando_export_config,
@@ -79,14 +77,13 @@ static struct config_item export_params[] = {
 	CONFIG_EOL
 };
 
-static struct config_block export_block = {
-	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.pando-export%d",
-	.blk_desc.name = "FSAL",
-	.blk_desc.type = CONFIG_BLOCK,
-	.blk_desc.u.blk.init = noop_conf_init,
-	.blk_desc.u.blk.params = export_params,
-	.blk_desc.u.blk.commit = noop_conf_commit
-};
+static struct config_block export_block = { .dbus_interface_name =
+						    "org.ganesha.nfsd.config.fsal.pando-export%d",
+					    .blk_desc.name = "FSAL",
+					    .blk_desc.type = CONFIG_BLOCK,
+					    .blk_desc.u.blk.init = noop_conf_init,
+					    .blk_desc.u.blk.params = export_params,
+					    .blk_desc.u.blk.commit = noop_conf_commit };
 
 static void store_log(void *arg, const char *msg)
 {
@@ -97,7 +94,8 @@ static void store_log(void *arg, const char *msg)
  * empty directory (a new file system). */
 static int open_store(struct pando_export *exp)
 {
-	struct ns_options o = { .inline_max = exp->cfg.inline_max, .log = store_log,
+	struct ns_options o = { .inline_max = exp->cfg.inline_max,
+				.log = store_log,
 				.reserve_bytes = (uint64_t)exp->cfg.db_reserve_mb << 20 };
 	int rc = ns_open(exp->cfg.db_path, &o, &exp->ns);
 
@@ -230,8 +228,7 @@ static fsal_status_t pando_wire_to_host(struct fsal_export *e, fsal_digesttype_t
 }
 
 static fsal_status_t pando_create_handle(struct fsal_export *e, struct gsh_buffdesc *fh,
-					 struct fsal_obj_handle **out,
-					 struct fsal_attrlist *attrs)
+					 struct fsal_obj_handle **out, struct fsal_attrlist *attrs)
 {
 	struct pando_export *exp = to_export(e);
 	uint64_t ino;
@@ -299,7 +296,8 @@ static fsal_status_t pando_dynamic_info(struct fsal_export *e, struct fsal_obj_h
 	pthread_mutex_unlock(&exp->space_lock);
 	/* Inodes are RocksDB records: no fixed table to run out of. */
 	info->total_files = UINT32_MAX;
-	info->free_files = info->avail_files = UINT32_MAX - (st.inodes < UINT32_MAX ? st.inodes : 0);
+	info->free_files = info->avail_files =
+		UINT32_MAX - (st.inodes < UINT32_MAX ? st.inodes : 0);
 	info->time_delta.tv_sec = 0;
 	info->time_delta.tv_nsec = 1;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -308,8 +306,8 @@ static fsal_status_t pando_dynamic_info(struct fsal_export *e, struct fsal_obj_h
 static struct state_t *pando_alloc_state(struct fsal_export *e, enum state_type type,
 					 struct state_t *related)
 {
-	return init_state(gsh_calloc(1, sizeof(struct state_t) + sizeof(struct fsal_fd)), e,
-			  type, related);
+	return init_state(gsh_calloc(1, sizeof(struct state_t) + sizeof(struct fsal_fd)), e, type,
+			  related);
 }
 
 /* Changes on restart (boot time) and when an OSD lost unstable writes. */

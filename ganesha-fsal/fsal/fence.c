@@ -78,8 +78,10 @@ static int record_unreached(struct pando_export *exp, uint64_t ino,
 	for (uint32_t c = 0; c < ncomp && !rc; c++) {
 		if (!unreached[c])
 			continue;
-		LogWarn(COMPONENT_PNFS, "pando: inode %" PRIu64 ": the %s did not reach OSD %u: "
-			"its component is stale", ino, what, map->comp[c].osd_id);
+		LogWarn(COMPONENT_PNFS,
+			"pando: inode %" PRIu64 ": the %s did not reach OSD %u: "
+			"its component is stale",
+			ino, what, map->comp[c].osd_id);
 		rc = ns_suspect_add(exp->ns, ino, map->comp[c].osd_id, -EHOSTUNREACH, 0, true);
 	}
 	return rc;
@@ -100,9 +102,8 @@ static uint32_t top_cap_version(struct pando_export *exp, const struct pando_sto
 	return top;
 }
 
-int pando_objects_fence(struct pando_export *exp, uint64_t ino,
-			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
-			uint32_t *failed)
+int pando_objects_fence(struct pando_export *exp, uint64_t ino, const struct pando_storage_map *map,
+			uint32_t known, uint32_t *next, uint32_t *failed)
 {
 	uint32_t ncomp = pando_map_width(map) * map->groups;
 	bool *unreached = gsh_calloc(ncomp, sizeof(*unreached));
@@ -150,14 +151,15 @@ static void revoke_pass(struct pando_export *exp, const struct pando_storage_map
 		}
 		rc = osd_ctl_revoke_writers(cl, &id, next, &old);
 		osd_conns_result(exp->conns, k->osd_id, rc);
-		unreached[c] = rc != 0 && rc != -ENOENT;   /* removed: nothing to write to */
+		unreached[c] = rc != 0 && rc != -ENOENT; /* removed: nothing to write to */
 		if (!rc && old > *top)
 			*top = old;
 	}
 }
 
 int pando_objects_revoke_writers(struct pando_export *exp, uint64_t ino,
-				 const struct pando_storage_map *map, uint32_t known, uint32_t *next)
+				 const struct pando_storage_map *map, uint32_t known,
+				 uint32_t *next)
 {
 	uint32_t ncomp = pando_map_width(map) * map->groups, top = known;
 	bool *unreached = gsh_calloc(ncomp, sizeof(*unreached));

@@ -102,9 +102,12 @@ static fsal_status_t open_by_handle(struct pando_handle *h, struct state_t *stat
 static enum ns_createmode ns_mode(enum fsal_create_mode how)
 {
 	switch (how) {
-	case FSAL_UNCHECKED: return NS_UNCHECKED;
-	case FSAL_GUARDED: return NS_GUARDED;
-	default: return NS_EXCLUSIVE;
+	case FSAL_UNCHECKED:
+		return NS_UNCHECKED;
+	case FSAL_GUARDED:
+		return NS_GUARDED;
+	default:
+		return NS_EXCLUSIVE;
 	}
 }
 
@@ -158,8 +161,7 @@ static fsal_status_t open_by_name(struct pando_handle *dir, struct state_t *stat
 		st = truncate_to_zero(h);
 	if (!FSAL_IS_ERROR(st))
 		st = pando_apply_rest(h, attrs_set,
-				      existed ? 0 : ATTR_MODE | ATTR_OWNER | ATTR_GROUP,
-				      attrs_out);
+				      existed ? 0 : ATTR_MODE | ATTR_OWNER | ATTR_GROUP, attrs_out);
 	if (FSAL_IS_ERROR(st)) {
 		drop_open(h, state, flags);
 		h->obj.obj_ops->release(&h->obj);
@@ -180,8 +182,8 @@ static fsal_status_t pando_open2(struct fsal_obj_handle *o, struct state_t *stat
 		return open_by_handle(to_handle(o), state, flags, how, verifier, attrs_out);
 	if (o->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, 0);
-	return open_by_name(to_handle(o), state, flags, how, name, attrs_set, verifier,
-			    new_obj, attrs_out, caller_perm_check);
+	return open_by_name(to_handle(o), state, flags, how, name, attrs_set, verifier, new_obj,
+			    attrs_out, caller_perm_check);
 }
 
 static fsal_status_t pando_reopen2(struct fsal_obj_handle *o, struct state_t *state,

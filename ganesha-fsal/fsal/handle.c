@@ -26,8 +26,8 @@ fsal_status_t pando_status(int neg_errno)
 /* Wire handle: u8 version, u8 type, u16 0, u32 generation, u64 inode id,
  * u8[8] the store's uuid (its first half): a handle from another store,
  * or a store formatted again at the same place, is stale, not aliased. */
-void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen,
-		     enum ns_type type, uint8_t out[PANDO_FH_LEN])
+void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen, enum ns_type type,
+		     uint8_t out[PANDO_FH_LEN])
 {
 	out[0] = PANDO_FH_VERSION;
 	out[1] = (uint8_t)type;
@@ -38,13 +38,13 @@ void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen,
 }
 
 /* -EINVAL: not a handle of ours (malformed); -ESTALE: of another store. */
-int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
-		    uint64_t *ino, uint32_t *gen)
+int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len, uint64_t *ino,
+		    uint32_t *gen)
 {
 	const uint8_t *p = buf;
 
-	if (len != PANDO_FH_LEN || p[0] != PANDO_FH_VERSION || p[1] < NS_REG ||
-	    p[1] > NS_SOCK || p[2] || p[3])
+	if (len != PANDO_FH_LEN || p[0] != PANDO_FH_VERSION || p[1] < NS_REG || p[1] > NS_SOCK ||
+	    p[2] || p[3])
 		return -EINVAL;
 	if (memcmp(p + 16, exp->uuid, 8) != 0)
 		return -ESTALE;
@@ -56,13 +56,20 @@ int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
 static object_file_type_t fsal_type(enum ns_type t)
 {
 	switch (t) {
-	case NS_REG: return REGULAR_FILE;
-	case NS_DIR: return DIRECTORY;
-	case NS_LNK: return SYMBOLIC_LINK;
-	case NS_CHR: return CHARACTER_FILE;
-	case NS_BLK: return BLOCK_FILE;
-	case NS_FIFO: return FIFO_FILE;
-	case NS_SOCK: return SOCKET_FILE;
+	case NS_REG:
+		return REGULAR_FILE;
+	case NS_DIR:
+		return DIRECTORY;
+	case NS_LNK:
+		return SYMBOLIC_LINK;
+	case NS_CHR:
+		return CHARACTER_FILE;
+	case NS_BLK:
+		return BLOCK_FILE;
+	case NS_FIFO:
+		return FIFO_FILE;
+	case NS_SOCK:
+		return SOCKET_FILE;
 	}
 	return NO_FILE_TYPE;
 }
@@ -210,8 +217,7 @@ static uint64_t caller_clientid(void)
 
 /* setattr for every caller (setattr2, open2 with attributes, creates):
  * a size change of an object-backed file cuts the objects first. */
-fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
-			    struct ns_attr *out)
+fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in, struct ns_attr *out)
 {
 	struct ns_setattr sa;
 	struct ns_attr a;
@@ -234,11 +240,10 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 		 * that finds the file inline again: FBIG). */
 		if (!rc && a.objects && sa.size == 0)
 			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, false,
-							   "objects released", RECALL_WAIT_MS);
+							  "objects released", RECALL_WAIT_MS);
 		else if (!rc && a.objects && sa.size != a.size)
-			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino,
-							   caller_clientid(), false, "size change",
-							   RECALL_WAIT_MS);
+			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino, caller_clientid(),
+							  false, "size change", RECALL_WAIT_MS);
 		/* Nor a rebuild's map switch (rebuild.c). */
 		if (!rc && a.objects) {
 			rc = pando_grants_write_begin(h->exp->grants, h->ino);
@@ -272,8 +277,8 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
 
 /* Attributes a create got with the new object that the create itself did
  * not set (times, size): one setattr, then fresh attributes out. */
-fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in,
-			       attrmask_t done, struct fsal_attrlist *out)
+fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in, attrmask_t done,
+			       struct fsal_attrlist *out)
 {
 	struct fsal_attrlist rest;
 	struct ns_attr a;
@@ -308,8 +313,8 @@ static fsal_status_t pando_getattrs(struct fsal_obj_handle *o, struct fsal_attrl
 	return pando_fill_attrs(h, &a, out);
 }
 
-static fsal_status_t pando_setattr2(struct fsal_obj_handle *o, bool bypass,
-				    struct state_t *state, struct fsal_attrlist *in)
+static fsal_status_t pando_setattr2(struct fsal_obj_handle *o, bool bypass, struct state_t *state,
+				    struct fsal_attrlist *in)
 {
 	struct pando_handle *h = to_handle(o);
 	fsal_status_t st;
@@ -325,8 +330,8 @@ static fsal_status_t pando_setattr2(struct fsal_obj_handle *o, bool bypass,
 	return pando_setattr(h, in, NULL);
 }
 
-static fsal_status_t pando_handle_to_wire(const struct fsal_obj_handle *o,
-					  fsal_digesttype_t type, struct gsh_buffdesc *fh)
+static fsal_status_t pando_handle_to_wire(const struct fsal_obj_handle *o, fsal_digesttype_t type,
+					  struct gsh_buffdesc *fh)
 {
 	const struct pando_handle *h = container_of(o, const struct pando_handle, obj);
 
@@ -363,11 +368,9 @@ static void pando_release(struct fsal_obj_handle *o)
 
 /* Two handles for one file met in MDCACHE (a create raced a lookup): the
  * share reservations must add up. */
-static fsal_status_t pando_merge(struct fsal_obj_handle *old_hdl,
-				 struct fsal_obj_handle *new_hdl)
+static fsal_status_t pando_merge(struct fsal_obj_handle *old_hdl, struct fsal_obj_handle *new_hdl)
 {
-	if (old_hdl == new_hdl || old_hdl->type != REGULAR_FILE ||
-	    new_hdl->type != REGULAR_FILE)
+	if (old_hdl == new_hdl || old_hdl->type != REGULAR_FILE || new_hdl->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	return merge_share(old_hdl, &to_handle(old_hdl)->share, &to_handle(new_hdl)->share);
 }

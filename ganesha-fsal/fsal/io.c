@@ -11,8 +11,7 @@
 #include "objio.h"
 #include "unstable.h"
 
-static fsal_status_t fd_open(struct fsal_obj_handle *o, fsal_openflags_t flags,
-			     struct fsal_fd *fd)
+static fsal_status_t fd_open(struct fsal_obj_handle *o, fsal_openflags_t flags, struct fsal_fd *fd)
 {
 	fd->openflags = FSAL_O_NFS_FLAGS(flags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -32,8 +31,8 @@ static fsal_status_t io_allowed(struct pando_handle *h, bool bypass, struct stat
 	bool has_lock = false, closefd = false, reusing = false;
 	fsal_status_t st;
 
-	st = fsal_find_fd(&fd, &h->obj, &h->fd, &h->share, bypass, state, flags, fd_open,
-			  fd_close, &has_lock, &closefd, false, &reusing);
+	st = fsal_find_fd(&fd, &h->obj, &h->fd, &h->share, bypass, state, flags, fd_open, fd_close,
+			  &has_lock, &closefd, false, &reusing);
 	if (has_lock)
 		PTHREAD_RWLOCK_unlock(&h->obj.obj_lock);
 	if (closefd && fd)
@@ -73,8 +72,7 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 	for (int i = 0; !rc && i < iovcnt; i++) {
 		size_t got = 0;
 
-		rc = objio_read(&io, map, a->size, off + *n, iov[i].iov_base, iov[i].iov_len,
-				&got);
+		rc = objio_read(&io, map, a->size, off + *n, iov[i].iov_base, iov[i].iov_len, &got);
 		*n += got;
 		if (got < iov[i].iov_len)
 			break;
@@ -104,8 +102,8 @@ static int read_inline(struct pando_handle *h, uint64_t off, struct iovec *iov, 
 	return rc;
 }
 
-int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt,
-		    size_t *n, bool *eof)
+int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt, size_t *n,
+		    bool *eof)
 {
 	struct ns_attr a;
 	int rc;
@@ -126,9 +124,8 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	return rc;
 }
 
-static int write_map(struct pando_handle *h, struct objio *io,
-		     const struct pando_storage_map *map, uint64_t off, const struct iovec *iov,
-		     int iovcnt, bool stable, size_t *n)
+static int write_map(struct pando_handle *h, struct objio *io, const struct pando_storage_map *map,
+		     uint64_t off, const struct iovec *iov, int iovcnt, bool stable, size_t *n)
 {
 	bool rs = map->shape.raid == PANDO_RS;
 	int rc = 0;
@@ -162,8 +159,8 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
-	rc = pando_grants_recall_and_wait(exp->grants, h->ino, self, true,
-					   "write through the MDS", RECALL_WAIT_MS);
+	rc = pando_grants_recall_and_wait(exp->grants, h->ino, self, true, "write through the MDS",
+					  RECALL_WAIT_MS);
 	/* Set-id bits go before the bytes reach the OSDs, and again with
 	 * the size below: a chmod in between counts as if it came first. */
 	if (!rc && ns_setid_cleared(a, writer))
@@ -209,16 +206,16 @@ static int write_inline(struct pando_handle *h, const struct ns_cred *writer, ui
 
 	*n = 0;
 	for (int i = 0; !rc && i < iovcnt; i++) {
-		rc = ns_write(h->exp->ns, h->ino, off + *n, iov[i].iov_base, iov[i].iov_len,
-			      stable, writer, NULL);
+		rc = ns_write(h->exp->ns, h->ino, off + *n, iov[i].iov_base, iov[i].iov_len, stable,
+			      writer, NULL);
 		if (!rc)
 			*n += iov[i].iov_len;
 	}
 	return rc;
 }
 
-int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov,
-		     int iovcnt, bool stable, size_t *n)
+int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov, int iovcnt,
+		     bool stable, size_t *n)
 {
 	struct ns_cred writer;
 	struct ns_attr a;
@@ -234,7 +231,7 @@ int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *i
 		} else {
 			rc = write_inline(h, &writer, off, iov, iovcnt, stable, n);
 			if (rc == -EFBIG && *n > 0)
-				return 0;       /* a short write: what landed inline */
+				return 0; /* a short write: what landed inline */
 			if (rc == -EFBIG) {
 				rc = pando_move_to_objects(h);
 				if (rc)
@@ -316,7 +313,8 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 	if (!rc && a.objects)
 		rc = pando_objects_flush(h->exp, h->ino);
 	if (!rc && a.objects && unstable_lost(h)) {
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 ": an OSD restarted or failed a "
+		LogWarn(COMPONENT_FSAL,
+			"pando: inode %" PRIu64 ": an OSD restarted or failed a "
 			"sync under unstable writes; COMMIT fails so the client does not trust them",
 			h->ino);
 		pando_rows_resync_now(h);

@@ -30,9 +30,9 @@ fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 		if (!pando_osd_devid(&e->deviceid)) {
 			if (pando_layouts_client_may_log())
 				LogInfo(COMPONENT_PNFS,
-					"pando: LAYOUTERROR on inode %" PRIu64 " names device %u/%"
-					PRIu64 ", not one of ours; ignored", h->ino,
-					e->deviceid.fsal_id, e->deviceid.devid);
+					"pando: LAYOUTERROR on inode %" PRIu64
+					" names device %u/%" PRIu64 ", not one of ours; ignored",
+					h->ino, e->deviceid.fsal_id, e->deviceid.devid);
 			continue;
 		}
 		pando_layouts_note_io_error(h->exp->layouts, h->ino, (uint32_t)e->deviceid.devid,

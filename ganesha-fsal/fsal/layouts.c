@@ -22,7 +22,7 @@ static struct ratelimit client_log = RATELIMIT_INIT(5000, 10);
 struct pando_layouts {
 	struct pando_export *exp;
 	struct pando_grants *g;
-	bool *osd_was_up;               /* per OSD in the pool, for the watcher */
+	bool *osd_was_up; /* per OSD in the pool, for the watcher */
 	struct pando_ticker *watcher;
 };
 
@@ -55,8 +55,10 @@ static uint64_t monotonic_s(void *arg)
 static void log_line(void *arg, enum pando_grants_level level, const char *msg)
 {
 	static const log_levels_t niv[] = {
-		[PANDO_GRANTS_INFO] = NIV_INFO, [PANDO_GRANTS_EVENT] = NIV_EVENT,
-		[PANDO_GRANTS_WARN] = NIV_WARN, [PANDO_GRANTS_MAJOR] = NIV_MAJ,
+		[PANDO_GRANTS_INFO] = NIV_INFO,
+		[PANDO_GRANTS_EVENT] = NIV_EVENT,
+		[PANDO_GRANTS_WARN] = NIV_WARN,
+		[PANDO_GRANTS_MAJOR] = NIV_MAJ,
 	};
 
 	LogAtLevel(COMPONENT_PNFS, niv[level], "%s", msg);
@@ -72,7 +74,8 @@ static void send_recall(void *arg, const struct pando_recall *r)
 {
 	struct pando_layouts *l = arg;
 	struct pando_export *exp = l->exp;
-	struct pnfs_segment whole = { .io_mode = LAYOUTIOMODE4_ANY, .offset = 0,
+	struct pnfs_segment whole = { .io_mode = LAYOUTIOMODE4_ANY,
+				      .offset = 0,
 				      .length = NFS4_UINT64_MAX };
 	struct layoutrecall_spec spec = { .how = recall_how[r->scope], .u.client = r->clientid };
 	uint8_t key[PANDO_FH_LEN];
@@ -87,9 +90,9 @@ static void send_recall(void *arg, const struct pando_recall *r)
 			 *r->client ? r->client : "every client", r->why);
 	pando_fh_encode(exp, r->ino, r->gen, NS_REG, key);
 	/* Asynchronous: the up-call takes state locks a caller may hold. */
-	st = up_async_layoutrecall(general_fridge, exp->export.up_ops, &handle,
-				   LAYOUT4_FLEX_FILES, true, &whole, NULL,
-				   r->scope == PANDO_RECALL_ALL ? NULL : &spec, NULL, NULL);
+	st = up_async_layoutrecall(general_fridge, exp->export.up_ops, &handle, LAYOUT4_FLEX_FILES,
+				   true, &whole, NULL, r->scope == PANDO_RECALL_ALL ? NULL : &spec,
+				   NULL, NULL);
 	if (FSAL_IS_ERROR(st))
 		LogMajor(COMPONENT_PNFS, "pando: recall of inode %" PRIu64 " not sent: %s", r->ino,
 			 msg_fsal_err(st.major));
@@ -98,8 +101,7 @@ static void send_recall(void *arg, const struct pando_recall *r)
 /* Components on unreachable OSDs cannot be fenced: they become stale,
  * or, when the file could not be read without them, the fence fails and
  * the grants engine makes it again at its next tick. */
-static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next,
-			 uint32_t *failed)
+static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uint32_t *failed)
 {
 	struct pando_layouts *l = arg;
 	struct pando_storage_map *map;
@@ -119,7 +121,7 @@ static int revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
 	int rc = pando_map_load(l->exp, ino, &map);
 
 	if (rc == -ENOENT)
-		return 0;       /* removed: nothing left to write to */
+		return 0; /* removed: nothing left to write to */
 	if (rc)
 		return rc;
 	rc = pando_objects_revoke_writers(l->exp, ino, map, cur, next);
@@ -183,8 +185,11 @@ int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, boo
 			uint32_t cap_version, struct pando_grant **out)
 {
 	char client[sizeof((*out)->client)];
-	struct pando_grant_ask ask = { .ino = ino, .gen = gen, .write = write,
-				       .cap_version = cap_version, .client = client,
+	struct pando_grant_ask ask = { .ino = ino,
+				       .gen = gen,
+				       .write = write,
+				       .cap_version = cap_version,
+				       .client = client,
 				       .clientid = op_ctx->clientid ? *op_ctx->clientid : 0 };
 
 	pando_caller_address(client, sizeof(client));
@@ -235,7 +240,8 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 		if (pando_layouts_client_may_log())
 			LogInfo(COMPONENT_PNFS,
 				"pando: a client reported an error from OSD %u, which holds no "
-				"component of inode %" PRIu64 ": ignored", osd_id, ino);
+				"component of inode %" PRIu64 ": ignored",
+				osd_id, ino);
 		return;
 	}
 	answers = osd_answers(l->exp, osd_id);
@@ -254,8 +260,9 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 	if (pando_layouts_client_may_log())
 		LogWarn(COMPONENT_PNFS,
 			"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
-			": component %s, %s", status, opnum, osd_id, ino,
-			stale ? "stale" : "suspect", rc ? "NOT recorded" : "damage recorded");
+			": component %s, %s",
+			status, opnum, osd_id, ino, stale ? "stale" : "suspect",
+			rc ? "NOT recorded" : "damage recorded");
 }
 
 /* A NULL call to each OSD: with pNFS the manager hardly talks to the
@@ -312,10 +319,16 @@ int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
 {
 	struct pando_layouts *l = gsh_calloc(1, sizeof(*l));
 	struct pando_grants_ops ops = {
-		.arg = l, .now = monotonic_s, .recall = send_recall, .fence = fence_objects,
+		.arg = l,
+		.now = monotonic_s,
+		.recall = send_recall,
+		.fence = fence_objects,
 		.revoke_writers = revoke_writers,
-		.mark_writer = mark_writer, .unmark_writer = unmark_writer, .settle = settle,
-		.uses_osd = uses_osd, .log = log_line,
+		.mark_writer = mark_writer,
+		.unmark_writer = unmark_writer,
+		.settle = settle,
+		.uses_osd = uses_osd,
+		.log = log_line,
 	};
 	int rc;
 

@@ -28,19 +28,19 @@
 struct pando_mapwatch {
 	struct pando_export *exp;
 	struct etcd_client *etcd;
-	char *key;                      /* <prefix>map */
-	char *cache_path;               /* <Db_Path>.map.json */
+	char *key;        /* <prefix>map */
+	char *cache_path; /* <Db_Path>.map.json */
 	pthread_t thread;
-	bool running;                   /* the thread was started */
-	pthread_mutex_t lock;           /* stop, json */
+	bool running;         /* the thread was started */
+	pthread_mutex_t lock; /* stop, json */
 	pthread_cond_t cond;
 	bool stop;
-	char *json;                     /* the map applied last, as read */
+	char *json; /* the map applied last, as read */
 	/* Thread-only from here. */
-	bool unreachable;               /* warned; said again when it answers */
-	bool refused;                   /* what was warned: etcd refused the read */
-	bool absent;                    /* said that the key is not there */
-	int64_t seen_rev;               /* mod_revision looked at last */
+	bool unreachable; /* warned; said again when it answers */
+	bool refused;     /* what was warned: etcd refused the read */
+	bool absent;      /* said that the key is not there */
+	int64_t seen_rev; /* mod_revision looked at last */
 };
 
 static void keep_json(struct pando_mapwatch *w, const char *json, size_t len)
@@ -142,16 +142,19 @@ static int apply_json(struct pando_mapwatch *w, const char *json, size_t len, co
 	int rc = cluster_map_parse(json, len, &m, why, sizeof(why));
 
 	if (rc) {
-		LogCrit(COMPONENT_FSAL, "pando: malformed cluster map (%s, revision %" PRId64
-			"): %s; keeping epoch %" PRIu64, source, rev, why,
-			pando_view_get(w->exp)->epoch);
+		LogCrit(COMPONENT_FSAL,
+			"pando: malformed cluster map (%s, revision %" PRId64
+			"): %s; keeping epoch %" PRIu64,
+			source, rev, why, pando_view_get(w->exp)->epoch);
 		return rc;
 	}
 	rc = pando_view_apply(w->exp, &m, source);
 	/* Once per revision (the caller skips revisions it has seen). */
 	if (rc == -EALREADY && m.epoch < pando_view_get(w->exp)->epoch)
-		LogWarn(COMPONENT_FSAL, "pando: the cluster map in %s is at epoch %" PRIu64
-			", below the applied %" PRIu64 " (etcd restored or reset?): kept the applied one",
+		LogWarn(COMPONENT_FSAL,
+			"pando: the cluster map in %s is at epoch %" PRIu64
+			", below the applied %" PRIu64
+			" (etcd restored or reset?): kept the applied one",
 			source, m.epoch, pando_view_get(w->exp)->epoch);
 	cluster_map_free(&m);
 	if (rc)
@@ -198,14 +201,18 @@ static void note_unreachable(struct pando_mapwatch *w, int rc)
 	w->unreachable = true;
 	w->refused = refused;
 	if (refused)
-		LogWarn(COMPONENT_FSAL, "pando: etcd (%s) refuses %s to Etcd_User \"%s\": permission "
+		LogWarn(COMPONENT_FSAL,
+			"pando: etcd (%s) refuses %s to Etcd_User \"%s\": permission "
 			"denied, or credentials refused: going on with cluster map epoch %" PRIu64
-			" (%s)", cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->exp)->epoch,
+			" (%s)",
+			cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->exp)->epoch,
 			pando_view_get(w->exp)->source);
 	else
-		LogWarn(COMPONENT_FSAL, "pando: etcd (%s) does not answer (%s): going on with "
-			"cluster map epoch %" PRIu64 " (%s)", cfg->etcd, etcd_strerror(rc),
-			pando_view_get(w->exp)->epoch, pando_view_get(w->exp)->source);
+		LogWarn(COMPONENT_FSAL,
+			"pando: etcd (%s) does not answer (%s): going on with "
+			"cluster map epoch %" PRIu64 " (%s)",
+			cfg->etcd, etcd_strerror(rc), pando_view_get(w->exp)->epoch,
+			pando_view_get(w->exp)->source);
 }
 
 /* One look at the map key. */
@@ -226,8 +233,9 @@ static void poll_once(struct pando_mapwatch *w)
 	w->unreachable = false;
 	if (rc == -ENOENT) {
 		if (!w->absent)
-			LogInfo(COMPONENT_FSAL, "pando: no cluster map at %s yet: keeping epoch %"
-				PRIu64, w->key, pando_view_get(w->exp)->epoch);
+			LogInfo(COMPONENT_FSAL,
+				"pando: no cluster map at %s yet: keeping epoch %" PRIu64, w->key,
+				pando_view_get(w->exp)->epoch);
 		w->absent = true;
 		return;
 	}
@@ -297,9 +305,9 @@ int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
 	 * is the same or newer and applies over it. */
 	load_cache(w);
 	poll_once(w);
-	LogEvent(COMPONENT_FSAL, "pando: following the cluster map at %s on %s (epoch %" PRIu64
-		 " now, from %s)", w->key, exp->cfg.etcd, pando_view_get(exp)->epoch,
-		 pando_view_get(exp)->source);
+	LogEvent(COMPONENT_FSAL,
+		 "pando: following the cluster map at %s on %s (epoch %" PRIu64 " now, from %s)",
+		 w->key, exp->cfg.etcd, pando_view_get(exp)->epoch, pando_view_get(exp)->source);
 	*out = w;
 	return 0;
 }

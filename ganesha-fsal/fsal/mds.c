@@ -46,7 +46,7 @@ struct pando_devid {
 	uint8_t fsal_id;
 	uint8_t zero1;
 	uint16_t export_id;
-	uint32_t addr_tag;              /* FNV-1a of the advertised address */
+	uint32_t addr_tag; /* FNV-1a of the advertised address */
 	uint64_t osd_id;
 };
 
@@ -61,8 +61,10 @@ static uint32_t addr_tag(const char *advertised)
 
 static void make_devid(uint16_t export_id, const struct cluster_osd *osd, uint8_t out[16])
 {
-	struct pando_devid d = { .fsal_id = FSAL_ID_EXPERIMENTAL, .export_id = export_id,
-				 .addr_tag = addr_tag(osd->advertise), .osd_id = osd->id };
+	struct pando_devid d = { .fsal_id = FSAL_ID_EXPERIMENTAL,
+				 .export_id = export_id,
+				 .addr_tag = addr_tag(osd->advertise),
+				 .osd_id = osd->id };
 
 	memcpy(out, &d, sizeof(d));
 }
@@ -122,7 +124,8 @@ static bool osd_reachable(struct pando_export *exp, uint32_t id)
  * client's writes will not reach it.  -EOPNOTSUPP when no mirror is left
  * (the client then goes through the manager, which says what it can). */
 static int usable_mirrors(struct pando_export *exp, uint64_t ino,
-			  const struct pando_storage_map *map, bool write, struct pando_segment *seg)
+			  const struct pando_storage_map *map, bool write,
+			  struct pando_segment *seg)
 {
 	uint32_t stale[OBJIO_MAX_SKIP], keep = 0;
 	size_t nstale = 0;
@@ -133,7 +136,8 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 
 		for (uint32_t c = 0; ok && c < seg->columns; c++) {
 			uint32_t osd = pando_map_component(map, seg->group,
-							   seg->component[m * seg->columns + c])->osd_id;
+							   seg->component[m * seg->columns + c])
+					       ->osd_id;
 
 			for (size_t s = 0; s < nstale; s++)
 				ok &= stale[s] != osd;
@@ -216,7 +220,8 @@ static int encode_layout(struct pando_export *exp, const struct pando_storage_ma
 {
 	const struct capability shared = layout_handle(exp, write, cap_version);
 	struct pando_ff_layout ff = { .stripe_unit = seg->columns > 1 ? seg->stripe_unit : 0,
-				      .mirror_count = seg->mirrors, .flags = 0,
+				      .mirror_count = seg->mirrors,
+				      .flags = 0,
 				      .stats_collect_hint = 0 };
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -310,8 +315,9 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 	v = pando_inline_decide(ask, &file);
 	LogDebug(COMPONENT_PNFS,
 		 "pando: LAYOUTGET inode %" PRIu64 " %s offset %" PRIu64 " length %" PRIu64
-		 " minlength %" PRIu64 " size %" PRIu64 ": %s", h->ino, ask->write ? "rw" : "read",
-		 ask->offset, ask->length, ask->minlength, a->size, verdict_name(v));
+		 " minlength %" PRIu64 " size %" PRIu64 ": %s",
+		 h->ino, ask->write ? "rw" : "read", ask->offset, ask->length, ask->minlength,
+		 a->size, verdict_name(v));
 	if (v == PANDO_INLINE_UNAVAILABLE)
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	if (v == PANDO_INLINE_REFUSE)
@@ -342,8 +348,8 @@ static nfsstat4 layoutget_status(uint64_t ino, int rc)
 	case -ENOSPC:
 		return NFS4ERR_TOOSMALL;
 	default:
-		LogMajor(COMPONENT_PNFS, "pando: LAYOUTGET of inode %" PRIu64 " failed: %d",
-			 ino, rc);
+		LogMajor(COMPONENT_PNFS, "pando: LAYOUTGET of inode %" PRIu64 " failed: %d", ino,
+			 rc);
 		return NFS4ERR_LAYOUTTRYLATER;
 	}
 }
@@ -357,7 +363,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	bool write = res->segment.io_mode == LAYOUTIOMODE4_RW;
 	struct pando_layout_ask ask = { .offset = res->segment.offset,
 					.length = res->segment.length,
-					.minlength = arg->minlength, .write = write,
+					.minlength = arg->minlength,
+					.write = write,
 					.knows_threshold = knows_threshold() };
 	struct pando_storage_map *map = NULL;
 	struct pando_segment seg;
@@ -414,8 +421,8 @@ static void note_return_body(struct pando_handle *h, XDR *body)
 	if (len == 0)
 		return;
 	if (pando_ff_layoutreturn_decode(body->x_data, len, &ret) != 0) {
-		LogInfo(COMPONENT_PNFS, "pando: undecodable flexfiles LAYOUTRETURN body (%zu bytes)",
-			len);
+		LogInfo(COMPONENT_PNFS,
+			"pando: undecodable flexfiles LAYOUTRETURN body (%zu bytes)", len);
 		return;
 	}
 	for (uint32_t i = 0; i < ret.ioerr_count; i++) {
@@ -531,10 +538,13 @@ static int advertised_netaddr(const char *hostport, struct pando_netaddr *na)
 static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 				    const layouttype4 type, const struct pnfs_deviceid *id)
 {
-	struct pando_ff_device_version v = { .version = 3, .minorversion = 0,
-					     .rsize = DS_RWSIZE, .wsize = DS_RWSIZE,
+	struct pando_ff_device_version v = { .version = 3,
+					     .minorversion = 0,
+					     .rsize = DS_RWSIZE,
+					     .wsize = DS_RWSIZE,
 					     .tightly_coupled = false };
-	struct pando_ff_device_addr addr = { .netaddr_count = 1, .version_count = 1,
+	struct pando_ff_device_addr addr = { .netaddr_count = 1,
+					     .version_count = 1,
 					     .versions = &v };
 	struct pando_netaddr na;
 	struct pando_devid d;
@@ -617,8 +627,8 @@ void pando_mds_module_ops_init(struct fsal_ops *ops)
  * layout only once its own idea of the size passes this, so its one-page
  * writeback asks for large files can be granted (README, "Small files
  * over pNFS"). */
-static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type,
-			       uint64_t *read_size, uint64_t *write_size)
+static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type, uint64_t *read_size,
+			       uint64_t *write_size)
 {
 	const struct pando_export *exp = to_handle(o)->exp;
 

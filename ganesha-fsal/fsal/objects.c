@@ -117,8 +117,10 @@ bool pando_file_policy(struct pando_export *exp, uint64_t ino, struct pando_poli
 		rc = pando_policy_decode(blob, len, p);
 	free(blob);
 	if (rc && rc != -ENOENT)
-		LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": unusable storage policy (%d): "
-			"laid out as the export's", ino, rc);
+		LogCrit(COMPONENT_FSAL,
+			"pando: inode %" PRIu64 ": unusable storage policy (%d): "
+			"laid out as the export's",
+			ino, rc);
 	return rc == 0;
 }
 
@@ -251,8 +253,8 @@ static void discard_move(struct pando_export *exp, struct objio *io,
 /* An RS component its OSD could not make: skipped by the rest of the
  * move, and recorded stale once the file has its map (the store keeps
  * damage records for object-backed files only). */
-static int note_unborn(void *arg, uint64_t ino, uint32_t group, uint32_t component,
-		       uint32_t osd_id, int err, bool write)
+static int note_unborn(void *arg, uint64_t ino, uint32_t group, uint32_t component, uint32_t osd_id,
+		       int err, bool write)
 {
 	struct objio *io = arg;
 
@@ -269,8 +271,10 @@ static void record_unborn(struct pando_export *exp, uint64_t ino, const struct o
 	for (size_t i = 0; i < io->nskip; i++) {
 		int rc = ns_suspect_add(exp->ns, ino, io->skip[i], -EHOSTDOWN, OP_WRITE4, true);
 
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " made without its component on "
-			"OSD %u (down): stale%s", ino, io->skip[i], rc ? ", NOT recorded" : "");
+		LogWarn(COMPONENT_FSAL,
+			"pando: inode %" PRIu64 " made without its component on "
+			"OSD %u (down): stale%s",
+			ino, io->skip[i], rc ? ", NOT recorded" : "");
 	}
 }
 
@@ -419,6 +423,7 @@ int pando_objects_flush(struct pando_export *exp, uint64_t ino)
 void pando_note_verf_change(struct pando_export *exp)
 {
 	atomic_fetch_add(&exp->verf_epoch, 1);
-	LogEvent(COMPONENT_FSAL,
-		 "pando: an OSD restarted or failed a sync under unstable writes; new write verifier, clients resend");
+	LogEvent(
+		COMPONENT_FSAL,
+		"pando: an OSD restarted or failed a sync under unstable writes; new write verifier, clients resend");
 }

@@ -6,20 +6,21 @@
 #include <time.h>
 
 const char *const pando_op_names[PANDO_OP_COUNT] = {
-	"lookup", "getattr", "setattr", "create", "mkdir", "remove", "rename", "readdir",
-	"open", "layoutget", "layoutcommit", "layoutreturn", "read", "write", "commit",
+	"lookup",       "getattr",      "setattr", "create", "mkdir",
+	"remove",       "rename",       "readdir", "open",   "layoutget",
+	"layoutcommit", "layoutreturn", "read",    "write",  "commit",
 };
 
 const double pando_op_bounds[PANDO_OP_BOUNDS] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-	0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+	0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10,
 };
 
 /* The bounds in nanoseconds, so an op needs no floating point. */
 static const uint64_t bound_ns[PANDO_OP_BOUNDS] = {
-	100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000, 25000000,
-	50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000ull,
-	5000000000ull, 10000000000ull,
+	100000,     250000,        500000,        1000000,        2500000,   5000000,
+	10000000,   25000000,      50000000,      100000000,      250000000, 500000000,
+	1000000000, 2500000000ull, 5000000000ull, 10000000000ull,
 };
 
 struct op_counters {

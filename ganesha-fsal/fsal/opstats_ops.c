@@ -87,11 +87,11 @@ static fsal_status_t t_open2(struct fsal_obj_handle *o, struct state_t *state,
 			     bool *perm_check)
 {
 	uint64_t t0 = pando_opstats_now();
-	fsal_status_t st = UNTIMED->open2(o, state, flags, mode, name, in, verf, out, attrs,
-					  perm_check);
+	fsal_status_t st =
+		UNTIMED->open2(o, state, flags, mode, name, in, verf, out, attrs, perm_check);
 
-	pando_opstats_done(STATS(o), name && mode != FSAL_NO_CREATE ? PANDO_OP_CREATE
-								    : PANDO_OP_OPEN, t0);
+	pando_opstats_done(STATS(o),
+			   name && mode != FSAL_NO_CREATE ? PANDO_OP_CREATE : PANDO_OP_OPEN, t0);
 	return st;
 }
 

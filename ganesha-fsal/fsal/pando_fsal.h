@@ -107,11 +107,11 @@ struct pando_export {
 	struct ns_store *ns;
 	uint8_t uuid[16];
 	struct cluster_desc cluster;
-	pthread_mutex_t key_lock;       /* cluster.key, which reload_key replaces (key.c) */
+	pthread_mutex_t key_lock; /* cluster.key, which reload_key replaces (key.c) */
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;
 	struct pando_layouts *layouts;
-	struct pando_grants *grants;    /* the layouts' state machine (../grants) */
+	struct pando_grants *grants; /* the layouts' state machine (../grants) */
 	struct pando_premade *premade;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
@@ -130,11 +130,11 @@ struct pando_export {
 	/* The cluster now (view.h): published views, applied one at a time. */
 	_Atomic(struct pando_view *) view;
 	pthread_mutex_t view_lock;
-	struct pando_mapwatch *mapwatch;        /* NULL without Etcd */
-	struct pando_presence *presence;        /* NULL without Etcd */
-	struct pando_rebuild *rebuild;          /* NULL without Etcd */
+	struct pando_mapwatch *mapwatch; /* NULL without Etcd */
+	struct pando_presence *presence; /* NULL without Etcd */
+	struct pando_rebuild *rebuild;   /* NULL without Etcd */
 	struct pando_scrub *scrub;
-	struct pando_transcode *transcode;	/* NULL with Transcode_Interval 0 */
+	struct pando_transcode *transcode; /* NULL with Transcode_Interval 0 */
 	struct pando_opstats *opstats;
 	/* statfs from the OSDs, cached a few seconds (export.c). */
 	pthread_mutex_t space_lock;
@@ -147,9 +147,9 @@ struct pando_export {
 	int ninflight;
 	struct pando_move {
 		uint64_t ino;
-		uint64_t intent;        /* 0 until the move's intent exists */
+		uint64_t intent; /* 0 until the move's intent exists */
 	} inflight[PANDO_MAX_INFLIGHT];
-	struct glist_head node;         /* in pando_exports */
+	struct glist_head node; /* in pando_exports */
 };
 
 struct pando_handle {
@@ -167,8 +167,8 @@ struct pando_handle {
 	/* RS files: a row update reads, encodes and writes, so writes go one
 	 * at a time, and reads (which may decode) not during one. */
 	pthread_rwlock_t rows_lock;
-	bool rows_marked;	/* the store marks the file (rows.c) */
-	bool rows_unstable;	/* an UNSTABLE row update since the last COMMIT */
+	bool rows_marked;   /* the store marks the file (rows.c) */
+	bool rows_unstable; /* an UNSTABLE row update since the last COMMIT */
 };
 
 /* Every export of this module, for dbus. */
@@ -182,22 +182,21 @@ void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
 			struct fsal_attrlist *out);
 fsal_status_t pando_fill_attrs(struct pando_handle *h, const struct ns_attr *a,
 			       struct fsal_attrlist *out);
-void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen,
-		     enum ns_type type, uint8_t out[PANDO_FH_LEN]);
-int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
-		    uint64_t *ino, uint32_t *gen);
+void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen, enum ns_type type,
+		     uint8_t out[PANDO_FH_LEN]);
+int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len, uint64_t *ino,
+		    uint32_t *gen);
 fsal_status_t pando_handle_from_ino(struct pando_export *exp, uint64_t ino, uint32_t gen,
 				    struct fsal_obj_handle **out, struct fsal_attrlist *attrs);
 void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attrlist *in,
 			  uint32_t default_mode, bool is_dir, struct ns_new *out);
-fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in,
-			       attrmask_t done, struct fsal_attrlist *out);
-fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in,
-			    struct ns_attr *out);
+fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in, attrmask_t done,
+			       struct fsal_attrlist *out);
+fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in, struct ns_attr *out);
 void pando_handle_ops_init(struct fsal_obj_ops *ops);
 
 /* access.c: permission on namespace changes (0, -EACCES, -EPERM, ...) */
-void pando_caller_cred(struct ns_cred *c);       /* op_ctx's, for the store */
+void pando_caller_cred(struct ns_cred *c); /* op_ctx's, for the store */
 int pando_may_change_dir(struct pando_handle *dir, struct ns_attr *out);
 int pando_may_remove(struct pando_handle *dir, const char *name);
 int pando_may_rename(struct pando_handle *from, const char *old_name, struct pando_handle *to,
@@ -217,10 +216,10 @@ void pando_file_ops_init(struct fsal_obj_ops *ops);
 void pando_io_ops_init(struct fsal_obj_ops *ops);
 /* alloc.c: NFSv4.2 SEEK, ALLOCATE (NOTSUPP), DEALLOCATE */
 void pando_alloc_ops_init(struct fsal_obj_ops *ops);
-int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt,
-		    size_t *n, bool *eof);
-int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov,
-		     int iovcnt, bool stable, size_t *n);
+int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt, size_t *n,
+		    bool *eof);
+int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov, int iovcnt,
+		     bool stable, size_t *n);
 
 /* objects.c */
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out);
@@ -263,22 +262,22 @@ int pando_objects_cap_version(struct pando_export *exp, const struct pando_stora
  * them (a fence that did not reach a component is no fence of it); when
  * it cannot, nothing is recorded and the answer is -EHOSTUNREACH: the
  * fence is still to be made.  0, or -errno (a record not written). */
-int pando_objects_fence(struct pando_export *exp, uint64_t ino,
-			const struct pando_storage_map *map, uint32_t known, uint32_t *next,
-			uint32_t *failed);
+int pando_objects_fence(struct pando_export *exp, uint64_t ino, const struct pando_storage_map *map,
+			uint32_t known, uint32_t *next, uint32_t *failed);
 /* Moves every component of file ino past known and past any version one
  * has, for write handles only (read handles handed out stay good): *next
  * is the new version.  Components not reached are recorded stale as a
  * fence records them; -EHOSTUNREACH when the file cannot lose them. */
 int pando_objects_revoke_writers(struct pando_export *exp, uint64_t ino,
-				 const struct pando_storage_map *map, uint32_t known, uint32_t *next);
+				 const struct pando_storage_map *map, uint32_t known,
+				 uint32_t *next);
 
 /* settle.c: the size of a pNFS-written file from its objects.  Grows the
  * size to what every current mirror holds unless the file changed
  * meanwhile (*grew, and the attributes before, in *before); 0 when the
  * size is right, the file is gone or inline. */
-int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
-		      bool *grew, struct ns_attr *before);
+int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why, bool *grew,
+		      struct ns_attr *before);
 /* The same off the caller's thread (a write layout ended without
  * LAYOUTCOMMIT); tells pando_grants_settled when done. */
 void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
@@ -319,7 +318,8 @@ fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 struct pando_premade;
 int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_premade **out);
 void pando_premade_stop(struct pando_premade *p);
-bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len, uint64_t *intent);
+bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len,
+			uint64_t *intent);
 void pando_premade_done(struct pando_premade *p, uint64_t intent, uint64_t ino, bool claimed);
 bool pando_premade_owns(struct pando_premade *p, uint64_t id);
 

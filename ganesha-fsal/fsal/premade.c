@@ -29,8 +29,8 @@ struct premade_entry {
 	uint8_t *blob;
 	size_t len;
 	uint64_t intent;
-	uint64_t epoch;         /* of the cluster map it was placed under */
-	bool claiming;          /* taken, claim not finished: still the pool's */
+	uint64_t epoch; /* of the cluster map it was placed under */
+	bool claiming;  /* taken, claim not finished: still the pool's */
 };
 
 /* Claimed maps whose objects still carry owner 0. */
@@ -47,14 +47,14 @@ struct pando_premade {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
-	int high;               /* refilled up to this */
-	int low;                /* refilled from below this */
+	int high; /* refilled up to this */
+	int low;  /* refilled from below this */
 	int n;
 	struct premade_entry e[POOL_MAX];
 	struct stamp *stamps;
 	/* An entry being made: its intent exists before it joins e[]. */
 	bool making;
-	uint64_t making_intent;         /* 0 until known */
+	uint64_t making_intent; /* 0 until known */
 	uint64_t next_seed;
 	uint64_t taken;
 	uint64_t made;
@@ -209,7 +209,8 @@ static bool entry_usable(struct pando_premade *p, const struct premade_entry *e)
  * pando_premade_done; false when none is free.  Entries naming an OSD the
  * map took out (or down) leave the pool: their intents stay, so the
  * reaper removes their objects. */
-bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len, uint64_t *intent)
+bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len,
+			uint64_t *intent)
 {
 	bool got = false, dropped = false;
 
@@ -300,8 +301,10 @@ void pando_premade_stop(struct pando_premade *p)
 		free(s->blob);
 		gsh_free(s);
 	}
-	LogEvent(COMPONENT_FSAL, "pando: object pool stopped (%" PRIu64 " made, %" PRIu64
-		 " taken, %d left to the reaper)", p->made, p->taken, p->n);
+	LogEvent(COMPONENT_FSAL,
+		 "pando: object pool stopped (%" PRIu64 " made, %" PRIu64
+		 " taken, %d left to the reaper)",
+		 p->made, p->taken, p->n);
 	for (int i = 0; i < p->n; i++)
 		free(p->e[i].blob);
 	pthread_cond_destroy(&p->cond);

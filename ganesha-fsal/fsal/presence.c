@@ -58,8 +58,8 @@ static json_t *ops_json(struct pando_opstats *s)
 		for (int i = 0; i <= PANDO_OP_BOUNDS; i++)
 			json_array_append_new(b, json_integer((json_int_t)snap.buckets[i]));
 		json_object_set_new(ops, pando_op_names[op],
-				    json_pack("{sI sf so}", "count", (json_int_t)snap.count,
-					      "sum", snap.sum_ns / 1e9, "buckets", b));
+				    json_pack("{sI sf so}", "count", (json_int_t)snap.count, "sum",
+					      snap.sum_ns / 1e9, "buckets", b));
 	}
 	return ops;
 }
@@ -86,13 +86,12 @@ static char *fill(void *arg)
 	pando_grants_stats(exp->grants, &st);
 	ns_suspect_list(exp->ns, 0, count_stale, &stale);
 	clock_gettime(CLOCK_REALTIME, &now);
-	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}",
-		      "name", p->name, "nfs", p->nfs, "pid", (json_int_t)getpid(),
-		      "time", now.tv_sec + now.tv_nsec / 1e9,
-		      "epoch", (json_int_t)pando_view_get(exp)->epoch,
-		      "clients", (json_int_t)pando_grants_holders(exp->grants),
-		      "layouts", (json_int_t)st.segments, "recalls", (json_int_t)st.recalls,
-		      "fences", (json_int_t)st.fenced, "degraded", (json_int_t)stale.files,
+	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}", "name", p->name, "nfs", p->nfs,
+		      "pid", (json_int_t)getpid(), "time", now.tv_sec + now.tv_nsec / 1e9, "epoch",
+		      (json_int_t)pando_view_get(exp)->epoch, "clients",
+		      (json_int_t)pando_grants_holders(exp->grants), "layouts",
+		      (json_int_t)st.segments, "recalls", (json_int_t)st.recalls, "fences",
+		      (json_int_t)st.fenced, "degraded", (json_int_t)stale.files,
 		      "gateway_read_bytes", (json_int_t)atomic_load(&exp->mds_read_bytes),
 		      "gateway_write_bytes", (json_int_t)atomic_load(&exp->mds_write_bytes));
 	if (!o)
@@ -141,9 +140,12 @@ int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 {
 	struct pando_presence *p = gsh_calloc(1, sizeof(*p));
 	struct etcd_options eo;
-	struct etcd_presence_options o = { .etcd = &eo, .ttl_s = PRESENCE_TTL_S,
-					   .interval_s = PRESENCE_INTERVAL_S, .fill = fill,
-					   .log = log_state, .arg = p };
+	struct etcd_presence_options o = { .etcd = &eo,
+					   .ttl_s = PRESENCE_TTL_S,
+					   .interval_s = PRESENCE_INTERVAL_S,
+					   .fill = fill,
+					   .log = log_state,
+					   .arg = p };
 	size_t klen;
 	int rc;
 

@@ -10,7 +10,7 @@ struct etcd_client;
 
 struct pando_progress_key {
 	char key[256];
-	char *last;             /* what was put last, without "updated" */
+	char *last; /* what was put last, without "updated" */
 	time_t at;
 };
 

@@ -131,8 +131,9 @@ void pando_reaper_stop(struct pando_reaper *r)
 	if (!r)
 		return;
 	pando_ticker_stop(r->ticker);
-	LogEvent(COMPONENT_FSAL, "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64
-		 " retried)", atomic_load(&r->removed), atomic_load(&r->failed));
+	LogEvent(COMPONENT_FSAL,
+		 "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64 " retried)",
+		 atomic_load(&r->removed), atomic_load(&r->failed));
 	gsh_free(r);
 }
 

@@ -22,8 +22,8 @@
 
 struct repair {
 	uint32_t g, c;
-	struct pando_component src;     /* a healthy mirror of the same column; not RS */
-	struct pando_component dst;     /* the new component (or the stale one) */
+	struct pando_component src; /* a healthy mirror of the same column; not RS */
+	struct pando_component dst; /* the new component (or the stale one) */
 };
 
 struct rebuild {
@@ -34,15 +34,15 @@ struct rebuild {
 	size_t cap;
 	struct objio io;
 	struct pando_storage_map *map;
-	uint8_t *blob;                  /* the map the copy is for, encoded */
+	uint8_t *blob; /* the map the copy is for, encoded */
 	size_t blen;
 	struct repair r[MAX_REPAIRS];
 	size_t n;
-	bool in_place;                  /* catch a stale component up where it is */
-	bool rs;                        /* decode from the group, no mirror */
-	uint64_t size;                  /* RS: the file size the copy is for */
-	bool inflight;                  /* registered with the reaper's guard */
-	uint64_t intent;                /* of the new objects; 0: none (yet) */
+	bool in_place;   /* catch a stale component up where it is */
+	bool rs;         /* decode from the group, no mirror */
+	uint64_t size;   /* RS: the file size the copy is for */
+	bool inflight;   /* registered with the reaper's guard */
+	uint64_t intent; /* of the new objects; 0: none (yet) */
 };
 
 static uint64_t now_ns(void)
@@ -129,7 +129,8 @@ static int pick_source(const struct rebuild *rb, uint32_t g, uint32_t c,
 	uint32_t data = rb->map->shape.data, copies = rb->map->shape.copies;
 
 	for (uint32_t k = 0; k < copies; k++) {
-		const struct pando_component *m = pando_map_component(rb->map, g, k * data + c % data);
+		const struct pando_component *m =
+			pando_map_component(rb->map, g, k * data + c % data);
 
 		if (k * data + c % data != c && readable(rb, m->osd_id)) {
 			*src = *m;
@@ -208,7 +209,8 @@ static int plan(struct rebuild *rb)
 				continue;
 			if (rb->n == MAX_REPAIRS)
 				return -E2BIG;
-			*r = (struct repair){ .g = g, .c = c,
+			*r = (struct repair){ .g = g,
+					      .c = c,
 					      .dst = *pando_map_component(rb->map, g, c) };
 			if (rb->rs)
 				len = objio_rs_component_length(rb->map, g, c, rb->size);
@@ -235,7 +237,8 @@ static int plan(struct rebuild *rb)
  * intents name objects in. */
 static int components_blob(const struct rebuild *rb, bool old, uint8_t **blob, size_t *len)
 {
-	struct pando_map_shape shape = { .raid = PANDO_RAID0, .copies = 1,
+	struct pando_map_shape shape = { .raid = PANDO_RAID0,
+					 .copies = 1,
 					 .data = (uint8_t)rb->n,
 					 .stripe_unit = rb->map->shape.stripe_unit,
 					 .visit_rows = rb->map->shape.visit_rows };
@@ -364,8 +367,9 @@ static int rs_copy_one(struct rebuild *rb, const struct repair *r)
 			rc = -EINTR;
 		if (!rc)
 			rc = objio_rs_rebuild_component(&rb->io, rb->map, r->g, r->c, &r->dst,
-							rb->size, off, len - off < step ? len - off : step,
-							buf, cap, &done);
+							rb->size, off,
+							len - off < step ? len - off : step, buf,
+							cap, &done);
 		atomic_fetch_add(&rb->pace->bytes, done);
 		pando_rebuild_pace(rb->pace, done);
 	}
@@ -385,7 +389,7 @@ static int copy_one(struct rebuild *rb, const struct repair *r)
 	if (!rc && rb->in_place)
 		rc = catch_up_one(rb, r, len);
 	if (rc == -EOPNOTSUPP || (!rc && !rb->in_place))
-		rc = copy_range(rb, r, 0, len);         /* no checksums: all of it */
+		rc = copy_range(rb, r, 0, len); /* no checksums: all of it */
 	return rc ? rc : objio_component_settle(&rb->io, rb->map->partition_id, &r->dst, len);
 }
 
@@ -422,7 +426,7 @@ static bool rs_resized(struct rebuild *rb)
 	if (!rb->rs)
 		return false;
 	if (ns_getattr(rb->exp->ns, rb->t->ino, &a) != 0)
-		return true;	/* cannot tell: copy again at the old size */
+		return true; /* cannot tell: copy again at the old size */
 	if (a.size == rb->size)
 		return false;
 	rb->size = a.size;
@@ -477,8 +481,10 @@ static int handoff(struct rebuild *rb)
 	 * parity unit, so no component's own checksums say which rows the
 	 * lost one missed. */
 	if (!rc && (rs_resized(rb) || pando_grants_written_since(g, rb->t->ino, mark))) {
-		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its rebuild: "
-			 "copied again with its writers held", rb->t->ino);
+		LogEvent(COMPONENT_FSAL,
+			 "pando: inode %" PRIu64 " was written during its rebuild: "
+			 "copied again with its writers held",
+			 rb->t->ino);
 		rc = copy_all(rb);
 	}
 	if (!rc && !rb->in_place)
@@ -533,12 +539,12 @@ static int load(struct rebuild *rb)
 
 	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
 	if (rb->rs && !atomic_load(&rb->exp->rows_resynced)) {
-		rc = -EAGAIN;	/* decoding needs parity recomputed first (rows.c) */
+		rc = -EAGAIN; /* decoding needs parity recomputed first (rows.c) */
 	} else if (rb->rs) {
 		rc = ns_getattr(rb->exp->ns, rb->t->ino, &a);
 		rb->size = rc ? 0 : a.size;
 	} else if (!rc && rb->map->shape.copies < 2)
-		rc = -EIO;      /* RAID-0: no other copy to rebuild from */
+		rc = -EIO; /* RAID-0: no other copy to rebuild from */
 	if (!rc)
 		rc = pando_map_blob(rb->map, &rb->blob, &rb->blen);
 	return rc;

@@ -13,9 +13,9 @@ struct pando_export;
 
 struct pando_rebuild_task {
 	uint64_t ino;
-	uint32_t osd;           /* whose components are rebuilt */
-	uint64_t job;           /* 0: a stale component found here, no job */
-	uint32_t target;        /* 0: declustered placement; else onto this OSD */
+	uint32_t osd;    /* whose components are rebuilt */
+	uint64_t job;    /* 0: a stale component found here, no job */
+	uint32_t target; /* 0: declustered placement; else onto this OSD */
 };
 
 #define REBUILD_LOAD_SLOTS 256
@@ -25,11 +25,14 @@ struct pando_rebuild_task {
  * write in this rebuild (targets are balanced on it), and the stop flag. */
 struct pando_rebuild_pace {
 	pthread_mutex_t lock;
-	uint64_t bytes_per_s;   /* 0: unlimited */
-	uint64_t next_free_ns;  /* CLOCK_MONOTONIC */
-	struct { uint32_t osd; uint64_t bytes; } load[REBUILD_LOAD_SLOTS];
+	uint64_t bytes_per_s;  /* 0: unlimited */
+	uint64_t next_free_ns; /* CLOCK_MONOTONIC */
+	struct {
+		uint32_t osd;
+		uint64_t bytes;
+	} load[REBUILD_LOAD_SLOTS];
 	atomic_bool stop;
-	atomic_uint_fast64_t bytes;     /* copied (rebuild's copies only), for progress */
+	atomic_uint_fast64_t bytes; /* copied (rebuild's copies only), for progress */
 };
 
 /* Waits until n more bytes fit the bandwidth. */

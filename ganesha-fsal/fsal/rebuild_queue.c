@@ -102,7 +102,8 @@ static void finish(struct pando_rebuild *rq, const struct rebuild_item *it, int 
 	/* Not a task put again since it was listed (a job's scan over a
 	 * stale scan's task): that one is still to do. */
 	if (rc == 0 && etcd_delete_if(rq->wetcd, it->key, it->rev) == -EEXIST)
-		LogEvent(COMPONENT_FSAL, "pando: task %s was put again while it ran: kept", it->key);
+		LogEvent(COMPONENT_FSAL, "pando: task %s was put again while it ran: kept",
+			 it->key);
 	etcd_delete(rq->wetcd, claim);
 	pthread_mutex_lock(&rq->lock);
 	unbusy(rq, it->t.ino);
@@ -146,7 +147,8 @@ static void *worker_main(void *arg)
 		if (rc && rc != -EAGAIN && rc != -EINTR)
 			LogWarn(COMPONENT_FSAL,
 				"pando: rebuild of inode %" PRIu64 " off OSD %u failed (%d)%s",
-				it.t.ino, it.t.osd, rc, rc == -EIO ? ": no healthy copy to read" : "");
+				it.t.ino, it.t.osd, rc,
+				rc == -EIO ? ": no healthy copy to read" : "");
 		else if (!rc)
 			LogInfo(COMPONENT_FSAL, "pando: inode %" PRIu64 " rebuilt off OSD %u",
 				it.t.ino, it.t.osd);
@@ -173,10 +175,11 @@ static int read_job(void *arg, const char *key, const char *value, size_t len, i
 	job = job_of(rq, (uint64_t)id);
 	if (!job && rq->njobs < REBUILD_MAX_JOBS) {
 		job = &rq->jobs[rq->njobs++];
-		*job = (struct rebuild_job){ .id = (uint64_t)id, .osd = (uint32_t)osd,
-					     .target = json_is_integer(target)
-							       ? (uint32_t)json_integer_value(target)
-							       : 0 };
+		*job = (struct rebuild_job){
+			.id = (uint64_t)id,
+			.osd = (uint32_t)osd,
+			.target = json_is_integer(target) ? (uint32_t)json_integer_value(target) : 0
+		};
 	}
 	if (job)
 		job->seen = true;
@@ -230,8 +233,9 @@ static void scan_jobs(struct pando_rebuild *rq)
 		pthread_mutex_unlock(&rq->lock);
 		if (job.scanned)
 			continue;
-		LogEvent(COMPONENT_FSAL, "pando: rebuild job %" PRIu64 ": finding the files on OSD %u",
-			 job.id, job.osd);
+		LogEvent(COMPONENT_FSAL,
+			 "pando: rebuild job %" PRIu64 ": finding the files on OSD %u", job.id,
+			 job.osd);
 		rc = pando_rebuild_scan_job(rq, rq->etcd, &job, &files, &bytes);
 		pthread_mutex_lock(&rq->lock);
 		if (!rc && i < rq->njobs && rq->jobs[i].id == job.id) {
@@ -240,9 +244,11 @@ static void scan_jobs(struct pando_rebuild *rq)
 			rq->bytes_total += bytes;
 		}
 		pthread_mutex_unlock(&rq->lock);
-		LogEvent(COMPONENT_FSAL, "pando: rebuild job %" PRIu64 ": %" PRIu64
-			 " files (%" PRIu64 " bytes) to rebuild off OSD %u%s", job.id, files, bytes,
-			 job.osd, rc ? " so far: the scan failed, retried" : "");
+		LogEvent(COMPONENT_FSAL,
+			 "pando: rebuild job %" PRIu64 ": %" PRIu64 " files (%" PRIu64
+			 " bytes) to rebuild off OSD %u%s",
+			 job.id, files, bytes, job.osd,
+			 rc ? " so far: the scan failed, retried" : "");
 	}
 }
 
@@ -256,13 +262,18 @@ static int parse_task(const char *value, size_t len, struct rebuild_item *it)
 {
 	json_t *o = json_loadb(value, len, 0, NULL);
 	json_int_t ino = 0, job = 0, osd = 0, target = 0, bytes = 0;
-	int rc = o && !json_unpack(o, "{sI sI sI s?I s?I}", "ino", &ino, "job", &job, "osd",
-				   &osd, "target", &target, "bytes", &bytes) &&
-			 ino > 0 && osd > 0 ? 0 : -EINVAL;
+	int rc = o &&
+				 !json_unpack(o, "{sI sI sI s?I s?I}", "ino", &ino, "job", &job,
+					      "osd", &osd, "target", &target, "bytes", &bytes) &&
+				 ino > 0 && osd > 0
+			 ? 0
+			 : -EINVAL;
 
 	json_decref(o);
-	it->t = (struct pando_rebuild_task){ .ino = (uint64_t)ino, .osd = (uint32_t)osd,
-					     .job = (uint64_t)job, .target = (uint32_t)target };
+	it->t = (struct pando_rebuild_task){ .ino = (uint64_t)ino,
+					     .osd = (uint32_t)osd,
+					     .job = (uint64_t)job,
+					     .target = (uint32_t)target };
 	it->bytes = (uint64_t)bytes;
 	return rc;
 }
@@ -287,7 +298,7 @@ static int claim_task(void *arg, const char *key, const char *value, size_t len,
 	       busy(rq, it.t.ino) || held(rq, it.t.ino, cc->now);
 	pthread_mutex_unlock(&rq->lock);
 	if (cancelled)
-		etcd_delete(rq->etcd, key);     /* the mgr deleted its job */
+		etcd_delete(rq->etcd, key); /* the mgr deleted its job */
 	if (skip)
 		return rq->qlen >= 2 * rq->parallel;
 	snprintf(claim, sizeof(claim), "%srecovery/claims/%s/%016" PRIx64, rq->prefix, rq->name,
@@ -324,10 +335,10 @@ static void sample_rate(struct pando_rebuild *rq)
 	rq->rate_bytes[0] = atomic_load(&rq->pace.bytes);
 	if (rq->rate_n < n)
 		rq->rate_n++;
-	rq->rate_bps = rq->rate_n > 1 ? (double)(rq->rate_bytes[0] -
-						   rq->rate_bytes[rq->rate_n - 1]) /
-						  (double)(rq->rate_n - 1)
-				      : 0;
+	rq->rate_bps = rq->rate_n > 1
+			       ? (double)(rq->rate_bytes[0] - rq->rate_bytes[rq->rate_n - 1]) /
+					 (double)(rq->rate_n - 1)
+			       : 0;
 }
 
 /* Under rq->lock: jobs scanned here with no task of theirs left open. */
@@ -349,16 +360,15 @@ static json_t *progress_json(struct pando_rebuild *rq)
 	pthread_mutex_lock(&rq->lock);
 	done = atomic_load(&rq->pace.bytes) - rq->bytes_base;
 	left = rq->bytes_total > done ? rq->bytes_total - done : 0;
-	o = json_pack("{ss so so sI sI sI sI sI sf sf sf sI sI}", "state", rq->state,
-		      "jobs_done", jobs_json(rq, true), "jobs_active", jobs_json(rq, false),
-		      "files_total", (json_int_t)rq->files_total,
-		      "files_done", (json_int_t)rq->files_done,
-		      "files_failed", (json_int_t)rq->files_failed,
-		      "bytes_total", (json_int_t)(rq->bytes_total > done ? rq->bytes_total : done),
-		      "bytes_done", (json_int_t)done, "rate_bps", rq->rate_bps,
-		      "eta_s", rq->rate_bps > 0 ? (double)left / rq->rate_bps : 0.0,
-		      "started", rq->started, "parallel", (json_int_t)rq->parallel,
-		      "bandwidth_bps", (json_int_t)rq->pace.bytes_per_s);
+	o = json_pack("{ss so so sI sI sI sI sI sf sf sf sI sI}", "state", rq->state, "jobs_done",
+		      jobs_json(rq, true), "jobs_active", jobs_json(rq, false), "files_total",
+		      (json_int_t)rq->files_total, "files_done", (json_int_t)rq->files_done,
+		      "files_failed", (json_int_t)rq->files_failed, "bytes_total",
+		      (json_int_t)(rq->bytes_total > done ? rq->bytes_total : done), "bytes_done",
+		      (json_int_t)done, "rate_bps", rq->rate_bps, "eta_s",
+		      rq->rate_bps > 0 ? (double)left / rq->rate_bps : 0.0, "started", rq->started,
+		      "parallel", (json_int_t)rq->parallel, "bandwidth_bps",
+		      (json_int_t)rq->pace.bytes_per_s);
 	pthread_mutex_unlock(&rq->lock);
 	return o;
 }
@@ -402,7 +412,7 @@ static void tick(struct pando_rebuild *rq, unsigned n)
 	bool new_second = n % TICKS_PER_S == 0;
 
 	if ((new_second || !rq->lease) && etcd_lease_keep(rq->etcd, LEASE_TTL_S, &rq->lease) != 0)
-		return;         /* etcd away: try again next tick */
+		return; /* etcd away: try again next tick */
 	if (read_jobs(rq) != 0)
 		return;
 	scan_jobs(rq);

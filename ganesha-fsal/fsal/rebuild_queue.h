@@ -21,15 +21,15 @@ struct rebuild_job {
 	uint32_t osd;
 	uint32_t target;
 	bool scanned;
-	bool seen;              /* still in etcd at the last read */
-	uint64_t open;          /* its tasks not finished here */
+	bool seen;     /* still in etcd at the last read */
+	uint64_t open; /* its tasks not finished here */
 };
 
 struct rebuild_item {
 	struct pando_rebuild_task t;
 	uint64_t bytes;
-	char key[384];          /* the task key */
-	int64_t rev;            /* its mod_revision when claimed */
+	char key[384]; /* the task key */
+	int64_t rev;   /* its mod_revision when claimed */
 };
 
 /* An ino not to claim again before `until` (a retry later, a failure). */
@@ -40,22 +40,22 @@ struct rebuild_hold {
 
 struct pando_rebuild {
 	struct pando_export *exp;
-	char *prefix;                   /* Etcd_Prefix */
-	char *name;                     /* Mds_Name */
-	struct etcd_client *etcd;       /* the dispatcher's */
-	struct etcd_client *wetcd;      /* the workers' (one call at a time) */
+	char *prefix;              /* Etcd_Prefix */
+	char *name;                /* Mds_Name */
+	struct etcd_client *etcd;  /* the dispatcher's */
+	struct etcd_client *wetcd; /* the workers' (one call at a time) */
 	int64_t lease;
 	struct pando_rebuild_pace pace;
 	uint32_t parallel;
 	pthread_t dispatcher;
 	pthread_t *workers;
-	pthread_mutex_t lock;           /* everything below */
+	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t cond;
 	struct rebuild_job jobs[REBUILD_MAX_JOBS];
 	size_t njobs;
 	struct rebuild_item queue[REBUILD_QUEUE];
 	size_t qhead, qlen;
-	uint64_t busy[REBUILD_QUEUE];   /* inos claimed here: queued or running */
+	uint64_t busy[REBUILD_QUEUE]; /* inos claimed here: queued or running */
 	size_t nbusy;
 	struct rebuild_hold hold[REBUILD_QUEUE];
 	size_t nhold;
@@ -63,17 +63,16 @@ struct pando_rebuild {
 	uint64_t files_total, files_done, files_failed, bytes_total, bytes_base;
 	double started;
 	double rate_bps;
-	uint64_t rate_bytes[8];         /* pace.bytes, one sample a second */
+	uint64_t rate_bytes[8]; /* pace.bytes, one sample a second */
 	size_t rate_n;
-	struct pando_progress_key progress;     /* the dispatcher's */
+	struct pando_progress_key progress; /* the dispatcher's */
 };
 
 int pando_rebuild_put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
 			   const struct pando_rebuild_task *t, uint32_t healthy, uint64_t bytes);
 int pando_rebuild_scan_job(struct pando_rebuild *rq, struct etcd_client *etcd,
 			   const struct rebuild_job *job, uint64_t *files, uint64_t *bytes);
-int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd,
-			     uint64_t *files);
+int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd, uint64_t *files);
 
 /* Neither queued, running nor held back here: a scan may put its task. */
 bool pando_rebuild_idle_for(struct pando_rebuild *rq, uint64_t ino);

@@ -98,10 +98,10 @@ static int put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(key, sizeof(key), "%srecovery/tasks/%s/%02u/%016" PRIx64 ".%u", rq->prefix,
 		 rq->name, healthy > 99 ? 99 : healthy, t->ino, t->osd);
-	o = json_pack("{sI sI sI sI sI sI sf}", "ino", (json_int_t)t->ino, "job", (json_int_t)t->job,
-		      "osd", (json_int_t)t->osd, "target", (json_int_t)t->target,
-		      "healthy", (json_int_t)healthy, "bytes", (json_int_t)bytes,
-		      "queued", now.tv_sec + now.tv_nsec / 1e9);
+	o = json_pack("{sI sI sI sI sI sI sf}", "ino", (json_int_t)t->ino, "job",
+		      (json_int_t)t->job, "osd", (json_int_t)t->osd, "target",
+		      (json_int_t)t->target, "healthy", (json_int_t)healthy, "bytes",
+		      (json_int_t)bytes, "queued", now.tv_sec + now.tv_nsec / 1e9);
 	value = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!value)
@@ -131,8 +131,9 @@ static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
 {
 	struct job_scan *js = arg;
 	struct pando_storage_map *map;
-	struct pando_rebuild_task t = { .ino = ino, .osd = js->job->osd, .job = js->job->id,
-					.target = js->job->target };
+	struct pando_rebuild_task t = {
+		.ino = ino, .osd = js->job->osd, .job = js->job->id, .target = js->job->target
+	};
 	bool uses = false;
 	uint64_t bytes;
 	int rc;
@@ -140,7 +141,7 @@ static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
 	if (atomic_load(&js->rq->pace.stop))
 		return -EINTR;
 	if (pando_map_decode(blob, len, &map) != 0)
-		return 0;       /* pando-fsck's business */
+		return 0; /* pando-fsck's business */
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
 		uses |= map->comp[c].osd_id == js->job->osd;
 	if (uses) {
@@ -161,8 +162,7 @@ static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
 int pando_rebuild_scan_job(struct pando_rebuild *rq, struct etcd_client *etcd,
 			   const struct rebuild_job *job, uint64_t *files, uint64_t *bytes)
 {
-	struct job_scan js = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp),
-			       .job = job };
+	struct job_scan js = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp), .job = job };
 	int rc = ns_map_list(rq->exp->ns, scan_one, &js);
 
 	*files = js.files;
@@ -201,8 +201,7 @@ static int stale_one(void *arg, const struct ns_suspect *sp)
 	return 0;
 }
 
-int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd,
-			     uint64_t *files)
+int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd, uint64_t *files)
 {
 	struct stale_scan ss = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp) };
 	int rc = ns_suspect_list(rq->exp->ns, 0, stale_one, &ss);

@@ -44,15 +44,15 @@ static int recover_file(struct pando_export *exp, uint64_t ino)
 	int rc = pando_map_load(exp, ino, &map);
 
 	if (rc == -ESTALE || rc == -ENODATA)
-		return 0;       /* gone, or inline again: no layout can write it */
+		return 0; /* gone, or inline again: no layout can write it */
 	if (rc)
 		return rc;
 	rc = pando_objects_fence(exp, ino, map, 0, &next, &failed);
 	pando_map_free(map);
 	if (rc)
 		return rc;
-	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s",
-		ino, next, failed ? " (components not reached are stale)" : "");
+	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s", ino,
+		next, failed ? " (components not reached are stale)" : "");
 	return pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
 }
 
@@ -67,7 +67,8 @@ void pando_restart_settle(struct pando_export *exp)
 	if (w.n)
 		LogEvent(COMPONENT_PNFS,
 			 "pando: %zu file(s) had write layouts out when the manager stopped: "
-			 "fencing and settling their sizes", w.n);
+			 "fencing and settling their sizes",
+			 w.n);
 	for (size_t i = 0; i < w.n; i++) {
 		rc = recover_file(exp, w.ino[i]);
 		if (!rc)
@@ -75,7 +76,8 @@ void pando_restart_settle(struct pando_export *exp)
 		if (rc) {
 			left++;
 			LogMajor(COMPONENT_PNFS,
-				 "pando: inode %" PRIu64 ": not settled (%d): kept for the next start",
+				 "pando: inode %" PRIu64
+				 ": not settled (%d): kept for the next start",
 				 w.ino[i], rc);
 		}
 	}

@@ -52,7 +52,7 @@ static int resync_file(struct pando_export *exp, uint64_t ino)
 	int rc = ns_getattr(exp->ns, ino, &a);
 
 	if (rc == -ESTALE || (!rc && !a.objects))
-		return ns_rows_del(exp->ns, ino);	/* gone, or inline again */
+		return ns_rows_del(exp->ns, ino); /* gone, or inline again */
 	if (!rc)
 		rc = pando_objects_open(exp, ino, &io, &map);
 	if (!rc && map->shape.raid == PANDO_RS)
@@ -74,8 +74,10 @@ void pando_rows_resync_now(struct pando_handle *h)
 		h->rows_marked = false;
 		h->rows_unstable = false;
 	} else {
-		LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": parity not recomputed (%d) "
-			"after an OSD lost unstable writes: kept for the next start", h->ino, rc);
+		LogCrit(COMPONENT_FSAL,
+			"pando: inode %" PRIu64 ": parity not recomputed (%d) "
+			"after an OSD lost unstable writes: kept for the next start",
+			h->ino, rc);
 	}
 	pthread_rwlock_unlock(&h->rows_lock);
 }
@@ -89,15 +91,19 @@ void pando_restart_resync(struct pando_export *exp)
 	if (rc)
 		LogMajor(COMPONENT_FSAL, "pando: listing RS row-update marks: %d", rc);
 	if (m.n)
-		LogEvent(COMPONENT_FSAL, "pando: %zu RS file(s) were being updated when the "
-			 "manager stopped: recomputing their parity from their data", m.n);
+		LogEvent(COMPONENT_FSAL,
+			 "pando: %zu RS file(s) were being updated when the "
+			 "manager stopped: recomputing their parity from their data",
+			 m.n);
 	for (size_t i = 0; i < m.n; i++) {
 		rc = resync_file(exp, m.ino[i]);
 		if (rc) {
 			left++;
-			LogCrit(COMPONENT_FSAL, "pando: inode %" PRIu64 ": parity not recomputed "
+			LogCrit(COMPONENT_FSAL,
+				"pando: inode %" PRIu64 ": parity not recomputed "
 				"(%d): a data unit cannot be read; kept for the next start, and "
-				"a decode of its rows may be wrong until then", m.ino[i], rc);
+				"a decode of its rows may be wrong until then",
+				m.ino[i], rc);
 		}
 	}
 	if (m.n)

@@ -39,15 +39,15 @@ struct scrub_counts {
 
 struct pando_scrub {
 	struct pando_export *exp;
-	struct etcd_client *etcd;       /* NULL without Etcd */
+	struct etcd_client *etcd; /* NULL without Etcd */
 	char *prefix, *name, *path;
 	int64_t lease;
 	uint32_t interval_s;
 	struct pando_rebuild_pace pace;
 	pthread_t thread;
-	atomic_int asked;               /* dbus: 1 start, 2 stop; the thread acts */
+	atomic_int asked; /* dbus: 1 start, 2 stop; the thread acts */
 	struct pando_progress_key progress;
-	pthread_mutex_t lock;           /* c, written by the thread only */
+	pthread_mutex_t lock; /* c, written by the thread only */
 	struct scrub_counts c;
 	time_t saved_at;
 };
@@ -64,16 +64,13 @@ static json_t *counts_json(const struct scrub_counts *c)
 {
 	return json_pack("{sb sI sI sI sI sI sI sI sI sI sI sf sf sI}", "running", c->running,
 			 "pass", (json_int_t)c->pass, "cursor", (json_int_t)c->cursor,
-			 "files_total", (json_int_t)c->files_total,
-			 "files_done", (json_int_t)c->files_done,
-			 "bytes_done", (json_int_t)c->bytes_done,
-			 "mismatches", (json_int_t)c->mismatches,
-			 "repaired", (json_int_t)c->repaired,
-			 "unrepairable", (json_int_t)c->unrepairable,
-			 "repair_failed", (json_int_t)c->repair_failed,
-			 "yielded", (json_int_t)c->yielded, "started", c->started,
-			 "last_pass_end", c->last_pass_end, "request_seen",
-			 (json_int_t)c->request_seen);
+			 "files_total", (json_int_t)c->files_total, "files_done",
+			 (json_int_t)c->files_done, "bytes_done", (json_int_t)c->bytes_done,
+			 "mismatches", (json_int_t)c->mismatches, "repaired",
+			 (json_int_t)c->repaired, "unrepairable", (json_int_t)c->unrepairable,
+			 "repair_failed", (json_int_t)c->repair_failed, "yielded",
+			 (json_int_t)c->yielded, "started", c->started, "last_pass_end",
+			 c->last_pass_end, "request_seen", (json_int_t)c->request_seen);
 }
 
 /* The place in the pass, written atomically (tmp, fsync, rename). */
@@ -114,17 +111,26 @@ static void load(struct pando_scrub *s)
 	if (!json_unpack(o, "{sb sI sI sI sI sI sI sI sI sI sI sF sF sI}", "running", &running,
 			 "pass", &v[0], "cursor", &v[1], "files_total", &v[2], "files_done", &v[3],
 			 "bytes_done", &v[4], "mismatches", &v[5], "repaired", &v[6],
-			 "unrepairable", &v[7], "repair_failed", &v[8], "yielded", &v[9],
-			 "started", &c->started, "last_pass_end", &c->last_pass_end,
-			 "request_seen", &v[10])) {
-		*c = (struct scrub_counts){ .running = running, .pass = v[0], .cursor = v[1],
-			.files_total = v[2], .files_done = v[3], .bytes_done = v[4],
-			.mismatches = v[5], .repaired = v[6], .unrepairable = v[7],
-			.repair_failed = v[8], .yielded = v[9], .started = c->started,
-			.last_pass_end = c->last_pass_end, .request_seen = v[10] };
+			 "unrepairable", &v[7], "repair_failed", &v[8], "yielded", &v[9], "started",
+			 &c->started, "last_pass_end", &c->last_pass_end, "request_seen", &v[10])) {
+		*c = (struct scrub_counts){ .running = running,
+					    .pass = v[0],
+					    .cursor = v[1],
+					    .files_total = v[2],
+					    .files_done = v[3],
+					    .bytes_done = v[4],
+					    .mismatches = v[5],
+					    .repaired = v[6],
+					    .unrepairable = v[7],
+					    .repair_failed = v[8],
+					    .yielded = v[9],
+					    .started = c->started,
+					    .last_pass_end = c->last_pass_end,
+					    .request_seen = v[10] };
 		if (c->running)
-			LogEvent(COMPONENT_FSAL, "pando: scrub pass %" PRIu64 " resumes after inode %"
-				 PRIu64, c->pass, c->cursor);
+			LogEvent(COMPONENT_FSAL,
+				 "pando: scrub pass %" PRIu64 " resumes after inode %" PRIu64,
+				 c->pass, c->cursor);
 	}
 	json_decref(o);
 }
@@ -141,8 +147,10 @@ static void begin_pass(struct pando_scrub *s, const char *why)
 
 	ns_map_list(s->exp->ns, count_map, &files);
 	pthread_mutex_lock(&s->lock);
-	s->c = (struct scrub_counts){ .running = true, .pass = s->c.pass + 1,
-				      .files_total = files, .started = wall(),
+	s->c = (struct scrub_counts){ .running = true,
+				      .pass = s->c.pass + 1,
+				      .files_total = files,
+				      .started = wall(),
 				      .last_pass_end = s->c.last_pass_end,
 				      .request_seen = s->c.request_seen };
 	pthread_mutex_unlock(&s->lock);
@@ -157,10 +165,11 @@ static void end_pass(struct pando_scrub *s, const char *how)
 	s->c.running = false;
 	s->c.last_pass_end = wall();
 	pthread_mutex_unlock(&s->lock);
-	LogEvent(COMPONENT_FSAL, "pando: scrub pass %" PRIu64 " %s: %" PRIu64 " files, %" PRIu64
+	LogEvent(COMPONENT_FSAL,
+		 "pando: scrub pass %" PRIu64 " %s: %" PRIu64 " files, %" PRIu64
 		 " bytes read, %" PRIu64 " bad extents (%" PRIu64 " repaired, %" PRIu64
-		 " unrepairable, %" PRIu64 " repairs failed), %" PRIu64 " files busy", s->c.pass,
-		 how, s->c.files_done, s->c.bytes_done, s->c.mismatches, s->c.repaired,
+		 " unrepairable, %" PRIu64 " repairs failed), %" PRIu64 " files busy",
+		 s->c.pass, how, s->c.files_done, s->c.bytes_done, s->c.mismatches, s->c.repaired,
 		 s->c.unrepairable, s->c.repair_failed, s->c.yielded);
 	save(s);
 }
@@ -174,10 +183,14 @@ struct file_scrub {
 static const char *what_name(enum objio_scrub_what w)
 {
 	switch (w) {
-	case OBJIO_SCRUB_MISMATCH: return "does not match its checksum";
-	case OBJIO_SCRUB_UNREADABLE: return "cannot be read";
-	case OBJIO_SCRUB_DIVERGED: return "differs from the other mirror";
-	default: return "could not be checked";
+	case OBJIO_SCRUB_MISMATCH:
+		return "does not match its checksum";
+	case OBJIO_SCRUB_UNREADABLE:
+		return "cannot be read";
+	case OBJIO_SCRUB_DIVERGED:
+		return "differs from the other mirror";
+	default:
+		return "could not be checked";
 	}
 }
 
@@ -186,11 +199,12 @@ static void report(void *arg, const struct objio_scrub_problem *p)
 	struct file_scrub *fs = arg;
 
 	if (p->what == OBJIO_SCRUB_UNREACHABLE)
-		return;         /* rebuild's business, not a scrub finding */
-	LogWarn(COMPONENT_FSAL, "pando: scrub: inode %" PRIu64 " extent %" PRIu64 " on OSD %u "
-		"(object %" PRIu64 ") %s: %s", fs->ino, p->extent, p->osd_id, p->object_id,
-		what_name(p->what),
-		p->outcome == OBJIO_SCRUB_REPAIRED ? "repaired from a good mirror"
+		return; /* rebuild's business, not a scrub finding */
+	LogWarn(COMPONENT_FSAL,
+		"pando: scrub: inode %" PRIu64 " extent %" PRIu64 " on OSD %u "
+		"(object %" PRIu64 ") %s: %s",
+		fs->ino, p->extent, p->osd_id, p->object_id, what_name(p->what),
+		p->outcome == OBJIO_SCRUB_REPAIRED       ? "repaired from a good mirror"
 		: p->outcome == OBJIO_SCRUB_UNREPAIRABLE ? "UNREPAIRABLE (no good copy)"
 							 : "repair FAILED");
 }
@@ -215,10 +229,11 @@ static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map
 	struct objio io;
 	int rc = ns_getattr(s->exp->ns, ino, &a);
 
-	*res = (struct objio_scrub_result){ .report = report, .report_arg = fs, .pace = pace,
-					    .pace_arg = fs };
+	*res = (struct objio_scrub_result){
+		.report = report, .report_arg = fs, .pace = pace, .pace_arg = fs
+	};
 	if (rc || map->shape.raid == PANDO_RS)
-		return 0;       /* gone since the listing; RS: not yet */
+		return 0; /* gone since the listing; RS: not yet */
 	if (pando_grants_busy(s->exp->grants, ino))
 		return -EAGAIN;
 	rc = pando_grants_freeze(s->exp->grants, ino, "scrub");
@@ -262,8 +277,8 @@ static int visit(void *arg, uint64_t ino, const void *blob, size_t len)
 		if (rc == -EINTR)
 			return 1;
 		if (rc && rc != -EAGAIN)
-			LogWarn(COMPONENT_FSAL, "pando: scrub of inode %" PRIu64 " failed (%d)", ino,
-				rc);
+			LogWarn(COMPONENT_FSAL, "pando: scrub of inode %" PRIu64 " failed (%d)",
+				ino, rc);
 		count(s, ino, rc, &r);
 	}
 	if (time(NULL) - s->saved_at >= SAVE_EVERY_S)
@@ -389,7 +404,7 @@ int pando_scrub_start(struct pando_export *exp, struct pando_scrub **out)
 	pthread_mutex_init(&s->pace.lock, NULL);
 	load(s);
 	if (!s->c.last_pass_end)
-		s->c.last_pass_end = wall();    /* the first pass an interval from now */
+		s->c.last_pass_end = wall(); /* the first pass an interval from now */
 	if (exp->cfg.etcd[0]) {
 		s->prefix = gsh_strdup(exp->cfg.etcd_prefix);
 		s->name = gsh_strdup(pando_presence_name(exp->presence));

@@ -42,9 +42,8 @@ nfsstat4 pando_setid_layoutget(struct pando_handle *h)
 
 int pando_setid_mode_change(struct pando_handle *h, const struct ns_setattr *sa)
 {
-	if (!(sa->mask & NS_SET_MODE) || !(sa->mode & SETID_BITS) ||
-	    h->obj.type != REGULAR_FILE)
+	if (!(sa->mask & NS_SET_MODE) || !(sa->mode & SETID_BITS) || h->obj.type != REGULAR_FILE)
 		return 0;
 	return pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, true, "set-id bits set",
-					     RECALL_WAIT_MS);
+					    RECALL_WAIT_MS);
 }

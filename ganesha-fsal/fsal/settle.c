@@ -36,8 +36,8 @@ static void invalidate_attrs(struct pando_export *exp, const struct ns_attr *a)
 				       FSAL_UP_INVALIDATE_ATTRS | FSAL_UP_INVALIDATE_CONTENT);
 }
 
-int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
-		      bool *grew, struct ns_attr *before)
+int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why, bool *grew,
+		      struct ns_attr *before)
 {
 	struct ns_setattr sa = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE |
 					 NS_SET_MTIME_NOW };
@@ -46,7 +46,7 @@ int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
 
 	*grew = false;
 	if (rc == -ESTALE || (!rc && !before->objects))
-		return 0;       /* gone, or inline: nothing on the OSDs */
+		return 0; /* gone, or inline: nothing on the OSDs */
 	if (!rc)
 		rc = pando_objects_reach(exp, ino, &len);
 	if (rc) {
@@ -61,14 +61,15 @@ int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why,
 	sa.change = before->change;
 	rc = ns_setattr(exp->ns, ino, &sa, NULL);
 	if (rc == -EAGAIN || rc == -ESTALE)
-		return 0;       /* changed or gone since: that stands */
+		return 0; /* changed or gone since: that stands */
 	if (rc) {
-		LogMajor(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size from its objects not set (%d)",
-			 ino, rc);
+		LogMajor(COMPONENT_PNFS,
+			 "pando: inode %" PRIu64 ": size from its objects not set (%d)", ino, rc);
 		return rc;
 	}
-	LogEvent(COMPONENT_PNFS, "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64
-		 " from its objects (%s)", ino, before->size, len, why);
+	LogEvent(COMPONENT_PNFS,
+		 "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64 " from its objects (%s)",
+		 ino, before->size, len, why);
 	*grew = true;
 	return 0;
 }
@@ -78,8 +79,8 @@ static void settle_job_run(struct fridgethr_context *ctx)
 	struct settle_job *job = ctx->arg;
 	struct ns_attr a;
 	bool grew;
-	int rc = pando_settle_size(job->exp, job->ino,
-				   "a write layout ended without LAYOUTCOMMIT", &grew, &a);
+	int rc = pando_settle_size(job->exp, job->ino, "a write layout ended without LAYOUTCOMMIT",
+				   &grew, &a);
 
 	if (grew)
 		invalidate_attrs(job->exp, &a);
@@ -99,7 +100,8 @@ void pando_settle_size_async(struct pando_export *exp, uint64_t ino)
 		/* Ganesha disposes of the layouts still out when it stops,
 		 * after its fridge: the record stays for the next start. */
 		LogInfo(COMPONENT_PNFS,
-			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino, rc);
+			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino,
+			rc);
 		gsh_free(job);
 		pando_grants_settled(exp->grants, ino, false);
 	}

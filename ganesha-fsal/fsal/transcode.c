@@ -20,10 +20,10 @@
 #include "progress_put.h"
 #include "transcode.h"
 
-#define BATCH 256		/* candidates a pass takes at most */
+#define BATCH 256 /* candidates a pass takes at most */
 #define COPY_BUF (4u << 20)
 #define LEASE_TTL_S 30
-#define IDLE_SLICE_S 10	/* well inside the lease */
+#define IDLE_SLICE_S 10 /* well inside the lease */
 
 struct counts {
 	uint64_t passes, files_done, bytes_done, failed, retried;
@@ -34,7 +34,7 @@ struct counts {
 struct pando_transcode {
 	struct pando_export *exp;
 	pthread_t thread;
-	pthread_mutex_t lock;	/* c; with wake, the wait between passes */
+	pthread_mutex_t lock; /* c; with wake, the wait between passes */
 	pthread_cond_t wake;
 	atomic_bool stop;
 	struct counts c;
@@ -95,13 +95,11 @@ static json_t *status_json(struct pando_transcode *t)
 	json_t *o;
 
 	pthread_mutex_lock(&t->lock);
-	o = json_pack("{sI sI sI sI sI sI sf si}", "passes", (json_int_t)t->c.passes,
-		      "files_done", (json_int_t)t->c.files_done,
-		      "bytes_done", (json_int_t)t->c.bytes_done,
+	o = json_pack("{sI sI sI sI sI sI sf si}", "passes", (json_int_t)t->c.passes, "files_done",
+		      (json_int_t)t->c.files_done, "bytes_done", (json_int_t)t->c.bytes_done,
 		      "failed", (json_int_t)t->c.failed, "retried", (json_int_t)t->c.retried,
-		      "current_ino", (json_int_t)t->c.current_ino,
-		      "last_pass_end", t->c.last_pass_end,
-		      "interval_s", (int)t->exp->cfg.transcode_interval_s);
+		      "current_ino", (json_int_t)t->c.current_ino, "last_pass_end",
+		      t->c.last_pass_end, "interval_s", (int)t->exp->cfg.transcode_interval_s);
 	pthread_mutex_unlock(&t->lock);
 	return o;
 }

@@ -19,13 +19,13 @@
 struct job {
 	struct pando_export *exp;
 	uint64_t ino;
-	struct objio io;	/* the old map's: its stale components skipped */
-	struct objio wio;	/* the new map's: every component, any failure fatal */
+	struct objio io;  /* the old map's: its stale components skipped */
+	struct objio wio; /* the new map's: every component, any failure fatal */
 	struct pando_storage_map *old, *next;
 	uint8_t *old_blob, *next_blob;
 	size_t old_len, next_len;
 	uint64_t size;
-	uint64_t intent;	/* of the new objects; 0: none (yet) */
+	uint64_t intent; /* of the new objects; 0: none (yet) */
 	bool inflight;
 	void *buf;
 	size_t cap;
@@ -44,8 +44,11 @@ static bool wanted(struct job *j, struct pando_layout_request *req)
 	    !p.cold_after_s || ns_getattr(j->exp->ns, j->ino, &a) != 0)
 		return false;
 	su = p.stripe_unit ? p.stripe_unit : j->exp->cfg.stripe_unit;
-	*req = (struct pando_layout_request){ .raid = PANDO_RS, .copies = 1, .data = p.cold_k,
-					      .parity = p.cold_m, .stripe_unit = su,
+	*req = (struct pando_layout_request){ .raid = PANDO_RS,
+					      .copies = 1,
+					      .data = p.cold_k,
+					      .parity = p.cold_m,
+					      .stripe_unit = su,
 					      .max_groups = 1 };
 	j->size = a.size;
 	/* Smaller than a row, RS costs more than the mirror (PanFS keeps
@@ -108,15 +111,16 @@ static int settle(struct job *j, uint64_t mark)
 	int rc = ns_map_get(j->exp->ns, j->ino, &now, &len);
 
 	if (!rc && (len != j->old_len || memcmp(now, j->old_blob, len)))
-		rc = -EAGAIN;	/* rebuilt or moved meanwhile: next pass */
+		rc = -EAGAIN; /* rebuilt or moved meanwhile: next pass */
 	free(now);
 	if (!rc)
 		rc = ns_getattr(j->exp->ns, j->ino, &a);
-	if (rc || (a.size == j->size && !pando_grants_written_since(j->exp->grants, j->ino,
-								      mark)))
+	if (rc || (a.size == j->size && !pando_grants_written_since(j->exp->grants, j->ino, mark)))
 		return rc;
-	LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 " was written during its transcoding: "
-		 "copied again with its writers held", j->ino);
+	LogEvent(COMPONENT_FSAL,
+		 "pando: inode %" PRIu64 " was written during its transcoding: "
+		 "copied again with its writers held",
+		 j->ino);
 	j->size = a.size;
 	rc = objio_truncate(&j->wio, j->next, 0);
 	return rc ? rc : copy(j);
@@ -175,7 +179,7 @@ int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size
 	int rc = pando_objects_open(exp, ino, &j.io, &j.old);
 
 	if (rc == -ENODATA || rc == -ESTALE || rc == -ENOENT)
-		return 0;	/* inline, or gone */
+		return 0; /* inline, or gone */
 	if (!rc && !wanted(&j, &req)) {
 		job_free(&j);
 		return 0;
@@ -190,8 +194,10 @@ int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size
 	if (rc && j.intent)
 		discard(&j);
 	if (!rc) {
-		LogEvent(COMPONENT_FSAL, "pando: inode %" PRIu64 ": %" PRIu64 " bytes transcoded "
-			 "to RS(%u,%u)", ino, j.size, j.next->shape.data, j.next->shape.parity);
+		LogEvent(COMPONENT_FSAL,
+			 "pando: inode %" PRIu64 ": %" PRIu64 " bytes transcoded "
+			 "to RS(%u,%u)",
+			 ino, j.size, j.next->shape.data, j.next->shape.parity);
 		pando_grants_recall_file(exp->grants, ino, 0, false, "transcoded");
 		pando_reaper_kick(exp->reaper);
 	}

@@ -86,9 +86,12 @@ int pando_view_seed(struct pando_export *exp)
 	snprintf(v->source, sizeof(v->source), "cluster.conf");
 	for (size_t i = 0; i < d->nosds; i++) {
 		v->desc.osds[i] = d->osds[i];
-		v->state[i] = (struct pando_view_osd){
-			.listed = true, .up = true, .in = true,
-			.weight = d->osds[i].capacity ? d->osds[i].capacity : DEFAULT_WEIGHT };
+		v->state[i] = (struct pando_view_osd){ .listed = true,
+						       .up = true,
+						       .in = true,
+						       .weight = d->osds[i].capacity
+									 ? d->osds[i].capacity
+									 : DEFAULT_WEIGHT };
 	}
 	rc = make_placement(exp, v);
 	if (rc) {
@@ -160,8 +163,9 @@ static struct pando_view *merge(const struct pando_view *old, const struct clust
 			strcpy(c->nfs, o->nfs);
 			strcpy(c->advertise, o->advertise);
 			c->capacity = o->weight;
-			v->state[n] = (struct pando_view_osd){ .listed = true, .up = o->up,
-							       .in = o->in, .weight = o->weight };
+			v->state[n] = (struct pando_view_osd){
+				.listed = true, .up = o->up, .in = o->in, .weight = o->weight
+			};
 			strcpy(v->state[n].domain, o->domain);
 			i += a == b;
 		} else {
@@ -191,9 +195,8 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 		char what[160] = "";
 
 		if (!oc)
-			snprintf(what, sizeof(what), "osd.%u new (%s/%s weight %" PRIu64 ")",
-				 c->id, now->up ? "up" : "down", now->in ? "in" : "out",
-				 now->weight);
+			snprintf(what, sizeof(what), "osd.%u new (%s/%s weight %" PRIu64 ")", c->id,
+				 now->up ? "up" : "down", now->in ? "in" : "out", now->weight);
 		else if (was->listed && !now->listed)
 			snprintf(what, sizeof(what), "osd.%u removed", c->id);
 		else if (was->up != now->up || was->in != now->in || was->weight != now->weight)
@@ -202,7 +205,8 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 		else if (strcmp(oc->ctl, c->ctl) || strcmp(oc->advertise, c->advertise))
 			snprintf(what, sizeof(what), "osd.%u moved to %s (clients: %s)", c->id,
 				 c->ctl, c->advertise);
-		if (oc && was->listed && was->in && !(now->listed && now->in) && *nout < CLUSTER_DESC_MAX_OSDS)
+		if (oc && was->listed && was->in && !(now->listed && now->in) &&
+		    *nout < CLUSTER_DESC_MAX_OSDS)
 			outs[(*nout)++] = c->id;
 		if (what[0] && len < cap)
 			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "",
@@ -220,7 +224,8 @@ static void connect_new(struct pando_export *exp, const struct pando_view *v)
 		int rc = osd_conns_add(exp->conns, &v->desc.osds[i]);
 
 		if (rc)
-			LogCrit(COMPONENT_FSAL, "pando: cannot add osd.%u to the OSD connections: %s",
+			LogCrit(COMPONENT_FSAL,
+				"pando: cannot add osd.%u to the OSD connections: %s",
 				v->desc.osds[i].id, strerror(-rc));
 	}
 }
@@ -246,16 +251,18 @@ int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, cons
 	connect_new(exp, v);
 	rc = make_placement(exp, v);
 	if (rc)
-		LogCrit(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64
+		LogCrit(COMPONENT_FSAL,
+			"pando: cluster map epoch %" PRIu64
 			": no placement (%s): no file can move to objects until a map places",
 			m->epoch, strerror(-rc));
 	describe(old, v, what, sizeof(what), outs, &nout);
 	publish(exp, v);
 	pthread_mutex_unlock(&exp->view_lock);
 	if (m->partition != exp->cluster.partition)
-		LogWarn(COMPONENT_FSAL, "pando: the cluster map says partition %" PRIu64
-			", cluster.conf %" PRIu64 ": new objects stay in %" PRIu64, m->partition,
-			exp->cluster.partition, exp->cluster.partition);
+		LogWarn(COMPONENT_FSAL,
+			"pando: the cluster map says partition %" PRIu64 ", cluster.conf %" PRIu64
+			": new objects stay in %" PRIu64,
+			m->partition, exp->cluster.partition, exp->cluster.partition);
 	LogEvent(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64 " applied (from %s): %s",
 		 v->epoch, source, what);
 	for (size_t i = 0; i < nout && exp->layouts; i++)

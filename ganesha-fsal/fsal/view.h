@@ -21,19 +21,19 @@ struct pando_export;
 struct pando_placement_view;
 
 struct pando_view_osd {
-	bool listed;            /* in the map (the seed lists every OSD of cluster.conf) */
+	bool listed; /* in the map (the seed lists every OSD of cluster.conf) */
 	bool up;
 	bool in;
-	uint64_t weight;        /* bytes; 0: takes no new components */
+	uint64_t weight; /* bytes; 0: takes no new components */
 	char domain[CLUSTER_MAP_DOMAIN_MAX];
 };
 
 struct pando_view {
-	uint64_t epoch;                 /* 0: cluster.conf only, no map applied */
-	struct cluster_desc desc;       /* every OSD known, sorted by id; key unset */
-	struct pando_view_osd *state;   /* parallel to desc.osds */
-	struct pando_placement_view *placement;        /* NULL: no OSD takes new components */
-	char source[16];                /* "cluster.conf", "etcd", "cache" */
+	uint64_t epoch;                         /* 0: cluster.conf only, no map applied */
+	struct cluster_desc desc;               /* every OSD known, sorted by id; key unset */
+	struct pando_view_osd *state;           /* parallel to desc.osds */
+	struct pando_placement_view *placement; /* NULL: no OSD takes new components */
+	char source[16];                        /* "cluster.conf", "etcd", "cache" */
 	struct pando_view *older;
 };
 

@@ -13,9 +13,9 @@
 #define LINE_MAX_LEN 512
 
 static const char *const kind_names[FSCK_NKINDS] = {
-	"orphan objects", "missing objects", "shared objects",
-	"unknown OSDs", "unreachable OSDs", "undecodable maps", "next id",
-	"stale components", "components on out OSDs",
+	"orphan objects", "missing objects",  "shared objects",
+	"unknown OSDs",   "unreachable OSDs", "undecodable maps",
+	"next id",        "stale components", "components on out OSDs",
 };
 
 const char *fsck_kind_name(enum fsck_kind k)
@@ -40,11 +40,10 @@ void fsck_problem(struct fsck *f, enum fsck_kind k, bool repaired, const char *f
 	f->h->problem(f->h->arg, k, repaired, line);
 }
 
-static void say(void (*hook)(void *arg, const char *line), void *arg, const char *fmt,
-		va_list ap) __attribute__((format(printf, 3, 0)));
+static void say(void (*hook)(void *arg, const char *line), void *arg, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
-static void say(void (*hook)(void *arg, const char *line), void *arg, const char *fmt,
-		va_list ap)
+static void say(void (*hook)(void *arg, const char *line), void *arg, const char *fmt, va_list ap)
 {
 	char line[LINE_MAX_LEN];
 
@@ -78,8 +77,7 @@ void fsck_phase(struct fsck *f, const char *name)
 		f->h->phase(f->h->arg, name);
 }
 
-const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *buf,
-			 size_t cap)
+const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *buf, size_t cap)
 {
 	if (!f->o->repair)
 		return "";
@@ -97,7 +95,8 @@ static int stale_record(void *arg, const struct ns_suspect *sp)
 	struct fsck *f = arg;
 
 	if (sp->stale)
-		fsck_problem(f, FSCK_STALE_COMPONENT, false, "file %llu: its component on osd %u "
+		fsck_problem(f, FSCK_STALE_COMPONENT, false,
+			     "file %llu: its component on osd %u "
 			     "is stale (it missed writes): rebuild catches it up",
 			     (unsigned long long)sp->ino, sp->osd_id);
 	return 0;
@@ -115,14 +114,16 @@ static int check_redundancy(struct fsck *f)
 		const struct want *w = &f->wants[i];
 
 		if (!w->intent && fsck_osd_out(f, w->osd))
-			fsck_problem(f, FSCK_OUT_COMPONENT, false, "file %llu: object %llu "
+			fsck_problem(f, FSCK_OUT_COMPONENT, false,
+				     "file %llu: object %llu "
 				     "(component %u) is on osd %u, which is out: rebuild moves it",
 				     (unsigned long long)w->ino, (unsigned long long)w->object,
 				     w->component, w->osd);
 	}
 	rc = ns_suspect_list(f->s, 0, stale_record, f);
 	if (!rc && t[FSCK_MISSING_OBJECT].found + t[FSCK_STALE_COMPONENT].found +
-		   t[FSCK_OUT_COMPONENT].found == 0)
+				   t[FSCK_OUT_COMPONENT].found ==
+			   0)
 		fsck_note(f, "redundancy: every file has every copy its scheme wants");
 	else if (!rc)
 		fsck_note(f, "redundancy: some files are short of copies (above)");
@@ -132,12 +133,12 @@ static int check_redundancy(struct fsck *f)
 /* ---- the whole check ------------------------------------------------------- */
 
 int fsck_objects(struct ns_store *s, const struct cluster_desc *desc, struct osd_conns *conns,
-		 const struct fsck_options *o, const struct fsck_hooks *h,
-		 struct fsck_result *res)
+		 const struct fsck_options *o, const struct fsck_hooks *h, struct fsck_result *res)
 {
 	static const struct fsck_hooks silent;
-	struct fsck f = { .s = s, .desc = desc, .conns = conns, .o = o, .h = h ? h : &silent,
-			  .res = res };
+	struct fsck f = {
+		.s = s, .desc = desc, .conns = conns, .o = o, .h = h ? h : &silent, .res = res
+	};
 	int rc;
 
 	memset(res, 0, sizeof(*res));

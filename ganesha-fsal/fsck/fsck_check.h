@@ -60,9 +60,9 @@ struct fsck_tally {
 
 struct fsck_result {
 	struct fsck_tally t[FSCK_NKINDS];
-	uint64_t listed;                /* objects listed on the OSDs */
-	uint64_t intents;               /* pending intents */
-	uint64_t intents_done;          /* of those, finished by the repair */
+	uint64_t listed;       /* objects listed on the OSDs */
+	uint64_t intents;      /* pending intents */
+	uint64_t intents_done; /* of those, finished by the repair */
 };
 
 struct fsck_options {
@@ -97,7 +97,6 @@ struct fsck_hooks {
  * problem found, not an error.  res is zeroed first.  0, or -errno when
  * the check could not go on (the store failed, no memory). */
 int fsck_objects(struct ns_store *s, const struct cluster_desc *desc, struct osd_conns *conns,
-		 const struct fsck_options *o, const struct fsck_hooks *h,
-		 struct fsck_result *res);
+		 const struct fsck_options *o, const struct fsck_hooks *h, struct fsck_result *res);
 
 #endif

@@ -28,8 +28,9 @@ static int finish_intent(struct fsck *f, const struct ns_intent *in,
 			shared++;
 			continue;
 		}
-		rc = fsck_osd_down(f, k->osd_id) ? -EHOSTDOWN :
-		     fsck_remove_object(f, k->osd_id, map->partition_id, k->object_id);
+		rc = fsck_osd_down(f, k->osd_id)
+			     ? -EHOSTDOWN
+			     : fsck_remove_object(f, k->osd_id, map->partition_id, k->object_id);
 		*removed += !rc;
 		if (rc && !first)
 			first = rc;
@@ -48,7 +49,7 @@ static int visit_intent(void *arg, const struct ns_intent *in)
 	int rc = pando_map_decode(in->blob, in->len, &map);
 
 	if (rc)
-		return rc == -ENOMEM ? rc : 0;  /* intent_wants reported it */
+		return rc == -ENOMEM ? rc : 0; /* intent_wants reported it */
 	f->res->intents++;
 	fsck_detail(f, "intent %llu (file %llu): %u objects owed removal",
 		    (unsigned long long)in->id, (unsigned long long)in->ino,

@@ -13,12 +13,12 @@ struct want {
 	uint32_t osd;
 	uint64_t partition;
 	uint64_t object;
-	uint64_t ino;           /* the file the map or the intent is of */
-	uint64_t intent;        /* 0: a map's component */
-	uint64_t size;          /* maps: the file's size, UNKNOWN_SIZE to skip */
-	uint32_t component;     /* index in the map, group-major */
+	uint64_t ino;       /* the file the map or the intent is of */
+	uint64_t intent;    /* 0: a map's component */
+	uint64_t size;      /* maps: the file's size, UNKNOWN_SIZE to skip */
+	uint32_t component; /* index in the map, group-major */
 	uint8_t raid;
-	bool seen;              /* listed on its OSD */
+	bool seen; /* listed on its OSD */
 };
 
 struct fsck {
@@ -28,13 +28,13 @@ struct fsck {
 	const struct fsck_options *o;
 	const struct fsck_hooks *h;
 	struct fsck_result *res;
-	struct want *wants;             /* sorted by OSD, partition, object */
+	struct want *wants; /* sorted by OSD, partition, object */
 	size_t nwants, wants_cap;
-	uint64_t parts[8];              /* the partitions maps and intents use */
+	uint64_t parts[8]; /* the partitions maps and intents use */
 	size_t nparts;
-	uint64_t *broken;               /* files whose map is undecodable, sorted */
+	uint64_t *broken; /* files whose map is undecodable, sorted */
 	size_t nbroken, broken_cap;
-	bool *down;                     /* per OSD of desc: could not be listed */
+	bool *down; /* per OSD of desc: could not be listed */
 	uint64_t max_object;
 };
 
@@ -46,8 +46,7 @@ void fsck_note(struct fsck *f, const char *fmt, ...) __attribute__((format(print
 void fsck_phase(struct fsck *f, const char *name);
 /* What a repair attempt came to, as the end of a problem's line ("" when
  * not repairing). */
-const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *buf,
-			 size_t cap);
+const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *buf, size_t cap);
 
 /* fsck_wants.c: what the namespace names */
 
@@ -55,8 +54,7 @@ const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *b
  * shared objects, unknown OSDs and a next id too low. */
 int fsck_collect_wants(struct fsck *f);
 /* The first want for (osd, partition, object): a map's if any; or NULL. */
-struct want *fsck_want_find(struct fsck *f, uint32_t osd, uint64_t partition,
-			    uint64_t object);
+struct want *fsck_want_find(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object);
 /* Whether file ino's map could not be decoded. */
 bool fsck_is_broken(const struct fsck *f, uint64_t ino);
 

@@ -30,7 +30,8 @@ static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64
 			uint64_t *length, uint64_t *owner)
 {
 	static const struct osd_ctl_attr_key keys[2] = {
-		{ ATTR_PAGE, ATTR_LENGTH }, { ATTR_PAGE, ATTR_OWNER },
+		{ ATTR_PAGE, ATTR_LENGTH },
+		{ ATTR_PAGE, ATTR_OWNER },
 	};
 	struct osd_ctl_obj_id id = { partition, object };
 	struct osd_ctl_attr attrs[2];
@@ -84,9 +85,10 @@ static void orphan(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 		removed = !rc;
 		end = fsck_outcome(f, rc, "removed", buf, sizeof(buf));
 	}
-	fsck_problem(f, FSCK_ORPHAN_OBJECT, removed, "osd %u: orphan object %llu in partition "
-		     "%llu (%s): named by no map or intent%s", osd, (unsigned long long)object,
-		     (unsigned long long)partition, who, end);
+	fsck_problem(f, FSCK_ORPHAN_OBJECT, removed,
+		     "osd %u: orphan object %llu in partition "
+		     "%llu (%s): named by no map or intent%s",
+		     osd, (unsigned long long)object, (unsigned long long)partition, who, end);
 }
 
 static int truncate_object(struct fsck *f, const struct want *w)
@@ -114,8 +116,7 @@ static void check_size(struct fsck *f, const struct want *w)
 
 	if (w->size == UNKNOWN_SIZE || w->raid == PANDO_RS)
 		return;
-	if (object_attrs(f, w->osd, w->partition, w->object, &length, &owner) ||
-	    length <= w->size)
+	if (object_attrs(f, w->osd, w->partition, w->object, &length, &owner) || length <= w->size)
 		return;
 	/* Bytes past the size are what a crash left of writes it never
 	 * acknowledged (the size update was lost with them), or pNFS writes
@@ -125,7 +126,8 @@ static void check_size(struct fsck *f, const struct want *w)
 	 * for an admin who wants to look. */
 	rc = f->o->repair ? truncate_object(f, w) : 0;
 	snprintf(done, sizeof(done), "truncated to %llu", (unsigned long long)w->size);
-	fsck_detail(f, "file %llu: object %llu (component %u) on osd %u holds %llu bytes, past the "
+	fsck_detail(f,
+		    "file %llu: object %llu (component %u) on osd %u holds %llu bytes, past the "
 		    "file's size %llu (a tail of writes never committed to the size)%s",
 		    (unsigned long long)w->ino, (unsigned long long)w->object, w->component, w->osd,
 		    (unsigned long long)length, (unsigned long long)w->size,
@@ -145,7 +147,8 @@ static void listed(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 	if (!w->intent)
 		check_size(f, w);
 	for (; w < f->wants + f->nwants && w->osd == osd && w->partition == partition &&
-	       w->object == object; w++)
+	       w->object == object;
+	     w++)
 		w->seen = true;
 }
 
@@ -179,7 +182,7 @@ static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t 
 		if (!rc && n)
 			after = ids[n - 1];
 		else if (!rc && !eof)
-			rc = -EPROTO;   /* no progress: the target would keep us here */
+			rc = -EPROTO; /* no progress: the target would keep us here */
 	}
 	/* A partition the OSD never got holds nothing. */
 	return rc == -ENOENT ? 0 : rc;
@@ -211,8 +214,10 @@ static void list_osd(struct fsck *f, size_t i, uint64_t *ids)
 		fsck_note(f, "osd %u (%s): out, and unreachable: %s: not checked", o->id, o->ctl,
 			  strerror(-rc));
 	else
-		fsck_problem(f, FSCK_UNREACHABLE_OSD, false, "osd %u (%s): unreachable: %s: its "
-			     "objects were not checked", o->id, o->ctl, strerror(-rc));
+		fsck_problem(f, FSCK_UNREACHABLE_OSD, false,
+			     "osd %u (%s): unreachable: %s: its "
+			     "objects were not checked",
+			     o->id, o->ctl, strerror(-rc));
 }
 
 bool fsck_osd_down(const struct fsck *f, uint32_t id)
@@ -231,11 +236,13 @@ static void check_missing(struct fsck *f)
 
 		if (w->intent || w->seen || fsck_osd_down(f, w->osd))
 			continue;
-		fsck_problem(f, FSCK_MISSING_OBJECT, false, "file %llu: object %llu (component "
-			     "%u) missing on osd %u: %s", (unsigned long long)w->ino,
-			     (unsigned long long)w->object, w->component, w->osd,
-			     w->raid == PANDO_RAID0 ? "its data is lost" :
-			     "a copy is lost (rebuild restores it)");
+		fsck_problem(f, FSCK_MISSING_OBJECT, false,
+			     "file %llu: object %llu (component "
+			     "%u) missing on osd %u: %s",
+			     (unsigned long long)w->ino, (unsigned long long)w->object,
+			     w->component, w->osd,
+			     w->raid == PANDO_RAID0 ? "its data is lost"
+						    : "a copy is lost (rebuild restores it)");
 	}
 }
 

@@ -27,8 +27,7 @@ static int note_partition(struct fsck *f, uint64_t partition)
 
 /* Every component of map, as objects owed to a file (intent 0) or to an
  * intent. */
-static int add_wants(struct fsck *f, const struct pando_storage_map *map,
-		     const struct want *proto)
+static int add_wants(struct fsck *f, const struct pando_storage_map *map, const struct want *proto)
 {
 	uint32_t width = pando_map_width(map);
 	int rc = note_partition(f, map->partition_id);
@@ -58,11 +57,11 @@ static int add_wants(struct fsck *f, const struct pando_storage_map *map,
 
 static int note_broken(struct fsck *f, uint64_t ino)
 {
-	int rc = pando_grow((void **)&f->broken, &f->broken_cap, f->nbroken + 1,
-			    sizeof(*f->broken));
+	int rc =
+		pando_grow((void **)&f->broken, &f->broken_cap, f->nbroken + 1, sizeof(*f->broken));
 
 	if (!rc)
-		f->broken[f->nbroken++] = ino;          /* maps come in inode order */
+		f->broken[f->nbroken++] = ino; /* maps come in inode order */
 	return rc;
 }
 
@@ -102,8 +101,10 @@ static int map_wants(void *arg, uint64_t ino, const void *blob, size_t len)
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
-		fsck_problem(f, FSCK_BAD_MAP, false, "file %llu: storage map undecodable (%s): its "
-			     "objects cannot be checked", (unsigned long long)ino, strerror(-rc));
+		fsck_problem(f, FSCK_BAD_MAP, false,
+			     "file %llu: storage map undecodable (%s): its "
+			     "objects cannot be checked",
+			     (unsigned long long)ino, strerror(-rc));
 		return note_broken(f, ino);
 	}
 	proto.size = file_size(f, ino);
@@ -127,9 +128,10 @@ static int intent_wants(void *arg, const struct ns_intent *in)
 	if (rc) {
 		int done = f->o->repair ? ns_intent_done(f->s, in->id) : 0;
 
-		fsck_problem(f, FSCK_BAD_MAP, f->o->repair && !done, "intent %llu (file %llu): "
-			     "undecodable (%s)%s", (unsigned long long)in->id,
-			     (unsigned long long)in->ino, strerror(-rc),
+		fsck_problem(f, FSCK_BAD_MAP, f->o->repair && !done,
+			     "intent %llu (file %llu): "
+			     "undecodable (%s)%s",
+			     (unsigned long long)in->id, (unsigned long long)in->ino, strerror(-rc),
 			     fsck_outcome(f, done, "dropped", buf, sizeof(buf)));
 		return 0;
 	}
@@ -148,7 +150,7 @@ static int cmp_want(const void *a, const void *b)
 		return x->partition < y->partition ? -1 : 1;
 	if (x->object != y->object)
 		return x->object < y->object ? -1 : 1;
-	return x->intent < y->intent ? -1 : x->intent > y->intent;  /* maps first */
+	return x->intent < y->intent ? -1 : x->intent > y->intent; /* maps first */
 }
 
 static bool same_object(const struct want *a, const struct want *b)
@@ -156,8 +158,7 @@ static bool same_object(const struct want *a, const struct want *b)
 	return a->osd == b->osd && a->partition == b->partition && a->object == b->object;
 }
 
-struct want *fsck_want_find(struct fsck *f, uint32_t osd, uint64_t partition,
-			    uint64_t object)
+struct want *fsck_want_find(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object)
 {
 	struct want key = { .osd = osd, .partition = partition, .object = object };
 	size_t lo = 0, hi = f->nwants;
@@ -184,14 +185,17 @@ static void check_shared(struct fsck *f)
 		if (!same_object(a, b) || a->intent)
 			continue;
 		if (!b->intent)
-			fsck_problem(f, FSCK_SHARED_OBJECT, false, "object %llu on osd %u: named "
+			fsck_problem(f, FSCK_SHARED_OBJECT, false,
+				     "object %llu on osd %u: named "
 				     "by the maps of files %llu and %llu",
 				     (unsigned long long)a->object, a->osd,
 				     (unsigned long long)a->ino, (unsigned long long)b->ino);
 		else
-			fsck_problem(f, FSCK_SHARED_OBJECT, false, "object %llu on osd %u: named "
+			fsck_problem(f, FSCK_SHARED_OBJECT, false,
+				     "object %llu on osd %u: named "
 				     "by file %llu's map and by intent %llu, which must not "
-				     "remove it", (unsigned long long)a->object, a->osd,
+				     "remove it",
+				     (unsigned long long)a->object, a->osd,
 				     (unsigned long long)a->ino, (unsigned long long)b->intent);
 	}
 }
@@ -202,10 +206,12 @@ static void check_unknown_osds(struct fsck *f)
 		const struct want *w = &f->wants[i];
 
 		if (!w->intent && !cluster_desc_osd(f->desc, w->osd))
-			fsck_problem(f, FSCK_UNKNOWN_OSD, false, "file %llu: object %llu "
+			fsck_problem(f, FSCK_UNKNOWN_OSD, false,
+				     "file %llu: object %llu "
 				     "(component %u) on osd %u, which the cluster description "
-				     "does not list", (unsigned long long)w->ino,
-				     (unsigned long long)w->object, w->component, w->osd);
+				     "does not list",
+				     (unsigned long long)w->ino, (unsigned long long)w->object,
+				     w->component, w->osd);
 	}
 }
 
@@ -221,9 +227,10 @@ static int check_next_id(struct fsck *f)
 		return 0;
 	rc = f->o->repair ? ns_ids_raise(f->s, f->max_object + 1) : 0;
 	snprintf(done, sizeof(done), "raised to %llu", (unsigned long long)f->max_object + 1);
-	fsck_problem(f, FSCK_NEXT_ID, f->o->repair && !rc, "next id %llu is not above object id "
-		     "%llu, which is in use%s", (unsigned long long)next,
-		     (unsigned long long)f->max_object,
+	fsck_problem(f, FSCK_NEXT_ID, f->o->repair && !rc,
+		     "next id %llu is not above object id "
+		     "%llu, which is in use%s",
+		     (unsigned long long)next, (unsigned long long)f->max_object,
 		     fsck_outcome(f, rc, done, buf, sizeof(buf)));
 	return 0;
 }
@@ -240,7 +247,7 @@ int fsck_collect_wants(struct fsck *f)
 		rc = ns_intent_list(f->s, 0, intent_wants, f);
 	if (rc)
 		return rc;
-	if (f->nwants)	/* none collected: f->wants is still NULL */
+	if (f->nwants) /* none collected: f->wants is still NULL */
 		qsort(f->wants, f->nwants, sizeof(*f->wants), cmp_want);
 	check_shared(f);
 	check_unknown_osds(f);

@@ -37,8 +37,8 @@ void gfile_put(struct pando_grants *g, struct gfile *f)
 {
 	struct gfile **p;
 
-	if (f->segs || f->recalling || f->wrecorded || f->marking || f->unsettled ||
-	    f->watched || f->gw_writers || f->frozen || f->revoking)
+	if (f->segs || f->recalling || f->wrecorded || f->marking || f->unsettled || f->watched ||
+	    f->gw_writers || f->frozen || f->revoking)
 		return;
 	p = slot(g, f->ino);
 	*p = f->next;
@@ -112,14 +112,14 @@ void gfile_forget_writer(struct pando_grants *g, struct gfile *f)
 {
 	int rc;
 
-	if (!f->wrecorded || f->marking || f->keep_record || f->unsettled ||
-	    gfile_has_writers(f))
+	if (!f->wrecorded || f->marking || f->keep_record || f->unsettled || gfile_has_writers(f))
 		return;
 	rc = g->ops.unmark_writer(g->ops.arg, f->ino);
 	if (rc)
 		grants_log(g, PANDO_GRANTS_INFO,
 			   "pando: inode %" PRIu64
-			   ": write-layout record left (%d): settled at next start", f->ino, rc);
+			   ": write-layout record left (%d): settled at next start",
+			   f->ino, rc);
 	f->wrecorded = false;
 }
 
@@ -133,8 +133,7 @@ static bool refuses(const struct gfile *f, bool write)
 
 /* Under g->lock: the file's record, ready for a new segment, or NULL
  * with *rc set (the file is recalled or frozen, or its record failed). */
-static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_ask *ask,
-			       int *rc)
+static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_ask *ask, int *rc)
 {
 	struct gfile *f = gfile_get(g, ask->ino, true);
 
@@ -147,7 +146,7 @@ static struct gfile *grantable(struct pando_grants *g, const struct pando_grant_
 	if (!*rc && ask->write)
 		*rc = record_writer(g, f);
 	if (!*rc && refuses(f, ask->write))
-		*rc = -EAGAIN;  /* a recall began while the record was written */
+		*rc = -EAGAIN; /* a recall began while the record was written */
 	if (*rc) {
 		gfile_forget_writer(g, f);
 		gfile_put(g, f);
@@ -289,12 +288,13 @@ static void revoke_writers(struct pando_grants *g, struct gfile *f, struct pando
 	pthread_mutex_unlock(&g->lock);
 	rc = g->ops.revoke_writers(g->ops.arg, ino, cur, &next);
 	pthread_mutex_lock(&g->lock);
-	f = gfile_get(g, ino, false);   /* kept by seg */
+	f = gfile_get(g, ino, false); /* kept by seg */
 	f->revoking--;
 	if (rc) {
 		grants_log(g, PANDO_GRANTS_WARN,
 			   "pando: inode %" PRIu64 ": %s returned its write layout but its write "
-			   "handles could not be revoked (%d): fencing the file", ino, seg->client, rc);
+			   "handles could not be revoked (%d): fencing the file",
+			   ino, seg->client, rc);
 		fence_at_next_tick(f);
 	} else if (next > f->cap_version) {
 		f->cap_version = next;
@@ -314,7 +314,7 @@ static void returned(struct pando_grants *g, struct pando_grant *seg, bool revok
 	f = gfile_get(g, ino, false);
 	settle = ends_uncommitted(f, seg);
 	if (settle)
-		f->unsettled++;     /* keeps the record until the check is done */
+		f->unsettled++; /* keeps the record until the check is done */
 	unlink_seg(g, seg);
 	g->st.returned++;
 	pthread_cond_broadcast(&g->cond);

@@ -28,47 +28,51 @@ struct pando_grants;
 /* One segment handed out.  The holder of the pointer (Ganesha keeps it
  * as the segment's fsal_seg_data) gives it back with pando_grant_end. */
 struct pando_grant {
-	struct pando_grants *owner;     /* NULL once the grants were freed */
+	struct pando_grants *owner; /* NULL once the grants were freed */
 	uint64_t ino;
 	uint64_t clientid;
-	char client[64];                /* the holder's address, for admins */
-	bool write;                     /* iomode RW */
-	bool recalled;                  /* a recall covers it */
-	bool fenced;                    /* its handles were revoked */
-	uint32_t cap_version;           /* the version its handles carry */
-	uint64_t epoch;                 /* the file's epoch when granted */
-	uint64_t commits_at_grant;      /* the file's LAYOUTCOMMIT count then */
-	struct pando_grant *next;       /* in the file's list */
+	char client[64];           /* the holder's address, for admins */
+	bool write;                /* iomode RW */
+	bool recalled;             /* a recall covers it */
+	bool fenced;               /* its handles were revoked */
+	uint32_t cap_version;      /* the version its handles carry */
+	uint64_t epoch;            /* the file's epoch when granted */
+	uint64_t commits_at_grant; /* the file's LAYOUTCOMMIT count then */
+	struct pando_grant *next;  /* in the file's list */
 };
 
 struct pando_layout_stats {
-	uint64_t files;                 /* files with layouts out now */
-	uint64_t segments;              /* segments out now */
+	uint64_t files;    /* files with layouts out now */
+	uint64_t segments; /* segments out now */
 	uint64_t granted;
 	uint64_t returned;
 	uint64_t recalls;
 	uint64_t fenced;
-	uint64_t io_errors;             /* reported in LAYOUTRETURN bodies */
+	uint64_t io_errors; /* reported in LAYOUTRETURN bodies */
 };
 
 /* Whom a recall up-call names. */
 enum pando_recall_scope {
-	PANDO_RECALL_ALL,               /* every holder of the file */
-	PANDO_RECALL_ALL_BUT,           /* every holder but clientid */
-	PANDO_RECALL_ONLY,              /* clientid alone */
+	PANDO_RECALL_ALL,     /* every holder of the file */
+	PANDO_RECALL_ALL_BUT, /* every holder but clientid */
+	PANDO_RECALL_ONLY,    /* clientid alone */
 };
 
 struct pando_recall {
 	uint64_t ino;
-	uint32_t gen;                   /* the file's generation at its last grant */
+	uint32_t gen; /* the file's generation at its last grant */
 	enum pando_recall_scope scope;
 	uint64_t clientid;
-	const char *client;             /* the address asked for, NULL: a file recall */
-	const char *why;                /* for the log */
+	const char *client; /* the address asked for, NULL: a file recall */
+	const char *why;    /* for the log */
 };
 
-enum pando_grants_level { PANDO_GRANTS_INFO, PANDO_GRANTS_EVENT, PANDO_GRANTS_WARN,
-			  PANDO_GRANTS_MAJOR };
+enum pando_grants_level {
+	PANDO_GRANTS_INFO,
+	PANDO_GRANTS_EVENT,
+	PANDO_GRANTS_WARN,
+	PANDO_GRANTS_MAJOR
+};
 
 struct pando_grants_ops {
 	void *arg;

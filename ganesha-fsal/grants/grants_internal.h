@@ -13,24 +13,24 @@
 struct gfile {
 	uint64_t ino;
 	uint32_t gen;
-	uint32_t cap_version;           /* 0: not read from the OSDs yet */
-	uint64_t epoch;                 /* moves on every recall */
-	bool recalling;                 /* a recall runs until deadline */
-	uint32_t fence_due;             /* write segments revoked, not fenced yet */
-	uint32_t revoking;              /* write-handle revocations running */
+	uint32_t cap_version; /* 0: not read from the OSDs yet */
+	uint64_t epoch;       /* moves on every recall */
+	bool recalling;       /* a recall runs until deadline */
+	uint32_t fence_due;   /* write segments revoked, not fenced yet */
+	uint32_t revoking;    /* write-handle revocations running */
 	uint64_t deadline;
-	uint64_t commits;               /* LAYOUTCOMMITs while it had layouts */
-	bool wrecorded;                 /* its write-layout record is durable */
-	uint32_t marking;               /* records being written, lock dropped */
-	bool keep_record;               /* a settle failed: the next start settles */
-	uint32_t unsettled;             /* size checks queued, not done */
+	uint64_t commits;   /* LAYOUTCOMMITs while it had layouts */
+	bool wrecorded;     /* its write-layout record is durable */
+	uint32_t marking;   /* records being written, lock dropped */
+	bool keep_record;   /* a settle failed: the next start settles */
+	uint32_t unsettled; /* size checks queued, not done */
 	/* Rebuild: while watched, every write counts in writes; while
 	 * frozen, no segment is granted and no gateway write starts. */
 	uint32_t watched;
-	uint32_t frozen;                /* freezes held (a rebuild, a scrub) */
-	bool wanted;                    /* someone was refused while frozen */
-	uint32_t gw_writers;            /* gateway writes running now */
-	uint64_t writes;                /* write grants and gateway writes */
+	uint32_t frozen;     /* freezes held (a rebuild, a scrub) */
+	bool wanted;         /* someone was refused while frozen */
+	uint32_t gw_writers; /* gateway writes running now */
+	uint64_t writes;     /* write grants and gateway writes */
 	struct pando_grant *segs;
 	struct gfile *next;
 };
@@ -39,7 +39,7 @@ struct pando_grants {
 	struct pando_grants_ops ops;
 	uint32_t timeout_s;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;            /* a segment, a writer or a freeze ended */
+	pthread_cond_t cond; /* a segment, a writer or a freeze ended */
 	struct gfile *bucket[GRANTS_BUCKETS];
 	struct pando_layout_stats st;
 };

@@ -5,8 +5,7 @@
 #include <string.h>
 
 /* Under g->lock: marks the segments a recall covers; true if any. */
-static bool mark_recalled(struct gfile *f, uint64_t except, bool writers_only,
-			  const char *client)
+static bool mark_recalled(struct gfile *f, uint64_t except, bool writers_only, const char *client)
 {
 	bool any = false;
 
@@ -45,7 +44,9 @@ static bool start_recall(struct pando_grants *g, struct gfile *f)
 int pando_grants_recall_file(struct pando_grants *g, uint64_t ino, uint64_t except,
 			     bool writers_only, const char *why)
 {
-	struct pando_recall r = { .ino = ino, .clientid = except, .why = why,
+	struct pando_recall r = { .ino = ino,
+				  .clientid = except,
+				  .why = why,
 				  .scope = except ? PANDO_RECALL_ALL_BUT : PANDO_RECALL_ALL };
 	struct gfile *f;
 	bool send = false;
@@ -58,7 +59,7 @@ int pando_grants_recall_file(struct pando_grants *g, uint64_t ino, uint64_t exce
 		r.gen = f->gen;
 		rc = -EBUSY;
 	} else if (f && f->fence_due) {
-		rc = -EBUSY;            /* a revoked holder may write until the tick */
+		rc = -EBUSY; /* a revoked holder may write until the tick */
 	}
 	pthread_mutex_unlock(&g->lock);
 	if (send)
@@ -106,10 +107,13 @@ int pando_grants_recall_client(struct pando_grants *g, const char *client, const
 			if (!mark_recalled(f, 0, false, *client ? client : NULL))
 				continue;
 			start_recall(g, f);
-			r[n] = (struct pando_recall){
-				.ino = f->ino, .gen = f->gen, .clientid = first_recalled(f),
-				.scope = *client ? PANDO_RECALL_ONLY : PANDO_RECALL_ALL,
-				.client = client, .why = why };
+			r[n] = (struct pando_recall){ .ino = f->ino,
+						      .gen = f->gen,
+						      .clientid = first_recalled(f),
+						      .scope = *client ? PANDO_RECALL_ONLY
+								       : PANDO_RECALL_ALL,
+						      .client = client,
+						      .why = why };
 			n++;
 		}
 	}
@@ -155,14 +159,15 @@ static void fence(struct pando_grants *g, uint64_t ino, uint32_t cur)
 			g->st.fenced++;
 			grants_log(g, PANDO_GRANTS_WARN,
 				   "pando: %s did not return its layout of inode %" PRIu64
-				   " in time: fenced (capability version %u%s)", s->client, ino,
-				   next, failed ? ", some OSDs unreachable" : "");
+				   " in time: fenced (capability version %u%s)",
+				   s->client, ino, next, failed ? ", some OSDs unreachable" : "");
 		}
 		if (f->fence_due) {
 			g->st.fenced += f->fence_due;
 			grants_log(g, PANDO_GRANTS_WARN,
 				   "pando: %u revoked layout(s) of inode %" PRIu64 " fenced "
-				   "(capability version %u%s)", f->fence_due, ino, next,
+				   "(capability version %u%s)",
+				   f->fence_due, ino, next,
 				   failed ? ", some OSDs unreachable" : "");
 			f->fence_due = 0;
 		}

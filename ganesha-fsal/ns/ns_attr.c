@@ -1,9 +1,10 @@
 /* getattr and setattr: mode, owner, size, times. */
 #include "ns_internal.h"
 
-#define SET_ALL (NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | \
-		 NS_SET_MTIME | NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | \
-		 NS_SET_LAZY | NS_SET_IF_CHANGE | NS_SET_KILL_SETID)
+#define SET_ALL \
+	(NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | NS_SET_MTIME | \
+	 NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | NS_SET_LAZY | NS_SET_IF_CHANGE | \
+	 NS_SET_KILL_SETID)
 
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out)
 {
@@ -96,8 +97,7 @@ static void set_times(struct txn *t, struct ns_inode *r, const struct ns_setattr
 		r->mtime = t->now;
 }
 
-int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
-	       struct ns_attr *out)
+int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa, struct ns_attr *out)
 {
 	struct ns_inode *r;
 	struct txn t;

@@ -27,9 +27,9 @@
 struct link {
 	uint64_t child;
 	uint64_t parent;
-	uint8_t type;           /* as the index says */
-	bool matched;           /* the child's inode exists */
-	bool reached;           /* the walk from the root came here */
+	uint8_t type; /* as the index says */
+	bool matched; /* the child's inode exists */
+	bool reached; /* the walk from the root came here */
 };
 
 struct links {
@@ -42,12 +42,12 @@ struct checker {
 	ns_check_say_fn say;
 	void *arg;
 	struct ns_check_result *res;
-	struct links by_parent;         /* key order: sorted by parent */
+	struct links by_parent; /* key order: sorted by parent */
 	struct links by_child;
 	uint64_t max_id;
 	uint64_t bytes;
 	uint64_t inline_bytes;
-	struct ns_inode parent;         /* the directory whose entries are being read */
+	struct ns_inode parent; /* the directory whose entries are being read */
 	bool parent_ok;
 	bool saw_root;
 };
@@ -153,8 +153,8 @@ static void note_id(struct checker *c, uint64_t id)
 /* ---- 1. directory entries -------------------------------------------- */
 
 /* The index entry an entry points to must name it back. */
-static int check_index_of(struct checker *c, uint64_t dir, const uint8_t *name,
-			  size_t len, const struct dirent_rec *d, struct link *l)
+static int check_index_of(struct checker *c, uint64_t dir, const uint8_t *name, size_t len,
+			  const struct dirent_rec *d, struct link *l)
 {
 	uint8_t k[INDEX_KEY_LEN], type;
 	const char *iname;
@@ -167,9 +167,10 @@ static int check_index_of(struct checker *c, uint64_t dir, const uint8_t *name,
 		return rc;
 	if (!v || index_decode((const uint8_t *)v, vlen, &ino, &type, &iname, &ilen) ||
 	    ino != d->ino || ilen != len || memcmp(iname, name, len) != 0)
-		problem(c, &c->res->index_mismatches, "dir %llu: entry '%.*s' (cookie %llu): "
-			"index entry missing or different", (unsigned long long)dir,
-			(int)len, name, (unsigned long long)d->seq);
+		problem(c, &c->res->index_mismatches,
+			"dir %llu: entry '%.*s' (cookie %llu): "
+			"index entry missing or different",
+			(unsigned long long)dir, (int)len, name, (unsigned long long)d->seq);
 	else
 		l->type = type;
 	rocksdb_free(v);
@@ -206,8 +207,7 @@ static int check_entry(struct checker *c, uint8_t type, const uint8_t *k, size_t
 	int rc = 0;
 
 	c->res->dirents++;
-	if (klen <= ID_KEY_LEN || klen > ID_KEY_LEN + NS_NAME_MAX ||
-	    dirent_decode(v, vlen, &d)) {
+	if (klen <= ID_KEY_LEN || klen > ID_KEY_LEN + NS_NAME_MAX || dirent_decode(v, vlen, &d)) {
 		problem(c, &c->res->bad_records, "dir %llu: malformed entry",
 			(unsigned long long)dir);
 		return 0;
@@ -217,13 +217,15 @@ static int check_entry(struct checker *c, uint8_t type, const uint8_t *k, size_t
 	if (rc)
 		return rc;
 	if (!*p_ok)
-		problem(c, &c->res->dangling_dirents, "dir %llu: entry '%.*s' in a missing "
-			"or non-directory inode", (unsigned long long)dir,
-			(int)(klen - ID_KEY_LEN), k + ID_KEY_LEN);
+		problem(c, &c->res->dangling_dirents,
+			"dir %llu: entry '%.*s' in a missing "
+			"or non-directory inode",
+			(unsigned long long)dir, (int)(klen - ID_KEY_LEN), k + ID_KEY_LEN);
 	else if (d.seq < NS_COOKIE_FIRST || d.seq >= p->next_seq)
-		problem(c, &c->res->index_mismatches, "dir %llu: entry '%.*s' has cookie "
-			"%llu outside [3, %llu)", (unsigned long long)dir,
-			(int)(klen - ID_KEY_LEN), k + ID_KEY_LEN,
+		problem(c, &c->res->index_mismatches,
+			"dir %llu: entry '%.*s' has cookie "
+			"%llu outside [3, %llu)",
+			(unsigned long long)dir, (int)(klen - ID_KEY_LEN), k + ID_KEY_LEN,
 			(unsigned long long)d.seq, (unsigned long long)p->next_seq);
 	l.child = d.ino;
 	rc = check_index_of(c, dir, k + ID_KEY_LEN, klen - ID_KEY_LEN, &d, &l);
@@ -253,9 +255,11 @@ static int check_index(struct checker *c, uint8_t prefix, const uint8_t *k, size
 	if (rc && rc != -ENOENT)
 		return rc;
 	if (rc || d.ino != ino || d.seq != get_be64(k + ID_KEY_LEN))
-		problem(c, &c->res->index_mismatches, "dir %llu: index entry %llu ('%.*s') "
-			"without its entry", (unsigned long long)dir,
-			(unsigned long long)get_be64(k + ID_KEY_LEN), (int)len, name);
+		problem(c, &c->res->index_mismatches,
+			"dir %llu: index entry %llu ('%.*s') "
+			"without its entry",
+			(unsigned long long)dir, (unsigned long long)get_be64(k + ID_KEY_LEN),
+			(int)len, name);
 	return 0;
 }
 
@@ -302,8 +306,7 @@ static size_t count_children(const struct checker *c, uint64_t dir, uint64_t *su
 	return n;
 }
 
-static void check_dir_links(struct checker *c, const struct ns_inode *r, size_t first,
-			    size_t names)
+static void check_dir_links(struct checker *c, const struct ns_inode *r, size_t first, size_t names)
 {
 	uint64_t subdirs, entries = count_children(c, r->ino, &subdirs);
 	unsigned long long ino = r->ino;
@@ -322,8 +325,8 @@ static void check_dir_links(struct checker *c, const struct ns_inode *r, size_t 
 		problem(c, &c->res->bad_links, "dir %llu: nlink %u, %llu subdirectories", ino,
 			r->nlink, (unsigned long long)subdirs);
 	if (r->nentries != entries)
-		problem(c, &c->res->bad_links, "dir %llu: %llu entries counted, %llu found",
-			ino, (unsigned long long)r->nentries, (unsigned long long)entries);
+		problem(c, &c->res->bad_links, "dir %llu: %llu entries counted, %llu found", ino,
+			(unsigned long long)r->nentries, (unsigned long long)entries);
 }
 
 /* 1 if the key is there with length want (any length if want < 0). */
@@ -354,8 +357,10 @@ static int check_extras(struct checker *c, const struct ns_inode *r)
 	else if (r->type == NS_REG && r->inline_len)
 		rc = has_key(c, K_DATA, r->ino, r->inline_len);
 	if (rc == 0)
-		problem(c, &c->res->bad_records, "inode %llu: target, map or inline data "
-			"missing or of the wrong length", ino);
+		problem(c, &c->res->bad_records,
+			"inode %llu: target, map or inline data "
+			"missing or of the wrong length",
+			ino);
 	if (r->type == NS_REG && r->inline_len > r->size)
 		problem(c, &c->res->bad_records, "inode %llu: %u inline bytes, size %llu", ino,
 			r->inline_len, (unsigned long long)r->size);
@@ -371,9 +376,10 @@ static int check_inode(struct checker *c, const struct ns_inode *r)
 		c->by_child.v[i].matched = true;
 		reached |= c->by_child.v[i].reached;
 		if (c->by_child.v[i].type != r->type)
-			problem(c, &c->res->index_mismatches, "inode %llu: index says type %u, "
-				"inode %u", (unsigned long long)r->ino,
-				c->by_child.v[i].type, r->type);
+			problem(c, &c->res->index_mismatches,
+				"inode %llu: index says type %u, "
+				"inode %u",
+				(unsigned long long)r->ino, c->by_child.v[i].type, r->type);
 		names++;
 	}
 	if (r->ino != NS_ROOT_INO && !reached)
@@ -423,9 +429,10 @@ static void check_dangling(struct checker *c)
 		const struct link *l = &c->by_child.v[i];
 
 		if (!l->matched)
-			problem(c, &c->res->dangling_dirents, "dir %llu: entry for missing inode "
-				"%llu", (unsigned long long)l->parent,
-				(unsigned long long)l->child);
+			problem(c, &c->res->dangling_dirents,
+				"dir %llu: entry for missing inode "
+				"%llu",
+				(unsigned long long)l->parent, (unsigned long long)l->child);
 	}
 }
 
@@ -533,7 +540,7 @@ static int sort_by_child(struct checker *c)
 	c->by_child.v = malloc((n ? n : 1) * sizeof(struct link));
 	if (!c->by_child.v)
 		return -ENOMEM;
-	if (n)	/* an empty store never allocated by_parent.v */
+	if (n) /* an empty store never allocated by_parent.v */
 		memcpy(c->by_child.v, c->by_parent.v, n * sizeof(struct link));
 	c->by_child.n = c->by_child.cap = n;
 	qsort(c->by_child.v, n, sizeof(struct link), cmp_child);

@@ -10,13 +10,12 @@
 struct make {
 	uint8_t type;
 	const struct ns_new *in;
-	const char *target;             /* NS_LNK */
+	const char *target; /* NS_LNK */
 	size_t tlen;
-	const uint8_t *verf;            /* exclusive create */
+	const uint8_t *verf; /* exclusive create */
 };
 
-static void make_extras(struct txn *t, struct ns_inode *r, const struct make *m,
-			uint64_t dir)
+static void make_extras(struct txn *t, struct ns_inode *r, const struct make *m, uint64_t dir)
 {
 	uint8_t k[ID_KEY_LEN];
 
@@ -68,8 +67,8 @@ static int make_entry(struct ns_store *s, uint64_t dir, const char *name, const 
 }
 
 /* The name is taken: is it the file this create may return? */
-static int existing_ok(struct ns_store *s, uint64_t dir, const char *name,
-		       enum ns_createmode how, const uint8_t *verf, struct ns_attr *out)
+static int existing_ok(struct ns_store *s, uint64_t dir, const char *name, enum ns_createmode how,
+		       const uint8_t *verf, struct ns_attr *out)
 {
 	struct dirent_rec d;
 	struct ns_inode r;
@@ -84,8 +83,7 @@ static int existing_ok(struct ns_store *s, uint64_t dir, const char *name,
 		return rc == -ESTALE ? -ENOENT : rc;
 	if (r.type != NS_REG)
 		return -EEXIST;
-	if (how == NS_EXCLUSIVE &&
-	    (!(r.flags & IF_VERF) || memcmp(r.verf, verf, NS_VERF_LEN) != 0))
+	if (how == NS_EXCLUSIVE && (!(r.flags & IF_VERF) || memcmp(r.verf, verf, NS_VERF_LEN) != 0))
 		return -EEXIST;
 	if (out)
 		inode_to_attr(&r, out);
@@ -93,8 +91,8 @@ static int existing_ok(struct ns_store *s, uint64_t dir, const char *name,
 }
 
 int ns_create(struct ns_store *s, uint64_t dir, const char *name, const struct ns_new *in,
-	      enum ns_createmode how, const uint8_t verf[NS_VERF_LEN],
-	      struct ns_attr *out, bool *existed)
+	      enum ns_createmode how, const uint8_t verf[NS_VERF_LEN], struct ns_attr *out,
+	      bool *existed)
 {
 	struct make m = { .type = NS_REG, .in = in };
 	int rc;

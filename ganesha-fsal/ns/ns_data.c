@@ -145,8 +145,8 @@ static void copy_out(const struct ns_inode *r, const char *data, uint64_t off, s
 	memset(buf + have, 0, n - have);
 }
 
-int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf,
-	    size_t *n, bool *eof)
+int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf, size_t *n,
+	    bool *eof)
 {
 	uint8_t ik[ID_KEY_LEN], dk[ID_KEY_LEN];
 	const uint8_t *keys[2] = { ik, dk };

@@ -84,7 +84,8 @@ static void private_dir(struct ns_store *s, const char *dir, bool create)
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & 077))
 		return;
 	if (chmod(dir, st.st_mode & 0700) == 0)
-		db_say(s, "%s: was mode %04o, now %04o", dir, st.st_mode & 07777, st.st_mode & 0700);
+		db_say(s, "%s: was mode %04o, now %04o", dir, st.st_mode & 07777,
+		       st.st_mode & 0700);
 }
 
 int db_open(struct ns_store *s, const char *dir, bool create)
@@ -124,16 +125,15 @@ int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *
 }
 
 /* Up to MULTI_MAX keys from one consistent view; absent ones get NULL. */
-int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys,
-		 const size_t *klens, char **vals, size_t *vlens)
+int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const size_t *klens,
+		 char **vals, size_t *vlens)
 {
 	char *errs[MULTI_MAX];
 	int rc = 0;
 
 	if (n > MULTI_MAX)
 		return -EINVAL;
-	rocksdb_multi_get(s->db, s->ropts, n, (const char *const *)keys, klens, vals, vlens,
-			  errs);
+	rocksdb_multi_get(s->db, s->ropts, n, (const char *const *)keys, klens, vals, vlens, errs);
 	for (size_t i = 0; i < n; i++) {
 		if (errs[i])
 			rc = db_err(s, "multi get", errs[i]);
@@ -194,8 +194,7 @@ void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size
 }
 
 /* Over every key that starts with prefix. */
-void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix,
-		      size_t plen)
+void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix, size_t plen)
 {
 	uint8_t end[KEY_MAX];
 

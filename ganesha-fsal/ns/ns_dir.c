@@ -46,8 +46,7 @@ static int dir_load(struct ns_store *s, uint64_t dir, struct ns_inode *r)
 }
 
 /* -ENOENT when the directory has no such name. */
-int dirent_get(struct ns_store *s, uint64_t dir, const char *name, size_t len,
-	       struct dirent_rec *d)
+int dirent_get(struct ns_store *s, uint64_t dir, const char *name, size_t len, struct dirent_rec *d)
 {
 	uint8_t k[KEY_MAX];
 	size_t vlen;
@@ -197,8 +196,8 @@ static int entry_decode(struct db_iter *i, struct ns_dirent *de)
 	return 0;
 }
 
-int ns_readdir(struct ns_store *s, uint64_t dir, uint64_t cookie, ns_readdir_fn fn,
-	       void *arg, bool *eof)
+int ns_readdir(struct ns_store *s, uint64_t dir, uint64_t cookie, ns_readdir_fn fn, void *arg,
+	       bool *eof)
 {
 	uint8_t start[INDEX_KEY_LEN], end[ID_KEY_LEN];
 	struct ns_dirent de;

@@ -8,8 +8,7 @@
 
 #include "byteorder.h"
 
-int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len,
-		  uint64_t *id)
+int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len, uint64_t *id)
 {
 	struct txn t;
 	int rc;

@@ -51,8 +51,8 @@ enum { C_INODES = 'i', C_BYTES = 'b', C_INLINE = 'l' };
 #define FORMAT_VERSION 1
 
 /* Inode record flags. */
-#define IF_OBJECTS 0x1u         /* data in objects; 'M' holds the map */
-#define IF_VERF 0x2u            /* made by an exclusive create */
+#define IF_OBJECTS 0x1u /* data in objects; 'M' holds the map */
+#define IF_VERF 0x2u    /* made by an exclusive create */
 
 #define LOCK_STRIPES 1024
 #define TXN_INODES 4
@@ -68,12 +68,12 @@ struct ns_inode {
 	uint32_t nlink;
 	uint32_t gen;
 	uint64_t size;
-	uint64_t rdev;          /* major << 32 | minor */
+	uint64_t rdev; /* major << 32 | minor */
 	uint64_t change;
-	uint64_t parent;        /* directories */
-	uint64_t next_seq;      /* directories: next readdir cookie */
-	uint64_t nentries;      /* directories */
-	uint32_t inline_len;    /* regular files: length of the 'F' value */
+	uint64_t parent;     /* directories */
+	uint64_t next_seq;   /* directories: next readdir cookie */
+	uint64_t nentries;   /* directories */
+	uint32_t inline_len; /* regular files: length of the 'F' value */
 	uint8_t verf[NS_VERF_LEN];
 	struct timespec atime;
 	struct timespec mtime;
@@ -90,15 +90,15 @@ struct dirent_rec {
 struct ns_store {
 	rocksdb_t *db;
 	struct pando_rdb_options dbopts;
-	rocksdb_writeoptions_t *wopts;  /* dbopts.write, never synced: see ns_sync.c */
-	rocksdb_readoptions_t *ropts;   /* dbopts.read */
+	rocksdb_writeoptions_t *wopts; /* dbopts.write, never synced: see ns_sync.c */
+	rocksdb_readoptions_t *ropts;  /* dbopts.read */
 	size_t inline_max;
 	bool nosync;
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;
 	uint8_t uuid[16];
 
-	_Atomic uint64_t next_id;       /* inode and intent ids */
+	_Atomic uint64_t next_id; /* inode and intent ids */
 	_Atomic uint64_t gen_seed;
 
 	/* Inode locks, striped by id; taken in stripe order.  rename_lock
@@ -119,7 +119,7 @@ struct ns_store {
 	_Atomic uint64_t space_sampled;
 	_Atomic uint64_t space_free;
 	_Atomic bool space_low;
-	_Atomic bool failed;            /* RocksDB refused a write: no more changes */
+	_Atomic bool failed; /* RocksDB refused a write: no more changes */
 
 	/* Told how far a whole-store walk (ns_check, ns_repair) has come. */
 	ns_progress_fn progress;
@@ -169,8 +169,8 @@ int inode_decode(uint64_t ino, const uint8_t *v, size_t len, struct ns_inode *r)
 void dirent_encode(const struct dirent_rec *d, uint8_t *v);
 int dirent_decode(const uint8_t *v, size_t len, struct dirent_rec *d);
 size_t index_encode(uint64_t ino, uint8_t type, const char *name, size_t len, uint8_t *v);
-int index_decode(const uint8_t *v, size_t vlen, uint64_t *ino, uint8_t *type,
-		 const char **name, size_t *len);
+int index_decode(const uint8_t *v, size_t vlen, uint64_t *ino, uint8_t *type, const char **name,
+		 size_t *len);
 void intent_encode_hdr(uint64_t ino, uint8_t kind, uint8_t *v);
 int intent_decode(uint64_t id, const uint8_t *v, size_t len, struct ns_intent *in);
 void super_encode(const uint8_t *uuid, const struct timespec *created, uint8_t *v);
@@ -182,14 +182,13 @@ int db_err(struct ns_store *s, const char *what, char *err);
 int db_open(struct ns_store *s, const char *dir, bool create);
 void db_free(struct ns_store *s);
 int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *vlen);
-int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys,
-		 const size_t *klens, char **vals, size_t *vlens);
+int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const size_t *klens,
+		 char **vals, size_t *vlens);
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
 void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,
 	       const uint8_t *end, size_t elen);
-void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix,
-		      size_t plen);
+void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix, size_t plen);
 bool iter_valid(struct db_iter *i);
 const uint8_t *iter_key(struct db_iter *i, size_t *len);
 const uint8_t *iter_value(struct db_iter *i, size_t *len);

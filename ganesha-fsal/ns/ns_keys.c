@@ -109,8 +109,7 @@ void inode_encode(const struct ns_inode *r, uint8_t *v)
 
 int inode_decode(uint64_t ino, const uint8_t *v, size_t len, struct ns_inode *r)
 {
-	if (len != INODE_REC_LEN || v[0] != INODE_REC_VERSION || v[1] < NS_REG ||
-	    v[1] > NS_SOCK)
+	if (len != INODE_REC_LEN || v[0] != INODE_REC_VERSION || v[1] < NS_REG || v[1] > NS_SOCK)
 		return -EIO;
 	r->ino = ino;
 	r->type = v[1];
@@ -162,8 +161,8 @@ size_t index_encode(uint64_t ino, uint8_t type, const char *name, size_t len, ui
 }
 
 /* *name points into v. */
-int index_decode(const uint8_t *v, size_t vlen, uint64_t *ino, uint8_t *type,
-		 const char **name, size_t *len)
+int index_decode(const uint8_t *v, size_t vlen, uint64_t *ino, uint8_t *type, const char **name,
+		 size_t *len)
 {
 	if (vlen <= INDEX_REC_HDR || vlen > INDEX_REC_HDR + NS_NAME_MAX)
 		return -EIO;

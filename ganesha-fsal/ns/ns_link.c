@@ -10,8 +10,7 @@
 /* Internal: the entry changed between lookup and lock. */
 #define RETRY 1
 
-int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name,
-	    struct ns_attr *out)
+int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name, struct ns_attr *out)
 {
 	uint64_t inos[2] = { ino, dir };
 	struct ns_inode *d, *r;
@@ -60,9 +59,8 @@ static int victim_ok(const struct ns_inode *r, bool rmdir)
 /* Loads the directory and the inode its name now holds, both locked.
  * The directory may have been emptied and removed since the lookup before
  * the locks: that is -ESTALE, as for any removed directory. */
-static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len,
-		       uint64_t seen, struct dirent_rec *e, struct ns_inode **d,
-		       struct ns_inode **r)
+static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len, uint64_t seen,
+		       struct dirent_rec *e, struct ns_inode **d, struct ns_inode **r)
 {
 	int rc = txn_dir(t, dir, d);
 
@@ -77,8 +75,7 @@ static int load_locked(struct txn *t, uint64_t dir, const char *name, size_t len
 	return rc == -ESTALE ? -EIO : rc;
 }
 
-static int remove_try(struct ns_store *s, uint64_t dir, const char *name, size_t len,
-		      bool rmdir)
+static int remove_try(struct ns_store *s, uint64_t dir, const char *name, size_t len, bool rmdir)
 {
 	struct ns_inode *d, *r;
 	struct dirent_rec e;

@@ -95,8 +95,8 @@ int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const v
 	return map_set(s, ino, expect_change, map, len, orphans, olen, claim, true);
 }
 
-int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
-		       const void *map, size_t len, uint64_t claim)
+int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+		       size_t len, uint64_t claim)
 {
 	return map_set(s, ino, expect_change, map, len, NULL, 0, claim, false);
 }

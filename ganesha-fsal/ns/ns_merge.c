@@ -18,12 +18,12 @@ static uint64_t fold(bool max, uint64_t acc, uint64_t v)
 {
 	if (max)
 		return v > acc ? v : acc;
-	return acc + v;         /* two's complement: adds signed deltas */
+	return acc + v; /* two's complement: adds signed deltas */
 }
 
 static char *merge(const char *key, size_t klen, const char *base, size_t blen,
-		   const char *const *ops, const size_t *oplens, int n,
-		   unsigned char *ok, size_t *outlen)
+		   const char *const *ops, const size_t *oplens, int n, unsigned char *ok,
+		   size_t *outlen)
 {
 	bool max = klen > 0 && key[0] == K_NEXT;
 	uint64_t acc = 0;
@@ -48,17 +48,16 @@ static char *merge(const char *key, size_t klen, const char *base, size_t blen,
 	return (char *)out;
 }
 
-static char *full_merge(void *state, const char *key, size_t klen, const char *base,
-			size_t blen, const char *const *ops, const size_t *oplens, int n,
-			unsigned char *ok, size_t *outlen)
+static char *full_merge(void *state, const char *key, size_t klen, const char *base, size_t blen,
+			const char *const *ops, const size_t *oplens, int n, unsigned char *ok,
+			size_t *outlen)
 {
 	return merge(key, klen, base, blen, ops, oplens, n, ok, outlen);
 }
 
 /* Both folds are associative, so operands combine like a base-less merge. */
-static char *partial_merge(void *state, const char *key, size_t klen,
-			   const char *const *ops, const size_t *oplens, int n,
-			   unsigned char *ok, size_t *outlen)
+static char *partial_merge(void *state, const char *key, size_t klen, const char *const *ops,
+			   const size_t *oplens, int n, unsigned char *ok, size_t *outlen)
 {
 	return merge(key, klen, NULL, 0, ops, oplens, n, ok, outlen);
 }
@@ -79,8 +78,8 @@ static void no_state(void *state)
 
 rocksdb_mergeoperator_t *merge_operator(void)
 {
-	return rocksdb_mergeoperator_create(NULL, no_state, full_merge, partial_merge,
-					    delete_value, merge_name);
+	return rocksdb_mergeoperator_create(NULL, no_state, full_merge, partial_merge, delete_value,
+					    merge_name);
 }
 
 void merge_add(rocksdb_writebatch_t *b, uint8_t which, int64_t delta)

@@ -5,14 +5,22 @@
 static const char *kind_of(uint8_t type)
 {
 	switch (type) {
-	case K_INODE: return "inodes";
-	case K_DIRENT: return "entries";
-	case K_INDEX: return "index entries";
-	case K_DATA: return "inline data";
-	case K_SYMLINK: return "symlink targets";
-	case K_MAP: return "maps";
-	case K_INTENT: return "intents";
-	default: return "keys";
+	case K_INODE:
+		return "inodes";
+	case K_DIRENT:
+		return "entries";
+	case K_INDEX:
+		return "index entries";
+	case K_DATA:
+		return "inline data";
+	case K_SYMLINK:
+		return "symlink targets";
+	case K_MAP:
+		return "maps";
+	case K_INTENT:
+		return "intents";
+	default:
+		return "keys";
 	}
 }
 

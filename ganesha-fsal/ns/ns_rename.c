@@ -26,7 +26,7 @@ struct rename_args {
 
 /* The two inodes in the game: what the names hold under the lock. */
 struct rename_state {
-	struct ns_inode *sd, *dd, *src, *dst;   /* dst NULL: free name */
+	struct ns_inode *sd, *dd, *src, *dst; /* dst NULL: free name */
 	struct dirent_rec se, de;
 };
 
@@ -94,8 +94,7 @@ static int check_loop(struct ns_store *s, uint64_t moved, uint64_t dir)
 			return rc == -ESTALE ? -EIO : rc;
 		dir = r.parent;
 	}
-	db_say(s, "directory %llu: parent chain does not reach the root",
-	       (unsigned long long)dir);
+	db_say(s, "directory %llu: parent chain does not reach the root", (unsigned long long)dir);
 	return -EIO;
 }
 

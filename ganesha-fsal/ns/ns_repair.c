@@ -104,8 +104,7 @@ int repair_del_key(struct repairer *r, const uint8_t *k, size_t klen)
 	return err ? db_err(r->s, "delete", err) : 0;
 }
 
-int repair_put_key(struct repairer *r, const uint8_t *k, size_t klen, const void *v,
-		   size_t vlen)
+int repair_put_key(struct repairer *r, const uint8_t *k, size_t klen, const void *v, size_t vlen)
 {
 	char *err = NULL;
 
@@ -160,16 +159,14 @@ int repair_index_get(struct repairer *r, uint64_t dir, uint64_t seq, struct inde
 	return 0;
 }
 
-bool repair_index_names(const struct index_ent *ie, uint64_t ino, const char *name,
-			size_t len)
+bool repair_index_names(const struct index_ent *ie, uint64_t ino, const char *name, size_t len)
 {
 	return ie->ino == ino && ie->len == len && memcmp(ie->name, name, len) == 0;
 }
 
 /* ---- the whole repair -------------------------------------------------- */
 
-int ns_repair(struct ns_store *s, ns_check_say_fn say_fn, void *arg,
-	      struct ns_check_result *res)
+int ns_repair(struct ns_store *s, ns_check_say_fn say_fn, void *arg, struct ns_check_result *res)
 {
 	struct repairer r = { .s = s, .say = say_fn, .arg = arg, .res = res };
 	int rc;
@@ -193,4 +190,3 @@ int ns_repair(struct ns_store *s, ns_check_say_fn say_fn, void *arg,
 	repair_graph_free(&r);
 	return rc;
 }
-

@@ -11,7 +11,7 @@
  * sorted by directory (key order) and by inode. */
 struct node {
 	uint64_t ino;
-	uint32_t mark;          /* which chain of parents the cycle search is on */
+	uint32_t mark; /* which chain of parents the cycle search is on */
 	uint8_t type;
 	bool reached;
 };
@@ -19,7 +19,7 @@ struct node {
 struct edge {
 	uint64_t parent;
 	uint64_t child;
-	uint64_t seq;           /* the entry's cookie: its index key names it */
+	uint64_t seq; /* the entry's cookie: its index key names it */
 };
 
 struct repairer {
@@ -27,7 +27,7 @@ struct repairer {
 	ns_check_say_fn say;
 	void *arg;
 	struct ns_check_result *res;
-	uint64_t max_id;        /* pass 0: the highest inode or intent id */
+	uint64_t max_id; /* pass 0: the highest inode or intent id */
 	/* pass 4: the directory whose entries are being read */
 	uint64_t run_dir;
 	bool run_ok;
@@ -58,24 +58,21 @@ void repaired(struct repairer *r, uint64_t *counter, const char *fmt, ...)
 /* Says something that is not a fix. */
 void repair_note(struct repairer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-typedef int (*repair_visit_fn)(struct repairer *r, const uint8_t *k, size_t klen,
-			       const uint8_t *v, size_t vlen);
+typedef int (*repair_visit_fn)(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
+			       size_t vlen);
 /* Visits every key of one type, in key order, until a visit fails. */
 int repair_walk(struct repairer *r, uint8_t type, repair_visit_fn visit);
 
 int repair_del_key(struct repairer *r, const uint8_t *k, size_t klen);
-int repair_put_key(struct repairer *r, const uint8_t *k, size_t klen, const void *v,
-		   size_t vlen);
+int repair_put_key(struct repairer *r, const uint8_t *k, size_t klen, const void *v, size_t vlen);
 int repair_put_inode(struct repairer *r, const struct ns_inode *rec);
 int repair_del_inode(struct repairer *r, uint64_t ino);
 /* A key's value length; *found false when it is absent. */
-int repair_value_len(struct repairer *r, uint8_t type, uint64_t ino, size_t *len,
-		     bool *found);
+int repair_value_len(struct repairer *r, uint8_t type, uint64_t ino, size_t *len, bool *found);
 int repair_index_get(struct repairer *r, uint64_t dir, uint64_t seq, struct index_ent *ie,
 		     bool *found);
 /* Whether the index entry names ino under name. */
-bool repair_index_names(const struct index_ent *ie, uint64_t ino, const char *name,
-			size_t len);
+bool repair_index_names(const struct index_ent *ie, uint64_t ino, const char *name, size_t len);
 
 /* ns_repair_entries.c: entries with their index entries */
 
@@ -96,12 +93,12 @@ struct node *repair_node_find(struct repairer *r, uint64_t ino);
 const struct edge *repair_first_name(struct repairer *r, uint64_t ino);
 
 /* The passes, in the order ns_repair runs them. */
-int repair_next_id(struct repairer *r);         /* 0, ns_repair_records.c */
-int repair_records(struct repairer *r);         /* 1, ns_repair_records.c */
-int repair_strays(struct repairer *r);          /* 2, ns_repair_strays.c */
-int repair_index(struct repairer *r);           /* 3, ns_repair_entries.c */
-int repair_entries(struct repairer *r);         /* 4, ns_repair_entries.c */
-int repair_tree(struct repairer *r);            /* 5, ns_repair_tree.c */
-int repair_counts(struct repairer *r);          /* 6, ns_repair_counts.c */
+int repair_next_id(struct repairer *r); /* 0, ns_repair_records.c */
+int repair_records(struct repairer *r); /* 1, ns_repair_records.c */
+int repair_strays(struct repairer *r);  /* 2, ns_repair_strays.c */
+int repair_index(struct repairer *r);   /* 3, ns_repair_entries.c */
+int repair_entries(struct repairer *r); /* 4, ns_repair_entries.c */
+int repair_tree(struct repairer *r);    /* 5, ns_repair_tree.c */
+int repair_counts(struct repairer *r);  /* 6, ns_repair_counts.c */
 
 #endif

@@ -27,11 +27,12 @@ static bool fix_dir_links(struct repairer *r, struct ns_inode *rec)
 		parent = e->parent;
 	if (rec->nlink == 2 + subdirs && rec->nentries == entries && rec->parent == parent)
 		return false;
-	repaired(r, &r->res->bad_links, "dir %llu: nlink %u, %llu entries, parent %llu: now "
-		 "%llu, %llu, %llu", (unsigned long long)rec->ino, rec->nlink,
-		 (unsigned long long)rec->nentries, (unsigned long long)rec->parent,
-		 (unsigned long long)(2 + subdirs), (unsigned long long)entries,
-		 (unsigned long long)parent);
+	repaired(r, &r->res->bad_links,
+		 "dir %llu: nlink %u, %llu entries, parent %llu: now "
+		 "%llu, %llu, %llu",
+		 (unsigned long long)rec->ino, rec->nlink, (unsigned long long)rec->nentries,
+		 (unsigned long long)rec->parent, (unsigned long long)(2 + subdirs),
+		 (unsigned long long)entries, (unsigned long long)parent);
 	rec->nlink = (uint32_t)(2 + subdirs);
 	rec->nentries = entries;
 	rec->parent = parent;

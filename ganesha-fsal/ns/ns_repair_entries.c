@@ -26,11 +26,10 @@ static bool inode_exists(struct repairer *r, uint64_t ino)
 }
 
 /* The index entry holds everything its lost entry held: name, inode, cookie. */
-static bool restorable(struct repairer *r, uint64_t dir, uint64_t ino, const char *name,
-		       size_t len)
+static bool restorable(struct repairer *r, uint64_t dir, uint64_t ino, const char *name, size_t len)
 {
-	return !memchr(name, '/', len) && !memchr(name, '\0', len) &&
-	       dir_exists(r, dir) && inode_exists(r, ino);
+	return !memchr(name, '/', len) && !memchr(name, '\0', len) && dir_exists(r, dir) &&
+	       inode_exists(r, ino);
 }
 
 static int visit_index(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
@@ -56,14 +55,18 @@ static int visit_index(struct repairer *r, const uint8_t *k, size_t klen, const 
 	if (rc && rc != -ENOENT)
 		return rc;
 	if (rc == -ENOENT && restorable(r, dir, ino, name, len)) {
-		repaired(r, &r->res->index_mismatches, "dir %llu: entry '%.*s' (cookie %llu) "
-			 "restored from its index entry", dir, (int)len, name, seq);
+		repaired(r, &r->res->index_mismatches,
+			 "dir %llu: entry '%.*s' (cookie %llu) "
+			 "restored from its index entry",
+			 dir, (int)len, name, seq);
 		d = (struct dirent_rec){ .ino = ino, .seq = seq };
 		dirent_encode(&d, dv);
 		return repair_put_key(r, dk, key_dirent(dk, dir, name, len), dv, sizeof(dv));
 	}
-	repaired(r, &r->res->index_mismatches, "dir %llu: index entry %llu ('%.*s') without "
-		 "its entry: deleted", dir, seq, (int)len, name);
+	repaired(r, &r->res->index_mismatches,
+		 "dir %llu: index entry %llu ('%.*s') without "
+		 "its entry: deleted",
+		 dir, seq, (int)len, name);
 	return repair_del_key(r, k, klen);
 }
 
@@ -108,8 +111,8 @@ static int put_entry(struct repairer *r, uint64_t dir, const char *name, size_t 
 
 /* The entry's cookie must be in [3, next_seq) and its index entry its own;
  * one taken by another entry or out of range gets a new one. */
-static int fix_cookie(struct repairer *r, const char *name, size_t len,
-		      struct dirent_rec *d, uint8_t type)
+static int fix_cookie(struct repairer *r, const char *name, size_t len, struct dirent_rec *d,
+		      uint8_t type)
 {
 	struct ns_inode *dir = &r->run;
 	unsigned long long ino = dir->ino, seq = d->seq;
@@ -121,23 +124,28 @@ static int fix_cookie(struct repairer *r, const char *name, size_t len,
 		return rc;
 	other = found && !repair_index_names(&ie, d->ino, name, len);
 	if (d->seq < NS_COOKIE_FIRST || d->seq == UINT64_MAX || other) {
-		repaired(r, &r->res->index_mismatches, "dir %llu: entry '%.*s': cookie %llu %s: "
-			 "now %llu", ino, (int)len, name, seq, other ? "is another entry's" :
-			 "out of range", (unsigned long long)dir->next_seq);
+		repaired(r, &r->res->index_mismatches,
+			 "dir %llu: entry '%.*s': cookie %llu %s: "
+			 "now %llu",
+			 ino, (int)len, name, seq, other ? "is another entry's" : "out of range",
+			 (unsigned long long)dir->next_seq);
 		d->seq = dir->next_seq++;
 		rc = repair_put_inode(r, dir);
 		return rc ? rc : put_entry(r, dir->ino, name, len, d, type);
 	}
 	if (d->seq >= dir->next_seq) {
-		repaired(r, &r->res->index_mismatches, "dir %llu: entry '%.*s' has cookie %llu, "
-			 "next cookie %llu: raised", ino, (int)len, name, seq,
-			 (unsigned long long)dir->next_seq);
+		repaired(r, &r->res->index_mismatches,
+			 "dir %llu: entry '%.*s' has cookie %llu, "
+			 "next cookie %llu: raised",
+			 ino, (int)len, name, seq, (unsigned long long)dir->next_seq);
 		dir->next_seq = d->seq + 1;
 		rc = repair_put_inode(r, dir);
 	}
 	if (!rc && (!found || ie.type != type)) {
-		repaired(r, &r->res->index_mismatches, "dir %llu: entry '%.*s': index entry %s: "
-			 "rewritten", ino, (int)len, name, found ? "of another type" : "missing");
+		repaired(r, &r->res->index_mismatches,
+			 "dir %llu: entry '%.*s': index entry %s: "
+			 "rewritten",
+			 ino, (int)len, name, found ? "of another type" : "missing");
 		rc = put_entry(r, dir->ino, name, len, d, type);
 	}
 	return rc;
@@ -165,8 +173,11 @@ static int visit_entry(struct repairer *r, const uint8_t *k, size_t klen, const 
 		return rc;
 	if (!r->run_ok || rc) {
 		repaired(r, &r->res->dangling_dirents, "dir %llu: entry '%.*s' %s %llu: removed",
-			 dir, len, name, r->run_ok ? "names missing inode" : "in a missing or "
-			 "non-directory inode, naming", (unsigned long long)d.ino);
+			 dir, len, name,
+			 r->run_ok ? "names missing inode"
+				   : "in a missing or "
+				     "non-directory inode, naming",
+			 (unsigned long long)d.ino);
 		return repair_del_entry(r, dir, name, (size_t)len, &d);
 	}
 	return fix_cookie(r, name, (size_t)len, &d, child.type);

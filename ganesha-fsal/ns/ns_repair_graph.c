@@ -38,7 +38,9 @@ static int visit_edge(struct repairer *r, const uint8_t *k, size_t klen, const u
 			sizeof(*r->by_parent));
 	if (!rc)
 		r->by_parent[r->nedges++] = (struct edge){
-			.parent = get_be64(k + 1), .child = d.ino, .seq = d.seq,
+			.parent = get_be64(k + 1),
+			.child = d.ino,
+			.seq = d.seq,
 		};
 	return rc;
 }

@@ -87,8 +87,10 @@ static int fix_objects_flag(struct repairer *r, struct ns_inode *rec, bool *chan
 
 	if (rc || found)
 		return rc;
-	repaired(r, &r->res->bad_records, "file %llu: object-backed without a map: "
-		 "now inline, reading as zeros", (unsigned long long)rec->ino);
+	repaired(r, &r->res->bad_records,
+		 "file %llu: object-backed without a map: "
+		 "now inline, reading as zeros",
+		 (unsigned long long)rec->ino);
 	rec->flags &= ~IF_OBJECTS;
 	*changed = true;
 	return 0;
@@ -112,9 +114,11 @@ static int fix_file(struct repairer *r, struct ns_inode *rec)
 	if (keep != flen)
 		rc = cut_data(r, rec->ino, keep);
 	if (!rc && (keep != flen || keep != rec->inline_len)) {
-		repaired(r, &r->res->bad_records, "file %llu: %u inline bytes recorded, %zu "
-			 "stored, size %llu: %zu kept", (unsigned long long)rec->ino,
-			 rec->inline_len, flen, (unsigned long long)rec->size, keep);
+		repaired(r, &r->res->bad_records,
+			 "file %llu: %u inline bytes recorded, %zu "
+			 "stored, size %llu: %zu kept",
+			 (unsigned long long)rec->ino, rec->inline_len, flen,
+			 (unsigned long long)rec->size, keep);
 		rec->inline_len = (uint32_t)keep;
 		changed = true;
 	}
@@ -143,8 +147,14 @@ static int visit_inode(struct repairer *r, const uint8_t *k, size_t klen, const 
 static int fix_root(struct repairer *r)
 {
 	struct ns_inode root = {
-		.ino = NS_ROOT_INO, .type = NS_DIR, .mode = 0755, .nlink = 2,
-		.gen = 1, .change = 1, .parent = NS_ROOT_INO, .next_seq = NS_COOKIE_FIRST,
+		.ino = NS_ROOT_INO,
+		.type = NS_DIR,
+		.mode = 0755,
+		.nlink = 2,
+		.gen = 1,
+		.change = 1,
+		.parent = NS_ROOT_INO,
+		.next_seq = NS_COOKIE_FIRST,
 	};
 	struct ns_inode have;
 	int rc = inode_load(r->s, NS_ROOT_INO, &have);

@@ -20,9 +20,10 @@ static int drop_name(struct repairer *r, const struct edge *e)
 
 	if (rc || !found)
 		return rc ? rc : -EIO;
-	repaired(r, &r->res->bad_links, "dir %llu: its name '%.*s' in dir %llu is one too many: "
-		 "removed", (unsigned long long)e->child, (int)ie.len, ie.name,
-		 (unsigned long long)e->parent);
+	repaired(r, &r->res->bad_links,
+		 "dir %llu: its name '%.*s' in dir %llu is one too many: "
+		 "removed",
+		 (unsigned long long)e->child, (int)ie.len, ie.name, (unsigned long long)e->parent);
 	return repair_del_entry(r, e->parent, ie.name, ie.len, &d);
 }
 
@@ -124,8 +125,8 @@ static int free_name(struct repairer *r, uint64_t ino, char *name, size_t cap, s
 	int rc = -EEXIST;
 
 	for (unsigned n = 0; rc == -EEXIST && n < NAME_TRIES; n++) {
-		int w = n ? snprintf(name, cap, "#%llu.%u", (unsigned long long)ino, n) :
-			    snprintf(name, cap, "#%llu", (unsigned long long)ino);
+		int w = n ? snprintf(name, cap, "#%llu.%u", (unsigned long long)ino, n)
+			  : snprintf(name, cap, "#%llu", (unsigned long long)ino);
 
 		*len = (size_t)w;
 		rc = dirent_absent(r->s, r->lost_found, name, *len);
@@ -194,8 +195,8 @@ static int adopt(struct repairer *r, uint64_t ino, const struct edge *old)
 	if (rc)
 		return rc;
 	repaired(r, &r->res->orphans, "inode %llu: %s: linked into /" LOST_FOUND " as '%s'",
-		 (unsigned long long)ino, old ? "in a cycle no path from the root reaches" :
-		 "no name", name);
+		 (unsigned long long)ino,
+		 old ? "in a cycle no path from the root reaches" : "no name", name);
 	return move_into(r, ino, old, &oname, name, len);
 }
 

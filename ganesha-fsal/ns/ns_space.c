@@ -65,7 +65,8 @@ int space_for_growth(struct ns_store *s)
 		return -EIO;
 	if (s->reserve && free_bytes(s) < s->reserve) {
 		if (!atomic_exchange(&s->space_low, true))
-			db_say(s, "less than %llu MiB free on the store's disk: refusing new names "
+			db_say(s,
+			       "less than %llu MiB free on the store's disk: refusing new names "
 			       "and inline data (NOSPC) until there is room",
 			       (unsigned long long)(s->reserve >> 20));
 		return -ENOSPC;
@@ -80,9 +81,10 @@ int space_write_failed(struct ns_store *s, const char *err)
 	bool nospc = strstr(err, "No space left") || strstr(err, "NoSpace");
 
 	if (!atomic_exchange(&s->failed, true))
-		db_say(s, "RocksDB refused a write (%s): the store takes no more changes until "
-		       "ganesha.nfsd is restarted%s", err,
-		       nospc ? " with room on its disk" : "");
+		db_say(s,
+		       "RocksDB refused a write (%s): the store takes no more changes until "
+		       "ganesha.nfsd is restarted%s",
+		       err, nospc ? " with room on its disk" : "");
 	return nospc ? -ENOSPC : -EIO;
 }
 

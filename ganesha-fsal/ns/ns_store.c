@@ -75,7 +75,7 @@ static int write_root(struct ns_store *s)
 
 	if (getrandom(s->uuid, sizeof(s->uuid), 0) != sizeof(s->uuid))
 		return -EIO;
-	s->uuid[6] = (s->uuid[6] & 0x0f) | 0x40;      /* RFC 4122 version 4 */
+	s->uuid[6] = (s->uuid[6] & 0x0f) | 0x40; /* RFC 4122 version 4 */
 	s->uuid[8] = (s->uuid[8] & 0x3f) | 0x80;
 	atomic_init(&s->next_id, NS_ROOT_INO);
 	txn_begin(&t, s);

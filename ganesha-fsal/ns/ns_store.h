@@ -53,7 +53,7 @@ enum ns_type {
 };
 
 struct ns_options {
-	size_t inline_max;      /* 0: NS_INLINE_MAX_DEFAULT */
+	size_t inline_max; /* 0: NS_INLINE_MAX_DEFAULT */
 	/* Namespace changes do not wait for the disk.  For tests and bulk
 	 * loads only: NFS requires them stable before the reply. */
 	bool nosync;
@@ -69,23 +69,23 @@ struct ns_attr {
 	uint64_t ino;
 	uint32_t gen;
 	enum ns_type type;
-	uint32_t mode;          /* permission bits only, 07777 */
+	uint32_t mode; /* permission bits only, 07777 */
 	uint32_t nlink;
 	uint32_t uid;
 	uint32_t gid;
-	uint64_t size;          /* directories: number of entries */
+	uint64_t size; /* directories: number of entries */
 	uint32_t rdev_major;
 	uint32_t rdev_minor;
-	uint64_t change;        /* moves on every change (NFSv4 change attr) */
-	uint64_t parent;        /* directories: the one that holds it */
-	uint32_t inline_len;    /* bytes of data stored inline */
-	bool objects;           /* data in OSD objects, see ns_map_get */
-	bool has_verf;          /* made by an exclusive create: verf is its verifier */
+	uint64_t change;     /* moves on every change (NFSv4 change attr) */
+	uint64_t parent;     /* directories: the one that holds it */
+	uint32_t inline_len; /* bytes of data stored inline */
+	bool objects;        /* data in OSD objects, see ns_map_get */
+	bool has_verf;       /* made by an exclusive create: verf is its verifier */
 	uint8_t verf[NS_VERF_LEN];
 	struct timespec atime;
 	struct timespec mtime;
 	struct timespec ctime;
-	struct timespec btime;  /* creation */
+	struct timespec btime; /* creation */
 };
 
 /* What a new inode starts with. */
@@ -93,14 +93,14 @@ struct ns_new {
 	uint32_t mode;
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t rdev_major;    /* ns_mknod of NS_CHR / NS_BLK */
+	uint32_t rdev_major; /* ns_mknod of NS_CHR / NS_BLK */
 	uint32_t rdev_minor;
 };
 
 enum ns_createmode {
-	NS_UNCHECKED,           /* an existing regular file is fine */
-	NS_GUARDED,             /* an existing name is -EEXIST */
-	NS_EXCLUSIVE,           /* as GUARDED, but a retry with the verifier
+	NS_UNCHECKED, /* an existing regular file is fine */
+	NS_GUARDED,   /* an existing name is -EEXIST */
+	NS_EXCLUSIVE, /* as GUARDED, but a retry with the verifier
 				 * the file was created with succeeds */
 };
 
@@ -109,8 +109,8 @@ enum ns_setattr_mask {
 	NS_SET_UID = 1u << 1,
 	NS_SET_GID = 1u << 2,
 	NS_SET_SIZE = 1u << 3,
-	NS_SET_ATIME = 1u << 4,         /* to sa->atime */
-	NS_SET_MTIME = 1u << 5,         /* to sa->mtime */
+	NS_SET_ATIME = 1u << 4, /* to sa->atime */
+	NS_SET_MTIME = 1u << 5, /* to sa->mtime */
 	NS_SET_ATIME_NOW = 1u << 6,
 	NS_SET_MTIME_NOW = 1u << 7,
 	/* With NS_SET_SIZE: only ever grow (LAYOUTCOMMIT's last write). */
@@ -137,12 +137,12 @@ struct ns_setattr {
 	uint64_t size;
 	struct timespec atime;
 	struct timespec mtime;
-	uint64_t change;        /* NS_SET_IF_CHANGE */
-	const struct ns_cred *writer;   /* NS_SET_KILL_SETID */
+	uint64_t change;              /* NS_SET_IF_CHANGE */
+	const struct ns_cred *writer; /* NS_SET_KILL_SETID */
 };
 
 struct ns_dirent {
-	uint64_t cookie;        /* resume after this entry with it */
+	uint64_t cookie; /* resume after this entry with it */
 	uint64_t ino;
 	enum ns_type type;
 	size_t namelen;
@@ -153,14 +153,14 @@ struct ns_dirent {
 typedef int (*ns_readdir_fn)(void *arg, const struct ns_dirent *de);
 
 enum ns_intent_kind {
-	NS_INTENT_REMOVE = 1,   /* remove the objects the blob names */
+	NS_INTENT_REMOVE = 1, /* remove the objects the blob names */
 };
 
 struct ns_intent {
 	uint64_t id;
-	uint64_t ino;           /* the file the objects belonged to */
+	uint64_t ino; /* the file the objects belonged to */
 	enum ns_intent_kind kind;
-	const void *blob;       /* a storage map, or the part of one orphaned */
+	const void *blob; /* a storage map, or the part of one orphaned */
 	size_t len;
 };
 
@@ -169,8 +169,8 @@ typedef int (*ns_intent_fn)(void *arg, const struct ns_intent *in);
 
 struct ns_statfs {
 	uint64_t inodes;
-	uint64_t bytes;         /* sum of regular files' sizes */
-	uint64_t inline_bytes;  /* of which stored inline */
+	uint64_t bytes;        /* sum of regular files' sizes */
+	uint64_t inline_bytes; /* of which stored inline */
 };
 
 struct ns_cred {
@@ -187,14 +187,14 @@ struct ns_cred {
 struct ns_check_result {
 	uint64_t inodes;
 	uint64_t dirents;
-	uint64_t bad_records;        /* undecodable or malformed keys/values */
-	uint64_t dangling_dirents;   /* name of an inode that is not there */
-	uint64_t index_mismatches;   /* name and cookie index disagree */
-	uint64_t bad_links;          /* nlink, entry count or parent wrong */
-	uint64_t orphans;            /* inodes no directory reaches */
-	uint64_t stray_keys;         /* data, map or target of a wrong inode */
-	uint64_t bad_counters;       /* statfs counters or next id wrong */
-	uint64_t problems;           /* the sum of the above */
+	uint64_t bad_records;      /* undecodable or malformed keys/values */
+	uint64_t dangling_dirents; /* name of an inode that is not there */
+	uint64_t index_mismatches; /* name and cookie index disagree */
+	uint64_t bad_links;        /* nlink, entry count or parent wrong */
+	uint64_t orphans;          /* inodes no directory reaches */
+	uint64_t stray_keys;       /* data, map or target of a wrong inode */
+	uint64_t bad_counters;     /* statfs counters or next id wrong */
+	uint64_t problems;         /* the sum of the above */
 };
 
 /* One line per problem found. */
@@ -221,8 +221,7 @@ int ns_sync(struct ns_store *s);
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out);
 /* As ns_getattr, for a file handle: -ESTALE unless gen matches too. */
 int ns_getattr_handle(struct ns_store *s, uint64_t ino, uint32_t gen, struct ns_attr *out);
-int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa,
-	       struct ns_attr *out);
+int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa, struct ns_attr *out);
 
 /* ns_dir.c */
 /* "." and ".." resolve too (".." of the root is the root). */
@@ -231,15 +230,15 @@ int ns_lookup_cookie(struct ns_store *s, uint64_t dir, const char *name, uint64_
 /* Entries after cookie (0: from the start), in cookie order.  *eof when
  * the directory had no more entries.  A cookie stays good while the
  * directory changes, even after its own entry is gone. */
-int ns_readdir(struct ns_store *s, uint64_t dir, uint64_t cookie, ns_readdir_fn fn,
-	       void *arg, bool *eof);
+int ns_readdir(struct ns_store *s, uint64_t dir, uint64_t cookie, ns_readdir_fn fn, void *arg,
+	       bool *eof);
 
 /* ns_create.c; out may be NULL everywhere. */
 /* *existed (may be NULL) says the name was already there and nothing was
  * created: UNCHECKED on a regular file, EXCLUSIVE with the same verifier. */
 int ns_create(struct ns_store *s, uint64_t dir, const char *name, const struct ns_new *in,
-	      enum ns_createmode how, const uint8_t verf[NS_VERF_LEN],
-	      struct ns_attr *out, bool *existed);
+	      enum ns_createmode how, const uint8_t verf[NS_VERF_LEN], struct ns_attr *out,
+	      bool *existed);
 int ns_mkdir(struct ns_store *s, uint64_t dir, const char *name, const struct ns_new *in,
 	     struct ns_attr *out);
 int ns_mknod(struct ns_store *s, uint64_t dir, const char *name, enum ns_type type,
@@ -248,8 +247,7 @@ int ns_symlink(struct ns_store *s, uint64_t dir, const char *name, const char *t
 	       const struct ns_new *in, struct ns_attr *out);
 
 /* ns_link.c */
-int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name,
-	    struct ns_attr *out);
+int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name, struct ns_attr *out);
 int ns_unlink(struct ns_store *s, uint64_t dir, const char *name);
 int ns_rmdir(struct ns_store *s, uint64_t dir, const char *name);
 
@@ -259,8 +257,8 @@ int ns_rename(struct ns_store *s, uint64_t sdir, const char *sname, uint64_t ddi
 
 /* ns_data.c */
 /* Reads inline data; bytes past the stored ones up to the size are zeros. */
-int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf,
-	    size_t *n, bool *eof);
+int ns_read(struct ns_store *s, uint64_t ino, uint64_t off, size_t len, void *buf, size_t *n,
+	    bool *eof);
 /* Writes inline data.  stable: durable before return (FILE_SYNC);
  * otherwise ns_sync makes it so.  writer: the set-id bits its write
  * clears go in the same batch (ns_setid_cleared); NULL clears none. */
@@ -301,9 +299,9 @@ struct ns_suspect {
 	uint64_t ino;
 	uint32_t osd_id;
 	bool stale;
-	int32_t status;         /* the last error reported (nfsstat4 or -errno) */
-	uint32_t opnum;         /* the operation it failed (nfs_opnum4), 0 unknown */
-	uint32_t count;         /* reports so far */
+	int32_t status; /* the last error reported (nfsstat4 or -errno) */
+	uint32_t opnum; /* the operation it failed (nfs_opnum4), 0 unknown */
+	uint32_t count; /* reports so far */
 	struct timespec first;
 	struct timespec last;
 };
@@ -323,8 +321,8 @@ int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
  * objects.  Whatever later makes data durable in those objects (a synced
  * setattr, LAYOUTCOMMIT) is written after it in the same log, so it makes
  * this durable too. */
-int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change,
-		       const void *map, size_t len, uint64_t claim);
+int ns_map_claim_empty(struct ns_store *s, uint64_t ino, uint64_t expect_change, const void *map,
+		       size_t len, uint64_t claim);
 
 /* ns_marks.c: files that have (or had, before a crash) write layouts
  * out.  A pNFS writer's bytes reach the OSDs without the manager, and
@@ -372,8 +370,7 @@ int ns_policy_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len);
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls
  * ns_intent_done once the objects are gone. */
-int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len,
-		  uint64_t *id);
+int ns_intent_add(struct ns_store *s, uint64_t ino, const void *blob, size_t len, uint64_t *id);
 /* Intents with id > after, oldest first. */
 int ns_intent_list(struct ns_store *s, uint64_t after, ns_intent_fn fn, void *arg);
 /* Not synced: losing it to a crash repeats a removal, which is harmless. */

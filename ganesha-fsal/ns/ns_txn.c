@@ -28,7 +28,7 @@ void txn_begin(struct txn *t, struct ns_store *s)
 
 static unsigned stripe_of(uint64_t ino)
 {
-	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 54);   /* 10 bits */
+	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 54); /* 10 bits */
 }
 
 static void stripe_add(struct txn *t, unsigned st)
@@ -159,8 +159,8 @@ int txn_intent(struct txn *t, uint64_t ino, const void *blob, size_t len, uint64
 	*id = txn_new_id(t);
 	intent_encode_hdr(ino, NS_INTENT_REMOVE, v);
 	memcpy(v + INTENT_REC_HDR, blob, len);
-	rocksdb_writebatch_put(t->b, (const char *)k, key_id(k, K_INTENT, *id),
-			       (const char *)v, INTENT_REC_HDR + len);
+	rocksdb_writebatch_put(t->b, (const char *)k, key_id(k, K_INTENT, *id), (const char *)v,
+			       INTENT_REC_HDR + len);
 	free(v);
 	return 0;
 }

@@ -23,18 +23,18 @@
 
 struct cluster_osd {
 	uint32_t id;
-	char ctl[CLUSTER_DESC_ADDR_MAX];        /* host:port of the control RPC */
-	char nfs[CLUSTER_DESC_ADDR_MAX];        /* host:port of the NFSv3 data server */
-	char advertise[CLUSTER_DESC_ADDR_MAX];  /* what clients are told; nfs if unset */
-	uint64_t capacity;                      /* placement weight; 0: take statfs */
+	char ctl[CLUSTER_DESC_ADDR_MAX];       /* host:port of the control RPC */
+	char nfs[CLUSTER_DESC_ADDR_MAX];       /* host:port of the NFSv3 data server */
+	char advertise[CLUSTER_DESC_ADDR_MAX]; /* what clients are told; nfs if unset */
+	uint64_t capacity;                     /* placement weight; 0: take statfs */
 };
 
 struct cluster_desc {
 	struct cluster_key key;
-	char key_path[PATH_MAX];                /* where key came from, for a reload */
+	char key_path[PATH_MAX]; /* where key came from, for a reload */
 	uint64_t partition;
 	size_t nosds;
-	struct cluster_osd *osds;               /* sorted by id */
+	struct cluster_osd *osds; /* sorted by id */
 };
 
 /* 0, or -errno with a message in why[cap] naming the file and line:

@@ -37,8 +37,8 @@ static int get_int(json_t *obj, const char *name, bool need, uint64_t min, uint6
 		return fail(why, cap, "%s: \"%s\" is not an integer", where, name);
 	i = json_integer_value(v);
 	if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
-		return fail(why, cap, "%s: \"%s\" = %lld is out of range [%llu, %llu]", where,
-			    name, (long long)i, (unsigned long long)min, (unsigned long long)max);
+		return fail(why, cap, "%s: \"%s\" = %lld is out of range [%llu, %llu]", where, name,
+			    (long long)i, (unsigned long long)min, (unsigned long long)max);
 	*out = (uint64_t)i;
 	return 0;
 }
@@ -147,8 +147,7 @@ static int parse_osds(json_t *arr, struct cluster_map *m, char *why, size_t cap)
 	return 0;
 }
 
-int cluster_map_parse(const char *json, size_t len, struct cluster_map *out, char *why,
-		      size_t cap)
+int cluster_map_parse(const char *json, size_t len, struct cluster_map *out, char *why, size_t cap)
 {
 	struct cluster_map m = { .partition = 1 };
 	json_error_t err;

@@ -21,25 +21,24 @@ struct cluster_map_osd {
 	uint32_t id;
 	char ctl[CLUSTER_DESC_ADDR_MAX];
 	char nfs[CLUSTER_DESC_ADDR_MAX];
-	char advertise[CLUSTER_DESC_ADDR_MAX];  /* nfs when absent or "" */
-	uint64_t weight;                        /* bytes; 0: takes no new components */
-	char domain[CLUSTER_MAP_DOMAIN_MAX];    /* "": the OSD alone */
+	char advertise[CLUSTER_DESC_ADDR_MAX]; /* nfs when absent or "" */
+	uint64_t weight;                       /* bytes; 0: takes no new components */
+	char domain[CLUSTER_MAP_DOMAIN_MAX];   /* "": the OSD alone */
 	bool up;
 	bool in;
 };
 
 struct cluster_map {
-	uint64_t epoch;                         /* >= 1 */
-	uint64_t partition;                     /* >= 1 */
+	uint64_t epoch;     /* >= 1 */
+	uint64_t partition; /* >= 1 */
 	size_t nosds;
-	struct cluster_map_osd *osds;           /* sorted by id */
+	struct cluster_map_osd *osds; /* sorted by id */
 };
 
 /* Parses json[len].  0, or -EINVAL with the reason in why[cap] (the JSON
  * error and where, or which member is missing or wrong), -ENOMEM.  On
  * failure *out is left as it was. */
-int cluster_map_parse(const char *json, size_t len, struct cluster_map *out, char *why,
-		      size_t cap);
+int cluster_map_parse(const char *json, size_t len, struct cluster_map *out, char *why, size_t cap);
 void cluster_map_free(struct cluster_map *m);
 /* The OSD with this id, or NULL. */
 const struct cluster_map_osd *cluster_map_osd(const struct cluster_map *m, uint32_t id);

@@ -49,8 +49,10 @@ int objio_component_create(struct objio *io, uint64_t partition, const struct pa
 			   uint32_t index, uint32_t cap_version)
 {
 	struct osd_ctl_create_item it = {
-		.object = k->object_id, .owner_file = io->owner,
-		.component = index, .cap_version = cap_version,
+		.object = k->object_id,
+		.owner_file = io->owner,
+		.component = index,
+		.cap_version = cap_version,
 	};
 	int res = 0, rc;
 
@@ -218,8 +220,8 @@ int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t 
 	if (!rc && n > PIECES_ON_STACK && !(res = calloc(n, sizeof(*res))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
-		res[i] = write_piece(io, map, &pcs[i], (const uint8_t *)buf + (pcs[i].file_offset - off),
-				     stable);
+		res[i] = write_piece(io, map, &pcs[i],
+				     (const uint8_t *)buf + (pcs[i].file_offset - off), stable);
 		if (res[i] < 0 && !objio_full(res[i]))
 			rc = res[i];
 	}
@@ -271,8 +273,9 @@ static int read_piece(struct objio *io, const struct pando_storage_map *map,
 	uint32_t data = map->shape.data;
 
 	for (uint32_t copy = 0; copy < copies; copy++) {
-		int rc = objio_read_component(io, map, pc->group, copy * data + pc->component % data,
-					      pc->object_offset, dst, pc->length);
+		int rc = objio_read_component(io, map, pc->group,
+					      copy * data + pc->component % data, pc->object_offset,
+					      dst, pc->length);
 
 		if (rc == 0 || objio_request_error(rc))
 			return rc;
@@ -280,8 +283,8 @@ static int read_piece(struct objio *io, const struct pando_storage_map *map,
 	return -EIO;
 }
 
-int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size,
-	       uint64_t off, void *buf, size_t len, size_t *n)
+int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size, uint64_t off,
+	       void *buf, size_t len, size_t *n)
 {
 	struct pando_piece stack[PIECES_ON_STACK], *pcs;
 	size_t count;
@@ -300,7 +303,8 @@ int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t s
 	rc = get_pieces(map, off, len, stack, &pcs, &count);
 	for (size_t i = 0; !rc && i < count; i++)
 		if (pcs[i].copy == 0)
-			rc = read_piece(io, map, &pcs[i], (uint8_t *)buf + (pcs[i].file_offset - off));
+			rc = read_piece(io, map, &pcs[i],
+					(uint8_t *)buf + (pcs[i].file_offset - off));
 	put_pieces(stack, pcs);
 	if (!rc)
 		*n = len;
@@ -336,8 +340,8 @@ static bool group_holds(const struct pando_storage_map *map, const uint8_t *done
 typedef int (*comp_call)(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
 			 uint64_t size);
 
-static int on_every_component(struct objio *io, const struct pando_storage_map *map,
-			      comp_call call, uint64_t size)
+static int on_every_component(struct objio *io, const struct pando_storage_map *map, comp_call call,
+			      uint64_t size)
 {
 	uint32_t width = pando_map_width(map);
 
@@ -392,8 +396,7 @@ int objio_flush(struct objio *io, const struct pando_storage_map *map)
 	return on_every_component(io, map, flush_call, 0);
 }
 
-int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
-			  uint64_t *size)
+int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map, uint64_t *size)
 {
 	uint32_t width = pando_map_width(map), data = map->shape.data;
 	uint64_t longest[PANDO_MAP_MAX_WIDTH] = { 0 };
@@ -464,8 +467,8 @@ static int copy_chunk(struct objio *io, uint64_t partition, const struct pando_c
 }
 
 int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
-			 const struct pando_component *dst, uint64_t off, uint64_t len,
-			 void *buf, size_t cap, uint64_t *copied)
+			 const struct pando_component *dst, uint64_t off, uint64_t len, void *buf,
+			 size_t cap, uint64_t *copied)
 {
 	size_t chunk = cap < OSD_CTL_CLIENT_MAX_DATA ? cap : OSD_CTL_CLIENT_MAX_DATA;
 	int rc = 0;
@@ -510,7 +513,8 @@ int objio_component_diff(struct objio *io, uint64_t partition, const struct pand
 			 const struct pando_component *dst, uint64_t first, size_t count,
 			 bool *differs, size_t *n)
 {
-	struct osd_ctl_extent_csum *a = calloc(2 * OBJIO_DIFF_MAX, sizeof(*a)), *b = a + OBJIO_DIFF_MAX;
+	struct osd_ctl_extent_csum *a = calloc(2 * OBJIO_DIFF_MAX, sizeof(*a)),
+				   *b = a + OBJIO_DIFF_MAX;
 	size_t na = 0, nb = 0;
 	int rc = a ? 0 : -ENOMEM;
 

@@ -36,12 +36,12 @@ typedef int (*objio_fault_fn)(void *arg, uint64_t owner, uint32_t group, uint32_
 
 struct objio {
 	struct osd_conns *conns;
-	uint64_t owner;                 /* the file's inode id, stored on create */
-	objio_fault_fn fault;           /* NULL: every write failure is fatal */
+	uint64_t owner;       /* the file's inode id, stored on create */
+	objio_fault_fn fault; /* NULL: every write failure is fatal */
 	void *fault_arg;
-	uint32_t skip[OBJIO_MAX_SKIP];  /* OSDs whose components are stale */
+	uint32_t skip[OBJIO_MAX_SKIP]; /* OSDs whose components are stale */
 	size_t nskip;
-	bool verf_changed;              /* out: an OSD's write verifier changed
+	bool verf_changed; /* out: an OSD's write verifier changed
 					 * (it restarted, or a sync failed there):
 					 * unstable data may be lost */
 };
@@ -64,8 +64,8 @@ int objio_remove(struct objio *io, const struct pando_storage_map *map);
 int objio_write(struct objio *io, const struct pando_storage_map *map, uint64_t off,
 		const void *buf, size_t len, bool stable);
 /* Reads [off, off + len) clipped to size into buf; *n gets the bytes. */
-int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size,
-	       uint64_t off, void *buf, size_t len, size_t *n);
+int objio_read(struct objio *io, const struct pando_storage_map *map, uint64_t size, uint64_t off,
+	       void *buf, size_t len, size_t *n);
 /* Cuts every component object to size bytes: objects keep file offsets,
  * so this drops every byte of the file at or past size.  Durable. */
 int objio_truncate(struct objio *io, const struct pando_storage_map *map, uint64_t size);
@@ -81,8 +81,7 @@ int objio_rs_resync(struct objio *io, const struct pando_storage_map *map, uint6
  * (objects keep file offsets): the shortest mirror's longest component;
  * a mirror with a stale component does not count.  Asks each current
  * component once; fails if one cannot answer or no mirror is current. */
-int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map,
-			  uint64_t *size);
+int objio_mirrored_length(struct objio *io, const struct pando_storage_map *map, uint64_t *size);
 
 /* One component at a time (rebuild).  k names the OSD and the object. */
 /* Creates the object, -EEXIST counting as done; index is the component's
@@ -94,8 +93,8 @@ int objio_component_length(struct objio *io, uint64_t partition, const struct pa
 /* Copies [off, off + len) of src's object to the same offsets of dst's,
  * through buf (cap bytes), unstable; *copied stops short at src's end. */
 int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,
-			 const struct pando_component *dst, uint64_t off, uint64_t len,
-			 void *buf, size_t cap, uint64_t *copied);
+			 const struct pando_component *dst, uint64_t off, uint64_t len, void *buf,
+			 size_t cap, uint64_t *copied);
 /* Which of the extents (OSD_CTL_CSUM_EXTENT_BYTES) [first, first + count) of
  * src and dst differ, from the checksums their OSDs keep: differs[i] for
  * extent first + i, for *n <= min(count, OBJIO_DIFF_MAX) of them (go on

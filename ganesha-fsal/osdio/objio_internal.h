@@ -18,13 +18,11 @@
 int objio_osd_create(struct objio *io, uint32_t osd, uint64_t partition,
 		     struct osd_ctl_create_item *it, int *res);
 int objio_osd_partition_create(struct objio *io, uint32_t osd, uint64_t partition);
-int objio_osd_remove(struct objio *io, uint32_t osd, uint64_t partition, uint64_t object,
-		     int *res);
+int objio_osd_remove(struct objio *io, uint32_t osd, uint64_t partition, uint64_t object, int *res);
 int objio_osd_read(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id, uint64_t off,
 		   void *buf, size_t len, size_t *n, bool *eof);
-int objio_osd_write(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
-		    uint64_t off, const void *buf, size_t len, enum osd_ctl_stable stable,
-		    uint8_t verf[8]);
+int objio_osd_write(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id, uint64_t off,
+		    const void *buf, size_t len, enum osd_ctl_stable stable, uint8_t verf[8]);
 /* The object's logical length (page 1). */
 int objio_osd_length(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
 		     uint64_t *len);
@@ -32,8 +30,8 @@ int objio_osd_length(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id
 int objio_osd_truncate(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
 		       uint64_t len);
 int objio_osd_checksums(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
-			uint64_t first, size_t count, bool verify,
-			struct osd_ctl_extent_csum *out, size_t *n);
+			uint64_t first, size_t count, bool verify, struct osd_ctl_extent_csum *out,
+			size_t *n);
 
 static inline bool objio_skipped(const struct objio *io, uint32_t osd)
 {

@@ -50,8 +50,7 @@ static int remove_fn(struct osd_ctl_client *c, void *arg)
 	return osd_ctl_objects_remove(c, a->partition, &a->object, 1, a->res);
 }
 
-int objio_osd_remove(struct objio *io, uint32_t osd, uint64_t partition, uint64_t object,
-		     int *res)
+int objio_osd_remove(struct objio *io, uint32_t osd, uint64_t partition, uint64_t object, int *res)
 {
 	struct remove_args a = { partition, object, res };
 
@@ -98,9 +97,8 @@ static int write_fn(struct osd_ctl_client *c, void *arg)
 	return osd_ctl_write(c, a->id, a->off, a->buf, a->len, a->stable, a->verf);
 }
 
-int objio_osd_write(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
-		    uint64_t off, const void *buf, size_t len, enum osd_ctl_stable stable,
-		    uint8_t verf[8])
+int objio_osd_write(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id, uint64_t off,
+		    const void *buf, size_t len, enum osd_ctl_stable stable, uint8_t verf[8])
 {
 	struct write_args a = { id, off, buf, len, stable, verf };
 
@@ -130,8 +128,7 @@ static int length_fn(struct osd_ctl_client *c, void *arg)
 	return rc;
 }
 
-int objio_osd_length(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
-		     uint64_t *len)
+int objio_osd_length(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id, uint64_t *len)
 {
 	struct length_args a = { id, len };
 
@@ -178,8 +175,8 @@ static int checksums_fn(struct osd_ctl_client *c, void *arg)
 }
 
 int objio_osd_checksums(struct objio *io, uint32_t osd, const struct osd_ctl_obj_id *id,
-			uint64_t first, size_t count, bool verify,
-			struct osd_ctl_extent_csum *out, size_t *n)
+			uint64_t first, size_t count, bool verify, struct osd_ctl_extent_csum *out,
+			size_t *n)
 {
 	struct checksums_args a = { id, first, count, verify, out, n };
 

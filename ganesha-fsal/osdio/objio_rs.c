@@ -25,7 +25,7 @@ struct rs_row {
 	struct pando_piece unit[PANDO_MAP_MAX_WIDTH];
 	uint32_t k, m;
 	uint64_t su;
-	uint64_t start;		/* the row's first file byte */
+	uint64_t start; /* the row's first file byte */
 };
 
 static int row_at(const struct pando_storage_map *map, uint64_t start, struct rs_row *r)
@@ -39,14 +39,13 @@ static int row_at(const struct pando_storage_map *map, uint64_t start, struct rs
 	r->start = start;
 	rc = pando_stripe_data_pieces(map, start, r->k * r->su, r->unit, r->k, &n);
 	if (!rc)
-		rc = pando_stripe_parity_pieces(map, start, r->k * r->su, r->unit + r->k, r->m,
-						&n);
+		rc = pando_stripe_parity_pieces(map, start, r->k * r->su, r->unit + r->k, r->m, &n);
 	return rc;
 }
 
 /* Bytes [a, a + len) of unit i of the row into dst. */
-static int read_unit(struct objio *io, const struct pando_storage_map *map,
-		     const struct rs_row *r, uint32_t i, uint64_t a, uint64_t len, uint8_t *dst)
+static int read_unit(struct objio *io, const struct pando_storage_map *map, const struct rs_row *r,
+		     uint32_t i, uint64_t a, uint64_t len, uint8_t *dst)
 {
 	const struct pando_piece *u = &r->unit[i];
 
@@ -86,8 +85,7 @@ static int read_row(struct objio *io, const struct pando_storage_map *map,
 
 /* The bytes of each unit that [lo, hi) (inside one row) touches: those
  * under it when it stays in one unit, else whole units. */
-static void unit_span(const struct rs_row *r, uint64_t lo, uint64_t hi, uint64_t *a,
-		      uint64_t *len)
+static void unit_span(const struct rs_row *r, uint64_t lo, uint64_t hi, uint64_t *a, uint64_t *len)
 {
 	bool one_unit = lo / r->su == (hi - 1) / r->su;
 
@@ -107,7 +105,8 @@ static bool row_degraded(struct objio *io, const struct pando_storage_map *map,
 			 const struct rs_row *r)
 {
 	for (uint32_t j = 0; j < r->k; j++) {
-		uint32_t osd = pando_map_component(map, r->unit[j].group, r->unit[j].component)->osd_id;
+		uint32_t osd =
+			pando_map_component(map, r->unit[j].group, r->unit[j].component)->osd_id;
 
 		if (objio_skipped(io, osd) || !osd_conns_reachable(io->conns, osd))
 			return true;
@@ -182,8 +181,8 @@ static int each_row(struct objio *io, const struct pando_storage_map *map, uint6
 
 		rc = row_at(map, start, &r);
 		if (!rc)
-			rc = fn(io, map, ec, &r, lo, hi, bytes ? bytes + (lo - off) : NULL,
-				scratch, arg);
+			rc = fn(io, map, ec, &r, lo, hi, bytes ? bytes + (lo - off) : NULL, scratch,
+				arg);
 		lo = hi;
 	}
 	pando_ec_free(ec);
@@ -191,9 +190,9 @@ static int each_row(struct objio *io, const struct pando_storage_map *map, uint6
 	return rc;
 }
 
-static int read_fn(struct objio *io, const struct pando_storage_map *map,
-		   const struct pando_ec *ec, const struct rs_row *r, uint64_t lo, uint64_t hi,
-		   uint8_t *bytes, uint8_t *scratch, void *arg)
+static int read_fn(struct objio *io, const struct pando_storage_map *map, const struct pando_ec *ec,
+		   const struct rs_row *r, uint64_t lo, uint64_t hi, uint8_t *bytes,
+		   uint8_t *scratch, void *arg)
 {
 	(void)arg;
 	return read_row_range(io, map, ec, r, lo, hi, bytes, scratch);
@@ -243,9 +242,9 @@ static int settle_full(struct objio *io, const struct pando_storage_map *map,
 
 /* One unit's write: its outcome in failed[] and full[], and 0 or an error
  * that fails the row. */
-static int write_unit(struct objio *io, const struct pando_storage_map *map, uint32_t g,
-		      uint32_t c, uint64_t object_offset, const uint8_t *src, uint64_t len,
-		      bool stable, bool *failed, int *full)
+static int write_unit(struct objio *io, const struct pando_storage_map *map, uint32_t g, uint32_t c,
+		      uint64_t object_offset, const uint8_t *src, uint64_t len, bool stable,
+		      bool *failed, int *full)
 {
 	int rc = objio_write_component(io, map, g, c, object_offset, src, len, stable);
 
@@ -268,12 +267,13 @@ static int write_units(struct objio *io, const struct pando_storage_map *map,
 
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = write_unit(io, map, pcs[i].group, pcs[i].component, pcs[i].object_offset,
-				src + (pcs[i].file_offset - lo), pcs[i].length, stable, failed, full);
+				src + (pcs[i].file_offset - lo), pcs[i].length, stable, failed,
+				full);
 	for (uint32_t i = r->k; !rc && i < r->k + r->m; i++) {
 		const struct pando_piece *u = &r->unit[i];
 
-		rc = write_unit(io, map, u->group, u->component, u->object_offset + a, chunk[i], len,
-				stable, failed, full);
+		rc = write_unit(io, map, u->group, u->component, u->object_offset + a, chunk[i],
+				len, stable, failed, full);
 	}
 	if (!rc)
 		rc = settle_full(io, map, r, full, failed);
@@ -344,10 +344,11 @@ static int cut_components(struct objio *io, const struct pando_storage_map *map,
 
 		for (uint32_t c = 0; c < width; c++) {
 			const struct pando_component *comp = pando_map_component(map, g, c);
-			uint64_t len = c < k ? size : objio_rs_rows(map, g, size) *
-							  map->shape.stripe_unit;
-			int rc = objio_skipped(io, comp->osd_id) ? 1 :
-				 objio_component_settle(io, map->partition_id, comp, len);
+			uint64_t len = c < k ? size
+					     : objio_rs_rows(map, g, size) * map->shape.stripe_unit;
+			int rc = objio_skipped(io, comp->osd_id)
+					 ? 1
+					 : objio_component_settle(io, map->partition_id, comp, len);
 
 			if (rc < 0 && objio_request_error(rc))
 				return rc;
@@ -441,7 +442,6 @@ int objio_rs_resync(struct objio *io, const struct pando_storage_map *map, uint6
 
 	if (size == 0)
 		return 0;
-	rc = each_row(io, map, 0, (size + row_len - 1) / row_len * row_len, NULL, resync_row,
-		      NULL);
+	rc = each_row(io, map, 0, (size + row_len - 1) / row_len * row_len, NULL, resync_row, NULL);
 	return rc ? rc : objio_flush(io, map);
 }

@@ -26,21 +26,20 @@ struct rs_job {
 	const struct pando_storage_map *map;
 	const struct pando_component *dst;
 	struct pando_ec *ec;
-	uint32_t g, c, k, w;		/* w: k + m */
+	uint32_t g, c, k, w; /* w: k + m */
 	uint64_t su, size;
-	bool lost[PANDO_MAP_MAX_WIDTH];	/* failed during this call */
+	bool lost[PANDO_MAP_MAX_WIDTH]; /* failed during this call */
 	uint8_t *buf;
-	size_t rows_cap;		/* rows a batch holds */
-	struct pando_piece *units;	/* rows_cap x w: each batch row's units */
-	size_t n;			/* rows in the batch */
-	uint64_t a, l;			/* the batch's bytes [a, a + l) of each unit */
+	size_t rows_cap;           /* rows a batch holds */
+	struct pando_piece *units; /* rows_cap x w: each batch row's units */
+	size_t n;                  /* rows in the batch */
+	uint64_t a, l;             /* the batch's bytes [a, a + l) of each unit */
 };
 
 /* The first row of the group whose unit of c can reach object offset off
  * or past it: parity packs a unit per row; data keeps file offsets, so
  * no row before off's own can. */
-static uint64_t first_row(const struct pando_storage_map *map, uint32_t g, uint32_t c,
-			  uint64_t off)
+static uint64_t first_row(const struct pando_storage_map *map, uint32_t g, uint32_t c, uint64_t off)
 {
 	uint64_t row_len = (uint64_t)map->shape.data * map->shape.stripe_unit;
 
@@ -51,8 +50,7 @@ static uint64_t first_row(const struct pando_storage_map *map, uint32_t g, uint3
 
 /* Where the k + m units of the group's row `row` are; *start its first
  * file byte. */
-static int row_units(const struct rs_job *j, uint64_t row, struct pando_piece *u,
-		     uint64_t *start)
+static int row_units(const struct rs_job *j, uint64_t row, struct pando_piece *u, uint64_t *start)
 {
 	uint64_t row_len = j->k * j->su;
 	struct pando_location loc = { 0 };
@@ -125,7 +123,8 @@ static int write_dst(struct rs_job *j, uint64_t off, const uint8_t *src, uint64_
 	int rc = 0;
 
 	for (uint64_t at = 0; !rc && at < len;) {
-		uint64_t n = len - at < OSD_CTL_CLIENT_MAX_DATA ? len - at : OSD_CTL_CLIENT_MAX_DATA;
+		uint64_t n = len - at < OSD_CTL_CLIENT_MAX_DATA ? len - at
+								: OSD_CTL_CLIENT_MAX_DATA;
 
 		rc = objio_osd_write(j->io, j->dst->osd_id, &id, off + at, src + at, n,
 				     OSD_CTL_UNSTABLE, NULL);
@@ -269,14 +268,20 @@ static int add_row(struct rs_job *j, uint64_t row, uint64_t lo, uint64_t hi, boo
 	return rc;
 }
 
-int objio_rs_rebuild_component(struct objio *io, const struct pando_storage_map *map,
-			       uint32_t g, uint32_t c, const struct pando_component *dst,
-			       uint64_t size, uint64_t off, uint64_t len, void *buf, size_t cap,
-			       uint64_t *done)
+int objio_rs_rebuild_component(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+			       uint32_t c, const struct pando_component *dst, uint64_t size,
+			       uint64_t off, uint64_t len, void *buf, size_t cap, uint64_t *done)
 {
-	struct rs_job j = { .io = io, .map = map, .dst = dst, .g = g, .c = c, .buf = buf,
-			    .k = map->shape.data, .w = pando_map_width(map),
-			    .su = map->shape.stripe_unit, .size = size };
+	struct rs_job j = { .io = io,
+			    .map = map,
+			    .dst = dst,
+			    .g = g,
+			    .c = c,
+			    .buf = buf,
+			    .k = map->shape.data,
+			    .w = pando_map_width(map),
+			    .su = map->shape.stripe_unit,
+			    .size = size };
 	bool end = false;
 	int rc = 0;
 

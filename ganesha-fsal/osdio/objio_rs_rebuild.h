@@ -28,9 +28,8 @@ uint64_t objio_rs_component_length(const struct pando_storage_map *map, uint32_t
  * cap >= (k + m) x stripe unit bytes (-EINVAL otherwise): each batch of
  * rows it holds is read, decoded and written at once.  *done gets the
  * bytes written to dst. */
-int objio_rs_rebuild_component(struct objio *io, const struct pando_storage_map *map,
-			       uint32_t g, uint32_t c, const struct pando_component *dst,
-			       uint64_t size, uint64_t off, uint64_t len, void *buf, size_t cap,
-			       uint64_t *done);
+int objio_rs_rebuild_component(struct objio *io, const struct pando_storage_map *map, uint32_t g,
+			       uint32_t c, const struct pando_component *dst, uint64_t size,
+			       uint64_t off, uint64_t len, void *buf, size_t cap, uint64_t *done);
 
 #endif

@@ -8,8 +8,8 @@
 #include <string.h>
 
 struct osd_slot {
-	pthread_mutex_t lock;           /* connect, addresses and state */
-	struct cluster_osd osd;         /* a copy: the description may go */
+	pthread_mutex_t lock;   /* connect, addresses and state */
+	struct cluster_osd osd; /* a copy: the description may go */
 	struct osd_ctl_client **conns;
 	/* Connections to an address the OSD left (osd_conns_add): callers may
 	 * still be using them, so they are closed only with the connection pool. */
@@ -27,9 +27,9 @@ struct osd_slot {
  * published by the release store of n, and readers load n with acquire. */
 struct osd_conns {
 	pthread_mutex_t key_lock;
-	struct cluster_key key;                 /* what new connections sign with */
+	struct cluster_key key; /* what new connections sign with */
 	struct osd_conns_options opt;
-	pthread_mutex_t grow_lock;              /* one osd_conns_add at a time */
+	pthread_mutex_t grow_lock; /* one osd_conns_add at a time */
 	_Atomic size_t n;
 	struct osd_slot *slots;
 };
@@ -143,7 +143,7 @@ void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out)
 }
 
 int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
-		 struct osd_conns **out)
+		  struct osd_conns **out)
 {
 	struct osd_conns *p = calloc(1, sizeof(*p));
 
@@ -202,9 +202,16 @@ void osd_conns_free(struct osd_conns *p)
 bool osd_conns_is_transport_error(int rc)
 {
 	switch (rc) {
-	case -ETIMEDOUT: case -ECONNRESET: case -ECONNREFUSED: case -ECONNABORTED:
-	case -EHOSTUNREACH: case -ENETUNREACH: case -EHOSTDOWN: case -EPIPE:
-	case -EPROTO: case -ENOTCONN:
+	case -ETIMEDOUT:
+	case -ECONNRESET:
+	case -ECONNREFUSED:
+	case -ECONNABORTED:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -EHOSTDOWN:
+	case -EPIPE:
+	case -EPROTO:
+	case -ENOTCONN:
 		return true;
 	default:
 		return false;

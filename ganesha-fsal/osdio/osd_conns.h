@@ -22,23 +22,23 @@
 struct osd_conns;
 
 struct osd_conns_options {
-	int conns_per_osd;      /* 0: 4 */
-	int timeout_ms;         /* per call; 0: 10000 */
-	int backoff_ms;         /* how long a failure keeps an OSD marked down; 0: 2000 */
+	int conns_per_osd; /* 0: 4 */
+	int timeout_ms;    /* per call; 0: 10000 */
+	int backoff_ms;    /* how long a failure keeps an OSD marked down; 0: 2000 */
 };
 
 struct osd_health {
 	uint32_t id;
-	bool reachable;         /* the last call got an answer (true before any) */
-	int last_error;         /* -errno of the last transport failure, 0 if none */
+	bool reachable; /* the last call got an answer (true before any) */
+	int last_error; /* -errno of the last transport failure, 0 if none */
 	uint64_t calls;
 	uint64_t failures;
-	time_t last_change;     /* when reachable last flipped (0: never) */
+	time_t last_change; /* when reachable last flipped (0: never) */
 };
 
 /* The connection pool copies desc's key and OSDs. */
 int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
-		 struct osd_conns **out);
+		  struct osd_conns **out);
 void osd_conns_free(struct osd_conns *p);
 /* An OSD joins (the cluster map grew), or a known one takes new
  * addresses.  Safe while other threads use the connection pool: OSDs are never

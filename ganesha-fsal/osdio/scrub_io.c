@@ -21,8 +21,8 @@ struct scrub {
 	struct objio_scrub_result *res;
 	uint32_t g, col, copies;
 	const struct pando_component *k[MAX_COPIES];
-	bool down[MAX_COPIES];          /* no answer for the current chunk */
-	bool vdown[MAX_COPIES];         /* ... or for the current verify run */
+	bool down[MAX_COPIES];  /* no answer for the current chunk */
+	bool vdown[MAX_COPIES]; /* ... or for the current verify run */
 	struct osd_ctl_extent_csum scan[MAX_COPIES][SCAN_MAX];
 	struct osd_ctl_extent_csum ver[MAX_COPIES][VERIFY_MAX];
 	uint8_t buf[OBJIO_SCRUB_EXTENT];
@@ -56,15 +56,21 @@ static int checksums(struct scrub *s, uint32_t m, uint64_t first, size_t n, bool
 /* ---- what was found -------------------------------------------------------- */
 
 static void report(struct scrub *s, uint32_t m, uint64_t e, uint64_t count,
-		   enum objio_scrub_what what, enum objio_scrub_outcome outcome, int err,
-		   int src)
+		   enum objio_scrub_what what, enum objio_scrub_outcome outcome, int err, int src)
 {
 	struct objio_scrub_result *r = s->res;
 	struct objio_scrub_problem p = {
-		.group = s->g, .column = s->col, .copy = m, .osd_id = s->k[m]->osd_id,
-		.object_id = s->k[m]->object_id, .extent = e, .count = count,
+		.group = s->g,
+		.column = s->col,
+		.copy = m,
+		.osd_id = s->k[m]->osd_id,
+		.object_id = s->k[m]->object_id,
+		.extent = e,
+		.count = count,
 		.source_osd = src >= 0 ? s->k[src]->osd_id : 0,
-		.what = what, .outcome = outcome, .err = err,
+		.what = what,
+		.outcome = outcome,
+		.err = err,
 	};
 
 	if (what == OBJIO_SCRUB_UNREACHABLE) {
@@ -112,7 +118,7 @@ static int repair(struct scrub *s, int src, uint32_t dst, uint64_t e, uint32_t w
 {
 	uint64_t off = e * OBJIO_SCRUB_EXTENT;
 	size_t len = s->size - off < OBJIO_SCRUB_EXTENT ? (size_t)(s->size - off)
-							 : OBJIO_SCRUB_EXTENT;
+							: OBJIO_SCRUB_EXTENT;
 	struct osd_ctl_obj_id id = { s->map->partition_id, s->k[dst]->object_id };
 	struct osd_ctl_extent_csum after;
 	int rc = read_extent(s, src, off, len);
@@ -172,7 +178,7 @@ static enum objio_scrub_what what_of(const struct scrub *s, uint32_t m, size_t i
 	if (s->ver[m][i].verify == OSD_CTL_CSUM_UNREADABLE)
 		return OBJIO_SCRUB_UNREADABLE;
 	return s->ver[m][i].verify == OSD_CTL_CSUM_MISMATCH ? OBJIO_SCRUB_MISMATCH
-							  : OBJIO_SCRUB_DIVERGED;
+							    : OBJIO_SCRUB_DIVERGED;
 }
 
 /* Extent e (index i of the verify run): every problem repaired from the
@@ -214,7 +220,8 @@ static int verify_run(struct scrub *s, uint64_t first, size_t n)
 {
 	uint64_t off = first * OBJIO_SCRUB_EXTENT, bytes = 0;
 	uint64_t per_mirror = s->size - off < (uint64_t)n * OBJIO_SCRUB_EXTENT
-				      ? s->size - off : (uint64_t)n * OBJIO_SCRUB_EXTENT;
+				      ? s->size - off
+				      : (uint64_t)n * OBJIO_SCRUB_EXTENT;
 
 	for (uint32_t m = 0; m < s->copies; m++) {
 		int rc;
@@ -225,7 +232,8 @@ static int verify_run(struct scrub *s, uint64_t first, size_t n)
 		rc = checksums(s, m, first, n, true, s->ver[m]);
 		if (rc) {
 			s->vdown[m] = true;
-			report(s, m, first, n, OBJIO_SCRUB_UNREACHABLE, OBJIO_SCRUB_NOT_CHECKED, rc, -1);
+			report(s, m, first, n, OBJIO_SCRUB_UNREACHABLE, OBJIO_SCRUB_NOT_CHECKED, rc,
+			       -1);
 			continue;
 		}
 		bytes += per_mirror;
@@ -258,7 +266,8 @@ static int scrub_chunk(struct scrub *s, uint64_t first, size_t n)
 
 		s->down[m] = err != 0;
 		if (err)
-			report(s, m, first, n, OBJIO_SCRUB_UNREACHABLE, OBJIO_SCRUB_NOT_CHECKED, err, -1);
+			report(s, m, first, n, OBJIO_SCRUB_UNREACHABLE, OBJIO_SCRUB_NOT_CHECKED,
+			       err, -1);
 		any |= !err;
 	}
 	if (!any)
@@ -286,8 +295,8 @@ static int scrub_column(struct scrub *s, uint32_t g, uint32_t col)
 	for (uint32_t m = 0; m < s->copies; m++)
 		s->k[m] = pando_map_component(s->map, g, m * data + col);
 	for (uint64_t e = 0; !rc && e < s->nextents; e += SCAN_MAX)
-		rc = scrub_chunk(s, e, s->nextents - e < SCAN_MAX ? (size_t)(s->nextents - e)
-								  : SCAN_MAX);
+		rc = scrub_chunk(s, e,
+				 s->nextents - e < SCAN_MAX ? (size_t)(s->nextents - e) : SCAN_MAX);
 	return rc;
 }
 

@@ -42,28 +42,28 @@ enum objio_scrub_what {
 	OBJIO_SCRUB_MISMATCH = 1,
 	OBJIO_SCRUB_UNREADABLE = 2,
 	OBJIO_SCRUB_DIVERGED = 3,
-	OBJIO_SCRUB_UNREACHABLE = 4,    /* extents [extent, extent + count) not checked */
+	OBJIO_SCRUB_UNREACHABLE = 4, /* extents [extent, extent + count) not checked */
 };
 
 enum objio_scrub_outcome {
-	OBJIO_SCRUB_REPAIRED = 1,       /* rewritten from the source; verifies now */
-	OBJIO_SCRUB_UNREPAIRABLE = 2,   /* no source, current mirrors disagree, RAID-0 */
-	OBJIO_SCRUB_REPAIR_FAILED = 3,  /* the copy failed (err) or did not verify */
-	OBJIO_SCRUB_NOT_CHECKED = 4,    /* UNREACHABLE */
+	OBJIO_SCRUB_REPAIRED = 1,      /* rewritten from the source; verifies now */
+	OBJIO_SCRUB_UNREPAIRABLE = 2,  /* no source, current mirrors disagree, RAID-0 */
+	OBJIO_SCRUB_REPAIR_FAILED = 3, /* the copy failed (err) or did not verify */
+	OBJIO_SCRUB_NOT_CHECKED = 4,   /* UNREACHABLE */
 };
 
 struct objio_scrub_problem {
 	uint32_t group;
 	uint32_t column;
-	uint32_t copy;                  /* the mirror: component copy * data + column */
+	uint32_t copy; /* the mirror: component copy * data + column */
 	uint32_t osd_id;
 	uint64_t object_id;
-	uint64_t extent;                /* file bytes [extent * 64 KiB, + 64 KiB) */
-	uint64_t count;                 /* extents: 1 but for UNREACHABLE */
-	uint32_t source_osd;            /* REPAIRED: the mirror copied from; else 0 */
+	uint64_t extent;     /* file bytes [extent * 64 KiB, + 64 KiB) */
+	uint64_t count;      /* extents: 1 but for UNREACHABLE */
+	uint32_t source_osd; /* REPAIRED: the mirror copied from; else 0 */
 	enum objio_scrub_what what;
 	enum objio_scrub_outcome outcome;
-	int err;                        /* -errno: UNREACHABLE, REPAIR_FAILED; else 0 */
+	int err; /* -errno: UNREACHABLE, REPAIR_FAILED; else 0 */
 };
 
 /* Told about each problem once, after its repair was tried. */
@@ -81,13 +81,13 @@ struct objio_scrub_result {
 	void *pace_arg;
 	/* out, zeroed by objio_scrub; mismatches = repaired + unrepairable
 	 * + repair_failed */
-	uint64_t extents_checked;       /* (column, extent) pairs compared */
-	uint64_t bytes_read;            /* by the OSDs' verifies and the repairs */
-	uint64_t mismatches;            /* (mirror, extent) problems found */
+	uint64_t extents_checked; /* (column, extent) pairs compared */
+	uint64_t bytes_read;      /* by the OSDs' verifies and the repairs */
+	uint64_t mismatches;      /* (mirror, extent) problems found */
 	uint64_t repaired;
 	uint64_t unrepairable;
 	uint64_t repair_failed;
-	uint64_t unreachable;           /* (mirror, extent) pairs not checked */
+	uint64_t unreachable; /* (mirror, extent) pairs not checked */
 };
 
 /* Scrubs the file's bytes [0, size) on every component of map.  0 when

@@ -63,8 +63,7 @@ void unstable_files_free(struct unstable_files *u)
 
 /* Under the lock: ino's entry, made with epoch if there is none and
  * room for one; NULL with *rc set otherwise. */
-static struct unstable_file *entry(struct unstable_files *u, uint64_t ino, uint64_t epoch,
-				   int *rc)
+static struct unstable_file *entry(struct unstable_files *u, uint64_t ino, uint64_t epoch, int *rc)
 {
 	struct unstable_file **p = slot(u, ino);
 

@@ -94,10 +94,10 @@ static void check_encodes_to(xdrproc_t proc, void *obj, const struct wire *w)
 static void layouterror_wire(struct wire *w, uint32_t count, uint32_t present)
 {
 	w->n = 0;
-	put64(w, 4096);                       /* lea_offset */
-	put64(w, 1 << 20);                    /* lea_length */
+	put64(w, 4096);    /* lea_offset */
+	put64(w, 1 << 20); /* lea_length */
 	put_stateid(w, 7);
-	put32(w, count);                      /* lea_errors<> */
+	put32(w, count); /* lea_errors<> */
 	for (uint32_t i = 0; i < present; i++) {
 		put_fixed(w, i ? DEV_B : DEV_A, 16);
 		put32(w, i ? NFS4ERR_NXIO : NFS4ERR_IO);
@@ -171,15 +171,15 @@ static const char LOU_BODY[5] = "stats";
 static void layoutstats_wire(struct wire *w)
 {
 	w->n = 0;
-	put64(w, 0);                          /* lsa_offset */
-	put64(w, UINT64_MAX);                 /* lsa_length */
+	put64(w, 0);          /* lsa_offset */
+	put64(w, UINT64_MAX); /* lsa_length */
 	put_stateid(w, 3);
-	put64(w, 0x100000002ull);             /* lsa_read.ii_count: past 32 bits */
-	put64(w, 0x0123456789abcdefull);      /* lsa_read.ii_bytes */
-	put64(w, 5);                          /* lsa_write.ii_count */
-	put64(w, 5 << 20);                    /* lsa_write.ii_bytes */
-	put_fixed(w, DEV_B, 16);              /* lsa_deviceid */
-	put32(w, LAYOUT4_FLEX_FILES);         /* lsa_layoutupdate.lou_type */
+	put64(w, 0x100000002ull);        /* lsa_read.ii_count: past 32 bits */
+	put64(w, 0x0123456789abcdefull); /* lsa_read.ii_bytes */
+	put64(w, 5);                     /* lsa_write.ii_count */
+	put64(w, 5 << 20);               /* lsa_write.ii_bytes */
+	put_fixed(w, DEV_B, 16);         /* lsa_deviceid */
+	put32(w, LAYOUT4_FLEX_FILES);    /* lsa_layoutupdate.lou_type */
 	put_opaque(w, LOU_BODY, sizeof(LOU_BODY));
 }
 
@@ -212,11 +212,11 @@ static void test_layoutstats(void)
 
 static void put_latency(struct wire *w, uint64_t base)
 {
-	for (int i = 0; i < 5; i++)           /* ops/bytes requested, completed, not delivered */
+	for (int i = 0; i < 5; i++) /* ops/bytes requested, completed, not delivered */
 		put64(w, base + (uint64_t)i);
-	put64(w, 1);                          /* ffil_total_busy_time */
+	put64(w, 1); /* ffil_total_busy_time */
 	put32(w, 2);
-	put64(w, 3);                          /* ffil_aggregate_completion_time */
+	put64(w, 3); /* ffil_aggregate_completion_time */
 	put32(w, 4);
 }
 
@@ -227,31 +227,31 @@ static void layoutreturn_wire(struct wire *w)
 	static const char fh[8] = "objfh-01";
 
 	w->n = 0;
-	put32(w, 1);                          /* fflr_ioerr_report<> */
+	put32(w, 1); /* fflr_ioerr_report<> */
 	put64(w, 0);
 	put64(w, 65536);
 	put_stateid(w, 2);
-	put32(w, 1);                          /* ffie_errors<> */
+	put32(w, 1); /* ffie_errors<> */
 	put_fixed(w, DEV_A, 16);
 	put32(w, NFS4ERR_NXIO);
 	put32(w, NFS4_OP_WRITE);
-	put32(w, 1);                          /* fflr_iostats_report<> */
+	put32(w, 1); /* fflr_iostats_report<> */
 	put64(w, 0);
 	put64(w, 1 << 20);
 	put_stateid(w, 2);
-	put64(w, 0x200000001ull);             /* ffis_read.ii_count */
+	put64(w, 0x200000001ull); /* ffis_read.ii_count */
 	put64(w, 1 << 20);
-	put64(w, 9);                          /* ffis_write.ii_count */
+	put64(w, 9); /* ffis_write.ii_count */
 	put64(w, 9 << 16);
-	put_fixed(w, DEV_A, 16);              /* ffis_deviceid */
-	put_opaque(w, "tcp", 3);              /* ffl_addr.r_netid */
-	put_opaque(w, "10.0.2.2.8.1", 12);    /* ffl_addr.r_addr */
-	put_opaque(w, fh, sizeof(fh));        /* ffl_fhandle */
+	put_fixed(w, DEV_A, 16);           /* ffis_deviceid */
+	put_opaque(w, "tcp", 3);           /* ffl_addr.r_netid */
+	put_opaque(w, "10.0.2.2.8.1", 12); /* ffl_addr.r_addr */
+	put_opaque(w, fh, sizeof(fh));     /* ffl_fhandle */
 	put_latency(w, 100);
 	put_latency(w, 200);
-	put64(w, 30);                         /* ffl_duration */
+	put64(w, 30); /* ffl_duration */
 	put32(w, 0);
-	put32(w, 0);                          /* ffl_local */
+	put32(w, 0); /* ffl_local */
 }
 
 static void test_ff_layoutreturn(void)
@@ -284,19 +284,19 @@ static void ff_layout_wire(struct wire *w, uint32_t hint)
 	static const char fh[24] = "pando-capability-handle!";
 
 	w->n = 0;
-	put64(w, 1 << 20);                    /* ffl_stripe_unit */
-	put32(w, 1);                          /* ffl_mirrors<> */
-	put32(w, 1);                          /* ffm_data_servers<> */
-	put_fixed(w, DEV_B, 16);              /* ffds_deviceid */
-	put32(w, 1);                          /* ffds_efficiency */
-	put32(w, 0);                          /* ffds_stateid: anonymous */
+	put64(w, 1 << 20);       /* ffl_stripe_unit */
+	put32(w, 1);             /* ffl_mirrors<> */
+	put32(w, 1);             /* ffm_data_servers<> */
+	put_fixed(w, DEV_B, 16); /* ffds_deviceid */
+	put32(w, 1);             /* ffds_efficiency */
+	put32(w, 0);             /* ffds_stateid: anonymous */
 	put_fixed(w, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
-	put32(w, 1);                          /* ffds_fh_vers<> */
+	put32(w, 1); /* ffds_fh_vers<> */
 	put_opaque(w, fh, sizeof(fh));
-	put_opaque(w, "1000", 4);             /* ffds_user */
-	put_opaque(w, "100", 3);              /* ffds_group */
-	put32(w, FF_FLAGS_NO_IO_THRU_MDS);    /* ffl_flags */
-	put32(w, hint);                       /* ffl_stats_collect_hint */
+	put_opaque(w, "1000", 4);          /* ffds_user */
+	put_opaque(w, "100", 3);           /* ffds_group */
+	put32(w, FF_FLAGS_NO_IO_THRU_MDS); /* ffl_flags */
+	put32(w, hint);                    /* ffl_stats_collect_hint */
 }
 
 static void test_ff_layout(void)

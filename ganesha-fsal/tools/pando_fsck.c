@@ -50,13 +50,13 @@ struct fsck {
 	bool repair;
 	bool osds;
 	bool verbose;
-	const char *phase;              /* for progress lines */
+	const char *phase; /* for progress lines */
 	struct ns_store *s;
 	struct cluster_desc desc;
 	struct osd_conns *conns;
 	struct ns_check_result ns_found, ns_left;
 	struct fsck_result objects;
-	uint32_t out[MAX_OUT];          /* OSDs the kept cluster map has out */
+	uint32_t out[MAX_OUT]; /* OSDs the kept cluster map has out */
 	size_t nout;
 };
 
@@ -142,11 +142,17 @@ static int check_objects(struct fsck *f)
 {
 	const struct fsck_options o = { .repair = f->repair, .out = f->out, .nout = f->nout };
 	const struct fsck_hooks h = {
-		.arg = f, .problem = print_problem, .detail = print_detail, .note = print_line,
-		.phase = set_phase, .progress = progress,
+		.arg = f,
+		.problem = print_problem,
+		.detail = print_detail,
+		.note = print_line,
+		.phase = set_phase,
+		.progress = progress,
 	};
-	int rc = osd_conns_new(&f->desc, &(struct osd_conns_options){
-		.conns_per_osd = 1, .timeout_ms = OSD_TIMEOUT_MS }, &f->conns);
+	int rc = osd_conns_new(&f->desc,
+			       &(struct osd_conns_options){ .conns_per_osd = 1,
+							    .timeout_ms = OSD_TIMEOUT_MS },
+			       &f->conns);
 
 	return rc ? rc : fsck_objects(f->s, &f->desc, f->conns, &o, &h, &f->objects);
 }
@@ -215,13 +221,13 @@ static int summary(struct fsck *f)
 static int usage(FILE *out, int status)
 {
 	fprintf(out, "usage: " PROG " --db DIR --cluster FILE [--repair] [--no-osds] [-v]\n"
-		"  --db DIR        the metadata manager's namespace store (Ganesha stopped)\n"
-		"  --cluster FILE  the cluster description (OSDs, key, partition)\n"
-		"  --repair        fix what can be fixed\n"
-		"  --no-osds       the namespace only (--cluster not needed)\n"
-		"  -v              list pending intents and each OSD listed\n"
-		"exit: 0 clean, 1 all repaired, 4 problems left, 8 operational error, "
-		"16 usage\n");
+		     "  --db DIR        the metadata manager's namespace store (Ganesha stopped)\n"
+		     "  --cluster FILE  the cluster description (OSDs, key, partition)\n"
+		     "  --repair        fix what can be fixed\n"
+		     "  --no-osds       the namespace only (--cluster not needed)\n"
+		     "  -v              list pending intents and each OSD listed\n"
+		     "exit: 0 clean, 1 all repaired, 4 problems left, 8 operational error, "
+		     "16 usage\n");
 	return status;
 }
 
@@ -241,13 +247,25 @@ static int parse_args(struct fsck *f, int argc, char **argv)
 	f->osds = true;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': f->db = optarg; break;
-		case 'c': f->cluster = optarg; break;
-		case 'r': f->repair = true; break;
-		case 'n': f->osds = false; break;
-		case 'v': f->verbose = true; break;
-		case 'h': exit(usage(stdout, EXIT_CLEAN));
-		default: return usage(stderr, EXIT_USAGE);
+		case 'd':
+			f->db = optarg;
+			break;
+		case 'c':
+			f->cluster = optarg;
+			break;
+		case 'r':
+			f->repair = true;
+			break;
+		case 'n':
+			f->osds = false;
+			break;
+		case 'v':
+			f->verbose = true;
+			break;
+		case 'h':
+			exit(usage(stdout, EXIT_CLEAN));
+		default:
+			return usage(stderr, EXIT_USAGE);
 		}
 	}
 	if (optind != argc || !f->db || (f->osds && !f->cluster))
@@ -342,4 +360,3 @@ int main(int argc, char **argv)
 	close_all(&f);
 	return status;
 }
-

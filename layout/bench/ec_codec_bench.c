@@ -27,8 +27,8 @@ struct options {
 };
 
 struct pool {
-	uint8_t *data;		/* stripes of k chunks, end to end */
-	uint8_t *parity;	/* m chunks a stripe */
+	uint8_t *data;   /* stripes of k chunks, end to end */
+	uint8_t *parity; /* m chunks a stripe */
 	size_t stripes;
 };
 
@@ -153,14 +153,15 @@ static double bench_rs(const struct options *o, unsigned k, unsigned m, enum pan
 	double enc, dec;
 
 	if (pando_ec_new(k, m, b, &ec) || pool_new(&pool, o->pool, k, m, o->chunk)) {
-		fprintf(stderr, "ec_codec_bench: RS(%u,%u) %s: cannot set up\n", k, m, backend_name(b));
+		fprintf(stderr, "ec_codec_bench: RS(%u,%u) %s: cannot set up\n", k, m,
+			backend_name(b));
 		exit(1);
 	}
 	t = (struct ec_case){ ec, &pool, o->chunk };
 	enc = best_rate(o, encode_step, &t) / 1e9;
 	dec = best_rate(o, decode_step, &t) / 1e9;
-	printf("RS(%2u,%u) %-8s encode %6.2f GB/s   decode (%u data chunks lost) %6.2f GB/s\n", k, m,
-	       backend_name(b), enc, m, dec);
+	printf("RS(%2u,%u) %-8s encode %6.2f GB/s   decode (%u data chunks lost) %6.2f GB/s\n", k,
+	       m, backend_name(b), enc, m, dec);
 	fflush(stdout);
 	pool_free(&pool);
 	pando_ec_free(ec);
@@ -193,8 +194,9 @@ struct place_case {
 static double place_step(void *arg, size_t i)
 {
 	struct place_case *t = arg;
-	struct pando_layout_request req = { .stripe_unit = 65536, .seed = i, .partition_id = 1,
-					    .first_object_id = 1 + i * 256 };
+	struct pando_layout_request req = {
+		.stripe_unit = 65536, .seed = i, .partition_id = 1, .first_object_id = 1 + i * 256
+	};
 	struct pando_storage_map *map;
 
 	req.raid = i % 3 == 0 ? PANDO_RAID1 : PANDO_RS;
@@ -224,7 +226,8 @@ static double bench_placement(const struct options *o)
 	t.cluster = c;
 	rate = best_rate(o, place_step, &t);
 	printf("maps created           %8.0f /s (120 OSDs in 12 domains; "
-	       "mirrored, RS(8,2), RS(8,1) x 13 groups)\n", rate);
+	       "mirrored, RS(8,2), RS(8,1) x 13 groups)\n",
+	       rate);
 	pando_placement_view_free(c);
 	return rate;
 }
@@ -246,10 +249,11 @@ static double bench_layouts(const struct options *o)
 {
 	static struct pando_ff_fh fh = { 64, { 1 } };
 	struct pando_ff_data_server ds[11];
-	struct pando_ff_mirror mirrors[2] = { { 1, &ds[0] }, { 1, &ds[1] } }, striped = { 9, &ds[2] };
+	struct pando_ff_mirror mirrors[2] = { { 1, &ds[0] }, { 1, &ds[1] } },
+			       striped = { 9, &ds[2] };
 	struct pando_ff_layout layouts[2] = {
-		{ 0, 2, mirrors, 0, 60 },		/* whole-file mirror pair */
-		{ 65536, 1, &striped, 0, 60 },		/* 9 data servers, 6.18+ */
+		{ 0, 2, mirrors, 0, 60 },      /* whole-file mirror pair */
+		{ 65536, 1, &striped, 0, 60 }, /* 9 data servers, 6.18+ */
 	};
 	struct layout_case t = { layouts, { 0 } };
 	double rate;
@@ -265,26 +269,37 @@ static double bench_layouts(const struct options *o)
 	}
 	rate = best_rate(o, layout_step, &t);
 	printf("layouts encoded        %8.0f /s (ff_layout4: 2 mirrors x 1 DS, "
-	       "1 mirror x 9 DS, 64-byte handles)\n", rate);
+	       "1 mirror x 9 DS, 64-byte handles)\n",
+	       rate);
 	return rate;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
-		{ "seconds", 1, NULL, 's' }, { "reps", 1, NULL, 'r' }, { "chunk-kib", 1, NULL, 'c' },
-		{ "pool-mib", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
+		{ "seconds", 1, NULL, 's' },   { "reps", 1, NULL, 'r' },
+		{ "chunk-kib", 1, NULL, 'c' }, { "pool-mib", 1, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	*o = (struct options){ 0.4, 3, 64 << 10, 64 << 20 };
 	while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
 		switch (opt) {
-		case 's': o->seconds = atof(optarg); break;
-		case 'r': o->reps = atoi(optarg); break;
-		case 'c': o->chunk = (size_t)atol(optarg) << 10; break;
-		case 'p': o->pool = (size_t)atol(optarg) << 20; break;
-		default: return -EINVAL;
+		case 's':
+			o->seconds = atof(optarg);
+			break;
+		case 'r':
+			o->reps = atoi(optarg);
+			break;
+		case 'c':
+			o->chunk = (size_t)atol(optarg) << 10;
+			break;
+		case 'p':
+			o->pool = (size_t)atol(optarg) << 20;
+			break;
+		default:
+			return -EINVAL;
 		}
 	}
 	if (optind != argc || o->seconds <= 0 || o->reps < 1 || o->chunk == 0 || o->pool < o->chunk)
@@ -304,8 +319,8 @@ int main(int argc, char **argv)
 				"[--pool-mib M]\n");
 		return 2;
 	}
-	printf("one core; chunks of %zu KiB, %zu MiB of stripes; best of %d x %.1f s\n", o.chunk >> 10,
-	       o.pool >> 20, o.reps, o.seconds);
+	printf("one core; chunks of %zu KiB, %zu MiB of stripes; best of %d x %.1f s\n",
+	       o.chunk >> 10, o.pool >> 20, o.reps, o.seconds);
 	copy = bench_memcpy(&o);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		double jer = bench_rs(&o, shapes[s][0], shapes[s][1], PANDO_EC_JERASURE);

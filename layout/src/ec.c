@@ -5,7 +5,7 @@
 
 #include "ec_backend.h"
 
-#define EC_MAX_LEN (1u << 30)	/* both libraries take an int length */
+#define EC_MAX_LEN (1u << 30) /* both libraries take an int length */
 
 bool pando_ec_backend_available(enum pando_ec_backend backend)
 {

@@ -11,9 +11,9 @@
 struct pando_ec {
 	unsigned k, m;
 	enum pando_ec_backend backend;
-	int *jmatrix;		/* jerasure's m x k matrix, as jerasure allocated it */
-	uint8_t matrix[PANDO_EC_MAX_M * PANDO_EC_MAX_K];	/* the same, as bytes */
-	uint8_t *tables;	/* ISA-L: expanded encode tables, 32 * k * m bytes */
+	int *jmatrix; /* jerasure's m x k matrix, as jerasure allocated it */
+	uint8_t matrix[PANDO_EC_MAX_M * PANDO_EC_MAX_K]; /* the same, as bytes */
+	uint8_t *tables; /* ISA-L: expanded encode tables, 32 * k * m bytes */
 };
 
 /* jerasure (always built) */

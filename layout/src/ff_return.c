@@ -33,8 +33,8 @@
 #define IOERR_MIN_SIZE (8 + 8 + XDR_STATEID_SIZE + 4)
 #define LATENCY_SIZE (5 * 8 + 2 * XDR_NFSTIME_SIZE)
 #define LAYOUTUPDATE_MIN_SIZE (XDR_NETADDR_MIN + 4 + 2 * LATENCY_SIZE + XDR_NFSTIME_SIZE + 4)
-#define IOSTATS_MIN_SIZE (8 + 8 + XDR_STATEID_SIZE + 2 * 16 + PANDO_FF_DEVICEID_SIZE + \
-			  LAYOUTUPDATE_MIN_SIZE)
+#define IOSTATS_MIN_SIZE \
+	(8 + 8 + XDR_STATEID_SIZE + 2 * 16 + PANDO_FF_DEVICEID_SIZE + LAYOUTUPDATE_MIN_SIZE)
 
 static void put_ioerr(struct xdr_w *w, const struct pando_ff_ioerr *e)
 {

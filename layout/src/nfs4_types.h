@@ -8,7 +8,7 @@
 /* Smallest encodings, for bounding array counts before allocating. */
 #define XDR_STATEID_SIZE 16
 #define XDR_NFSTIME_SIZE 12
-#define XDR_NETADDR_MIN 8	/* two empty strings */
+#define XDR_NETADDR_MIN 8 /* two empty strings */
 
 void xw_stateid(struct xdr_w *w, const struct pando_stateid *s);
 void xr_stateid(struct xdr_r *r, struct pando_stateid *s);

@@ -23,9 +23,9 @@ struct work {
 	uint32_t *order;
 	uint32_t *count;
 	uint32_t *domain_count;
-	uint32_t *picked;	/* OSD indices in dealing order */
+	uint32_t *picked; /* OSD indices in dealing order */
 	uint8_t *open;
-	uint8_t *used;		/* per OSD: in the file */
+	uint8_t *used; /* per OSD: in the file */
 };
 
 static void work_free(struct work *w)
@@ -85,8 +85,8 @@ static uint64_t domain_room(const struct pando_placement_view *c, uint32_t group
 /* The shape's width, how many groups fit, and the spares the map keeps:
  * the cluster's, or fewer when a fixed width leaves no room for them (a
  * storage policy may ask for a file as wide as the cluster). */
-static int shape_width(const struct pando_placement_view *c, struct pando_map_shape *s, uint32_t *fit,
-		       uint32_t *spares_out)
+static int shape_width(const struct pando_placement_view *c, struct pando_map_shape *s,
+		       uint32_t *fit, uint32_t *spares_out)
 {
 	uint32_t spares = c->spares, eligible = (uint32_t)c->eligible;
 	uint32_t domains = (uint32_t)domain_room(c, 1), width;
@@ -123,8 +123,11 @@ static int plan_shape(const struct pando_placement_view *c, const struct pando_l
 	uint32_t fit;
 	int rc;
 
-	*s = (struct pando_map_shape){ .raid = req->raid, .copies = req->copies, .data = req->data,
-				       .parity = req->parity, .stripe_unit = req->stripe_unit };
+	*s = (struct pando_map_shape){ .raid = req->raid,
+				       .copies = req->copies,
+				       .data = req->data,
+				       .parity = req->parity,
+				       .stripe_unit = req->stripe_unit };
 	if (s->raid != PANDO_RAID1 && s->copies == 0)
 		s->copies = 1;
 	if (s->raid == PANDO_RAID1 && s->copies < 2)
@@ -172,8 +175,8 @@ static int pick_domain_counts(const struct pando_placement_view *c, struct work 
 }
 
 /* Step 3: `want` OSDs of domain d, into w->used. */
-static int pick_in_domain(const struct pando_placement_view *c, struct work *w, struct rng *r, size_t d,
-			  uint32_t want)
+static int pick_in_domain(const struct pando_placement_view *c, struct work *w, struct rng *r,
+			  size_t d, uint32_t want)
 {
 	uint32_t first = c->domain_first[d], n = c->domain_first[d + 1] - first;
 	int rc;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define PPM 1000000u
-#define WEIGHT_BITS 40	/* weights summed over 2^16 OSDs stay below 2^56 */
+#define WEIGHT_BITS 40 /* weights summed over 2^16 OSDs stay below 2^56 */
 
 static int cmp_osd_id(const void *a, const void *b)
 {
@@ -92,7 +92,7 @@ static int cmp_key_index(const void *a, const void *b)
 
 static int set_domains(struct pando_placement_view *c, const struct pando_osd *osds)
 {
-	uint64_t (*keys)[2] = calloc(c->count ? c->count : 1, sizeof(*keys));
+	uint64_t(*keys)[2] = calloc(c->count ? c->count : 1, sizeof(*keys));
 
 	if (!keys)
 		return -ENOMEM;
@@ -150,7 +150,8 @@ static int sorted_copy(const struct pando_osd *osds, size_t count, struct pando_
 }
 
 int pando_placement_view_new(const struct pando_osd *osds, size_t count,
-		      const struct pando_placement_policy *policy, struct pando_placement_view **out)
+			     const struct pando_placement_policy *policy,
+			     struct pando_placement_view **out)
 {
 	struct pando_osd *sorted;
 	struct pando_placement_view *c;
@@ -209,7 +210,8 @@ long view_find(const struct pando_placement_view *c, uint32_t osd_id)
 	return -1;
 }
 
-int pando_placement_view_bias_ppm(const struct pando_placement_view *c, uint32_t osd_id, uint32_t *ppm)
+int pando_placement_view_bias_ppm(const struct pando_placement_view *c, uint32_t osd_id,
+				  uint32_t *ppm)
 {
 	long i = view_find(c, osd_id);
 

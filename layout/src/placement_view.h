@@ -9,18 +9,18 @@
 
 struct view_osd {
 	uint32_t id;
-	uint32_t domain;	/* index into the cluster's domains */
+	uint32_t domain; /* index into the cluster's domains */
 	uint32_t bias_ppm;
-	uint64_t weight;	/* capacity x bias, scaled below 2^40; 0: takes nothing */
+	uint64_t weight; /* capacity x bias, scaled below 2^40; 0: takes nothing */
 };
 
 struct pando_placement_view {
 	size_t count;
-	struct view_osd *osds;	/* sorted by id */
+	struct view_osd *osds; /* sorted by id */
 	size_t domains;
-	uint32_t *domain_first;		/* domains + 1 entries into members */
-	uint32_t *members;		/* OSD indices, domain by domain, by id within */
-	size_t eligible;		/* OSDs with weight */
+	uint32_t *domain_first; /* domains + 1 entries into members */
+	uint32_t *members;      /* OSD indices, domain by domain, by id within */
+	size_t eligible;        /* OSDs with weight */
 	uint32_t spares;
 };
 

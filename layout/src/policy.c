@@ -75,8 +75,8 @@ const char *pando_policy_problem(const struct pando_policy *p)
 		return why;
 	if (p->width > PANDO_MAP_MAX_WIDTH)
 		return "width must be at most 64";
-	if (p->stripe_unit && (p->stripe_unit % PANDO_POLICY_UNIT ||
-			       p->stripe_unit > PANDO_MAP_MAX_STRIPE_UNIT))
+	if (p->stripe_unit &&
+	    (p->stripe_unit % PANDO_POLICY_UNIT || p->stripe_unit > PANDO_MAP_MAX_STRIPE_UNIT))
 		return "stripe unit must be a multiple of 4 KiB, 4 KiB to 1 GiB";
 	return cold_problem(p);
 }
@@ -117,9 +117,15 @@ int pando_policy_decode(const uint8_t *buf, size_t len, struct pando_policy *out
 	if (len != PANDO_POLICY_LEN)
 		return -EBADMSG;
 	p = (struct pando_policy){
-		.scheme = buf[1], .copies = buf[2], .k = buf[3], .m = buf[4], .width = buf[5],
-		.stripe_unit = get32(buf + 6), .cold_after_s = get32(buf + 10),
-		.cold_k = buf[14], .cold_m = buf[15],
+		.scheme = buf[1],
+		.copies = buf[2],
+		.k = buf[3],
+		.m = buf[4],
+		.width = buf[5],
+		.stripe_unit = get32(buf + 6),
+		.cold_after_s = get32(buf + 10),
+		.cold_k = buf[14],
+		.cold_m = buf[15],
 	};
 	if (pando_policy_validate(&p))
 		return -EBADMSG;

@@ -11,9 +11,9 @@
 #include "rng.h"
 
 enum tier {
-	TIER_SPARE,	/* one of the map's distributed spares */
-	TIER_UNUSED,	/* an OSD the file does not use */
-	TIER_ANY,	/* an OSD another group of the file uses */
+	TIER_SPARE,  /* one of the map's distributed spares */
+	TIER_UNUSED, /* an OSD the file does not use */
+	TIER_ANY,    /* an OSD another group of the file uses */
 };
 
 /* The domain index of an OSD, or a value no cluster domain has when the
@@ -66,8 +66,9 @@ static enum tier tier_of(const struct pando_storage_map *map, uint32_t osd_id)
 }
 
 /* Weight of OSD index i as a candidate of `tier`, 0 when it is not one. */
-static uint64_t candidate_weight(const struct pando_placement_view *c, const struct pando_storage_map *map,
-				 uint32_t g, uint32_t c_lost, size_t i, enum tier tier)
+static uint64_t candidate_weight(const struct pando_placement_view *c,
+				 const struct pando_storage_map *map, uint32_t g, uint32_t c_lost,
+				 size_t i, enum tier tier)
 {
 	const struct view_osd *osd = &c->osds[i];
 
@@ -78,8 +79,8 @@ static uint64_t candidate_weight(const struct pando_placement_view *c, const str
 }
 
 /* One draw with probability proportional to weight; -ENOSPC if no weight. */
-static int draw(const struct pando_placement_view *c, const struct pando_storage_map *map, uint32_t g,
-		uint32_t c_lost, enum tier tier, struct rng *r, uint32_t *osd_id)
+static int draw(const struct pando_placement_view *c, const struct pando_storage_map *map,
+		uint32_t g, uint32_t c_lost, enum tier tier, struct rng *r, uint32_t *osd_id)
 {
 	uint64_t total = 0, at;
 
@@ -100,8 +101,9 @@ static int draw(const struct pando_placement_view *c, const struct pando_storage
 	return -ENOSPC;
 }
 
-int pando_place_replacement(const struct pando_placement_view *c, const struct pando_storage_map *map,
-			    uint32_t g, uint32_t c_lost, uint64_t seed, uint32_t *osd_id)
+int pando_place_replacement(const struct pando_placement_view *c,
+			    const struct pando_storage_map *map, uint32_t g, uint32_t c_lost,
+			    uint64_t seed, uint32_t *osd_id)
 {
 	struct rng r;
 

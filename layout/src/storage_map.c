@@ -43,7 +43,8 @@ int pando_shape_validate(const struct pando_map_shape *s)
 
 	if (!redundancy_valid(s) || s->data == 0 || width > PANDO_MAP_MAX_WIDTH)
 		return -EINVAL;
-	if (s->stripe_unit < PANDO_MAP_MIN_STRIPE_UNIT || s->stripe_unit > PANDO_MAP_MAX_STRIPE_UNIT)
+	if (s->stripe_unit < PANDO_MAP_MIN_STRIPE_UNIT ||
+	    s->stripe_unit > PANDO_MAP_MAX_STRIPE_UNIT)
 		return -EINVAL;
 	if (s->stripe_unit % PANDO_MAP_MIN_STRIPE_UNIT)
 		return -EINVAL;

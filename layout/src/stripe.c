@@ -6,8 +6,8 @@
 /* Where one file byte's stripe unit sits. */
 struct unit_pos {
 	uint32_t group;
-	uint32_t chunk;		/* column (RAID-0/1) or data chunk (RS) */
-	uint64_t row;		/* RS: component row, counted over all visits */
+	uint32_t chunk; /* column (RAID-0/1) or data chunk (RS) */
+	uint64_t row;   /* RS: component row, counted over all visits */
 };
 
 static uint64_t visit_bytes(const struct pando_storage_map *map)
@@ -64,8 +64,11 @@ static void unit_pieces(const struct pando_storage_map *map, uint64_t off, uint6
 	const struct pando_map_shape *s = &map->shape;
 	struct unit_pos pos = unit_of(map, off);
 	struct pando_piece p = {
-		.group = pos.group, .role = PANDO_PIECE_DATA, .chunk = (uint8_t)pos.chunk,
-		.file_offset = off, .length = len,
+		.group = pos.group,
+		.role = PANDO_PIECE_DATA,
+		.chunk = (uint8_t)pos.chunk,
+		.file_offset = off,
+		.length = len,
 	};
 
 	p.object_offset = off;
@@ -106,7 +109,9 @@ static void row_parity(const struct pando_storage_map *map, uint64_t row_start, 
 	bool one_unit = lo / s->stripe_unit == (hi - 1) / s->stripe_unit;
 	uint64_t first = one_unit ? lo % s->stripe_unit : 0;
 	struct pando_piece p = {
-		.group = pos.group, .role = PANDO_PIECE_PARITY, .file_offset = row_start,
+		.group = pos.group,
+		.role = PANDO_PIECE_PARITY,
+		.file_offset = row_start,
 		.object_offset = rs_parity_offset(map, pos.row) + first,
 		.length = one_unit ? hi - lo : s->stripe_unit,
 	};

@@ -39,7 +39,8 @@ static inline struct pando_osd *fixture_osds(uint32_t n, uint32_t first_id, uint
 
 static inline struct pando_placement_view *fixture_cluster(const struct pando_osd *osds, uint32_t n)
 {
-	struct pando_placement_policy policy = { .spares = 1, .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
+	struct pando_placement_policy policy = { .spares = 1,
+						 .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
 	struct pando_placement_view *c = NULL;
 
 	if (pando_placement_view_new(osds, n, &policy, &c))
@@ -52,9 +53,12 @@ static inline struct pando_layout_request fixture_request(uint64_t seed)
 {
 	static const uint32_t units[] = { 512, 4096, 65536, 1u << 20 };
 	struct pando_layout_request req = {
-		.stripe_unit = units[fixture_rand() % 4], .seed = seed, .partition_id = 1 + seed % 7,
+		.stripe_unit = units[fixture_rand() % 4],
+		.seed = seed,
+		.partition_id = 1 + seed % 7,
 		.first_object_id = 1 + fixture_rand() % (1ull << 40),
-		.visit_bytes = (1 + fixture_rand() % 64) << 20, .max_groups = (uint32_t)(fixture_rand() % 4),
+		.visit_bytes = (1 + fixture_rand() % 64) << 20,
+		.max_groups = (uint32_t)(fixture_rand() % 4),
 	};
 
 	switch (fixture_rand() % 3) {

@@ -174,7 +174,8 @@ static unsigned check_decode_all(enum pando_ec_backend backend, unsigned k, unsi
 			stripe_copy(&work, &orig);
 			for (unsigned i = 0; i < r; i++)
 				memset(work.chunk[idx[i]], 0x5a, len);
-			if (pando_ec_decode(ec, work.chunk, idx, r, len) || !stripe_equal(&work, &orig))
+			if (pando_ec_decode(ec, work.chunk, idx, r, len) ||
+			    !stripe_equal(&work, &orig))
 				bad++;
 			tried++;
 		} while (next_subset(idx, r, k + m));
@@ -254,8 +255,10 @@ static void test_bit_identity(void)
 		stripe_alloc(&b, k + m, 777 * 3, 1);
 		stripe_random(&a, k);
 		stripe_copy(&b, &a);
-		CHECK_EQ(pando_ec_encode(jer, (const uint8_t *const *)a.chunk, a.chunk + k, a.len), 0);
-		CHECK_EQ(pando_ec_encode(isal, (const uint8_t *const *)b.chunk, b.chunk + k, b.len), 0);
+		CHECK_EQ(pando_ec_encode(jer, (const uint8_t *const *)a.chunk, a.chunk + k, a.len),
+			 0);
+		CHECK_EQ(pando_ec_encode(isal, (const uint8_t *const *)b.chunk, b.chunk + k, b.len),
+			 0);
 		CHECK(stripe_equal(&a, &b));
 		for (size_t i = 0; i < sizeof(delta); i++)
 			delta[i] = rand_byte();
@@ -296,7 +299,8 @@ static void test_bad_arguments(void)
 	CHECK_EQ(pando_ec_decode(ec, chunks, out_of_range, 1, 8), -EINVAL);
 	CHECK_EQ(pando_ec_decode(ec, chunks, too_many, 0, 8), 0);
 	CHECK_EQ(pando_ec_update(ec, 2, buf[0], chunks + 2, 8), -EINVAL);
-	CHECK_EQ(pando_ec_encode(ec, (const uint8_t *const *)chunks, chunks + 2, (1u << 30) + 1), -EINVAL);
+	CHECK_EQ(pando_ec_encode(ec, (const uint8_t *const *)chunks, chunks + 2, (1u << 30) + 1),
+		 -EINVAL);
 	pando_ec_free(ec);
 }
 

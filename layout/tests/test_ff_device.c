@@ -13,16 +13,16 @@
 /* An NFSv3 data server at 10.0.2.2 port 19979 (0x4e0b: "78.11"), 1 MiB
  * reads and writes, loosely coupled. */
 static const uint8_t nfsv3_ds[] = {
-	U32(1),						/* ffda_netaddrs<>: 1 */
-	U32(3), 't', 'c', 'p', 0,			/* na_r_netid "tcp" + 1 pad */
-	U32(14), '1', '0', '.', '0', '.', '2', '.', '2',	/* na_r_addr "10.0.2.2.78.11" */
-	'.', '7', '8', '.', '1', '1', 0, 0,		/* + 2 pad */
-	U32(1),						/* ffda_versions<>: 1 */
-	U32(3),						/* ffdv_version */
-	U32(0),						/* ffdv_minorversion */
-	U32(1048576),					/* ffdv_rsize */
-	U32(1048576),					/* ffdv_wsize */
-	U32(0),						/* ffdv_tightly_coupled: FALSE */
+	U32(1),                                               /* ffda_netaddrs<>: 1 */
+	U32(3),       't', 'c', 'p', 0,                       /* na_r_netid "tcp" + 1 pad */
+	U32(14),      '1', '0', '.', '0', '.', '2', '.', '2', /* na_r_addr "10.0.2.2.78.11" */
+	'.',          '7', '8', '.', '1', '1', 0,   0,        /* + 2 pad */
+	U32(1),                                               /* ffda_versions<>: 1 */
+	U32(3),                                               /* ffdv_version */
+	U32(0),                                               /* ffdv_minorversion */
+	U32(1048576),                                         /* ffdv_rsize */
+	U32(1048576),                                         /* ffdv_wsize */
+	U32(0),                                               /* ffdv_tightly_coupled: FALSE */
 };
 
 static void nfsv3_addr(struct pando_netaddr *na, struct pando_ff_device_version *v,
@@ -105,17 +105,18 @@ static void test_damaged(void)
 	for (size_t n = 0; n < sizeof(nfsv3_ds); n++)
 		wrong += pando_ff_device_addr_decode(nfsv3_ds, n, &a) != -EBADMSG;
 	CHECK_EQ(wrong, 0);
-#define MUTATE(at, value) do { \
+#define MUTATE(at, value) \
+	do { \
 		memcpy(bad, nfsv3_ds, sizeof(nfsv3_ds)); \
 		bad[at] = (value); \
 		CHECK_EQ(pando_ff_device_addr_decode(bad, sizeof(bad), &a), -EBADMSG); \
 		CHECK(a.netaddrs == NULL && a.versions == NULL); \
 	} while (0)
-	MUTATE(3, 0x09);		/* 9 addresses in 60 bytes */
-	MUTATE(7, 0x40);		/* a netid of 64 bytes: over our bound */
-	MUTATE(11, 0x01);		/* padding after "tcp" */
-	MUTATE(sizeof(nfsv3_ds) - 1, 2);	/* ffdv_tightly_coupled = 2: not a bool */
-	MUTATE(35, 0x05);		/* 5 versions in 20 bytes */
+	MUTATE(3, 0x09);                 /* 9 addresses in 60 bytes */
+	MUTATE(7, 0x40);                 /* a netid of 64 bytes: over our bound */
+	MUTATE(11, 0x01);                /* padding after "tcp" */
+	MUTATE(sizeof(nfsv3_ds) - 1, 2); /* ffdv_tightly_coupled = 2: not a bool */
+	MUTATE(35, 0x05);                /* 5 versions in 20 bytes */
 #undef MUTATE
 }
 
@@ -126,8 +127,8 @@ static void test_universal_addresses(void)
 	struct sockaddr_storage back;
 	struct pando_netaddr na;
 	static const char *const malformed[] = {
-		"10.0.2.2.78", "10.0.2.2.256.1", "10.0.2.2.a.1", ".1.2", "10.0.2.2.78.", "10.0.2.2..11",
-		"1.2.3.4.5.6.7", "10.0.2.2.0078.11", "", "78.11",
+		"10.0.2.2.78",  "10.0.2.2.256.1", "10.0.2.2.a.1",     ".1.2", "10.0.2.2.78.",
+		"10.0.2.2..11", "1.2.3.4.5.6.7",  "10.0.2.2.0078.11", "",     "78.11",
 	};
 
 	inet_pton(AF_INET, "10.0.2.2", &in.sin_addr);
@@ -142,7 +143,7 @@ static void test_universal_addresses(void)
 	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
 	CHECK_EQ(pando_netaddr_from_sockaddr((struct sockaddr *)&in6, &na), 0);
 	CHECK(strcmp(na.netid, "tcp6") == 0);
-	CHECK(strcmp(na.uaddr, "::1.8.1") == 0);		/* 2049 = 8 * 256 + 1 */
+	CHECK(strcmp(na.uaddr, "::1.8.1") == 0); /* 2049 = 8 * 256 + 1 */
 	CHECK_EQ(pando_netaddr_to_sockaddr(&na, &back), 0);
 	CHECK_EQ(back.ss_family, AF_INET6);
 	CHECK_MEM(&((struct sockaddr_in6 *)&back)->sin6_addr, &in6.sin6_addr, 16);

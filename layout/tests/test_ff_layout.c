@@ -79,8 +79,11 @@ static void mirrored_layout(struct pando_ff_data_server ds[2], struct pando_ff_m
 	strcpy(ds[1].group, "100");
 	mirrors[0] = (struct pando_ff_mirror){ 1, &ds[0] };
 	mirrors[1] = (struct pando_ff_mirror){ 1, &ds[1] };
-	*l = (struct pando_ff_layout){ .stripe_unit = 0, .mirror_count = 2, .mirrors = mirrors,
-				       .flags = PANDO_FF_FLAGS_NO_IO_THRU_MDS, .stats_collect_hint = 60 };
+	*l = (struct pando_ff_layout){ .stripe_unit = 0,
+				       .mirror_count = 2,
+				       .mirrors = mirrors,
+				       .flags = PANDO_FF_FLAGS_NO_IO_THRU_MDS,
+				       .stats_collect_hint = 60 };
 }
 
 static void striped_layout(struct pando_ff_data_server ds[2], struct pando_ff_mirror *mirror,
@@ -193,7 +196,7 @@ static void test_rfc_rules(void)
 	CHECK_EQ(pando_ff_layout_encode(&l, buf, sizeof(buf), &len), -EINVAL);
 	striped_layout(three, mirrors, &l);
 	mirrors[1] = (struct pando_ff_mirror){ 1, three };
-	l.mirror_count = 2;					/* 2 stripes, then 1 */
+	l.mirror_count = 2; /* 2 stripes, then 1 */
 	CHECK_EQ(pando_ff_layout_encode(&l, buf, sizeof(buf), &len), -EINVAL);
 	mirrored_layout(ds, mirrors, &l);
 	l.mirror_count = 0;
@@ -220,20 +223,21 @@ static void test_damaged(void)
 	CHECK_EQ(wrong, 0);
 	memcpy(bad, mirrored, sizeof(mirrored));
 	memset(bad + sizeof(mirrored), 0, 4);
-	CHECK_EQ(pando_ff_layout_decode(bad, sizeof(bad), &l), -EBADMSG);	/* trailing */
-#define MUTATE(at, value) do { \
+	CHECK_EQ(pando_ff_layout_decode(bad, sizeof(bad), &l), -EBADMSG); /* trailing */
+#define MUTATE(at, value) \
+	do { \
 		memcpy(bad, mirrored, sizeof(mirrored)); \
 		bad[at] = (value); \
 		CHECK_EQ(pando_ff_layout_decode(bad, sizeof(mirrored), &l), -EBADMSG); \
 		CHECK(l.mirrors == NULL && l.mirror_count == 0); \
 	} while (0)
-	MUTATE(8, 0xff);		/* ffl_mirrors: 4 billion mirrors in 200 bytes */
-	MUTATE(15, 0x7f);		/* ffm_data_servers: 127 */
-	MUTATE(55, 0xff);		/* fh_vers<>: 255 file handles */
-	MUTATE(59, 0x81);		/* nfs_fh4 of 129 bytes: over NFS4_FHSIZE */
-	MUTATE(65, 0x01);		/* non-zero padding after the file handle */
-	MUTATE(72, 0x00);		/* user "\0": an embedded NUL */
-	MUTATE(84 + 4 + 16 + 4 + 16 + 4 + 3, 0x02);	/* mirror 1: two file handles, bytes short */
+	MUTATE(8, 0xff);  /* ffl_mirrors: 4 billion mirrors in 200 bytes */
+	MUTATE(15, 0x7f); /* ffm_data_servers: 127 */
+	MUTATE(55, 0xff); /* fh_vers<>: 255 file handles */
+	MUTATE(59, 0x81); /* nfs_fh4 of 129 bytes: over NFS4_FHSIZE */
+	MUTATE(65, 0x01); /* non-zero padding after the file handle */
+	MUTATE(72, 0x00); /* user "\0": an embedded NUL */
+	MUTATE(84 + 4 + 16 + 4 + 16 + 4 + 3, 0x02); /* mirror 1: two file handles, bytes short */
 #undef MUTATE
 }
 
@@ -264,9 +268,12 @@ static void test_round_trips_and_fuzz(void)
 	int bad = 0;
 
 	for (int round = 0; round < 300; round++) {
-		uint32_t nm = 1 + (uint32_t)(fixture_rand() % 3), ns = 1 + (uint32_t)(fixture_rand() % 6);
-		struct pando_ff_layout l = { .stripe_unit = ns > 1 ? 4096u << (fixture_rand() % 8) : 0,
-					     .mirror_count = nm, .mirrors = mirrors,
+		uint32_t nm = 1 + (uint32_t)(fixture_rand() % 3),
+			 ns = 1 + (uint32_t)(fixture_rand() % 6);
+		struct pando_ff_layout l = { .stripe_unit = ns > 1 ? 4096u << (fixture_rand() % 8)
+								   : 0,
+					     .mirror_count = nm,
+					     .mirrors = mirrors,
 					     .flags = (uint32_t)(fixture_rand() % 16),
 					     .stats_collect_hint = (uint32_t)fixture_rand() };
 		struct pando_ff_layout back;
@@ -289,8 +296,10 @@ static void test_round_trips_and_fuzz(void)
 				d->stateid.seqid = (uint32_t)fixture_rand();
 				d->fh_count = 1 + (uint32_t)(fixture_rand() % 2);
 				d->fh_vers = &fhs[fixture_rand() % 7];
-				snprintf(d->user, sizeof(d->user), "%u", (unsigned)(fixture_rand() % 100000));
-				snprintf(d->group, sizeof(d->group), "g%u@example.org", (unsigned)(fixture_rand() % 100));
+				snprintf(d->user, sizeof(d->user), "%u",
+					 (unsigned)(fixture_rand() % 100000));
+				snprintf(d->group, sizeof(d->group), "g%u@example.org",
+					 (unsigned)(fixture_rand() % 100));
 			}
 		}
 		bad += fixture_codec_holds(&codec, &l, &back, buf, again, sizeof(buf));

@@ -13,35 +13,34 @@
 
 /* One I/O error report and one statistics report. */
 static const uint8_t body[] = {
-	U32(1),				/* fflr_ioerr_report<>: 1 */
-	U64(0),				/*   ffie_offset */
-	U64(UINT64_MAX),		/*   ffie_length: to EOF */
-	U32(2), REP12(0x33),		/*   ffie_stateid */
-	U32(1),				/*   ffie_errors<>: 1 */
-	REP16(0x44),			/*     de_deviceid */
-	U32(NFS4ERR_IO),		/*     de_status */
-	U32(OP_WRITE),			/*     de_opnum */
-	U32(1),				/* fflr_iostats_report<>: 1 */
-	U64(4096),			/*   ffis_offset */
-	U64(8192),			/*   ffis_length */
-	U32(3), REP12(0x55),		/*   ffis_stateid */
-	U64(0x100000002ull),		/*   ffis_read.ii_count: past 32 bits */
-	U64(0x200000000ull),		/*   ffis_read.ii_bytes */
-	U64(7),				/*   ffis_write.ii_count */
-	U64(28672),			/*   ffis_write.ii_bytes */
-	REP16(0x66),			/*   ffis_deviceid */
-	U32(3), 't', 'c', 'p', 0,	/*   ffl_addr.na_r_netid "tcp" */
+	U32(1),                   /* fflr_ioerr_report<>: 1 */
+	U64(0),                   /*   ffie_offset */
+	U64(UINT64_MAX),          /*   ffie_length: to EOF */
+	U32(2), REP12(0x33),      /*   ffie_stateid */
+	U32(1),                   /*   ffie_errors<>: 1 */
+	REP16(0x44),              /*     de_deviceid */
+	U32(NFS4ERR_IO),          /*     de_status */
+	U32(OP_WRITE),            /*     de_opnum */
+	U32(1),                   /* fflr_iostats_report<>: 1 */
+	U64(4096),                /*   ffis_offset */
+	U64(8192),                /*   ffis_length */
+	U32(3), REP12(0x55),      /*   ffis_stateid */
+	U64(0x100000002ull),      /*   ffis_read.ii_count: past 32 bits */
+	U64(0x200000000ull),      /*   ffis_read.ii_bytes */
+	U64(7),                   /*   ffis_write.ii_count */
+	U64(28672),               /*   ffis_write.ii_bytes */
+	REP16(0x66),              /*   ffis_deviceid */
+	U32(3), 't', 'c', 'p', 0, /*   ffl_addr.na_r_netid "tcp" */
 	U32(13), '1', '2', '7', '.', '0', '.', '0', '.', '1', '.', '8', '.', '1', 0, 0, 0,
-					/*   ffl_addr.na_r_addr "127.0.0.1.8.1" */
-	U32(3), 9, 8, 7, 0,		/*   ffl_fhandle */
-	U64(1), U64(2), U64(3), U64(4), U64(5),	/* ffl_read: ops/bytes requested, completed, not delivered */
-	U64(6), U32(7),			/*     ffil_total_busy_time */
-	U64(8), U32(9),			/*     ffil_aggregate_completion_time */
-	U64(10), U64(11), U64(12), U64(13), U64(14),	/* ffl_write */
-	U64(15), U32(16),
-	U64(17), U32(18),
-	U64(19), U32(20),		/*   ffl_duration */
-	U32(0),				/*   ffl_local: FALSE */
+	/*   ffl_addr.na_r_addr "127.0.0.1.8.1" */
+	U32(3), 9, 8, 7, 0, /*   ffl_fhandle */
+	U64(1), U64(2), U64(3), U64(4),
+	U64(5),         /* ffl_read: ops/bytes requested, completed, not delivered */
+	U64(6), U32(7), /*     ffil_total_busy_time */
+	U64(8), U32(9), /*     ffil_aggregate_completion_time */
+	U64(10), U64(11), U64(12), U64(13), U64(14),          /* ffl_write */
+	U64(15), U32(16), U64(17), U32(18), U64(19), U32(20), /*   ffl_duration */
+	U32(0),                                               /*   ffl_local: FALSE */
 };
 
 static void check_decoded(const struct pando_ff_layoutreturn *r)
@@ -118,13 +117,13 @@ static void test_ganesha_shape_refused(void)
 {
 	uint8_t short_body[sizeof(body)];
 	struct pando_ff_layoutreturn r;
-	size_t read_count_at = 4 + 8 + 8 + 16 + 4 + 24 + 4 + 8 + 8 + 16;	/* ffis_read */
+	size_t read_count_at = 4 + 8 + 8 + 16 + 4 + 24 + 4 + 8 + 8 + 16; /* ffis_read */
 	size_t n = 0;
 
 	memcpy(short_body, body, read_count_at);
 	n = read_count_at;
 	short_body[n++] = 0, short_body[n++] = 0, short_body[n++] = 0, short_body[n++] = 2;
-	memcpy(short_body + n, body + read_count_at + 8, 8);		/* ii_bytes */
+	memcpy(short_body + n, body + read_count_at + 8, 8); /* ii_bytes */
 	n += 8;
 	short_body[n++] = 0, short_body[n++] = 0, short_body[n++] = 0, short_body[n++] = 7;
 	memcpy(short_body + n, body + read_count_at + 24, sizeof(body) - read_count_at - 24);
@@ -145,16 +144,17 @@ static void test_damaged(void)
 	memcpy(bad, body, sizeof(body));
 	memset(bad + sizeof(body), 0, 4);
 	CHECK_EQ(pando_ff_layoutreturn_decode(bad, sizeof(bad), &r), -EBADMSG);
-#define MUTATE(at, value) do { \
+#define MUTATE(at, value) \
+	do { \
 		memcpy(bad, body, sizeof(body)); \
 		bad[at] = (value); \
 		CHECK_EQ(pando_ff_layoutreturn_decode(bad, sizeof(body), &r), -EBADMSG); \
 		CHECK(r.ioerrs == NULL && r.iostats == NULL); \
 	} while (0)
-	MUTATE(0, 0x80);				/* 2^31 error reports */
-	MUTATE(39, 0x02);				/* 2 device errors: short */
-	MUTATE(sizeof(body) - 1, 0x03);			/* ffl_local = 3 */
-	MUTATE(179, 0x81);				/* ffl_fhandle of 129 bytes */
+	MUTATE(0, 0x80);                /* 2^31 error reports */
+	MUTATE(39, 0x02);               /* 2 device errors: short */
+	MUTATE(sizeof(body) - 1, 0x03); /* ffl_local = 3 */
+	MUTATE(179, 0x81);              /* ffl_fhandle of 129 bytes */
 #undef MUTATE
 }
 
@@ -186,26 +186,33 @@ static void test_round_trips_and_fuzz(void)
 		struct pando_ff_ioerr ioerrs[3];
 		struct pando_ff_iostats stats[3];
 		struct pando_ff_layoutreturn r = { (uint32_t)(fixture_rand() % 4), ioerrs,
-						   (uint32_t)(fixture_rand() % 4), stats }, back;
+						   (uint32_t)(fixture_rand() % 4), stats },
+					     back;
 		uint8_t buf[4096], again[4096];
 
 		for (uint32_t i = 0; i < r.ioerr_count; i++) {
-			ioerrs[i] = (struct pando_ff_ioerr){ fixture_rand(), fixture_rand(),
+			ioerrs[i] = (struct pando_ff_ioerr){ fixture_rand(),
+							     fixture_rand(),
 							     { (uint32_t)fixture_rand(), { 1 } },
-							     (uint32_t)(fixture_rand() % 5), errs };
+							     (uint32_t)(fixture_rand() % 5),
+							     errs };
 			for (int e = 0; e < 4; e++)
-				errs[e] = (struct pando_device_error){ { (uint8_t)fixture_rand() },
-								       -(int32_t)(fixture_rand() % 10000),
-								       (uint32_t)(fixture_rand() % 80) };
+				errs[e] = (struct pando_device_error){
+					{ (uint8_t)fixture_rand() },
+					-(int32_t)(fixture_rand() % 10000),
+					(uint32_t)(fixture_rand() % 80)
+				};
 		}
 		for (uint32_t i = 0; i < r.iostats_count; i++) {
 			memset(&stats[i], (int)(fixture_rand() & 0xff), sizeof(stats[i]));
 			stats[i].read.count = fixture_rand();
-			stats[i].layoutupdate.fhandle.len = (uint32_t)(fixture_rand() % (PANDO_FF_FH_MAX + 1));
+			stats[i].layoutupdate.fhandle.len =
+				(uint32_t)(fixture_rand() % (PANDO_FF_FH_MAX + 1));
 			stats[i].layoutupdate.local = fixture_rand() & 1;
 			snprintf(stats[i].layoutupdate.addr.netid, PANDO_NETID_MAX + 1, "tcp");
-			snprintf(stats[i].layoutupdate.addr.uaddr, PANDO_UADDR_MAX + 1, "10.1.%u.%u.8.1",
-				 (unsigned)(fixture_rand() % 256), (unsigned)(fixture_rand() % 256));
+			snprintf(stats[i].layoutupdate.addr.uaddr, PANDO_UADDR_MAX + 1,
+				 "10.1.%u.%u.8.1", (unsigned)(fixture_rand() % 256),
+				 (unsigned)(fixture_rand() % 256));
 		}
 		bad += fixture_codec_holds(&codec, &r, &back, buf, again, sizeof(buf));
 	}

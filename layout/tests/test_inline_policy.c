@@ -15,8 +15,11 @@
 static enum pando_inline_verdict decide(bool write, uint64_t off, uint64_t len, uint64_t minlen,
 					bool objects)
 {
-	struct pando_layout_ask ask = { .offset = off, .length = len, .minlength = minlen,
-					.write = write, .knows_threshold = true };
+	struct pando_layout_ask ask = { .offset = off,
+					.length = len,
+					.minlength = minlen,
+					.write = write,
+					.knows_threshold = true };
 	struct pando_inline_file f = { .objects = objects, .inline_max = INLINE_MAX };
 
 	return pando_inline_decide(&ask, &f);
@@ -25,8 +28,11 @@ static enum pando_inline_verdict decide(bool write, uint64_t off, uint64_t len, 
 static enum pando_inline_verdict decide_unaware(bool write, uint64_t off, uint64_t len,
 						uint64_t minlen, bool objects)
 {
-	struct pando_layout_ask ask = { .offset = off, .length = len, .minlength = minlen,
-					.write = write, .knows_threshold = false };
+	struct pando_layout_ask ask = { .offset = off,
+					.length = len,
+					.minlength = minlen,
+					.write = write,
+					.knows_threshold = false };
 	struct pando_inline_file f = { .objects = objects, .inline_max = INLINE_MAX };
 
 	return pando_inline_decide(&ask, &f);
@@ -98,8 +104,9 @@ static void a_client_that_never_fetched_the_threshold_gets_what_it_asks_for(void
 
 static void reach_saturates(void)
 {
-	struct pando_layout_ask ask = { .offset = UINT64_MAX - 1, .length = 10, .minlength = 0,
-					.write = true };
+	struct pando_layout_ask ask = {
+		.offset = UINT64_MAX - 1, .length = 10, .minlength = 0, .write = true
+	};
 	struct pando_layout_ask whole = { .offset = 5, .length = ALL, .minlength = 7 };
 
 	CHECK(pando_ask_reach(&ask) == UINT64_MAX);

@@ -8,26 +8,29 @@
 
 /* RAID-1, 2 copies of 1 column, 64 KiB units, one group, one spare. */
 static const uint8_t known[] = {
-	0x01,					/* format version 1 */
-	0x01,					/* raid: RAID-1 */
-	0x02,					/* copies */
-	0x01,					/* data columns */
-	0x00,					/* parity */
-	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,	/* seed, big-endian */
-	0x80, 0x80, 0x04,			/* stripe unit 65536 = 2^16: 0,0,4 in 7-bit groups */
-	0x80, 0x80, 0x01,			/* visit rows 16384 = 2^14 */
-	0x01,					/* groups */
-	0x01,					/* spares */
-	0x07,					/* partition 7 */
-	0x03, 0xc8, 0x01,			/* OSD 3; object 100: zigzag(100 - 0) = 200 */
-	0x09, 0x00,				/* OSD 9; object 101: zigzag(101 - 101) = 0 */
-	0x0c,					/* spare OSD 12 */
+	0x01,                                           /* format version 1 */
+	0x01,                                           /* raid: RAID-1 */
+	0x02,                                           /* copies */
+	0x01,                                           /* data columns */
+	0x00,                                           /* parity */
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, /* seed, big-endian */
+	0x80, 0x80, 0x04, /* stripe unit 65536 = 2^16: 0,0,4 in 7-bit groups */
+	0x80, 0x80, 0x01, /* visit rows 16384 = 2^14 */
+	0x01,             /* groups */
+	0x01,             /* spares */
+	0x07,             /* partition 7 */
+	0x03, 0xc8, 0x01, /* OSD 3; object 100: zigzag(100 - 0) = 200 */
+	0x09, 0x00,       /* OSD 9; object 101: zigzag(101 - 101) = 0 */
+	0x0c,             /* spare OSD 12 */
 };
 
 static struct pando_storage_map *known_map(void)
 {
-	struct pando_map_shape s = { .raid = PANDO_RAID1, .copies = 2, .data = 1,
-				     .stripe_unit = 65536, .visit_rows = 16384 };
+	struct pando_map_shape s = { .raid = PANDO_RAID1,
+				     .copies = 2,
+				     .data = 1,
+				     .stripe_unit = 65536,
+				     .visit_rows = 16384 };
 	struct pando_storage_map *map;
 
 	if (pando_map_new(&s, 1, 1, &map))
@@ -49,7 +52,8 @@ static int maps_equal(const struct pando_storage_map *a, const struct pando_stor
 	    a->partition_id != b->partition_id)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (a->comp[i].osd_id != b->comp[i].osd_id || a->comp[i].object_id != b->comp[i].object_id)
+		if (a->comp[i].osd_id != b->comp[i].osd_id ||
+		    a->comp[i].object_id != b->comp[i].object_id)
 			return 0;
 	return memcmp(a->spares, b->spares, a->spare_count * sizeof(a->spares[0])) == 0;
 }
@@ -82,24 +86,25 @@ static void test_damaged(void)
 		CHECK(map == NULL);
 	}
 	memcpy(bad, known, sizeof(known));
-	bad[sizeof(known)] = 0;				/* a trailing byte */
+	bad[sizeof(known)] = 0; /* a trailing byte */
 	CHECK_EQ(pando_map_decode(bad, sizeof(known) + 1, &map), -EBADMSG);
-#define MUTATE(at, value, want) do { \
+#define MUTATE(at, value, want) \
+	do { \
 		memcpy(bad, known, sizeof(known)); \
 		bad[at] = (value); \
 		CHECK_EQ(pando_map_decode(bad, sizeof(known), &map), want); \
 		CHECK(map == NULL); \
 	} while (0)
-	MUTATE(0, 2, -ENOTSUP);				/* a later format */
-	MUTATE(1, 3, -EBADMSG);				/* no such scheme */
-	MUTATE(2, 4, -EBADMSG);				/* four mirrors */
-	MUTATE(4, 1, -EBADMSG);				/* parity on RAID-1 */
-	MUTATE(15, 0x00, -EBADMSG);			/* stripe unit 0x80 0x80 0x00: overlong */
-	MUTATE(19, 0x00, -EBADMSG);			/* no groups */
-	MUTATE(21, 0x00, -EBADMSG);			/* partition 0 */
-	MUTATE(25, 0x03, -EBADMSG);			/* OSD 3 twice in the group */
-	MUTATE(27, 0x09, -EBADMSG);			/* the spare is in the group */
-	MUTATE(19, 0x7f, -EBADMSG);			/* 127 groups claimed in 28 bytes */
+	MUTATE(0, 2, -ENOTSUP);     /* a later format */
+	MUTATE(1, 3, -EBADMSG);     /* no such scheme */
+	MUTATE(2, 4, -EBADMSG);     /* four mirrors */
+	MUTATE(4, 1, -EBADMSG);     /* parity on RAID-1 */
+	MUTATE(15, 0x00, -EBADMSG); /* stripe unit 0x80 0x80 0x00: overlong */
+	MUTATE(19, 0x00, -EBADMSG); /* no groups */
+	MUTATE(21, 0x00, -EBADMSG); /* partition 0 */
+	MUTATE(25, 0x03, -EBADMSG); /* OSD 3 twice in the group */
+	MUTATE(27, 0x09, -EBADMSG); /* the spare is in the group */
+	MUTATE(19, 0x7f, -EBADMSG); /* 127 groups claimed in 28 bytes */
 #undef MUTATE
 	{
 		/* object ids 0 and 101: zigzag(0 - 0) = 0, zigzag(101 - 1) = 200 */
@@ -108,8 +113,8 @@ static void test_damaged(void)
 		memcpy(bad, known, sizeof(known));
 		memcpy(bad + 22, tail, sizeof(tail));
 		CHECK_EQ(pando_map_decode(bad, sizeof(known), &map), -EBADMSG);
-		bad[23] = 0x02;				/* object 1 instead: valid */
-		bad[25] = 0xc6;				/* zigzag(101 - 2) = 198: 0xc6 0x01 */
+		bad[23] = 0x02; /* object 1 instead: valid */
+		bad[25] = 0xc6; /* zigzag(101 - 2) = 198: 0xc6 0x01 */
 		CHECK_EQ(pando_map_decode(bad, sizeof(known), &map), 0);
 		CHECK(map && map->comp[0].object_id == 1 && map->comp[1].object_id == 101);
 		pando_map_free(map);
@@ -144,7 +149,8 @@ static void test_round_trips(void)
 		if (!map)
 			continue;
 		if (seed % 3 == 0 && pando_place_replacement(c, map, 0, 0, seed, &osd) == 0)
-			CHECK_EQ(pando_map_replace_component(map, 0, 0, osd, fixture_rand() | 1), 0);
+			CHECK_EQ(pando_map_replace_component(map, 0, 0, osd, fixture_rand() | 1),
+				 0);
 		if (pando_map_encode(map, buf, sizeof(buf), &len) ||
 		    pando_map_decode(buf, len, &back) || !maps_equal(map, back))
 			failed++;

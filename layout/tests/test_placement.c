@@ -34,14 +34,15 @@ static int check_map(const struct pando_storage_map *map, const struct pando_osd
 		for (uint32_t j = 0; j < i; j++) {
 			uint32_t a = map->comp[i].osd_id, b = map->comp[j].osd_id;
 
-			bad += a == b;	/* groups of one file use distinct OSDs */
+			bad += a == b; /* groups of one file use distinct OSDs */
 			if (i / width == j / width)
 				bad += domain_of(osds, n, a) == domain_of(osds, n, b);
 		}
 	}
 	for (uint32_t s = 0; s < map->spare_count; s++)
 		bad += domain_of(osds, n, map->spares[s]) == UINT32_MAX;
-	bad += map->spare_count != 1 || map->seed != req->seed || map->partition_id != req->partition_id;
+	bad += map->spare_count != 1 || map->seed != req->seed ||
+	       map->partition_id != req->partition_id;
 	return bad;
 }
 
@@ -52,7 +53,8 @@ static void test_constraints(void)
 	for (int round = 0; round < 40; round++) {
 		uint32_t n = 16 + (uint32_t)(fixture_rand() % 150);
 		uint32_t per_domain = round % 2 ? 1 + (uint32_t)(fixture_rand() % 8) : 0;
-		struct pando_osd *osds = fixture_osds(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
+		struct pando_osd *osds =
+			fixture_osds(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
 		struct pando_placement_view *c;
 
 		for (uint32_t i = 0; i < n; i++) {
@@ -61,7 +63,8 @@ static void test_constraints(void)
 		}
 		c = fixture_cluster(osds, n);
 		for (uint64_t seed = 0; seed < 250; seed++) {
-			struct pando_layout_request req = fixture_request(seed * 7919 + (uint64_t)round);
+			struct pando_layout_request req =
+				fixture_request(seed * 7919 + (uint64_t)round);
 			struct pando_storage_map *map;
 			int rc = pando_place(c, &req, &map);
 
@@ -97,8 +100,12 @@ static void test_determinism(void)
 {
 	struct pando_osd *osds = fixture_osds(60, 1, 6), *reversed = fixture_osds(60, 1, 6);
 	struct pando_placement_view *a, *b;
-	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 2, .stripe_unit = 65536,
-					    .seed = 12345, .partition_id = 9, .first_object_id = 1 };
+	struct pando_layout_request req = { .raid = PANDO_RS,
+					    .parity = 2,
+					    .stripe_unit = 65536,
+					    .seed = 12345,
+					    .partition_id = 9,
+					    .first_object_id = 1 };
 	struct pando_storage_map *m1, *m2, *m3;
 
 	for (uint32_t i = 0; i < 60; i++)
@@ -130,7 +137,9 @@ static void test_determinism(void)
  * RS(8,2) files, and large files striped over all groups. */
 static struct pando_layout_request mixed_request(uint64_t seed)
 {
-	struct pando_layout_request req = { .stripe_unit = 65536, .seed = seed, .partition_id = 1,
+	struct pando_layout_request req = { .stripe_unit = 65536,
+					    .seed = seed,
+					    .partition_id = 1,
 					    .first_object_id = 1 + seed * 256 };
 
 	switch (seed % 3) {
@@ -153,8 +162,9 @@ static struct pando_layout_request mixed_request(uint64_t seed)
 }
 
 /* Places FILES files; counts components per OSD (by index). */
-static uint64_t place_many(const struct pando_placement_view *c, const struct pando_osd *osds, uint32_t n,
-			   struct pando_layout_request (*request)(uint64_t), uint64_t *count)
+static uint64_t place_many(const struct pando_placement_view *c, const struct pando_osd *osds,
+			   uint32_t n, struct pando_layout_request (*request)(uint64_t),
+			   uint64_t *count)
 {
 	uint64_t total = 0;
 
@@ -196,7 +206,8 @@ static void test_balance_uniform(void)
 		worst = dev < 0 ? (-dev > worst ? -dev : worst) : (dev > worst ? dev : worst);
 	}
 	printf("  uniform, %u OSDs, %d files, %llu components: worst OSD %.2f%% off its share "
-	       "(bound %.0f%%)\n", n, FILES, (unsigned long long)total, worst * 100, BALANCE_BOUND * 100);
+	       "(bound %.0f%%)\n",
+	       n, FILES, (unsigned long long)total, worst * 100, BALANCE_BOUND * 100);
 	CHECK(worst < BALANCE_BOUND);
 	pando_placement_view_free(c);
 	free(osds);
@@ -204,8 +215,13 @@ static void test_balance_uniform(void)
 
 static struct pando_layout_request small_request(uint64_t seed)
 {
-	return (struct pando_layout_request){ .raid = PANDO_RS, .data = 4, .parity = 2, .max_groups = 1,
-					      .stripe_unit = 65536, .seed = seed, .partition_id = 1,
+	return (struct pando_layout_request){ .raid = PANDO_RS,
+					      .data = 4,
+					      .parity = 2,
+					      .max_groups = 1,
+					      .stripe_unit = 65536,
+					      .seed = seed,
+					      .partition_id = 1,
 					      .first_object_id = 1 };
 }
 
@@ -220,7 +236,7 @@ static void test_balance_weighted(void)
 
 	for (uint32_t i = 0; i < n; i += 2) {
 		osds[i].capacity = 2 * TB;
-		osds[i].used = TB;	/* the same utilisation: no bias */
+		osds[i].used = TB; /* the same utilisation: no bias */
 	}
 	c = fixture_cluster(osds, n);
 	total = place_many(c, osds, n, small_request, count);
@@ -229,7 +245,8 @@ static void test_balance_weighted(void)
 
 		worst = dev < 0 ? (-dev > worst ? -dev : worst) : (dev > worst ? dev : worst);
 	}
-	printf("  capacities 2:1, %d RS(4,2) files: worst OSD %.2f%% off its share\n", FILES, worst * 100);
+	printf("  capacities 2:1, %d RS(4,2) files: worst OSD %.2f%% off its share\n", FILES,
+	       worst * 100);
 	CHECK(worst < BALANCE_BOUND);
 	pando_placement_view_free(c);
 	free(osds);
@@ -277,8 +294,11 @@ static void test_domains(void)
 {
 	struct pando_osd *osds = fixture_osds(120, 1, 10);
 	struct pando_placement_view *c = fixture_cluster(osds, 120);
-	struct pando_layout_request req = { .raid = PANDO_RS, .parity = 1, .stripe_unit = 65536,
-					    .partition_id = 1, .first_object_id = 1 };
+	struct pando_layout_request req = { .raid = PANDO_RS,
+					    .parity = 1,
+					    .stripe_unit = 65536,
+					    .partition_id = 1,
+					    .first_object_id = 1 };
 	uint64_t shelf[12] = { 0 }, total = 0;
 	int bad = 0;
 
@@ -317,7 +337,8 @@ static void test_domains(void)
 static void test_replacement(void)
 {
 	struct pando_osd *osds = fixture_osds(50, 1, 0), *domained = fixture_osds(50, 1, 5);
-	struct pando_placement_view *c = fixture_cluster(osds, 50), *cd = fixture_cluster(domained, 50);
+	struct pando_placement_view *c = fixture_cluster(osds, 50),
+				    *cd = fixture_cluster(domained, 50);
 	int bad = 0, moved = 0;
 
 	for (uint64_t seed = 0; seed < 500; seed++) {
@@ -338,7 +359,8 @@ static void test_replacement(void)
 				uint32_t other = pando_map_component(map, g, k)->osd_id;
 
 				bad += other == osd;
-				bad += k != lost && domain_of(list, 50, other) == domain_of(list, 50, osd);
+				bad += k != lost &&
+				       domain_of(list, 50, other) == domain_of(list, 50, osd);
 			}
 			bad += pando_map_replace_component(map, g, lost, osd, 1u << 30) != 0;
 			bad += pando_map_validate(map) != 0;
@@ -358,8 +380,12 @@ static void test_replacement_tiers(void)
 {
 	struct pando_osd *osds = fixture_osds(3, 1, 0);
 	struct pando_placement_view *c = fixture_cluster(osds, 3), *two;
-	struct pando_layout_request req = { .raid = PANDO_RAID1, .copies = 2, .stripe_unit = 4096,
-					    .seed = 1, .partition_id = 1, .first_object_id = 1 };
+	struct pando_layout_request req = { .raid = PANDO_RAID1,
+					    .copies = 2,
+					    .stripe_unit = 4096,
+					    .seed = 1,
+					    .partition_id = 1,
+					    .first_object_id = 1 };
 	struct pando_storage_map *map;
 	uint32_t osd;
 
@@ -370,7 +396,8 @@ static void test_replacement_tiers(void)
 	CHECK_EQ(pando_place_replacement(c, map, 1, 0, 77, &osd), -EINVAL);
 	/* without the spare in the cluster, nowhere to go */
 	osds[map->spares[0] - 1].capacity = 0;
-	CHECK_EQ(pando_placement_view_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two), 0);
+	CHECK_EQ(pando_placement_view_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two),
+		 0);
 	CHECK_EQ(pando_place_replacement(two, map, 0, 1, 77, &osd), -ENOSPC);
 	pando_placement_view_free(two);
 	pando_map_free(map);
@@ -382,27 +409,32 @@ static void test_refusals(void)
 {
 	struct pando_osd *osds = fixture_osds(12, 1, 0);
 	struct pando_placement_view *c = fixture_cluster(osds, 12), *bad_cluster;
-	struct pando_layout_request ok = { .raid = PANDO_RS, .data = 8, .parity = 3, .stripe_unit = 4096,
-					   .seed = 1, .partition_id = 1, .first_object_id = 1 };
+	struct pando_layout_request ok = { .raid = PANDO_RS,
+					   .data = 8,
+					   .parity = 3,
+					   .stripe_unit = 4096,
+					   .seed = 1,
+					   .partition_id = 1,
+					   .first_object_id = 1 };
 	struct pando_layout_request req;
 	struct pando_storage_map *map;
 
-	CHECK_EQ(pando_place(c, &ok, &map), 0);		/* 11 + a spare = 12 */
+	CHECK_EQ(pando_place(c, &ok, &map), 0); /* 11 + a spare = 12 */
 	CHECK_EQ(map->spare_count, 1);
 	pando_map_free(map);
 	req = ok;
-	req.data = 9;			/* as wide as the cluster: placed, no spare left */
+	req.data = 9; /* as wide as the cluster: placed, no spare left */
 	CHECK_EQ(pando_place(c, &req, &map), 0);
 	CHECK_EQ(map->spare_count, 0);
 	pando_map_free(map);
-	req.data = 10;					/* 13 > 12 */
+	req.data = 10; /* 13 > 12 */
 	CHECK_EQ(pando_place(c, &req, &map), -ENOSPC);
 	CHECK(map == NULL);
 	req = ok;
 	req.first_object_id = 0;
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	req = ok;
-	req.first_object_id = UINT64_MAX - 5;		/* ids would wrap */
+	req.first_object_id = UINT64_MAX - 5; /* ids would wrap */
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	req = ok;
 	req.partition_id = 0;
@@ -418,17 +450,22 @@ static void test_refusals(void)
 	req.parity = 0;
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	osds[3].id = osds[2].id;
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 0 }, &bad_cluster), -EINVAL);
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 0 },
+					  &bad_cluster),
+		 -EINVAL);
 	osds[3].id = 4;
 	/* No spare: a file may then take every OSD (a cluster as small as a file). */
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 0, 0 }, &bad_cluster), 0);
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 0, 0 },
+					  &bad_cluster),
+		 0);
 	req = ok;
 	req.data = 9;
 	CHECK_EQ(pando_place(bad_cluster, &req, &map), 0);
 	CHECK_EQ(map->spare_count, 0);
 	pando_map_free(map);
 	pando_placement_view_free(bad_cluster);
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 }, &bad_cluster),
+	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 },
+					  &bad_cluster),
 		 -EINVAL);
 	pando_placement_view_free(c);
 	free(osds);

@@ -8,22 +8,27 @@
 #include "pando/policy.h"
 
 static const struct pando_policy_defaults defaults = {
-	.mirrors = 2, .stripe_width = 1, .stripe_unit = 1u << 20,
+	.mirrors = 2,
+	.stripe_width = 1,
+	.stripe_unit = 1u << 20,
 };
 
 static struct pando_policy rs_cold(void)
 {
-	return (struct pando_policy){ .scheme = PANDO_RS, .k = 8, .m = 2,
-				      .stripe_unit = 65536, .cold_after_s = 86400,
-				      .cold_k = 10, .cold_m = 4 };
+	return (struct pando_policy){ .scheme = PANDO_RS,
+				      .k = 8,
+				      .m = 2,
+				      .stripe_unit = 65536,
+				      .cold_after_s = 86400,
+				      .cold_k = 10,
+				      .cold_m = 4 };
 }
 
 static void encoding_is_the_documented_bytes(void)
 {
 	struct pando_policy p = rs_cold();
 	static const uint8_t want[PANDO_POLICY_LEN] = {
-		1, PANDO_RS, 0, 8, 2, 0, 0x00, 0x01, 0x00, 0x00,
-		0x00, 0x01, 0x51, 0x80, 10, 4,
+		1, PANDO_RS, 0, 8, 2, 0, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x51, 0x80, 10, 4,
 	};
 	uint8_t buf[PANDO_POLICY_LEN];
 	size_t len = 0;
@@ -57,8 +62,9 @@ static void every_scheme_round_trips(void)
 	struct pando_policy mirror = { .scheme = PANDO_RAID1, .copies = 3, .width = 2 };
 	struct pando_policy raid0 = { .scheme = PANDO_RAID0, .width = 4, .stripe_unit = 4096 };
 	struct pando_policy auto_rs = { .scheme = PANDO_RS, .m = 1 };
-	struct pando_policy widest = { .scheme = PANDO_RS, .k = 32, .m = 4,
-				       .stripe_unit = 1u << 30 };
+	struct pando_policy widest = {
+		.scheme = PANDO_RS, .k = 32, .m = 4, .stripe_unit = 1u << 30
+	};
 	struct pando_policy cold = rs_cold();
 
 	round_trip(&mirror);
@@ -120,15 +126,15 @@ static void malformed_fields_are_ebadmsg(void)
 {
 	struct pando_policy p = rs_cold();
 
-	CHECK_EQ(decode_with(&p, 1, 3), -EBADMSG);		/* scheme */
-	CHECK_EQ(decode_with(&p, 3, 62), -EBADMSG);		/* k + m = 64: k over 32 */
-	CHECK_EQ(decode_with(&p, 4, 0), -EBADMSG);		/* m 0 */
-	CHECK_EQ(decode_with(&p, 4, 5), -EBADMSG);		/* m 5 */
-	CHECK_EQ(decode_with(&p, 2, 2), -EBADMSG);		/* copies for rs */
-	CHECK_EQ(decode_with(&p, 9, 1), -EBADMSG);		/* unit not 4 KiB aligned */
-	CHECK_EQ(decode_with(&p, 6, 0x80), -EBADMSG);		/* unit over 1 GiB */
-	CHECK_EQ(decode_with(&p, 15, 0), -EBADMSG);		/* cold m 0 */
-	CHECK_EQ(decode_with(&p, 14, 70), -EBADMSG);		/* cold k + m too wide */
+	CHECK_EQ(decode_with(&p, 1, 3), -EBADMSG);    /* scheme */
+	CHECK_EQ(decode_with(&p, 3, 62), -EBADMSG);   /* k + m = 64: k over 32 */
+	CHECK_EQ(decode_with(&p, 4, 0), -EBADMSG);    /* m 0 */
+	CHECK_EQ(decode_with(&p, 4, 5), -EBADMSG);    /* m 5 */
+	CHECK_EQ(decode_with(&p, 2, 2), -EBADMSG);    /* copies for rs */
+	CHECK_EQ(decode_with(&p, 9, 1), -EBADMSG);    /* unit not 4 KiB aligned */
+	CHECK_EQ(decode_with(&p, 6, 0x80), -EBADMSG); /* unit over 1 GiB */
+	CHECK_EQ(decode_with(&p, 15, 0), -EBADMSG);   /* cold m 0 */
+	CHECK_EQ(decode_with(&p, 14, 70), -EBADMSG);  /* cold k + m too wide */
 }
 
 static void rules_name_what_is_wrong(void)
@@ -171,7 +177,8 @@ static void encode_refuses_an_invalid_policy(void)
 static void no_policy_requests_the_export_defaults(void)
 {
 	struct pando_layout_request req = { 0 };
-	struct pando_policy_defaults raid0 = { .mirrors = 1, .stripe_width = 3,
+	struct pando_policy_defaults raid0 = { .mirrors = 1,
+					       .stripe_width = 3,
 					       .stripe_unit = 65536 };
 
 	pando_policy_request(NULL, &defaults, &req);

@@ -8,8 +8,12 @@
 
 static struct pando_map_shape shape(uint8_t raid, uint8_t copies, uint8_t data, uint8_t parity)
 {
-	return (struct pando_map_shape){ .raid = raid, .copies = copies, .data = data,
-					 .parity = parity, .stripe_unit = 65536, .visit_rows = 2048 };
+	return (struct pando_map_shape){ .raid = raid,
+					 .copies = copies,
+					 .data = data,
+					 .parity = parity,
+					 .stripe_unit = 65536,
+					 .visit_rows = 2048 };
 }
 
 static void test_shapes(void)
@@ -26,23 +30,23 @@ static void test_shapes(void)
 	CHECK_EQ(pando_shape_width(&s), 9);
 	CHECK_EQ(pando_shape_validate(&s), 0);
 
-	s = shape(PANDO_RAID1, 4, 1, 0);	/* 2 or 3 mirrors only */
+	s = shape(PANDO_RAID1, 4, 1, 0); /* 2 or 3 mirrors only */
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
 	s = shape(PANDO_RAID1, 1, 1, 0);
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
-	s = shape(PANDO_RS, 1, 8, 0);		/* RS needs parity */
+	s = shape(PANDO_RS, 1, 8, 0); /* RS needs parity */
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
-	s = shape(PANDO_RAID0, 1, 8, 1);	/* RAID-0 has none */
+	s = shape(PANDO_RAID0, 1, 8, 1); /* RAID-0 has none */
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
 	s = shape(PANDO_RAID0, 1, 0, 0);
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
-	s = shape(PANDO_RS, 1, 60, 5);		/* wider than a group may be */
+	s = shape(PANDO_RS, 1, 60, 5); /* wider than a group may be */
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
 	s = shape(3, 1, 4, 0);
 	CHECK_EQ(pando_shape_width(&s), 0);
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
 	s = shape(PANDO_RAID0, 1, 4, 0);
-	s.stripe_unit = 1000;			/* not a multiple of 512 */
+	s.stripe_unit = 1000; /* not a multiple of 512 */
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
 	s.stripe_unit = 0;
 	CHECK_EQ(pando_shape_validate(&s), -EINVAL);
@@ -76,17 +80,17 @@ static void test_validate(void)
 	CHECK(map != NULL);
 	CHECK_EQ(pando_map_validate(map), 0);
 	CHECK(pando_map_component(map, 1, 2) == &map->comp[5]);
-	pando_map_component(map, 0, 1)->osd_id = 10;	/* twice in group 0 */
+	pando_map_component(map, 0, 1)->osd_id = 10; /* twice in group 0 */
 	CHECK_EQ(pando_map_validate(map), -EINVAL);
-	pando_map_component(map, 0, 1)->osd_id = 13;	/* in group 1 too: allowed */
+	pando_map_component(map, 0, 1)->osd_id = 13; /* in group 1 too: allowed */
 	CHECK_EQ(pando_map_validate(map), 0);
 	pando_map_component(map, 0, 1)->osd_id = 11;
-	map->comp[3].object_id = 0;			/* reserved by the OSD */
+	map->comp[3].object_id = 0; /* reserved by the OSD */
 	CHECK_EQ(pando_map_validate(map), -EINVAL);
 	map->comp[3].object_id = 103;
-	map->spares[1] = 12;				/* a spare the file uses */
+	map->spares[1] = 12; /* a spare the file uses */
 	CHECK_EQ(pando_map_validate(map), -EINVAL);
-	map->spares[1] = 20;				/* a spare twice */
+	map->spares[1] = 20; /* a spare twice */
 	CHECK_EQ(pando_map_validate(map), -EINVAL);
 	map->spares[1] = 21;
 	map->partition_id = 0;
@@ -139,18 +143,18 @@ static void test_survives(void)
 
 	CHECK_EQ(pando_map_new(&s, 2, 0, &map), 0);
 	CHECK(pando_map_survives(map, lost));
-	lost[0] = lost[3] = lost[4 + 1] = true;	/* g0: copy 0 col 0, copy 1 col 1 */
+	lost[0] = lost[3] = lost[4 + 1] = true; /* g0: copy 0 col 0, copy 1 col 1 */
 	CHECK(pando_map_survives(map, lost));
-	lost[2] = true;				/* g0 column 0: both copies */
+	lost[2] = true; /* g0 column 0: both copies */
 	CHECK(!pando_map_survives(map, lost));
 	pando_map_free(map);
 
 	s = shape(PANDO_RS, 1, 4, 2);
 	memset(lost, 0, sizeof(lost));
 	CHECK_EQ(pando_map_new(&s, 2, 0, &map), 0);
-	lost[1] = lost[5] = lost[6 + 0] = lost[6 + 4] = true;	/* 2 per group */
+	lost[1] = lost[5] = lost[6 + 0] = lost[6 + 4] = true; /* 2 per group */
 	CHECK(pando_map_survives(map, lost));
-	lost[6 + 5] = true;					/* a third in group 1 */
+	lost[6 + 5] = true; /* a third in group 1 */
 	CHECK(!pando_map_survives(map, lost));
 	pando_map_free(map);
 

@@ -13,11 +13,16 @@
 
 static struct pando_piece pieces[MAX_PIECES];
 
-static struct pando_storage_map *make_map(uint8_t raid, uint8_t copies, uint8_t data, uint8_t parity,
-					  uint32_t su, uint32_t visit_rows, uint32_t groups)
+static struct pando_storage_map *make_map(uint8_t raid, uint8_t copies, uint8_t data,
+					  uint8_t parity, uint32_t su, uint32_t visit_rows,
+					  uint32_t groups)
 {
-	struct pando_map_shape s = { .raid = raid, .copies = copies, .data = data, .parity = parity,
-				     .stripe_unit = su, .visit_rows = visit_rows };
+	struct pando_map_shape s = { .raid = raid,
+				     .copies = copies,
+				     .data = data,
+				     .parity = parity,
+				     .stripe_unit = su,
+				     .visit_rows = visit_rows };
 	struct pando_storage_map *map;
 	uint32_t n;
 
@@ -58,16 +63,19 @@ static void test_known_raid0(void)
 {
 	/* 3 columns of 4 KiB, 2 rows a visit, 2 groups: a visit is 24 KiB */
 	struct pando_storage_map *map = make_map(PANDO_RAID0, 1, 3, 0, 4096, 2, 2);
-	static const struct { uint64_t off; uint32_t group, comp; } want[] = {
-		{ 0, 0, 0 }, { 4096, 0, 1 }, { 8192 + 5, 0, 2 }, { 12288, 0, 0 },
-		{ 24576, 1, 0 }, { 28672, 1, 1 }, { 49152, 0, 0 }, { 73728 + 4096, 1, 1 },
+	static const struct {
+		uint64_t off;
+		uint32_t group, comp;
+	} want[] = {
+		{ 0, 0, 0 },     { 4096, 0, 1 },  { 8192 + 5, 0, 2 }, { 12288, 0, 0 },
+		{ 24576, 1, 0 }, { 28672, 1, 1 }, { 49152, 0, 0 },    { 73728 + 4096, 1, 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		CHECK_EQ(data_pieces(map, want[i].off, 1), 1);
 		CHECK_EQ(pieces[0].group, want[i].group);
 		CHECK_EQ(pieces[0].component, want[i].comp);
-		CHECK_EQ(pieces[0].object_offset, want[i].off);	/* sparse */
+		CHECK_EQ(pieces[0].object_offset, want[i].off); /* sparse */
 	}
 	pando_map_free(map);
 }
@@ -77,11 +85,14 @@ static void test_known_rs(void)
 	/* RS(2,1), 512-byte units, 2 rows a visit (2 KiB), 2 groups: data
 	 * where RAID-0 puts it (sparse), parity on component 2, packed */
 	struct pando_storage_map *map = make_map(PANDO_RS, 1, 2, 1, 512, 2, 2);
-	static const struct { uint64_t off; uint32_t group, comp; } want[] = {
-		{ 0, 0, 0 }, { 512, 0, 1 },		/* row 0 of group 0 */
-		{ 1024, 0, 0 }, { 1536 + 7, 0, 1 },	/* row 1 */
-		{ 2048, 1, 0 }, { 2560, 1, 1 },		/* visit 1: group 1, row 0 */
-		{ 4096, 0, 0 }, { 4608, 0, 1 },		/* visit 2: group 0 again, row 2 */
+	static const struct {
+		uint64_t off;
+		uint32_t group, comp;
+	} want[] = {
+		{ 0, 0, 0 },    { 512, 0, 1 },      /* row 0 of group 0 */
+		{ 1024, 0, 0 }, { 1536 + 7, 0, 1 }, /* row 1 */
+		{ 2048, 1, 0 }, { 2560, 1, 1 },     /* visit 1: group 1, row 0 */
+		{ 4096, 0, 0 }, { 4608, 0, 1 },     /* visit 2: group 0 again, row 2 */
 	};
 	size_t n = 0;
 
@@ -153,8 +164,8 @@ static int check_tiling(const struct pando_storage_map *map, uint64_t off, uint6
 		bad += p->object_offset / su != (p->object_offset + p->length - 1) / su;
 		at += p->length;
 		if (pando_stripe_locate(map, p->group, p->component, p->object_offset, &loc) ||
-		    pando_stripe_locate(map, p->group, p->component, p->object_offset + p->length - 1,
-					&last)) {
+		    pando_stripe_locate(map, p->group, p->component,
+					p->object_offset + p->length - 1, &last)) {
 			bad++;
 			continue;
 		}
@@ -168,13 +179,15 @@ static int check_tiling(const struct pando_storage_map *map, uint64_t off, uint6
 
 /* No object byte holds two things: data pieces of all mirrors and, for
  * RS, the parity pieces of the rows, sorted by place, never overlap. */
-static int check_no_overlap(const struct pando_storage_map *map, uint64_t off, uint64_t len, size_t n)
+static int check_no_overlap(const struct pando_storage_map *map, uint64_t off, uint64_t len,
+			    size_t n)
 {
 	size_t np = 0;
 	int bad = 0;
 
 	if (map->shape.raid == PANDO_RS) {
-		CHECK_EQ(pando_stripe_parity_pieces(map, off, len, pieces + n, MAX_PIECES - n, &np), 0);
+		CHECK_EQ(pando_stripe_parity_pieces(map, off, len, pieces + n, MAX_PIECES - n, &np),
+			 0);
 		for (size_t i = n; i < n + np; i++) {
 			struct pando_location loc;
 
@@ -204,9 +217,12 @@ static void test_random_ranges(void)
 		uint64_t off = fixture_rand() % span, len = 1 + fixture_rand() % (span / 3 + 1);
 		size_t n = 0;
 
-		if (pando_stripe_data_pieces(map, off, len, pieces, MAX_PIECES / 2, &n) == -ENOSPC) {
+		if (pando_stripe_data_pieces(map, off, len, pieces, MAX_PIECES / 2, &n) ==
+		    -ENOSPC) {
 			len = MAX_PIECES / 2 / map->shape.copies / 3 * map->shape.stripe_unit;
-			CHECK_EQ(pando_stripe_data_pieces(map, off, len, pieces, MAX_PIECES / 2, &n), 0);
+			CHECK_EQ(pando_stripe_data_pieces(map, off, len, pieces, MAX_PIECES / 2,
+							  &n),
+				 0);
 		}
 		bad += check_tiling(map, off, len, n);
 		bad += check_no_overlap(map, off, len, n);
@@ -237,8 +253,9 @@ static void test_bijection(void)
 		}
 		for (uint32_t g = 0; g < map->groups; g++) {
 			for (uint32_t c = 0; c < width; c++) {
-				uint64_t object_bytes = c < map->shape.data * map->shape.copies ?
-							file_bytes : parity_bytes;
+				uint64_t object_bytes = c < map->shape.data * map->shape.copies
+								? file_bytes
+								: parity_bytes;
 
 				for (uint64_t x = 0; x < object_bytes; x += su / 8) {
 					struct pando_location loc;
@@ -255,8 +272,10 @@ static void test_bijection(void)
 						continue;
 					}
 					data_hits++;
-					bad += data_pieces(map, loc.file_offset, 1) != map->shape.copies;
-					bad += pieces[loc.copy].group != g || pieces[loc.copy].component != c ||
+					bad += data_pieces(map, loc.file_offset, 1) !=
+					       map->shape.copies;
+					bad += pieces[loc.copy].group != g ||
+					       pieces[loc.copy].component != c ||
 					       pieces[loc.copy].object_offset != x;
 				}
 			}
@@ -339,8 +358,10 @@ static void test_segments(void)
 		bad += one.length != PANDO_LENGTH_EOF && off >= one.offset + one.length;
 		bad += (all.length == PANDO_LENGTH_EOF) != (map->groups == 1);
 		for (int probe = 0; probe < 20; probe++) {
-			bad += check_segment_rule(map, &one, one.offset + fixture_rand() % (2 * vb));
-			bad += check_segment_rule(map, &all, all.offset + fixture_rand() % (2 * vb));
+			bad += check_segment_rule(map, &one,
+						  one.offset + fixture_rand() % (2 * vb));
+			bad += check_segment_rule(map, &all,
+						  all.offset + fixture_rand() % (2 * vb));
 		}
 		pando_map_free(map);
 	}
@@ -394,19 +415,22 @@ static void test_limits(void)
 	/* the last bytes a file can have still map, both ways */
 	CHECK_EQ(pando_stripe_data_pieces(rs, PANDO_FILE_MAX - 10, 10, pieces, MAX_PIECES, &n), 0);
 	CHECK_EQ(pando_stripe_locate(rs, pieces[n - 1].group, pieces[n - 1].component,
-				     pieces[n - 1].object_offset + pieces[n - 1].length - 1, &loc), 0);
+				     pieces[n - 1].object_offset + pieces[n - 1].length - 1, &loc),
+		 0);
 	CHECK(loc.file_offset == PANDO_FILE_MAX - 1);
-	CHECK_EQ(pando_stripe_data_pieces(raid1, PANDO_FILE_MAX - 600, 600, pieces, MAX_PIECES, &n), 0);
+	CHECK_EQ(pando_stripe_data_pieces(raid1, PANDO_FILE_MAX - 600, 600, pieces, MAX_PIECES, &n),
+		 0);
 	CHECK_EQ(n, 6);
 	CHECK_EQ(pando_stripe_locate(rs, 3, 0, 0, &loc), -EINVAL);
 	CHECK_EQ(pando_stripe_locate(rs, 0, 5, 0, &loc), -EINVAL);
 	CHECK_EQ(pando_stripe_locate(rs, 0, 0, PANDO_FILE_MAX, &loc), -ERANGE);
 	CHECK_EQ(pando_stripe_locate(rs, 2, 4, PANDO_FILE_MAX / 3 + 4096, &loc), -ERANGE);
-	CHECK_EQ(pando_stripe_locate(raid1, 1, 0, 0, &loc), -ENOENT);	/* group 0's byte */
-	CHECK_EQ(pando_stripe_locate(raid1, 0, 1, 0, &loc), -ENOENT);	/* column 0's byte */
-	CHECK_EQ(pando_stripe_locate(raid1, 0, 2, 0, &loc), 0);		/* mirror 1, column 0 */
+	CHECK_EQ(pando_stripe_locate(raid1, 1, 0, 0, &loc), -ENOENT); /* group 0's byte */
+	CHECK_EQ(pando_stripe_locate(raid1, 0, 1, 0, &loc), -ENOENT); /* column 0's byte */
+	CHECK_EQ(pando_stripe_locate(raid1, 0, 2, 0, &loc), 0);       /* mirror 1, column 0 */
 	CHECK_EQ(loc.copy, 1);
-	CHECK_EQ(pando_stripe_segment(raid1, PANDO_FILE_MAX, &(struct pando_segment){ 0 }), -ERANGE);
+	CHECK_EQ(pando_stripe_segment(raid1, PANDO_FILE_MAX, &(struct pando_segment){ 0 }),
+		 -ERANGE);
 	pando_map_free(rs);
 	pando_map_free(raid1);
 }

@@ -30,8 +30,8 @@ struct options {
 
 struct spread {
 	uint32_t width, groups;
-	uint64_t *stored, *read, *written;	/* bytes per OSD index */
-	uint64_t affected;			/* component objects lost */
+	uint64_t *stored, *read, *written; /* bytes per OSD index */
+	uint64_t affected;                 /* component objects lost */
 };
 
 static void usage(FILE *to)
@@ -56,10 +56,17 @@ static int parse_u64(const char *s, uint64_t *v)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
-		{ "min", 1, NULL, 'a' }, { "max", 1, NULL, 'b' }, { "step", 1, NULL, 'c' },
-		{ "files-per-osd", 1, NULL, 'f' }, { "file-size", 1, NULL, 's' },
-		{ "parity", 1, NULL, 'm' }, { "stripe-unit", 1, NULL, 'u' }, { "spares", 1, NULL, 'p' },
-		{ "seed", 1, NULL, 'r' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "min", 1, NULL, 'a' },
+		{ "max", 1, NULL, 'b' },
+		{ "step", 1, NULL, 'c' },
+		{ "files-per-osd", 1, NULL, 'f' },
+		{ "file-size", 1, NULL, 's' },
+		{ "parity", 1, NULL, 'm' },
+		{ "stripe-unit", 1, NULL, 'u' },
+		{ "spares", 1, NULL, 'p' },
+		{ "seed", 1, NULL, 'r' },
+		{ "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
@@ -74,15 +81,33 @@ static int parse_options(int argc, char **argv, struct options *o)
 		if (opt == '?' || parse_u64(optarg, &v))
 			return -EINVAL;
 		switch (opt) {
-		case 'a': o->min_osds = (uint32_t)v; break;
-		case 'b': o->max_osds = (uint32_t)v; break;
-		case 'c': o->step = (uint32_t)v; break;
-		case 'f': o->files_per_osd = (uint32_t)v; break;
-		case 's': o->file_size = v; break;
-		case 'm': o->parity = (uint32_t)v; break;
-		case 'u': o->stripe_unit = (uint32_t)v; break;
-		case 'p': o->spares = (uint32_t)v; break;
-		case 'r': o->seed = v; break;
+		case 'a':
+			o->min_osds = (uint32_t)v;
+			break;
+		case 'b':
+			o->max_osds = (uint32_t)v;
+			break;
+		case 'c':
+			o->step = (uint32_t)v;
+			break;
+		case 'f':
+			o->files_per_osd = (uint32_t)v;
+			break;
+		case 's':
+			o->file_size = v;
+			break;
+		case 'm':
+			o->parity = (uint32_t)v;
+			break;
+		case 'u':
+			o->stripe_unit = (uint32_t)v;
+			break;
+		case 'p':
+			o->spares = (uint32_t)v;
+			break;
+		case 'r':
+			o->seed = v;
+			break;
 		}
 	}
 	if (optind != argc || o->step == 0 || o->min_osds == 0 || o->min_osds > o->max_osds ||
@@ -163,8 +188,12 @@ static int simulate(const struct options *o, uint32_t n, struct spread *s)
 		rc = pando_placement_view_new(osds, n, &policy, &c);
 	for (uint64_t f = 0; !rc && f < (uint64_t)o->files_per_osd * n; f++) {
 		struct pando_layout_request req = {
-			.raid = PANDO_RS, .parity = (uint8_t)o->parity, .stripe_unit = o->stripe_unit,
-			.seed = o->seed * 1000003 + f, .partition_id = 1, .first_object_id = 1 + f * 4096,
+			.raid = PANDO_RS,
+			.parity = (uint8_t)o->parity,
+			.stripe_unit = o->stripe_unit,
+			.seed = o->seed * 1000003 + f,
+			.partition_id = 1,
+			.first_object_id = 1 + f * 4096,
 		};
 		struct pando_storage_map *map;
 
@@ -184,12 +213,13 @@ static int simulate(const struct options *o, uint32_t n, struct spread *s)
 static void print_header(const struct options *o)
 {
 	printf("# rebuild of one failed OSD: %u files per OSD of %" PRIu64 " bytes, RS(k,%u), "
-	       "%u-byte stripe units, %u spare(s)\n", o->files_per_osd, o->file_size, o->parity,
-	       o->stripe_unit, o->spares);
+	       "%u-byte stripe units, %u spare(s)\n",
+	       o->files_per_osd, o->file_size, o->parity, o->stripe_unit, o->spares);
 	printf("# declustering ratio = group width / OSDs (Panasas); read share = bytes read from the\n"
 	       "# survivors / bytes they hold; max/mean over the OSDs read from (or written to)\n");
-	printf("%5s %5s %6s %8s %8s %8s %9s %9s %9s %8s %8s\n", "osds", "width", "groups", "declust",
-	       "readers", "read/osd", "read max", "read min", "readshare", "writers", "wr max");
+	printf("%5s %5s %6s %8s %8s %8s %9s %9s %9s %8s %8s\n", "osds", "width", "groups",
+	       "declust", "readers", "read/osd", "read max", "read min", "readshare", "writers",
+	       "wr max");
 	printf("%5s %5s %6s %8s %8s %8s %9s %9s %9s %8s %8s\n", "", "", "", "ratio", "", "GiB",
 	       "/mean", "/mean", "", "", "/mean");
 }

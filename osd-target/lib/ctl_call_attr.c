@@ -46,8 +46,8 @@ static osd_attr_key *getattr_keys(const struct osd_ctl_attr_key *keys, size_t n)
 }
 
 int osd_ctl_getattr(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-		    const struct osd_ctl_attr_key *keys, size_t nkeys,
-		    struct osd_ctl_attr *attrs, size_t max, size_t *n)
+		    const struct osd_ctl_attr_key *keys, size_t nkeys, struct osd_ctl_attr *attrs,
+		    size_t max, size_t *n)
 {
 	struct getattr_out out = { attrs, max, n };
 	osd_getattr_args args = { .id = { id->partition, id->object } };

@@ -13,8 +13,7 @@ struct csum_out {
 
 static int take_checksums(const void *res, int rc, void *arg)
 {
-	const osd_checksums_res_ok *ok =
-		&((const osd_checksums_res *)res)->osd_checksums_res_u.ok;
+	const osd_checksums_res_ok *ok = &((const osd_checksums_res *)res)->osd_checksums_res_u.ok;
 	struct csum_out *out = arg;
 
 	if (!rc && ok->extents.extents_len > out->max)
@@ -24,8 +23,8 @@ static int take_checksums(const void *res, int rc, void *arg)
 
 		if ((unsigned)e->verify > OSD_CSUM_UNREADABLE)
 			return -EPROTO;
-		out->ext[i] = (struct osd_ctl_extent_csum){
-			e->crc, e->stored, (enum osd_ctl_csum_verify)e->verify };
+		out->ext[i] = (struct osd_ctl_extent_csum){ e->crc, e->stored,
+							    (enum osd_ctl_csum_verify)e->verify };
 	}
 	if (rc)
 		return rc;
@@ -35,13 +34,15 @@ static int take_checksums(const void *res, int rc, void *arg)
 	return 0;
 }
 
-int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-		      uint64_t first, size_t count, bool verify,
-		      struct osd_ctl_extent_csum *out, size_t *n, uint64_t *length)
+int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t first,
+		      size_t count, bool verify, struct osd_ctl_extent_csum *out, size_t *n,
+		      uint64_t *length)
 {
 	struct csum_out want = { out, count, n, length };
-	osd_checksums_args args = { .id = { id->partition, id->object }, .first_extent = first,
-				    .count = (u_int)count, .verify = verify };
+	osd_checksums_args args = { .id = { id->partition, id->object },
+				    .first_extent = first,
+				    .count = (u_int)count,
+				    .verify = verify };
 	osd_checksums_res r = { 0 };
 	struct ctl_result res = CTL_RESULT(r, xdr_osd_checksums_res, take_checksums, &want);
 

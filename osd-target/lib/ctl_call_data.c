@@ -37,15 +37,19 @@ static int decode_read(const uint8_t *res, size_t len, void *arg)
 	return 0;
 }
 
-int osd_ctl_read(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t off,
-		 void *buf, size_t len, size_t *n, bool *eof)
+int osd_ctl_read(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t off, void *buf,
+		 size_t len, size_t *n, bool *eof)
 {
 	size_t count = len < OSD_CTL_MAX_DATA ? len : OSD_CTL_MAX_DATA;
 	struct read_out out = { buf, count, n, eof };
-	osd_read_args args = { .id = { id->partition, id->object }, .offset = off,
+	osd_read_args args = { .id = { id->partition, id->object },
+			       .offset = off,
 			       .count = (u_int)count };
-	struct ctl_call call = { .proc = OSDCTL_READ, .xdr_args = CTL_XDRPROC(xdr_osd_read_args),
-				 .args = &args, .decode = decode_read, .out = &out };
+	struct ctl_call call = { .proc = OSDCTL_READ,
+				 .xdr_args = CTL_XDRPROC(xdr_osd_read_args),
+				 .args = &args,
+				 .decode = decode_read,
+				 .out = &out };
 
 	return ctl_call(c, &call);
 }
@@ -78,13 +82,18 @@ int osd_ctl_write(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uin
 		  const void *buf, size_t len, enum osd_ctl_stable stable, uint8_t verf[8])
 {
 	struct write_out out = { len, verf };
-	osd_write_args args = { .id = { id->partition, id->object }, .offset = off,
+	osd_write_args args = { .id = { id->partition, id->object },
+				.offset = off,
 				.stable = (osd_stable)stable };
 	osd_write_res r = { 0 };
 	struct ctl_result res = CTL_RESULT(r, xdr_osd_write_res, take_write, &out);
-	struct ctl_call call = { .proc = OSDCTL_WRITE, .xdr_args = CTL_XDRPROC(xdr_write_head),
-				 .args = &args, .tail = buf, .tail_len = len,
-				 .decode = ctl_decode_result, .out = &res };
+	struct ctl_call call = { .proc = OSDCTL_WRITE,
+				 .xdr_args = CTL_XDRPROC(xdr_write_head),
+				 .args = &args,
+				 .tail = buf,
+				 .tail_len = len,
+				 .decode = ctl_decode_result,
+				 .out = &res };
 
 	if (len > OSD_CTL_MAX_DATA || (unsigned)stable > OSD_CTL_FILE_SYNC)
 		return -EINVAL;

@@ -79,8 +79,8 @@ static int take_remove(const void *res, int rc, void *arg)
 	return rc;
 }
 
-int osd_ctl_objects_remove(struct osd_ctl_client *c, uint64_t partition,
-			   const uint64_t *objects, size_t n, int *results)
+int osd_ctl_objects_remove(struct osd_ctl_client *c, uint64_t partition, const uint64_t *objects,
+			   size_t n, int *results)
 {
 	struct remove_out out = { results, n };
 	osd_remove_args args = { .partition = partition };

@@ -9,16 +9,16 @@ int osd_ctl_partition_create(struct osd_ctl_client *c, uint64_t partition)
 {
 	osd_partition_args args = { .partition = partition };
 
-	return ctl_call_status(c, OSDCTL_CREATE_PARTITION,
-			       CTL_XDRPROC(xdr_osd_partition_args), &args);
+	return ctl_call_status(c, OSDCTL_CREATE_PARTITION, CTL_XDRPROC(xdr_osd_partition_args),
+			       &args);
 }
 
 int osd_ctl_partition_remove(struct osd_ctl_client *c, uint64_t partition)
 {
 	osd_partition_args args = { .partition = partition };
 
-	return ctl_call_status(c, OSDCTL_REMOVE_PARTITION,
-			       CTL_XDRPROC(xdr_osd_partition_args), &args);
+	return ctl_call_status(c, OSDCTL_REMOVE_PARTITION, CTL_XDRPROC(xdr_osd_partition_args),
+			       &args);
 }
 
 struct list_out {
@@ -37,15 +37,15 @@ static int take_list(const void *res, int rc, void *arg)
 		rc = -EPROTO;
 	if (rc)
 		return rc;
-	if (ok->ids.ids_len)	/* XDR leaves an empty array's ids_val NULL */
+	if (ok->ids.ids_len) /* XDR leaves an empty array's ids_val NULL */
 		memcpy(out->ids, ok->ids.ids_val, ok->ids.ids_len * sizeof(uint64_t));
 	*out->n = ok->ids.ids_len;
 	*out->eof = ok->eof;
 	return 0;
 }
 
-int osd_ctl_list(struct osd_ctl_client *c, uint64_t partition, uint64_t after,
-		 uint64_t *ids, size_t max, size_t *n, bool *eof)
+int osd_ctl_list(struct osd_ctl_client *c, uint64_t partition, uint64_t after, uint64_t *ids,
+		 size_t max, size_t *n, bool *eof)
 {
 	struct list_out out = { ids, max, n, eof };
 	osd_list_args args = { .partition = partition, .after = after, .max = (u_int)max };

@@ -13,7 +13,8 @@ static int decode_void(const uint8_t *res, size_t len, void *out)
 
 int osd_ctl_null(struct osd_ctl_client *c)
 {
-	struct ctl_call call = { .proc = OSDCTL_NULL, .xdr_args = CTL_XDRPROC(xdr_void),
+	struct ctl_call call = { .proc = OSDCTL_NULL,
+				 .xdr_args = CTL_XDRPROC(xdr_void),
 				 .decode = decode_void };
 
 	return ctl_call(c, &call);

@@ -22,7 +22,7 @@ struct ctl_call {
 	uint32_t proc;
 	xdrproc_t xdr_args;
 	void *args;
-	const void *tail;              /* WRITE data: sent after the arguments, uncopied */
+	const void *tail; /* WRITE data: sent after the arguments, uncopied */
 	size_t tail_len;
 	ctl_decode_fn decode;
 	void *out;

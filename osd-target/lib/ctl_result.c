@@ -66,8 +66,11 @@ int ctl_decode_result(const uint8_t *res, size_t len, void *arg)
 int ctl_call_result(struct osd_ctl_client *c, uint32_t proc, xdrproc_t xdr_args, void *args,
 		    struct ctl_result *res)
 {
-	struct ctl_call call = { .proc = proc, .xdr_args = xdr_args, .args = args,
-				 .decode = ctl_decode_result, .out = res };
+	struct ctl_call call = { .proc = proc,
+				 .xdr_args = xdr_args,
+				 .args = args,
+				 .decode = ctl_decode_result,
+				 .out = res };
 
 	return ctl_call(c, &call);
 }
@@ -79,8 +82,9 @@ static int decode_status(const uint8_t *res, size_t len, void *out)
 
 int ctl_call_status(struct osd_ctl_client *c, uint32_t proc, xdrproc_t xdr_args, void *args)
 {
-	struct ctl_call call = { .proc = proc, .xdr_args = xdr_args, .args = args,
-				 .decode = decode_status };
+	struct ctl_call call = {
+		.proc = proc, .xdr_args = xdr_args, .args = args, .decode = decode_status
+	};
 
 	return ctl_call(c, &call);
 }

@@ -42,7 +42,7 @@
 /* xid, type, rpcvers, prog, vers, proc; cred and verf with flavor and length */
 #define CALL_HEADER_LEN (6 * 4 + 8 + CTL_AUTH_CRED_LEN + 8 + CTL_AUTH_VERF_LEN)
 #define MARK_LEN 4
-#define BUF_MIN 4096                   /* first size of both buffers */
+#define BUF_MIN 4096 /* first size of both buffers */
 /* The largest arguments (SETATTR with 256 full attributes) are 265 KiB. */
 #define SEND_BUF_MAX (512u << 10)
 /* The largest reply is a full READ. */
@@ -59,19 +59,19 @@ _Static_assert(OSD_CTL_CSUM_EXTENT_BYTES == OSD_CTL_CSUM_EXTENT, "osd_ctl.x chan
 _Static_assert(OSD_CTL_CSUM_UNREADABLE == (int)OSD_CSUM_UNREADABLE, "osd_ctl.x changed");
 
 struct osd_ctl_client {
-	pthread_mutex_t lock;          /* one call at a time */
+	pthread_mutex_t lock; /* one call at a time */
 	char host[256];
 	char port[16];
-	struct ctl_auth_key key;       /* the target's control key */
+	struct ctl_auth_key key; /* the target's control key */
 	int timeout_ms;
-	int fd;                        /* -1 between a broken connection and the next call */
+	int fd; /* -1 between a broken connection and the next call */
 	uint32_t next_xid;
 	/* From a random start, one per call: no two calls of any client to a
 	 * target share a credential, which the target's replay cache needs. */
 	uint64_t next_nonce;
-	uint8_t *sbuf;                 /* record mark, call header, encoded arguments */
+	uint8_t *sbuf; /* record mark, call header, encoded arguments */
 	size_t scap;
-	uint8_t *rbuf;                 /* the reply record */
+	uint8_t *rbuf; /* the reply record */
 	size_t rcap;
 };
 
@@ -247,11 +247,13 @@ static int buf_reserve(uint8_t **buf, size_t *cap, size_t need)
 
 /* The header, signed over the argument bytes that follow it (args: the
  * encoded arguments, then the tail and its padding, if any). */
-static int encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc,
-			 uint64_t nonce, const struct hmac_piece *args, size_t nargs)
+static int encode_header(struct osd_ctl_client *c, uint32_t xid, uint32_t proc, uint64_t nonce,
+			 const struct hmac_piece *args, size_t nargs)
 {
-	struct ctl_auth_cred cred = { .key_id = c->key.key_id, .osd_id = c->key.osd_id,
-				      .time_s = (uint64_t)time(NULL), .nonce = nonce };
+	struct ctl_auth_cred cred = { .key_id = c->key.key_id,
+				      .osd_id = c->key.osd_id,
+				      .time_s = (uint64_t)time(NULL),
+				      .nonce = nonce };
 	struct ctl_auth_hdr hdr = { xid, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, proc };
 	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
 	struct xdr_w x;

@@ -10,8 +10,8 @@
 
 struct bufpool {
 	pthread_mutex_t lock;
-	size_t size;          /* every buffer's capacity */
-	unsigned max_free;    /* buffers kept for reuse; more are freed */
+	size_t size;       /* every buffer's capacity */
+	unsigned max_free; /* buffers kept for reuse; more are freed */
 	unsigned nfree;
 	void **free;
 };

@@ -12,8 +12,7 @@ static int rights_valid(uint8_t r)
 	return r == CAP_RIGHTS_READ || r == CAP_RIGHTS_RW;
 }
 
-static int cap_mac(const uint8_t *secret, const uint8_t *signed_bytes,
-		   uint8_t mac[HMAC_SHA256_LEN])
+static int cap_mac(const uint8_t *secret, const uint8_t *signed_bytes, uint8_t mac[HMAC_SHA256_LEN])
 {
 	struct hmac_piece piece = { signed_bytes, CAP_SIGNED_LEN };
 
@@ -41,8 +40,8 @@ void capability_mint(const struct cluster_key *key, const struct capability *cap
 	memcpy(out + CAP_SIGNED_LEN, mac, CAPABILITY_MAC_LEN);
 }
 
-enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t *fh,
-				   size_t len, struct capability *cap)
+enum cap_verdict capability_verify(const struct cluster_key *key, const uint8_t *fh, size_t len,
+				   struct capability *cap)
 {
 	uint8_t mac[HMAC_SHA256_LEN];
 	const uint8_t *secret;

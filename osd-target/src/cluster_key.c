@@ -81,8 +81,8 @@ static int set_field(struct cluster_key *key, const char *name, size_t nlen, con
 }
 
 /* One "name = value" line; blank lines and '#' comments are skipped. */
-static int parse_line(const char *line, size_t len, struct cluster_key *key,
-		      unsigned *seen, const char **why)
+static int parse_line(const char *line, size_t len, struct cluster_key *key, unsigned *seen,
+		      const char **why)
 {
 	const char *eq, *val;
 	size_t vlen;

@@ -34,8 +34,8 @@ static uint32_t crc_table(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2")))
-static uint32_t crc_sse42(uint32_t crc, const uint8_t *p, size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const uint8_t *p,
+							    size_t len)
 {
 	uint64_t c = crc;
 

@@ -13,8 +13,8 @@ static const char LABEL_REPLY[] = "pando-ctl-reply";
 
 #define MAX_ARG_PIECES 4
 
-int ctl_auth_derive(uint32_t key_id, const uint8_t secret[CLUSTER_KEY_SECRET_LEN],
-		    uint32_t osd_id, struct ctl_auth_key *out)
+int ctl_auth_derive(uint32_t key_id, const uint8_t secret[CLUSTER_KEY_SECRET_LEN], uint32_t osd_id,
+		    struct ctl_auth_key *out)
 {
 	char label[32];
 	struct hmac_piece piece = { label, 0 };
@@ -98,8 +98,7 @@ int ctl_auth_sign(const struct ctl_auth_key *key, const struct ctl_auth_hdr *hdr
 	return 0;
 }
 
-static const struct ctl_auth_key *ring_find(const struct ctl_auth_keyring *ring,
-					    uint32_t key_id)
+static const struct ctl_auth_key *ring_find(const struct ctl_auth_keyring *ring, uint32_t key_id)
 {
 	for (size_t i = 0; i < ring->n; i++)
 		if (ring->keys[i].key_id == key_id)
@@ -160,7 +159,7 @@ enum ctl_auth_verdict ctl_auth_check_args(const struct ctl_auth_keyring *ring,
 	if (call_mac(*key, LABEL_CALL, sizeof(LABEL_CALL) - 1, &m->hdr, m->cred, &piece, 1, mac))
 		return CTL_AUTH_ERROR;
 	return hmac_equal(mac, m->verf + CTL_AUTH_TAG_LEN, HMAC_SHA256_LEN) ? CTL_AUTH_OK
-									 : CTL_AUTH_BADVERF;
+									    : CTL_AUTH_BADVERF;
 }
 
 int ctl_auth_reply_mac(const struct ctl_auth_key *key, uint32_t xid, uint64_t nonce,

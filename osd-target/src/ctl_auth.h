@@ -68,16 +68,16 @@ struct ctl_auth_msg {
 
 enum ctl_auth_verdict {
 	CTL_AUTH_OK = 0,
-	CTL_AUTH_BADCRED,      /* flavor, length or version; a key id not held; another target's */
-	CTL_AUTH_REJECTED,     /* clock skew beyond CTL_AUTH_MAX_SKEW_S */
-	CTL_AUTH_BADVERF,      /* MAC mismatch */
-	CTL_AUTH_ERROR,        /* the MAC could not be computed here */
+	CTL_AUTH_BADCRED,  /* flavor, length or version; a key id not held; another target's */
+	CTL_AUTH_REJECTED, /* clock skew beyond CTL_AUTH_MAX_SKEW_S */
+	CTL_AUTH_BADVERF,  /* MAC mismatch */
+	CTL_AUTH_ERROR,    /* the MAC could not be computed here */
 };
 
 /* HMAC-SHA256(secret, "pando-ctl osd " decimal osd_id): a target's control
  * key, which says nothing of the cluster secret.  0 or -EIO. */
-int ctl_auth_derive(uint32_t key_id, const uint8_t secret[CLUSTER_KEY_SECRET_LEN],
-		    uint32_t osd_id, struct ctl_auth_key *out);
+int ctl_auth_derive(uint32_t key_id, const uint8_t secret[CLUSTER_KEY_SECRET_LEN], uint32_t osd_id,
+		    struct ctl_auth_key *out);
 /* A target's keys from its key file.  0 or -EIO. */
 int ctl_auth_keyring_init(struct ctl_auth_keyring *ring, const struct cluster_key *key,
 			  uint32_t osd_id);

@@ -20,8 +20,8 @@ static size_t answer_count(const osd_checksums_args *args)
 	return args->count < max ? args->count : max;
 }
 
-static int checksums(struct osd_ctx *ctx, const osd_checksums_args *args,
-		     struct obj_csum *out, size_t n, uint64_t *length)
+static int checksums(struct osd_ctx *ctx, const osd_checksums_args *args, struct obj_csum *out,
+		     size_t n, uint64_t *length)
 {
 	const struct obj_id id = { args->id.partition, args->id.object };
 	struct obj_ref *ref;
@@ -31,8 +31,9 @@ static int checksums(struct osd_ctx *ctx, const osd_checksums_args *args,
 	if (err)
 		return err;
 	if (args->verify && ctx->throttle_read)
-		osd_throttle_io(ctx, false, obj_ref_readable(ref, args->first_extent << OBJ_CSUM_SHIFT,
-							     (uint64_t)n << OBJ_CSUM_SHIFT));
+		osd_throttle_io(ctx, false,
+				obj_ref_readable(ref, args->first_extent << OBJ_CSUM_SHIFT,
+						 (uint64_t)n << OBJ_CSUM_SHIFT));
 	err = obj_ref_checksums(ref, args->first_extent, n, args->verify, out, length);
 	objstore_put(ctx->store, ref);
 	return err;

@@ -28,8 +28,8 @@ static void scratch_free(struct create_scratch *s)
 	free(s->results);
 }
 
-static enum rpc_outcome create_reply(struct rpc_reply *reply, int err,
-				     osd_create_result *results, size_t n)
+static enum rpc_outcome create_reply(struct rpc_reply *reply, int err, osd_create_result *results,
+				     size_t n)
 {
 	osd_create_res res = { .status = ctl_status(err) };
 

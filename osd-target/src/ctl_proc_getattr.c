@@ -7,11 +7,11 @@
 
 #include "ctl_server.h"
 
-#define INFO_ATTRS OBJ_ATTR_READ_FLOOR  /* page 1 numbers 1..9 */
+#define INFO_ATTRS OBJ_ATTR_READ_FLOOR /* page 1 numbers 1..9 */
 
 struct attr_batch {
 	osd_attr *attrs;
-	char *values;                   /* OSD_CTL_MAX_ATTR_LEN bytes per attr */
+	char *values; /* OSD_CTL_MAX_ATTR_LEN bytes per attr */
 	size_t n;
 };
 
@@ -44,8 +44,8 @@ static int keys_all(struct attr_batch *b, struct objstore *store, const struct o
 {
 	uint32_t pages[OSD_CTL_MAX_ATTRS], numbers[OSD_CTL_MAX_ATTRS];
 	size_t nuser = 0;
-	int err = objstore_attr_list(store, id, pages, numbers,
-				     OSD_CTL_MAX_ATTRS - INFO_ATTRS, &nuser);
+	int err = objstore_attr_list(store, id, pages, numbers, OSD_CTL_MAX_ATTRS - INFO_ATTRS,
+				     &nuser);
 
 	if (!err)
 		err = batch_alloc(b, INFO_ATTRS + nuser);
@@ -65,16 +65,14 @@ static int object_exists(struct objstore *store, const struct obj_id *id)
 	uint8_t len[8];
 	size_t n;
 
-	return objstore_attr_get(store, id, OBJSTORE_ATTR_PAGE_INFO, OBJ_ATTR_LENGTH,
-				 len, sizeof(len), &n);
+	return objstore_attr_get(store, id, OBJSTORE_ATTR_PAGE_INFO, OBJ_ATTR_LENGTH, len,
+				 sizeof(len), &n);
 }
 
-static int read_value(struct objstore *store, const struct obj_id *id, osd_attr *a,
-		      char *buf)
+static int read_value(struct objstore *store, const struct obj_id *id, osd_attr *a, char *buf)
 {
 	size_t len = 0;
-	int err = objstore_attr_get(store, id, a->page, a->number, buf,
-				    OSD_CTL_MAX_ATTR_LEN, &len);
+	int err = objstore_attr_get(store, id, a->page, a->number, buf, OSD_CTL_MAX_ATTR_LEN, &len);
 
 	if (err == -ENOENT && a->page >= OBJSTORE_ATTR_PAGE_USER_MIN)
 		err = object_exists(store, id);
@@ -83,8 +81,7 @@ static int read_value(struct objstore *store, const struct obj_id *id, osd_attr 
 	return err;
 }
 
-static enum rpc_outcome getattr_reply(struct rpc_reply *reply, int err,
-				      const struct attr_batch *b)
+static enum rpc_outcome getattr_reply(struct rpc_reply *reply, int err, const struct attr_batch *b)
 {
 	osd_getattr_res res = { .status = ctl_status(err) };
 	size_t max_len = 8;
@@ -111,8 +108,7 @@ enum rpc_outcome ctl_proc_getattr(struct osd_ctx *ctx, void *argp, struct rpc_re
 	else
 		err = keys_all(&b, ctx->store, &id);
 	for (size_t i = 0; !err && i < b.n; i++)
-		err = read_value(ctx->store, &id, &b.attrs[i],
-				 b.values + i * OSD_CTL_MAX_ATTR_LEN);
+		err = read_value(ctx->store, &id, &b.attrs[i], b.values + i * OSD_CTL_MAX_ATTR_LEN);
 	out = getattr_reply(reply, err, &b);
 	batch_free(&b);
 	return out;

@@ -11,8 +11,8 @@ static size_t page_size(u_int max)
 	return max == 0 || max > OSD_CTL_MAX_BATCH ? OSD_CTL_MAX_BATCH : max;
 }
 
-static enum rpc_outcome list_reply(struct rpc_reply *reply, int err, uint64_t *ids,
-				   size_t n, bool eof)
+static enum rpc_outcome list_reply(struct rpc_reply *reply, int err, uint64_t *ids, size_t n,
+				   bool eof)
 {
 	osd_list_res res = { .status = ctl_status(err) };
 
@@ -39,8 +39,8 @@ enum rpc_outcome ctl_proc_list(struct osd_ctx *ctx, void *argp, struct rpc_reply
 	else if (args->partition == 0)
 		err = objstore_partition_list(ctx->store, args->after, ids, max, &n, &eof);
 	else
-		err = objstore_object_list(ctx->store, args->partition, args->after, ids, max,
-					   &n, &eof);
+		err = objstore_object_list(ctx->store, args->partition, args->after, ids, max, &n,
+					   &eof);
 	out = list_reply(reply, err, ids, n, eof);
 	free(ids);
 	return out;

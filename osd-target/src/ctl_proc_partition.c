@@ -1,8 +1,7 @@
 /* CREATE_PARTITION and REMOVE_PARTITION (which must be empty). */
 #include "ctl_server.h"
 
-enum rpc_outcome ctl_proc_create_partition(struct osd_ctx *ctx, void *argp,
-					   struct rpc_reply *reply)
+enum rpc_outcome ctl_proc_create_partition(struct osd_ctx *ctx, void *argp, struct rpc_reply *reply)
 {
 	const osd_partition_args *args = argp;
 
@@ -10,8 +9,7 @@ enum rpc_outcome ctl_proc_create_partition(struct osd_ctx *ctx, void *argp,
 				ctl_status(objstore_partition_create(ctx->store, args->partition)));
 }
 
-enum rpc_outcome ctl_proc_remove_partition(struct osd_ctx *ctx, void *argp,
-					   struct rpc_reply *reply)
+enum rpc_outcome ctl_proc_remove_partition(struct osd_ctx *ctx, void *argp, struct rpc_reply *reply)
 {
 	const osd_partition_args *args = argp;
 

@@ -4,8 +4,8 @@
 
 #include "ctl_server.h"
 
-static int read_object(struct osd_ctx *ctx, const struct obj_id *id, uint64_t off,
-		       void *buf, size_t len, size_t *n, bool *eof)
+static int read_object(struct osd_ctx *ctx, const struct obj_id *id, uint64_t off, void *buf,
+		       size_t len, size_t *n, bool *eof)
 {
 	struct objstore *store = ctx->store;
 	struct obj_ref *ref;

@@ -16,8 +16,8 @@ enum rpc_outcome ctl_proc_remove(struct osd_ctx *ctx, void *argp, struct rpc_rep
 	int err = errs && results ? 0 : -ENOMEM;
 
 	if (!err)
-		err = objstore_object_remove(ctx->store, args->partition,
-					     args->objects.objects_val, n, errs);
+		err = objstore_object_remove(ctx->store, args->partition, args->objects.objects_val,
+					     n, errs);
 	for (size_t i = 0; !err && i < n; i++)
 		results[i] = ctl_status(errs[i]);
 	/* The results go out only with OSD_OK: a failed batch is one status. */

@@ -18,8 +18,8 @@ enum rpc_outcome ctl_proc_revoke(struct osd_ctx *ctx, void *argp, struct rpc_rep
 	if (!err) {
 		res.old_version = old;
 		log_debug("ctl: object %llx.%llx writers revoked: version %u -> %u",
-			  (unsigned long long)id.partition, (unsigned long long)id.object,
-			  old, old < args->cap_version ? args->cap_version : old);
+			  (unsigned long long)id.partition, (unsigned long long)id.object, old,
+			  old < args->cap_version ? args->cap_version : old);
 	}
 	return ctl_reply_encode(reply, CTL_XDRPROC(xdr_osd_setcap_res), &res, CTL_SMALL_RES);
 }

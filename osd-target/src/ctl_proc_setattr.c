@@ -10,8 +10,8 @@ enum rpc_outcome ctl_proc_setattr(struct osd_ctx *ctx, void *argp, struct rpc_re
 
 	for (u_int i = 0; i < args->attrs.attrs_len; i++) {
 		const osd_attr *a = &args->attrs.attrs_val[i];
-		int err = objstore_attr_set(ctx->store, &id, a->page, a->number,
-					    a->value.value_val, a->value.value_len);
+		int err = objstore_attr_set(ctx->store, &id, a->page, a->number, a->value.value_val,
+					    a->value.value_len);
 
 		if (err) {
 			res.status = ctl_status(err);

@@ -16,8 +16,8 @@ enum rpc_outcome ctl_proc_setcap(struct osd_ctx *ctx, void *argp, struct rpc_rep
 	if (!err) {
 		res.old_version = old;
 		log_debug("ctl: object %llx.%llx capability version %u -> %u",
-			  (unsigned long long)id.partition, (unsigned long long)id.object,
-			  old, args->cap_version);
+			  (unsigned long long)id.partition, (unsigned long long)id.object, old,
+			  args->cap_version);
 	}
 	return ctl_reply_encode(reply, CTL_XDRPROC(xdr_osd_setcap_res), &res, CTL_SMALL_RES);
 }

@@ -15,7 +15,7 @@ bool_t ctl_xdr_write_args_inplace(XDR *xdrs, osd_write_args *args)
 	int32_t *data;
 
 	if (xdrs->x_op == XDR_FREE)
-		return TRUE;            /* the data belongs to the record */
+		return TRUE; /* the data belongs to the record */
 	if (xdrs->x_op != XDR_DECODE)
 		return FALSE;
 	if (!xdr_osd_obj_id(xdrs, &args->id) || !xdr_osd_u64(xdrs, &args->offset) ||

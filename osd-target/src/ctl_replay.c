@@ -12,13 +12,13 @@
 
 struct replay_entry {
 	uint64_t nonce;
-	uint32_t key_id;          /* 0: an empty slot */
+	uint32_t key_id; /* 0: an empty slot */
 };
 
 struct replay_bucket {
-	uint64_t time_s;          /* the second held; meaningful while n > 0 */
+	uint64_t time_s; /* the second held; meaningful while n > 0 */
 	uint32_t n;
-	uint32_t cap;             /* slots: 0 or a power of two, at most half full */
+	uint32_t cap; /* slots: 0 or a power of two, at most half full */
 	struct replay_entry *slots;
 };
 
@@ -27,8 +27,8 @@ struct ctl_replay {
 	size_t max;
 	size_t n;
 	unsigned window;
-	uint64_t low;             /* seconds below this hold nothing */
-	uint64_t floor;           /* credentials older than this are refused */
+	uint64_t low;   /* seconds below this hold nothing */
+	uint64_t floor; /* credentials older than this are refused */
 	struct replay_bucket ring[RING];
 };
 
@@ -152,8 +152,8 @@ static bool evict_oldest(struct ctl_replay *r)
 	return true;
 }
 
-static enum ctl_replay_verdict remember(struct ctl_replay *r, uint32_t key_id,
-					uint64_t time_s, uint64_t nonce)
+static enum ctl_replay_verdict remember(struct ctl_replay *r, uint32_t key_id, uint64_t time_s,
+					uint64_t nonce)
 {
 	struct replay_bucket *b = &r->ring[time_s % RING];
 	struct replay_entry *e;
@@ -179,8 +179,8 @@ static enum ctl_replay_verdict remember(struct ctl_replay *r, uint32_t key_id,
 	return CTL_REPLAY_FRESH;
 }
 
-enum ctl_replay_verdict ctl_replay_check(struct ctl_replay *r, uint32_t key_id,
-					 uint64_t time_s, uint64_t nonce, uint64_t now_s)
+enum ctl_replay_verdict ctl_replay_check(struct ctl_replay *r, uint32_t key_id, uint64_t time_s,
+					 uint64_t nonce, uint64_t now_s)
 {
 	enum ctl_replay_verdict v;
 

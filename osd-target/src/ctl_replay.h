@@ -29,10 +29,10 @@
 #define CTL_REPLAY_MAX_ENTRIES (1u << 18)
 
 enum ctl_replay_verdict {
-	CTL_REPLAY_FRESH = 0,     /* never seen: remembered from now on */
-	CTL_REPLAY_SEEN,          /* a replay */
-	CTL_REPLAY_STALE,         /* older than what a full cache still holds */
-	CTL_REPLAY_NOMEM,         /* could not be remembered, so not admitted */
+	CTL_REPLAY_FRESH = 0, /* never seen: remembered from now on */
+	CTL_REPLAY_SEEN,      /* a replay */
+	CTL_REPLAY_STALE,     /* older than what a full cache still holds */
+	CTL_REPLAY_NOMEM,     /* could not be remembered, so not admitted */
 };
 
 struct ctl_replay;
@@ -43,8 +43,8 @@ void ctl_replay_free(struct ctl_replay *r);
 
 /* Checks and remembers one credential whose time the caller has found
  * within window_s of now_s (key ids are never 0). */
-enum ctl_replay_verdict ctl_replay_check(struct ctl_replay *r, uint32_t key_id,
-					 uint64_t time_s, uint64_t nonce, uint64_t now_s);
+enum ctl_replay_verdict ctl_replay_check(struct ctl_replay *r, uint32_t key_id, uint64_t time_s,
+					 uint64_t nonce, uint64_t now_s);
 
 /* Entries held now (for tests). */
 size_t ctl_replay_count(struct ctl_replay *r);

@@ -167,12 +167,9 @@ static const char *const denial_names[] = {
 };
 
 static const enum rpc_outcome denial_outcomes[] = {
-	[DENIED_BADCRED] = RPC_OUT_AUTH_BADCRED,
-	[DENIED_SKEW] = RPC_OUT_AUTH_REJECTEDCRED,
-	[DENIED_BADVERF] = RPC_OUT_AUTH_BADVERF,
-	[DENIED_MAC_FAILED] = RPC_OUT_SYSTEM_ERR,
-	[DENIED_REPLAY] = RPC_OUT_AUTH_REJECTEDCRED,
-	[DENIED_STALE] = RPC_OUT_AUTH_REJECTEDCRED,
+	[DENIED_BADCRED] = RPC_OUT_AUTH_BADCRED,     [DENIED_SKEW] = RPC_OUT_AUTH_REJECTEDCRED,
+	[DENIED_BADVERF] = RPC_OUT_AUTH_BADVERF,     [DENIED_MAC_FAILED] = RPC_OUT_SYSTEM_ERR,
+	[DENIED_REPLAY] = RPC_OUT_AUTH_REJECTEDCRED, [DENIED_STALE] = RPC_OUT_AUTH_REJECTEDCRED,
 	[DENIED_NOMEM] = RPC_OUT_SYSTEM_ERR,
 };
 
@@ -210,9 +207,12 @@ static struct ctl_auth_msg auth_msg(const struct rpc_call *call)
 {
 	return (struct ctl_auth_msg){
 		.hdr = { call->xid, call->prog, call->vers, call->proc },
-		.cred_flavor = call->cred.flavor, .cred = call->cred.body,
-		.cred_len = call->cred.len, .verf_flavor = call->verf.flavor,
-		.verf = call->verf.body, .verf_len = call->verf.len,
+		.cred_flavor = call->cred.flavor,
+		.cred = call->cred.body,
+		.cred_len = call->cred.len,
+		.verf_flavor = call->verf.flavor,
+		.verf = call->verf.body,
+		.verf_len = call->verf.len,
 	};
 }
 
@@ -236,9 +236,10 @@ static enum rpc_outcome authenticate(const struct osd_ctx *ctx, const struct rpc
 	char peer[NI_MAXHOST + NI_MAXSERV + 2];
 
 	if (call->cred.flavor != CTL_AUTH_FLAVOR) {
-		log_limited(&denial_log, LOG_INFO, "ctl: %s called proc %u with auth flavor %u: "
-			    "too weak", peer_name(call, peer, sizeof(peer)), call->proc,
-			    call->cred.flavor);
+		log_limited(&denial_log, LOG_INFO,
+			    "ctl: %s called proc %u with auth flavor %u: "
+			    "too weak",
+			    peer_name(call, peer, sizeof(peer)), call->proc, call->cred.flavor);
 		return RPC_OUT_AUTH_TOOWEAK;
 	}
 	osd_keys_read(ctx->keys);
@@ -342,12 +343,12 @@ static enum rpc_outcome sign_reply(const struct ctl_auth_key *key, const struct 
 	struct hmac_piece res[3] = { { reply->res.buf, reply->res.len } };
 	size_t nres = 1;
 
-	if (out >= RPC_OUT_AUTH_BADCRED)          /* a denial or no answer: no verifier */
+	if (out >= RPC_OUT_AUTH_BADCRED) /* a denial or no answer: no verifier */
 		return out;
 	if (reply->payload_len) {
 		res[nres++] = (struct hmac_piece){ reply->payload, reply->payload_len };
 		res[nres++] = (struct hmac_piece){ zeros, XDR_PAD(reply->payload_len) -
-							  reply->payload_len };
+								  reply->payload_len };
 	}
 	if (out != RPC_OUT_SUCCESS)
 		nres = 0;
@@ -356,7 +357,8 @@ static enum rpc_outcome sign_reply(const struct ctl_auth_key *key, const struct 
 		log_error("ctl: proc %u: the reply's MAC could not be computed", call->proc);
 		if (out == RPC_OUT_SYSTEM_ERR ||
 		    ctl_auth_reply_mac(key, call->xid, nonce,
-				       rpc_msg_accept_stat(RPC_OUT_SYSTEM_ERR), NULL, 0, reply->verf))
+				       rpc_msg_accept_stat(RPC_OUT_SYSTEM_ERR), NULL, 0,
+				       reply->verf))
 			return RPC_OUT_SYSTEM_ERR;
 		out = RPC_OUT_SYSTEM_ERR;
 	}
@@ -382,12 +384,11 @@ enum rpc_outcome ctl_dispatch(void *opaque, const struct rpc_call *call, struct 
 			return out;
 	}
 	if (call->cred.flavor != CTL_AUTH_FLAVOR)
-		return run(ctx, call, reply);     /* the unauthenticated NULL */
+		return run(ctx, call, reply); /* the unauthenticated NULL */
 	/* The reply is signed with the key that admitted the call, even if a
 	 * SIGHUP replaces the keys while it runs. */
 	osd_keys_read(ctx->keys);
-	verdict = ctl_auth_check_args(&ctx->keys->ctl, &m, call->args, call->args_len, &cred,
-				      &key);
+	verdict = ctl_auth_check_args(&ctx->keys->ctl, &m, call->args, call->args_len, &cred, &key);
 	if (verdict == CTL_AUTH_OK)
 		reply_key = *key;
 	osd_keys_done(ctx->keys);

@@ -4,8 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pieces,
-		size_t n, uint8_t out[HMAC_SHA256_LEN])
+int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pieces, size_t n,
+		uint8_t out[HMAC_SHA256_LEN])
 {
 	/* HMAC_CTX is deprecated in OpenSSL 3 (EVP_MAC replaces it) but is
 	 * still shipped and needs no provider object kept between calls. */

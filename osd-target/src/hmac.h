@@ -13,8 +13,8 @@ struct hmac_piece {
 };
 
 /* 0, or -1 if the crypto library failed (it does not on valid input). */
-int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pieces,
-		size_t n, uint8_t out[HMAC_SHA256_LEN]);
+int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pieces, size_t n,
+		uint8_t out[HMAC_SHA256_LEN]);
 /* Constant-time comparison: 1 when equal. */
 int hmac_equal(const void *a, const void *b, size_t len);
 

@@ -22,8 +22,8 @@
 
 struct osd_daemon {
 	struct osd_config cfg;
-	struct cluster_key key;   /* the key file as read at start */
-	struct osd_keys keys;     /* those in use, from then on */
+	struct cluster_key key; /* the key file as read at start */
+	struct osd_keys keys;   /* those in use, from then on */
 	struct osd_ctx ctx;
 	struct osd_stats stats;
 	struct osd_throttle throttle_read;
@@ -70,39 +70,38 @@ static const struct option long_opts[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: pando-osd [--config FILE] [options]\n"
-		"  --config FILE       settings file (name = value lines)\n"
-		"  --osd-id N          this target's id (required)\n"
-		"  --data-dir DIR      formatted data directory (required)\n"
-		"  --key-file FILE     cluster key (required)\n"
-		"  --nfs-listen H:P    NFSv3 data server address [127.0.0.1:20491]\n"
-		"  --ctl-listen H:P    control protocol address [127.0.0.1:20591]\n"
-		"  --threads N         worker threads per program [8]\n"
-		"  --max-conns N       connections per program [256]\n"
-		"  --max-conns-per-source N  of them from one address [32]\n"
-		"  --idle-timeout S    close connections idle this long, 0 never [360]\n"
-		"  --record-timeout S  a record begun must arrive within this [30]\n"
-		"  --send-timeout S    close when replies are not read this long [30]\n"
-		"  --reply-budget B    queued reply bytes per connection before it\n"
-		"                      is read no more, e.g. 4M [4M]\n"
-		"  --stats-interval S  seconds between counter log lines [60]\n"
-		"  --log-level L       error, warn, info, debug [info]\n"
-		"  --log-file FILE     log here instead of stderr\n"
-		"  --etcd URLS         etcd endpoints for presence, https:// or http://\n"
-		"                      [none]\n"
-		"  --etcd-ca FILE      CA of etcd's certificates [the system's]\n"
-		"  --etcd-user NAME    etcd user to authenticate as [none]\n"
-		"  --etcd-password-file FILE  its password, one line; mode 0600 or\n"
-		"                      stricter, owned by this user\n"
-		"  --etcd-prefix P     key prefix in etcd [/pando/]\n"
-		"  --etcd-ttl S        presence lease TTL [5]\n"
-		"  --etcd-interval S   seconds between presence updates [2]\n"
-		"  --advertise H:P     NFS address clients are told [nfs_listen]\n"
-		"  --domain NAME       failure domain [none]\n"
-		"  --read-bandwidth B  cap on bytes read per second, e.g. 4M [unlimited]\n"
-		"  --write-bandwidth B cap on bytes written per second [unlimited]\n"
-		"  --format            format DATA_DIR first if it is empty\n");
+	fprintf(out, "usage: pando-osd [--config FILE] [options]\n"
+		     "  --config FILE       settings file (name = value lines)\n"
+		     "  --osd-id N          this target's id (required)\n"
+		     "  --data-dir DIR      formatted data directory (required)\n"
+		     "  --key-file FILE     cluster key (required)\n"
+		     "  --nfs-listen H:P    NFSv3 data server address [127.0.0.1:20491]\n"
+		     "  --ctl-listen H:P    control protocol address [127.0.0.1:20591]\n"
+		     "  --threads N         worker threads per program [8]\n"
+		     "  --max-conns N       connections per program [256]\n"
+		     "  --max-conns-per-source N  of them from one address [32]\n"
+		     "  --idle-timeout S    close connections idle this long, 0 never [360]\n"
+		     "  --record-timeout S  a record begun must arrive within this [30]\n"
+		     "  --send-timeout S    close when replies are not read this long [30]\n"
+		     "  --reply-budget B    queued reply bytes per connection before it\n"
+		     "                      is read no more, e.g. 4M [4M]\n"
+		     "  --stats-interval S  seconds between counter log lines [60]\n"
+		     "  --log-level L       error, warn, info, debug [info]\n"
+		     "  --log-file FILE     log here instead of stderr\n"
+		     "  --etcd URLS         etcd endpoints for presence, https:// or http://\n"
+		     "                      [none]\n"
+		     "  --etcd-ca FILE      CA of etcd's certificates [the system's]\n"
+		     "  --etcd-user NAME    etcd user to authenticate as [none]\n"
+		     "  --etcd-password-file FILE  its password, one line; mode 0600 or\n"
+		     "                      stricter, owned by this user\n"
+		     "  --etcd-prefix P     key prefix in etcd [/pando/]\n"
+		     "  --etcd-ttl S        presence lease TTL [5]\n"
+		     "  --etcd-interval S   seconds between presence updates [2]\n"
+		     "  --advertise H:P     NFS address clients are told [nfs_listen]\n"
+		     "  --domain NAME       failure domain [none]\n"
+		     "  --read-bandwidth B  cap on bytes read per second, e.g. 4M [unlimited]\n"
+		     "  --write-bandwidth B cap on bytes written per second [unlimited]\n"
+		     "  --format            format DATA_DIR first if it is empty\n");
 }
 
 /* Maps a long option back to its config name: --data-dir -> data_dir. */
@@ -123,7 +122,8 @@ static int parse_args(struct osd_daemon *d, int argc, char **argv)
 	osd_config_defaults(&d->cfg);
 	/* First pass: the config file, so flags can override it. */
 	for (int i = 1; i < argc - 1; i++) {
-		if (!strcmp(argv[i], "--config") && osd_config_load(&d->cfg, argv[i + 1], err, sizeof(err))) {
+		if (!strcmp(argv[i], "--config") &&
+		    osd_config_load(&d->cfg, argv[i + 1], err, sizeof(err))) {
 			fprintf(stderr, "pando-osd: %s\n", err);
 			return -1;
 		}
@@ -202,12 +202,13 @@ static int follow_new_key(struct osd_daemon *d, uint32_t new_id, uint32_t old_id
 	int rc = objstore_set_key_id(d->ctx.store, new_id);
 
 	if (rc) {
-		log_error("%s: cannot record the new cluster key %u: %s", d->cfg.data_dir,
-			  new_id, strerror(-rc));
+		log_error("%s: cannot record the new cluster key %u: %s", d->cfg.data_dir, new_id,
+			  strerror(-rc));
 		return -1;
 	}
 	log_info("%s: cluster key %u replaces key %u (still accepted while the key file "
-		 "names it previous_id)", d->cfg.data_dir, new_id, old_id);
+		 "names it previous_id)",
+		 d->cfg.data_dir, new_id, old_id);
 	return 0;
 }
 
@@ -274,17 +275,22 @@ static int start_ctl_auth(struct osd_daemon *d)
 static int start_servers(struct osd_daemon *d)
 {
 	struct rpc_server_config nfs_cfg = {
-		.listen = d->cfg.nfs_listen, .threads = d->cfg.threads,
-		.max_conns = d->cfg.max_conns, .max_record = OSD_MAX_RECORD, .max_inflight = 32,
+		.listen = d->cfg.nfs_listen,
+		.threads = d->cfg.threads,
+		.max_conns = d->cfg.max_conns,
+		.max_record = OSD_MAX_RECORD,
+		.max_inflight = 32,
 		.max_conns_per_source = d->cfg.max_conns_per_source,
-		.idle_timeout_s = d->cfg.idle_timeout, .record_timeout_s = d->cfg.record_timeout,
-		.send_timeout_s = d->cfg.send_timeout, .reply_budget = d->cfg.reply_budget,
+		.idle_timeout_s = d->cfg.idle_timeout,
+		.record_timeout_s = d->cfg.record_timeout,
+		.send_timeout_s = d->cfg.send_timeout,
+		.reply_budget = d->cfg.reply_budget,
 	};
 	struct rpc_server_config ctl_cfg = nfs_cfg;
-	struct rpc_program nfs = { "nfs3", NFS3_PROGRAM, NFS3_VERSION, nfs3_dispatch, &d->ctx,
-				   nfs3_admit };
-	struct rpc_program ctl = { "osdctl", PANDO_OSD_CTL, PANDO_OSD_CTL_V1, ctl_dispatch,
-				   &d->ctx, ctl_admit };
+	struct rpc_program nfs = { "nfs3",        NFS3_PROGRAM, NFS3_VERSION,
+				   nfs3_dispatch, &d->ctx,      nfs3_admit };
+	struct rpc_program ctl = { "osdctl",     PANDO_OSD_CTL, PANDO_OSD_CTL_V1,
+				   ctl_dispatch, &d->ctx,       ctl_admit };
 	const char *why = "";
 	int rc;
 
@@ -324,7 +330,7 @@ static int start_presence(struct osd_daemon *d)
 	bound_addr(d->cfg.nfs_listen, d->nfs, nfs, sizeof(nfs));
 	bound_addr(d->cfg.ctl_listen, d->ctl, ctl, sizeof(ctl));
 	rc = osd_presence_start(&d->cfg, &d->ctx, nfs, ctl, &d->presence);
-	return rc ? -1 : 0;	/* logged by osd_presence_start */
+	return rc ? -1 : 0; /* logged by osd_presence_start */
 }
 
 static void log_cap(const char *what, uint64_t rate, uint64_t burst)
@@ -332,9 +338,10 @@ static void log_cap(const char *what, uint64_t rate, uint64_t burst)
 	if (!rate)
 		log_info("disk model: %s bandwidth unlimited", what);
 	else
-		log_info("disk model: %s bandwidth capped at %llu bytes/s (%.1f MiB/s), burst %llu bytes",
-			 what, (unsigned long long)rate, (double)rate / (1 << 20),
-			 (unsigned long long)burst);
+		log_info(
+			"disk model: %s bandwidth capped at %llu bytes/s (%.1f MiB/s), burst %llu bytes",
+			what, (unsigned long long)rate, (double)rate / (1 << 20),
+			(unsigned long long)burst);
 }
 
 /* The token buckets of the disk model; NULL in the context when off, so
@@ -359,8 +366,7 @@ static int64_t now_ms(void)
 
 /* Logs the counters if they moved since the last line (an idle target
  * stays quiet); logged holds that line's values. */
-static void log_counters_if_changed(const struct osd_stats *stats,
-				    uint64_t logged[OSD_STAT_COUNT])
+static void log_counters_if_changed(const struct osd_stats *stats, uint64_t logged[OSD_STAT_COUNT])
 {
 	uint64_t now[OSD_STAT_COUNT];
 
@@ -377,7 +383,7 @@ static void log_counters_if_changed(const struct osd_stats *stats,
 static void reload_key(struct osd_daemon *d)
 {
 	const struct objstore_superblock *sb = objstore_superblock(d->ctx.store);
-	uint32_t in_use = d->keys.file.id;   /* only this thread writes it */
+	uint32_t in_use = d->keys.file.id; /* only this thread writes it */
 	struct cluster_key key;
 	const char *why = "";
 
@@ -482,9 +488,9 @@ int main(int argc, char **argv)
 		objstore_close(d.ctx.store);
 		return 1;
 	}
-	log_info("pando-osd %u serving %s: nfs %s (port %u), control %s (port %u)",
-		 d.cfg.osd_id, d.cfg.data_dir, d.cfg.nfs_listen, rpc_server_port(d.nfs),
-		 d.cfg.ctl_listen, rpc_server_port(d.ctl));
+	log_info("pando-osd %u serving %s: nfs %s (port %u), control %s (port %u)", d.cfg.osd_id,
+		 d.cfg.data_dir, d.cfg.nfs_listen, rpc_server_port(d.nfs), d.cfg.ctl_listen,
+		 rpc_server_port(d.ctl));
 	sig = wait_for_stop(&d);
 	log_info("%s: draining requests and stopping", sig > 0 ? strsignal(sig) : "sigwait failed");
 	/* First, so the cluster sees the stop at once, not a lease later. */

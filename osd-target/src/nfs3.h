@@ -118,8 +118,8 @@ struct nfs3_write_args {
 	struct nfs3_fh fh;
 	uint64_t offset;
 	uint32_t count;
-	uint32_t stable;          /* enum nfs3_stable_how, checked */
-	const uint8_t *data;      /* points into the record */
+	uint32_t stable;     /* enum nfs3_stable_how, checked */
+	const uint8_t *data; /* points into the record */
 	uint32_t data_len;
 };
 
@@ -172,25 +172,22 @@ enum nfsstat3 nfs3_stat_from_errno(const char *op, const struct nfs3_obj *obj, i
 
 /* Result encoders.  obj may be NULL (no attributes to report). */
 uint64_t nfs3_fileid(uint64_t partition, uint64_t object);
-void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx,
-		       const struct nfs3_obj *obj, const struct obj_info *info);
+void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+		       const struct obj_info *info);
 void nfs3_encode_post_op_attr(struct xdr_w *out, const struct osd_ctx *ctx,
 			      const struct nfs3_obj *obj);
 /* wcc_data without pre-operation attributes (RFC 1813 allows it). */
-void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
-			  const struct nfs3_obj *obj);
+void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx, const struct nfs3_obj *obj);
 
 /* One function per procedure.  Each decodes its arguments and fills
  * reply->res with the status and the matching result arm. */
-typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx,
-					 const struct nfs3_caller *who, struct xdr_r *args,
-					 struct rpc_reply *reply);
+typedef enum rpc_outcome (*nfs3_proc_fn)(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+					 struct xdr_r *args, struct rpc_reply *reply);
 
 /* The shape FSINFO and PATHCONF share: a handle in; status, post_op_attr
  * and, on success, fixed results out (written by encode_ok). */
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx,
-					const struct nfs3_caller *who, struct xdr_r *args,
-					struct rpc_reply *reply,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+					struct xdr_r *args, struct rpc_reply *reply,
 					void (*encode_ok)(struct xdr_w *out));
 
 enum rpc_outcome nfs3_proc_null(const struct osd_ctx *ctx, const struct nfs3_caller *who,

@@ -19,7 +19,7 @@ uint64_t nfs3_fileid(uint64_t partition, uint64_t object)
 {
 	uint64_t id = mix64(mix64(partition) ^ object);
 
-	return id ? id : 1;	/* some clients treat fileid 0 as "none" */
+	return id ? id : 1; /* some clients treat fileid 0 as "none" */
 }
 
 static void encode_nfstime(struct xdr_w *out, uint64_t ns)
@@ -28,8 +28,8 @@ static void encode_nfstime(struct xdr_w *out, uint64_t ns)
 	xw_u32(out, (uint32_t)(ns % NS_PER_S));
 }
 
-void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx,
-		       const struct nfs3_obj *obj, const struct obj_info *info)
+void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx, const struct nfs3_obj *obj,
+		       const struct obj_info *info)
 {
 	bool writable = obj->cap.rights == CAP_RIGHTS_RW;
 	/* Writing the data changes the object, so ctime is never older
@@ -38,16 +38,16 @@ void nfs3_encode_fattr(struct xdr_w *out, const struct osd_ctx *ctx,
 
 	xw_u32(out, NF3REG);
 	xw_u32(out, writable ? 0644 : 0444);
-	xw_u32(out, 1);			/* nlink */
-	xw_u32(out, 0);			/* uid */
-	xw_u32(out, 0);			/* gid */
+	xw_u32(out, 1); /* nlink */
+	xw_u32(out, 0); /* uid */
+	xw_u32(out, 0); /* gid */
 	xw_u64(out, info->length);
 	xw_u64(out, info->used_bytes);
-	xw_u32(out, 0);			/* rdev.specdata1 */
-	xw_u32(out, 0);			/* rdev.specdata2 */
+	xw_u32(out, 0); /* rdev.specdata1 */
+	xw_u32(out, 0); /* rdev.specdata2 */
 	xw_u64(out, ctx->fsid);
 	xw_u64(out, nfs3_fileid(obj->cap.partition, obj->cap.object));
-	encode_nfstime(out, info->mtime_ns);	/* atime is not kept */
+	encode_nfstime(out, info->mtime_ns); /* atime is not kept */
 	encode_nfstime(out, info->mtime_ns);
 	encode_nfstime(out, ctime_ns);
 }
@@ -65,16 +65,14 @@ void nfs3_encode_post_op_attr(struct xdr_w *out, const struct osd_ctx *ctx,
 	nfs3_encode_fattr(out, ctx, obj, &info);
 }
 
-void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx,
-			  const struct nfs3_obj *obj)
+void nfs3_encode_wcc_data(struct xdr_w *out, const struct osd_ctx *ctx, const struct nfs3_obj *obj)
 {
-	xw_bool(out, false);			/* pre_op_attr */
+	xw_bool(out, false); /* pre_op_attr */
 	nfs3_encode_post_op_attr(out, ctx, obj);
 }
 
-enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx,
-					const struct nfs3_caller *who, struct xdr_r *args,
-					struct rpc_reply *reply,
+enum rpc_outcome nfs3_reply_static_info(const struct osd_ctx *ctx, const struct nfs3_caller *who,
+					struct xdr_r *args, struct rpc_reply *reply,
 					void (*encode_ok)(struct xdr_w *out))
 {
 	struct nfs3_obj obj;

@@ -120,7 +120,7 @@ enum nfsstat3 nfs3_stat_from_errno(const char *op, const struct nfs3_obj *obj, i
 		return NFS3ERR_NOSPC;
 	case -EFBIG:
 		return NFS3ERR_FBIG;
-	case -ENOENT:		/* removed while we held it */
+	case -ENOENT: /* removed while we held it */
 		return NFS3ERR_STALE;
 	default:
 		log_warn("nfs3 %s %llx.%llx: %s", op, (unsigned long long)obj->cap.partition,

@@ -7,15 +7,15 @@
 
 static void encode_fsinfo_ok(struct xdr_w *out)
 {
-	xw_u32(out, OSD_NFS_MAX_IO);		/* rtmax */
-	xw_u32(out, FSINFO_PREF_IO);		/* rtpref */
-	xw_u32(out, FSINFO_MULT);		/* rtmult */
-	xw_u32(out, OSD_NFS_MAX_IO);		/* wtmax */
-	xw_u32(out, FSINFO_PREF_IO);		/* wtpref */
-	xw_u32(out, FSINFO_MULT);		/* wtmult */
-	xw_u32(out, FSINFO_DTPREF);		/* dtpref */
-	xw_u64(out, OBJSTORE_MAX_OFFSET);	/* maxfilesize */
-	xw_u32(out, 0);			/* time_delta: nanoseconds */
+	xw_u32(out, OSD_NFS_MAX_IO);      /* rtmax */
+	xw_u32(out, FSINFO_PREF_IO);      /* rtpref */
+	xw_u32(out, FSINFO_MULT);         /* rtmult */
+	xw_u32(out, OSD_NFS_MAX_IO);      /* wtmax */
+	xw_u32(out, FSINFO_PREF_IO);      /* wtpref */
+	xw_u32(out, FSINFO_MULT);         /* wtmult */
+	xw_u32(out, FSINFO_DTPREF);       /* dtpref */
+	xw_u64(out, OBJSTORE_MAX_OFFSET); /* maxfilesize */
+	xw_u32(out, 0);                   /* time_delta: nanoseconds */
 	xw_u32(out, 1);
 	xw_u32(out, FSF3_HOMOGENEOUS | FSF3_CANSETTIME);
 }

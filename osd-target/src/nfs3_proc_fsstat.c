@@ -9,13 +9,13 @@ static void encode_fsstat_ok(struct xdr_w *out, const struct objstore_stat *st)
 {
 	uint64_t free_files = st->free_bytes / FSSTAT_BYTES_PER_FILE;
 
-	xw_u64(out, st->total_bytes);		/* tbytes */
-	xw_u64(out, st->free_bytes);		/* fbytes */
-	xw_u64(out, st->free_bytes);		/* abytes: nothing is reserved */
-	xw_u64(out, st->objects + free_files);	/* tfiles */
-	xw_u64(out, free_files);		/* ffiles */
-	xw_u64(out, free_files);		/* afiles */
-	xw_u32(out, 0);			/* invarsec: changes any time */
+	xw_u64(out, st->total_bytes);          /* tbytes */
+	xw_u64(out, st->free_bytes);           /* fbytes */
+	xw_u64(out, st->free_bytes);           /* abytes: nothing is reserved */
+	xw_u64(out, st->objects + free_files); /* tfiles */
+	xw_u64(out, free_files);               /* ffiles */
+	xw_u64(out, free_files);               /* afiles */
+	xw_u32(out, 0);                        /* invarsec: changes any time */
 }
 
 enum rpc_outcome nfs3_proc_fsstat(const struct osd_ctx *ctx, const struct nfs3_caller *who,

@@ -5,12 +5,12 @@
 
 static void encode_pathconf_ok(struct xdr_w *out)
 {
-	xw_u32(out, 1);			/* linkmax */
-	xw_u32(out, PATHCONF_NAME_MAX);	/* name_max */
-	xw_bool(out, true);			/* no_trunc */
-	xw_bool(out, true);			/* chown_restricted */
-	xw_bool(out, false);			/* case_insensitive */
-	xw_bool(out, true);			/* case_preserving */
+	xw_u32(out, 1);                 /* linkmax */
+	xw_u32(out, PATHCONF_NAME_MAX); /* name_max */
+	xw_bool(out, true);             /* no_trunc */
+	xw_bool(out, true);             /* chown_restricted */
+	xw_bool(out, false);            /* case_insensitive */
+	xw_bool(out, true);             /* case_preserving */
 }
 
 enum rpc_outcome nfs3_proc_pathconf(const struct osd_ctx *ctx, const struct nfs3_caller *who,

@@ -14,8 +14,8 @@ int nfs3_decode_read_args(struct xdr_r *in, struct nfs3_read_args *a)
 	return in->err ? -EINVAL : 0;
 }
 
-static void reply_read_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj,
-			    enum nfsstat3 st, struct rpc_reply *reply)
+static void reply_read_fail(const struct osd_ctx *ctx, const struct nfs3_obj *obj, enum nfsstat3 st,
+			    struct rpc_reply *reply)
 {
 	xw_u32(&reply->res, st);
 	nfs3_encode_post_op_attr(&reply->res, ctx, obj);
@@ -68,9 +68,9 @@ enum rpc_outcome nfs3_proc_read(const struct osd_ctx *ctx, const struct nfs3_cal
 	} else {
 		xw_u32(&reply->res, NFS3_OK);
 		nfs3_encode_post_op_attr(&reply->res, ctx, &obj);
-		xw_u32(&reply->res, (uint32_t)got);	/* count */
+		xw_u32(&reply->res, (uint32_t)got); /* count */
 		xw_bool(&reply->res, eof);
-		xw_u32(&reply->res, (uint32_t)got);	/* data<> length; payload follows */
+		xw_u32(&reply->res, (uint32_t)got); /* data<> length; payload follows */
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_OPS, 1);
 		osd_stats_add(ctx->stats, OSD_STAT_NFS_READ_BYTES, got);
 	}

@@ -9,8 +9,8 @@
 
 struct nfs3_proc_desc {
 	const char *name;
-	nfs3_proc_fn fn;          /* NULL: answered NFS3ERR_NOTSUPP */
-	unsigned absent_attrs;    /* words of the failure arm, all "no attributes" */
+	nfs3_proc_fn fn;       /* NULL: answered NFS3ERR_NOTSUPP */
+	unsigned absent_attrs; /* words of the failure arm, all "no attributes" */
 };
 
 /* The failure arms of the unsupported procedures are post_op_attr
@@ -30,8 +30,8 @@ static const struct nfs3_proc_desc nfs3_procs[NFSPROC3_COUNT] = {
 	[NFSPROC3_MKNOD] = { "MKNOD", NULL, 2 },
 	[NFSPROC3_REMOVE] = { "REMOVE", NULL, 2 },
 	[NFSPROC3_RMDIR] = { "RMDIR", NULL, 2 },
-	[NFSPROC3_RENAME] = { "RENAME", NULL, 4 },	/* fromdir_wcc, todir_wcc */
-	[NFSPROC3_LINK] = { "LINK", NULL, 3 },		/* file_attributes, linkdir_wcc */
+	[NFSPROC3_RENAME] = { "RENAME", NULL, 4 }, /* fromdir_wcc, todir_wcc */
+	[NFSPROC3_LINK] = { "LINK", NULL, 3 },     /* file_attributes, linkdir_wcc */
 	[NFSPROC3_READDIR] = { "READDIR", NULL, 1 },
 	[NFSPROC3_READDIRPLUS] = { "READDIRPLUS", NULL, 1 },
 	[NFSPROC3_FSSTAT] = { "FSSTAT", nfs3_proc_fsstat, 0 },
@@ -49,7 +49,7 @@ static bool auth_sys_parse(const uint8_t *body, uint32_t len, uint32_t *uid, uin
 	uint32_t name_len, ngids;
 
 	xr_init(&in, body, len);
-	xr_u32(&in);					/* stamp */
+	xr_u32(&in); /* stamp */
 	xr_opaque_ref(&in, AUTH_SYS_MAX_MACHINE, &name_len);
 	*uid = xr_u32(&in);
 	*gid = xr_u32(&in);
@@ -140,8 +140,8 @@ static void log_call(const struct nfs3_proc_desc *p, const struct rpc_call *call
 		     const struct nfs3_caller *who, uint32_t status)
 {
 	if (who->auth_sys)
-		log_debug("nfs3 %s xid %#x: status %u, auth sys %u:%u", p->name, call->xid,
-			  status, who->uid, who->gid);
+		log_debug("nfs3 %s xid %#x: status %u, auth sys %u:%u", p->name, call->xid, status,
+			  who->uid, who->gid);
 	else
 		log_debug("nfs3 %s xid %#x: status %u, auth none", p->name, call->xid, status);
 }
@@ -190,7 +190,7 @@ static size_t args_bound(const struct rpc_call *call)
 	count = xr_u32(&in);
 	if (in.err)
 		return OSD_NFS_SMALL_ARGS;
-	fixed = (size_t)(in.p - call->args) + 8;       /* stable, data length */
+	fixed = (size_t)(in.p - call->args) + 8; /* stable, data length */
 	if (count < OSD_NFS_SMALL_ARGS)
 		count = OSD_NFS_SMALL_ARGS;
 	if (count > OSD_MAX_RECORD)
@@ -241,4 +241,3 @@ enum rpc_outcome nfs3_dispatch(void *opaque, const struct rpc_call *call, struct
 		return out;
 	return run_proc(opaque, call, reply);
 }
-

@@ -70,15 +70,15 @@ struct obj_info {
 };
 
 struct obj_create_req {
-	uint64_t object;      /* 0: the store picks the next free id */
+	uint64_t object; /* 0: the store picks the next free id */
 	uint64_t owner_file;
 	uint32_t component;
-	uint32_t cap_version;     /* also the read floor */
+	uint32_t cap_version; /* also the read floor */
 };
 
 enum obj_stable {
-	OBJ_UNSTABLE = 0,    /* page cache only */
-	OBJ_DATA_SYNC = 1,   /* data (and size) durable before return */
+	OBJ_UNSTABLE = 0,  /* page cache only */
+	OBJ_DATA_SYNC = 1, /* data (and size) durable before return */
 	OBJ_FILE_SYNC = 2,
 };
 
@@ -99,18 +99,18 @@ int objstore_wipe(struct objstore *s);
 int objstore_partition_create(struct objstore *s, uint64_t partition);
 int objstore_partition_remove(struct objstore *s, uint64_t partition);
 /* Partitions with id > after, ascending, at most max; *eof when no more. */
-int objstore_partition_list(struct objstore *s, uint64_t after, uint64_t *ids,
-			    size_t max, size_t *n, bool *eof);
+int objstore_partition_list(struct objstore *s, uint64_t after, uint64_t *ids, size_t max,
+			    size_t *n, bool *eof);
 
 /* Creates n objects in one durable batch.  results[i] gets 0 or -errno;
  * reqs[i].object is filled in when the store picked the id.  Returns
  * -errno only when nothing could be attempted (bad partition, I/O). */
-int objstore_object_create(struct objstore *s, uint64_t partition,
-			   struct obj_create_req *reqs, size_t n, int *results);
-int objstore_object_remove(struct objstore *s, uint64_t partition,
-			   const uint64_t *objects, size_t n, int *results);
-int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after,
-			 uint64_t *ids, size_t max, size_t *n, bool *eof);
+int objstore_object_create(struct objstore *s, uint64_t partition, struct obj_create_req *reqs,
+			   size_t n, int *results);
+int objstore_object_remove(struct objstore *s, uint64_t partition, const uint64_t *objects,
+			   size_t n, int *results);
+int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after, uint64_t *ids,
+			 size_t max, size_t *n, bool *eof);
 
 /* Open-object references: a cached descriptor plus the object's capability
  * versions, shared by all requests on the object.  Every get must be paired
@@ -131,8 +131,7 @@ void obj_ref_cap_hold(struct obj_ref *ref);
 void obj_ref_cap_release(struct obj_ref *ref);
 /* Reads up to len bytes at off; *n is what was read, *eof when off + *n
  * reaches the logical length. */
-int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
-		 size_t *n, bool *eof);
+int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf, size_t *n, bool *eof);
 /* The bytes a read of len at off would return (0 past the end, or when
  * the length cannot be had): what the disk model charges for a read. */
 uint64_t obj_ref_readable(struct obj_ref *ref, uint64_t off, uint64_t len);
@@ -154,14 +153,14 @@ uint64_t objstore_sync_failures(const struct objstore *s);
 #define OBJ_CSUM_MAX_EXTENT (OBJSTORE_MAX_OFFSET >> OBJ_CSUM_SHIFT)
 
 enum obj_csum_verify {
-	OBJ_CSUM_UNCHECKED = 0,   /* not asked to verify */
-	OBJ_CSUM_OK = 1,          /* the bytes on disk match the stored CRC */
-	OBJ_CSUM_MISMATCH = 2,    /* they do not */
-	OBJ_CSUM_UNREADABLE = 3,  /* reading them failed */
+	OBJ_CSUM_UNCHECKED = 0,  /* not asked to verify */
+	OBJ_CSUM_OK = 1,         /* the bytes on disk match the stored CRC */
+	OBJ_CSUM_MISMATCH = 2,   /* they do not */
+	OBJ_CSUM_UNREADABLE = 3, /* reading them failed */
 };
 
 struct obj_csum {
-	uint32_t crc;             /* stored, or that of zeros when none is */
+	uint32_t crc; /* stored, or that of zeros when none is */
 	bool stored;
 	enum obj_csum_verify verify;
 };
@@ -177,25 +176,25 @@ int obj_ref_info(struct obj_ref *ref, struct obj_info *info);
 
 /* Attribute access by (page, number); see README.md for the pages.
  * Page 1 values are big-endian integers of their natural width. */
-int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page,
-		      uint32_t number, void *buf, size_t cap, size_t *len);
+int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		      void *buf, size_t cap, size_t *len);
 /* len 0 on a user page deletes the attribute. */
-int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page,
-		      uint32_t number, const void *val, size_t len);
+int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		      const void *val, size_t len);
 /* Lists the user attributes of an object: pages/numbers ascending. */
-int objstore_attr_list(struct objstore *s, const struct obj_id *id,
-		       uint32_t *pages, uint32_t *numbers, size_t max, size_t *n);
+int objstore_attr_list(struct objstore *s, const struct obj_id *id, uint32_t *pages,
+		       uint32_t *numbers, size_t max, size_t *n);
 
 /* A fence: sets cur and the read floor to version, so every handle
  * minted with another, read or write, is refused.  *old (may be NULL)
  * gets cur before. */
-int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
-			     uint32_t version, uint32_t *old);
+int objstore_set_cap_version(struct objstore *s, const struct obj_id *id, uint32_t version,
+			     uint32_t *old);
 /* Raises cur to version and leaves the floor: the write handles minted
  * before are refused, the read handles stay good.  A version not above
  * cur changes nothing.  *old (may be NULL) gets cur before. */
-int objstore_revoke_writers(struct objstore *s, const struct obj_id *id,
-			    uint32_t version, uint32_t *old);
+int objstore_revoke_writers(struct objstore *s, const struct obj_id *id, uint32_t version,
+			    uint32_t *old);
 /* Makes the object's data, or with id NULL every object's, durable. */
 int objstore_flush(struct objstore *s, const struct obj_id *id);
 

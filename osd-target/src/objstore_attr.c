@@ -14,26 +14,37 @@ static size_t info_width(uint32_t number)
 	if (number < OBJ_ATTR_LENGTH || number > OBJ_ATTR_READ_FLOOR)
 		return 0;
 	return number == OBJ_ATTR_COMPONENT || number == OBJ_ATTR_CAP_VERSION ||
-	       number == OBJ_ATTR_READ_FLOOR ? 4 : 8;
+			       number == OBJ_ATTR_READ_FLOOR
+		       ? 4
+		       : 8;
 }
 
 static uint64_t info_value(const struct obj_info *in, uint32_t number)
 {
 	switch (number) {
-	case OBJ_ATTR_LENGTH: return in->length;
-	case OBJ_ATTR_MTIME: return in->mtime_ns;
-	case OBJ_ATTR_CTIME: return in->ctime_ns;
-	case OBJ_ATTR_CREATED: return in->created_ns;
-	case OBJ_ATTR_OWNER: return in->owner_file;
-	case OBJ_ATTR_COMPONENT: return in->component;
-	case OBJ_ATTR_CAP_VERSION: return in->cap_version;
-	case OBJ_ATTR_READ_FLOOR: return in->read_floor;
-	default: return in->used_bytes;
+	case OBJ_ATTR_LENGTH:
+		return in->length;
+	case OBJ_ATTR_MTIME:
+		return in->mtime_ns;
+	case OBJ_ATTR_CTIME:
+		return in->ctime_ns;
+	case OBJ_ATTR_CREATED:
+		return in->created_ns;
+	case OBJ_ATTR_OWNER:
+		return in->owner_file;
+	case OBJ_ATTR_COMPONENT:
+		return in->component;
+	case OBJ_ATTR_CAP_VERSION:
+		return in->cap_version;
+	case OBJ_ATTR_READ_FLOOR:
+		return in->read_floor;
+	default:
+		return in->used_bytes;
 	}
 }
 
-static int info_get(struct objstore *s, const struct obj_id *id, uint32_t number,
-		    void *buf, size_t cap, size_t *len)
+static int info_get(struct objstore *s, const struct obj_id *id, uint32_t number, void *buf,
+		    size_t cap, size_t *len)
 {
 	size_t width = info_width(number);
 	struct obj_info in;
@@ -80,8 +91,7 @@ static int rec_store(struct objstore *s, const struct obj_id *id, struct obj_rec
 }
 
 /* Changes the owner or the component, kept in the record. */
-static int rec_set_field(struct objstore *s, const struct obj_id *id, uint32_t number,
-			 uint64_t val)
+static int rec_set_field(struct objstore *s, const struct obj_id *id, uint32_t number, uint64_t val)
 {
 	struct obj_rec r;
 	int rc;
@@ -102,8 +112,8 @@ static int rec_set_field(struct objstore *s, const struct obj_id *id, uint32_t n
 /* Moves the capability versions in the record and the cache: a fence sets
  * both to version, a revocation of writers raises cur alone (and only
  * upwards).  *old gets cur before. */
-static int rec_set_caps(struct objstore *s, const struct obj_id *id, uint32_t version,
-			bool fence, uint32_t *old)
+static int rec_set_caps(struct objstore *s, const struct obj_id *id, uint32_t version, bool fence,
+			uint32_t *old)
 {
 	struct obj_rec r;
 	int rc;
@@ -129,8 +139,8 @@ out:
 
 /* Under the object's cap_lock, taken before meta_lock as requests take
  * them: the requests holding the old versions finish first. */
-static int cap_change(struct objstore *s, const struct obj_id *id, uint32_t version,
-		      bool fence, uint32_t *old)
+static int cap_change(struct objstore *s, const struct obj_id *id, uint32_t version, bool fence,
+		      uint32_t *old)
 {
 	struct obj_ref *ref;
 	uint32_t prev = 0;
@@ -165,8 +175,8 @@ static int length_set(struct objstore *s, const struct obj_id *id, uint64_t leng
 	return rc;
 }
 
-static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number,
-		    const void *val, size_t len)
+static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number, const void *val,
+		    size_t len)
 {
 	size_t width = info_width(number);
 	uint64_t v;
@@ -181,7 +191,7 @@ static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number
 	case OBJ_ATTR_OWNER:
 	case OBJ_ATTR_COMPONENT:
 		return rec_set_field(s, id, number, v);
-	case OBJ_ATTR_CAP_VERSION:	/* a fence, as SET_CAP_VERSION */
+	case OBJ_ATTR_CAP_VERSION: /* a fence, as SET_CAP_VERSION */
 		return cap_change(s, id, (uint32_t)v, true, NULL);
 	default:
 		return -EINVAL;
@@ -190,8 +200,8 @@ static int info_set(struct objstore *s, const struct obj_id *id, uint32_t number
 
 /* ---- user pages ------------------------------------------------------ */
 
-static int user_get(struct objstore *s, const struct obj_id *id, uint32_t page,
-		    uint32_t number, void *buf, size_t cap, size_t *len)
+static int user_get(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		    void *buf, size_t cap, size_t *len)
 {
 	uint8_t k[KEY_MAX];
 	size_t vlen;
@@ -214,8 +224,8 @@ static int user_get(struct objstore *s, const struct obj_id *id, uint32_t page,
 
 /* The record is rewritten too, to move ctime, and its presence is what
  * keeps an attribute from outliving its object. */
-static int user_set(struct objstore *s, const struct obj_id *id, uint32_t page,
-		    uint32_t number, const void *val, size_t len)
+static int user_set(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		    const void *val, size_t len)
 {
 	uint8_t ak[KEY_MAX];
 	struct obj_rec r;
@@ -234,8 +244,8 @@ static int user_set(struct objstore *s, const struct obj_id *id, uint32_t page,
 
 /* ---- entry points ---------------------------------------------------- */
 
-int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page,
-		      uint32_t number, void *buf, size_t cap, size_t *len)
+int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		      void *buf, size_t cap, size_t *len)
 {
 	if (!id->partition || !id->object)
 		return -EINVAL;
@@ -246,8 +256,8 @@ int objstore_attr_get(struct objstore *s, const struct obj_id *id, uint32_t page
 	return -EINVAL;
 }
 
-int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page,
-		      uint32_t number, const void *val, size_t len)
+int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page, uint32_t number,
+		      const void *val, size_t len)
 {
 	if (!id->partition || !id->object)
 		return -EINVAL;
@@ -258,8 +268,8 @@ int objstore_attr_set(struct objstore *s, const struct obj_id *id, uint32_t page
 	return -EINVAL;
 }
 
-int objstore_attr_list(struct objstore *s, const struct obj_id *id,
-		       uint32_t *pages, uint32_t *numbers, size_t max, size_t *n)
+int objstore_attr_list(struct objstore *s, const struct obj_id *id, uint32_t *pages,
+		       uint32_t *numbers, size_t max, size_t *n)
 {
 	struct db_iter i;
 	struct obj_rec r;
@@ -283,14 +293,14 @@ int objstore_attr_list(struct objstore *s, const struct obj_id *id,
 	return iter_close(&i);
 }
 
-int objstore_set_cap_version(struct objstore *s, const struct obj_id *id,
-			     uint32_t version, uint32_t *old)
+int objstore_set_cap_version(struct objstore *s, const struct obj_id *id, uint32_t version,
+			     uint32_t *old)
 {
 	return cap_change(s, id, version, true, old);
 }
 
-int objstore_revoke_writers(struct objstore *s, const struct obj_id *id,
-			    uint32_t version, uint32_t *old)
+int objstore_revoke_writers(struct objstore *s, const struct obj_id *id, uint32_t version,
+			    uint32_t *old)
 {
 	return cap_change(s, id, version, false, old);
 }

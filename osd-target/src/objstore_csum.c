@@ -42,7 +42,7 @@
 #include "log.h"
 
 #define REC_LEN 8
-#define REC_TAG 0x43524331u             /* "CRC1": a CRC is stored */
+#define REC_TAG 0x43524331u /* "CRC1": a CRC is stored */
 
 void csum_init(struct objstore *s)
 {
@@ -72,7 +72,8 @@ static int extent_read(struct obj_ref *ref, uint64_t e, uint8_t *buf)
 {
 	uint64_t start = e << OBJ_CSUM_SHIFT;
 	size_t want = start > OBJSTORE_MAX_OFFSET - OBJ_CSUM_EXTENT
-			      ? (size_t)(OBJSTORE_MAX_OFFSET - start) : OBJ_CSUM_EXTENT;
+			      ? (size_t)(OBJSTORE_MAX_OFFSET - start)
+			      : OBJ_CSUM_EXTENT;
 	size_t done = 0;
 
 	while (done < want) {
@@ -81,7 +82,8 @@ static int extent_read(struct obj_ref *ref, uint64_t e, uint8_t *buf)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			log_error("objstore: read extent %" PRIu64 " of %" PRIx64 ".%" PRIx64 ": %s",
+			log_error("objstore: read extent %" PRIu64 " of %" PRIx64 ".%" PRIx64
+				  ": %s",
 				  e, ref->id.partition, ref->id.object, strerror(errno));
 			return -EIO;
 		}
@@ -156,7 +158,7 @@ static int rec_write(struct obj_ref *ref, uint64_t first, const uint8_t *recs, s
 	if (w == (ssize_t)(n * REC_LEN))
 		return 0;
 	if (w >= 0)
-		errno = ENOSPC;         /* a short write to a regular file: out of room */
+		errno = ENOSPC; /* a short write to a regular file: out of room */
 	if (errno != ENOSPC && errno != EDQUOT)
 		log_error("objstore: write checksums of %" PRIx64 ".%" PRIx64 ": %s",
 			  ref->id.partition, ref->id.object, strerror(errno));
@@ -227,8 +229,8 @@ static int rec_read(struct obj_ref *ref, uint64_t first, size_t n, uint8_t *recs
 	if (fd < 0)
 		return fd;
 	while (done < n * REC_LEN) {
-		ssize_t r = pread(fd, recs + done, n * REC_LEN - done,
-				  (off_t)(first * REC_LEN + done));
+		ssize_t r =
+			pread(fd, recs + done, n * REC_LEN - done, (off_t)(first * REC_LEN + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -318,8 +320,8 @@ int csum_sync(struct obj_ref *ref)
 	if (fdatasync(fd) == 0)
 		return csum_names_sync(ref);
 	atomic_fetch_add(&ref->s->sync_failures, 1);
-	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s",
-		  ref->id.partition, ref->id.object, strerror(errno));
+	log_error("objstore: fdatasync checksums of %" PRIx64 ".%" PRIx64 ": %s", ref->id.partition,
+		  ref->id.object, strerror(errno));
 	return errno_io(errno);
 }
 
@@ -327,8 +329,8 @@ int csum_sync(struct obj_ref *ref)
 
 /* Extents [first, first + n) under the lock, so that no write is half
  * way through one: the stored CRCs, and with verify the bytes read back. */
-static int extents_check(struct obj_ref *ref, uint64_t first, size_t n, bool verify,
-			 uint8_t *buf, uint8_t *recs, struct obj_csum *out)
+static int extents_check(struct obj_ref *ref, uint64_t first, size_t n, bool verify, uint8_t *buf,
+			 uint8_t *recs, struct obj_csum *out)
 {
 	int rc;
 
@@ -346,7 +348,7 @@ static int extents_check(struct obj_ref *ref, uint64_t first, size_t n, bool ver
 			c->verify = OBJ_CSUM_UNREADABLE;
 		else
 			c->verify = crc32c(0, buf, OBJ_CSUM_EXTENT) == c->crc ? OBJ_CSUM_OK
-									  : OBJ_CSUM_MISMATCH;
+									      : OBJ_CSUM_MISMATCH;
 	}
 	pthread_mutex_unlock(&ref->csum_lock);
 	return rc;

@@ -110,7 +110,8 @@ int rec_load(struct objstore *s, const struct obj_id *id, struct obj_rec *r)
 	rc = rec_decode((const uint8_t *)v, vlen, r);
 	rocksdb_free(v);
 	if (rc)
-		log_error("objstore: bad record for %" PRIx64 ".%" PRIx64, id->partition, id->object);
+		log_error("objstore: bad record for %" PRIx64 ".%" PRIx64, id->partition,
+			  id->object);
 	return rc;
 }
 
@@ -179,8 +180,8 @@ int db_delete(struct objstore *s, const uint8_t *k, size_t klen)
 
 /* ---- iteration ------------------------------------------------------- */
 
-void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start,
-	       size_t slen, const uint8_t *end, size_t elen)
+void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start, size_t slen,
+	       const uint8_t *end, size_t elen)
 {
 	memcpy(i->end, end, elen);
 	i->ro = rocksdb_readoptions_create();
@@ -287,8 +288,7 @@ static struct pando_rdb_config db_config(bool create)
 	};
 }
 
-static int db_open_at(const char *dir, bool create, rocksdb_t **db,
-		      struct pando_rdb_options *o)
+static int db_open_at(const char *dir, bool create, rocksdb_t **db, struct pando_rdb_options *o)
 {
 	struct pando_rdb_config c = db_config(create);
 	char *path, *err;

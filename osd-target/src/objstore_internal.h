@@ -18,8 +18,8 @@
 #include "pando_rdb.h"
 
 #define SHARDS 256
-#define OBJ_PATH_LEN 37               /* "XX/" 16 hex "." 16 hex NUL */
-#define CSUM_PATH_LEN (OBJ_PATH_LEN + 2)  /* the same and ".c": checksums */
+#define OBJ_PATH_LEN 37                  /* "XX/" 16 hex "." 16 hex NUL */
+#define CSUM_PATH_LEN (OBJ_PATH_LEN + 2) /* the same and ".c": checksums */
 #define CACHE_BUCKETS 8192
 
 /* Key types and record sizes: see objstore_db.c for the layout. */
@@ -29,7 +29,7 @@ enum { K_PART = 'P', K_OBJ = 'O', K_ATTR = 'A', K_NEXT = 'N', K_RUNNING = 'R' };
 #define PART_REC_VERSION 1
 #define OBJ_REC_LEN 37
 #define OBJ_REC_VERSION 2
-#define OBJ_REC_V1_LEN 33             /* before the read floor: still read */
+#define OBJ_REC_V1_LEN 33 /* before the read floor: still read */
 
 struct obj_rec {
 	uint64_t created_ns;
@@ -45,13 +45,13 @@ struct lru {
 };
 
 struct obj_ref {
-	struct lru lru;                 /* first: idle list, only while refs == 0 */
-	struct obj_ref *hnext;          /* hash chain, then free list */
+	struct lru lru;        /* first: idle list, only while refs == 0 */
+	struct obj_ref *hnext; /* hash chain, then free list */
 	struct objstore *s;
 	struct obj_id id;
 	int fd;
-	int cfd;                        /* checksum file; -1 until needed (csum_lock) */
-	unsigned refs;                  /* under cache_lock */
+	int cfd;       /* checksum file; -1 until needed (csum_lock) */
+	unsigned refs; /* under cache_lock */
 	atomic_bool removed;
 	/* Read floor << 32 | current version: one word, so that a check
 	 * never sees the floor of one change with the version of another. */
@@ -72,8 +72,8 @@ struct objstore {
 	int objfd;
 	rocksdb_t *db;
 	struct pando_rdb_options dbopts;
-	rocksdb_writeoptions_t *wsync;  /* dbopts.write, synced */
-	rocksdb_readoptions_t *ropts;   /* dbopts.read */
+	rocksdb_writeoptions_t *wsync; /* dbopts.write, synced */
+	rocksdb_readoptions_t *ropts;  /* dbopts.read */
 
 	/* Index changes check, then write: one at a time. */
 	pthread_mutex_t meta_lock;
@@ -85,12 +85,12 @@ struct objstore {
 	 * Lock order: meta_lock, then cache_lock. */
 	pthread_mutex_t cache_lock;
 	struct obj_ref *buckets[CACHE_BUCKETS];
-	struct lru idle;                /* next: most recently used */
+	struct lru idle; /* next: most recently used */
 	size_t nidle;
 	size_t idle_max;
 	uint64_t cache_gen;
 
-	uint32_t zero_crc;              /* of an extent of zeros: a hole's */
+	uint32_t zero_crc; /* of an extent of zeros: a hole's */
 	/* fdatasync and syncfs of object data and checksums that failed:
 	 * each may have dropped acknowledged UNSTABLE bytes (the write
 	 * verifier moves on, osd.h). */
@@ -146,8 +146,8 @@ int db_exists(struct objstore *s, const uint8_t *k, size_t klen);
 int db_write(struct objstore *s, rocksdb_writebatch_t *b);
 int db_put(struct objstore *s, const uint8_t *k, size_t klen, const void *v, size_t vlen);
 int db_delete(struct objstore *s, const uint8_t *k, size_t klen);
-void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start,
-	       size_t slen, const uint8_t *end, size_t elen);
+void iter_open(struct objstore *s, struct db_iter *i, const uint8_t *start, size_t slen,
+	       const uint8_t *end, size_t elen);
 void iter_open_attrs(struct objstore *s, struct db_iter *i, const struct obj_id *id);
 
 bool iter_valid(struct db_iter *i);

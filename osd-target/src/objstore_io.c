@@ -32,8 +32,8 @@ static int ref_stat(struct obj_ref *ref, struct stat *st)
 {
 	if (fstat(ref->fd, st) == 0)
 		return 0;
-	log_error("objstore: fstat %" PRIx64 ".%" PRIx64 ": %s",
-		  ref->id.partition, ref->id.object, strerror(errno));
+	log_error("objstore: fstat %" PRIx64 ".%" PRIx64 ": %s", ref->id.partition, ref->id.object,
+		  strerror(errno));
 	return -EIO;
 }
 
@@ -42,13 +42,12 @@ static int ref_datasync(struct obj_ref *ref)
 	if (fdatasync(ref->fd) == 0)
 		return 0;
 	atomic_fetch_add(&ref->s->sync_failures, 1);
-	log_error("objstore: fdatasync %" PRIx64 ".%" PRIx64 ": %s",
-		  ref->id.partition, ref->id.object, strerror(errno));
+	log_error("objstore: fdatasync %" PRIx64 ".%" PRIx64 ": %s", ref->id.partition,
+		  ref->id.object, strerror(errno));
 	return errno_io(errno);
 }
 
-int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
-		 size_t *n, bool *eof)
+int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf, size_t *n, bool *eof)
 {
 	struct stat st;
 	size_t done = 0;
@@ -66,8 +65,8 @@ int obj_ref_read(struct obj_ref *ref, uint64_t off, size_t len, void *buf,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			log_error("objstore: read %" PRIx64 ".%" PRIx64 ": %s",
-				  ref->id.partition, ref->id.object, strerror(errno));
+			log_error("objstore: read %" PRIx64 ".%" PRIx64 ": %s", ref->id.partition,
+				  ref->id.object, strerror(errno));
 			return -EIO;
 		}
 		if (r == 0)
@@ -99,8 +98,8 @@ static int ref_pwrite(struct obj_ref *ref, uint64_t off, const void *buf, size_t
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t r = pwrite(ref->fd, (const char *)buf + done, len - done,
-				   (off_t)(off + done));
+		ssize_t r =
+			pwrite(ref->fd, (const char *)buf + done, len - done, (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;

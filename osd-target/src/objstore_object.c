@@ -52,14 +52,14 @@ static void data_unlink(struct objstore *s, const struct obj_id *id)
 
 /* 1 if the key is in the batch or the index, 0 if not, or -EIO: a batch
  * must see its own earlier creates and removes. */
-static int batch_exists(struct objstore *s, rocksdb_writebatch_wi_t *wb,
-			const uint8_t *k, size_t klen)
+static int batch_exists(struct objstore *s, rocksdb_writebatch_wi_t *wb, const uint8_t *k,
+			size_t klen)
 {
 	char *err = NULL, *v;
 	size_t vlen;
 
-	v = rocksdb_writebatch_wi_get_from_batch_and_db(wb, s->db, s->ropts, (const char *)k,
-							 klen, &vlen, &err);
+	v = rocksdb_writebatch_wi_get_from_batch_and_db(wb, s->db, s->ropts, (const char *)k, klen,
+							&vlen, &err);
 	if (err)
 		return db_err("get", err);
 	rocksdb_free(v);
@@ -79,10 +79,10 @@ static int batch_write(struct objstore *s, rocksdb_writebatch_wi_t *wb)
 struct create_batch {
 	struct objstore *s;
 	uint64_t partition;
-	uint64_t next;                  /* next id for requests with object 0 */
+	uint64_t next; /* next id for requests with object 0 */
 	uint64_t now;
 	rocksdb_writebatch_wi_t *wb;
-	int *fds;                       /* per request; -1 when none created */
+	int *fds; /* per request; -1 when none created */
 	bool shard_dirty[SHARDS];
 };
 
@@ -98,8 +98,11 @@ static int create_one(struct create_batch *c, struct obj_create_req *req, size_t
 {
 	struct obj_id id = { c->partition, object };
 	struct obj_rec r = {
-		.created_ns = c->now, .ctime_ns = c->now, .owner_file = req->owner_file,
-		.component = req->component, .cap_version = req->cap_version,
+		.created_ns = c->now,
+		.ctime_ns = c->now,
+		.owner_file = req->owner_file,
+		.component = req->component,
+		.cap_version = req->cap_version,
 		.read_floor = req->cap_version,
 	};
 	uint8_t k[KEY_MAX], v[OBJ_REC_LEN];
@@ -219,8 +222,8 @@ static int create_commit(struct create_batch *c, uint64_t first_next)
 	return batch_write(c->s, c->wb);
 }
 
-static int create_run(struct create_batch *c, struct obj_create_req *reqs, size_t n,
-		      int *results, uint64_t *ids)
+static int create_run(struct create_batch *c, struct obj_create_req *reqs, size_t n, int *results,
+		      uint64_t *ids)
 {
 	uint64_t first_next = c->next, made = 0;
 	int rc;
@@ -246,8 +249,8 @@ static int create_run(struct create_batch *c, struct obj_create_req *reqs, size_
 	return rc;
 }
 
-int objstore_object_create(struct objstore *s, uint64_t partition,
-			   struct obj_create_req *reqs, size_t n, int *results)
+int objstore_object_create(struct objstore *s, uint64_t partition, struct obj_create_req *reqs,
+			   size_t n, int *results)
 {
 	struct create_batch *c = calloc(1, sizeof(*c));
 	uint64_t *ids = calloc(n + 1, sizeof(*ids));
@@ -304,8 +307,8 @@ static int remove_one(struct objstore *s, rocksdb_writebatch_wi_t *wb, const str
 	return iter_close(&i);
 }
 
-static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *objects,
-		      size_t n, int *results)
+static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *objects, size_t n,
+		      int *results)
 {
 	rocksdb_writebatch_wi_t *wb = rocksdb_writebatch_wi_create(0, 1);
 	uint64_t gone = 0;
@@ -336,8 +339,8 @@ static int remove_run(struct objstore *s, uint64_t partition, const uint64_t *ob
 	return 0;
 }
 
-int objstore_object_remove(struct objstore *s, uint64_t partition,
-			   const uint64_t *objects, size_t n, int *results)
+int objstore_object_remove(struct objstore *s, uint64_t partition, const uint64_t *objects,
+			   size_t n, int *results)
 {
 	int rc;
 
@@ -353,8 +356,8 @@ int objstore_object_remove(struct objstore *s, uint64_t partition,
 
 /* ---- list ------------------------------------------------------------ */
 
-int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after,
-			 uint64_t *ids, size_t max, size_t *n, bool *eof)
+int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after, uint64_t *ids,
+			 size_t max, size_t *n, bool *eof)
 {
 	uint8_t prefix[KEY_MAX];
 	int rc;
@@ -364,6 +367,5 @@ int objstore_object_list(struct objstore *s, uint64_t partition, uint64_t after,
 	rc = part_exists(s, partition);
 	if (rc)
 		return rc;
-	return db_list_ids(s, prefix, key_part(prefix, K_OBJ, partition), after, ids, max, n,
-			   eof);
+	return db_list_ids(s, prefix, key_part(prefix, K_OBJ, partition), after, ids, max, n, eof);
 }

@@ -62,8 +62,8 @@ int objstore_partition_remove(struct objstore *s, uint64_t partition)
 	return rc;
 }
 
-int objstore_partition_list(struct objstore *s, uint64_t after, uint64_t *ids,
-			    size_t max, size_t *n, bool *eof)
+int objstore_partition_list(struct objstore *s, uint64_t after, uint64_t *ids, size_t max,
+			    size_t *n, bool *eof)
 {
 	uint8_t prefix = K_PART;
 

@@ -39,8 +39,8 @@ unsigned obj_shard(const struct obj_id *id)
 
 void obj_path(char *buf, const struct obj_id *id)
 {
-	snprintf(buf, OBJ_PATH_LEN, "%02x/%016" PRIx64 ".%016" PRIx64,
-		 obj_shard(id), id->partition, id->object);
+	snprintf(buf, OBJ_PATH_LEN, "%02x/%016" PRIx64 ".%016" PRIx64, obj_shard(id), id->partition,
+		 id->object);
 }
 
 static int hex_digit(char c)

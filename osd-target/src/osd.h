@@ -15,7 +15,7 @@
 #include "pando/cluster_key.h"
 #include "rpc_server.h"
 
-#define OSD_NFS_MAX_IO (1u << 20)                 /* rtmax/wtmax */
+#define OSD_NFS_MAX_IO (1u << 20) /* rtmax/wtmax */
 #define OSD_MAX_RECORD (OSD_NFS_MAX_IO + (64u << 10))
 
 struct osd_ctx {
@@ -24,8 +24,8 @@ struct osd_ctx {
 	 * programs get the context const yet take the keys' lock. */
 	struct osd_keys *keys;
 	uint32_t osd_id;
-	uint8_t verf_base[8];     /* drawn at start; see osd_write_verf */
-	uint64_t fsid;            /* from the target uuid */
+	uint8_t verf_base[8]; /* drawn at start; see osd_write_verf */
+	uint64_t fsid;        /* from the target uuid */
 	/* Through a pointer: the NFS procedures get the context const, yet
 	 * count what they serve. */
 	struct osd_stats *stats;
@@ -48,8 +48,10 @@ static inline void osd_throttle_io(const struct osd_ctx *ctx, bool write, uint64
 		return;
 	waited = osd_throttle_take(t, bytes);
 	if (waited)
-		osd_stats_add(ctx->stats, write ? OSD_STAT_THROTTLE_WAIT_NS_WRITE
-					      : OSD_STAT_THROTTLE_WAIT_NS_READ, waited);
+		osd_stats_add(ctx->stats,
+			      write ? OSD_STAT_THROTTLE_WAIT_NS_WRITE
+				    : OSD_STAT_THROTTLE_WAIT_NS_READ,
+			      waited);
 }
 
 /* The write verifier: drawn at every start, and moved on by every sync

@@ -59,10 +59,23 @@ int osd_config_parse_bytes(const char *value, uint64_t *out)
 	if (errno || end == value)
 		return -1;
 	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	default: break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end || (shift && n > (UINT64_MAX >> shift)))
 		return -1;
@@ -71,8 +84,8 @@ int osd_config_parse_bytes(const char *value, uint64_t *out)
 }
 
 /* The etcd presence keys; their meaning in README.md "Presence in etcd". */
-static int set_presence(struct osd_config *cfg, const char *name, const char *value,
-			char *err, size_t errcap)
+static int set_presence(struct osd_config *cfg, const char *name, const char *value, char *err,
+			size_t errcap)
 {
 	unsigned long n;
 	int rc;
@@ -122,8 +135,8 @@ static bool is_transport_key(const char *name)
 }
 
 /* The transport's limits; their meaning in README.md "Connections". */
-static int set_transport(struct osd_config *cfg, const char *name, const char *value,
-			 char *err, size_t errcap)
+static int set_transport(struct osd_config *cfg, const char *name, const char *value, char *err,
+			 size_t errcap)
 {
 	unsigned long n;
 	int rc;
@@ -136,7 +149,7 @@ static int set_transport(struct osd_config *cfg, const char *name, const char *v
 		rc = set_uint(value, 65536, &n) || n == 0;
 		cfg->max_conns_per_source = (unsigned)n;
 	} else {
-		unsigned *dst = !strcmp(name, "idle_timeout")   ? &cfg->idle_timeout
+		unsigned *dst = !strcmp(name, "idle_timeout")     ? &cfg->idle_timeout
 				: !strcmp(name, "record_timeout") ? &cfg->record_timeout
 								  : &cfg->send_timeout;
 
@@ -148,8 +161,8 @@ static int set_transport(struct osd_config *cfg, const char *name, const char *v
 	return rc ? -1 : 0;
 }
 
-int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
-		   char *err, size_t errcap)
+int osd_config_set(struct osd_config *cfg, const char *name, const char *value, char *err,
+		   size_t errcap)
 {
 	unsigned long n;
 	int rc = 0;
@@ -180,9 +193,11 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value,
 		uint64_t *dst = name[0] == 'r' ? &cfg->read_bandwidth : &cfg->write_bandwidth;
 
 		if (osd_config_parse_bytes(value, dst)) {
-			snprintf(err, errcap, "bad value '%s' for %s: want bytes per second, "
+			snprintf(err, errcap,
+				 "bad value '%s' for %s: want bytes per second, "
 				 "a whole number with an optional K, M or G (powers of 1024), "
-				 "0 for unlimited", value, name);
+				 "0 for unlimited",
+				 value, name);
 			return -1;
 		}
 	} else if (!strcmp(name, "log_level")) {

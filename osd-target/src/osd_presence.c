@@ -40,9 +40,8 @@ static json_t *statfs_json(struct osd_ctx *ctx)
 	/* A failed statfs (logged by the store) reads as zeros: the mgr then
 	 * sees no capacity rather than no OSD. */
 	objstore_statfs(ctx->store, &st);
-	return json_pack("{s:I,s:I,s:I}", "bytes_total", (json_int_t)st.total_bytes,
-			 "bytes_free", (json_int_t)st.free_bytes,
-			 "objects", (json_int_t)st.objects);
+	return json_pack("{s:I,s:I,s:I}", "bytes_total", (json_int_t)st.total_bytes, "bytes_free",
+			 (json_int_t)st.free_bytes, "objects", (json_int_t)st.objects);
 }
 
 static json_t *counters_json(const struct osd_stats *stats)
@@ -61,13 +60,12 @@ static json_t *counters_json(const struct osd_stats *stats)
 
 char *osd_presence_value(struct osd_presence *p)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:f,s:o,s:o}",
-			      "id", (json_int_t)p->cfg->osd_id, "ctl", p->ctl, "nfs", p->nfs,
-			      "advertise", p->advertise, "domain", p->cfg->domain,
-			      "pid", (json_int_t)getpid(), "host", p->host,
-			      "started_at", (json_int_t)p->started_at, "time", unix_now(),
-			      "statfs", statfs_json(p->ctx),
-			      "counters", counters_json(p->ctx->stats));
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:f,s:o,s:o}", "id",
+			      (json_int_t)p->cfg->osd_id, "ctl", p->ctl, "nfs", p->nfs, "advertise",
+			      p->advertise, "domain", p->cfg->domain, "pid", (json_int_t)getpid(),
+			      "host", p->host, "started_at", (json_int_t)p->started_at, "time",
+			      unix_now(), "statfs", statfs_json(p->ctx), "counters",
+			      counters_json(p->ctx->stats));
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
 	json_decref(o);
@@ -96,13 +94,13 @@ static void start_failed(const struct osd_config *cfg, int rc)
 		log_error("etcd '%s': %s", cfg->etcd, etcd_strerror(rc));
 	else if (rc == -ENOMEM)
 		log_error("etcd: %s", strerror(-rc));
-	else	/* a file that cannot be opened */
+	else /* a file that cannot be opened */
 		log_error("etcd_ca '%s', etcd_password_file '%s': %s", cfg->etcd_ca,
 			  cfg->etcd_password_file, strerror(-rc));
 }
 
-int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
-		       const char *nfs, const char *ctl, struct osd_presence **out)
+int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx, const char *nfs,
+		       const char *ctl, struct osd_presence **out)
 {
 	struct osd_presence *p;
 	int rc;
@@ -119,19 +117,27 @@ int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
 	snprintf(p->key, sizeof(p->key), "%sosd/%u", cfg->etcd_prefix, cfg->osd_id);
 	snprintf(p->nfs, sizeof(p->nfs), "%s", nfs);
 	snprintf(p->ctl, sizeof(p->ctl), "%s", ctl);
-	snprintf(p->advertise, sizeof(p->advertise), "%s", cfg->advertise[0] ? cfg->advertise : nfs);
-	if (!cfg->advertise[0] && (!strncmp(nfs, "0.0.0.0:", 8) || !strncmp(nfs, "[::]:", 5) ||
-				   !strncmp(nfs, ":::", 3)))
+	snprintf(p->advertise, sizeof(p->advertise), "%s",
+		 cfg->advertise[0] ? cfg->advertise : nfs);
+	if (!cfg->advertise[0] &&
+	    (!strncmp(nfs, "0.0.0.0:", 8) || !strncmp(nfs, "[::]:", 5) || !strncmp(nfs, ":::", 3)))
 		log_warn("etcd: nfs_listen %s is a wildcard and advertise is not set: "
-			 "clients cannot reach that address", nfs);
+			 "clients cannot reach that address",
+			 nfs);
 	if (gethostname(p->host, sizeof(p->host)) < 0)
 		snprintf(p->host, sizeof(p->host), "unknown");
-	struct etcd_options eo = { .endpoints = cfg->etcd, .ca_file = cfg->etcd_ca,
+	struct etcd_options eo = { .endpoints = cfg->etcd,
+				   .ca_file = cfg->etcd_ca,
 				   .user = cfg->etcd_user,
 				   .password_file = cfg->etcd_password_file };
 	struct etcd_presence_options opt = {
-		.etcd = &eo, .key = p->key, .ttl_s = (int)cfg->etcd_ttl,
-		.interval_s = (int)cfg->etcd_interval, .fill = fill, .log = say, .arg = p,
+		.etcd = &eo,
+		.key = p->key,
+		.ttl_s = (int)cfg->etcd_ttl,
+		.interval_s = (int)cfg->etcd_interval,
+		.fill = fill,
+		.log = say,
+		.arg = p,
 	};
 	rc = etcd_presence_start(&opt, &p->etcd);
 	if (rc) {

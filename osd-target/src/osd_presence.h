@@ -15,8 +15,8 @@ struct osd_presence;
  * nfs and ctl are the addresses actually bound.  Fails, saying why in
  * the log, on etcd settings that cannot work (an endpoint list that does
  * not parse, a CA file that is not there); nothing here waits for etcd. */
-int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx,
-		       const char *nfs, const char *ctl, struct osd_presence **out);
+int osd_presence_start(const struct osd_config *cfg, struct osd_ctx *ctx, const char *nfs,
+		       const char *ctl, struct osd_presence **out);
 /* Revokes the lease (the key goes at once) and stops the thread. */
 void osd_presence_stop(struct osd_presence *p);
 

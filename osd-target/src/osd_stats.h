@@ -21,13 +21,13 @@ enum osd_stat {
 	OSD_STAT_NFS_READ_BYTES,
 	OSD_STAT_NFS_WRITE_OPS,
 	OSD_STAT_NFS_WRITE_BYTES,
-	OSD_STAT_NFS_WRITE_UNSTABLE,      /* WRITE ops by stable_how, in its order */
+	OSD_STAT_NFS_WRITE_UNSTABLE, /* WRITE ops by stable_how, in its order */
 	OSD_STAT_NFS_WRITE_DATA_SYNC,
 	OSD_STAT_NFS_WRITE_FILE_SYNC,
 	OSD_STAT_NFS_COMMIT_OPS,
-	OSD_STAT_NFS_ERR_REJECTED,        /* BADHANDLE, STALE, ACCES */
-	OSD_STAT_NFS_ERR_IO,              /* IO, NOSPC, SERVERFAULT */
-	OSD_STAT_NFS_ERR_OTHER,           /* INVAL, FBIG, NOTSUPP, ... */
+	OSD_STAT_NFS_ERR_REJECTED, /* BADHANDLE, STALE, ACCES */
+	OSD_STAT_NFS_ERR_IO,       /* IO, NOSPC, SERVERFAULT */
+	OSD_STAT_NFS_ERR_OTHER,    /* INVAL, FBIG, NOTSUPP, ... */
 	OSD_STAT_CTL_READ_OPS,
 	OSD_STAT_CTL_READ_BYTES,
 	OSD_STAT_CTL_WRITE_OPS,
@@ -47,7 +47,7 @@ enum osd_stat {
 };
 
 struct osd_stats {
-	uint64_t started_ns;              /* Unix ns when counting began */
+	uint64_t started_ns; /* Unix ns when counting began */
 	_Atomic uint64_t v[OSD_STAT_COUNT];
 };
 

@@ -21,13 +21,13 @@
 #define OSD_THROTTLE_MIN_BURST (256u << 10)
 
 struct osd_throttle {
-	uint64_t rate;          /* bytes per second; 0: unlimited */
-	uint64_t burst;         /* bytes a full bucket holds */
-	uint64_t tau_ns;        /* burst / rate, in ns */
+	uint64_t rate;   /* bytes per second; 0: unlimited */
+	uint64_t burst;  /* bytes a full bucket holds */
+	uint64_t tau_ns; /* burst / rate, in ns */
 	pthread_mutex_t lock;
-	pthread_cond_t wake;    /* broadcast by stop() */
-	uint64_t tat_ns;        /* CLOCK_MONOTONIC ns when all reservations are paid */
-	bool stopping;          /* the daemon drains: nobody waits any more */
+	pthread_cond_t wake; /* broadcast by stop() */
+	uint64_t tat_ns;     /* CLOCK_MONOTONIC ns when all reservations are paid */
+	bool stopping;       /* the daemon drains: nobody waits any more */
 };
 
 /* rate 0: unlimited, take() returns at once. */

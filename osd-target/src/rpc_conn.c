@@ -15,8 +15,8 @@
 
 #include "rpc_internal.h"
 
-#define SCRATCH_LEN (16u << 10)       /* a denied record's bytes land here */
-#define CONN_DONE 1                   /* a turn's "closed cleanly" */
+#define SCRATCH_LEN (16u << 10) /* a denied record's bytes land here */
+#define CONN_DONE 1             /* a turn's "closed cleanly" */
 
 uint64_t rpc_now_ms(void)
 {
@@ -60,7 +60,8 @@ void *rpc_reply_alloc_payload(struct rpc_reply *reply, size_t len)
 
 static void release_payload(struct rpc_reply *reply)
 {
-	struct rpc_out out = { .payload = reply->payload, .pool = reply->pool,
+	struct rpc_out out = { .payload = reply->payload,
+			       .pool = reply->pool,
 			       .payload_pooled = reply->payload_pooled,
 			       .payload_free = reply->payload_free };
 
@@ -317,11 +318,11 @@ static int conn_read(struct rpc_conn *c)
 
 /* What the thread waits for, from one look at the connection. */
 struct conn_view {
-	bool reading;           /* may read a request */
-	size_t queued;          /* reply bytes waiting for the socket */
-	uint64_t progress_ms;   /* when they last moved */
+	bool reading;         /* may read a request */
+	size_t queued;        /* reply bytes waiting for the socket */
+	uint64_t progress_ms; /* when they last moved */
 	unsigned inflight;
-	uint64_t done_ms;       /* when the last job ended */
+	uint64_t done_ms; /* when the last job ended */
 };
 
 static void conn_look(struct rpc_conn *c, struct conn_view *v)
@@ -345,8 +346,8 @@ static uint64_t later(uint64_t a, uint64_t b)
 /* The deadline in force (0: none) and what it stands for; *what NULL:
  * only a time to look again (calls in flight are not idleness, and their
  * end wakes nobody, so the idle deadline is recomputed from it then). */
-static uint64_t conn_deadline(const struct rpc_conn *c, const struct conn_view *v,
-			      uint64_t now, const char **what)
+static uint64_t conn_deadline(const struct rpc_conn *c, const struct conn_view *v, uint64_t now,
+			      const char **what)
 {
 	const struct rpc_server_config *cfg = &c->srv->cfg;
 
@@ -383,7 +384,9 @@ static int conn_wait(struct rpc_conn *c, const struct conn_view *v, short *reven
 		return -ETIMEDOUT;
 	}
 	if (deadline)
-		timeout = deadline <= now ? 0 : deadline - now > 60000 ? 60000 : (int)(deadline - now);
+		timeout = deadline <= now          ? 0
+			  : deadline - now > 60000 ? 60000
+						   : (int)(deadline - now);
 	pfd[0].events = (short)((v->reading ? POLLIN : 0) | (v->queued ? POLLOUT : 0));
 	*revents = 0;
 	if (poll(pfd, 2, timeout) < 0)

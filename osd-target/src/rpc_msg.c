@@ -18,8 +18,7 @@ static void decode_auth(struct xdr_r *x, struct rpc_opaque_auth *auth)
 	auth->body = xr_opaque_ref(x, RPC_MAX_AUTH_BYTES, &auth->len);
 }
 
-enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
-					  struct rpc_call *call)
+enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len, struct rpc_call *call)
 {
 	struct xdr_r x;
 
@@ -57,7 +56,7 @@ uint32_t rpc_msg_accept_stat(enum rpc_outcome outcome)
 	case RPC_OUT_GARBAGE_ARGS:
 		return 4;
 	default:
-		return 5;       /* SYSTEM_ERR */
+		return 5; /* SYSTEM_ERR */
 	}
 }
 

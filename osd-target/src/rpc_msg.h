@@ -9,14 +9,13 @@
 
 enum rpc_call_verdict {
 	RPC_CALL_OK = 0,
-	RPC_CALL_IGNORE,        /* not a call, or too short to carry an xid */
-	RPC_CALL_RPC_MISMATCH,  /* rpcvers != 2: deny with RPC_MISMATCH */
-	RPC_CALL_BADCRED,       /* credential or verifier malformed */
+	RPC_CALL_IGNORE,       /* not a call, or too short to carry an xid */
+	RPC_CALL_RPC_MISMATCH, /* rpcvers != 2: deny with RPC_MISMATCH */
+	RPC_CALL_BADCRED,      /* credential or verifier malformed */
 };
 
 /* Fills *call from a record; call->args points at the procedure arguments. */
-enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len,
-					  struct rpc_call *call);
+enum rpc_call_verdict rpc_msg_decode_call(const uint8_t *rec, size_t len, struct rpc_call *call);
 
 /* The accept_stat an accepted reply carries for `outcome` (SYSTEM_ERR for
  * the denials, which carry none). */

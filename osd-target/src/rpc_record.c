@@ -82,8 +82,8 @@ static int reserve(struct rpc_record *r, size_t need)
 	return 0;
 }
 
-int rpc_record_space(struct rpc_record *r, uint8_t *scratch, size_t scratch_len,
-		     uint8_t **dst, size_t *len)
+int rpc_record_space(struct rpc_record *r, uint8_t *scratch, size_t scratch_len, uint8_t **dst,
+		     size_t *len)
 {
 	size_t want = r->frag_left;
 	int rc;
@@ -113,13 +113,12 @@ static int next_step(struct rpc_record *r)
 {
 	bool complete = r->frag_left == 0 && r->last;
 
-	if (r->admission == RPC_REC_PENDING &&
-	    (complete || r->buf.len == RPC_RECORD_PREAUTH))
+	if (r->admission == RPC_REC_PENDING && (complete || r->buf.len == RPC_RECORD_PREAUTH))
 		return RPC_REC_ADMIT;
 	if (complete)
 		return RPC_REC_DONE;
 	if (r->frag_left == 0)
-		r->mark_len = 0;        /* the next fragment's mark */
+		r->mark_len = 0; /* the next fragment's mark */
 	return RPC_REC_MORE;
 }
 

@@ -31,9 +31,9 @@ struct bufpool;
 #define RPC_RECORD_MAX_FRAGMENTS 1024u
 
 enum rpc_record_step {
-	RPC_REC_MORE = 0,   /* read more, where rpc_record_space() says */
-	RPC_REC_ADMIT,      /* the header is in: rpc_record_admit() or _deny() */
-	RPC_REC_DONE,       /* the whole record: rpc_record_take() */
+	RPC_REC_MORE = 0, /* read more, where rpc_record_space() says */
+	RPC_REC_ADMIT,    /* the header is in: rpc_record_admit() or _deny() */
+	RPC_REC_DONE,     /* the whole record: rpc_record_take() */
 };
 
 enum rpc_record_admission { RPC_REC_PENDING = 0, RPC_REC_ADMITTED, RPC_REC_DENIED };
@@ -42,29 +42,29 @@ enum rpc_record_admission { RPC_REC_PENDING = 0, RPC_REC_ADMITTED, RPC_REC_DENIE
 struct rpc_buf {
 	uint8_t *data;
 	size_t len;
-	bool pooled;        /* from the pool (else malloc) */
+	bool pooled; /* from the pool (else malloc) */
 };
 
 struct rpc_record {
-	struct bufpool *pool;       /* buffers of max_record bytes */
-	size_t max_record;          /* no record is ever longer */
-	struct rpc_buf buf;         /* what has arrived of the record */
-	size_t cap;                 /* bytes allocated at buf.data */
-	size_t limit;               /* the admission's limit (ADMITTED only) */
-	size_t dropped;             /* bytes of a denied record dropped */
+	struct bufpool *pool; /* buffers of max_record bytes */
+	size_t max_record;    /* no record is ever longer */
+	struct rpc_buf buf;   /* what has arrived of the record */
+	size_t cap;           /* bytes allocated at buf.data */
+	size_t limit;         /* the admission's limit (ADMITTED only) */
+	size_t dropped;       /* bytes of a denied record dropped */
 	enum rpc_record_admission admission;
 	uint8_t mark[4];
-	unsigned mark_len;          /* bytes of the current mark read */
-	size_t frag_left;           /* body bytes of this fragment still to come */
-	bool last;                  /* this fragment ends the record */
+	unsigned mark_len; /* bytes of the current mark read */
+	size_t frag_left;  /* body bytes of this fragment still to come */
+	bool last;         /* this fragment ends the record */
 	unsigned frags;
 };
 
 void rpc_record_init(struct rpc_record *r, struct bufpool *pool, size_t max_record);
 /* Where the next bytes go: up to *len at *dst, which is `scratch` when they
  * are dropped.  0, or -ENOMEM. */
-int rpc_record_space(struct rpc_record *r, uint8_t *scratch, size_t scratch_len,
-		     uint8_t **dst, size_t *len);
+int rpc_record_space(struct rpc_record *r, uint8_t *scratch, size_t scratch_len, uint8_t **dst,
+		     size_t *len);
 /* n (> 0) bytes arrived where rpc_record_space() said: the next step, or
  * -EMSGSIZE (over a limit) or -EPROTO (too many fragments). */
 int rpc_record_got(struct rpc_record *r, size_t n);

@@ -23,24 +23,24 @@ struct rpc_out {
 	struct rpc_out *next;
 	uint8_t head[4 + RPC_REPLY_HEADER_MAX];
 	size_t head_len;
-	uint8_t *res;               /* malloc'd; freed */
+	uint8_t *res; /* malloc'd; freed */
 	size_t res_len;
 	void *payload;
 	size_t payload_len;
 	size_t pad;
-	struct bufpool *pool;       /* payload's pool when payload_pooled */
+	struct bufpool *pool; /* payload's pool when payload_pooled */
 	bool payload_pooled;
 	void (*payload_free)(void *);
-	size_t sent;                /* bytes of this reply written */
+	size_t sent; /* bytes of this reply written */
 };
 
 struct rpc_sendq {
-	pthread_mutex_t lock;       /* guards everything below and writes to fd */
+	pthread_mutex_t lock; /* guards everything below and writes to fd */
 	int fd;
 	struct rpc_out *head, *tail;
-	size_t bytes;               /* queued bytes not written yet */
-	bool broken;                /* a write failed or the queue was dropped */
-	uint64_t progress_ms;       /* last write, or when the queue filled */
+	size_t bytes;         /* queued bytes not written yet */
+	bool broken;          /* a write failed or the queue was dropped */
+	uint64_t progress_ms; /* last write, or when the queue filled */
 };
 
 /* Fills out's mark and header; results and payload are set by the caller. */

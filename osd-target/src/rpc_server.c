@@ -223,8 +223,10 @@ static struct rpc_conn *conn_register(struct rpc_server *srv, int fd,
 
 	if (why) {
 		peer_name(peer, name, sizeof(name));
-		log_limited(&srv->peer_log, LOG_WARN, "%s: refusing a connection from %s: %s "
-			    "reached", srv->prog.name, name, why);
+		log_limited(&srv->peer_log, LOG_WARN,
+			    "%s: refusing a connection from %s: %s "
+			    "reached",
+			    srv->prog.name, name, why);
 		return NULL;
 	}
 	c = conn_new(srv, fd, peer);
@@ -392,8 +394,8 @@ int rpc_server_start(const struct rpc_server_config *cfg, const struct rpc_progr
 		server_free(srv);
 		return rc;
 	}
-	log_info("%s: listening on %s (port %u), %u workers", prog->name, cfg->listen,
-		 srv->port, srv->cfg.threads);
+	log_info("%s: listening on %s (port %u), %u workers", prog->name, cfg->listen, srv->port,
+		 srv->cfg.threads);
 	*out = srv;
 	return 0;
 }

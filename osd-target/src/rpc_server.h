@@ -22,24 +22,24 @@
 
 /* How a dispatch function tells the transport what to answer. */
 enum rpc_outcome {
-	RPC_OUT_SUCCESS = 0,      /* accepted, SUCCESS, results in reply->res */
+	RPC_OUT_SUCCESS = 0, /* accepted, SUCCESS, results in reply->res */
 	RPC_OUT_PROG_UNAVAIL,
 	RPC_OUT_PROG_MISMATCH,
 	RPC_OUT_PROC_UNAVAIL,
 	RPC_OUT_GARBAGE_ARGS,
 	RPC_OUT_SYSTEM_ERR,
-	RPC_OUT_AUTH_BADCRED,     /* denied, AUTH_ERROR with this auth_stat */
+	RPC_OUT_AUTH_BADCRED, /* denied, AUTH_ERROR with this auth_stat */
 	RPC_OUT_AUTH_REJECTEDCRED,
 	RPC_OUT_AUTH_BADVERF,
 	RPC_OUT_AUTH_REJECTEDVERF,
 	RPC_OUT_AUTH_TOOWEAK,
-	RPC_OUT_DROP,             /* send nothing */
+	RPC_OUT_DROP, /* send nothing */
 };
 
 struct rpc_opaque_auth {
 	uint32_t flavor;
 	uint32_t len;
-	const uint8_t *body;      /* points into the record */
+	const uint8_t *body; /* points into the record */
 };
 
 /* A decoded call.  Everything points into the record buffer, which lives
@@ -51,8 +51,8 @@ struct rpc_call {
 	uint32_t proc;
 	struct rpc_opaque_auth cred;
 	struct rpc_opaque_auth verf;
-	const uint8_t *header;    /* start of the call message */
-	size_t header_len;        /* bytes up to the end of the verifier */
+	const uint8_t *header; /* start of the call message */
+	size_t header_len;     /* bytes up to the end of the verifier */
 	const uint8_t *args;
 	size_t args_len;
 	struct sockaddr_storage peer;
@@ -72,16 +72,16 @@ struct rpc_call {
 #define RPC_REPLY_RES_CAP 8192
 struct bufpool;
 struct rpc_reply {
-	struct bufpool *pool;     /* the transport's, for rpc_reply_alloc_payload */
+	struct bufpool *pool; /* the transport's, for rpc_reply_alloc_payload */
 	int payload_pooled;
 	struct xdr_w res;
 	void *payload;
 	size_t payload_len;
 	void (*payload_free)(void *);
-	uint32_t verf_flavor;     /* reply verifier, AUTH_NONE by default */
+	uint32_t verf_flavor; /* reply verifier, AUTH_NONE by default */
 	uint8_t verf[RPC_MAX_AUTH_BYTES];
 	uint32_t verf_len;
-	uint32_t mismatch_low;    /* for RPC_OUT_PROG_MISMATCH */
+	uint32_t mismatch_low; /* for RPC_OUT_PROG_MISMATCH */
 	uint32_t mismatch_high;
 };
 
@@ -106,25 +106,25 @@ typedef enum rpc_outcome (*rpc_admit_fn)(void *ctx, const struct rpc_call *call,
 					 struct rpc_reply *reply, size_t *max_args);
 
 struct rpc_program {
-	const char *name;         /* for logs */
+	const char *name; /* for logs */
 	uint32_t prog;
 	uint32_t vers;
 	rpc_dispatch_fn dispatch;
 	void *ctx;
-	rpc_admit_fn admit;       /* NULL: every call of `prog` may be max_record */
+	rpc_admit_fn admit; /* NULL: every call of `prog` may be max_record */
 };
 
 struct rpc_server_config {
-	const char *listen;       /* "HOST:PORT"; PORT 0 picks a free one */
-	unsigned threads;         /* worker pool size */
+	const char *listen; /* "HOST:PORT"; PORT 0 picks a free one */
+	unsigned threads;   /* worker pool size */
 	unsigned max_conns;
-	size_t max_record;        /* larger records close the connection */
-	unsigned max_inflight;    /* per connection, before the reader waits */
-	unsigned max_conns_per_source;  /* from one address; 0: max_conns */
-	unsigned idle_timeout_s;  /* nothing read, nothing to do: close; 0: never */
-	unsigned record_timeout_s;      /* a record begun must end in this; 0: never */
-	unsigned send_timeout_s;  /* queued replies that do not move: close; 0: never */
-	size_t reply_budget;      /* queued reply bytes past which no request is
+	size_t max_record;             /* larger records close the connection */
+	unsigned max_inflight;         /* per connection, before the reader waits */
+	unsigned max_conns_per_source; /* from one address; 0: max_conns */
+	unsigned idle_timeout_s;       /* nothing read, nothing to do: close; 0: never */
+	unsigned record_timeout_s;     /* a record begun must end in this; 0: never */
+	unsigned send_timeout_s;       /* queued replies that do not move: close; 0: never */
+	size_t reply_budget;           /* queued reply bytes past which no request is
 				   * read (0: RPC_REPLY_BUDGET_DEFAULT) */
 };
 

@@ -32,8 +32,12 @@ static void test_key(struct cluster_key *key)
 }
 
 static const struct capability known_cap = {
-	.rights = CAP_RIGHTS_RW, .osd_id = 7, .partition = 0x10, .object = 0x1234,
-	.cap_version = 2, .expiry = 1900000000,
+	.rights = CAP_RIGHTS_RW,
+	.osd_id = 7,
+	.partition = 0x10,
+	.object = 0x1234,
+	.cap_version = 2,
+	.expiry = 1900000000,
 };
 
 static void test_mint_known_bytes(void)
@@ -134,7 +138,9 @@ static void test_key_file_parsing(void)
 	char text[128];
 
 	CHECK_EQ(cluster_key_parse("id = 3\nsecret = 000102030405060708090a0b0c0d0e0f"
-				   "101112131415161718191a1b1c1d1e1f\n", &key, &why), 0);
+				   "101112131415161718191a1b1c1d1e1f\n",
+				   &key, &why),
+		 0);
 	CHECK_EQ(key.id, 3);
 	CHECK_EQ(key.secret[31], 0x1f);
 	cluster_key_format(&key, text, sizeof(text));
@@ -144,7 +150,8 @@ static void test_key_file_parsing(void)
 	CHECK(cluster_key_parse("id = 0\nsecret = 00\n", &key, &why) < 0);
 	CHECK(cluster_key_parse("id = 70000\nsecret = 00\n", &key, &why) < 0);
 	CHECK(cluster_key_parse("id = 1\nsecret = zz0102030405060708090a0b0c0d0e0f"
-				"101112131415161718191a1b1c1d1e1f\n", &key, &why) < 0);
+				"101112131415161718191a1b1c1d1e1f\n",
+				&key, &why) < 0);
 	CHECK(cluster_key_parse("id = 1\nsecret = 0102\n", &key, &why) < 0);
 	CHECK(cluster_key_parse("colour = blue\n", &key, &why) < 0);
 	CHECK(why != NULL);
@@ -161,7 +168,9 @@ static void test_key_file_with_previous_key(void)
 	char text[CLUSTER_KEY_TEXT_MAX];
 
 	CHECK_EQ(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 1\n"
-				   "previous_secret = " SECRET_A "\n", &key, &why), 0);
+				   "previous_secret = " SECRET_A "\n",
+				   &key, &why),
+		 0);
 	CHECK_EQ(key.id, 2);
 	CHECK_EQ(key.previous_id, 1);
 	CHECK_EQ(key.previous_secret[31], 0x1f);
@@ -179,19 +188,21 @@ static void test_key_file_with_previous_key(void)
 	cluster_key_format(&key, text, sizeof(text));
 	CHECK(strstr(text, "previous") == NULL);
 
-	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 1\n", &key,
-				&why) < 0);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 1\n", &key, &why) <
+	      0);
 	CHECK(strstr(why, "previous_secret") != NULL);
-	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_secret = " SECRET_A
-				"\n", &key, &why) < 0);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_secret = " SECRET_A "\n",
+				&key, &why) < 0);
 	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 2\n"
-				"previous_secret = " SECRET_A "\n", &key, &why) < 0);
+				"previous_secret = " SECRET_A "\n",
+				&key, &why) < 0);
 	CHECK(strstr(why, "differ") != NULL);
 	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_id = 0\n"
-				"previous_secret = " SECRET_A "\n", &key, &why) < 0);
-	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_key = 1\n", &key,
-				&why) < 0);
-	CHECK_EQ(key.id, 0);                    /* a refused file leaves no key behind */
+				"previous_secret = " SECRET_A "\n",
+				&key, &why) < 0);
+	CHECK(cluster_key_parse("id = 2\nsecret = " SECRET_B "\nprevious_key = 1\n", &key, &why) <
+	      0);
+	CHECK_EQ(key.id, 0); /* a refused file leaves no key behind */
 }
 
 /* During a rotation handles minted with either key verify, and are

@@ -57,7 +57,7 @@ int hmac_sha256(const uint8_t *key, size_t key_len, const struct hmac_piece *pie
 	for (size_t i = 0; i < n; i++) {
 		if (pieces[i].len > sizeof(msg) - at)
 			return -1;
-		if (pieces[i].len)      /* an empty piece may have no buffer */
+		if (pieces[i].len) /* an empty piece may have no buffer */
 			memcpy(msg + at, pieces[i].data, pieces[i].len);
 		at += pieces[i].len;
 	}
@@ -77,16 +77,18 @@ int hmac_equal(const void *a, const void *b, size_t len)
 static const struct ctl_auth_hdr known_hdr = { 0x11223344, 0x20504e44, 1, 13 };
 static const struct ctl_auth_cred known_cred = { 1, 7, T0, NONCE };
 /* SET_CAP_VERSION of object 4.40 to 7 */
-static const uint8_t known_args[20] = { 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 7 };
+static const uint8_t known_args[20] = {
+	0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 7
+};
 
 static const uint8_t want_key[32] = {
-	0x69, 0x73, 0x14, 0x03, 0xb1, 0xdc, 0x50, 0x7b, 0xdb, 0x17, 0x18, 0xdb,
-	0x41, 0xe8, 0xe7, 0x3b, 0x91, 0xc2, 0x4f, 0x70, 0x46, 0x8a, 0xf0, 0x2d,
-	0x5e, 0x57, 0x80, 0x49, 0x88, 0x18, 0x3f, 0xc6,
+	0x69, 0x73, 0x14, 0x03, 0xb1, 0xdc, 0x50, 0x7b, 0xdb, 0x17, 0x18,
+	0xdb, 0x41, 0xe8, 0xe7, 0x3b, 0x91, 0xc2, 0x4f, 0x70, 0x46, 0x8a,
+	0xf0, 0x2d, 0x5e, 0x57, 0x80, 0x49, 0x88, 0x18, 0x3f, 0xc6,
 };
 static const uint8_t want_cred[CTL_AUTH_CRED_LEN] = {
-	0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 0, 0x6b, 0x49, 0xd2, 0x00,
-	1, 2, 3, 4, 5, 6, 7, 8,
+	0, 0, 0,    2,    0,    0,    0, 1, 0, 0, 0, 7, 0, 0,
+	0, 0, 0x6b, 0x49, 0xd2, 0x00, 1, 2, 3, 4, 5, 6, 7, 8,
 };
 static const uint8_t want_verf[CTL_AUTH_VERF_LEN] = {
 	0x49, 0x63, 0x31, 0xff, 0x2c, 0x1c, 0xb7, 0x42, 0xd0, 0xaa, 0x98, 0x54,
@@ -97,9 +99,9 @@ static const uint8_t want_verf[CTL_AUTH_VERF_LEN] = {
 /* status OK, old version 1 */
 static const uint8_t known_res[8] = { 0, 0, 0, 0, 0, 0, 0, 1 };
 static const uint8_t want_reply[CTL_AUTH_REPLY_VERF_LEN] = {
-	0x81, 0xfc, 0x92, 0xfb, 0x1d, 0x68, 0x17, 0x8d, 0xe2, 0xff, 0xf6, 0xf7,
-	0x54, 0x73, 0xd3, 0x7d, 0x1d, 0x62, 0xdc, 0xcc, 0xe0, 0x2b, 0x2e, 0x76,
-	0x24, 0x67, 0x01, 0xca, 0xae, 0xfb, 0x1b, 0x07,
+	0x81, 0xfc, 0x92, 0xfb, 0x1d, 0x68, 0x17, 0x8d, 0xe2, 0xff, 0xf6,
+	0xf7, 0x54, 0x73, 0xd3, 0x7d, 0x1d, 0x62, 0xdc, 0xcc, 0xe0, 0x2b,
+	0x2e, 0x76, 0x24, 0x67, 0x01, 0xca, 0xae, 0xfb, 0x1b, 0x07,
 };
 
 static void test_cluster_key(struct cluster_key *key, uint16_t id, uint8_t first)
@@ -113,7 +115,7 @@ static void test_cluster_key(struct cluster_key *key, uint16_t id, uint8_t first
 struct signed_call {
 	uint8_t cred[CTL_AUTH_CRED_LEN];
 	uint8_t verf[CTL_AUTH_VERF_LEN];
-	struct ctl_auth_msg m;        /* pointing at cred and verf */
+	struct ctl_auth_msg m; /* pointing at cred and verf */
 };
 
 static void copy_call(struct signed_call *to, const struct signed_call *from)
@@ -129,8 +131,8 @@ static int sign_known(const struct ctl_auth_key *key, const struct ctl_auth_cred
 	struct hmac_piece args = { known_args, sizeof(known_args) };
 	int rc = ctl_auth_sign(key, &known_hdr, cred, &args, 1, s->cred, s->verf);
 
-	s->m = (struct ctl_auth_msg){ known_hdr, CTL_AUTH_FLAVOR, CTL_AUTH_FLAVOR, s->cred,
-				      sizeof(s->cred), s->verf, sizeof(s->verf) };
+	s->m = (struct ctl_auth_msg){ known_hdr,       CTL_AUTH_FLAVOR, CTL_AUTH_FLAVOR, s->cred,
+				      sizeof(s->cred), s->verf,         sizeof(s->verf) };
 	return rc;
 }
 
@@ -194,7 +196,7 @@ static void test_what_the_call_mac_covers(void)
 	CHECK_EQ(ctl_auth_admit(&other_osd, &s.m, T0, &got, &key), CTL_AUTH_BADCRED);
 	/* the credential's form */
 	copy_call(&t, &s);
-	t.cred[3] = 1;                                   /* version 1 */
+	t.cred[3] = 1; /* version 1 */
 	CHECK_EQ(ctl_auth_admit(&ring, &t.m, T0, &got, &key), CTL_AUTH_BADCRED);
 	copy_call(&t, &s);
 	t.m.cred_len = 20;
@@ -208,7 +210,7 @@ static void test_what_the_call_mac_covers(void)
 	CHECK_EQ(ctl_auth_admit(&ring, &s.m, T0 + 301, &got, &key), CTL_AUTH_REJECTED);
 	CHECK_EQ(ctl_auth_admit(&ring, &s.m, T0 - 301, &got, &key), CTL_AUTH_REJECTED);
 	copy_call(&t, &s);
-	t.cred[19] ^= 1;                                 /* a later time, MAC unchanged */
+	t.cred[19] ^= 1; /* a later time, MAC unchanged */
 	CHECK_EQ(ctl_auth_admit(&ring, &t.m, T0, &got, &key), CTL_AUTH_BADVERF);
 }
 
@@ -311,7 +313,8 @@ static void test_a_failed_hmac_never_verifies(void)
 		CHECK_EQ(ctl_auth_admit(&ring, &c->m, T0, &got, &key), CTL_AUTH_ERROR);
 		fail_hmacs(0, 1);
 		CHECK_EQ(ctl_auth_check_args(&ring, &c->m, known_args, sizeof(known_args), &got,
-					     &key), CTL_AUTH_ERROR);
+					     &key),
+			 CTL_AUTH_ERROR);
 	}
 	fail_hmacs(0, 1);
 	memset(mac, 0xff, sizeof(mac));
@@ -356,14 +359,14 @@ static void sign_null(struct target *t, uint64_t nonce, struct signed_call *s)
 	struct ctl_auth_hdr hdr = { 9, PANDO_OSD_CTL, PANDO_OSD_CTL_V1, OSDCTL_NULL };
 
 	hmac_works();
-	CHECK_EQ(ctl_auth_sign(&t->keys.ctl.keys[0], &hdr, &cred, NULL, 0, s->cred, s->verf),
-		 0);
+	CHECK_EQ(ctl_auth_sign(&t->keys.ctl.keys[0], &hdr, &cred, NULL, 0, s->cred, s->verf), 0);
 }
 
 static enum rpc_outcome dispatch(struct target *t, const struct signed_call *s)
 {
-	struct rpc_call call = { .xid = 9, .prog = PANDO_OSD_CTL, .vers = PANDO_OSD_CTL_V1,
-				 .proc = OSDCTL_NULL };
+	struct rpc_call call = {
+		.xid = 9, .prog = PANDO_OSD_CTL, .vers = PANDO_OSD_CTL_V1, .proc = OSDCTL_NULL
+	};
 
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, s->cred };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, s->verf };

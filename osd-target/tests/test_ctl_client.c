@@ -28,10 +28,10 @@
 #define FLAVOR 0x50414e44u
 #define KEY_ID 3
 #define OSD_ID 5
-#define CALL_HEAD 116                 /* up to the arguments: cred 28, verf 48 */
+#define CALL_HEAD 116 /* up to the arguments: cred 28, verf 48 */
 
 static struct cluster_key test_key;
-static uint8_t ctl_key[32];           /* osd 5's control key, derived in main */
+static uint8_t ctl_key[32]; /* osd 5's control key, derived in main */
 
 /* ---- the fake target ---------------------------------------------------------- */
 
@@ -83,8 +83,8 @@ static size_t read_record(int fd, uint8_t *buf, size_t cap)
 }
 
 /* HMAC-SHA256 with the control key over label | head | tail. */
-static void ctl_hmac(const char *label, const uint8_t *head, size_t head_len,
-		     const uint8_t *tail, size_t tail_len, uint8_t out[32])
+static void ctl_hmac(const char *label, const uint8_t *head, size_t head_len, const uint8_t *tail,
+		     size_t tail_len, uint8_t out[32])
 {
 	static uint8_t msg[8192];
 	size_t l = strlen(label);
@@ -123,7 +123,7 @@ static void parse_call(const uint8_t *rec, size_t len, struct call_seen *c)
 		return;
 	}
 	c->xid = get_be32(rec);
-	CHECK_EQ(get_be32(rec + 4), 0);                  /* CALL */
+	CHECK_EQ(get_be32(rec + 4), 0); /* CALL */
 	c->rpcvers = get_be32(rec + 8);
 	c->prog = get_be32(rec + 12);
 	c->vers = get_be32(rec + 16);
@@ -164,14 +164,14 @@ static void send_reply(int fd, uint32_t xid, uint64_t nonce, enum verf_kind kind
 
 	CHECK(res_len + 60 <= sizeof(buf));
 	put_be32(buf + 4, xid);
-	put_be32(buf + 8, 1);                           /* REPLY */
-	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
+	put_be32(buf + 8, 1);  /* REPLY */
+	put_be32(buf + 12, 0); /* MSG_ACCEPTED */
 	put_be32(buf + 16, FLAVOR);
 	put_be32(buf + 20, 32);
 	reply_verf(xid, nonce, 0, res, res_len, buf + 24);
 	if (kind == VERF_WRONG)
 		buf[24] ^= 1;
-	put_be32(buf + 56, 0);                          /* SUCCESS */
+	put_be32(buf + 56, 0); /* SUCCESS */
 	memcpy(buf + 60, res, res_len);
 	n = 60 + res_len;
 	if (kind == VERF_CHANGED)
@@ -196,12 +196,12 @@ static void send_proc_unavail(int fd, uint32_t xid, uint64_t nonce)
 
 	put_be32(buf, 0x80000000u | 56);
 	put_be32(buf + 4, xid);
-	put_be32(buf + 8, 1);                           /* REPLY */
-	put_be32(buf + 12, 0);                          /* MSG_ACCEPTED */
+	put_be32(buf + 8, 1);  /* REPLY */
+	put_be32(buf + 12, 0); /* MSG_ACCEPTED */
 	put_be32(buf + 16, FLAVOR);
 	put_be32(buf + 20, 32);
 	reply_verf(xid, nonce, 3, NULL, 0, buf + 24);
-	put_be32(buf + 56, 3);                          /* PROC_UNAVAIL */
+	put_be32(buf + 56, 3); /* PROC_UNAVAIL */
 	CHECK_EQ(write(fd, buf, sizeof(buf)), (long long)sizeof(buf));
 }
 
@@ -211,9 +211,9 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 
 	put_be32(buf, 0x80000000u | 20);
 	put_be32(buf + 4, xid);
-	put_be32(buf + 8, 1);                           /* REPLY */
-	put_be32(buf + 12, 1);                          /* MSG_DENIED */
-	put_be32(buf + 16, 1);                          /* AUTH_ERROR */
+	put_be32(buf + 8, 1);  /* REPLY */
+	put_be32(buf + 12, 1); /* MSG_DENIED */
+	put_be32(buf + 16, 1); /* AUTH_ERROR */
 	put_be32(buf + 20, auth_stat);
 	CHECK_EQ(write(fd, buf, sizeof(buf)), (long long)sizeof(buf));
 }
@@ -221,7 +221,14 @@ static void send_denied(int fd, uint32_t xid, uint32_t auth_stat)
 /* ---- client calls on their own thread, the test playing the target ------------ */
 
 enum op {
-	OP_NULL, OP_MKPART, OP_READ, OP_WRITE, OP_STATS, OP_CHECKSUMS, OP_SETATTR, OP_GETATTR,
+	OP_NULL,
+	OP_MKPART,
+	OP_READ,
+	OP_WRITE,
+	OP_STATS,
+	OP_CHECKSUMS,
+	OP_SETATTR,
+	OP_GETATTR,
 	OP_REVOKE,
 };
 
@@ -307,14 +314,14 @@ static void test_call_bytes(struct osd_ctl_client *c, int fd)
 
 	for (int i = 0; i < 2; i++) {
 		start(&p, c, OP_MKPART);
-		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);   /* tag and MAC checked */
+		parse_call(rec, read_record(fd, rec, sizeof(rec)), &s); /* tag and MAC checked */
 		CHECK_EQ(s.rpcvers, 2);
 		CHECK_EQ(s.prog, PROG);
 		CHECK_EQ(s.vers, 1);
-		CHECK_EQ(s.proc, 3);                     /* CREATE_PARTITION */
+		CHECK_EQ(s.proc, 3); /* CREATE_PARTITION */
 		CHECK_EQ(s.cred_flavor, FLAVOR);
 		CHECK_EQ(s.cred_len, 28);
-		CHECK_EQ(get_be32(s.cred), 2);           /* version */
+		CHECK_EQ(get_be32(s.cred), 2); /* version */
 		CHECK_EQ(get_be32(s.cred + 4), KEY_ID);
 		CHECK_EQ(get_be32(s.cred + 8), OSD_ID);
 		CHECK(get_be64(s.cred + 12) + 5 >= now && get_be64(s.cred + 12) <= now + 5);
@@ -334,10 +341,10 @@ static void test_call_bytes(struct osd_ctl_client *c, int fd)
 static void test_write_data_and_padding(struct osd_ctl_client *c, int fd)
 {
 	static const uint8_t want[] = {
-		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,  /* id */
-		0, 0, 0, 0, 0, 0, 0, 9,                                /* offset */
-		0, 0, 0, 1,                                            /* DATA_SYNC */
-		0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,          /* data, pad */
+		0, 0, 0, 0, 0,   0,   0,   0x11, 0,   0, 0, 0, 0, 0, 0, 0x22, /* id */
+		0, 0, 0, 0, 0,   0,   0,   9,                                 /* offset */
+		0, 0, 0, 1,                                                   /* DATA_SYNC */
+		0, 0, 0, 5, 'h', 'e', 'l', 'l',  'o', 0, 0, 0,                /* data, pad */
 	};
 	uint8_t rec[4096], res[16] = { 0 };
 	struct call_seen s;
@@ -348,7 +355,7 @@ static void test_write_data_and_padding(struct osd_ctl_client *c, int fd)
 	CHECK_EQ(s.proc, 8);
 	CHECK_EQ(s.args_len, sizeof(want));
 	CHECK(memcmp(s.args, want, sizeof(want)) == 0);
-	put_be32(res + 4, 5);                            /* count, then the verifier */
+	put_be32(res + 4, 5); /* count, then the verifier */
 	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
 	CHECK_EQ(finish(&p), 0);
 	/* a target that claims to have written less than it was sent */
@@ -379,9 +386,12 @@ static int expect_reconnect(struct osd_ctl_client *c, int lfd, int old_fd)
 
 static int test_statuses(struct osd_ctl_client *c, int lfd, int fd)
 {
-	static const struct { uint32_t status; int err; } map[] = {
-		{ 2, -ENOENT }, { 17, -EEXIST }, { 39, -ENOTEMPTY }, { 28, -ENOSPC },
-		{ 10006, -EREMOTEIO }, { 12345, -EPROTO },
+	static const struct {
+		uint32_t status;
+		int err;
+	} map[] = {
+		{ 2, -ENOENT },  { 17, -EEXIST },       { 39, -ENOTEMPTY },
+		{ 28, -ENOSPC }, { 10006, -EREMOTEIO }, { 12345, -EPROTO },
 	};
 	uint8_t rec[4096];
 	struct call_seen s;
@@ -406,9 +416,9 @@ static int test_read(struct osd_ctl_client *c, int lfd, int fd)
 	start(&p, c, OP_READ);
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
 	CHECK_EQ(s.args_len, 28);
-	CHECK_EQ(get_be32(s.args + 24), 8);             /* count */
+	CHECK_EQ(get_be32(s.args + 24), 8); /* count */
 	put_be32(res, 0);
-	put_be32(res + 4, 1);                            /* eof */
+	put_be32(res + 4, 1); /* eof */
 	put_be32(res + 8, 3);
 	memcpy(res + 12, "abc\0", 4);
 	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, 16);
@@ -440,7 +450,7 @@ static int test_stats(struct osd_ctl_client *c, int lfd, int fd)
 	CHECK_EQ(s.proc, 14);
 	CHECK_EQ(s.args_len, 0);
 	put_be32(res, 0);
-	for (int i = 0; i < 16; i++)                     /* field i holds 0x0i0000000000010i */
+	for (int i = 0; i < 16; i++) /* field i holds 0x0i0000000000010i */
 		put_be64(res + 4 + 8 * i, (uint64_t)i << 56 | 0x100 | (uint64_t)i);
 	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
 	CHECK_EQ(finish(&p), 0);
@@ -483,10 +493,10 @@ static int test_stats(struct osd_ctl_client *c, int lfd, int fd)
 static int test_checksums(struct osd_ctl_client *c, int lfd, int fd)
 {
 	static const uint8_t want_args[] = {
-		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,   /* id */
-		0, 0, 0, 0, 0, 0, 0x0a, 0x0b,                           /* first_extent */
-		0, 0, 0, 4,                                             /* count */
-		0, 0, 0, 1,                                             /* verify */
+		0, 0, 0, 0, 0, 0, 0,    0x11, 0, 0, 0, 0, 0, 0, 0, 0x22, /* id */
+		0, 0, 0, 0, 0, 0, 0x0a, 0x0b,                            /* first_extent */
+		0, 0, 0, 4,                                              /* count */
+		0, 0, 0, 1,                                              /* verify */
 	};
 	uint8_t rec[4096], res[16 + 12 * 5];
 	struct call_seen s;
@@ -498,9 +508,9 @@ static int test_checksums(struct osd_ctl_client *c, int lfd, int fd)
 	CHECK_EQ(s.args_len, sizeof(want_args));
 	CHECK_MEM(s.args, want_args, sizeof(want_args));
 	put_be32(res, 0);
-	put_be64(res + 4, 0x30005);                             /* length */
+	put_be64(res + 4, 0x30005); /* length */
 	put_be32(res + 12, 2);
-	put_be32(res + 16, 0xdeadbeef);                         /* crc, stored, verify */
+	put_be32(res + 16, 0xdeadbeef); /* crc, stored, verify */
 	put_be32(res + 20, 1);
 	put_be32(res + 24, 2);
 	put_be32(res + 28, 0x12345678);
@@ -567,7 +577,7 @@ static int test_changed_results(struct osd_ctl_client *c, int lfd, int fd)
 	fd = expect_reconnect(c, lfd, fd);
 	start(&p, c, OP_MKPART);
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
-	put_be32(res, 2);                                /* NOENT, changed to 3 */
+	put_be32(res, 2); /* NOENT, changed to 3 */
 	send_reply(fd, s.xid, s.nonce, VERF_CHANGED, res, 4);
 	CHECK_EQ(finish(&p), -EPROTO);
 	return expect_reconnect(c, lfd, fd);
@@ -581,9 +591,9 @@ static void test_denied_keeps_connection(struct osd_ctl_client *c, int fd)
 
 	start(&p, c, OP_MKPART);
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
-	send_denied(fd, s.xid, 3);                       /* AUTH_BADVERF */
+	send_denied(fd, s.xid, 3); /* AUTH_BADVERF */
 	CHECK_EQ(finish(&p), -EACCES);
-	start(&p, c, OP_MKPART);                         /* same connection */
+	start(&p, c, OP_MKPART); /* same connection */
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
 	send_status(fd, &s, 0);
 	CHECK_EQ(finish(&p), 0);
@@ -600,7 +610,7 @@ static int test_timeout_then_reconnect(struct osd_ctl_client *c, int lfd, int fd
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	start(&p, c, OP_MKPART);
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
-	CHECK_EQ(finish(&p), -ETIMEDOUT);                /* we never answer */
+	CHECK_EQ(finish(&p), -ETIMEDOUT); /* we never answer */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	CHECK(ms >= 250 && ms < 2000);
@@ -666,8 +676,12 @@ static void test_shared_between_threads(struct osd_ctl_client *c, int fd)
  * names the attribute the target refused), and with success. */
 static void test_setattr_reports_the_failed_index(struct osd_ctl_client *c, int fd)
 {
-	static const struct { uint32_t status, index; int err; } replies[] = {
-		{ 22, 1, -EINVAL }, { 0, 0, 0 },
+	static const struct {
+		uint32_t status, index;
+		int err;
+	} replies[] = {
+		{ 22, 1, -EINVAL },
+		{ 0, 0, 0 },
 	};
 	uint8_t rec[4096], res[8];
 	struct call_seen s;
@@ -696,11 +710,11 @@ static void test_getattr_takes_an_unset_attribute(struct osd_ctl_client *c, int 
 	start(&p, c, OP_GETATTR);
 	parse_call(rec, read_record(fd, rec, sizeof(rec)), &s);
 	CHECK_EQ(s.proc, 9);
-	put_be32(res, 0);                       /* OSD_OK */
-	put_be32(res + 4, 2);                   /* two attributes */
+	put_be32(res, 0);     /* OSD_OK */
+	put_be32(res + 4, 2); /* two attributes */
 	put_be32(res + 8, 1);
 	put_be32(res + 12, 2);
-	put_be32(res + 16, 0);                  /* unset */
+	put_be32(res + 16, 0); /* unset */
 	put_be32(res + 20, 1);
 	put_be32(res + 24, 3);
 	put_be32(res + 28, 3);
@@ -719,8 +733,8 @@ static void test_getattr_takes_an_unset_attribute(struct osd_ctl_client *c, int 
 static void test_revoke_writers(struct osd_ctl_client *c, int fd)
 {
 	static const uint8_t want[] = {
-		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22,  /* id */
-		0, 0, 0, 7,                                            /* version */
+		0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0x22, /* id */
+		0, 0, 0, 7,                                           /* version */
 	};
 	uint8_t rec[4096], res[8];
 	struct call_seen s;
@@ -731,8 +745,8 @@ static void test_revoke_writers(struct osd_ctl_client *c, int fd)
 	CHECK_EQ(s.proc, 16);
 	CHECK_EQ(s.args_len, sizeof(want));
 	CHECK(memcmp(s.args, want, sizeof(want)) == 0);
-	put_be32(res, 0);                       /* OSD_OK */
-	put_be32(res + 4, 5);                   /* the version before */
+	put_be32(res, 0);     /* OSD_OK */
+	put_be32(res + 4, 5); /* the version before */
 	send_reply(fd, s.xid, s.nonce, VERF_RIGHT, res, sizeof(res));
 	CHECK_EQ(finish(&p), 0);
 	CHECK_EQ(p.old, 5);
@@ -757,10 +771,11 @@ static void test_local_argument_checks(struct osd_ctl_client *c)
 	CHECK_EQ(osd_ctl_write(c, &id, 0, big, 1, (enum osd_ctl_stable)3, NULL), -EINVAL);
 	CHECK_EQ(osd_ctl_objects_create(c, 1, NULL, OSD_CTL_CLIENT_MAX_BATCH + 1, NULL), -EINVAL);
 	CHECK_EQ(osd_ctl_list(c, 1, 0, ids, 0, &n, &eof), -EINVAL);
-	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS_VERIFY + 1, true, NULL,
-				   &n, NULL), -EINVAL);
-	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS + 1, false, NULL,
-				   &n, NULL), -EINVAL);
+	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS_VERIFY + 1, true, NULL, &n,
+				   NULL),
+		 -EINVAL);
+	CHECK_EQ(osd_ctl_checksums(c, &id, 0, OSD_CTL_CLIENT_MAX_CSUMS + 1, false, NULL, &n, NULL),
+		 -EINVAL);
 }
 
 int main(void)

@@ -28,7 +28,7 @@ static void test_once_and_only_once(void)
 	CHECK_EQ(ctl_replay_check(r, 1, NOW + WINDOW, 43, NOW), CTL_REPLAY_FRESH);
 	CHECK_EQ(ctl_replay_count(r), 5);
 	ctl_replay_free(r);
-	CHECK(ctl_replay_new(1000, 600) == NULL);      /* more seconds than the ring */
+	CHECK(ctl_replay_new(1000, 600) == NULL); /* more seconds than the ring */
 }
 
 /* What leaves the window is forgotten (the time check refuses it then),

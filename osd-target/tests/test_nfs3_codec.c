@@ -60,11 +60,11 @@ static uint64_t get64(const uint8_t *p)
 /* --- decoders ---------------------------------------------------------- */
 
 static const uint8_t write_known[] = {
-	0x00, 0x00, 0x00, 0x05, 'h', 'a', 'n', 'd', 'l', 0x00, 0x00, 0x00,	/* fh<5> */
-	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00,			/* offset */
-	0x00, 0x00, 0x00, 0x03,						/* count */
-	0x00, 0x00, 0x00, 0x02,						/* FILE_SYNC */
-	0x00, 0x00, 0x00, 0x03, 'a', 'b', 'c', 0x00,			/* data<3> */
+	0x00, 0x00, 0x00, 0x05, 'h',  'a',  'n',  'd',  'l', 0x00, 0x00, 0x00, /* fh<5> */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00,                        /* offset */
+	0x00, 0x00, 0x00, 0x03,                                                /* count */
+	0x00, 0x00, 0x00, 0x02,                                                /* FILE_SYNC */
+	0x00, 0x00, 0x00, 0x03, 'a',  'b',  'c',  0x00,                        /* data<3> */
 };
 
 static void test_decode_write_known(void)
@@ -104,22 +104,22 @@ static void test_decode_write_bad_fields(void)
 	struct xdr_r in;
 
 	memcpy(bytes, write_known, sizeof(bytes));
-	bytes[27] = 3;			/* stable_how out of range */
+	bytes[27] = 3; /* stable_how out of range */
 	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
-	bytes[31] = 9;			/* data longer than the record */
+	bytes[31] = 9; /* data longer than the record */
 	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
-	memset(bytes + 28, 0xff, 4);	/* data length 2^32 - 1: padding wraps */
+	memset(bytes + 28, 0xff, 4); /* data length 2^32 - 1: padding wraps */
 	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
 	memcpy(bytes, write_known, sizeof(bytes));
-	bytes[0] = 0xff;		/* handle length 4 GiB */
+	bytes[0] = 0xff; /* handle length 4 GiB */
 	xr_init(&in, bytes, sizeof(bytes));
 	CHECK_EQ(nfs3_decode_write_args(&in, &a), -EINVAL);
 
@@ -140,7 +140,7 @@ static void test_decode_fh_bounds(void)
 	struct buf b = { .len = 0 };
 	struct xdr_r in;
 
-	put_opaque(&b, fh, NFS3_FHSIZE + 1);	/* over the nfs_fh3 bound */
+	put_opaque(&b, fh, NFS3_FHSIZE + 1); /* over the nfs_fh3 bound */
 	put64(&b, 0);
 	put32(&b, 1);
 	xr_init(&in, b.b, b.len);
@@ -150,7 +150,7 @@ static void test_decode_fh_bounds(void)
 	put_opaque(&b, fh, NFS3_FHSIZE);
 	put64(&b, 0xfffffffffffff000ull);
 	put32(&b, 0xffffffffu);
-	put32(&b, 0xdeadbeef);			/* trailing bytes are ignored */
+	put32(&b, 0xdeadbeef); /* trailing bytes are ignored */
 	xr_init(&in, b.b, b.len);
 	CHECK_EQ(nfs3_decode_read_args(&in, &r), 0);
 	CHECK_EQ(r.fh.len, NFS3_FHSIZE);
@@ -232,8 +232,12 @@ static void fixture_up(struct fixture *f)
 	CHECK_EQ(result, 0);
 	osd_stats_init(&f->stats);
 	CHECK_EQ(osd_keys_init(&f->keys, &f->key, OSD_ID), 0);
-	f->ctx = (struct osd_ctx){ .store = f->store, .keys = &f->keys, .osd_id = OSD_ID,
-				   .verf_base = "verifier", .fsid = 0x1234, .stats = &f->stats };
+	f->ctx = (struct osd_ctx){ .store = f->store,
+				   .keys = &f->keys,
+				   .osd_id = OSD_ID,
+				   .verf_base = "verifier",
+				   .fsid = 0x1234,
+				   .stats = &f->stats };
 }
 
 static void fixture_down(struct fixture *f)
@@ -250,8 +254,12 @@ static void fixture_down(struct fixture *f)
 static void mint(const struct fixture *f, uint8_t rights, uint32_t version, uint64_t expiry,
 		 uint8_t out[CAPABILITY_SIZE])
 {
-	struct capability cap = { .rights = rights, .osd_id = OSD_ID, .partition = PART,
-				  .object = OBJ, .cap_version = version, .expiry = expiry };
+	struct capability cap = { .rights = rights,
+				  .osd_id = OSD_ID,
+				  .partition = PART,
+				  .object = OBJ,
+				  .cap_version = version,
+				  .expiry = expiry };
 
 	capability_mint(&f->key, &cap, out);
 }
@@ -261,10 +269,14 @@ static void call_full(struct fixture *f, uint32_t vers, uint32_t proc, uint32_t 
 		      struct result *r)
 {
 	struct rpc_call call = {
-		.xid = 1, .prog = NFS3_PROGRAM, .vers = vers, .proc = proc,
+		.xid = 1,
+		.prog = NFS3_PROGRAM,
+		.vers = vers,
+		.proc = proc,
 		.cred = { flavor, cred_len, cred },
 		.verf = { RPC_AUTH_NONE, 0, NULL },
-		.args = args->b, .args_len = args->len,
+		.args = args->b,
+		.args_len = args->len,
 	};
 
 	memset(&r->reply, 0, sizeof(r->reply));
@@ -314,8 +326,8 @@ static void test_write_read_roundtrip(struct fixture *f)
 	CHECK_EQ(get32(r.res + 8), 1);
 	CHECK_EQ(get32(r.res + 12), NF3REG);
 	CHECK_EQ(get32(r.res + 16), 0644);
-	CHECK_EQ(get64(r.res + 32), 4101);			/* size */
-	CHECK_EQ(get64(r.res + 56), 0x1234);			/* fsid */
+	CHECK_EQ(get64(r.res + 32), 4101);   /* size */
+	CHECK_EQ(get64(r.res + 56), 0x1234); /* fsid */
 	CHECK_EQ(get64(r.res + 64), nfs3_fileid(PART, OBJ));
 	CHECK_EQ(get32(r.res + 8 + POST_OP_LEN), 5);
 	CHECK_EQ(get32(r.res + 12 + POST_OP_LEN), NFS3_FILE_SYNC);
@@ -324,14 +336,14 @@ static void test_write_read_roundtrip(struct fixture *f)
 
 	fh_buf(&b, fh);
 	put64(&b, 4096);
-	put32(&b, 0xffffffffu);				/* cut to rtmax */
+	put32(&b, 0xffffffffu); /* cut to rtmax */
 	call(f, NFSPROC3_READ, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
 	CHECK_EQ(r.reply.res.len, 4 + POST_OP_LEN + 12);
 	CHECK_EQ(get32(r.res), NFS3_OK);
-	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), 5);		/* count */
-	CHECK_EQ(get32(r.res + 8 + POST_OP_LEN), 1);		/* eof */
-	CHECK_EQ(get32(r.res + 12 + POST_OP_LEN), 5);		/* data<> length */
+	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), 5);  /* count */
+	CHECK_EQ(get32(r.res + 8 + POST_OP_LEN), 1);  /* eof */
+	CHECK_EQ(get32(r.res + 12 + POST_OP_LEN), 5); /* data<> length */
 	CHECK_EQ(r.reply.payload_len, 5);
 	CHECK(r.reply.payload && memcmp(r.reply.payload, "hello", 5) == 0);
 	result_free(&r);
@@ -368,13 +380,13 @@ static void test_write_rejects(struct fixture *f)
 	mint(f, CAP_RIGHTS_RW, 1, 0, fh);
 	fh_buf(&b, fh);
 	put64(&b, 0);
-	put32(&b, 4);				/* count disagrees with data */
+	put32(&b, 4); /* count disagrees with data */
 	put32(&b, NFS3_UNSTABLE);
 	put_opaque(&b, "abc", 3);
 	call(f, NFSPROC3_WRITE, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
 	CHECK_EQ(get32(r.res), NFS3ERR_INVAL);
-	CHECK_EQ(r.reply.res.len, 4 + 4 + POST_OP_LEN);	/* wcc_data only */
+	CHECK_EQ(r.reply.res.len, 4 + 4 + POST_OP_LEN); /* wcc_data only */
 
 	fh_buf(&b, fh);
 	put64(&b, 0xfffffffffffff000ull);
@@ -392,13 +404,13 @@ static void test_write_rejects(struct fixture *f)
 	CHECK_EQ(r.reply.res.len, 4 + POST_OP_LEN);
 	CHECK_EQ(r.reply.payload_len, 0);
 
-	b.len -= 1;				/* truncated arguments */
+	b.len -= 1; /* truncated arguments */
 	call(f, NFSPROC3_READ, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_GARBAGE_ARGS);
 }
 
-static void expect_status(struct fixture *f, uint32_t proc, const struct buf *b,
-			  uint32_t status, size_t res_len)
+static void expect_status(struct fixture *f, uint32_t proc, const struct buf *b, uint32_t status,
+			  size_t res_len)
 {
 	struct result r;
 
@@ -420,16 +432,19 @@ static void read_args(struct buf *b, const uint8_t fh[CAPABILITY_SIZE])
 static void test_handle_checks(struct fixture *f)
 {
 	uint8_t fh[CAPABILITY_SIZE];
-	struct capability cap = { .rights = CAP_RIGHTS_RW, .osd_id = OSD_ID + 1,
-				  .partition = PART, .object = OBJ, .cap_version = 1 };
+	struct capability cap = { .rights = CAP_RIGHTS_RW,
+				  .osd_id = OSD_ID + 1,
+				  .partition = PART,
+				  .object = OBJ,
+				  .cap_version = 1 };
 	struct buf b;
 
 	mint(f, CAP_RIGHTS_RW, 1, 0, fh);
-	fh[45] ^= 1;					/* MAC */
+	fh[45] ^= 1; /* MAC */
 	read_args(&b, fh);
 	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_BADHANDLE, 8);
 
-	b.len = 0;					/* short handle */
+	b.len = 0; /* short handle */
 	put_opaque(&b, fh, 40);
 	put64(&b, 0);
 	put32(&b, 16);
@@ -439,16 +454,16 @@ static void test_handle_checks(struct fixture *f)
 	read_args(&b, fh);
 	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_STALE, 8);
 
-	mint(f, CAP_RIGHTS_RW, 2, 0, fh);		/* other version */
+	mint(f, CAP_RIGHTS_RW, 2, 0, fh); /* other version */
 	read_args(&b, fh);
 	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_STALE, 8);
 
-	capability_mint(&f->key, &cap, fh);		/* other target */
+	capability_mint(&f->key, &cap, fh); /* other target */
 	read_args(&b, fh);
 	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_STALE, 8);
 
 	cap.osd_id = OSD_ID;
-	cap.object = OBJ + 1;				/* no such object */
+	cap.object = OBJ + 1; /* no such object */
 	capability_mint(&f->key, &cap, fh);
 	fh_buf(&b, fh);
 	expect_status(f, NFSPROC3_GETATTR, &b, NFS3ERR_STALE, 4);
@@ -483,7 +498,7 @@ static void test_read_only_handle(struct fixture *f)
 	put32(&b, ACCESS3_READ | ACCESS3_MODIFY | ACCESS3_EXTEND | ACCESS3_DELETE);
 	call(f, NFSPROC3_ACCESS, &b, &r);
 	CHECK_EQ(get32(r.res), NFS3_OK);
-	CHECK_EQ(get32(r.res + 12), 0444);			/* mode */
+	CHECK_EQ(get32(r.res + 12), 0444); /* mode */
 	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), ACCESS3_READ);
 }
 
@@ -498,10 +513,10 @@ static void test_small_procs(struct fixture *f)
 	call(f, NFSPROC3_FSINFO, &b, &r);
 	CHECK_EQ(get32(r.res), NFS3_OK);
 	CHECK_EQ(r.reply.res.len, 4 + POST_OP_LEN + 7 * 4 + 8 + 8 + 4);
-	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), OSD_NFS_MAX_IO);	/* rtmax */
-	CHECK_EQ(get32(r.res + 16 + POST_OP_LEN), OSD_NFS_MAX_IO);	/* wtmax */
-	CHECK_EQ(get64(r.res + 32 + POST_OP_LEN), INT64_MAX);		/* maxfilesize */
-	CHECK_EQ(get32(r.res + 44 + POST_OP_LEN), 1);			/* time_delta ns */
+	CHECK_EQ(get32(r.res + 4 + POST_OP_LEN), OSD_NFS_MAX_IO);  /* rtmax */
+	CHECK_EQ(get32(r.res + 16 + POST_OP_LEN), OSD_NFS_MAX_IO); /* wtmax */
+	CHECK_EQ(get64(r.res + 32 + POST_OP_LEN), INT64_MAX);      /* maxfilesize */
+	CHECK_EQ(get32(r.res + 44 + POST_OP_LEN), 1);              /* time_delta ns */
 	CHECK_EQ(get32(r.res + 48 + POST_OP_LEN), FSF3_HOMOGENEOUS | FSF3_CANSETTIME);
 
 	call(f, NFSPROC3_FSSTAT, &b, &r);
@@ -527,11 +542,14 @@ static void test_small_procs(struct fixture *f)
 
 static void test_notsupp(struct fixture *f)
 {
-	static const struct { uint32_t proc; size_t words; } arms[] = {
-		{ NFSPROC3_SETATTR, 2 }, { NFSPROC3_LOOKUP, 1 }, { NFSPROC3_READLINK, 1 },
-		{ NFSPROC3_CREATE, 2 }, { NFSPROC3_MKDIR, 2 }, { NFSPROC3_SYMLINK, 2 },
-		{ NFSPROC3_MKNOD, 2 }, { NFSPROC3_REMOVE, 2 }, { NFSPROC3_RMDIR, 2 },
-		{ NFSPROC3_RENAME, 4 }, { NFSPROC3_LINK, 3 }, { NFSPROC3_READDIR, 1 },
+	static const struct {
+		uint32_t proc;
+		size_t words;
+	} arms[] = {
+		{ NFSPROC3_SETATTR, 2 },     { NFSPROC3_LOOKUP, 1 }, { NFSPROC3_READLINK, 1 },
+		{ NFSPROC3_CREATE, 2 },      { NFSPROC3_MKDIR, 2 },  { NFSPROC3_SYMLINK, 2 },
+		{ NFSPROC3_MKNOD, 2 },       { NFSPROC3_REMOVE, 2 }, { NFSPROC3_RMDIR, 2 },
+		{ NFSPROC3_RENAME, 4 },      { NFSPROC3_LINK, 3 },   { NFSPROC3_READDIR, 1 },
 		{ NFSPROC3_READDIRPLUS, 1 },
 	};
 	struct buf b = { .len = 0 };
@@ -561,18 +579,18 @@ static void test_rpc_refusals(struct fixture *f)
 	CHECK_EQ(r.reply.mismatch_low, 3);
 	CHECK_EQ(r.reply.mismatch_high, 3);
 
-	put32(&cred, 0);				/* stamp */
+	put32(&cred, 0); /* stamp */
 	put_opaque(&cred, "host", 4);
-	put32(&cred, 1000);				/* uid */
-	put32(&cred, 1000);				/* gid */
-	put32(&cred, 1);				/* one gid */
+	put32(&cred, 1000); /* uid */
+	put32(&cred, 1000); /* gid */
+	put32(&cred, 1);    /* one gid */
 	put32(&cred, 27);
 	call_full(f, 3, NFSPROC3_NULL, RPC_AUTH_SYS, cred.b, (uint32_t)cred.len, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
 	call_full(f, 3, NFSPROC3_NULL, RPC_AUTH_SYS, cred.b, (uint32_t)cred.len - 4, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_AUTH_BADCRED);
 	cred.len -= 8;
-	put32(&cred, 17);				/* more than 16 gids */
+	put32(&cred, 17); /* more than 16 gids */
 	call_full(f, 3, NFSPROC3_NULL, RPC_AUTH_SYS, cred.b, (uint32_t)cred.len, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_AUTH_BADCRED);
 	call_full(f, 3, NFSPROC3_NULL, 6 /* RPCSEC_GSS */, cred.b, 4, &b, &r);
@@ -631,11 +649,11 @@ static void test_counters(struct fixture *f)
 	want[OSD_STAT_NFS_READ_BYTES] = 6;
 	want[OSD_STAT_NFS_COMMIT_OPS] = 1;
 
-	read_args(&b, forged);                          /* BADHANDLE */
+	read_args(&b, forged); /* BADHANDLE */
 	expect_status(f, NFSPROC3_READ, &b, NFS3ERR_BADHANDLE, 8);
 	fh_buf(&b, forged);
 	expect_status(f, NFSPROC3_GETATTR, &b, NFS3ERR_BADHANDLE, 4);
-	write_args(&b, ro, 0, NFS3_FILE_SYNC, "x");     /* ACCES */
+	write_args(&b, ro, 0, NFS3_FILE_SYNC, "x"); /* ACCES */
 	expect_status(f, NFSPROC3_WRITE, &b, NFS3ERR_ACCES, 12);
 	want[OSD_STAT_NFS_ERR_REJECTED] = 3;
 	write_args(&b, fh, 0xfffffffffffff000ull, NFS3_UNSTABLE, "x");
@@ -657,8 +675,7 @@ static void test_counters(struct fixture *f)
 }
 
 /* The status of a READ, or of a one-byte WRITE, through a fresh handle. */
-static uint32_t status_through(struct fixture *f, uint32_t proc, uint8_t rights,
-			       uint32_t version)
+static uint32_t status_through(struct fixture *f, uint32_t proc, uint8_t rights, uint32_t version)
 {
 	uint8_t fh[CAPABILITY_SIZE];
 	struct result r;
@@ -706,11 +723,11 @@ static void test_read_floor(struct fixture *f)
 static void auth_sys_cred(struct buf *cred, uint32_t uid)
 {
 	cred->len = 0;
-	put32(cred, 0);					/* stamp */
+	put32(cred, 0); /* stamp */
 	put_opaque(cred, "host", 4);
 	put32(cred, uid);
-	put32(cred, 100);				/* gid */
-	put32(cred, 0);					/* no more gids */
+	put32(cred, 100); /* gid */
+	put32(cred, 0);   /* no more gids */
 }
 
 /* The status of a READ through cap's handle, sent with AUTH_SYS as uid,
@@ -726,8 +743,8 @@ static uint32_t read_as(struct fixture *f, const struct capability *cap, bool sy
 	read_args(&b, fh);
 	auth_sys_cred(&cred, uid);
 	if (sys)
-		call_full(f, NFS3_VERSION, NFSPROC3_READ, RPC_AUTH_SYS, cred.b,
-			  (uint32_t)cred.len, &b, &r);
+		call_full(f, NFS3_VERSION, NFSPROC3_READ, RPC_AUTH_SYS, cred.b, (uint32_t)cred.len,
+			  &b, &r);
 	else
 		call(f, NFSPROC3_READ, &b, &r);
 	CHECK_EQ(r.out, RPC_OUT_SUCCESS);
@@ -742,14 +759,18 @@ static uint32_t read_as(struct fixture *f, const struct capability *cap, bool sy
  * first) and before the object is looked at. */
 static void test_handle_holder(struct fixture *f)
 {
-	struct capability cap = { .rights = CAP_RIGHTS_RW, .osd_id = OSD_ID, .partition = PART,
-				  .object = OBJ, .cap_version = 1, .holder = 4000 };
+	struct capability cap = { .rights = CAP_RIGHTS_RW,
+				  .osd_id = OSD_ID,
+				  .partition = PART,
+				  .object = OBJ,
+				  .cap_version = 1,
+				  .holder = 4000 };
 
 	CHECK_EQ(read_as(f, &cap, true, 4000), NFS3_OK);
 	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_ACCES);
 	CHECK_EQ(read_as(f, &cap, true, 0), NFS3ERR_ACCES);
 	CHECK_EQ(read_as(f, &cap, false, 0), NFS3ERR_ACCES);
-	cap.object = OBJ + 1;				/* no such object: still ACCES */
+	cap.object = OBJ + 1; /* no such object: still ACCES */
 	CHECK_EQ(read_as(f, &cap, true, 4001), NFS3ERR_ACCES);
 	cap.object = OBJ;
 	cap.osd_id = OSD_ID + 1;

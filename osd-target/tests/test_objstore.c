@@ -65,8 +65,8 @@ static int create_one(struct objstore *s, uint64_t part, uint64_t obj)
 	return rc ? rc : res;
 }
 
-static int write_at(struct objstore *s, uint64_t part, uint64_t obj, uint64_t off,
-		    const void *buf, size_t len, enum obj_stable stable)
+static int write_at(struct objstore *s, uint64_t part, uint64_t obj, uint64_t off, const void *buf,
+		    size_t len, enum obj_stable stable)
 {
 	struct obj_id id = { part, obj };
 	struct obj_ref *ref;
@@ -79,8 +79,8 @@ static int write_at(struct objstore *s, uint64_t part, uint64_t obj, uint64_t of
 	return rc;
 }
 
-static int read_at(struct objstore *s, uint64_t part, uint64_t obj, uint64_t off,
-		   void *buf, size_t len, size_t *n, bool *eof)
+static int read_at(struct objstore *s, uint64_t part, uint64_t obj, uint64_t off, void *buf,
+		   size_t len, size_t *n, bool *eof)
 {
 	struct obj_id id = { part, obj };
 	struct obj_ref *ref;
@@ -352,7 +352,8 @@ static void test_large(struct objstore *s)
 	for (unsigned i = 0; i < 8; i++) {
 		fill(buf, MIB, (uint64_t)i * MIB, 7);
 		CHECK_EQ(write_at(s, 1, 12, (uint64_t)i * MIB, buf, MIB,
-				  i == 7 ? OBJ_FILE_SYNC : OBJ_UNSTABLE), 0);
+				  i == 7 ? OBJ_FILE_SYNC : OBJ_UNSTABLE),
+			 0);
 	}
 	CHECK_EQ(info_of(s, 1, 12, &in), 0);
 	CHECK(in.length == 8ull * MIB);
@@ -550,11 +551,11 @@ static struct objstore *test_v1_record(struct objstore *s)
 	int res = -1;
 
 	CHECK_EQ(create_one(s, 1, 30), 0);
-	put64(v1 + 1, 1000);				/* created */
-	put64(v1 + 9, 2000);				/* ctime */
-	put64(v1 + 17, 77);				/* owner */
-	put32(v1 + 25, 2);				/* component */
-	put32(v1 + 29, 11);				/* cap version */
+	put64(v1 + 1, 1000); /* created */
+	put64(v1 + 9, 2000); /* ctime */
+	put64(v1 + 17, 77);  /* owner */
+	put32(v1 + 25, 2);   /* component */
+	put32(v1 + 29, 11);  /* cap version */
 	CHECK_EQ(db_put(s, k, klen, v1, sizeof(v1)), 0);
 	s = reopen(s);
 	CHECK_EQ(get_u32(s, &id, OBJ_ATTR_CAP_VERSION), 11);
@@ -573,7 +574,7 @@ static struct objstore *test_v1_record(struct objstore *s)
 		CHECK_EQ(be32((const uint8_t *)v2 + 33), 11);
 		rocksdb_free(v2);
 	}
-	v1[0] = 3;					/* a version this code never wrote */
+	v1[0] = 3; /* a version this code never wrote */
 	CHECK_EQ(db_put(s, k, klen, v1, sizeof(v1)), 0);
 	s = reopen(s);
 	CHECK_EQ(objstore_revoke_writers(s, &id, 13, NULL), -EIO);
@@ -676,8 +677,7 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
-static bool verify(struct objstore *s, uint64_t obj, uint64_t len, unsigned seed,
-		   bool stripes)
+static bool verify(struct objstore *s, uint64_t obj, uint64_t len, unsigned seed, bool stripes)
 {
 	uint8_t *buf = malloc(CHUNK), *want = malloc(CHUNK);
 	bool ok = true;

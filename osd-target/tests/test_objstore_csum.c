@@ -38,9 +38,9 @@ static void test_crc32c_vectors(void)
 	uint32_t a = crc32c(0, "1234", 4);
 
 	CHECK_EQ(crc32c(0, "123456789", 9), 0xe3069283u);
-	CHECK_EQ(crc32c(a, "56789", 5), 0xe3069283u);          /* chains */
+	CHECK_EQ(crc32c(a, "56789", 5), 0xe3069283u); /* chains */
 	CHECK_EQ(crc32c(0, "", 0), 0);
-	CHECK_EQ(crc32c(0, zeros, 32), 0x8a9136aau);           /* RFC 3720 B.4 */
+	CHECK_EQ(crc32c(0, zeros, 32), 0x8a9136aau); /* RFC 3720 B.4 */
 }
 
 static struct obj_ref *get(struct objstore *s, uint64_t obj)
@@ -101,18 +101,18 @@ static void test_write_overwrite_truncate(struct objstore *s)
 	memset(model, 0, sizeof(model));
 	model_len = 0;
 	CHECK_EQ(objstore_object_create(s, PART, &req, 1, &res), 0);
-	check_model(s, 1, stored, 4);                           /* empty: all holes */
-	model_write(s, 1, 0, 2 * EXT, 1);                       /* two whole extents */
+	check_model(s, 1, stored, 4);     /* empty: all holes */
+	model_write(s, 1, 0, 2 * EXT, 1); /* two whole extents */
 	stored[0] = stored[1] = true;
 	check_model(s, 1, stored, 4);
-	model_write(s, 1, 100, 1000, 2);                        /* inside extent 0 */
+	model_write(s, 1, 100, 1000, 2); /* inside extent 0 */
 	check_model(s, 1, stored, 4);
-	model_write(s, 1, EXT - 10, 20, 3);                     /* across 0 and 1 */
+	model_write(s, 1, EXT - 10, 20, 3); /* across 0 and 1 */
 	check_model(s, 1, stored, 4);
-	model_write(s, 1, 2 * EXT, 5, 4);                       /* a short tail */
+	model_write(s, 1, 2 * EXT, 5, 4); /* a short tail */
 	stored[2] = true;
 	check_model(s, 1, stored, 4);
-	model_write(s, 1, 10 * EXT + 7, 3 * EXT, 5);            /* sparse, unaligned */
+	model_write(s, 1, 10 * EXT + 7, 3 * EXT, 5); /* sparse, unaligned */
 	stored[10] = stored[11] = stored[12] = stored[13] = true;
 	check_model(s, 1, stored, 16);
 
@@ -173,7 +173,7 @@ static void test_corruption_found(struct objstore *s)
 	CHECK_EQ(len, 5 * EXT + 123);
 	for (int e = 0; e < 6; e++)
 		CHECK_EQ(c[e].verify, e == 3 ? OBJ_CSUM_MISMATCH : OBJ_CSUM_OK);
-	CHECK_EQ(c[3].crc, model_crc(3));                       /* the stored one */
+	CHECK_EQ(c[3].crc, model_crc(3)); /* the stored one */
 	/* a write over it (the repair) makes it whole again */
 	CHECK_EQ(obj_ref_write(ref, 3 * EXT, model + 3 * EXT, EXT, OBJ_FILE_SYNC), 0);
 	CHECK_EQ(obj_ref_checksums(ref, 3, 1, true, c, &len), 0);
@@ -207,12 +207,12 @@ static void test_remove_forgets(struct objstore *s)
 	uint64_t obj = 2;
 	int res, fd;
 
-	CHECK_EQ(csum_file_size(s, 2), 6 * 8);                  /* 8 bytes an extent */
+	CHECK_EQ(csum_file_size(s, 2), 6 * 8); /* 8 bytes an extent */
 	CHECK_EQ(objstore_object_remove(s, PART, &obj, 1, &res), 0);
 	CHECK_EQ(res, 0);
 	CHECK_EQ(csum_file_size(s, 2), -1);
 	csum_path(path, &id);
-	fd = openat(s->objfd, path, O_CREAT | O_WRONLY, 0640);  /* as a crash leaves it */
+	fd = openat(s->objfd, path, O_CREAT | O_WRONLY, 0640); /* as a crash leaves it */
 	CHECK(fd >= 0 && write(fd, "\1\2\3\4CRC1", 8) == 8);
 	close(fd);
 	CHECK_EQ(objstore_object_create(s, PART, &req, 1, &res), 0);

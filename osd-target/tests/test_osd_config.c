@@ -25,21 +25,21 @@ static int load_text(struct osd_config *cfg, const char *text, char *err, size_t
 /* The disk model's caps: bytes per second, K/M/G powers of 1024. */
 static void test_bandwidth(void)
 {
-	static const char *const bad[] = { "-1", "4MB", "4T", "1.5M", " 4M", "M", "", "0x10",
-					   "+4", "20000000000G", "4 M" };
+	static const char *const bad[] = { "-1", "4MB",  "4T", "1.5M",         " 4M", "M",
+					   "",   "0x10", "+4", "20000000000G", "4 M" };
 	struct osd_config cfg;
 	uint64_t v = 7;
 	char err[256];
 
 	CHECK_EQ(load_text(&cfg, "osd_id = 1\n", err, sizeof(err)), 0);
-	CHECK_EQ(cfg.read_bandwidth, 0);                 /* absent: unlimited */
+	CHECK_EQ(cfg.read_bandwidth, 0); /* absent: unlimited */
 	CHECK_EQ(cfg.write_bandwidth, 0);
-	CHECK_EQ(load_text(&cfg, "write_bandwidth = 4M\nread_bandwidth = 512K\n", err,
-			   sizeof(err)), 0);
+	CHECK_EQ(load_text(&cfg, "write_bandwidth = 4M\nread_bandwidth = 512K\n", err, sizeof(err)),
+		 0);
 	CHECK_EQ(cfg.write_bandwidth, 4ull << 20);
 	CHECK_EQ(cfg.read_bandwidth, 512ull << 10);
-	CHECK_EQ(load_text(&cfg, "read_bandwidth = 2G\nwrite_bandwidth = 0\n", err,
-			   sizeof(err)), 0);
+	CHECK_EQ(load_text(&cfg, "read_bandwidth = 2G\nwrite_bandwidth = 0\n", err, sizeof(err)),
+		 0);
 	CHECK_EQ(cfg.read_bandwidth, 2ull << 30);
 	CHECK_EQ(cfg.write_bandwidth, 0);
 	CHECK_EQ(osd_config_parse_bytes("1000", &v), 0);
@@ -63,10 +63,12 @@ static void test_etcd_credentials(void)
 	struct osd_config cfg;
 	char err[256];
 
-	CHECK_EQ(load_text(&cfg, "osd_id = 3\ndata_dir = /d\nkey_file = /k\n"
+	CHECK_EQ(load_text(&cfg,
+			   "osd_id = 3\ndata_dir = /d\nkey_file = /k\n"
 			   "etcd = https://127.0.0.1:2379\netcd_ca = /etc/pando/etcd-ca.crt\n"
 			   "etcd_user = osd.3\netcd_password_file = /etc/pando/osd.3.etcd\n",
-			   err, sizeof(err)), 0);
+			   err, sizeof(err)),
+		 0);
 	CHECK(!strcmp(cfg.etcd_ca, "/etc/pando/etcd-ca.crt"));
 	CHECK(!strcmp(cfg.etcd_user, "osd.3"));
 	CHECK(!strcmp(cfg.etcd_password_file, "/etc/pando/osd.3.etcd"));
@@ -85,8 +87,11 @@ int main(void)
 	struct osd_config cfg;
 	char err[256];
 
-	CHECK_EQ(load_text(&cfg, "# a target\nosd_id = 4\n  data_dir=/srv/osd4 # inline\n"
-			   "key_file = /k\nthreads = 3\nlog_level = debug\n", err, sizeof(err)), 0);
+	CHECK_EQ(load_text(&cfg,
+			   "# a target\nosd_id = 4\n  data_dir=/srv/osd4 # inline\n"
+			   "key_file = /k\nthreads = 3\nlog_level = debug\n",
+			   err, sizeof(err)),
+		 0);
 	CHECK_EQ(cfg.osd_id, 4);
 	CHECK(strcmp(cfg.data_dir, "/srv/osd4") == 0);
 	CHECK_EQ(cfg.threads, 3);

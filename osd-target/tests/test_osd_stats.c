@@ -65,7 +65,8 @@ static void test_log_line(void)
 	log_init(LOG_ERROR, stderr);
 	rewind(f);
 	CHECK(fgets(line, sizeof(line), f) != NULL);
-	CHECK(strstr(line, " info  counters at shutdown: nfs_read_ops=0 nfs_read_bytes=1000 ") != NULL);
+	CHECK(strstr(line, " info  counters at shutdown: nfs_read_ops=0 nfs_read_bytes=1000 ") !=
+	      NULL);
 	CHECK(strstr(line, "nfs_err_other=18446744073709551615 ") != NULL);
 	line[strcspn(line, "\n")] = 0;
 	CHECK(strstr(line, want) != NULL && strlen(strstr(line, want)) == strlen(want));
@@ -75,13 +76,14 @@ static void test_log_line(void)
 
 static void test_stats_call_bytes(void)
 {
-	static const uint8_t want_head[] = { 0, 0, 0, 0 };      /* OSD_OK */
+	static const uint8_t want_head[] = { 0, 0, 0, 0 }; /* OSD_OK */
 	struct cluster_key key = { .id = 9 };
 	struct osd_stats s;
 	struct osd_keys keys;
 	struct osd_ctx ctx = { .keys = &keys, .osd_id = 1, .stats = &s };
-	struct ctl_auth_cred cred = { .key_id = 9, .osd_id = 1, .time_s = (uint64_t)time(NULL),
-				      .nonce = 77 };
+	struct ctl_auth_cred cred = {
+		.key_id = 9, .osd_id = 1, .time_s = (uint64_t)time(NULL), .nonce = 77
+	};
 	struct ctl_auth_hdr hdr = { 5, PROG, 1, 14 };
 	uint8_t cred_body[CTL_AUTH_CRED_LEN], verf_body[CTL_AUTH_VERF_LEN];
 	uint8_t res[RPC_REPLY_RES_CAP], want_verf[CTL_AUTH_REPLY_VERF_LEN];
@@ -98,8 +100,7 @@ static void test_stats_call_bytes(void)
 		osd_stats_add(&s, (enum osd_stat)i, 0x0100000000000000ull * (uint64_t)(i + 1) + 7);
 	/* the throttle waits and denials are not on the wire: STATS cannot grow */
 	CHECK_EQ(OSD_STAT_WIRE_COUNT, 15);
-	CHECK_EQ(ctl_auth_sign(&keys.ctl.keys[0], &hdr, &cred, NULL, 0, cred_body, verf_body),
-		 0);
+	CHECK_EQ(ctl_auth_sign(&keys.ctl.keys[0], &hdr, &cred, NULL, 0, cred_body, verf_body), 0);
 	call.cred = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_CRED_LEN, cred_body };
 	call.verf = (struct rpc_opaque_auth){ CTL_AUTH_FLAVOR, CTL_AUTH_VERF_LEN, verf_body };
 	memset(&reply, 0, sizeof(reply));
@@ -109,7 +110,7 @@ static void test_stats_call_bytes(void)
 	CHECK_EQ(reply.res.len, 4 + 16 * 8);
 	CHECK_EQ(reply.payload_len, 0);
 	CHECK_MEM(res, want_head, sizeof(want_head));
-	CHECK_EQ(get_be64(res + 4), 0x1122334455667788ull);     /* started_ns */
+	CHECK_EQ(get_be64(res + 4), 0x1122334455667788ull); /* started_ns */
 	/* then the counters in osd_ctl.x's order, which is the enum's */
 	for (int i = 0; i < OSD_STAT_WIRE_COUNT; i++)
 		CHECK_EQ(get_be64(res + 12 + 8 * i), 0x0100000000000000ull * (uint64_t)(i + 1) + 7);

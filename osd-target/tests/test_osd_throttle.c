@@ -22,8 +22,8 @@ static void test_burst_then_rate(void)
 	struct osd_throttle t;
 	uint64_t now = 100 * S;
 
-	osd_throttle_init(&t, 4u << 20);                 /* 4 MiB/s */
-	CHECK_EQ(t.burst, 419430);                        /* 100 ms of it */
+	osd_throttle_init(&t, 4u << 20); /* 4 MiB/s */
+	CHECK_EQ(t.burst, 419430);       /* 100 ms of it */
 	CHECK(near(t.tau_ns, 100 * MS));
 	/* a full bucket lets a burst through at once */
 	CHECK_EQ(osd_throttle_reserve(&t, 256u << 10, now), now);
@@ -106,7 +106,7 @@ static void test_stop_wakes_waiters(void)
 	pthread_t th[2];
 	uint64_t start = mono(), took;
 
-	osd_throttle_init(&t, 1u << 20);                 /* 4 MiB each: seconds */
+	osd_throttle_init(&t, 1u << 20); /* 4 MiB each: seconds */
 	for (int i = 0; i < 2; i++)
 		CHECK_EQ(pthread_create(&th[i], NULL, big_taker, &t), 0);
 	usleep(100 * 1000);

@@ -8,11 +8,9 @@
 /* xid 0x01020304, CALL, rpcvers 2, prog 100003, vers 3, proc 1,
  * AUTH_SYS cred of 8 bytes, AUTH_NONE verifier, 4 bytes of arguments. */
 static const uint8_t call_bytes[] = {
-	0x01, 0x02, 0x03, 0x04, 0, 0, 0, 0, 0, 0, 0, 2,
-	0x00, 0x01, 0x86, 0xa3, 0, 0, 0, 3, 0, 0, 0, 1,
-	0, 0, 0, 1, 0, 0, 0, 8, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0xca, 0xfe, 0xba, 0xbe,
+	0x01, 0x02, 0x03, 0x04, 0, 0, 0, 0, 0, 0, 0, 2, 0x00, 0x01, 0x86, 0xa3, 0,   0,
+	0,    3,    0,    0,    0, 1, 0, 0, 0, 1, 0, 0, 0,    8,    'a',  'b',  'c', 'd',
+	'e',  'f',  'g',  'h',  0, 0, 0, 0, 0, 0, 0, 0, 0xca, 0xfe, 0xba, 0xbe,
 };
 
 static void test_decode_call(void)
@@ -58,17 +56,17 @@ static void test_bad_fields(void)
 	struct rpc_call call;
 
 	memcpy(b, call_bytes, sizeof(b));
-	b[7] = 1;                       /* a REPLY, not a CALL */
+	b[7] = 1; /* a REPLY, not a CALL */
 	CHECK_EQ(rpc_msg_decode_call(b, sizeof(b), &call), RPC_CALL_IGNORE);
 	memcpy(b, call_bytes, sizeof(b));
-	b[11] = 3;                      /* rpcvers 3 */
+	b[11] = 3; /* rpcvers 3 */
 	CHECK_EQ(rpc_msg_decode_call(b, sizeof(b), &call), RPC_CALL_RPC_MISMATCH);
 	memcpy(b, call_bytes, sizeof(b));
-	b[30] = 0x02;                   /* credential of 520 bytes, over 400 */
+	b[30] = 0x02; /* credential of 520 bytes, over 400 */
 	b[31] = 0x08;
 	CHECK_EQ(rpc_msg_decode_call(b, sizeof(b), &call), RPC_CALL_BADCRED);
 	memcpy(b, call_bytes, sizeof(b));
-	b[31] = 0xff;                   /* credential longer than the record */
+	b[31] = 0xff; /* credential longer than the record */
 	CHECK_EQ(rpc_msg_decode_call(b, sizeof(b), &call), RPC_CALL_BADCRED);
 }
 
@@ -78,8 +76,8 @@ static void test_encode_replies(void)
 		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
 	static const uint8_t mismatch[] = {
-		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
-		0, 0, 0, 3, 0, 0, 0, 3,
+		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3,
 	};
 	static const uint8_t badcred[] = {
 		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,
@@ -88,8 +86,8 @@ static void test_encode_replies(void)
 		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2,
 	};
 	static const uint8_t verf[] = {
-		0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x41, 0x4e, 0x44, 0, 0, 0, 3,
-		'x', 'y', 'z', 0, 0, 0, 0, 0,
+		0,    0,    0, 9, 0, 0, 0,   1,   0,   0, 0, 0, 0x50, 0x41,
+		0x4e, 0x44, 0, 0, 0, 3, 'x', 'y', 'z', 0, 0, 0, 0,    0,
 	};
 	struct rpc_reply reply = { 0 };
 	uint8_t buf[RPC_REPLY_HEADER_MAX];

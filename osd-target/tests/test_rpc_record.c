@@ -21,8 +21,7 @@ static struct bufpool pool;
 
 /* Feeds bytes as a peer would, in reads of at most `chunk`; stops at the
  * first step that is not MORE and returns it. */
-static int feed(struct rpc_record *r, const uint8_t *data, size_t len, size_t chunk,
-		size_t *used)
+static int feed(struct rpc_record *r, const uint8_t *data, size_t len, size_t chunk, size_t *used)
 {
 	static uint8_t scratch[512];
 	size_t off = 0;
@@ -62,7 +61,7 @@ static void test_small_record(void)
 		in[4 + i] = (uint8_t)i;
 	CHECK_EQ(feed(&r, in, sizeof(in), 7, &used), RPC_REC_ADMIT);
 	CHECK_EQ(used, sizeof(in));
-	CHECK_EQ(r.cap, 100);                     /* exactly what arrived */
+	CHECK_EQ(r.cap, 100); /* exactly what arrived */
 	CHECK_EQ(rpc_record_admit(&r, 1000), RPC_REC_DONE);
 	rpc_record_take(&r, &b);
 	CHECK_EQ(b.len, 100);
@@ -165,7 +164,7 @@ static void test_sendq_order_and_break(void)
 	CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	rpc_sendq_init(&q, sv[0]);
 	rpc_out_init(&out, hdr, sizeof(hdr));
-	CHECK_EQ(rpc_sendq_send(&q, &out, 1), 0);         /* written at once */
+	CHECK_EQ(rpc_sendq_send(&q, &out, 1), 0); /* written at once */
 	CHECK_EQ(rpc_sendq_pending(&q, &progress), 0);
 	while (n < 12)
 		n += (size_t)read(sv[1], got + n, sizeof(got) - n);
@@ -173,9 +172,9 @@ static void test_sendq_order_and_break(void)
 	CHECK_MEM(got + 4, hdr, 8);
 	close(sv[1]);
 	rpc_out_init(&out, hdr, sizeof(hdr));
-	CHECK(rpc_sendq_send(&q, &out, 2) < 0);           /* peer gone: broken */
+	CHECK(rpc_sendq_send(&q, &out, 2) < 0); /* peer gone: broken */
 	rpc_out_init(&out, hdr, sizeof(hdr));
-	CHECK_EQ(rpc_sendq_send(&q, &out, 3), 0);         /* dropped quietly */
+	CHECK_EQ(rpc_sendq_send(&q, &out, 3), 0); /* dropped quietly */
 	CHECK(rpc_sendq_flush(&q, 4) < 0);
 	rpc_sendq_destroy(&q);
 	close(sv[0]);
@@ -200,9 +199,9 @@ static void test_sendq_queues_in_order(void)
 	rpc_out_init(&out, hdr, sizeof(hdr));
 	out.res = big;
 	out.res_len = 1 << 20;
-	CHECK_EQ(rpc_sendq_send(&q, &out, 10), 1);        /* queued */
+	CHECK_EQ(rpc_sendq_send(&q, &out, 10), 1); /* queued */
 	rpc_out_init(&out, hdr, sizeof(hdr));
-	CHECK_EQ(rpc_sendq_send(&q, &out, 11), 1);        /* behind it */
+	CHECK_EQ(rpc_sendq_send(&q, &out, 11), 1); /* behind it */
 	CHECK(rpc_sendq_pending(&q, &progress) > 0);
 	CHECK_EQ(progress, 10);
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);

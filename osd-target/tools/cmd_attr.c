@@ -10,9 +10,9 @@
 #include "osd_tool.h"
 
 static const char *const info_names[] = {
-	[OBJ_ATTR_LENGTH] = "length", [OBJ_ATTR_MTIME] = "mtime_ns",
-	[OBJ_ATTR_CTIME] = "ctime_ns", [OBJ_ATTR_CREATED] = "created_ns",
-	[OBJ_ATTR_OWNER] = "owner_file", [OBJ_ATTR_COMPONENT] = "component",
+	[OBJ_ATTR_LENGTH] = "length",           [OBJ_ATTR_MTIME] = "mtime_ns",
+	[OBJ_ATTR_CTIME] = "ctime_ns",          [OBJ_ATTR_CREATED] = "created_ns",
+	[OBJ_ATTR_OWNER] = "owner_file",        [OBJ_ATTR_COMPONENT] = "component",
 	[OBJ_ATTR_CAP_VERSION] = "cap_version", [OBJ_ATTR_USED] = "used_bytes",
 	[OBJ_ATTR_READ_FLOOR] = "read_floor",
 };
@@ -63,7 +63,8 @@ static int attr_value(struct tool *t, struct osd_ctl_attr *a, const char *s)
 	if (a->page == OBJSTORE_ATTR_PAGE_INFO) {
 		if (arg_u64(t, "VALUE", s, &v))
 			return -1;
-		a->len = a->number == OBJ_ATTR_COMPONENT || a->number == OBJ_ATTR_CAP_VERSION ? 4 : 8;
+		a->len = a->number == OBJ_ATTR_COMPONENT || a->number == OBJ_ATTR_CAP_VERSION ? 4
+											      : 8;
 		if (a->len == 4 && v > UINT32_MAX) {
 			fail(t, "attribute %" PRIu32 " of page 1 is 32 bits wide", a->number);
 			return -1;
@@ -138,7 +139,8 @@ static int print_checksums(struct tool *t, const struct osd_ctl_obj_id *id, bool
 int cmd_checksums(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "verify", no_argument, NULL, 's' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	bool verify = false;
 	struct osd_ctl_obj_id id;
 	int first = parse_options(t, argc, argv, "", opts, opt_flag, &verify);

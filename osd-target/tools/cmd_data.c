@@ -89,7 +89,8 @@ static int put_stream(struct tool *t, const struct osd_ctl_obj_id *id, int fd, b
 int cmd_put(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "sync", no_argument, NULL, 's' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	bool sync = false;
 	struct osd_ctl_obj_id id;
 	const char *path;

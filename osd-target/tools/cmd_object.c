@@ -40,7 +40,8 @@ static int create_batch(struct tool *t, uint64_t partition, struct osd_ctl_creat
 int cmd_create(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "count", required_argument, NULL, 'n' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	struct osd_ctl_create_item *items;
 	int *results;
 	uint64_t partition;
@@ -55,7 +56,7 @@ int cmd_create(struct tool *t, int argc, char **argv)
 	explicit_ids = (size_t)(argc - first - 1);
 	total = explicit_ids + count;
 	if (total == 0)
-		total = 1;              /* no ids and no count: one picked id */
+		total = 1; /* no ids and no count: one picked id */
 	items = calloc(total, sizeof(*items));
 	results = calloc(total, sizeof(*results));
 	if (!items || !results)
@@ -83,7 +84,8 @@ static int report_items(struct tool *t, const uint64_t *objects, const int *resu
 
 	for (size_t i = 0; i < n; i++)
 		if (results[i])
-			failed = fail(t, "object %" PRIu64 ": %s", objects[i], strerror(-results[i]));
+			failed = fail(t, "object %" PRIu64 ": %s", objects[i],
+				      strerror(-results[i]));
 	return failed;
 }
 

@@ -10,8 +10,8 @@
 #include "pando/capability.h"
 
 struct genkey_opts {
-	uint32_t id;              /* 0: 1, or the previous key's id + 1 */
-	const char *previous;     /* the key file being replaced */
+	uint32_t id;          /* 0: 1, or the previous key's id + 1 */
+	const char *previous; /* the key file being replaced */
 };
 
 static int opt_genkey(struct tool *t, int opt, const char *arg, void *ctx)
@@ -50,7 +50,8 @@ int cmd_genkey(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "id", required_argument, NULL, 'i' },
 					      { "previous", required_argument, NULL, 'p' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	struct genkey_opts o = { 0 };
 	struct cluster_key key, old = { 0 };
 	char text[CLUSTER_KEY_TEXT_MAX];
@@ -101,7 +102,8 @@ int cmd_format(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "data-dir", required_argument, NULL, 'd' },
 					      { "osd-id", required_argument, NULL, 'o' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	struct format_opts o = { 0 };
 	struct objstore *store;
 	char uuid[37];
@@ -181,7 +183,8 @@ int cmd_mint_handle(struct tool *t, int argc, char **argv)
 					      { "expiry", required_argument, NULL, 'e' },
 					      { "ttl", required_argument, NULL, 't' },
 					      { "holder", required_argument, NULL, 'h' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	struct mint_opts o = { .cap = { .rights = CAP_RIGHTS_RW } };
 	struct osd_ctl_obj_id id;
 	uint8_t fh[CAPABILITY_SIZE];

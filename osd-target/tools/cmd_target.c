@@ -11,16 +11,20 @@
 #include "osd_tool.h"
 
 /* The STATS counters in the order `stat` prints them, after the STATFS lines. */
-#define COUNTER(field) { #field, offsetof(struct osd_ctl_stats, field) }
-static const struct { const char *name; size_t off; } stat_counters[] = {
-	COUNTER(started_ns),
-	COUNTER(nfs_read_ops), COUNTER(nfs_read_bytes),
-	COUNTER(nfs_write_ops), COUNTER(nfs_write_bytes),
-	COUNTER(nfs_write_unstable), COUNTER(nfs_write_data_sync), COUNTER(nfs_write_file_sync),
-	COUNTER(nfs_commit_ops),
-	COUNTER(nfs_err_rejected), COUNTER(nfs_err_io), COUNTER(nfs_err_other),
-	COUNTER(ctl_read_ops), COUNTER(ctl_read_bytes),
-	COUNTER(ctl_write_ops), COUNTER(ctl_write_bytes),
+#define COUNTER(field) \
+	{ \
+#field, offsetof(struct osd_ctl_stats, field) \
+	}
+static const struct {
+	const char *name;
+	size_t off;
+} stat_counters[] = {
+	COUNTER(started_ns),          COUNTER(nfs_read_ops),        COUNTER(nfs_read_bytes),
+	COUNTER(nfs_write_ops),       COUNTER(nfs_write_bytes),     COUNTER(nfs_write_unstable),
+	COUNTER(nfs_write_data_sync), COUNTER(nfs_write_file_sync), COUNTER(nfs_commit_ops),
+	COUNTER(nfs_err_rejected),    COUNTER(nfs_err_io),          COUNTER(nfs_err_other),
+	COUNTER(ctl_read_ops),        COUNTER(ctl_read_bytes),      COUNTER(ctl_write_ops),
+	COUNTER(ctl_write_bytes),
 };
 #undef COUNTER
 
@@ -91,7 +95,7 @@ int cmd_ls(struct tool *t, int argc, char **argv)
 		if (n)
 			after = ids[n - 1];
 		else if (!rc && !eof)
-			rc = -EPROTO;      /* no progress: the target would loop us forever */
+			rc = -EPROTO; /* no progress: the target would loop us forever */
 	}
 	free(ids);
 	if (rc && partition)
@@ -147,7 +151,8 @@ static int opt_wipe(struct tool *t, int opt, const char *arg, void *ctx)
 int cmd_wipe(struct tool *t, int argc, char **argv)
 {
 	static const struct option opts[] = { { "uuid", required_argument, NULL, 'u' },
-					      COMMON_OPTIONS, { 0 } };
+					      COMMON_OPTIONS,
+					      { 0 } };
 	struct wipe_opts o = { 0 };
 	int first = parse_options(t, argc, argv, "", opts, opt_wipe, &o);
 	int rc;
@@ -156,7 +161,7 @@ int cmd_wipe(struct tool *t, int argc, char **argv)
 		return 1;
 	if (!o.have_uuid)
 		return fail(t, "needs --uuid UUID, the target's (see stat): a guard against "
-			    "wiping the wrong target");
+			       "wiping the wrong target");
 	if (connect_target(t))
 		return 1;
 	rc = osd_ctl_format(t->client, o.uuid);

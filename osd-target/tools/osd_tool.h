@@ -13,16 +13,16 @@
 
 #define PROG "pando-osd-tool"
 #define DEFAULT_CTL "127.0.0.1:20591"
-#define DEFAULT_OSD_ID 1             /* the target DEFAULT_CTL is in osd.1.conf */
+#define DEFAULT_OSD_ID 1 /* the target DEFAULT_CTL is in osd.1.conf */
 #define CHUNK OSD_CTL_CLIENT_MAX_DATA
 
 struct command;
 
 struct tool {
 	const struct command *command;
-	const char *cmd;             /* the command's name, for messages */
+	const char *cmd; /* the command's name, for messages */
 	const char *ctl;
-	uint32_t osd_id;             /* the target's: its control key is derived for it */
+	uint32_t osd_id; /* the target's: its control key is derived for it */
 	const char *key_file;
 	int timeout_ms;
 	struct cluster_key key;

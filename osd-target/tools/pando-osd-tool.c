@@ -14,7 +14,8 @@
 
 /* The commands' files and families are listed in osd_tool.h. */
 static const struct command commands[] = {
-	{ "genkey", "[--id N] [--previous KEY_FILE]   (a rotation: KEY_FILE's key is kept as previous)",
+	{ "genkey",
+	  "[--id N] [--previous KEY_FILE]   (a rotation: KEY_FILE's key is kept as previous)",
 	  cmd_genkey },
 	{ "format", "--data-dir DIR --osd-id N   (offline; needs --key-file)", cmd_format },
 	{ "stat", "", cmd_stat },
@@ -32,7 +33,8 @@ static const struct command commands[] = {
 	{ "checksums", "PARTITION OBJECT [--verify]   (extent CRC32Cs; verify reads them back)",
 	  cmd_checksums },
 	{ "flush", "[PARTITION OBJECT]", cmd_flush },
-	{ "mint-handle", "--osd-id N [--rights r|rw] [--cap-version V] "
+	{ "mint-handle",
+	  "--osd-id N [--rights r|rw] [--cap-version V] "
 	  "[--expiry UNIX_S|--ttl S] [--holder UID] PARTITION OBJECT   (offline)",
 	  cmd_mint_handle },
 	{ "wipe", "--uuid UUID   (removes every partition and object)", cmd_wipe },
@@ -41,14 +43,18 @@ static const struct command commands[] = {
 
 void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [--ctl HOST:PORT] [--osd-id N] [--key-file FILE] [--timeout SECONDS] "
+	fprintf(f,
+		"usage: %s [--ctl HOST:PORT] [--osd-id N] [--key-file FILE] [--timeout SECONDS] "
 		"COMMAND ...\n\n"
-		"commands:\n", PROG);
+		"commands:\n",
+		PROG);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %s %s\n", c->name, c->usage);
-	fprintf(f, "\n--ctl defaults to %s and --osd-id (the target's id there, whose control "
+	fprintf(f,
+		"\n--ctl defaults to %s and --osd-id (the target's id there, whose control "
 		"key\nsigns the calls) to %d; --timeout (per call) to 30 s.\n"
-		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n", DEFAULT_CTL, DEFAULT_OSD_ID);
+		"Ids are decimal or 0x-prefixed hex.  Errors exit 1.\n",
+		DEFAULT_CTL, DEFAULT_OSD_ID);
 }
 
 int main(int argc, char **argv)

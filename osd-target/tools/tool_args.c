@@ -75,10 +75,9 @@ void print_hex(FILE *f, const uint8_t *p, size_t n)
 
 void format_uuid(const uint8_t u[OSD_CTL_UUID_LEN], char out[37])
 {
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		 u[12], u[13], u[14], u[15]);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
 }
 
 /* The options every command accepts, before or after its name. */
@@ -119,17 +118,18 @@ int common_option(struct tool *t, int opt, const char *arg)
  * Global options stop at the command name ("+"); a command's options may
  * come anywhere among its arguments (getopt moves them to the front). */
 int parse_options(struct tool *t, int argc, char **argv, const char *optstring,
-			 const struct option *opts, option_fn handle, void *ctx)
+		  const struct option *opts, option_fn handle, void *ctx)
 {
 	int opt;
 
-	optind = 0;          /* glibc: start afresh on this argv */
+	optind = 0; /* glibc: start afresh on this argv */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		int rc;
 
 		if (opt == '?' || opt == ':') {
-			fail(t, "unknown option or missing value: %s (see --help)", argv[optind - 1]);
+			fail(t, "unknown option or missing value: %s (see --help)",
+			     argv[optind - 1]);
 			return -1;
 		}
 		rc = common_option(t, opt, optarg);

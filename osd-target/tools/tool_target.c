@@ -40,11 +40,15 @@ int connect_target(struct tool *t)
 	}
 	rc = osd_ctl_null(t->client);
 	if (rc == -EACCES)
-		fail(t, "%s refused our credential: not osd %u (see --osd-id), another cluster "
-		     "key (id %u), or clocks more than 300 s apart", ctl, t->osd_id, t->key.id);
+		fail(t,
+		     "%s refused our credential: not osd %u (see --osd-id), another cluster "
+		     "key (id %u), or clocks more than 300 s apart",
+		     ctl, t->osd_id, t->key.id);
 	else if (rc == -EPROTO)
-		fail(t, "%s answered with a wrong verifier: it does not hold our cluster key, "
-		     "or is not a pando-osd control port", ctl);
+		fail(t,
+		     "%s answered with a wrong verifier: it does not hold our cluster key, "
+		     "or is not a pando-osd control port",
+		     ctl);
 	else if (rc)
 		fail(t, "%s: %s", ctl, strerror(-rc));
 	return rc ? -1 : 0;

@@ -45,14 +45,18 @@ struct options {
 };
 
 static struct options opt = {
-	.op = OP_NULL, .size = 1u << 20, .calls = 100, .span = 64, .timeout_ms = 30000,
+	.op = OP_NULL,
+	.size = 1u << 20,
+	.calls = 100,
+	.span = 64,
+	.timeout_ms = 30000,
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ctlload --ctl HOST:PORT --osd-id N --key-file FILE\n"
-		"               [--op null|getattr|write|read] [--partition P --object O]\n"
-		"               [--size BYTES] [--calls N] [--span N] [--timeout S]\n");
+		   "               [--op null|getattr|write|read] [--partition P --object O]\n"
+		   "               [--size BYTES] [--calls N] [--span N] [--timeout S]\n");
 }
 
 static double now_s(void)
@@ -121,13 +125,27 @@ static bool set_option(int c, const char *arg)
 	if (!parse_u64(arg, &v))
 		return false;
 	switch (c) {
-	case 'i': opt.osd_id = (uint32_t)v; return v <= UINT32_MAX;
-	case 'p': opt.id.partition = v; return true;
-	case 'b': opt.id.object = v; return true;
-	case 's': opt.size = (uint32_t)v; return v >= 1 && v <= OSD_CTL_CLIENT_MAX_DATA;
-	case 'n': opt.calls = (unsigned)v; return v >= 1 && v <= 10000000;
-	case 'w': opt.span = (unsigned)v; return v >= 1 && v <= 1000000;
-	case 't': opt.timeout_ms = (int)(v * 1000); return v >= 1 && v <= 3600;
+	case 'i':
+		opt.osd_id = (uint32_t)v;
+		return v <= UINT32_MAX;
+	case 'p':
+		opt.id.partition = v;
+		return true;
+	case 'b':
+		opt.id.object = v;
+		return true;
+	case 's':
+		opt.size = (uint32_t)v;
+		return v >= 1 && v <= OSD_CTL_CLIENT_MAX_DATA;
+	case 'n':
+		opt.calls = (unsigned)v;
+		return v >= 1 && v <= 10000000;
+	case 'w':
+		opt.span = (unsigned)v;
+		return v >= 1 && v <= 1000000;
+	case 't':
+		opt.timeout_ms = (int)(v * 1000);
+		return v >= 1 && v <= 3600;
 	}
 	return false;
 }

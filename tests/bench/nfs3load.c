@@ -104,8 +104,8 @@ struct stream {
 	unsigned idx;
 	int fd;
 	const struct fh *fh;
-	uint64_t base;     /* first file offset of this stream's range */
-	uint64_t total;    /* bytes this stream moves */
+	uint64_t base;  /* first file offset of this stream's range */
+	uint64_t total; /* bytes this stream moves */
 	pthread_t sender, receiver;
 
 	pthread_mutex_t lock;
@@ -113,17 +113,17 @@ struct stream {
 	struct slot *slots;
 	unsigned free_slots;
 	uint32_t gen;
-	bool sender_done;  /* every I/O call has been sent */
+	bool sender_done; /* every I/O call has been sent */
 	unsigned inflight;
 
 	struct timespec t_done; /* when its last reply was checked */
 	struct timespec t_data; /* when its last READ/WRITE reply was checked */
-	uint64_t done_bytes; /* completed and checked */
+	uint64_t done_bytes;    /* completed and checked */
 	uint64_t ops;
 	double lat_sum_s;
 
-	uint8_t *wbuf;     /* write payload (pattern or constant) */
-	uint8_t *rbuf;     /* receive buffer, one record */
+	uint8_t *wbuf; /* write payload (pattern or constant) */
+	uint8_t *rbuf; /* receive buffer, one record */
 };
 
 static struct stream *streams;
@@ -158,26 +158,46 @@ static double ts_diff(const struct timespec *a, const struct timespec *b)
 static const char *nfs3_status_name(uint32_t s)
 {
 	switch (s) {
-	case 0: return "NFS3_OK";
-	case 1: return "NFS3ERR_PERM";
-	case 2: return "NFS3ERR_NOENT";
-	case 5: return "NFS3ERR_IO";
-	case 6: return "NFS3ERR_NXIO";
-	case 13: return "NFS3ERR_ACCES";
-	case 17: return "NFS3ERR_EXIST";
-	case 19: return "NFS3ERR_NODEV";
-	case 20: return "NFS3ERR_NOTDIR";
-	case 21: return "NFS3ERR_ISDIR";
-	case 22: return "NFS3ERR_INVAL";
-	case 27: return "NFS3ERR_FBIG";
-	case 28: return "NFS3ERR_NOSPC";
-	case 30: return "NFS3ERR_ROFS";
-	case 70: return "NFS3ERR_STALE";
-	case 10001: return "NFS3ERR_BADHANDLE";
-	case 10004: return "NFS3ERR_NOTSUPP";
-	case 10006: return "NFS3ERR_SERVERFAULT";
-	case 10008: return "NFS3ERR_JUKEBOX";
-	default: return "NFS3ERR_?";
+	case 0:
+		return "NFS3_OK";
+	case 1:
+		return "NFS3ERR_PERM";
+	case 2:
+		return "NFS3ERR_NOENT";
+	case 5:
+		return "NFS3ERR_IO";
+	case 6:
+		return "NFS3ERR_NXIO";
+	case 13:
+		return "NFS3ERR_ACCES";
+	case 17:
+		return "NFS3ERR_EXIST";
+	case 19:
+		return "NFS3ERR_NODEV";
+	case 20:
+		return "NFS3ERR_NOTDIR";
+	case 21:
+		return "NFS3ERR_ISDIR";
+	case 22:
+		return "NFS3ERR_INVAL";
+	case 27:
+		return "NFS3ERR_FBIG";
+	case 28:
+		return "NFS3ERR_NOSPC";
+	case 30:
+		return "NFS3ERR_ROFS";
+	case 70:
+		return "NFS3ERR_STALE";
+	case 10001:
+		return "NFS3ERR_BADHANDLE";
+	case 10004:
+		return "NFS3ERR_NOTSUPP";
+	case 10006:
+		return "NFS3ERR_SERVERFAULT";
+	case 10008:
+		return "NFS3ERR_JUKEBOX";
+	default:
+		return "NFS3ERR_?";
 	}
 }
 
@@ -282,7 +302,8 @@ static void check_pattern(const struct stream *s, const uint8_t *buf, uint64_t o
 		uint64_t w = pattern_word(offset + i), got;
 		memcpy(&got, buf + i, 8);
 		if (got != w)
-			die("stream %u: READ data mismatch at file offset %" PRIu64, s->idx, offset + i);
+			die("stream %u: READ data mismatch at file offset %" PRIu64, s->idx,
+			    offset + i);
 	}
 }
 
@@ -511,8 +532,8 @@ static void check_reply_status(const struct stream *s, struct xr *r, const struc
 	uint32_t reply_stat = xr_u32(r);
 	if (reply_stat != 0) {
 		uint32_t why = xr_u32(r);
-		die("stream %u: %s offset %" PRIu64 ": RPC call denied (%s, %u)", s->idx, pn, sl->offset,
-		    why == 0 ? "RPC_MISMATCH" : "AUTH_ERROR", why == 0 ? 0 : xr_u32(r));
+		die("stream %u: %s offset %" PRIu64 ": RPC call denied (%s, %u)", s->idx, pn,
+		    sl->offset, why == 0 ? "RPC_MISMATCH" : "AUTH_ERROR", why == 0 ? 0 : xr_u32(r));
 	}
 	xr_u32(r); /* verifier flavor */
 	uint32_t vlen = xr_u32(r);
@@ -521,17 +542,17 @@ static void check_reply_status(const struct stream *s, struct xr *r, const struc
 	if (r->bad)
 		die("stream %u: %s: truncated RPC reply header", s->idx, pn);
 	if (accept != 0) {
-		static const char *names[] = { "SUCCESS", "PROG_UNAVAIL", "PROG_MISMATCH", "PROC_UNAVAIL",
-					       "GARBAGE_ARGS", "SYSTEM_ERR" };
-		die("stream %u: %s offset %" PRIu64 ": RPC not accepted: %s (%u)", s->idx, pn, sl->offset,
-		    accept < 6 ? names[accept] : "?", accept);
+		static const char *names[] = { "SUCCESS",      "PROG_UNAVAIL", "PROG_MISMATCH",
+					       "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR" };
+		die("stream %u: %s offset %" PRIu64 ": RPC not accepted: %s (%u)", s->idx, pn,
+		    sl->offset, accept < 6 ? names[accept] : "?", accept);
 	}
 	uint32_t status = xr_u32(r);
 	if (r->bad)
 		die("stream %u: %s: truncated NFS reply", s->idx, pn);
 	if (status != 0)
-		die("stream %u: %s offset %" PRIu64 " count %u: %s (%u)", s->idx, pn, sl->offset, sl->count,
-		    nfs3_status_name(status), status);
+		die("stream %u: %s offset %" PRIu64 " count %u: %s (%u)", s->idx, pn, sl->offset,
+		    sl->count, nfs3_status_name(status), status);
 }
 
 /* WRITE3resok; returns the bytes written. */
@@ -544,11 +565,11 @@ static uint32_t check_write_body(const struct stream *s, struct xr *r, const str
 	if (r->bad)
 		die("stream %u: WRITE offset %" PRIu64 ": truncated reply", s->idx, sl->offset);
 	if (count != sl->count)
-		die("stream %u: WRITE offset %" PRIu64 ": short write, %u of %u bytes", s->idx, sl->offset,
-		    count, sl->count);
+		die("stream %u: WRITE offset %" PRIu64 ": short write, %u of %u bytes", s->idx,
+		    sl->offset, count, sl->count);
 	if (committed < opt.stable)
-		die("stream %u: WRITE offset %" PRIu64 ": asked stable=%u, server committed=%u", s->idx,
-		    sl->offset, opt.stable, committed);
+		die("stream %u: WRITE offset %" PRIu64 ": asked stable=%u, server committed=%u",
+		    s->idx, sl->offset, opt.stable, committed);
 	return count;
 }
 
@@ -562,7 +583,8 @@ static uint32_t check_read_body(const struct stream *s, struct xr *r, const stru
 	if (r->bad || dlen != count || r->pos + dlen > r->len)
 		die("stream %u: READ offset %" PRIu64 ": malformed reply", s->idx, sl->offset);
 	if (count != sl->count)
-		die("stream %u: READ offset %" PRIu64 ": short read, %u of %u bytes (file too small?)",
+		die("stream %u: READ offset %" PRIu64
+		    ": short read, %u of %u bytes (file too small?)",
 		    s->idx, sl->offset, count, sl->count);
 	if (opt.verify)
 		check_pattern(s, s->rbuf + r->pos, sl->offset, count);
@@ -634,10 +656,23 @@ static uint64_t parse_size(const char *s, const char *what)
 	if (errno || end == s)
 		die("bad %s: %s", what, s);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' || *end == 'B')
 		end += strspn(end, "iB");
@@ -670,8 +705,24 @@ static void usage(FILE *f)
 	      f);
 }
 
-enum { O_SERVER = 1, O_FH, O_OP, O_REQ, O_BPS, O_STREAMS, O_DEPTH, O_STABLE, O_COMMIT, O_VERIFY,
-       O_AUTH, O_UID, O_GID, O_TIMEOUT, O_PROGRESS, O_HELP };
+enum {
+	O_SERVER = 1,
+	O_FH,
+	O_OP,
+	O_REQ,
+	O_BPS,
+	O_STREAMS,
+	O_DEPTH,
+	O_STABLE,
+	O_COMMIT,
+	O_VERIFY,
+	O_AUTH,
+	O_UID,
+	O_GID,
+	O_TIMEOUT,
+	O_PROGRESS,
+	O_HELP
+};
 
 static const struct option longopts[] = {
 	{ "server", required_argument, NULL, O_SERVER },
@@ -712,32 +763,64 @@ static uint32_t parse_choice(const char *arg, const char *option, const char *co
 /* Applies one option; returns 1 for --server, 2 for --op (both required), else 0. */
 static int set_option(int c, const char *arg)
 {
-	static const char *const ops[] = { "write", "read", NULL };          /* enum op */
+	static const char *const ops[] = { "write", "read", NULL }; /* enum op */
 	static const char *const stables[] = { "unstable", "datasync", "filesync", NULL };
 	static const char *const auths[] = { "none", "sys", NULL };
 
 	switch (c) {
-	case O_SERVER: parse_server(arg); return 1;
+	case O_SERVER:
+		parse_server(arg);
+		return 1;
 	case O_FH:
 		if (pando_grow((void **)&opt.fhs, &opt.fh_cap, opt.nfh + 1, sizeof *opt.fhs))
 			die("out of memory");
 		parse_fh(arg, &opt.fhs[opt.nfh++]);
 		return 0;
-	case O_OP: opt.op = (enum op)parse_choice(arg, "--op", ops); return 2;
-	case O_REQ: opt.req_size = (uint32_t)parse_size(arg, "--req-size"); return 0;
-	case O_BPS: opt.bytes_per_stream = parse_size(arg, "--bytes-per-stream"); return 0;
-	case O_STREAMS: opt.streams = (unsigned)parse_size(arg, "--streams"); return 0;
-	case O_DEPTH: opt.depth = (unsigned)parse_size(arg, "--depth"); return 0;
-	case O_STABLE: opt.stable = parse_choice(arg, "--stable", stables); return 0;
-	case O_COMMIT: opt.commit = true; return 0;
-	case O_VERIFY: opt.verify = true; return 0;
-	case O_AUTH: opt.auth_sys = parse_choice(arg, "--auth", auths) == 1; return 0;
-	case O_UID: opt.uid = (uint32_t)parse_size(arg, "--uid"); return 0;
-	case O_GID: opt.gid = (uint32_t)parse_size(arg, "--gid"); return 0;
-	case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(arg, "--timeout"); return 0;
-	case O_PROGRESS: opt.progress = true; return 0;
-	case O_HELP: usage(stdout); exit(0);
-	default: usage(stderr); exit(2);
+	case O_OP:
+		opt.op = (enum op)parse_choice(arg, "--op", ops);
+		return 2;
+	case O_REQ:
+		opt.req_size = (uint32_t)parse_size(arg, "--req-size");
+		return 0;
+	case O_BPS:
+		opt.bytes_per_stream = parse_size(arg, "--bytes-per-stream");
+		return 0;
+	case O_STREAMS:
+		opt.streams = (unsigned)parse_size(arg, "--streams");
+		return 0;
+	case O_DEPTH:
+		opt.depth = (unsigned)parse_size(arg, "--depth");
+		return 0;
+	case O_STABLE:
+		opt.stable = parse_choice(arg, "--stable", stables);
+		return 0;
+	case O_COMMIT:
+		opt.commit = true;
+		return 0;
+	case O_VERIFY:
+		opt.verify = true;
+		return 0;
+	case O_AUTH:
+		opt.auth_sys = parse_choice(arg, "--auth", auths) == 1;
+		return 0;
+	case O_UID:
+		opt.uid = (uint32_t)parse_size(arg, "--uid");
+		return 0;
+	case O_GID:
+		opt.gid = (uint32_t)parse_size(arg, "--gid");
+		return 0;
+	case O_TIMEOUT:
+		opt.timeout_s = (unsigned)parse_size(arg, "--timeout");
+		return 0;
+	case O_PROGRESS:
+		opt.progress = true;
+		return 0;
+	case O_HELP:
+		usage(stdout);
+		exit(0);
+	default:
+		usage(stderr);
+		exit(2);
 	}
 }
 
@@ -855,8 +938,8 @@ static void report_progress(uint64_t want)
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			double el = ts_diff(&t_start, &t);
 			fprintf(stderr, "nfs3load: %s %5.1f%%  %" PRIu64 " MiB  %.1f MB/s\n",
-				opt.op == OP_WRITE ? "write" : "read", 100.0 * (double)b / (double)want,
-				b >> 20, (double)b / el / 1e6);
+				opt.op == OP_WRITE ? "write" : "read",
+				100.0 * (double)b / (double)want, b >> 20, (double)b / el / 1e6);
 			last = now_s();
 		}
 	}
@@ -888,14 +971,18 @@ static void print_result(uint64_t bytes, uint64_t ops, double secs, double data_
 	for (unsigned i = 0; i < opt.streams; i++)
 		lat += streams[i].lat_sum_s;
 	printf("{\"op\": \"%s\", \"req_size\": %u, \"streams\": %u, \"depth\": %u, \"stable\": \"%s\", "
-	       "\"commit\": %s, \"bytes\": %" PRIu64 ", \"seconds\": %.6f, \"mb_s\": %.2f, \"mib_s\": %.2f, "
+	       "\"commit\": %s, \"bytes\": %" PRIu64
+	       ", \"seconds\": %.6f, \"mb_s\": %.2f, \"mib_s\": %.2f, "
 	       "\"ops\": %" PRIu64 ", \"ops_s\": %.1f, \"lat_avg_us\": %.1f, "
 	       "\"data_seconds\": %.6f, \"data_mb_s\": %.2f}\n",
 	       opt.op == OP_WRITE ? "write" : "read", opt.req_size, opt.streams, opt.depth,
-	       opt.stable == 0 ? "unstable" : opt.stable == 1 ? "datasync" : "filesync",
-	       opt.commit && opt.op == OP_WRITE ? "true" : "false", bytes, secs, (double)bytes / secs / 1e6,
-	       (double)bytes / secs / 1048576.0, ops, (double)ops / secs, ops ? lat / (double)ops * 1e6 : 0.0,
-	       data_secs, (double)bytes / data_secs / 1e6);
+	       opt.stable == 0   ? "unstable"
+	       : opt.stable == 1 ? "datasync"
+				 : "filesync",
+	       opt.commit && opt.op == OP_WRITE ? "true" : "false", bytes, secs,
+	       (double)bytes / secs / 1e6, (double)bytes / secs / 1048576.0, ops,
+	       (double)ops / secs, ops ? lat / (double)ops * 1e6 : 0.0, data_secs,
+	       (double)bytes / data_secs / 1e6);
 }
 
 int main(int argc, char **argv)

@@ -28,8 +28,10 @@ int64_t now_ms(void)
 
 void fake_reply(char *out, size_t cap, const char *status, const char *body)
 {
-	snprintf(out, cap, "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
-		 "Content-Length: %zu\r\n\r\n%s", status, strlen(body), body);
+	snprintf(out, cap,
+		 "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\n\r\n%s",
+		 status, strlen(body), body);
 }
 
 /* One whole request (its head, then Content-Length bytes), kept in buf
@@ -50,7 +52,8 @@ static size_t read_request(int c, char *buf, size_t cap)
 		buf[len] = '\0';
 		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
 			cl = strcasestr(buf, "\r\nContent-Length:");
-			want = (size_t)(end + 4 - buf) + (cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0);
+			want = (size_t)(end + 4 - buf) +
+			       (cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0);
 		}
 	}
 	return len;
@@ -113,7 +116,8 @@ static void *fake_thread(void *arg)
 
 void fake_start(struct fake *f)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
 
 	pthread_mutex_init(&f->lock, NULL);
@@ -129,7 +133,7 @@ void fake_start(struct fake *f)
 
 void fake_stop(struct fake *f)
 {
-	shutdown(f->fd, SHUT_RDWR);	/* ends the accept */
+	shutdown(f->fd, SHUT_RDWR); /* ends the accept */
 	pthread_join(f->thread, NULL);
 	close(f->fd);
 	pthread_mutex_destroy(&f->lock);

@@ -16,16 +16,16 @@ typedef void (*fake_respond)(struct fake *f, const char *request, char *out, siz
 struct fake {
 	int fd;
 	int port;
-	const char *answer;	/* sent to every request */
-	fake_respond respond;	/* or this makes it, under lock */
-	int dribble;		/* one byte at a time */
-	int hold_ms;		/* keep the connection open this long after */
-	int silent;		/* read, answer nothing, hold */
-	int keep;		/* serve the next request on the same connection */
-	void *arg;		/* respond's, under lock */
-	pthread_mutex_t lock;	/* the fields below, and respond's state */
+	const char *answer;   /* sent to every request */
+	fake_respond respond; /* or this makes it, under lock */
+	int dribble;          /* one byte at a time */
+	int hold_ms;          /* keep the connection open this long after */
+	int silent;           /* read, answer nothing, hold */
+	int keep;             /* serve the next request on the same connection */
+	void *arg;            /* respond's, under lock */
+	pthread_mutex_t lock; /* the fields below, and respond's state */
 	int conns, requests;
-	char request[8192];	/* the last request seen, head and body */
+	char request[8192]; /* the last request seen, head and body */
 	pthread_t thread;
 };
 

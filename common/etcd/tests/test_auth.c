@@ -17,26 +17,30 @@
 #define OK_BODY "{\"header\":{\"revision\":\"4\"}}"
 #define GRANT_BODY "{\"header\":{\"revision\":\"4\"},\"ID\":\"7\",\"TTL\":\"5\"}"
 /* etcd 3.4's answers, as its gateway writes them */
-#define USER_EMPTY "{\"error\":\"etcdserver: user name is empty\",\"code\":3," \
+#define USER_EMPTY \
+	"{\"error\":\"etcdserver: user name is empty\",\"code\":3," \
 	"\"message\":\"etcdserver: user name is empty\"}"
-#define INVALID_TOKEN "{\"error\":\"etcdserver: invalid auth token\",\"code\":16," \
+#define INVALID_TOKEN \
+	"{\"error\":\"etcdserver: invalid auth token\",\"code\":16," \
 	"\"message\":\"etcdserver: invalid auth token\"}"
-#define DENIED "{\"error\":\"etcdserver: permission denied\",\"code\":7," \
+#define DENIED \
+	"{\"error\":\"etcdserver: permission denied\",\"code\":7," \
 	"\"message\":\"etcdserver: permission denied\"}"
-#define AUTH_FAILED "{\"error\":\"etcdserver: authentication failed, invalid user ID or " \
+#define AUTH_FAILED \
+	"{\"error\":\"etcdserver: authentication failed, invalid user ID or " \
 	"password\",\"code\":3}"
 #define AUTH_OFF "{\"error\":\"etcdserver: authentication is not enabled\",\"code\":9}"
 
 /* What the fake etcd knows and saw; under the fake's lock. */
 struct gate {
-	const char *password;	/* osd.1's */
-	int auth_off;		/* authentication is not enabled */
-	int stale;		/* this many calls answered "invalid auth token" */
-	int deny;		/* every call refused: permission denied */
+	const char *password; /* osd.1's */
+	int auth_off;         /* authentication is not enabled */
+	int stale;            /* this many calls answered "invalid auth token" */
+	int deny;             /* every call refused: permission denied */
 	int authenticates, calls;
-	char token[32];		/* the one given last */
-	char body[512];		/* of the last authenticate */
-	char authz[128];	/* Authorization of the last call; "" without */
+	char token[32];  /* the one given last */
+	char body[512];  /* of the last authenticate */
+	char authz[128]; /* Authorization of the last call; "" without */
 };
 
 static char dir[64];
@@ -64,7 +68,8 @@ static void authenticate(struct gate *g, const char *body, char *out, size_t cap
 		fake_reply(out, cap, "400 Bad Request", AUTH_FAILED);
 	} else {
 		snprintf(g->token, sizeof(g->token), "tok%d.%d", g->authenticates, 7);
-		snprintf(ok, sizeof(ok), "{\"header\":{\"revision\":\"4\"},\"token\":\"%s\"}", g->token);
+		snprintf(ok, sizeof(ok), "{\"header\":{\"revision\":\"4\"},\"token\":\"%s\"}",
+			 g->token);
 		fake_reply(out, cap, "200 OK", ok);
 	}
 }
@@ -150,7 +155,7 @@ static int client_as(int port, const char *user, const char *pwfile, struct etcd
 
 static void the_token_is_got_once_and_sent_on_every_call(void)
 {
-	struct gate g = { .password = "s3\\\"c\\\\ret" };	/* s3"c\ret, escaped */
+	struct gate g = { .password = "s3\\\"c\\\\ret" }; /* s3"c\ret, escaped */
 	struct fake f;
 	struct etcd_client *c;
 	struct gate seen;
@@ -260,8 +265,8 @@ static void log_line(void *arg, int level, const char *msg)
 	struct said *s = arg;
 
 	pthread_mutex_lock(&s->lock);
-	snprintf(s->lines + strlen(s->lines), sizeof(s->lines) - strlen(s->lines), "%d %s\n",
-		 level, msg);
+	snprintf(s->lines + strlen(s->lines), sizeof(s->lines) - strlen(s->lines), "%d %s\n", level,
+		 msg);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -296,8 +301,12 @@ static void the_presence_says_once_that_etcd_refuses_it(void)
 	struct etcd_presence *p;
 	char eps[64];
 	struct etcd_options eo = { .endpoints = eps, .user = "osd.1" };
-	struct etcd_presence_options o = { .etcd = &eo, .key = "/pando/osd/1", .ttl_s = 5,
-					   .interval_s = 1, .fill = fill, .log = log_line,
+	struct etcd_presence_options o = { .etcd = &eo,
+					   .key = "/pando/osd/1",
+					   .ttl_s = 5,
+					   .interval_s = 1,
+					   .fill = fill,
+					   .log = log_line,
 					   .arg = &s };
 
 	gate_start(&f, &g);
@@ -305,8 +314,9 @@ static void the_presence_says_once_that_etcd_refuses_it(void)
 	eo.password_file = file("pw", "pw\n", 0600);
 	CHECK_EQ(etcd_presence_start(&o, &p), 0);
 	CHECK_EQ(said_count(&s, "1 etcd refused putting /pando/osd/1 as etcd user osd.1: "
-			    "permission denied, or credentials refused"), 1);
-	sleep_ms(2500);		/* two retries more, not said */
+				"permission denied, or credentials refused"),
+		 1);
+	sleep_ms(2500); /* two retries more, not said */
 	CHECK_EQ(said_count(&s, "refused putting"), 1);
 	CHECK_EQ(said_count(&s, "lost etcd"), 0);
 	gate_set(&f, &g.deny, 0);
@@ -331,8 +341,8 @@ static void unsafe_or_empty_password_files_are_refused(void)
 	CHECK_EQ(client_as(1, "osd.1", dir, &c), -EPERM);
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	CHECK_EQ(mkfifo(fifo, 0600), 0);
-	CHECK_EQ(client_as(1, "osd.1", fifo, &c), -EPERM);	/* and does not wait */
-	if (geteuid() == 0) {	/* a file of another user's */
+	CHECK_EQ(client_as(1, "osd.1", fifo, &c), -EPERM); /* and does not wait */
+	if (geteuid() == 0) {                              /* a file of another user's */
 		const char *pw = file("pw", "pw\n", 0600);
 		CHECK_EQ(chown(pw, 65534, 65534), 0);
 		CHECK_EQ(client_as(1, "osd.1", pw, &c), -EPERM);

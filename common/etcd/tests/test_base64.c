@@ -48,8 +48,8 @@ static void every_byte_round_trips(void)
 
 static void bad_input_is_refused(void)
 {
-	const char *bad[] = { "Zg=", "Zg", "Z===", "Zm9v!A==", "Zg==Zg==", "Zh==", "Zm9=",
-			      "Zm 9v", "=Zm9", "Zm=v" };
+	const char *bad[] = { "Zg=",  "Zg",   "Z===",  "Zm9v!A==", "Zg==Zg==",
+			      "Zh==", "Zm9=", "Zm 9v", "=Zm9",     "Zm=v" };
 	unsigned char out[16];
 	size_t got;
 

@@ -36,7 +36,8 @@ static void the_authenticate_body_escapes_what_json_must(void)
 /* The answer to body with status, through etcd_parse_answer. */
 static int answer(int status, const char *body, json_t **out)
 {
-	struct http_response r = { .status = status, .body = (char *)body,
+	struct http_response r = { .status = status,
+				   .body = (char *)body,
 				   .body_len = strlen(body) };
 
 	return etcd_parse_answer(&r, out);
@@ -51,9 +52,12 @@ static void a_range_answer_gives_the_value(void)
 	size_t len;
 	int64_t rev = 0;
 
-	CHECK_EQ(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"create_revision\":\"2\","
+	CHECK_EQ(answer(200,
+			"{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"create_revision\":\"2\","
 			"\"mod_revision\":\"7\",\"version\":\"3\",\"value\":\"aGVsbG8=\"}],"
-			"\"count\":\"1\"}", &a), 0);
+			"\"count\":\"1\"}",
+			&a),
+		 0);
 	CHECK_EQ(etcd_parse_range(a, &v, &len, &rev), 0);
 	CHECK_EQ(len, 5);
 	CHECK(strcmp(v, "hello") == 0);
@@ -61,7 +65,9 @@ static void a_range_answer_gives_the_value(void)
 	free(v);
 	json_decref(a);
 	/* An empty value is left out of the JSON. */
-	CHECK_EQ(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"mod_revision\":\"9\"}]}", &a), 0);
+	CHECK_EQ(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"aw==\",\"mod_revision\":\"9\"}]}",
+			&a),
+		 0);
 	CHECK_EQ(etcd_parse_range(a, &v, &len, NULL), 0);
 	CHECK_EQ(len, 0);
 	free(v);
@@ -127,13 +133,18 @@ static void etcd_errors_map_to_errnos(void)
 {
 	json_t *a;
 
-	CHECK_EQ(answer(404, "{\"error\":\"etcdserver: requested lease not found\","
-			"\"message\":\"etcdserver: requested lease not found\",\"code\":5}", &a),
+	CHECK_EQ(answer(404,
+			"{\"error\":\"etcdserver: requested lease not found\","
+			"\"message\":\"etcdserver: requested lease not found\",\"code\":5}",
+			&a),
 		 -ENOENT);
 	CHECK_EQ(answer(400, "{\"error\":\"bad\",\"code\":3}", &a), -EINVAL);
 	CHECK_EQ(answer(503, "{\"error\":\"etcdserver: no leader\",\"code\":14}", &a), -EAGAIN);
-	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":5,\"http_code\":404,\"code\":5,"
-			"\"message\":\"lease not found\"}}", &a), -ENOENT);
+	CHECK_EQ(answer(200,
+			"{\"error\":{\"grpc_code\":5,\"http_code\":404,\"code\":5,"
+			"\"message\":\"lease not found\"}}",
+			&a),
+		 -ENOENT);
 	CHECK_EQ(answer(500, "{\"error\":\"?\",\"code\":13}", &a), -EPROTO);
 	CHECK_EQ(answer(500, "{}", &a), -EPROTO);
 	CHECK(a == NULL);
@@ -144,23 +155,41 @@ static void auth_errors_map_to_eacces_or_a_new_token(void)
 {
 	json_t *a;
 
-	CHECK_EQ(answer(403, "{\"error\":\"etcdserver: permission denied\",\"code\":7,"
-			"\"message\":\"etcdserver: permission denied\"}", &a), -EACCES);
-	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: authentication failed, invalid user ID "
-			"or password\",\"code\":3}", &a), -EACCES);
+	CHECK_EQ(answer(403,
+			"{\"error\":\"etcdserver: permission denied\",\"code\":7,"
+			"\"message\":\"etcdserver: permission denied\"}",
+			&a),
+		 -EACCES);
+	CHECK_EQ(answer(400,
+			"{\"error\":\"etcdserver: authentication failed, invalid user ID "
+			"or password\",\"code\":3}",
+			&a),
+		 -EACCES);
 	/* Worth one new token: it expired or its member restarted, none was
 	 * sent, or roles changed since it was given. */
 	CHECK_EQ(answer(401, "{\"error\":\"etcdserver: invalid auth token\",\"code\":16}", &a),
 		 ETCD_EREAUTH);
-	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: user name is empty\",\"code\":3,"
-			"\"message\":\"etcdserver: user name is empty\"}", &a), ETCD_EREAUTH);
-	CHECK_EQ(answer(400, "{\"message\":\"etcdserver: revision of auth store is old\","
-			"\"code\":3}", &a), ETCD_EREAUTH);
+	CHECK_EQ(answer(400,
+			"{\"error\":\"etcdserver: user name is empty\",\"code\":3,"
+			"\"message\":\"etcdserver: user name is empty\"}",
+			&a),
+		 ETCD_EREAUTH);
+	CHECK_EQ(answer(400,
+			"{\"message\":\"etcdserver: revision of auth store is old\","
+			"\"code\":3}",
+			&a),
+		 ETCD_EREAUTH);
 	/* The keepalive stream wraps the same in "error". */
-	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":7,\"http_code\":403,\"code\":7,"
-			"\"message\":\"etcdserver: permission denied\"}}", &a), -EACCES);
-	CHECK_EQ(answer(200, "{\"error\":{\"grpc_code\":16,\"http_code\":401,\"code\":16,"
-			"\"message\":\"etcdserver: invalid auth token\"}}", &a), ETCD_EREAUTH);
+	CHECK_EQ(answer(200,
+			"{\"error\":{\"grpc_code\":7,\"http_code\":403,\"code\":7,"
+			"\"message\":\"etcdserver: permission denied\"}}",
+			&a),
+		 -EACCES);
+	CHECK_EQ(answer(200,
+			"{\"error\":{\"grpc_code\":16,\"http_code\":401,\"code\":16,"
+			"\"message\":\"etcdserver: invalid auth token\"}}",
+			&a),
+		 ETCD_EREAUTH);
 	/* Another invalid argument is still one. */
 	CHECK_EQ(answer(400, "{\"error\":\"etcdserver: key is not provided\",\"code\":3}", &a),
 		 -EINVAL);
@@ -170,8 +199,10 @@ static void auth_errors_map_to_eacces_or_a_new_token(void)
 /* A token goes into a header: nothing that could end or split it. */
 static void tokens_are_printable_and_whole(void)
 {
-	const char *bad[] = { "{" HEADER "}", "{" HEADER ",\"token\":\"\"}",
-			      "{" HEADER ",\"token\":7}", "{" HEADER ",\"token\":\"a b\"}",
+	const char *bad[] = { "{" HEADER "}",
+			      "{" HEADER ",\"token\":\"\"}",
+			      "{" HEADER ",\"token\":7}",
+			      "{" HEADER ",\"token\":\"a b\"}",
 			      "{" HEADER ",\"token\":\"a\\r\\nX-Evil: 1\"}",
 			      "{" HEADER ",\"token\":\"caf\\u00e9\"}" };
 	char *token = NULL;
@@ -187,16 +218,26 @@ static void tokens_are_printable_and_whole(void)
 		json_decref(a);
 	}
 	/* Authentication off: no token to get, every call goes without. */
-	CHECK_EQ(answer(412, "{\"error\":\"etcdserver: authentication is not enabled\","
-			"\"code\":9}", &a), ETCD_ENOAUTH);
+	CHECK_EQ(answer(412,
+			"{\"error\":\"etcdserver: authentication is not enabled\","
+			"\"code\":9}",
+			&a),
+		 ETCD_ENOAUTH);
 	CHECK_EQ(answer(412, "{\"error\":\"etcdserver: role name not found\",\"code\":9}", &a),
 		 -EPROTO);
 }
 
 static void answers_that_are_not_etcd_are_refused(void)
 {
-	const char *bad[] = { "", "hello", "[1,2]", "\"str\"", "{}", "{\"header\":1}",
-			      "{\"result\":7}", "{\"kvs\":[]}", "{" HEADER "} trailing" };
+	const char *bad[] = { "",
+			      "hello",
+			      "[1,2]",
+			      "\"str\"",
+			      "{}",
+			      "{\"header\":1}",
+			      "{\"result\":7}",
+			      "{\"kvs\":[]}",
+			      "{" HEADER "} trailing" };
 	json_t *a;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -207,8 +248,10 @@ static void answers_that_are_not_etcd_are_refused(void)
 
 static void int64_fields(void)
 {
-	json_t *o = json_loads("{\"s\":\"-42\",\"n\":7,\"bad\":\"12a\",\"big\":\"99999999999999999999\","
-			       "\"f\":1.5,\"e\":\"\"}", 0, NULL);
+	json_t *o = json_loads(
+		"{\"s\":\"-42\",\"n\":7,\"bad\":\"12a\",\"big\":\"99999999999999999999\","
+		"\"f\":1.5,\"e\":\"\"}",
+		0, NULL);
 	int64_t v;
 
 	CHECK_EQ(etcd_json_int64(o, "s", &v), 0);
@@ -227,13 +270,13 @@ static void int64_fields(void)
 static void prefix_ranges_end_past_the_last_key_with_the_prefix(void)
 {
 	/* "/pando/recovery/tasks/" ends at "/pando/recovery/tasks0" ('/' + 1) */
-	check_str(etcd_body_range_prefix("/pando/recovery/tasks/", 0),
-		  "{\"key\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzLw==\",\"range_end\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzMA==\"}");
+	check_str(
+		etcd_body_range_prefix("/pando/recovery/tasks/", 0),
+		"{\"key\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzLw==\",\"range_end\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzMA==\"}");
 	check_str(etcd_body_range_prefix("a", 64),
 		  "{\"key\":\"YQ==\",\"limit\":\"64\",\"range_end\":\"Yg==\"}");
 	/* trailing 0xff bytes are dropped before the increment */
-	check_str(etcd_body_range_prefix("a\xff", 0),
-		  "{\"key\":\"Yf8=\",\"range_end\":\"Yg==\"}");
+	check_str(etcd_body_range_prefix("a\xff", 0), "{\"key\":\"Yf8=\",\"range_end\":\"Yg==\"}");
 }
 
 static void a_create_is_a_txn_on_create_revision_zero(void)
@@ -267,7 +310,12 @@ static void txn_answers_say_whether_the_compare_held(void)
 	json_decref(a);
 }
 
-struct seen { int n; char keys[4][32]; char values[4][32]; int64_t rev[4]; };
+struct seen {
+	int n;
+	char keys[4][32];
+	char values[4][32];
+	int64_t rev[4];
+};
 
 static int collect(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
@@ -288,15 +336,17 @@ static void range_answers_list_every_key_in_order(void)
 	struct seen s = { 0 };
 	json_t *a;
 
-	CHECK(answer(200, "{" HEADER ",\"kvs\":[{\"key\":\"YQ==\",\"value\":\"MQ==\","
-		      "\"mod_revision\":\"5\"},{\"key\":\"Yg==\",\"value\":\"Mg==\","
-		      "\"mod_revision\":\"7\"}],\"count\":\"2\"}", &a) == 0);
+	CHECK(answer(200,
+		     "{" HEADER ",\"kvs\":[{\"key\":\"YQ==\",\"value\":\"MQ==\","
+		     "\"mod_revision\":\"5\"},{\"key\":\"Yg==\",\"value\":\"Mg==\","
+		     "\"mod_revision\":\"7\"}],\"count\":\"2\"}",
+		     &a) == 0);
 	CHECK(etcd_parse_kvs(a, collect, &s) == 0);
 	CHECK(s.n == 2 && !strcmp(s.keys[0], "a") && !strcmp(s.values[1], "2"));
 	CHECK(s.rev[0] == 5 && s.rev[1] == 7);
 	json_decref(a);
 	s.n = 0;
-	CHECK(answer(200, "{" HEADER "}", &a) == 0);  /* nothing: kvs left out */
+	CHECK(answer(200, "{" HEADER "}", &a) == 0); /* nothing: kvs left out */
 	CHECK(etcd_parse_kvs(a, collect, &s) == 0 && s.n == 0);
 	json_decref(a);
 	CHECK(answer(200, "{" HEADER ",\"kvs\":{}}", &a) == 0);

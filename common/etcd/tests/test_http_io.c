@@ -28,7 +28,8 @@ static struct etcd_client *client_for(int port, int timeout_ms)
 }
 
 #define OK_HEAD "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-#define RANGE_BODY "{\"header\":{\"revision\":\"4\"},\"kvs\":[{\"key\":\"aw==\"," \
+#define RANGE_BODY \
+	"{\"header\":{\"revision\":\"4\"},\"kvs\":[{\"key\":\"aw==\"," \
 	"\"mod_revision\":\"4\",\"value\":\"aGVsbG8=\"}],\"count\":\"1\"}"
 
 static void get_over_content_length_and_dribbled(void)
@@ -41,7 +42,8 @@ static void get_over_content_length_and_dribbled(void)
 	int64_t rev;
 	int conns, requests;
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	fake_start(&f);
 	c = client_for(f.port, 2000);
 	CHECK_EQ(etcd_get(c, "k", &v, &len, &rev), 0);
@@ -62,9 +64,12 @@ static void get_over_content_length_and_dribbled(void)
 
 static void a_keepalive_stream_is_read_to_its_first_message(void)
 {
-	struct fake f = { .hold_ms = 1500, .answer =
-		OK_HEAD "Transfer-Encoding: chunked\r\n\r\n"
-		"3b\r\n{\"result\":{\"header\":{\"revision\":\"4\"},\"ID\":\"77\",\"TTL\":\"5\"}}\n\r\n" };
+	struct fake f = {
+		.hold_ms = 1500,
+		.answer = OK_HEAD
+		"Transfer-Encoding: chunked\r\n\r\n"
+		"3b\r\n{\"result\":{\"header\":{\"revision\":\"4\"},\"ID\":\"77\",\"TTL\":\"5\"}}\n\r\n"
+	};
 	struct etcd_client *c;
 	int64_t ttl = 0, t0;
 
@@ -73,7 +78,7 @@ static void a_keepalive_stream_is_read_to_its_first_message(void)
 	t0 = now_ms();
 	CHECK_EQ(etcd_lease_keepalive(c, 77, &ttl), 0);
 	CHECK_EQ(ttl, 5);
-	CHECK(now_ms() - t0 < 1000);	/* did not wait for the stream's end */
+	CHECK(now_ms() - t0 < 1000); /* did not wait for the stream's end */
 	etcd_client_free(c);
 	fake_stop(&f);
 }
@@ -127,10 +132,12 @@ static void the_next_endpoint_answers_when_one_is_away(void)
 	struct etcd_client *c;
 	char want[64], eps[128];
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	fake_start(&f);
 	/* The first is away; the second written with a trailing slash. */
-	snprintf(eps, sizeof(eps), "http://127.0.0.1:%d,http://127.0.0.1:%d/", closed_port(), f.port);
+	snprintf(eps, sizeof(eps), "http://127.0.0.1:%d,http://127.0.0.1:%d/", closed_port(),
+		 f.port);
 	CHECK_EQ(client_new(eps, 500, &c), 0);
 	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
 	snprintf(want, sizeof(want), "http://127.0.0.1:%d", f.port);
@@ -147,7 +154,8 @@ static void connections_are_kept_between_calls(void)
 	struct etcd_client *c;
 	int conns, requests;
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	fake_start(&f);
 	c = client_for(f.port, 2000);
 	CHECK_EQ(etcd_put(c, "k", "v", 1, 0), 0);
@@ -170,7 +178,8 @@ static void a_large_put_goes_at_once(void)
 	int conns, requests;
 	int64_t t0;
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	memset(value, 'v', n);
 	fake_start(&f);
 	c = client_for(f.port, 3000);
@@ -192,7 +201,8 @@ static void the_environment_proxy_is_not_used(void)
 	struct fake f = { .answer = ans };
 	struct etcd_client *c;
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	fake_start(&f);
 	snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d", closed_port());
 	setenv("http_proxy", proxy, 1);
@@ -219,7 +229,8 @@ static void a_body_over_the_limit_is_eproto(void)
 
 	for (int chunked = 0; chunked < 2; chunked++) {
 		memset(&f, 0, sizeof(f));
-		head = chunked ? sprintf(ans, OK_HEAD "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", n)
+		head = chunked ? sprintf(ans, OK_HEAD "Transfer-Encoding: chunked\r\n\r\n%zx\r\n",
+					 n)
 			       : sprintf(ans, OK_HEAD "Content-Length: %zu\r\n\r\n", n);
 		memcpy(ans + head, pre, sizeof(pre) - 1);
 		memset(ans + head + sizeof(pre) - 1, 'x', pad);
@@ -250,7 +261,8 @@ static void a_refusal_is_eacces_from_the_first_endpoint(void)
 	struct etcd_client *c;
 	int conns, requests;
 
-	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY), RANGE_BODY);
+	snprintf(ans, sizeof(ans), OK_HEAD "Content-Length: %zu\r\n\r\n%s", strlen(RANGE_BODY),
+		 RANGE_BODY);
 	fake_start(&ok);
 	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
 		deny.answer = refusals[i];
@@ -270,8 +282,9 @@ static void bad_endpoint_lists_are_einval(void)
 {
 	const char *bad[] = { "", "ftp://127.0.0.1:2379", "https:/127.0.0.1:2379", "127.0.0.1",
 			      "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:2379,,127.0.0.1:2380",
-			      ":2379", "http://127.0.0.1:2379/v3", "127.0.0.1:23x9", "127.0.0.1:2379,",
-			      "https://", "https://:2379", "127.0.0.1:0000000000002379",
+			      ":2379", "http://127.0.0.1:2379/v3", "127.0.0.1:23x9",
+			      "127.0.0.1:2379,", "https://", "https://:2379",
+			      "127.0.0.1:0000000000002379",
 			      /* curl would read these as something else than a host */
 			      "user@127.0.0.1:2379", "evil#127.0.0.1:2379", "h?x=1:2379",
 			      "h%41:2379", "127.0.0.1: 2379", "127.0.0.1:+2379", "::1:2379",
@@ -298,7 +311,7 @@ static void https_endpoints_and_their_ca(void)
 	CHECK_EQ(etcd_client_new(&o, &c), 0);
 	CHECK(!strcmp(etcd_client_endpoint(c), "https://127.0.0.1:2379"));
 	etcd_client_free(c);
-	o.ca_file = "";		/* the system's store */
+	o.ca_file = ""; /* the system's store */
 	CHECK_EQ(etcd_client_new(&o, &c), 0);
 	etcd_client_free(c);
 	o.ca_file = "/nonexistent/ca.crt";

@@ -29,9 +29,9 @@
 
 struct real {
 	char dir[64];
-	char url[64];		/* https://127.0.0.1:PORT */
+	char url[64]; /* https://127.0.0.1:PORT */
 	char ca[128], other_ca[128];
-	char pw[128], bad_pw[128];	/* osd.1's password file, and a wrong one */
+	char pw[128], bad_pw[128]; /* osd.1's password file, and a wrong one */
 	int auth_on;
 	int port, peer_port;
 	pid_t pid;
@@ -64,7 +64,8 @@ static void sleep_ms(int ms)
 /* A port free on loopback now (bound, then let go). */
 static int free_port(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -79,14 +80,16 @@ static int make_certs(const char *d)
 {
 	const char *key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
 
-	return sh("cd %s && exec >openssl.log 2>&1 && "
-		  "openssl req -x509 %s -days 1 -subj /CN=pando-test-ca -keyout ca.key -out ca.crt && "
-		  "openssl req -x509 %s -days 1 -subj /CN=pando-other-ca -keyout other.key "
-		  "-out other.crt && "
-		  "openssl req %s -subj /CN=127.0.0.1 -keyout server.key -out server.csr && "
-		  "printf 'subjectAltName=IP:127.0.0.1\\n' >san.ext && "
-		  "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-		  "-days 1 -extfile san.ext -out server.crt", d, key, key, key);
+	return sh(
+		"cd %s && exec >openssl.log 2>&1 && "
+		"openssl req -x509 %s -days 1 -subj /CN=pando-test-ca -keyout ca.key -out ca.crt && "
+		"openssl req -x509 %s -days 1 -subj /CN=pando-other-ca -keyout other.key "
+		"-out other.crt && "
+		"openssl req %s -subj /CN=127.0.0.1 -keyout server.key -out server.csr && "
+		"printf 'subjectAltName=IP:127.0.0.1\\n' >san.ext && "
+		"openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
+		"-days 1 -extfile san.ext -out server.crt",
+		d, key, key, key);
 }
 
 static void etcd_exec(const struct real *r)
@@ -104,11 +107,10 @@ static void etcd_exec(const struct real *r)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (!freopen(log, "a", stdout) || !freopen(log, "a", stderr))
 		_exit(127);
-	execl(ETCD_BIN, ETCD_BIN, "--name", "t", "--data-dir", data,
-	      "--listen-client-urls", listen, "--advertise-client-urls", listen,
-	      "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-	      "--initial-cluster", cluster, "--cert-file", cert, "--key-file", key,
-	      "--auth-token-ttl", "2", (char *)NULL);
+	execl(ETCD_BIN, ETCD_BIN, "--name", "t", "--data-dir", data, "--listen-client-urls", listen,
+	      "--advertise-client-urls", listen, "--listen-peer-urls", peer,
+	      "--initial-advertise-peer-urls", peer, "--initial-cluster", cluster, "--cert-file",
+	      cert, "--key-file", key, "--auth-token-ttl", "2", (char *)NULL);
 	_exit(127);
 }
 
@@ -121,8 +123,11 @@ static int client(const char *url, const char *ca, struct etcd_client **c)
 
 static int client_as(const char *user, const char *pwfile, struct etcd_client **c)
 {
-	struct etcd_options o = { .endpoints = real.url, .timeout_ms = 2000, .ca_file = real.ca,
-				  .user = user, .password_file = pwfile };
+	struct etcd_options o = { .endpoints = real.url,
+				  .timeout_ms = 2000,
+				  .ca_file = real.ca,
+				  .user = user,
+				  .password_file = pwfile };
 
 	return etcd_client_new(&o, c);
 }
@@ -250,7 +255,7 @@ static void other_cas_and_plain_http_are_refused(void)
 	CHECK_EQ(client(real.url, real.other_ca, &c), 0);
 	CHECK_EQ(etcd_put(c, "/tls/k", "v", 1, 0), -EPROTO);
 	etcd_client_free(c);
-	CHECK_EQ(client(real.url, NULL, &c), 0);	/* the system's store */
+	CHECK_EQ(client(real.url, NULL, &c), 0); /* the system's store */
 	CHECK_EQ(etcd_put(c, "/tls/k", "v", 1, 0), -EPROTO);
 	etcd_client_free(c);
 	snprintf(http, sizeof(http), "http://127.0.0.1:%d", real.port);

@@ -54,8 +54,8 @@ static char *path_in_tmp(const char *name)
 	return path;
 }
 
-static int open_db(const char *path, const struct pando_rdb_config *c,
-		   struct pando_rdb_options *o, rocksdb_t **db)
+static int open_db(const char *path, const struct pando_rdb_config *c, struct pando_rdb_options *o,
+		   rocksdb_t **db)
 {
 	char *err;
 	int rc = pando_rdb_open(path, c, o, db, &err);

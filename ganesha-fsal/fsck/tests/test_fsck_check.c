@@ -60,8 +60,8 @@ static void on_note(void *arg, const char *line)
 
 static void on_problem(void *arg, enum fsck_kind k, bool repaired, const char *line)
 {
-	fprintf(stderr, "  problem (%s%s): %s\n", fsck_kind_name(k),
-		repaired ? ", repaired" : "", line);
+	fprintf(stderr, "  problem (%s%s): %s\n", fsck_kind_name(k), repaired ? ", repaired" : "",
+		line);
 }
 
 static int osd_call_create(uint32_t osd, uint64_t partition, struct osd_ctl_create_item *it)
@@ -102,8 +102,9 @@ static void world_open(struct world *w)
 /* The encoded RAID-1 map of f: one group, a copy on each of its OSDs. */
 static size_t map_blob(const struct world *w, const struct file *f, uint8_t *buf)
 {
-	struct pando_map_shape shape = { .raid = PANDO_RAID1, .copies = 2, .data = 1,
-					 .stripe_unit = 65536, .visit_rows = 1 };
+	struct pando_map_shape shape = {
+		.raid = PANDO_RAID1, .copies = 2, .data = 1, .stripe_unit = 65536, .visit_rows = 1
+	};
 	struct pando_storage_map *map = NULL;
 	size_t len = 0;
 
@@ -134,7 +135,8 @@ static struct file make_file(struct world *w, const char *name, uint32_t osd0, u
 	f.ino = a.ino;
 	for (int c = 0; c < 2; c++) {
 		struct osd_ctl_create_item it = { .object = first + (uint64_t)c,
-						  .owner_file = f.ino, .component = (uint32_t)c };
+						  .owner_file = f.ino,
+						  .component = (uint32_t)c };
 
 		f.object[c] = it.object;
 		CHECK_EQ(osd_call_create(f.osd[c], w->partition, &it), 0);
@@ -146,9 +148,10 @@ static struct file make_file(struct world *w, const char *name, uint32_t osd0, u
 static struct fsck_result run(struct world *w, bool repair, const uint32_t *out, size_t nout)
 {
 	const struct fsck_options o = { .repair = repair, .out = out, .nout = nout };
-	const struct fsck_hooks h = { .arg = w, .problem = on_problem, .detail = on_detail,
-				      .note = on_note };
-	struct cluster_desc desc = fx.desc;     /* the case's partition is the cluster's */
+	const struct fsck_hooks h = {
+		.arg = w, .problem = on_problem, .detail = on_detail, .note = on_note
+	};
+	struct cluster_desc desc = fx.desc; /* the case's partition is the cluster's */
 	struct fsck_result res;
 
 	desc.partition = w->partition;
@@ -167,10 +170,9 @@ static uint64_t problems(const struct fsck_result *r)
 }
 
 /* Whether the object is on its OSD, and its logical length. */
-static bool object_length(const struct world *w, uint32_t osd, uint64_t object,
-			  uint64_t *length)
+static bool object_length(const struct world *w, uint32_t osd, uint64_t object, uint64_t *length)
 {
-	struct osd_ctl_attr_key key = { 1, 1 };      /* page 1: logical length */
+	struct osd_ctl_attr_key key = { 1, 1 }; /* page 1: logical length */
 	struct osd_ctl_obj_id id = { w->partition, object };
 	struct osd_ctl_attr a;
 	size_t n = 0;
@@ -198,7 +200,7 @@ static void test_clean_cluster_reports_nothing(void)
 	CHECK_EQ(problems(&r), 0);
 	CHECK_EQ(r.listed, 4);
 	CHECK_EQ(r.intents, 0);
-	CHECK_EQ(w.notes, 1);           /* every file has every copy */
+	CHECK_EQ(w.notes, 1); /* every file has every copy */
 	ns_close(w.s);
 }
 
@@ -246,7 +248,7 @@ static void test_component_missing_on_its_osd_is_found(void)
 	CHECK_EQ(res, 0);
 	r = run(&w, true, NULL, 0);
 	CHECK_EQ(r.t[FSCK_MISSING_OBJECT].found, 1);
-	CHECK_EQ(r.t[FSCK_MISSING_OBJECT].repaired, 0);   /* rebuild's work, not fsck's */
+	CHECK_EQ(r.t[FSCK_MISSING_OBJECT].repaired, 0); /* rebuild's work, not fsck's */
 	CHECK_EQ(problems(&r), 1);
 	ns_close(w.s);
 }
@@ -296,7 +298,7 @@ static void test_object_longer_than_its_file_is_trimmed_on_repair(void)
 	CHECK_EQ(err, 0);
 	r = run(&w, false, NULL, 0);
 	CHECK_EQ(problems(&r), 0);
-	CHECK_EQ(w.ndetails, 4);        /* the tail, then each OSD listed */
+	CHECK_EQ(w.ndetails, 4); /* the tail, then each OSD listed */
 	CHECK(strstr(w.details[0], "past the file's size") != NULL);
 	CHECK(object_length(&w, 1, f.object[0], &len) && len == sizeof(tail));
 	run(&w, true, NULL, 0);
@@ -316,7 +318,7 @@ static void test_pending_intent_is_finished_on_repair(void)
 
 	world_open(&w);
 	f = make_file(&w, "a", 1, 2);
-	CHECK_EQ(ns_unlink(w.s, NS_ROOT_INO, "a"), 0);     /* the map becomes an intent */
+	CHECK_EQ(ns_unlink(w.s, NS_ROOT_INO, "a"), 0); /* the map becomes an intent */
 	r = run(&w, false, NULL, 0);
 	CHECK_EQ(r.intents, 1);
 	CHECK_EQ(problems(&r), 0);
@@ -351,7 +353,7 @@ static void test_osd_down_is_reported_not_a_crash(void)
 	CHECK_EQ(r.t[FSCK_UNREACHABLE_OSD].found, 0);
 	CHECK_EQ(r.t[FSCK_OUT_COMPONENT].found, 1);
 	CHECK_EQ(problems(&r), 1);
-	CHECK_EQ(w.notes, 2);           /* out and not answering; short copies */
+	CHECK_EQ(w.notes, 2); /* out and not answering; short copies */
 	ns_close(w.s);
 }
 

@@ -47,7 +47,7 @@ static int fake_fence(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uin
 static int fake_revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
 {
 	struct fake *fk = arg;
-	void (*hook)(struct fake *fk, uint64_t ino);
+	void (*hook)(struct fake * fk, uint64_t ino);
 	int rc;
 
 	pthread_mutex_lock(&fk->lock);
@@ -70,7 +70,7 @@ static int fake_mark(void *arg, uint64_t ino)
 	struct fake *fk = arg;
 	int rc;
 
-	void (*hook)(struct fake *fk, uint64_t ino);
+	void (*hook)(struct fake * fk, uint64_t ino);
 
 	pthread_mutex_lock(&fk->lock);
 	rc = fk->mark_rc;
@@ -125,10 +125,16 @@ static void fake_log(void *arg, enum pando_grants_level level, const char *msg)
 struct pando_grants *fake_grants(struct fake *fk)
 {
 	struct pando_grants_ops ops = {
-		.arg = fk, .now = fake_now, .recall = fake_recall, .fence = fake_fence,
+		.arg = fk,
+		.now = fake_now,
+		.recall = fake_recall,
+		.fence = fake_fence,
 		.revoke_writers = fake_revoke_writers,
-		.mark_writer = fake_mark, .unmark_writer = fake_unmark, .settle = fake_settle,
-		.uses_osd = fake_uses_osd, .log = fake_log,
+		.mark_writer = fake_mark,
+		.unmark_writer = fake_unmark,
+		.settle = fake_settle,
+		.uses_osd = fake_uses_osd,
+		.log = fake_log,
 	};
 
 	memset(fk, 0, sizeof(*fk));
@@ -152,8 +158,12 @@ int fake_grant(struct fake *fk, uint64_t ino, uint64_t clientid, bool write,
 	       struct pando_grant **out)
 {
 	char client[32];
-	struct pando_grant_ask ask = { .ino = ino, .gen = 7, .write = write, .cap_version = 1,
-				       .clientid = clientid, .client = client };
+	struct pando_grant_ask ask = { .ino = ino,
+				       .gen = 7,
+				       .write = write,
+				       .cap_version = 1,
+				       .clientid = clientid,
+				       .client = client };
 
 	snprintf(client, sizeof(client), "10.0.0.%" PRIu64, clientid);
 	return pando_grants_grant(fk->g, &ask, out);

@@ -10,7 +10,7 @@
 #define FAKE_MAX 256
 
 struct fake {
-	pthread_mutex_t lock;           /* the callbacks run from several threads */
+	pthread_mutex_t lock; /* the callbacks run from several threads */
 	uint64_t now;
 	struct pando_recall recalls[FAKE_MAX];
 	int nrecalls;
@@ -22,12 +22,12 @@ struct fake {
 	uint64_t revoked_ino[FAKE_MAX]; /* revoke_writers calls */
 	uint32_t revoked_cur[FAKE_MAX];
 	int nrevokes;
-	int revoke_rc;                  /* non-zero: an OSD did not take it */
-	int marked[FAKE_MAX];           /* write-layout records (0 or 1), by inode */
-	int nmarks;                     /* mark_writer calls that wrote one */
+	int revoke_rc;        /* non-zero: an OSD did not take it */
+	int marked[FAKE_MAX]; /* write-layout records (0 or 1), by inode */
+	int nmarks;           /* mark_writer calls that wrote one */
 	int mark_rc;
-	int settles[FAKE_MAX];          /* size checks asked, by inode */
-	uint32_t down_osd;              /* uses_osd: inodes below 100 use it */
+	int settles[FAKE_MAX]; /* size checks asked, by inode */
+	uint32_t down_osd;     /* uses_osd: inodes below 100 use it */
 	int logs;
 	/* Runs inside mark_writer once the record is written, before the
 	 * grants take their lock again: a race made to order. */

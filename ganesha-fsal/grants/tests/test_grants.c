@@ -17,7 +17,7 @@ static void a_grant_on_a_quiet_file_is_recorded_with_the_holder(void)
 	CHECK_EQ(fake_stats(&fk).files, 1);
 	CHECK_EQ(fake_stats(&fk).segments, 1);
 	CHECK_EQ(fake_stats(&fk).granted, 1);
-	CHECK_EQ(fk.marked[5], 0);              /* a read layout is not recorded */
+	CHECK_EQ(fk.marked[5], 0); /* a read layout is not recorded */
 	CHECK_EQ(pando_grants_holders(g), 1);
 	pando_grant_end(s);
 	fake_free(&fk);
@@ -35,7 +35,7 @@ static void a_write_grant_records_the_file_durably_once(void)
 	CHECK_EQ(fk.nmarks, 1);
 	pando_grants_committed(fk.g, 5);
 	pando_grant_end(a);
-	CHECK_EQ(fk.marked[5], 1);              /* b still writes */
+	CHECK_EQ(fk.marked[5], 1); /* b still writes */
 	pando_grant_end(b);
 	CHECK_EQ(fk.marked[5], 0);
 	CHECK_EQ(fake_stats(&fk).files, 0);
@@ -98,7 +98,7 @@ static void a_write_segment_ending_uncommitted_asks_for_a_size_check(void)
 	fake_grant(&fk, 5, 3, true, &s);
 	pando_grant_end(s);
 	CHECK_EQ(fk.settles[5], 1);
-	CHECK_EQ(fk.marked[5], 1);              /* kept until the check is done */
+	CHECK_EQ(fk.marked[5], 1); /* kept until the check is done */
 	pando_grants_settled(fk.g, 5, true);
 	CHECK_EQ(fk.marked[5], 0);
 	CHECK_EQ(fake_stats(&fk).files, 0);
@@ -148,10 +148,10 @@ static void the_capability_version_stands_while_layouts_are_out(void)
 	CHECK_EQ(v, 9);
 	/* With no layouts out the file is not kept: read again next time. */
 	CHECK_EQ(pando_grants_cap_version(fk.g, 5), 0);
-	fake_grant(&fk, 5, 3, false, &s);       /* asks with version 1 */
+	fake_grant(&fk, 5, 3, false, &s); /* asks with version 1 */
 	CHECK_EQ(pando_grants_cap_version(fk.g, 5), 1);
 	CHECK_EQ(pando_grants_set_cap_version(fk.g, 5, 4, &v), 0);
-	CHECK_EQ(v, 1);                         /* an earlier one wins */
+	CHECK_EQ(v, 1); /* an earlier one wins */
 	pando_grant_end(s);
 	fake_free(&fk);
 }
@@ -165,7 +165,7 @@ static void a_segment_outliving_its_grants_is_freed_by_its_holder(void)
 	fake_grant(&fk, 5, 3, true, &s);
 	fake_free(&fk);
 	CHECK(s->owner == NULL);
-	pando_grant_end(s);                     /* no use after free (ASan) */
+	pando_grant_end(s); /* no use after free (ASan) */
 }
 
 static void holders_count_distinct_clients(void)

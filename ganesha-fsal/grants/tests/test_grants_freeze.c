@@ -41,7 +41,7 @@ static void freezes_nest_and_each_thaw_undoes_one(void)
 	CHECK_EQ(fake_grant(&fk, 5, 3, false, &s), -EAGAIN);
 	pando_grants_thaw(fk.g, 5);
 	CHECK_EQ(fake_grant(&fk, 5, 3, false, &s), 0);
-	pando_grants_thaw(fk.g, 5);             /* one too many: no effect */
+	pando_grants_thaw(fk.g, 5); /* one too many: no effect */
 	pando_grant_end(s);
 	CHECK_EQ(fake_stats(&fk).files, 0);
 	fake_free(&fk);
@@ -70,7 +70,7 @@ static void a_watch_sees_writes_after_its_mark(void)
 	pando_grant_end(w);
 	pando_grants_settled(fk.g, 5, true);
 	pando_grant_end(r);
-	CHECK_EQ(fake_stats(&fk).files, 1);     /* still watched, three times */
+	CHECK_EQ(fake_stats(&fk).files, 1); /* still watched, three times */
 	for (int i = 0; i < 3; i++)
 		pando_grants_unwatch(fk.g, 5);
 	CHECK_EQ(fake_stats(&fk).files, 0);
@@ -98,9 +98,9 @@ static void busy_means_writers_or_a_recall(void)
 
 struct ender {
 	struct fake *fk;
-	struct pando_grant *seg;        /* returned after a while, or NULL */
-	bool tick;                      /* else: ends a gateway write */
-	atomic_bool acted;               /* set as it acts, after its pause */
+	struct pando_grant *seg; /* returned after a while, or NULL */
+	bool tick;               /* else: ends a gateway write */
+	atomic_bool acted;       /* set as it acts, after its pause */
 };
 
 static void *end_later(void *arg)
@@ -130,7 +130,7 @@ static int freeze_while(struct fake *fk, struct ender *e)
 
 	pthread_create(&t, NULL, end_later, e);
 	rc = pando_grants_freeze(fk->g, 5, "rebuild");
-	CHECK(e->acted);                        /* it waited for the end */
+	CHECK(e->acted); /* it waited for the end */
 	pthread_join(t, NULL);
 	return rc;
 }
@@ -146,7 +146,7 @@ static void a_freeze_waits_for_writers_to_return_or_be_fenced(void)
 	fake_grant(&fk, 5, 4, true, &w);
 	e.seg = w;
 	CHECK_EQ(freeze_while(&fk, &e), 0);
-	CHECK(!r->recalled);                    /* readers keep reading */
+	CHECK(!r->recalled); /* readers keep reading */
 	CHECK_EQ(fk.nrecalls, 1);
 	pando_grants_thaw(fk.g, 5);
 	fake_grant(&fk, 5, 4, true, &w);

@@ -25,7 +25,7 @@ static void a_recall_sends_one_up_call_and_refuses_grants_until_returned(void)
 	fake_grant(&fk, 5, 3, true, &s);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "truncate"), -EBUSY);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "truncate"), -EBUSY);
-	CHECK_EQ(fk.nrecalls, 1);               /* one up-call per recall */
+	CHECK_EQ(fk.nrecalls, 1); /* one up-call per recall */
 	CHECK_EQ(fk.recalls[0].ino, 5);
 	CHECK_EQ(fk.recalls[0].gen, 7);
 	CHECK_EQ(fk.recalls[0].scope, PANDO_RECALL_ALL);
@@ -35,7 +35,7 @@ static void a_recall_sends_one_up_call_and_refuses_grants_until_returned(void)
 	CHECK(pando_grants_busy(fk.g, 5));
 	CHECK_EQ(fake_grant(&fk, 5, 4, false, &t), -EAGAIN);
 	CHECK_EQ(fake_grant(&fk, 5, 4, true, &t), -EAGAIN);
-	CHECK_EQ(fk.nmarks, 1);                 /* refused before any record */
+	CHECK_EQ(fk.nmarks, 1); /* refused before any record */
 	CHECK_EQ(fake_stats(&fk).segments, 1);
 	pando_grant_end(s);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "truncate"), 0);
@@ -93,12 +93,12 @@ static void a_holder_past_the_deadline_is_fenced_and_no_longer_counts(void)
 	pando_grants_recall_file(fk.g, 5, 0, false, "truncate");
 	fk.now += 9;
 	pando_grants_tick(fk.g);
-	CHECK_EQ(fk.nfences, 0);                /* not yet */
+	CHECK_EQ(fk.nfences, 0); /* not yet */
 	fk.now += 1;
 	pando_grants_tick(fk.g);
 	CHECK_EQ(fk.nfences, 1);
 	CHECK_EQ(fk.fenced_ino[0], 5);
-	CHECK_EQ(fk.fenced_cur[0], 1);          /* the version its handles carry */
+	CHECK_EQ(fk.fenced_cur[0], 1); /* the version its handles carry */
 	CHECK(s->fenced);
 	CHECK_EQ(fake_stats(&fk).fenced, 1);
 	CHECK(fk.logs > 0);
@@ -109,7 +109,7 @@ static void a_holder_past_the_deadline_is_fenced_and_no_longer_counts(void)
 	CHECK_EQ(fake_grant(&fk, 5, 4, false, &t), 0);
 	CHECK_EQ(pando_grants_cap_version(fk.g, 5), 2);
 	pando_grants_tick(fk.g);
-	CHECK_EQ(fk.nfences, 1);                /* once */
+	CHECK_EQ(fk.nfences, 1); /* once */
 	/* Its late return counts, and asks for no size check. */
 	pando_grant_end(s);
 	CHECK_EQ(fk.settles[5], 0);
@@ -176,8 +176,8 @@ static void an_unreachable_osd_recalls_the_files_that_use_it(void)
 
 	fake_grants(&fk);
 	fk.down_osd = 2;
-	fake_grant(&fk, 5, 3, false, &a);       /* uses OSD 2 (fake: ino < 100) */
-	fake_grant(&fk, 500, 3, false, &b);     /* does not */
+	fake_grant(&fk, 5, 3, false, &a);   /* uses OSD 2 (fake: ino < 100) */
+	fake_grant(&fk, 500, 3, false, &b); /* does not */
 	pando_grants_recall_osd(fk.g, 2, "osd down");
 	CHECK_EQ(fk.nrecalls, 1);
 	CHECK_EQ(fk.recalls[0].ino, 5);
@@ -206,7 +206,7 @@ static void a_client_recall_names_the_holder_in_each_file(void)
 	CHECK_EQ(pando_grants_recall_client(fk.g, "", "admin"), 3);
 	CHECK_EQ(fk.recalls[fk.nrecalls - 1].scope, PANDO_RECALL_ALL);
 	CHECK(c->recalled);
-	CHECK_EQ(fake_stats(&fk).recalls, 3);   /* one per file */
+	CHECK_EQ(fake_stats(&fk).recalls, 3); /* one per file */
 	pando_grant_end(a);
 	pando_grant_end(b);
 	pando_grant_end(c);
@@ -279,7 +279,7 @@ static void a_revoked_write_segment_is_fenced_before_the_next_grant(void)
 	fake_grant(&fk, 6, 3, false, &r);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "gateway write"), -EBUSY);
 	pando_grant_revoked(w);
-	pando_grant_revoked(r);                 /* a read segment writes nothing */
+	pando_grant_revoked(r); /* a read segment writes nothing */
 	CHECK_EQ(fake_stats(&fk).segments, 0);
 	CHECK_EQ(fake_grant(&fk, 5, 4, true, &t), -EAGAIN);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "gateway write"), -EBUSY);

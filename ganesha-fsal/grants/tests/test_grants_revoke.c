@@ -12,11 +12,11 @@ static void the_last_write_segment_back_revokes_its_holders_write_handles(void)
 
 	fake_grants(&fk);
 	CHECK_EQ(fake_grant(&fk, 5, 3, true, &s), 0);
-	pando_grants_committed(fk.g, 5);        /* no size check keeps the file */
+	pando_grants_committed(fk.g, 5); /* no size check keeps the file */
 	pando_grant_end(s);
 	CHECK_EQ(fk.nrevokes, 1);
 	CHECK_EQ(fk.revoked_ino[0], 5);
-	CHECK_EQ(fk.revoked_cur[0], 1);         /* the version it was granted with */
+	CHECK_EQ(fk.revoked_cur[0], 1); /* the version it was granted with */
 	CHECK_EQ(fk.nfences, 0);
 	CHECK_EQ(fake_stats(&fk).files, 0);
 	fake_free(&fk);
@@ -33,7 +33,7 @@ static void a_holder_keeps_its_write_handles_while_it_holds_another_write_segmen
 	fake_grant(&fk, 5, 3, false, &r);
 	pando_grant_end(a);
 	CHECK_EQ(fk.nrevokes, 0);
-	pando_grant_end(r);                     /* a read segment revokes nothing */
+	pando_grant_end(r); /* a read segment revokes nothing */
 	CHECK_EQ(fk.nrevokes, 0);
 	pando_grant_end(b);
 	CHECK_EQ(fk.nrevokes, 1);
@@ -51,7 +51,7 @@ static void another_holders_write_segment_does_not_keep_them(void)
 	pando_grant_end(mine);
 	CHECK_EQ(fk.nrevokes, 1);
 	pando_grant_end(theirs);
-	CHECK_EQ(fk.nrevokes, 1);               /* its handles died with mine */
+	CHECK_EQ(fk.nrevokes, 1); /* its handles died with mine */
 	fake_free(&fk);
 }
 
@@ -63,9 +63,9 @@ static void a_return_of_handles_revoked_already_revokes_nothing(void)
 	fake_grants(&fk);
 	fake_grant(&fk, 5, 3, true, &a);
 	fake_grant(&fk, 5, 4, true, &b);
-	pando_grant_end(a);                     /* revokes b's handles too */
+	pando_grant_end(a); /* revokes b's handles too */
 	CHECK_EQ(fk.nrevokes, 1);
-	pando_grant_end(b);                     /* b gives back what the OSDs refuse */
+	pando_grant_end(b); /* b gives back what the OSDs refuse */
 	CHECK_EQ(fk.nrevokes, 1);
 	fake_free(&fk);
 }
@@ -76,7 +76,7 @@ static void grants_after_a_revocation_carry_the_new_version(void)
 	struct pando_grant *w, *r;
 
 	fake_grants(&fk);
-	fake_grant(&fk, 5, 4, false, &r);       /* keeps the file known */
+	fake_grant(&fk, 5, 4, false, &r); /* keeps the file known */
 	fake_grant(&fk, 5, 3, true, &w);
 	pando_grant_end(w);
 	CHECK_EQ(fk.next_version, 2);
@@ -96,7 +96,7 @@ static void read_segments_and_fenced_segments_revoke_nothing(void)
 	fake_grant(&fk, 5, 3, true, &w);
 	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, false, "test"), -EBUSY);
 	fk.now += 11;
-	pando_grants_tick(fk.g);                /* not back in time: fenced */
+	pando_grants_tick(fk.g); /* not back in time: fenced */
 	CHECK_EQ(fk.nfences, 1);
 	pando_grant_end(w);
 	CHECK_EQ(fk.nrevokes, 0);
@@ -123,7 +123,7 @@ static void a_revocation_that_fails_fences_the_file_at_the_next_tick(void)
 	struct pando_grant *w, *r, *again = NULL;
 
 	fake_grants(&fk);
-	fake_grant(&fk, 5, 4, false, &r);       /* keeps the file known */
+	fake_grant(&fk, 5, 4, false, &r); /* keeps the file known */
 	fake_grant(&fk, 5, 3, true, &w);
 	fk.revoke_rc = -EHOSTDOWN;
 	pando_grant_end(w);

@@ -20,7 +20,7 @@
 #define THREADS 2
 #define MAX_OPS 20000
 #define DIRS 4
-#define KILL_AFTER 400          /* acknowledgements, plus a random bit */
+#define KILL_AFTER 400 /* acknowledgements, plus a random bit */
 
 enum { ACK_CREATE = 1, ACK_WRITE = 2, ACK_RENAME = 4, ACK_UNLINK = 8 };
 
@@ -94,7 +94,8 @@ static void *storm_thread(void *arg)
 	for (uint32_t i = 0; i < MAX_OPS; i++) {
 		name_of(name, sizeof(name), st->round, st->thread, i, false);
 		if (ns_create(st->s, st->dirs[home_dir(i)], name, TEST_NEW, NS_GUARDED, NULL, &a,
-			      NULL) || report(st, ACK_CREATE, i))
+			      NULL) ||
+		    report(st, ACK_CREATE, i))
 			break;
 		if (ns_write(st->s, a.ino, 0, name, strlen(name), true, NULL, NULL) ||
 		    report(st, ACK_WRITE, i))
@@ -120,7 +121,8 @@ static void storm_child(int round, int fd)
 		st[t] = (struct storm){ .s = s, .round = round, .thread = t, .fd = fd };
 		for (int d = 0; d < DIRS; d++) {
 			snprintf(name, sizeof(name), "d%d", d);
-			if (round == 0 && t == 0 && ns_mkdir(s, NS_ROOT_INO, name, TEST_NEWDIR, NULL))
+			if (round == 0 && t == 0 &&
+			    ns_mkdir(s, NS_ROOT_INO, name, TEST_NEWDIR, NULL))
 				_exit(2);
 			st[t].dirs[d] = ino_of(s, NS_ROOT_INO, name);
 		}
@@ -129,7 +131,7 @@ static void storm_child(int round, int fd)
 		pthread_create(&th[t], NULL, storm_thread, &st[t]);
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	_exit(3);               /* the storm should have been killed first */
+	_exit(3); /* the storm should have been killed first */
 }
 
 /* ---- the parent ------------------------------------------------------ */
@@ -193,7 +195,8 @@ static void verify_one(struct ns_store *s, const uint64_t *dirs, int round, int 
 		CHECK(at_home != 0);
 	}
 	if ((what & ACK_WRITE) && (at_home || at_moved)) {
-		CHECK_EQ(ns_read(s, at_home ? at_home : at_moved, 0, sizeof(buf), buf, &n, &eof), 0);
+		CHECK_EQ(ns_read(s, at_home ? at_home : at_moved, 0, sizeof(buf), buf, &n, &eof),
+			 0);
 		CHECK(n == strlen(name) && memcmp(buf, name, n) == 0);
 	}
 }

@@ -22,28 +22,33 @@ static void test_setattr(void)
 	CHECK_EQ(a.mtime.tv_sec, before.mtime.tv_sec);
 	CHECK_EQ(a.mtime.tv_nsec, before.mtime.tv_nsec);
 	/* chown drops set-uid, and set-gid with group exec. */
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 06755 },
-			    NULL), 0);
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_UID | NS_SET_GID,
-						      .uid = 7, .gid = 8 }, &a), 0);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 06755 }, NULL),
+		 0);
+	CHECK_EQ(ns_setattr(s, f,
+			    &(struct ns_setattr){
+				    .mask = NS_SET_UID | NS_SET_GID, .uid = 7, .gid = 8 },
+			    &a),
+		 0);
 	CHECK_EQ(a.uid, 7);
 	CHECK_EQ(a.gid, 8);
 	CHECK_EQ(a.mode, 0755);
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 02745 },
-			    NULL), 0);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 02745 }, NULL),
+		 0);
 	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_GID, .gid = 9 }, &a), 0);
 	CHECK_EQ(a.mode, 02745);
-	CHECK_EQ(ns_setattr(s, d, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 02775 },
-			    NULL), 0);
+	CHECK_EQ(ns_setattr(s, d, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 02775 }, NULL),
+		 0);
 	CHECK_EQ(ns_setattr(s, d, &(struct ns_setattr){ .mask = NS_SET_UID, .uid = 3 }, &a), 0);
 	CHECK_EQ(a.mode, 02775);
 
 	sa = (struct ns_setattr){ .mask = NS_SET_ATIME | NS_SET_MTIME,
-				  .atime = { -86400, 5 }, .mtime = { 4102444800, 999999999 } };
+				  .atime = { -86400, 5 },
+				  .mtime = { 4102444800, 999999999 } };
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 	ns_close(s);
-	CHECK_EQ(ns_open(path, &(struct ns_options){ .nosync = true,
-						      .inline_max = INLINE_MAX }, &s), 0);
+	CHECK_EQ(ns_open(path, &(struct ns_options){ .nosync = true, .inline_max = INLINE_MAX },
+			 &s),
+		 0);
 	a = attr_of(s, f);
 	CHECK_EQ(a.atime.tv_sec, -86400);
 	CHECK_EQ(a.atime.tv_nsec, 5);
@@ -59,8 +64,7 @@ static void test_setattr(void)
 	sa = (struct ns_setattr){ .mask = NS_SET_MTIME, .mtime = { 0, 1000000000 } };
 	CHECK_EQ(ns_setattr(s, f, &sa, NULL), -EINVAL);
 	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = 1u << 20 }, NULL), -EINVAL);
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE_GROW }, NULL),
-		 -EINVAL);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE_GROW }, NULL), -EINVAL);
 	CHECK_EQ(ns_setattr(s, d, &(struct ns_setattr){ .mask = NS_SET_SIZE }, NULL), -EISDIR);
 	CHECK_EQ(ns_setattr(s, 8888888, &(struct ns_setattr){ .mask = NS_SET_MODE }, NULL),
 		 -ESTALE);
@@ -139,7 +143,8 @@ static void test_inline_size_grow_lazy_and_guarded(void)
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 	CHECK_EQ(a.size, 12);
 	/* Lazy: applied at once, durable at the next ns_sync. */
-	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_LAZY, .size = 16 };
+	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_LAZY,
+				  .size = 16 };
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 	CHECK_EQ(a.size, 16);
 	CHECK_EQ(ns_sync(s), 0);
@@ -147,7 +152,8 @@ static void test_inline_size_grow_lazy_and_guarded(void)
 	CHECK_EQ(ns_setattr(s, f, &sa, &a), 0);
 	/* Guarded by the change attribute: a stale look at the file refuses. */
 	sa = (struct ns_setattr){ .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE,
-				  .size = 14, .change = a.change - 1 };
+				  .size = 14,
+				  .change = a.change - 1 };
 	CHECK_EQ(ns_setattr(s, f, &sa, NULL), -EAGAIN);
 	CHECK_EQ(attr_of(s, f).size, 12);
 	sa.change = a.change;
@@ -272,8 +278,9 @@ static void test_objects(void)
 	CHECK_EQ(ns_read(s, f, 0, 4, buf, &n, &eof), -EREMOTE);
 	CHECK_EQ(ns_write(s, f, 0, "x", 1, true, NULL, NULL), -EREMOTE);
 	/* The size is the FSAL's to keep now; the objects hold the data. */
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE,
-						      .size = 1ull << 40 }, &a), 0);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE, .size = 1ull << 40 },
+			    &a),
+		 0);
 	CHECK_EQ(a.size, 1ull << 40);
 	CHECK(a.objects);
 	/* A new map: the objects it no longer has become an intent. */
@@ -314,8 +321,9 @@ static void test_unlink_objects(void)
 	mkfile(s, NS_ROOT_INO, "other");
 	CHECK_EQ(ns_rename(s, NS_ROOT_INO, "other", NS_ROOT_INO, "linked2"), 0);
 	ns_close(s);
-	CHECK_EQ(ns_open(path, &(struct ns_options){ .nosync = true,
-						      .inline_max = INLINE_MAX }, &s), 0);
+	CHECK_EQ(ns_open(path, &(struct ns_options){ .nosync = true, .inline_max = INLINE_MAX },
+			 &s),
+		 0);
 	c = intents_now();
 	CHECK_EQ(c.n, 2);
 	CHECK_EQ(c.last.ino, g);

@@ -26,8 +26,7 @@ static void test_names(void)
 		 -ENAMETOOLONG);
 	CHECK_EQ(ns_lookup(s, NS_ROOT_INO, too_long, &a), -ENAMETOOLONG);
 	CHECK_EQ(ns_create(s, NS_ROOT_INO, "", TEST_NEW, NS_GUARDED, NULL, NULL, NULL), -EINVAL);
-	CHECK_EQ(ns_create(s, NS_ROOT_INO, "a/b", TEST_NEW, NS_GUARDED, NULL, NULL, NULL),
-		 -EINVAL);
+	CHECK_EQ(ns_create(s, NS_ROOT_INO, "a/b", TEST_NEW, NS_GUARDED, NULL, NULL, NULL), -EINVAL);
 	CHECK_EQ(ns_mkdir(s, NS_ROOT_INO, ".", TEST_NEWDIR, NULL), -EINVAL);
 	CHECK_EQ(ns_mkdir(s, NS_ROOT_INO, "..", TEST_NEWDIR, NULL), -EINVAL);
 	CHECK_EQ(ns_unlink(s, NS_ROOT_INO, "."), -EINVAL);
@@ -86,8 +85,7 @@ static void test_create_modes(void)
 
 	CHECK_EQ(ns_create(s, a.ino, "in-a-file", TEST_NEW, NS_GUARDED, NULL, NULL, NULL),
 		 -ENOTDIR);
-	CHECK_EQ(ns_create(s, 999999, "nowhere", TEST_NEW, NS_GUARDED, NULL, NULL, NULL),
-		 -ESTALE);
+	CHECK_EQ(ns_create(s, 999999, "nowhere", TEST_NEW, NS_GUARDED, NULL, NULL, NULL), -ESTALE);
 }
 
 static void test_dir_attrs(void)

@@ -13,8 +13,7 @@ static void test_keys(void)
 	uint8_t k[KEY_MAX];
 	static const uint8_t inode[] = { 'I', 0, 0, 0, 0, 0, 0, 0x12, 0x34 };
 	static const uint8_t dirent[] = { 'D', 0, 0, 0, 0, 0, 0, 0, 1, 'a', 'b' };
-	static const uint8_t index[] = { 'R', 0, 0, 0, 0, 0, 0, 0, 1,
-					 0, 0, 0, 0, 0, 0, 0, 3 };
+	static const uint8_t index[] = { 'R', 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3 };
 	static const uint8_t counter[] = { 'C', 'i' };
 	uint8_t end[] = { 'R', 0, 0, 0, 0, 0, 0, 0, 0xff };
 
@@ -34,11 +33,21 @@ static void test_keys(void)
 static void test_inode_record(void)
 {
 	struct ns_inode r = {
-		.ino = 5, .type = NS_REG, .flags = IF_VERF, .mode = 0644, .uid = 1000,
-		.gid = 100, .nlink = 1, .gen = 0xdeadbeef, .size = 0x0102030405060708ull,
-		.rdev = 0, .change = 3, .inline_len = 11,
+		.ino = 5,
+		.type = NS_REG,
+		.flags = IF_VERF,
+		.mode = 0644,
+		.uid = 1000,
+		.gid = 100,
+		.nlink = 1,
+		.gen = 0xdeadbeef,
+		.size = 0x0102030405060708ull,
+		.rdev = 0,
+		.change = 3,
+		.inline_len = 11,
 		.verf = { 1, 2, 3, 4, 5, 6, 7, 8 },
-		.atime = { -1, 999999999 }, .mtime = { 1700000000, 1 },
+		.atime = { -1, 999999999 },
+		.mtime = { 1700000000, 1 },
 	};
 	uint8_t v[INODE_REC_LEN];
 	struct ns_inode d;

@@ -49,7 +49,7 @@ static void test_records_survive_reopen_and_go_when_deleted(void)
 	CHECK_EQ(ns_wlayout_add(s, 0), -EINVAL);
 	CHECK_EQ(ns_wlayout_add(s, 300), 0);
 	CHECK_EQ(ns_wlayout_add(s, 7), 0);
-	CHECK_EQ(ns_wlayout_add(s, 300), 0);           /* again: one record */
+	CHECK_EQ(ns_wlayout_add(s, 300), 0); /* again: one record */
 	ns_close(s);
 	CHECK_EQ(ns_open(path, NULL, &s), 0);
 	l = listed(s);
@@ -59,7 +59,7 @@ static void test_records_survive_reopen_and_go_when_deleted(void)
 	CHECK_EQ(ns_wlayout_list(s, stop_at_first, &calls), 0);
 	CHECK_EQ(calls, 1);
 	CHECK_EQ(ns_wlayout_del(s, 7), 0);
-	CHECK_EQ(ns_wlayout_del(s, 7), 0);             /* not there: not an error */
+	CHECK_EQ(ns_wlayout_del(s, 7), 0); /* not there: not an error */
 	l = listed(s);
 	CHECK_EQ(l.n, 1);
 	CHECK_EQ(l.ino[0], 300);
@@ -79,7 +79,7 @@ static void test_malformed_records_are_skipped_and_reported(void)
 	key_id(k, K_WLAYOUT, 6);
 	rocksdb_put(s->db, s->wopts, (const char *)k, sizeof(k), "\x02", 1, &err);
 	CHECK(err == NULL);
-	rocksdb_put(s->db, s->wopts, (const char *)k, 5, "\x01", 1, &err);   /* short key */
+	rocksdb_put(s->db, s->wopts, (const char *)k, 5, "\x01", 1, &err); /* short key */
 	CHECK(err == NULL);
 	CHECK_EQ(ns_wlayout_list(s, collect, &l), -EIO);
 	CHECK_EQ(l.n, 2);
@@ -118,7 +118,7 @@ static void test_row_marks_are_apart_from_write_layout_marks(void)
 	CHECK_EQ(rows.ino[1], 41);
 	CHECK_EQ(listed(s).n, 1);
 	CHECK_EQ(ns_rows_del(s, 40), 0);
-	CHECK_EQ(ns_wlayout_del(s, 41), 0);		/* the other kind: still marked */
+	CHECK_EQ(ns_wlayout_del(s, 41), 0); /* the other kind: still marked */
 	rows.n = 0;
 	CHECK_EQ(ns_rows_list(s, collect, &rows), 0);
 	CHECK_EQ(rows.n, 1);

@@ -60,7 +60,7 @@ static void test_set_get_and_clear(void)
 	CHECK(strcmp(policy_of(s, d), "rs8+2") == 0);
 	CHECK_EQ(ns_policy_set(s, d, NULL, 0), 0);
 	CHECK_EQ(ns_policy_get(s, d, &blob, &len), -ENOENT);
-	CHECK_EQ(ns_policy_set(s, d, NULL, 0), 0);      /* none to clear: fine */
+	CHECK_EQ(ns_policy_set(s, d, NULL, 0), 0); /* none to clear: fine */
 	CHECK_EQ(ns_policy_set(s, 987654, "x", 1), -ESTALE);
 	CHECK_EQ(ns_policy_set(s, d, big, sizeof(big)), -EINVAL);
 	CHECK_EQ(ns_policy_set(s, d, NULL, 3), -EINVAL);
@@ -138,7 +138,7 @@ static void test_policy_goes_with_its_inode(void)
 	f = mkfile(s, d, "f");
 	CHECK_EQ(ns_link(s, f, NS_ROOT_INO, "f2", NULL), 0);
 	CHECK_EQ(ns_unlink(s, d, "f"), 0);
-	CHECK(key_present(s, f));                       /* one name left */
+	CHECK(key_present(s, f)); /* one name left */
 	CHECK_EQ(ns_unlink(s, NS_ROOT_INO, "f2"), 0);
 	CHECK(!key_present(s, f));
 	sub = mkdir_(s, d, "sub");

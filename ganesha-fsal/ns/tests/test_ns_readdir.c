@@ -191,8 +191,8 @@ static void test_concurrent(void)
 		one_pass(c.dir, seen);
 	atomic_store(&c.stop, true);
 	pthread_join(th, NULL);
-	printf("readdir under churn: %d passes over %d entries during %d creates+unlinks\n",
-	       passes, STABLE, atomic_load(&c.rounds));
+	printf("readdir under churn: %d passes over %d entries during %d creates+unlinks\n", passes,
+	       STABLE, atomic_load(&c.rounds));
 	CHECK(atomic_load(&c.rounds) > 0);
 	free(seen);
 }
@@ -234,8 +234,8 @@ static void test_big(void)
 	}
 	t3 = now_s();
 	printf("%d entries (no sync): create %.2f s (%.0f/s), readdir %.3f s in %zu pages, "
-	       "%d lookups %.3f s\n", BIG, t1 - t0, BIG / (t1 - t0), t2 - t1, pages, BIG / 7 + 1,
-	       t3 - t2);
+	       "%d lookups %.3f s\n",
+	       BIG, t1 - t0, BIG / (t1 - t0), t2 - t1, pages, BIG / 7 + 1, t3 - t2);
 	free(p.v);
 }
 

@@ -9,8 +9,8 @@
 /* What the damage in a case is allowed to have changed. */
 enum {
 	LEFT_ALL = 0,
-	LOST_LINK = 1,          /* the symlink (its record broken) */
-	LOST_MAP = 2,           /* obj's map (deleted) */
+	LOST_LINK = 1, /* the symlink (its record broken) */
+	LOST_MAP = 2,  /* obj's map (deleted) */
 };
 
 /* ---- what a repair must leave ------------------------------------------ */

@@ -112,8 +112,8 @@ static void test_kill_setattr(void)
 	CHECK(a.ctime.tv_sec >= before.ctime.tv_sec);
 
 	/* With the size and mtime a gateway write to objects leaves. */
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 06755 },
-			    NULL), 0);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_MODE, .mode = 06755 }, NULL),
+		 0);
 	kill.mask = NS_SET_KILL_SETID | NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_MTIME_NOW;
 	kill.size = 100;
 	CHECK_EQ(ns_setattr(s, f, &kill, &a), 0);

@@ -111,8 +111,8 @@ static void test_statfs(void)
 	d = mkdir_(s, NS_ROOT_INO, "d");
 	CHECK_EQ(ns_symlink(s, d, "l", "f", TEST_NEW, NULL), 0);
 	CHECK_EQ(ns_write(s, f, 0, "hello", 5, true, NULL, NULL), 0);
-	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE, .size = 100 },
-			    NULL), 0);
+	CHECK_EQ(ns_setattr(s, f, &(struct ns_setattr){ .mask = NS_SET_SIZE, .size = 100 }, NULL),
+		 0);
 	CHECK_EQ(ns_statfs(s, &st), 0);
 	CHECK_EQ(st.inodes, 4);
 	CHECK_EQ(st.bytes, 100);

@@ -26,7 +26,7 @@ static void test_records(void)
 	struct seen seen = { 0 };
 	uint64_t f = mkfile(s, NS_ROOT_INO, "f"), g = mkfile(s, NS_ROOT_INO, "g");
 
-	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), -ENODATA);    /* inline: no objects */
+	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), -ENODATA); /* inline: no objects */
 	CHECK_EQ(ns_suspect_add(s, 424242, 3, -5, 38, true), -ESTALE);
 	CHECK_EQ(ns_map_set(s, f, 0, "map-f", 5, NULL, 0, 0), 0);
 	CHECK_EQ(ns_map_set(s, g, 0, "map-g", 5, NULL, 0, 0), 0);

@@ -36,8 +36,17 @@ static void any_name(unsigned *seed, char *buf)
 static bool allowed(int rc)
 {
 	switch (rc) {
-	case 0: case -ENOENT: case -EEXIST: case -EISDIR: case -ENOTDIR: case -ENOTEMPTY:
-	case -EINVAL: case -ESTALE: case -EPERM: case -EMLINK: case -EREMOTE:
+	case 0:
+	case -ENOENT:
+	case -EEXIST:
+	case -EISDIR:
+	case -ENOTDIR:
+	case -ENOTEMPTY:
+	case -EINVAL:
+	case -ESTALE:
+	case -EPERM:
+	case -EMLINK:
+	case -EREMOTE:
 		return true;
 	}
 	return false;
@@ -80,17 +89,21 @@ static int one_op(unsigned *seed)
 		if (ns_lookup(s, d, n1, &a))
 			return 0;
 		return ns_link(s, a.ino, e, n2, NULL);
-	case 5: case 6:
+	case 5:
+	case 6:
 		return rename_counted(d, n1, e, n2);
 	case 7:
 		if (ns_lookup(s, d, n1, &a) || a.type != NS_REG)
 			return 0;
-		return ns_write(s, a.ino, (uint64_t)(rand_r(seed) % 100), "data", 4, false, NULL, NULL);
+		return ns_write(s, a.ino, (uint64_t)(rand_r(seed) % 100), "data", 4, false, NULL,
+				NULL);
 	default:
 		if (ns_lookup(s, d, n1, &a))
 			return 0;
-		return ns_setattr(s, a.ino, &(struct ns_setattr){ .mask = NS_SET_MODE | NS_SET_MTIME_NOW,
-								  .mode = 0600 }, NULL);
+		return ns_setattr(s, a.ino,
+				  &(struct ns_setattr){ .mask = NS_SET_MODE | NS_SET_MTIME_NOW,
+							.mode = 0600 },
+				  NULL);
 	}
 }
 
@@ -187,8 +200,9 @@ int main(void)
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
 	printf("%d threads x %d mixed ops: %.2f s; renames: %d done, %d loops refused, "
-	       "%d onto non-empty directories\n", THREADS, OPS, now_s() - t0,
-	       atomic_load(&renamed), atomic_load(&rename_loops), atomic_load(&rename_notempty));
+	       "%d onto non-empty directories\n",
+	       THREADS, OPS, now_s() - t0, atomic_load(&renamed), atomic_load(&rename_loops),
+	       atomic_load(&rename_notempty));
 	CHECK(atomic_load(&renamed) > 0);
 	CHECK(atomic_load(&rename_loops) > 0);
 	test_unlink_racing_the_removal_of_its_directory();

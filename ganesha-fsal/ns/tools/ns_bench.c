@@ -61,8 +61,7 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static int run_phase(struct worker *ws, int threads, enum phase phase, long files,
-		     const char *what)
+static int run_phase(struct worker *ws, int threads, enum phase phase, long files, const char *what)
 {
 	pthread_t th[threads];
 	double t0 = now_s(), dt;
@@ -123,10 +122,11 @@ static int bench(struct ns_store *s, long files, int threads)
 		return 1;
 	}
 	for (int i = 0; i < threads; i++)
-		ws[i] = (struct worker){ .s = s, .dir = d.ino, .first = files * i / threads,
+		ws[i] = (struct worker){ .s = s,
+					 .dir = d.ino,
+					 .first = files * i / threads,
 					 .count = files * (i + 1) / threads - files * i / threads };
-	return run_phase(ws, threads, CREATE, files, "create") ||
-	       run_readdir(s, d.ino, files) ||
+	return run_phase(ws, threads, CREATE, files, "create") || run_readdir(s, d.ino, files) ||
 	       run_phase(ws, threads, LOOKUP, files, "lookup") ||
 	       run_phase(ws, threads, UNLINK, files, "unlink");
 }

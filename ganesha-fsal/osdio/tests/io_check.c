@@ -59,8 +59,8 @@ bool io_faults_match(const struct io_faults *fs, const struct pando_storage_map 
 	return true;
 }
 
-int io_model_write(struct objio *io, struct io_model *m, uint64_t off, uint64_t len,
-		   unsigned seed, bool stable)
+int io_model_write(struct objio *io, struct io_model *m, uint64_t off, uint64_t len, unsigned seed,
+		   bool stable)
 {
 	uint8_t *buf;
 	int rc;
@@ -92,8 +92,7 @@ int io_model_truncate(struct objio *io, struct io_model *m, uint64_t size)
 	return rc;
 }
 
-int io_model_reads_back(struct objio *io, const struct io_model *m, uint64_t off,
-			uint64_t chunk)
+int io_model_reads_back(struct objio *io, const struct io_model *m, uint64_t off, uint64_t chunk)
 {
 	uint8_t *got = malloc(chunk ? chunk : 1);
 	int rc = got ? 0 : -ENOMEM;

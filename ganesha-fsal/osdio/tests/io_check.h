@@ -21,10 +21,10 @@ struct io_fault {
 };
 
 struct io_faults {
-	struct objio *io;	/* whose skip list a recorded component's OSD joins */
-	int answer;		/* 0: record it; else what the callback answers,
+	struct objio *io; /* whose skip list a recorded component's OSD joins */
+	int answer;       /* 0: record it; else what the callback answers,
 				 * recording nothing (the record could not be made) */
-	size_t n;		/* every fault reported; the first IO_CHECK_MAX_FAULTS kept */
+	size_t n;         /* every fault reported; the first IO_CHECK_MAX_FAULTS kept */
 	struct io_fault f[IO_CHECK_MAX_FAULTS];
 };
 
@@ -43,22 +43,21 @@ bool io_faults_match(const struct io_faults *fs, const struct pando_storage_map 
 struct io_model {
 	const struct pando_storage_map *map;
 	uint64_t size;
-	uint8_t *want;		/* cap bytes */
+	uint8_t *want; /* cap bytes */
 	size_t cap;
 };
 
 /* Writes len pseudo-random bytes from seed at off through objio; the
  * model takes them only when the write succeeded.  objio_write's answer,
  * or -ENOSPC past the model's cap. */
-int io_model_write(struct objio *io, struct io_model *m, uint64_t off, uint64_t len,
-		   unsigned seed, bool stable);
+int io_model_write(struct objio *io, struct io_model *m, uint64_t off, uint64_t len, unsigned seed,
+		   bool stable);
 /* Truncates through objio; the model follows when it succeeded. */
 int io_model_truncate(struct objio *io, struct io_model *m, uint64_t size);
 /* The whole file read through objio in reads of `chunk` bytes from off
  * on: 0 when every byte is the model's, -EBADMSG when one is not, or the
  * read's error. */
-int io_model_reads_back(struct objio *io, const struct io_model *m, uint64_t off,
-			uint64_t chunk);
+int io_model_reads_back(struct objio *io, const struct io_model *m, uint64_t off, uint64_t chunk);
 /* Mirror `copy` alone holds the model's bytes (RAID-1): each of its
  * stripe units read from its own component.  0, -EBADMSG or the error. */
 int io_model_copy_holds(struct objio *io, const struct io_model *m, uint32_t copy);

@@ -86,7 +86,7 @@ static int spawn(struct osd_fixture *f, int i)
 	argv[a++] = "--osd-id", argv[a++] = id;
 	argv[a++] = "--data-dir", argv[a++] = dir;
 	argv[a++] = "--key-file", argv[a++] = keyf;
-	argv[a++] = "--format";		/* only formats an empty directory */
+	argv[a++] = "--format"; /* only formats an empty directory */
 	argv[a++] = "--nfs-listen", argv[a++] = "127.0.0.1:0";
 	/* A restart keeps its control port: pools know the OSD by it. */
 	snprintf(ctl, sizeof(ctl), "%s", f->osds[i].ctl[0] ? f->osds[i].ctl : "127.0.0.1:0");
@@ -171,7 +171,8 @@ int osd_fixture_finish(struct osd_fixture *f, int keep)
 
 struct cluster_desc osd_fixture_desc(struct osd_fixture *f)
 {
-	struct cluster_desc d = { .partition = f->partition, .nosds = (size_t)f->n,
+	struct cluster_desc d = { .partition = f->partition,
+				  .nosds = (size_t)f->n,
 				  .osds = f->osds };
 
 	d.key = f->key;
@@ -214,7 +215,9 @@ int osd_fixture_set_key(struct osd_fixture *f, const struct cluster_key *key)
 
 int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out)
 {
-	struct osd_conns_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
+	struct osd_conns_options opt = { .conns_per_osd = 1,
+					 .timeout_ms = 5000,
+					 .backoff_ms = 100 };
 
 	f->desc = osd_fixture_desc(f);
 	return osd_conns_new(&f->desc, &opt, out);
@@ -247,8 +250,9 @@ struct pando_storage_map *osd_fixture_map(const struct osd_fixture *f,
 	map->partition_id = f->partition;
 	for (uint32_t g = 0; g < groups; g++)
 		for (uint32_t c = 0; c < width; c++)
-			*pando_map_component(map, g, c) = (struct pando_component){
-				1 + (c + 3 * g) % osds, first_object + g * width + c };
+			*pando_map_component(map, g, c) =
+				(struct pando_component){ 1 + (c + 3 * g) % osds,
+							  first_object + g * width + c };
 	if (pando_map_validate(map)) {
 		pando_map_free(map);
 		return NULL;
@@ -260,8 +264,12 @@ struct pando_storage_map *osd_fixture_rs_map(const struct osd_fixture *f, uint8_
 					     uint32_t stripe_unit, uint32_t visit_rows,
 					     uint32_t groups, uint32_t osds)
 {
-	struct pando_map_shape shape = { .raid = PANDO_RS, .copies = 1, .data = k, .parity = m,
-					 .stripe_unit = stripe_unit, .visit_rows = visit_rows };
+	struct pando_map_shape shape = { .raid = PANDO_RS,
+					 .copies = 1,
+					 .data = k,
+					 .parity = m,
+					 .stripe_unit = stripe_unit,
+					 .visit_rows = visit_rows };
 
 	return osd_fixture_map(f, &shape, groups, osds, 100);
 }

@@ -23,7 +23,7 @@ struct osd_fixture {
 	pid_t pids[OSD_FIXTURE_MAX];
 	int n;
 	uint64_t partition;
-	struct cluster_desc desc;	/* what osd_fixture_pool made its pool from */
+	struct cluster_desc desc; /* what osd_fixture_pool made its pool from */
 };
 
 /* Starts n OSDs (ids 1..n); 0 or -1. */

@@ -20,7 +20,7 @@
 #define OSD1 "osd 1" ADDRS "\n"
 
 static char root[] = "/tmp/test_cluster_desc.XXXXXX";
-static char desc[PATH_MAX];     /* root/cluster.desc, what most cases load */
+static char desc[PATH_MAX]; /* root/cluster.desc, what most cases load */
 
 static void path_in(char *buf, const char *name)
 {
@@ -125,7 +125,7 @@ static void test_minimal(void)
 	CHECK_EQ(d.osds[0].capacity, 0);
 	cluster_desc_free(&d);
 	CHECK(d.osds == NULL && d.nosds == 0);
-	cluster_desc_free(&d);  /* twice is harmless */
+	cluster_desc_free(&d); /* twice is harmless */
 }
 
 /* Everything a hand-written file may contain, CRLF from a Windows editor
@@ -166,7 +166,8 @@ static void test_ipv6(void)
 	struct cluster_desc d;
 
 	if (LOAD_VALID(KEY "osd 1 ctl=[::1]:20591 nfs=[::1]:20491\n"
-		       "osd 2 ctl=[::1]:20592 nfs=[::1]:20492 advertise=[2001:db8::2]:20491\n", &d))
+			   "osd 2 ctl=[::1]:20592 nfs=[::1]:20492 advertise=[2001:db8::2]:20491\n",
+		       &d))
 		return;
 	CHECK(!strcmp(d.osds[0].ctl, "[::1]:20591"));
 	CHECK(!strcmp(d.osds[0].nfs, "[::1]:20491"));
@@ -181,8 +182,9 @@ static void test_sorted(void)
 	static const uint32_t want[] = { 2, 17, 30, 4294967295u };
 	struct cluster_desc d;
 
-	if (LOAD_VALID(KEY "osd 30" ADDRS "\nosd 2" ADDRS "\nosd 4294967295" ADDRS
-		       "\nosd 17" ADDRS "\n", &d))
+	if (LOAD_VALID(KEY "osd 30" ADDRS "\nosd 2" ADDRS "\nosd 4294967295" ADDRS "\nosd 17" ADDRS
+			   "\n",
+		       &d))
 		return;
 	CHECK_EQ(d.nosds, 4);
 	for (size_t i = 0; i < d.nosds && i < 4; i++)
@@ -302,15 +304,16 @@ static void test_bad_osd_options(void)
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=-1\n", 2, "bad capacity");
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=\n", 2, "bad capacity");
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=1e12\n", 2, "bad capacity");
-	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=18446744073709551616\n", 2,
-		       "bad capacity");
+	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=18446744073709551616\n", 2, "bad capacity");
 }
 
 /* Each bad address in each of the three address options, on line 2. */
 static void expect_bad_addr(int src, const char *addr)
 {
 	static const char *const before[] = {
-		KEY "osd 1 ctl=", KEY "osd 1 ctl=127.0.0.1:20591 nfs=", KEY "osd 1" ADDRS " advertise=",
+		KEY "osd 1 ctl=",
+		KEY "osd 1 ctl=127.0.0.1:20591 nfs=",
+		KEY "osd 1" ADDRS " advertise=",
 	};
 	static const char *const after[] = { " nfs=127.0.0.1:20491\n", "\n", "\n" };
 	char text[512];
@@ -416,7 +419,7 @@ static void test_unreadable(void)
 	/* A directory opens for reading; only the read fails. */
 	path_in(path, "etc");
 	EXPECT_FAIL_FILE(path, -EISDIR, 0, strerror(EISDIR));
-	if (geteuid() != 0) {   /* root reads anything */
+	if (geteuid() != 0) { /* root reads anything */
 		put("cluster.desc", KEY OSD1);
 		CHECK_EQ(chmod(desc, 0), 0);
 		EXPECT_FAIL_FILE(desc, -EACCES, 0, strerror(EACCES));

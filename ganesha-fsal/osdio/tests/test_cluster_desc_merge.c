@@ -32,9 +32,11 @@ static void load_seed(const char *dir, struct cluster_desc *d)
 {
 	char why[256];
 
-	write_tmp(dir, "cluster.key", "id = 1\nsecret = "
+	write_tmp(dir, "cluster.key",
+		  "id = 1\nsecret = "
 		  "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
-	const char *p = write_tmp(dir, "cluster.conf", "key_file = cluster.key\n"
+	const char *p = write_tmp(dir, "cluster.conf",
+				  "key_file = cluster.key\n"
 				  "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491\n"
 				  "osd 3 ctl=127.0.0.1:20593 nfs=127.0.0.1:20493\n");
 	CHECK_EQ(cluster_desc_load(p, d, why, sizeof(why)), 0);
@@ -48,7 +50,8 @@ static void test_map_addresses_win_and_new_osds_join_in_order(const char *dir)
 	const char *p;
 
 	load_seed(dir, &d);
-	p = write_tmp(dir, "ns.map.json",
+	p = write_tmp(
+		dir, "ns.map.json",
 		"{\"epoch\": 4, \"partition\": 1, \"osds\": ["
 		"{\"id\": 1, \"ctl\": \"10.0.0.1:20591\", \"nfs\": \"10.0.0.1:20491\","
 		" \"weight\": 1, \"up\": true, \"in\": true},"
@@ -79,7 +82,8 @@ static void test_missing_and_broken_kept_maps(const char *dir)
 	CHECK_EQ(cluster_map_load(path, &m, why, sizeof(why)), -ENOENT);
 	CHECK(strstr(why, "absent.map.json") != NULL);
 	CHECK_EQ(cluster_map_load(write_tmp(dir, "bad.map.json", "{\"epoch\": "), &m, why,
-				  sizeof(why)), -EINVAL);
+				  sizeof(why)),
+		 -EINVAL);
 	CHECK_EQ(m.epoch, 9);
 }
 

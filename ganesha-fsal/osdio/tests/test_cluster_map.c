@@ -68,7 +68,8 @@ static void test_readme_map(void)
 
 static void test_sorted_and_states(void)
 {
-	const char *json = "{\"epoch\": 3, \"partition\": 9, \"osds\": ["
+	const char *json =
+		"{\"epoch\": 3, \"partition\": 9, \"osds\": ["
 		"{\"id\": 3, \"ctl\": \"h:1\", \"nfs\": \"h:2\", \"weight\": 0, \"up\": true, "
 		"\"in\": true},"
 		"{\"id\": 1, \"ctl\": \"h:3\", \"nfs\": \"h:4\", \"weight\": 5, \"up\": false, "
@@ -122,11 +123,14 @@ static void test_missing_fields(void)
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4, \"nfs\": \"h:1\"}]}", "osd 4: no \"ctl\"");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4, \"ctl\": \"h:1\"}]}", "osd 4: no \"nfs\"");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4, \"ctl\": \"h:1\", \"nfs\": \"h:2\", "
-	    "\"up\": true, \"in\": true}]}", "no \"weight\"");
+	    "\"up\": true, \"in\": true}]}",
+	    "no \"weight\"");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4, \"ctl\": \"h:1\", \"nfs\": \"h:2\", "
-	    "\"weight\": 1, \"in\": true}]}", "no \"up\"");
+	    "\"weight\": 1, \"in\": true}]}",
+	    "no \"up\"");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4, \"ctl\": \"h:1\", \"nfs\": \"h:2\", "
-	    "\"weight\": 1, \"up\": true}]}", "no \"in\"");
+	    "\"weight\": 1, \"up\": true}]}",
+	    "no \"in\"");
 }
 
 static void test_wrong_types(void)
@@ -137,7 +141,8 @@ static void test_wrong_types(void)
 	bad("{\"epoch\": 1, \"osds\": [7]}", "osds[0] is not an object");
 	bad("{\"epoch\": 1, \"osds\": [" OSD(1, ", \"up\": 1") "]}", "not JSON");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"h:1\", \"nfs\": \"h:2\", "
-	    "\"weight\": 1, \"up\": 1, \"in\": true}]}", "\"up\" is not true or false");
+	    "\"weight\": 1, \"up\": 1, \"in\": true}]}",
+	    "\"up\" is not true or false");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": 5, \"nfs\": \"h:2\"}]}",
 	    "\"ctl\" is not a string");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"nohost\", \"nfs\": \"h:2\"}]}",
@@ -169,9 +174,11 @@ static void test_huge_numbers(void)
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 4294967296, \"ctl\": \"h:1\"}]}", "out of range");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 0, \"ctl\": \"h:1\"}]}", "out of range");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"h:1\", \"nfs\": \"h:2\", "
-	    "\"weight\": -5, \"up\": true, \"in\": true}]}", "out of range");
+	    "\"weight\": -5, \"up\": true, \"in\": true}]}",
+	    "out of range");
 	/* The largest values that fit are taken whole. */
-	snprintf(json, sizeof(json), "{\"epoch\": 9223372036854775807, \"osds\": [{\"id\": "
+	snprintf(json, sizeof(json),
+		 "{\"epoch\": 9223372036854775807, \"osds\": [{\"id\": "
 		 "4294967295, \"ctl\": \"h:1\", \"nfs\": \"h:2\", \"weight\": "
 		 "9223372036854775807, \"up\": true, \"in\": true}]}");
 	{
@@ -194,8 +201,10 @@ static void test_long_strings_and_small_why(void)
 
 	memset(host, 'a', 70);
 	host[70] = 0;
-	snprintf(json, sizeof(json), "{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"%s:1\", "
-		 "\"nfs\": \"h:2\"}]}", host);
+	snprintf(json, sizeof(json),
+		 "{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"%s:1\", "
+		 "\"nfs\": \"h:2\"}]}",
+		 host);
 	bad(json, "too long");
 	/* A reason longer than the caller's buffer is cut, not overrun. */
 	CHECK_EQ(parse(json, &m, why, sizeof(why)), -EINVAL);

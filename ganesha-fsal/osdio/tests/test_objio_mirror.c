@@ -39,7 +39,7 @@
 #define SU 4096u
 #define VISIT_ROWS 2
 #define GROUPS 2
-#define VISIT2 (VISIT_ROWS * 2 * SU)	/* two columns */
+#define VISIT2 (VISIT_ROWS * 2 * SU) /* two columns */
 #define FILE_BYTES (5 * VISIT2 + 1234)
 #define CAP (8 * VISIT2)
 
@@ -56,8 +56,11 @@ static struct io_faults faults;
 
 static struct pando_storage_map *mirror_map(uint8_t copies, uint8_t columns, uint64_t first)
 {
-	struct pando_map_shape shape = { .raid = PANDO_RAID1, .copies = copies, .data = columns,
-					 .stripe_unit = SU, .visit_rows = VISIT_ROWS };
+	struct pando_map_shape shape = { .raid = PANDO_RAID1,
+					 .copies = copies,
+					 .data = columns,
+					 .stripe_unit = SU,
+					 .visit_rows = VISIT_ROWS };
 	struct pando_storage_map *map = osd_fixture_map(&fx, &shape, GROUPS, NOSDS, first);
 
 	CHECK(map != NULL);
@@ -77,12 +80,14 @@ static void check_every_copy_holds(struct objio *io, const struct io_model *m)
 static void test_writes_read_back_byte_exact(struct objio *io, struct io_model *m)
 {
 	uint64_t visit = pando_shape_visit_bytes(&m->map->shape);
-	const struct { uint64_t off, len; } w[] = {
-		{ 100, 10 },			/* inside one unit */
-		{ SU - 5, 10 },			/* across two units */
-		{ 2 * SU - 3, 2 * SU + 7 },	/* across rows */
-		{ visit - 9, 30 },		/* across groups (a visit's end) */
-		{ 3 * visit + 1, 2 * visit },	/* visits, unaligned */
+	const struct {
+		uint64_t off, len;
+	} w[] = {
+		{ 100, 10 },                  /* inside one unit */
+		{ SU - 5, 10 },               /* across two units */
+		{ 2 * SU - 3, 2 * SU + 7 },   /* across rows */
+		{ visit - 9, 30 },            /* across groups (a visit's end) */
+		{ 3 * visit + 1, 2 * visit }, /* visits, unaligned */
 	};
 
 	CHECK_EQ(io_model_write(io, m, 0, FILE_BYTES, 1, true), 0);
@@ -148,7 +153,7 @@ static void test_remove_drops_every_object(struct objio *io, struct io_model *m)
 	size_t n = 0;
 
 	CHECK_EQ(objio_remove(io, m->map), 0);
-	CHECK_EQ(objio_remove(io, m->map), 0);		/* already gone: done */
+	CHECK_EQ(objio_remove(io, m->map), 0); /* already gone: done */
 	CHECK_EQ(faults.n, 0);
 	CHECK_EQ(objio_read(io, m->map, m->size, 0, got, SU, &n), -EIO);
 	CHECK(faults.n > 0);
@@ -162,8 +167,7 @@ static void test_remove_drops_every_object(struct objio *io, struct io_model *m)
 	CHECK_EQ(got[0] | got[SU / 2] | got[SU - 1], 0);
 }
 
-static void test_an_offset_past_the_largest_file_marks_nothing(struct objio *io,
-							       struct io_model *m)
+static void test_an_offset_past_the_largest_file_marks_nothing(struct objio *io, struct io_model *m)
 {
 	static uint8_t buf[10];
 	size_t n = 0;
@@ -245,7 +249,7 @@ static void test_a_write_a_mirror_missed_records_it_stale(struct objio *io, stru
 
 	memcpy(old, m->want, CAP);
 	down(COL0_COPY1);
-	CHECK_EQ(io_model_write(io, m, 100, 500, 20, true), 0);	/* column 0, group 0 */
+	CHECK_EQ(io_model_write(io, m, 100, 500, 20, true), 0); /* column 0, group 0 */
 	CHECK_EQ(faults.n, 1);
 	CHECK_EQ(io_faults_on(&faults, COL0_COPY1, true), 1);
 	CHECK(faults.f[0].group == 0 && faults.f[0].component == 2);
@@ -318,8 +322,7 @@ static void test_a_flush_tells_of_a_restart_once(struct objio *io, struct io_mod
 	CHECK_EQ(faults.n, 0);
 }
 
-static void test_truncate_and_flush_mark_a_down_mirror_stale(struct objio *io,
-							      struct io_model *m)
+static void test_truncate_and_flush_mark_a_down_mirror_stale(struct objio *io, struct io_model *m)
 {
 	down(COL1_COPY1);
 	CHECK_EQ(io_model_truncate(io, m, m->size - SU - 3), 0);
@@ -349,7 +352,7 @@ static void test_remove_fails_while_an_osd_is_down(struct objio *io)
 	if (!map)
 		return;
 	CHECK_EQ(objio_create(io, map), 0);
-	down(2);				/* its group 0's second copy */
+	down(2); /* its group 0's second copy */
 	CHECK(objio_remove(io, map) < 0);
 	up(io, 2);
 	CHECK_EQ(objio_remove(io, map), 0);
@@ -360,7 +363,9 @@ static void test_remove_fails_while_an_osd_is_down(struct objio *io)
 static void test_another_cluster_key_is_refused(struct objio *io, struct io_model *m)
 {
 	static uint8_t got[SU];
-	struct osd_conns_options opt = { .conns_per_osd = 1, .timeout_ms = 5000, .backoff_ms = 100 };
+	struct osd_conns_options opt = { .conns_per_osd = 1,
+					 .timeout_ms = 5000,
+					 .backoff_ms = 100 };
 	struct cluster_desc other = fx.desc;
 	struct io_faults seen = { 0 };
 	struct objio forged = { .owner = 42, .fault = io_faults_record, .fault_arg = &seen };
@@ -400,7 +405,7 @@ static void test_objects_never_created_give_errors(struct objio *io)
 	io_faults_clear(&faults);
 	CHECK_EQ(objio_mirrored_length(io, map, &len), -ENOENT);
 	CHECK_EQ(objio_remove(io, map), 0);
-	map->partition_id = PART + 1;		/* a partition no OSD has: done too */
+	map->partition_id = PART + 1; /* a partition no OSD has: done too */
 	CHECK_EQ(objio_remove(io, map), 0);
 	io_faults_clear(&faults);
 	pando_map_free(map);

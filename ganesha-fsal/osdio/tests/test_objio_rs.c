@@ -65,13 +65,15 @@ static int parity_agrees(struct objio *io, const struct pando_storage_map *map,
 static void test_whole_and_partial_writes(struct objio *io, const struct pando_storage_map *map,
 					  const struct pando_ec *ec)
 {
-	static const struct { uint64_t off, len; } w[] = {
-		{ 100, 10 },			/* inside one unit */
-		{ SU - 5, 10 },			/* across two units of a row */
-		{ ROW - 7, 20 },		/* across two rows */
-		{ 2 * ROW, ROW },		/* one whole row */
-		{ 3 * ROW + 1, 2 * ROW },	/* rows, unaligned */
-		{ VISIT_ROWS * ROW - 9, 30 },	/* across groups (a visit's end) */
+	static const struct {
+		uint64_t off, len;
+	} w[] = {
+		{ 100, 10 },                  /* inside one unit */
+		{ SU - 5, 10 },               /* across two units of a row */
+		{ ROW - 7, 20 },              /* across two rows */
+		{ 2 * ROW, ROW },             /* one whole row */
+		{ 3 * ROW + 1, 2 * ROW },     /* rows, unaligned */
+		{ VISIT_ROWS * ROW - 9, 30 }, /* across groups (a visit's end) */
 	};
 
 	CHECK_EQ(io_model_write(io, &file, 0, FILE_BYTES, 1, true), 0);
@@ -82,7 +84,8 @@ static void test_whole_and_partial_writes(struct objio *io, const struct pando_s
 	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
 	CHECK_EQ(parity_agrees(io, map, ec), 0);
 	for (int i = 0; i < 40; i++) {
-		uint64_t off = (uint64_t)rand() % FILE_BYTES, len = 1 + (uint64_t)rand() % (2 * ROW);
+		uint64_t off = (uint64_t)rand() % FILE_BYTES,
+			 len = 1 + (uint64_t)rand() % (2 * ROW);
 
 		if (off + len > FILE_BYTES)
 			len = FILE_BYTES - off;
@@ -114,11 +117,11 @@ static void test_reads_decode_up_to_m_lost(struct objio *io, const struct pando_
 	static uint8_t got[FILE_BYTES];
 	size_t n = 0;
 
-	CHECK_EQ(osd_fixture_stop(&fx, 1), 0);		/* OSD 2: a data unit of every row */
+	CHECK_EQ(osd_fixture_stop(&fx, 1), 0); /* OSD 2: a data unit of every row */
 	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
-	CHECK_EQ(osd_fixture_stop(&fx, 2), 0);		/* OSD 3: m lost */
+	CHECK_EQ(osd_fixture_stop(&fx, 2), 0); /* OSD 3: m lost */
 	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
-	CHECK_EQ(osd_fixture_stop(&fx, 3), 0);		/* OSD 4: one too many */
+	CHECK_EQ(osd_fixture_stop(&fx, 3), 0); /* OSD 4: one too many */
 	CHECK_EQ(objio_read(io, map, file.size, 0, got, file.size, &n), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 3), 0);
 	CHECK_EQ(osd_fixture_back_in_pool(io->conns, 4), 0);
@@ -135,7 +138,7 @@ static void test_degraded_writes(struct objio *io, const struct pando_storage_ma
 	CHECK_EQ(io_model_write(io, &file, 5, 3 * SU, 500, true), 0);
 	CHECK_EQ(io_model_write(io, &file, 4 * ROW, ROW, 501, true), 0);
 	CHECK_EQ(io_model_reads_back(io, &file, 0, file.size), 0);
-	CHECK_EQ(osd_fixture_stop(&fx, 4), 0);		/* OSD 5: a third one */
+	CHECK_EQ(osd_fixture_stop(&fx, 4), 0); /* OSD 5: a third one */
 	CHECK_EQ(objio_write(io, map, 0, want, ROW, true), -EIO);
 	CHECK_EQ(osd_fixture_restart(&fx, 4), 0);
 }
@@ -156,7 +159,8 @@ static void test_truncate_zeroes_the_cut(struct objio *io, const struct pando_st
 
 static void run(struct objio *io)
 {
-	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS);
+	struct pando_storage_map *map =
+		osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS);
 	struct pando_ec *ec = NULL;
 
 	CHECK(map != NULL);
@@ -177,7 +181,7 @@ static void run(struct objio *io)
 
 int main(void)
 {
-	static struct io_faults faults;	/* recorded stale at once, as the manager does */
+	static struct io_faults faults; /* recorded stale at once, as the manager does */
 	struct objio io = { .owner = 77, .fault = io_faults_record, .fault_arg = &faults };
 
 	faults.io = &io;

@@ -131,9 +131,11 @@ static void test_three_lost_fails(struct objio *io, const struct pando_storage_m
 	CHECK_EQ(objio_component_create(io, PART, &dst, 0, OBJIO_CAP_VERSION_NEW), 0);
 	skip_only(io, osd_of(map, 0, 1), osd_of(map, 0, 2));
 	CHECK_EQ(objio_rs_rebuild_component(io, map, 0, 0, &dst, FILE_BYTES, 0, FILE_BYTES, buf,
-					    sizeof(buf), &done), -EIO);
+					    sizeof(buf), &done),
+		 -EIO);
 	CHECK_EQ(objio_rs_rebuild_component(io, map, 0, 0, &dst, FILE_BYTES, 0, FILE_BYTES, buf,
-					    W * SU - 1, &done), -EINVAL);
+					    W * SU - 1, &done),
+		 -EINVAL);
 	skip_only(io, 0, 0);
 }
 
@@ -167,7 +169,8 @@ static int record(void *arg, uint64_t owner, uint32_t g, uint32_t c, uint32_t os
 
 static void run(struct objio *io)
 {
-	struct pando_storage_map *map = osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS - 1);
+	struct pando_storage_map *map =
+		osd_fixture_rs_map(&fx, K, M, SU, VISIT_ROWS, GROUPS, NOSDS - 1);
 
 	CHECK(map != NULL);
 	if (!map)

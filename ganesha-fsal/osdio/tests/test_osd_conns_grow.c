@@ -79,7 +79,7 @@ static void test_grows_under_readers(void)
 		CHECK_EQ(osd_conns_add(p, &o), 0);
 		if (id % 100 == 0) {
 			CHECK(osd_conns_get(p, id * 7, &err) == NULL);
-			CHECK(err != -ENOENT);  /* known: the connect failed */
+			CHECK(err != -ENOENT); /* known: the connect failed */
 			CHECK(osd_conns_get(p, 999999, &err) == NULL && err == -ENOENT);
 		}
 	}
@@ -124,8 +124,8 @@ static void test_known_id_takes_new_addresses(void)
 	int err = 0;
 
 	CHECK_EQ(osd_conns_new(&d, NULL, &p), 0);
-	CHECK(osd_conns_reachable(p, 1));        /* before any call */
-	CHECK(!osd_conns_reachable(p, 7));       /* not in the connection conns */
+	CHECK(osd_conns_reachable(p, 1));  /* before any call */
+	CHECK(!osd_conns_reachable(p, 7)); /* not in the connection conns */
 	/* The failed connect marks it unreachable and backs off. */
 	CHECK(osd_conns_get(p, 1, &err) == NULL);
 	osd_conns_health(p, 0, &h);

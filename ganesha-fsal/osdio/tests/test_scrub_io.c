@@ -64,8 +64,11 @@ static int scrub(struct objio *io, const struct pando_storage_map *map, uint64_t
 static struct pando_storage_map *make_map(uint8_t raid, uint8_t copies, const uint32_t *osd,
 					  uint64_t object)
 {
-	struct pando_map_shape shape = { .raid = raid, .copies = copies, .data = 1,
-					 .stripe_unit = 1u << 20, .visit_rows = 1024 };
+	struct pando_map_shape shape = { .raid = raid,
+					 .copies = copies,
+					 .data = 1,
+					 .stripe_unit = 1u << 20,
+					 .visit_rows = 1024 };
 	struct pando_storage_map *m = NULL;
 
 	CHECK_EQ(pando_map_new(&shape, 1, 0, &m), 0);
@@ -113,7 +116,7 @@ static void test_clean_then_rot_repaired(struct objio *io, const struct pando_st
 	CHECK_EQ(seen.p[0].source_osd, 1);
 	CHECK_EQ(scrub(io, map, SIZE, &r, &seen), 0);
 	CHECK_EQ(r.mismatches, 0);
-	io->skip[0] = 1;                /* read mirror 2 alone: it holds the data again */
+	io->skip[0] = 1; /* read mirror 2 alone: it holds the data again */
 	io->nskip = 1;
 	check_reads_back(io, map);
 	io->nskip = 0;
@@ -134,7 +137,8 @@ static void test_missed_write(struct objio *io, struct pando_storage_map *map)
 	if (!c)
 		return;
 	CHECK_EQ(osd_ctl_write(c, &id, 3 * EXT + 10, data + 3 * EXT + 10, 300, OSD_CTL_FILE_SYNC,
-			       NULL), 0);
+			       NULL),
+		 0);
 	/* neither recorded stale: nothing tells which is right */
 	CHECK_EQ(scrub(io, map, SIZE, &r, &seen), 0);
 	CHECK_EQ(r.mismatches, 1);
@@ -143,7 +147,7 @@ static void test_missed_write(struct objio *io, struct pando_storage_map *map)
 	CHECK_EQ(seen.p[0].what, OBJIO_SCRUB_DIVERGED);
 	CHECK_EQ(seen.p[0].outcome, OBJIO_SCRUB_UNREPAIRABLE);
 	CHECK_EQ(seen.p[0].extent, 3);
-	CHECK_EQ(scrub(io, map, SIZE, &r, &seen), 0);   /* nothing was changed */
+	CHECK_EQ(scrub(io, map, SIZE, &r, &seen), 0); /* nothing was changed */
 	CHECK_EQ(r.unrepairable, 1);
 	/* mirror 1 recorded stale: repaired from mirror 2 */
 	io->skip[0] = 1;
@@ -183,12 +187,12 @@ static void test_down_mirror_is_unreachable(struct objio *io, const struct pando
 	struct objio_scrub_result r;
 	struct seen seen;
 
-	CHECK_EQ(stop_osd(1), 0);                        /* OSD 2: exits 0 on SIGTERM */
+	CHECK_EQ(stop_osd(1), 0); /* OSD 2: exits 0 on SIGTERM */
 	CHECK_EQ(scrub(io, map, SIZE, &r, &seen), 0);
 	CHECK_EQ(r.mismatches, 0);
 	CHECK_EQ(r.unreachable, 18);
 	CHECK_EQ(seen.n == 1 && seen.p[0].what == OBJIO_SCRUB_UNREACHABLE, 1);
-	CHECK_EQ(r.extents_checked, 18);                 /* mirror 1 still was */
+	CHECK_EQ(r.extents_checked, 18); /* mirror 1 still was */
 }
 
 static void run(struct objio *io)

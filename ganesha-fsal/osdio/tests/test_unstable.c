@@ -15,9 +15,9 @@ static void test_commit_after_a_restart_under_the_writes_is_lost(void)
 
 	CHECK(u != NULL);
 	CHECK_EQ(unstable_files_note(u, 7, 0), 0);
-	CHECK_EQ(unstable_files_note(u, 7, 1), 0);      /* the first write's epoch counts */
+	CHECK_EQ(unstable_files_note(u, 7, 1), 0); /* the first write's epoch counts */
 	CHECK(unstable_files_lost(u, 7, 1));
-	CHECK(!unstable_files_lost(u, 7, 1));           /* told once: the client resends */
+	CHECK(!unstable_files_lost(u, 7, 1)); /* told once: the client resends */
 	unstable_files_free(u);
 }
 
@@ -27,8 +27,8 @@ static void test_commit_with_no_restart_or_no_writes_is_not_lost(void)
 
 	CHECK_EQ(unstable_files_note(u, 7, 3), 0);
 	CHECK(!unstable_files_lost(u, 7, 3));
-	CHECK(!unstable_files_lost(u, 8, 4));           /* never written unstable */
-	CHECK_EQ(unstable_files_note(u, 7, 4), 0);      /* after a COMMIT: a new first write */
+	CHECK(!unstable_files_lost(u, 8, 4));      /* never written unstable */
+	CHECK_EQ(unstable_files_note(u, 7, 4), 0); /* after a COMMIT: a new first write */
 	CHECK(!unstable_files_lost(u, 7, 4));
 	unstable_files_free(u);
 }
@@ -46,7 +46,7 @@ static void test_files_are_kept_apart(void)
 	for (uint64_t ino = 1; ino <= 2047; ino += 2)
 		CHECK(!unstable_files_lost(u, ino, 1));
 	for (uint64_t ino = 1; ino <= 2048; ino++)
-		CHECK(!unstable_files_lost(u, ino, 5));  /* all forgotten */
+		CHECK(!unstable_files_lost(u, ino, 5)); /* all forgotten */
 	unstable_files_free(u);
 }
 
@@ -62,8 +62,8 @@ static void test_a_full_table_has_no_room_for_another_file(void)
 	CHECK_EQ(unstable_files_reserve(u, 2), 0);
 	CHECK_EQ(unstable_files_reserve(u, 3), -ENOSPC);
 	CHECK_EQ(unstable_files_note(u, 3, 0), -ENOSPC);
-	CHECK_EQ(unstable_files_reserve(u, 2), 0);      /* already in: costs nothing */
-	CHECK(!unstable_files_lost(u, 3, 1));           /* it was never kept */
+	CHECK_EQ(unstable_files_reserve(u, 2), 0); /* already in: costs nothing */
+	CHECK(!unstable_files_lost(u, 3, 1));      /* it was never kept */
 	CHECK(unstable_files_lost(u, 1, 1));
 	CHECK_EQ(unstable_files_reserve(u, 3), 0);
 	unstable_files_free(u);
@@ -79,7 +79,7 @@ static void test_a_reserved_entry_takes_the_epoch_of_the_write(void)
 	CHECK_EQ(unstable_files_reserve(u, 5), 0);
 	CHECK_EQ(unstable_files_note(u, 5, 4), 0);
 	CHECK(!unstable_files_lost(u, 5, 4));
-	CHECK_EQ(unstable_files_reserve(u, 6), 0);      /* its write failed */
+	CHECK_EQ(unstable_files_reserve(u, 6), 0); /* its write failed */
 	CHECK(!unstable_files_lost(u, 6, 9));
 	unstable_files_free(u);
 }

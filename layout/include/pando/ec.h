@@ -20,7 +20,7 @@
 #define PANDO_EC_MAX_M 16u
 
 enum pando_ec_backend {
-	PANDO_EC_AUTO = 0,	/* ISA-L when built in, else jerasure */
+	PANDO_EC_AUTO = 0, /* ISA-L when built in, else jerasure */
 	PANDO_EC_JERASURE = 1,
 	PANDO_EC_ISAL = 2,
 };

@@ -20,11 +20,11 @@
 struct sockaddr;
 struct sockaddr_storage;
 
-#define PANDO_FF_DEVICEID_SIZE 16	/* NFS4_DEVICEID4_SIZE */
-#define PANDO_FF_FH_MAX 128		/* NFS4_FHSIZE */
-#define PANDO_FF_OWNER_MAX 255		/* our bound on ffds_user / ffds_group */
-#define PANDO_NETID_MAX 31		/* our bound on na_r_netid */
-#define PANDO_UADDR_MAX 63		/* our bound on na_r_addr (IPv6 needs 46) */
+#define PANDO_FF_DEVICEID_SIZE 16 /* NFS4_DEVICEID4_SIZE */
+#define PANDO_FF_FH_MAX 128       /* NFS4_FHSIZE */
+#define PANDO_FF_OWNER_MAX 255    /* our bound on ffds_user / ffds_group */
+#define PANDO_NETID_MAX 31        /* our bound on na_r_netid */
+#define PANDO_UADDR_MAX 63        /* our bound on na_r_addr (IPv6 needs 46) */
 
 #define PANDO_FF_FLAGS_NO_LAYOUTCOMMIT 0x1u
 #define PANDO_FF_FLAGS_NO_IO_THRU_MDS 0x2u
@@ -58,23 +58,23 @@ struct pando_ff_data_server {
 	uint8_t deviceid[PANDO_FF_DEVICEID_SIZE];
 	uint32_t efficiency;
 	struct pando_stateid stateid;
-	uint32_t fh_count;		/* one per ffda_versions entry */
+	uint32_t fh_count; /* one per ffda_versions entry */
 	struct pando_ff_fh *fh_vers;
 	char user[PANDO_FF_OWNER_MAX + 1];
 	char group[PANDO_FF_OWNER_MAX + 1];
 };
 
 struct pando_ff_mirror {
-	uint32_t ds_count;		/* stripes */
+	uint32_t ds_count; /* stripes */
 	struct pando_ff_data_server *ds;
 };
 
 struct pando_ff_layout {
-	uint64_t stripe_unit;		/* 0 with one data server per mirror (RFC MUST) */
+	uint64_t stripe_unit; /* 0 with one data server per mirror (RFC MUST) */
 	uint32_t mirror_count;
 	struct pando_ff_mirror *mirrors;
-	uint32_t flags;			/* PANDO_FF_FLAGS_* */
-	uint32_t stats_collect_hint;	/* seconds */
+	uint32_t flags;              /* PANDO_FF_FLAGS_* */
+	uint32_t stats_collect_hint; /* seconds */
 };
 
 /* -EINVAL: no mirror, mirrors with different stripe counts, no data
@@ -88,7 +88,7 @@ void pando_ff_layout_release(struct pando_ff_layout *layout);
 /* ---- ff_device_addr4 ---- */
 
 struct pando_ff_device_version {
-	uint32_t version;		/* 3: NFSv3 data server */
+	uint32_t version; /* 3: NFSv3 data server */
 	uint32_t minorversion;
 	uint32_t rsize;
 	uint32_t wsize;
@@ -96,7 +96,7 @@ struct pando_ff_device_version {
 };
 
 struct pando_ff_device_addr {
-	uint32_t netaddr_count;		/* multipath_list4 */
+	uint32_t netaddr_count; /* multipath_list4 */
 	struct pando_netaddr *netaddrs;
 	uint32_t version_count;
 	struct pando_ff_device_version *versions;
@@ -111,10 +111,10 @@ void pando_ff_device_addr_release(struct pando_ff_device_addr *addr);
 
 /* ---- ff_layoutreturn4 ---- */
 
-struct pando_device_error {	/* device_error4, RFC 7862 */
+struct pando_device_error { /* device_error4, RFC 7862 */
 	uint8_t deviceid[PANDO_FF_DEVICEID_SIZE];
-	int32_t status;			/* nfsstat4 */
-	uint32_t opnum;			/* nfs_opnum4 */
+	int32_t status; /* nfsstat4 */
+	uint32_t opnum; /* nfs_opnum4 */
 };
 
 struct pando_ff_ioerr {
@@ -125,7 +125,7 @@ struct pando_ff_ioerr {
 	struct pando_device_error *errors;
 };
 
-struct pando_io_info {		/* io_info4, RFC 7862: both counts 64-bit */
+struct pando_io_info { /* io_info4, RFC 7862: both counts 64-bit */
 	uint64_t count;
 	uint64_t bytes;
 };

@@ -24,22 +24,22 @@
 /* One LAYOUTGET's ask: loga_offset, loga_length, loga_minlength, iomode. */
 struct pando_layout_ask {
 	uint64_t offset;
-	uint64_t length;        /* UINT64_MAX: to the end of the file */
+	uint64_t length; /* UINT64_MAX: to the end of the file */
 	uint64_t minlength;
 	bool write;
-	bool knows_threshold;   /* the client has fetched FATTR4_MDSTHRESHOLD */
+	bool knows_threshold; /* the client has fetched FATTR4_MDSTHRESHOLD */
 };
 
 /* What the file holds now. */
 struct pando_inline_file {
-	bool objects;           /* its data is on objects (a storage map) */
-	uint64_t inline_max;    /* the export's Inline_Max: the most it keeps inline */
+	bool objects;        /* its data is on objects (a storage map) */
+	uint64_t inline_max; /* the export's Inline_Max: the most it keeps inline */
 };
 
 enum pando_inline_verdict {
-	PANDO_INLINE_GRANT,     /* on objects already: hand out the layout */
-	PANDO_INLINE_MOVE,      /* move it to objects, then hand out the layout */
-	PANDO_INLINE_REFUSE,    /* no layout for this I/O: through the manager */
+	PANDO_INLINE_GRANT,       /* on objects already: hand out the layout */
+	PANDO_INLINE_MOVE,        /* move it to objects, then hand out the layout */
+	PANDO_INLINE_REFUSE,      /* no layout for this I/O: through the manager */
 	PANDO_INLINE_UNAVAILABLE, /* no layout for this file and iomode for a while */
 };
 

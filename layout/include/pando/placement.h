@@ -23,25 +23,25 @@
 
 #include "pando/storage_map.h"
 
-#define PANDO_DOMAIN_NONE UINT32_MAX	/* the OSD is a failure domain of its own */
-#define PANDO_BIAS_DEFAULT_PPM 50000u	/* passive balancing: at most 5% off capacity */
+#define PANDO_DOMAIN_NONE UINT32_MAX  /* the OSD is a failure domain of its own */
+#define PANDO_BIAS_DEFAULT_PPM 50000u /* passive balancing: at most 5% off capacity */
 #define PANDO_MAX_OSDS 65536u
-#define PANDO_AUTO_MIN_WIDTH 8u		/* Panasas Table 1's range of widths */
+#define PANDO_AUTO_MIN_WIDTH 8u /* Panasas Table 1's range of widths */
 #define PANDO_AUTO_MAX_WIDTH 11u
 #define PANDO_VISIT_BYTES_DEFAULT (1ull << 30)
 
 struct pando_osd {
 	uint32_t id;
-	uint32_t domain;	/* failure domain (shelf, host, rack) or PANDO_DOMAIN_NONE */
-	uint64_t capacity;	/* bytes; 0: takes no new components */
-	uint64_t used;		/* bytes */
+	uint32_t domain;   /* failure domain (shelf, host, rack) or PANDO_DOMAIN_NONE */
+	uint64_t capacity; /* bytes; 0: takes no new components */
+	uint64_t used;     /* bytes */
 };
 
 struct pando_placement_policy {
 	/* OSDs every file leaves free for rebuild; 0 only for clusters too
 	 * small to keep one (as many OSDs as a file's width). */
 	uint32_t spares;
-	uint32_t bias_limit_ppm;	/* passive balancing bound, parts per million */
+	uint32_t bias_limit_ppm; /* passive balancing bound, parts per million */
 };
 
 /* A prepared, read-only view of the OSDs placement may use: sorted by id,
@@ -51,12 +51,14 @@ struct pando_placement_view;
 /* -EINVAL: duplicate OSD ids, more than PANDO_MAX_OSDS, a bias limit of
  * 100% or more. */
 int pando_placement_view_new(const struct pando_osd *osds, size_t count,
-		      const struct pando_placement_policy *policy, struct pando_placement_view **out);
+			     const struct pando_placement_policy *policy,
+			     struct pando_placement_view **out);
 void pando_placement_view_free(struct pando_placement_view *cluster);
 
 /* An OSD's placement weight relative to its capacity share, in ppm
  * (1000000 = no bias); -ENOENT when the cluster does not know it. */
-int pando_placement_view_bias_ppm(const struct pando_placement_view *cluster, uint32_t osd_id, uint32_t *ppm);
+int pando_placement_view_bias_ppm(const struct pando_placement_view *cluster, uint32_t osd_id,
+				  uint32_t *ppm);
 
 /* Panasas Table 1: the width in [8, 11] (and within [min_width,
  * max_width]) whose whole number of groups leaves the fewest of `osds`
@@ -68,16 +70,16 @@ int pando_group_width_auto(uint32_t osds, uint32_t spares, uint32_t min_width, u
 			   uint32_t *width, uint32_t *groups);
 
 struct pando_layout_request {
-	uint8_t raid;		/* enum pando_raid */
-	uint8_t copies;		/* RAID-1: 2 or 3 */
-	uint8_t data;		/* data columns (RS: k); 0: automatic width (RAID-0, RS) */
-	uint8_t parity;		/* RS: m */
+	uint8_t raid;   /* enum pando_raid */
+	uint8_t copies; /* RAID-1: 2 or 3 */
+	uint8_t data;   /* data columns (RS: k); 0: automatic width (RAID-0, RS) */
+	uint8_t parity; /* RS: m */
 	uint32_t stripe_unit;
-	uint32_t max_groups;	/* 0: as many as fit (RAID-1: 1); otherwise at most this many */
-	uint64_t visit_bytes;	/* data bytes a group takes before the next; 0: 1 GiB */
-	uint64_t seed;		/* e.g. the file id: the map is a function of it */
+	uint32_t max_groups;  /* 0: as many as fit (RAID-1: 1); otherwise at most this many */
+	uint64_t visit_bytes; /* data bytes a group takes before the next; 0: 1 GiB */
+	uint64_t seed;        /* e.g. the file id: the map is a function of it */
 	uint64_t partition_id;
-	uint64_t first_object_id;	/* component i (group-major) gets first + i */
+	uint64_t first_object_id; /* component i (group-major) gets first + i */
 };
 
 /* -ENOSPC: not enough OSDs (or domains) for one group.  A fixed width

@@ -22,25 +22,25 @@
 #include "pando/storage_map.h"
 
 #define PANDO_POLICY_VERSION 1u
-#define PANDO_POLICY_LEN 16u		/* encoded size, version 1 */
-#define PANDO_POLICY_UNIT 4096u	/* stripe units are multiples of this */
+#define PANDO_POLICY_LEN 16u    /* encoded size, version 1 */
+#define PANDO_POLICY_UNIT 4096u /* stripe units are multiples of this */
 #define PANDO_POLICY_MAX_M 4u
 
 struct pando_policy {
-	uint8_t scheme;		/* enum pando_raid */
-	uint8_t copies;		/* RAID-1: 2 or 3; otherwise 0 or 1 */
-	uint8_t k;		/* RS data chunks; 0: automatic width */
-	uint8_t m;		/* RS parity chunks, 1..4 */
-	uint8_t width;		/* RAID-0/RAID-1 data columns; 0: the export's */
-	uint32_t stripe_unit;	/* bytes; 0: the export's */
-	uint32_t cold_after_s;	/* 0: no cold rule */
-	uint8_t cold_k;		/* RS(cold_k, cold_m) once cold; cold_k 0: automatic */
+	uint8_t scheme;        /* enum pando_raid */
+	uint8_t copies;        /* RAID-1: 2 or 3; otherwise 0 or 1 */
+	uint8_t k;             /* RS data chunks; 0: automatic width */
+	uint8_t m;             /* RS parity chunks, 1..4 */
+	uint8_t width;         /* RAID-0/RAID-1 data columns; 0: the export's */
+	uint32_t stripe_unit;  /* bytes; 0: the export's */
+	uint32_t cold_after_s; /* 0: no cold rule */
+	uint8_t cold_k;        /* RS(cold_k, cold_m) once cold; cold_k 0: automatic */
 	uint8_t cold_m;
 };
 
 /* The export's configuration, what a file without a policy gets. */
 struct pando_policy_defaults {
-	uint32_t mirrors;	/* 1: RAID-0, 2 or 3: RAID-1 */
+	uint32_t mirrors; /* 1: RAID-0, 2 or 3: RAID-1 */
 	uint32_t stripe_width;
 	uint32_t stripe_unit;
 };

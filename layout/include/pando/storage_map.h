@@ -21,39 +21,39 @@
 #include <stdint.h>
 
 enum pando_raid {
-	PANDO_RAID0 = 0,	/* striping only */
-	PANDO_RAID1 = 1,	/* 2 or 3 copies of every stripe unit */
-	PANDO_RS = 2,		/* Reed-Solomon RS(k,m) over GF(2^8) */
+	PANDO_RAID0 = 0, /* striping only */
+	PANDO_RAID1 = 1, /* 2 or 3 copies of every stripe unit */
+	PANDO_RS = 2,    /* Reed-Solomon RS(k,m) over GF(2^8) */
 };
 
-#define PANDO_MAP_MAX_WIDTH 64u		/* components in one group */
+#define PANDO_MAP_MAX_WIDTH 64u /* components in one group */
 #define PANDO_MAP_MAX_GROUPS 1024u
 #define PANDO_MAP_MAX_SPARES 16u
 #define PANDO_MAP_MIN_STRIPE_UNIT 512u
 #define PANDO_MAP_MAX_STRIPE_UNIT (1u << 30)
 
 struct pando_map_shape {
-	uint8_t raid;		/* enum pando_raid */
-	uint8_t copies;		/* RAID-1: 2 or 3; otherwise 1 */
-	uint8_t data;		/* data columns of a group (RS: k) */
-	uint8_t parity;		/* RS: m; otherwise 0 */
-	uint32_t stripe_unit;	/* bytes; a multiple of 512 */
-	uint32_t visit_rows;	/* stripe rows per visit of a group */
+	uint8_t raid;         /* enum pando_raid */
+	uint8_t copies;       /* RAID-1: 2 or 3; otherwise 1 */
+	uint8_t data;         /* data columns of a group (RS: k) */
+	uint8_t parity;       /* RS: m; otherwise 0 */
+	uint32_t stripe_unit; /* bytes; a multiple of 512 */
+	uint32_t visit_rows;  /* stripe rows per visit of a group */
 };
 
 struct pando_component {
 	uint32_t osd_id;
-	uint64_t object_id;	/* never 0 (the OSD reserves it) */
+	uint64_t object_id; /* never 0 (the OSD reserves it) */
 };
 
 struct pando_storage_map {
 	struct pando_map_shape shape;
 	uint32_t groups;
 	uint32_t spare_count;
-	uint64_t seed;			/* what placement drew this map from */
-	uint64_t partition_id;		/* OSD partition of every component */
-	struct pando_component *comp;	/* groups x width, group-major */
-	uint32_t *spares;		/* spare_count OSD ids */
+	uint64_t seed;                /* what placement drew this map from */
+	uint64_t partition_id;        /* OSD partition of every component */
+	struct pando_component *comp; /* groups x width, group-major */
+	uint32_t *spares;             /* spare_count OSD ids */
 };
 
 /* Components per group for a shape (0 when the shape is malformed). */

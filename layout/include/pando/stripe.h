@@ -24,7 +24,7 @@
 #include "pando/storage_map.h"
 
 #define PANDO_FILE_MAX ((uint64_t)INT64_MAX)
-#define PANDO_LENGTH_EOF UINT64_MAX	/* NFSv4's all-ones length: to the end of the file */
+#define PANDO_LENGTH_EOF UINT64_MAX /* NFSv4's all-ones length: to the end of the file */
 
 enum pando_piece_role {
 	PANDO_PIECE_DATA = 0,
@@ -34,11 +34,11 @@ enum pando_piece_role {
 /* One contiguous run of bytes inside one stripe unit of one component. */
 struct pando_piece {
 	uint32_t group;
-	uint32_t component;	/* index in the group, see pando_map_component() */
-	uint8_t role;		/* enum pando_piece_role */
-	uint8_t copy;		/* RAID-1: which mirror; otherwise 0 */
-	uint8_t chunk;		/* place in the stripe row: data 0..data-1, parity data.. */
-	uint64_t file_offset;	/* data: first file byte; parity: its stripe row's first */
+	uint32_t component;   /* index in the group, see pando_map_component() */
+	uint8_t role;         /* enum pando_piece_role */
+	uint8_t copy;         /* RAID-1: which mirror; otherwise 0 */
+	uint8_t chunk;        /* place in the stripe row: data 0..data-1, parity data.. */
+	uint64_t file_offset; /* data: first file byte; parity: its stripe row's first */
 	uint64_t object_offset;
 	uint64_t length;
 };
@@ -60,11 +60,11 @@ int pando_stripe_parity_pieces(const struct pando_storage_map *map, uint64_t off
 
 /* The inverse: what lives at object_offset of component c of group g. */
 struct pando_location {
-	uint8_t role;		/* enum pando_piece_role */
+	uint8_t role; /* enum pando_piece_role */
 	uint8_t copy;
 	uint8_t chunk;
-	uint64_t file_offset;	/* data: the file byte there; parity: its stripe row's first */
-	uint64_t length;	/* bytes from object_offset to the end of its stripe unit */
+	uint64_t file_offset; /* data: the file byte there; parity: its stripe row's first */
+	uint64_t length;      /* bytes from object_offset to the end of its stripe unit */
 };
 
 /* -ENOENT: a hole (no byte of the file maps there); -EINVAL: no such
@@ -76,12 +76,12 @@ int pando_stripe_locate(const struct pando_storage_map *map, uint32_t g, uint32_
  * servers (components of one group) that serve it. */
 struct pando_segment {
 	uint64_t offset;
-	uint64_t length;	/* PANDO_LENGTH_EOF: the rest of the file */
-	uint64_t stripe_unit;	/* ffl_stripe_unit: 0 with one data server per mirror */
+	uint64_t length;      /* PANDO_LENGTH_EOF: the rest of the file */
+	uint64_t stripe_unit; /* ffl_stripe_unit: 0 with one data server per mirror */
 	uint32_t group;
 	uint32_t mirrors;
-	uint32_t columns;	/* data servers per mirror */
-	uint32_t component[PANDO_MAP_MAX_WIDTH];	/* [mirror * columns + column] */
+	uint32_t columns;                        /* data servers per mirror */
+	uint32_t component[PANDO_MAP_MAX_WIDTH]; /* [mirror * columns + column] */
 };
 
 /* The segment with one data server per mirror that covers offset: what a

@@ -16,7 +16,7 @@
 struct cluster_key {
 	uint16_t id;
 	uint8_t secret[CLUSTER_KEY_SECRET_LEN];
-	uint16_t previous_id;     /* 0: no rotation under way */
+	uint16_t previous_id; /* 0: no rotation under way */
 	uint8_t previous_secret[CLUSTER_KEY_SECRET_LEN];
 };
 

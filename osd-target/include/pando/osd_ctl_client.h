@@ -44,19 +44,19 @@
 #include "pando/cluster_key.h"
 
 /* The protocol's bounds (osd_ctl.x), checked against it at build time. */
-#define OSD_CTL_CLIENT_MAX_DATA (1u << 20)   /* READ/WRITE bytes per call */
-#define OSD_CTL_CLIENT_MAX_BATCH 4096u       /* objects per create/remove/list */
-#define OSD_CTL_CLIENT_MAX_ATTRS 256u        /* attributes per get/set call */
+#define OSD_CTL_CLIENT_MAX_DATA (1u << 20) /* READ/WRITE bytes per call */
+#define OSD_CTL_CLIENT_MAX_BATCH 4096u     /* objects per create/remove/list */
+#define OSD_CTL_CLIENT_MAX_ATTRS 256u      /* attributes per get/set call */
 #define OSD_CTL_CLIENT_MAX_ATTR_LEN 1024u
 #define OSD_CTL_UUID_LEN 16
-#define OSD_CTL_CLIENT_MAX_CSUMS 1024u       /* extents per CHECKSUMS answer */
-#define OSD_CTL_CLIENT_MAX_CSUMS_VERIFY 64u  /* ... with verify (4 MiB read) */
+#define OSD_CTL_CLIENT_MAX_CSUMS 1024u      /* extents per CHECKSUMS answer */
+#define OSD_CTL_CLIENT_MAX_CSUMS_VERIFY 64u /* ... with verify (4 MiB read) */
 #define OSD_CTL_CSUM_SHIFT 16
-#define OSD_CTL_CSUM_EXTENT_BYTES (1u << OSD_CTL_CSUM_SHIFT)   /* 64 KiB */
+#define OSD_CTL_CSUM_EXTENT_BYTES (1u << OSD_CTL_CSUM_SHIFT) /* 64 KiB */
 
 enum osd_ctl_stable {
-	OSD_CTL_UNSTABLE = 0,     /* page cache; osd_ctl_flush() makes it durable */
-	OSD_CTL_DATA_SYNC = 1,    /* durable before the reply */
+	OSD_CTL_UNSTABLE = 0,  /* page cache; osd_ctl_flush() makes it durable */
+	OSD_CTL_DATA_SYNC = 1, /* durable before the reply */
 	OSD_CTL_FILE_SYNC = 2,
 };
 
@@ -101,22 +101,22 @@ struct osd_ctl_stats {
 
 /* What a verify found about one extent. */
 enum osd_ctl_csum_verify {
-	OSD_CTL_CSUM_UNCHECKED = 0,   /* verify not asked */
-	OSD_CTL_CSUM_OK = 1,          /* the bytes on disk match crc */
-	OSD_CTL_CSUM_MISMATCH = 2,    /* they do not: the extent is bad here */
-	OSD_CTL_CSUM_UNREADABLE = 3,  /* the target could not read them */
+	OSD_CTL_CSUM_UNCHECKED = 0,  /* verify not asked */
+	OSD_CTL_CSUM_OK = 1,         /* the bytes on disk match crc */
+	OSD_CTL_CSUM_MISMATCH = 2,   /* they do not: the extent is bad here */
+	OSD_CTL_CSUM_UNREADABLE = 3, /* the target could not read them */
 };
 
 /* One extent's checksum: CRC32C of object bytes [i * 64 KiB, (i + 1) *
  * 64 KiB), zeros past the end and in holes. */
 struct osd_ctl_extent_csum {
-	uint32_t crc;                 /* stored; that of zeros when not stored */
-	bool stored;                  /* false: never written */
+	uint32_t crc; /* stored; that of zeros when not stored */
+	bool stored;  /* false: never written */
 	enum osd_ctl_csum_verify verify;
 };
 
 struct osd_ctl_create_item {
-	uint64_t object;          /* 0: the target picks; set to the id created */
+	uint64_t object; /* 0: the target picks; set to the id created */
 	uint64_t owner_file;
 	uint32_t component;
 	uint32_t cap_version;
@@ -131,7 +131,7 @@ struct osd_ctl_attr_key {
 struct osd_ctl_attr {
 	uint32_t page;
 	uint32_t number;
-	uint32_t len;             /* 0: unset (get) / delete (set, user pages) */
+	uint32_t len; /* 0: unset (get) / delete (set, user pages) */
 	uint8_t value[OSD_CTL_CLIENT_MAX_ATTR_LEN];
 };
 
@@ -163,14 +163,14 @@ int osd_ctl_partition_remove(struct osd_ctl_client *c, uint64_t partition);
  * whole failed (no such partition, transport). */
 int osd_ctl_objects_create(struct osd_ctl_client *c, uint64_t partition,
 			   struct osd_ctl_create_item *items, size_t n, int *results);
-int osd_ctl_objects_remove(struct osd_ctl_client *c, uint64_t partition,
-			   const uint64_t *objects, size_t n, int *results);
+int osd_ctl_objects_remove(struct osd_ctl_client *c, uint64_t partition, const uint64_t *objects,
+			   size_t n, int *results);
 
 /* Reads up to len bytes at off into buf, at most OSD_CTL_CLIENT_MAX_DATA
  * per call (longer requests are cut to it).  *n gets the bytes read and
  * *eof whether they reach the object's end; holes read as zeros. */
-int osd_ctl_read(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t off,
-		 void *buf, size_t len, size_t *n, bool *eof);
+int osd_ctl_read(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t off, void *buf,
+		 size_t len, size_t *n, bool *eof);
 /* Writes all of buf (len <= OSD_CTL_CLIENT_MAX_DATA, else -EINVAL).  verf
  * (may be NULL) gets the target's write verifier: if it changes between
  * UNSTABLE writes and their flush, the target restarted and unflushed
@@ -182,8 +182,8 @@ int osd_ctl_write(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uin
  * into attrs[0..max); *n gets how many.  -EPROTO if the target sends
  * more than max. */
 int osd_ctl_getattr(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-		    const struct osd_ctl_attr_key *keys, size_t nkeys,
-		    struct osd_ctl_attr *attrs, size_t max, size_t *n);
+		    const struct osd_ctl_attr_key *keys, size_t nkeys, struct osd_ctl_attr *attrs,
+		    size_t max, size_t *n);
 /* Sets n attributes in order; on failure *failed_index (may be NULL) names
  * the first that failed, and those before it took effect. */
 int osd_ctl_setattr(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
@@ -191,8 +191,8 @@ int osd_ctl_setattr(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
 
 /* Ids greater than after, ascending, at most max (<= OSD_CTL_CLIENT_MAX_BATCH):
  * partitions when partition is 0, else that partition's objects. */
-int osd_ctl_list(struct osd_ctl_client *c, uint64_t partition, uint64_t after,
-		 uint64_t *ids, size_t max, size_t *n, bool *eof);
+int osd_ctl_list(struct osd_ctl_client *c, uint64_t partition, uint64_t after, uint64_t *ids,
+		 size_t max, size_t *n, bool *eof);
 /* Makes an object's data durable; id NULL flushes the whole target. */
 int osd_ctl_flush(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id);
 /* Fences handles minted with any other version, read or write: the
@@ -215,8 +215,8 @@ int osd_ctl_revoke_writers(struct osd_ctl_client *c, const struct osd_ctl_obj_id
  * object's length.  With verify the target reads the extents back and
  * says per extent whether they still match.  -EFBIG: first is past the
  * largest object; -EOPNOTSUPP: a target older than checksums. */
-int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id,
-		      uint64_t first, size_t count, bool verify,
-		      struct osd_ctl_extent_csum *out, size_t *n, uint64_t *length);
+int osd_ctl_checksums(struct osd_ctl_client *c, const struct osd_ctl_obj_id *id, uint64_t first,
+		      size_t count, bool verify, struct osd_ctl_extent_csum *out, size_t *n,
+		      uint64_t *length);
 
 #endif

@@ -37,7 +37,7 @@ static uint32_t cb_sequence(struct client *cl, struct xdr_r *r, struct xdr_w *w)
 	xr_fixed(r, sid, sizeof(sid));
 	seq = xr_u32(r);
 	slot = xr_u32(r);
-	skip(r, 8);	/* highest slot, cachethis */
+	skip(r, 8); /* highest slot, cachethis */
 	lists = xr_count(r, NFS4_SESSIONID_SIZE + 4);
 	for (uint32_t i = 0; i < lists && !r->err; i++) {
 		skip(r, NFS4_SESSIONID_SIZE);
@@ -63,11 +63,11 @@ static uint32_t cb_layoutrecall(struct client *cl, struct xdr_r *r)
 	uint32_t type;
 	bool matched = false;
 
-	skip(r, 12);	/* layout type, iomode, changed */
+	skip(r, 12); /* layout type, iomode, changed */
 	type = xr_u32(r);
 	if (type == LAYOUTRECALL4_FILE) {
 		fh.len = xr_opaque(r, fh.data, sizeof(fh.data));
-		skip(r, 16);	/* offset, length: we hold whole-range layouts */
+		skip(r, 16); /* offset, length: we hold whole-range layouts */
 		sid.seqid = xr_u32(r);
 		xr_fixed(r, sid.other, sizeof(sid.other));
 	} else if (type == LAYOUTRECALL4_FSID) {
@@ -114,13 +114,13 @@ static uint32_t cb_compound(struct client *cl, struct xdr_r *r, struct xdr_w *w)
 	uint32_t nops, status = NFS4_OK, done = 0;
 	size_t status_at = w->len, count_at;
 
-	skip(r, XDR_PAD(xr_u32(r)));	/* tag */
-	skip(r, 8);	/* minor version, callback ident */
+	skip(r, XDR_PAD(xr_u32(r))); /* tag */
+	skip(r, 8);                  /* minor version, callback ident */
 	nops = xr_u32(r);
 	if (r->err)
 		return GARBAGE_ARGS;
 	xw_u32(w, 0);
-	xw_u32(w, 0);	/* empty tag */
+	xw_u32(w, 0); /* empty tag */
 	count_at = w->len;
 	xw_u32(w, 0);
 	while (done < nops && status == NFS4_OK) {

@@ -44,7 +44,8 @@ int ds_write_start(struct ds_target *t, unsigned slot, uint64_t off, const uint8
 	xw_u32(&w, count);
 	xw_u32(&w, stable);
 	xw_u32(&w, count);
-	struct iovec iov[3] = { { args, w.len }, { (void *)data, count },
+	struct iovec iov[3] = { { args, w.len },
+				{ (void *)data, count },
 				{ (void *)zeros, XDR_PAD(count) - count } };
 
 	return rpc_start(t->conn, slot, NFSPROC3_WRITE, &t->cred, iov, 3, rbuf, cap);
@@ -102,7 +103,7 @@ int ds_read(struct ds_target *t, unsigned slot, uint64_t off, uint32_t count, ui
 		return err;
 	skip_post_op_attr(&r);
 	got = xr_u32(&r);
-	xr_bool(&r);	/* eof */
+	xr_bool(&r); /* eof */
 	dlen = xr_u32(&r);
 	*data = r.p;
 	skip(&r, XDR_PAD(dlen));
@@ -120,7 +121,7 @@ int ds_commit(struct ds_target *t, unsigned slot, uint8_t *rbuf, size_t cap)
 
 	xw_opaque(&w, t->fh.data, t->fh.len);
 	xw_u64(&w, 0);
-	xw_u32(&w, 0);	/* to the end of the file */
+	xw_u32(&w, 0); /* to the end of the file */
 	struct iovec iov = { args, w.len };
 
 	if ((err = rpc_start(t->conn, slot, NFSPROC3_COMMIT, &t->cred, &iov, 1, rbuf, cap)) ||
@@ -133,11 +134,21 @@ int ds_commit(struct ds_target *t, unsigned slot, uint8_t *rbuf, size_t cap)
 
 const char *ds_strerror(int err)
 {
-	static const struct { int status; const char *name; } names[] = {
-		{ 1, "NFS3ERR_PERM" }, { 2, "NFS3ERR_NOENT" }, { 5, "NFS3ERR_IO" },
-		{ 13, "NFS3ERR_ACCES" }, { 22, "NFS3ERR_INVAL" }, { 27, "NFS3ERR_FBIG" },
-		{ 28, "NFS3ERR_NOSPC" }, { 70, "NFS3ERR_STALE" }, { 10001, "NFS3ERR_BADHANDLE" },
-		{ 10006, "NFS3ERR_SERVERFAULT" }, { 10008, "NFS3ERR_JUKEBOX" },
+	static const struct {
+		int status;
+		const char *name;
+	} names[] = {
+		{ 1, "NFS3ERR_PERM" },
+		{ 2, "NFS3ERR_NOENT" },
+		{ 5, "NFS3ERR_IO" },
+		{ 13, "NFS3ERR_ACCES" },
+		{ 22, "NFS3ERR_INVAL" },
+		{ 27, "NFS3ERR_FBIG" },
+		{ 28, "NFS3ERR_NOSPC" },
+		{ 70, "NFS3ERR_STALE" },
+		{ 10001, "NFS3ERR_BADHANDLE" },
+		{ 10006, "NFS3ERR_SERVERFAULT" },
+		{ 10008, "NFS3ERR_JUKEBOX" },
 	};
 
 	if (err == -EREMOTEIO)
@@ -153,8 +164,8 @@ const char *ds_strerror(int err)
 int32_t ds_error_status(int err)
 {
 	if (err > 0)
-		return err;	/* NFS3 and NFSv4 share these numbers */
-	return err == -EREMOTEIO || err == -EBADMSG ? NFS3ERR_IO : 6;	/* NFS4ERR_NXIO */
+		return err; /* NFS3 and NFSv4 share these numbers */
+	return err == -EREMOTEIO || err == -EBADMSG ? NFS3ERR_IO : 6; /* NFS4ERR_NXIO */
 }
 
 uint32_t ds_piece(const struct open_file *f, uint64_t off, uint32_t count)

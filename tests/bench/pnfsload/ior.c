@@ -20,14 +20,14 @@ struct ior {
 	uint64_t base;
 	uint64_t seed;
 	bool layout;
-	uint64_t next;		/* next transfer, taken atomically */
+	uint64_t next; /* next transfer, taken atomically */
 	uint64_t ntransfers;
-	double stop_at;		/* CLOCK_REALTIME of the stonewall, 0: none */
-	pthread_rwlock_t ds_lock;	/* read: a DS transfer; write: giving the layout back */
-	int holding;		/* atomic: a layout is out and not recalled */
-	uint64_t ds_end;	/* atomic: end of the highest DS write */
+	double stop_at;           /* CLOCK_REALTIME of the stonewall, 0: none */
+	pthread_rwlock_t ds_lock; /* read: a DS transfer; write: giving the layout back */
+	int holding;              /* atomic: a layout is out and not recalled */
+	uint64_t ds_end;          /* atomic: end of the highest DS write */
 	bool mds_wrote;
-	pthread_mutex_t slot_lock[MAX_DEPTH];	/* MDS slots of the workers */
+	pthread_mutex_t slot_lock[MAX_DEPTH]; /* MDS slots of the workers */
 	struct recall_hook hook;
 };
 
@@ -75,7 +75,8 @@ static void verify(const struct ior *s, const uint8_t *data, uint64_t off, uint3
 	uint64_t bad = pattern_check(data, off, count, s->seed);
 
 	if (bad != UINT64_MAX)
-		cl_die(s->cl, "READ %s offset %" PRIu64 " (%s): data mismatch at file offset %" PRIu64,
+		cl_die(s->cl,
+		       "READ %s offset %" PRIu64 " (%s): data mismatch at file offset %" PRIu64,
 		       s->name, off, via, bad);
 }
 
@@ -154,8 +155,8 @@ static void mds_transfer(struct ior *s, unsigned k, uint64_t off, uint32_t count
 		cl_op(cl, &c, OP_READ, 0);
 		cl_check(cl, d4_read(&c.r, &eof, &data, &len), OP_READ);
 		if (len != count)
-			cl_die(cl, "READ %s offset %" PRIu64 ": %u of %u bytes (file too short?)", s->name,
-			       off, len, count);
+			cl_die(cl, "READ %s offset %" PRIu64 ": %u of %u bytes (file too short?)",
+			       s->name, off, len, count);
 		if (cl->opt->verify)
 			verify(s, data, off, count, "MDS");
 	} else {
@@ -289,8 +290,8 @@ void ior_run(struct client *cl, void *state)
 			   cl->opt->block) > 0;
 	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
 	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
-		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)", cl->opt->transfer,
-		       write ? cl->maxrequest : cl->maxresponse);
+		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)",
+		       cl->opt->transfer, write ? cl->maxrequest : cl->maxresponse);
 	run_workers(s->layout ? cl->opt->depth : cl->nslots, ior_worker, s);
 	finish_layout(s, 0);
 	cl_set_recall_hook(cl, NULL);

@@ -64,7 +64,8 @@ static void resolve_device(struct client *cl, struct device *d,
 	if (addr->versions[0].version != NFS_V3)
 		cl_die(cl, "GETDEVICEINFO: data server speaks NFSv%u, only v3 is supported",
 		       addr->versions[0].version);
-	if (addr->versions[0].wsize < cl->opt->transfer || addr->versions[0].rsize < cl->opt->transfer)
+	if (addr->versions[0].wsize < cl->opt->transfer ||
+	    addr->versions[0].rsize < cl->opt->transfer)
 		cl_die(cl, "data server %s takes %u-byte transfers, less than --transfer %u",
 		       addr->netaddrs[0].uaddr, addr->versions[0].wsize, cl->opt->transfer);
 	if (pando_netaddr_to_sockaddr(&addr->netaddrs[0], &ss))
@@ -216,7 +217,9 @@ static int bind_or_return(struct client *cl, unsigned slot, struct open_file *f,
 		return 1;
 	stats_add(&cl->st->ds_errors, 1);
 	return lo_return_error(cl, slot, f, t, offset, length, err,
-			       f->iomode == LAYOUTIOMODE4_READ ? OP_READ : OP_WRITE) ? -ESTALE : 0;
+			       f->iomode == LAYOUTIOMODE4_READ ? OP_READ : OP_WRITE)
+		       ? -ESTALE
+		       : 0;
 }
 
 int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,

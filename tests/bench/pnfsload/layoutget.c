@@ -60,7 +60,8 @@ void layoutget_run(struct client *cl, void *state)
 
 	cl->t_start = realtime_now();
 	while (left) {
-		for (uint64_t off = 0; off < cl->opt->block && left; off += cl->opt->transfer, left--)
+		for (uint64_t off = 0; off < cl->opt->block && left;
+		     off += cl->opt->transfer, left--)
 			get_segment(cl, s, off, cl->opt->transfer);
 		lo_return(cl, 0, &s->f);
 	}

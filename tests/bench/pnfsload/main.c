@@ -45,10 +45,23 @@ static uint64_t parse_size(const char *s, const char *what)
 	if (errno || end == s || *s == '-')
 		die("bad %s: %s", what, s);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	end += strspn(end, "iB");
 	if (*end)
@@ -112,7 +125,8 @@ static void set_workload(enum workload wl, enum phase phase)
 static void set_phase(enum workload wl, const char *arg)
 {
 	static const char *names[] = { "write", "read", "create", "stat", "remove" };
-	unsigned first = wl == WL_IOR ? PH_WRITE : PH_CREATE, last = wl == WL_IOR ? PH_READ : PH_REMOVE;
+	unsigned first = wl == WL_IOR ? PH_WRITE : PH_CREATE,
+		 last = wl == WL_IOR ? PH_READ : PH_REMOVE;
 
 	for (unsigned p = first; p <= last; p++) {
 		if (!strcmp(arg, names[p])) {
@@ -145,33 +159,68 @@ static void check_args(bool have_dir)
 		die("--client-base too large");
 }
 
-enum { O_MDS = 1, O_EXPORT, O_DIR, O_CLIENTS, O_BASE, O_DEPTH, O_START, O_NOLAYOUTS,
-       O_PROGRESS, O_IOR, O_SHARED, O_TRANSFER, O_BLOCK, O_VERIFY, O_FSYNC, O_MDTEST,
-       O_FILES, O_UNIQUE, O_TIMEOUT, O_UID, O_GID, O_DS_HOST, O_STONEWALL, O_WRITE_BYTES,
-       O_LAYOUTGET, O_WRITER, O_VERIFIER, O_PACE, O_HELP };
+enum {
+	O_MDS = 1,
+	O_EXPORT,
+	O_DIR,
+	O_CLIENTS,
+	O_BASE,
+	O_DEPTH,
+	O_START,
+	O_NOLAYOUTS,
+	O_PROGRESS,
+	O_IOR,
+	O_SHARED,
+	O_TRANSFER,
+	O_BLOCK,
+	O_VERIFY,
+	O_FSYNC,
+	O_MDTEST,
+	O_FILES,
+	O_UNIQUE,
+	O_TIMEOUT,
+	O_UID,
+	O_GID,
+	O_DS_HOST,
+	O_STONEWALL,
+	O_WRITE_BYTES,
+	O_LAYOUTGET,
+	O_WRITER,
+	O_VERIFIER,
+	O_PACE,
+	O_HELP
+};
 static const struct option longopts[] = {
-	{ "mds", required_argument, NULL, O_MDS }, { "export", required_argument, NULL, O_EXPORT },
-	{ "dir", required_argument, NULL, O_DIR }, { "clients", required_argument, NULL, O_CLIENTS },
+	{ "mds", required_argument, NULL, O_MDS },
+	{ "export", required_argument, NULL, O_EXPORT },
+	{ "dir", required_argument, NULL, O_DIR },
+	{ "clients", required_argument, NULL, O_CLIENTS },
 	{ "client-base", required_argument, NULL, O_BASE },
 	{ "depth", required_argument, NULL, O_DEPTH },
 	{ "start-at", required_argument, NULL, O_START },
 	{ "no-layouts", no_argument, NULL, O_NOLAYOUTS },
-	{ "progress", no_argument, NULL, O_PROGRESS }, { "ior", required_argument, NULL, O_IOR },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "ior", required_argument, NULL, O_IOR },
 	{ "shared", no_argument, NULL, O_SHARED },
 	{ "transfer", required_argument, NULL, O_TRANSFER },
-	{ "block", required_argument, NULL, O_BLOCK }, { "verify", no_argument, NULL, O_VERIFY },
-	{ "fsync", no_argument, NULL, O_FSYNC }, { "mdtest", required_argument, NULL, O_MDTEST },
+	{ "block", required_argument, NULL, O_BLOCK },
+	{ "verify", no_argument, NULL, O_VERIFY },
+	{ "fsync", no_argument, NULL, O_FSYNC },
+	{ "mdtest", required_argument, NULL, O_MDTEST },
 	{ "files", required_argument, NULL, O_FILES },
 	{ "unique-dir", no_argument, NULL, O_UNIQUE },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
-	{ "uid", required_argument, NULL, O_UID }, { "gid", required_argument, NULL, O_GID },
+	{ "uid", required_argument, NULL, O_UID },
+	{ "gid", required_argument, NULL, O_GID },
 	{ "ds-host", required_argument, NULL, O_DS_HOST },
 	{ "stonewall", required_argument, NULL, O_STONEWALL },
 	{ "write-bytes", required_argument, NULL, O_WRITE_BYTES },
 	{ "layoutget", required_argument, NULL, O_LAYOUTGET },
-	{ "writer", no_argument, NULL, O_WRITER }, { "pace", required_argument, NULL, O_PACE },
+	{ "writer", no_argument, NULL, O_WRITER },
+	{ "pace", required_argument, NULL, O_PACE },
 	{ "verifier", no_argument, NULL, O_VERIFIER },
-	{ "help", no_argument, NULL, O_HELP }, { NULL, 0, NULL, 0 },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
 };
 
 static void parse_args(int argc, char **argv)
@@ -182,12 +231,25 @@ static void parse_args(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_MDS: parse_mds(optarg); break;
-		case O_EXPORT: copy_arg(opt.export_path, sizeof(opt.export_path), optarg, "--export"); break;
-		case O_DIR: copy_arg(opt.dir, sizeof(opt.dir), optarg, "--dir"); have_dir = true; break;
-		case O_CLIENTS: opt.clients = (unsigned)parse_size(optarg, "--clients"); break;
-		case O_BASE: opt.client_base = (unsigned)parse_size(optarg, "--client-base"); break;
-		case O_DEPTH: opt.depth = (unsigned)parse_size(optarg, "--depth"); break;
+		case O_MDS:
+			parse_mds(optarg);
+			break;
+		case O_EXPORT:
+			copy_arg(opt.export_path, sizeof(opt.export_path), optarg, "--export");
+			break;
+		case O_DIR:
+			copy_arg(opt.dir, sizeof(opt.dir), optarg, "--dir");
+			have_dir = true;
+			break;
+		case O_CLIENTS:
+			opt.clients = (unsigned)parse_size(optarg, "--clients");
+			break;
+		case O_BASE:
+			opt.client_base = (unsigned)parse_size(optarg, "--client-base");
+			break;
+		case O_DEPTH:
+			opt.depth = (unsigned)parse_size(optarg, "--depth");
+			break;
 		case O_START:
 			opt.start_at = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(opt.start_at))
@@ -195,38 +257,79 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_STONEWALL:
 			opt.stonewall_s = strtod(optarg, &end);
-			if (*end || end == optarg || !(opt.stonewall_s > 0) || !isfinite(opt.stonewall_s))
+			if (*end || end == optarg || !(opt.stonewall_s > 0) ||
+			    !isfinite(opt.stonewall_s))
 				die("bad --stonewall: %s (seconds > 0)", optarg);
 			break;
-		case O_NOLAYOUTS: opt.no_layouts = true; break;
-		case O_PROGRESS: opt.progress = true; break;
-		case O_IOR: set_phase(WL_IOR, optarg); break;
-		case O_SHARED: opt.shared = true; break;
-		case O_TRANSFER: opt.transfer = (uint32_t)parse_size(optarg, "--transfer"); break;
-		case O_BLOCK: opt.block = parse_size(optarg, "--block"); break;
-		case O_VERIFY: opt.verify = true; break;
-		case O_FSYNC: opt.fsync = true; break;
-		case O_MDTEST: set_phase(WL_MDTEST, optarg); break;
-		case O_FILES: opt.files = (unsigned)parse_size(optarg, "--files"); break;
+		case O_NOLAYOUTS:
+			opt.no_layouts = true;
+			break;
+		case O_PROGRESS:
+			opt.progress = true;
+			break;
+		case O_IOR:
+			set_phase(WL_IOR, optarg);
+			break;
+		case O_SHARED:
+			opt.shared = true;
+			break;
+		case O_TRANSFER:
+			opt.transfer = (uint32_t)parse_size(optarg, "--transfer");
+			break;
+		case O_BLOCK:
+			opt.block = parse_size(optarg, "--block");
+			break;
+		case O_VERIFY:
+			opt.verify = true;
+			break;
+		case O_FSYNC:
+			opt.fsync = true;
+			break;
+		case O_MDTEST:
+			set_phase(WL_MDTEST, optarg);
+			break;
+		case O_FILES:
+			opt.files = (unsigned)parse_size(optarg, "--files");
+			break;
 		case O_WRITE_BYTES:
 			if (parse_size(optarg, "--write-bytes") > MAX_TRANSFER)
 				die("--write-bytes must be at most %u", MAX_TRANSFER);
 			opt.write_bytes = (uint32_t)parse_size(optarg, "--write-bytes");
 			break;
-		case O_UNIQUE: opt.unique_dir = true; break;
+		case O_UNIQUE:
+			opt.unique_dir = true;
+			break;
 		case O_LAYOUTGET:
 			set_workload(WL_LAYOUTGET, PH_READ);
 			opt.layoutgets = parse_size(optarg, "--layoutget");
 			break;
-		case O_WRITER: set_workload(WL_WRITER, PH_WRITE); break;
-		case O_VERIFIER: set_workload(WL_VERIFIER, PH_READ); break;
-		case O_PACE: opt.pace_ms = (unsigned)parse_size(optarg, "--pace"); break;
-		case O_TIMEOUT: opt.timeout_s = (unsigned)parse_size(optarg, "--timeout"); break;
-		case O_UID: opt.uid = (uint32_t)parse_size(optarg, "--uid"); break;
-		case O_GID: opt.gid = (uint32_t)parse_size(optarg, "--gid"); break;
-		case O_DS_HOST: copy_arg(opt.ds_host, sizeof(opt.ds_host), optarg, "--ds-host"); break;
-		case O_HELP: usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case O_WRITER:
+			set_workload(WL_WRITER, PH_WRITE);
+			break;
+		case O_VERIFIER:
+			set_workload(WL_VERIFIER, PH_READ);
+			break;
+		case O_PACE:
+			opt.pace_ms = (unsigned)parse_size(optarg, "--pace");
+			break;
+		case O_TIMEOUT:
+			opt.timeout_s = (unsigned)parse_size(optarg, "--timeout");
+			break;
+		case O_UID:
+			opt.uid = (uint32_t)parse_size(optarg, "--uid");
+			break;
+		case O_GID:
+			opt.gid = (uint32_t)parse_size(optarg, "--gid");
+			break;
+		case O_DS_HOST:
+			copy_arg(opt.ds_host, sizeof(opt.ds_host), optarg, "--ds-host");
+			break;
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind != argc)
@@ -310,10 +413,10 @@ static void print_result(const struct stats *st)
 	       "\"ops_s\": %.1f, \"t_start\": %.6f, \"t_end\": %.6f, \"layouts\": %" PRIu64 ", "
 	       "\"mds_io_bytes\": %" PRIu64 ", \"ds_io_bytes\": %" PRIu64 ", \"errors\": %" PRIu64
 	       ", \"recoveries\": %" PRIu64 ", \"ds_errors\": %" PRIu64 "}\n",
-	       workloads[opt.workload].name, phases[opt.phase], opt.clients, opt.depth,
-	       st->bytes, st->ops, secs, (double)st->bytes / secs / 1048576.0,
-	       (double)st->ops / secs, st->t_start, st->t_end, st->layouts, st->mds_io_bytes,
-	       st->ds_io_bytes, st->errors, st->recoveries, st->ds_errors);
+	       workloads[opt.workload].name, phases[opt.phase], opt.clients, opt.depth, st->bytes,
+	       st->ops, secs, (double)st->bytes / secs / 1048576.0, (double)st->ops / secs,
+	       st->t_start, st->t_end, st->layouts, st->mds_io_bytes, st->ds_io_bytes, st->errors,
+	       st->recoveries, st->ds_errors);
 	fflush(stdout);
 }
 
@@ -332,8 +435,8 @@ static void progress(struct run *run, pthread_t *tids)
 			return;
 		if (realtime_now() - last >= 1.0) {
 			last = realtime_now();
-			fprintf(stderr, "pnfsload: %.0f s  %" PRIu64 " MiB  %" PRIu64 " ops\n", last - t0,
-				__atomic_load_n(&run->st.bytes, __ATOMIC_RELAXED) >> 20,
+			fprintf(stderr, "pnfsload: %.0f s  %" PRIu64 " MiB  %" PRIu64 " ops\n",
+				last - t0, __atomic_load_n(&run->st.bytes, __ATOMIC_RELAXED) >> 20,
 				__atomic_load_n(&run->st.ops, __ATOMIC_RELAXED));
 		}
 	}
@@ -375,7 +478,8 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_wait(&run.ready);
 	if (opt.start_at > 0 && opt.start_at < realtime_now())
-		fprintf(stderr, "pnfsload: --start-at %.3f had passed when set-up ended\n", opt.start_at);
+		fprintf(stderr, "pnfsload: --start-at %.3f had passed when set-up ended\n",
+			opt.start_at);
 	if (opt.progress)
 		progress(&run, tids);
 	else

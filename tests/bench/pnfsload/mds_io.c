@@ -21,8 +21,8 @@ int mds_write(struct client *cl, unsigned slot, const struct open_file *f, const
 	cl_op(cl, &c, OP_WRITE, 0);
 	cl_check(cl, d4_write(&c.r, &got, &committed), OP_WRITE);
 	if (got != count || committed < stable)
-		cl_die(cl, "WRITE %s offset %" PRIu64 ": %u of %u bytes, committed %u", name, off, got,
-		       count, committed);
+		cl_die(cl, "WRITE %s offset %" PRIu64 ": %u of %u bytes, committed %u", name, off,
+		       got, count, committed);
 	return 0;
 }
 

@@ -13,9 +13,9 @@
 
 struct mdtest {
 	struct client *cl;
-	uint8_t *data;		/* --write-bytes of the pattern */
+	uint8_t *data; /* --write-bytes of the pattern */
 	struct nfs4_fh dir;
-	char unique[32];	/* the per-client directory's name, or "" */
+	char unique[32]; /* the per-client directory's name, or "" */
 	uint64_t next;
 };
 

@@ -65,7 +65,8 @@ void ns_lookup_path(struct client *cl, const struct nfs4_fh *from, const char *p
 		name[n] = 0;
 		if (!lookup_one(cl, at_root ? NULL : out, name, &next)) {
 			if (!create || at_root)
-				cl_die(cl, "LOOKUP %s in %s: NFS4ERR_NOENT (no such export or directory)",
+				cl_die(cl,
+				       "LOOKUP %s in %s: NFS4ERR_NOENT (no such export or directory)",
 				       name, path);
 			ns_mkdir(cl, 0, out, name, &next);
 		}

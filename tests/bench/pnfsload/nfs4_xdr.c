@@ -74,8 +74,8 @@ static void mode_attr(struct xdr_w *w, uint32_t mode)
 
 void c4_begin(struct xdr_w *w, uint32_t nops)
 {
-	xw_u32(w, 0);	/* empty tag */
-	xw_u32(w, 1);	/* minor version */
+	xw_u32(w, 0); /* empty tag */
+	xw_u32(w, 1); /* minor version */
 	xw_u32(w, nops);
 }
 
@@ -96,19 +96,19 @@ void c4_exchange_id(struct xdr_w *w, const uint8_t *verifier, const char *owner,
 	xw_fixed(w, verifier, NFS4_VERIFIER_SIZE);
 	xw_string(w, owner);
 	xw_u32(w, flags);
-	xw_u32(w, 0);	/* SP4_NONE */
-	xw_u32(w, 0);	/* no implementation id */
+	xw_u32(w, 0); /* SP4_NONE */
+	xw_u32(w, 0); /* no implementation id */
 }
 
 static void channel(struct xdr_w *w, const struct nfs4_channel *c)
 {
-	xw_u32(w, 0);	/* header pad */
+	xw_u32(w, 0); /* header pad */
 	xw_u32(w, c->maxrequestsize);
 	xw_u32(w, c->maxresponsesize);
-	xw_u32(w, 0);	/* nothing cached: we never set cachethis */
-	xw_u32(w, 16);	/* operations per compound */
+	xw_u32(w, 0);  /* nothing cached: we never set cachethis */
+	xw_u32(w, 16); /* operations per compound */
 	xw_u32(w, c->maxrequests);
-	xw_u32(w, 0);	/* no RDMA */
+	xw_u32(w, 0); /* no RDMA */
 }
 
 void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq, uint32_t flags,
@@ -122,9 +122,9 @@ void c4_create_session(struct xdr_w *w, uint64_t clientid, uint32_t seq, uint32_
 	xw_u32(w, flags);
 	channel(w, fore);
 	channel(w, &back);
-	xw_u32(w, 0x40000000u);	/* callback program */
+	xw_u32(w, 0x40000000u); /* callback program */
 	xw_u32(w, 1);
-	xw_u32(w, 0);	/* AUTH_NONE */
+	xw_u32(w, 0); /* AUTH_NONE */
 }
 
 void c4_destroy_session(struct xdr_w *w, const uint8_t *sessionid)
@@ -175,7 +175,7 @@ void c4_getattr(struct xdr_w *w)
 	xw_u32(w, 2);
 	xw_u32(w, (1u << 1) | (1u << 3) | (1u << 4) | (1u << 20));
 	xw_u32(w, (1u << (33 - 32)) | (1u << (35 - 32)) | (1u << (36 - 32)) | (1u << (37 - 32)) |
-		      (1u << (53 - 32)));
+			  (1u << (53 - 32)));
 }
 
 #define FATTR4_MDSTHRESHOLD 68u
@@ -207,9 +207,9 @@ void c4_open(struct xdr_w *w, uint64_t clientid, const char *owner, const char *
 	     uint32_t access, uint32_t mode)
 {
 	op(w, OP_OPEN);
-	xw_u32(w, 0);	/* seqid: unused with sessions */
+	xw_u32(w, 0); /* seqid: unused with sessions */
 	xw_u32(w, access);
-	xw_u32(w, 0);	/* deny none */
+	xw_u32(w, 0); /* deny none */
 	xw_u64(w, clientid);
 	xw_string(w, owner);
 	xw_u32(w, create ? OPEN4_CREATE : 0);
@@ -273,7 +273,7 @@ void c4_getdeviceinfo(struct xdr_w *w, const uint8_t *deviceid, uint32_t maxcoun
 	xw_fixed(w, deviceid, PANDO_FF_DEVICEID_SIZE);
 	xw_u32(w, LAYOUT4_FLEX_FILES);
 	xw_u32(w, maxcount);
-	xw_u32(w, 0);	/* no notifications */
+	xw_u32(w, 0); /* no notifications */
 }
 
 void c4_layoutcommit(struct xdr_w *w, uint64_t offset, uint64_t length,
@@ -286,9 +286,9 @@ void c4_layoutcommit(struct xdr_w *w, uint64_t offset, uint64_t length,
 	stateid(w, sid);
 	xw_bool(w, true);
 	xw_u64(w, last_write);
-	xw_bool(w, false);	/* the server's clock sets mtime */
+	xw_bool(w, false); /* the server's clock sets mtime */
 	xw_u32(w, LAYOUT4_FLEX_FILES);
-	xw_u32(w, 0);	/* flexfiles: empty layoutupdate body */
+	xw_u32(w, 0); /* flexfiles: empty layoutupdate body */
 }
 
 void c4_layoutreturn(struct xdr_w *w, uint32_t iomode, uint64_t offset, uint64_t length,
@@ -342,10 +342,10 @@ static void skip_state_protect(struct xdr_r *r)
 {
 	uint32_t how = xr_u32(r);
 
-	if (how == 1) {		/* SP4_MACH_CRED: enforce and allow bitmaps */
+	if (how == 1) { /* SP4_MACH_CRED: enforce and allow bitmaps */
 		skip_bitmap(r);
 		skip_bitmap(r);
-	} else if (how != 0) {	/* SP4_SSV: never asked for */
+	} else if (how != 0) { /* SP4_SSV: never asked for */
 		r->err = true;
 	}
 }
@@ -358,9 +358,9 @@ int d4_exchange_id(struct xdr_r *r, struct nfs4_exchange_res *res)
 	res->sequenceid = xr_u32(r);
 	res->flags = xr_u32(r);
 	skip_state_protect(r);
-	xr_u64(r);	/* server owner minor id */
+	xr_u64(r); /* server owner minor id */
 	skip_opaque(r, OWNER_MAX);
-	skip_opaque(r, OWNER_MAX);	/* server scope */
+	skip_opaque(r, OWNER_MAX); /* server scope */
 	nimpl = xr_u32(r);
 	if (nimpl > 1)
 		r->err = true;
@@ -393,7 +393,7 @@ int d4_create_session(struct xdr_r *r, struct nfs4_session_res *res)
 	struct nfs4_channel back;
 
 	xr_fixed(r, res->sessionid, NFS4_SESSIONID_SIZE);
-	xr_u32(r);	/* sequence */
+	xr_u32(r); /* sequence */
 	res->flags = xr_u32(r);
 	read_channel(r, &res->fore);
 	read_channel(r, &back);
@@ -524,7 +524,7 @@ static void skip_delegation(struct xdr_r *r)
 		skip_ace(r);
 	} else if (type == 3) {
 		why = xr_u32(r);
-		if (why == 6 || why == 7)	/* WND4_CONTENTION, WND4_RESOURCE */
+		if (why == 6 || why == 7) /* WND4_CONTENTION, WND4_RESOURCE */
 			xr_bool(r);
 	} else if (type != 0) {
 		r->err = true;
@@ -535,7 +535,7 @@ int d4_open(struct xdr_r *r, struct pando_stateid *sid)
 {
 	read_stateid(r, sid);
 	d4_change_info(r);
-	xr_u32(r);	/* rflags */
+	xr_u32(r); /* rflags */
 	skip_bitmap(r);
 	skip_delegation(r);
 	return verdict(r);
@@ -574,7 +574,7 @@ int d4_layoutget(struct xdr_r *r, struct nfs4_layout_res *res)
 {
 	uint32_t n;
 
-	xr_bool(r);	/* return on close */
+	xr_bool(r); /* return on close */
 	read_stateid(r, &res->stateid);
 	n = xr_count(r, 24);
 	if (n == 0)

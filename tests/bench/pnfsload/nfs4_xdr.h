@@ -20,20 +20,47 @@
 #define NFS4_VERIFIER_SIZE 8
 
 enum nfs4_op {
-	OP_CLOSE = 4, OP_COMMIT = 5, OP_CREATE = 6, OP_GETATTR = 9, OP_GETFH = 10,
-	OP_LOOKUP = 15, OP_OPEN = 18, OP_PUTFH = 22, OP_PUTROOTFH = 24, OP_READ = 25,
-	OP_REMOVE = 28, OP_WRITE = 38, OP_EXCHANGE_ID = 42, OP_CREATE_SESSION = 43,
-	OP_DESTROY_SESSION = 44, OP_GETDEVICEINFO = 47, OP_LAYOUTCOMMIT = 49,
-	OP_LAYOUTGET = 50, OP_LAYOUTRETURN = 51, OP_SEQUENCE = 53, OP_DESTROY_CLIENTID = 57,
+	OP_CLOSE = 4,
+	OP_COMMIT = 5,
+	OP_CREATE = 6,
+	OP_GETATTR = 9,
+	OP_GETFH = 10,
+	OP_LOOKUP = 15,
+	OP_OPEN = 18,
+	OP_PUTFH = 22,
+	OP_PUTROOTFH = 24,
+	OP_READ = 25,
+	OP_REMOVE = 28,
+	OP_WRITE = 38,
+	OP_EXCHANGE_ID = 42,
+	OP_CREATE_SESSION = 43,
+	OP_DESTROY_SESSION = 44,
+	OP_GETDEVICEINFO = 47,
+	OP_LAYOUTCOMMIT = 49,
+	OP_LAYOUTGET = 50,
+	OP_LAYOUTRETURN = 51,
+	OP_SEQUENCE = 53,
+	OP_DESTROY_CLIENTID = 57,
 	OP_RECLAIM_COMPLETE = 58,
 };
 
 enum {
-	NFS4_OK = 0, NFS4ERR_NOENT = 2, NFS4ERR_EXIST = 17, NFS4ERR_DELAY = 10008,
-	NFS4ERR_GRACE = 10013, NFS4ERR_BADLAYOUT = 10050, NFS4ERR_LAYOUTTRYLATER = 10058, NFS4ERR_LAYOUTUNAVAILABLE = 10059,
-	NFS4ERR_UNKNOWN_LAYOUTTYPE = 10062, NFS4ERR_NOTSUPP = 10004,
-	NFS4ERR_STALE_CLIENTID = 10022, NFS4ERR_OLD_STATEID = 10024, NFS4ERR_BADSESSION = 10052,
-	NFS4ERR_DEADSESSION = 10078, NFS4ERR_BAD_STATEID = 10025, NFS4ERR_BADIOMODE = 10049,
+	NFS4_OK = 0,
+	NFS4ERR_NOENT = 2,
+	NFS4ERR_EXIST = 17,
+	NFS4ERR_DELAY = 10008,
+	NFS4ERR_GRACE = 10013,
+	NFS4ERR_BADLAYOUT = 10050,
+	NFS4ERR_LAYOUTTRYLATER = 10058,
+	NFS4ERR_LAYOUTUNAVAILABLE = 10059,
+	NFS4ERR_UNKNOWN_LAYOUTTYPE = 10062,
+	NFS4ERR_NOTSUPP = 10004,
+	NFS4ERR_STALE_CLIENTID = 10022,
+	NFS4ERR_OLD_STATEID = 10024,
+	NFS4ERR_BADSESSION = 10052,
+	NFS4ERR_DEADSESSION = 10078,
+	NFS4ERR_BAD_STATEID = 10025,
+	NFS4ERR_BADIOMODE = 10049,
 	NFS4ERR_DELEG_REVOKED = 10087,
 };
 
@@ -80,7 +107,7 @@ struct nfs4_layout_res {
 	uint64_t offset;
 	uint64_t length;
 	uint32_t iomode;
-	const uint8_t *body;	/* ff_layout4, inside the reply */
+	const uint8_t *body; /* ff_layout4, inside the reply */
 	uint32_t body_len;
 };
 
@@ -145,10 +172,10 @@ int d4_create_session(struct xdr_r *r, struct nfs4_session_res *res);
 int d4_getfh(struct xdr_r *r, struct nfs4_fh *fh);
 int d4_getattr(struct xdr_r *r, struct nfs4_attrs *attrs);
 int d4_mdsthreshold(struct xdr_r *r, struct nfs4_mdsthreshold *t);
-int d4_change_info(struct xdr_r *r);	/* REMOVE */
+int d4_change_info(struct xdr_r *r); /* REMOVE */
 int d4_create(struct xdr_r *r);
 int d4_open(struct xdr_r *r, struct pando_stateid *sid);
-int d4_stateid(struct xdr_r *r, struct pando_stateid *sid);	/* CLOSE */
+int d4_stateid(struct xdr_r *r, struct pando_stateid *sid); /* CLOSE */
 int d4_write(struct xdr_r *r, uint32_t *count, uint32_t *committed);
 /* READ: *data points into the reply. */
 int d4_read(struct xdr_r *r, bool *eof, const uint8_t **data, uint32_t *len);

@@ -15,8 +15,8 @@
 #define MAX_DEPTH 64u
 #define MAX_CLIENTS 1024u
 #define MAX_DEVICES 64u
-#define REPLY_SLACK 8192u	/* room for headers around a transfer */
-#define CTL_BUF 65536u		/* reply buffer for metadata compounds */
+#define REPLY_SLACK 8192u /* room for headers around a transfer */
+#define CTL_BUF 65536u    /* reply buffer for metadata compounds */
 /* cl_call's answer when the MDS lost the session (it restarted) and a new
  * one was made (--writer and --verifier only): the caller's state is gone. */
 #define CL_LOST 0xffffffffu
@@ -46,14 +46,14 @@ struct options {
 	bool verify;
 	bool fsync;
 	unsigned files;
-	uint32_t write_bytes;	/* mdtest -w: bytes written into each new file */
+	uint32_t write_bytes; /* mdtest -w: bytes written into each new file */
 	bool unique_dir;
-	uint64_t layoutgets;	/* --layoutget: LAYOUTGETs per client */
-	unsigned pace_ms;	/* --writer: at most one transfer per pace_ms */
+	uint64_t layoutgets; /* --layoutget: LAYOUTGETs per client */
+	unsigned pace_ms;    /* --writer: at most one transfer per pace_ms */
 	unsigned timeout_s;
 	uint32_t uid;
 	uint32_t gid;
-	char ds_host[256];	/* reach data servers here, at their advertised port */
+	char ds_host[256]; /* reach data servers here, at their advertised port */
 };
 
 /* Counters of the whole run, updated with atomics. */
@@ -63,11 +63,11 @@ struct stats {
 	uint64_t layouts;
 	uint64_t mds_io_bytes;
 	uint64_t ds_io_bytes;
-	uint64_t errors;	/* recovered: DELAY retries, refused layouts */
-	uint64_t recoveries;	/* --writer, --verifier: MDS sessions lost and made again */
-	uint64_t ds_errors;	/* --writer, --verifier: data-server failures ridden through */
-	double t_start;		/* CLOCK_REALTIME, min over clients */
-	double t_end;		/* max over clients */
+	uint64_t errors;     /* recovered: DELAY retries, refused layouts */
+	uint64_t recoveries; /* --writer, --verifier: MDS sessions lost and made again */
+	uint64_t ds_errors;  /* --writer, --verifier: data-server failures ridden through */
+	double t_start;      /* CLOCK_REALTIME, min over clients */
+	double t_end;        /* max over clients */
 	pthread_mutex_t lock;
 };
 
@@ -75,7 +75,7 @@ struct device {
 	uint8_t id[PANDO_FF_DEVICEID_SIZE];
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	char name[300];		/* "DS <uaddr>", for messages */
+	char name[300]; /* "DS <uaddr>", for messages */
 	struct rpc_conn conn;
 };
 
@@ -99,7 +99,7 @@ struct recall_hook {
 };
 
 struct client {
-	unsigned idx;		/* global index (--client-base + local) */
+	unsigned idx; /* global index (--client-base + local) */
 	const struct options *opt;
 	struct stats *st;
 	struct rpc_conn mds;
@@ -109,26 +109,26 @@ struct client {
 	uint64_t clientid;
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
 	uint32_t seq[MAX_DEPTH + 1];
-	unsigned nslots;	/* session slots for the workers */
-	unsigned renew_slot;	/* one more, for the lease renewer */
+	unsigned nslots;     /* session slots for the workers */
+	unsigned renew_slot; /* one more, for the lease renewer */
 	pthread_t renewer;
 	bool renewing;
-	pthread_mutex_t renew_lock;	/* also: hook, recall_pending, returning */
+	pthread_mutex_t renew_lock; /* also: hook, recall_pending, returning */
 	pthread_cond_t renew_cond;
 	const struct recall_hook *hook;
 	bool recall_pending;
 	bool returning;
-	bool back_channel;	/* the server bound our connection to its back channel */
-	uint32_t maxrequest;	/* fore channel sizes */
+	bool back_channel;   /* the server bound our connection to its back channel */
+	uint32_t maxrequest; /* fore channel sizes */
 	uint32_t maxresponse;
-	bool pnfs;		/* the server is an MDS and layouts are wanted */
+	bool pnfs; /* the server is an MDS and layouts are wanted */
 	char owner[64];
-	uint64_t verifier;	/* EXCHANGE_ID's, the same on a new session */
-	bool recovering;	/* making a lost session again (cl_rides) */
-	struct nfs4_fh root;	/* the export */
-	struct nfs4_fh dir;	/* --dir (or this client's unique dir) */
-	struct nfs4_fh parent;	/* --dir when dir is a unique dir */
-	pthread_mutex_t devs_lock;	/* devs, ndevs: workers may LAYOUTGET at once */
+	uint64_t verifier;         /* EXCHANGE_ID's, the same on a new session */
+	bool recovering;           /* making a lost session again (cl_rides) */
+	struct nfs4_fh root;       /* the export */
+	struct nfs4_fh dir;        /* --dir (or this client's unique dir) */
+	struct nfs4_fh parent;     /* --dir when dir is a unique dir */
+	pthread_mutex_t devs_lock; /* devs, ndevs: workers may LAYOUTGET at once */
 	struct device devs[MAX_DEVICES];
 	unsigned ndevs;
 	double t_start;
@@ -142,15 +142,15 @@ struct client {
 struct open_file {
 	struct nfs4_fh fh;
 	struct pando_stateid open_sid;
-	struct nfs4_mdsthreshold threshold;	/* from the OPEN reply */
+	struct nfs4_mdsthreshold threshold; /* from the OPEN reply */
 	bool has_layout;
 	uint32_t iomode;
 	struct pando_stateid layout_sid;
 	struct pando_ff_layout layout;
-	unsigned ntargets;	/* mirrors x columns */
+	unsigned ntargets; /* mirrors x columns */
 	unsigned mirrors;
 	unsigned columns;
-	uint64_t stripe_unit;	/* 0 with one column */
+	uint64_t stripe_unit; /* 0 with one column */
 	struct ds_target targets[MAX_DEVICES];
 };
 
@@ -158,12 +158,12 @@ struct open_file {
 struct compound {
 	uint8_t args[4096];
 	struct xdr_w w;
-	const uint8_t *payload;		/* WRITE data after args, then padding */
+	const uint8_t *payload; /* WRITE data after args, then padding */
 	uint32_t payload_len;
 	unsigned slot;
 	uint8_t *rbuf;
 	size_t rcap;
-	struct xdr_r r;			/* after cl_call: at the first op after SEQUENCE */
+	struct xdr_r r; /* after cl_call: at the first op after SEQUENCE */
 	uint32_t status;
 };
 
@@ -194,8 +194,8 @@ void cl_set_recall_hook(struct client *cl, const struct recall_hook *hook);
 /* callback.c: the rpc_call_handler of the MDS connection (arg: client). */
 uint32_t cb_handler(void *arg, uint32_t prog, uint32_t proc, const uint8_t *args, size_t len,
 		    struct xdr_w *res);
-void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
-	      uint8_t *rbuf, size_t rcap);
+void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops, uint8_t *rbuf,
+	      size_t rcap);
 /* Sends it, retrying NFS4ERR_DELAY and NFS4ERR_GRACE; dies on transport
  * and SEQUENCE failures, except that a workload that rides (cl_rides)
  * makes a new connection and session when the MDS lost its own and
@@ -250,7 +250,7 @@ bool lo_below_threshold(const struct open_file *f, bool write, uint64_t size);
  * that rides, when a data server of the layout cannot be reached (it is
  * reported in the LAYOUTRETURN that gives the layout back). */
 int lo_get(struct client *cl, unsigned slot, struct open_file *f, uint32_t iomode, uint64_t offset,
-	    uint64_t length);
+	   uint64_t length);
 int lo_commit(struct client *cl, unsigned slot, struct open_file *f, uint64_t offset,
 	      uint64_t length);
 int lo_return(struct client *cl, unsigned slot, struct open_file *f);

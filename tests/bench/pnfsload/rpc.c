@@ -148,7 +148,7 @@ static void skip_auth(struct xdr_r *r)
 {
 	uint32_t len;
 
-	xr_u32(r);	/* flavour */
+	xr_u32(r); /* flavour */
 	len = xr_u32(r);
 	if (!r->err && (len > 400 || (size_t)(r->end - r->p) < XDR_PAD(len)))
 		r->err = true;
@@ -171,14 +171,14 @@ static int serve_call(struct rpc_conn *c, uint32_t mark, const uint8_t *words)
 		return err;
 	struct xdr_r r = { tmp.buf + 8, tmp.buf + tmp.len, false, false };
 
-	xr_u32(&r);	/* RPC version */
+	xr_u32(&r); /* RPC version */
 	prog = xr_u32(&r);
-	xr_u32(&r);	/* program version */
+	xr_u32(&r); /* program version */
 	proc = xr_u32(&r);
 	skip_auth(&r);
 	skip_auth(&r);
-	xw_u32(&w, 0);	/* record mark */
-	xw_fixed(&w, tmp.buf, 4);	/* xid */
+	xw_u32(&w, 0);            /* record mark */
+	xw_fixed(&w, tmp.buf, 4); /* xid */
 	xw_u32(&w, RPC_REPLY);
 	xw_u32(&w, MSG_ACCEPTED);
 	xw_u32(&w, AUTH_NONE);
@@ -241,7 +241,8 @@ static void *receiver_main(void *arg)
 				break;
 			continue;
 		}
-		struct rpc_call *call = ntohl(words[1]) == RPC_REPLY ? find_call(c, ntohl(words[0])) : NULL;
+		struct rpc_call *call = ntohl(words[1]) == RPC_REPLY ? find_call(c, ntohl(words[0]))
+								     : NULL;
 
 		if ((err = read_record_into(c, mark, (const uint8_t *)words, call)))
 			break;
@@ -293,7 +294,7 @@ static size_t encode_header(uint8_t *hdr, uint32_t xid, const struct rpc_conn *c
 	static const char machine[] = "pnfsload";
 	struct xdr_w w = { hdr, RPC_HDR_MAX, 0 };
 
-	xw_u32(&w, 0);	/* record mark, filled in by the sender */
+	xw_u32(&w, 0); /* record mark, filled in by the sender */
 	xw_u32(&w, xid);
 	xw_u32(&w, RPC_CALL);
 	xw_u32(&w, 2);
@@ -301,7 +302,7 @@ static size_t encode_header(uint8_t *hdr, uint32_t xid, const struct rpc_conn *c
 	xw_u32(&w, c->vers);
 	xw_u32(&w, proc);
 	xw_u32(&w, AUTH_SYS);
-	xw_u32(&w, 4 + 4 + 8 + 4 + 4 + 4);	/* stamp, machine, uid, gid, no groups */
+	xw_u32(&w, 4 + 4 + 8 + 4 + 4 + 4); /* stamp, machine, uid, gid, no groups */
 	xw_u32(&w, 0);
 	xw_opaque(&w, machine, sizeof(machine) - 1);
 	xw_u32(&w, cred->uid);
@@ -409,7 +410,7 @@ int rpc_reply_body(const uint8_t *rec, size_t len, size_t *off, uint32_t *why)
 	struct xdr_r r = { rec, rec + len, false, false };
 	uint32_t stat, vlen;
 
-	xr_u32(&r);	/* xid */
+	xr_u32(&r); /* xid */
 	if (xr_u32(&r) != RPC_REPLY)
 		return -EBADMSG;
 	stat = xr_u32(&r);
@@ -417,7 +418,7 @@ int rpc_reply_body(const uint8_t *rec, size_t len, size_t *off, uint32_t *why)
 		*why = xr_u32(&r);
 		return r.err ? -EBADMSG : -EACCES;
 	}
-	xr_u32(&r);	/* verifier flavour */
+	xr_u32(&r); /* verifier flavour */
 	vlen = xr_u32(&r);
 	if (r.err || vlen > 400 || (size_t)(r.end - r.p) < XDR_PAD(vlen) + 4)
 		return -EBADMSG;

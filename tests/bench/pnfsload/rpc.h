@@ -15,7 +15,7 @@
 #define RPC_SLOT_BITS 10u
 #define RPC_MAX_SLOTS (1u << RPC_SLOT_BITS)
 #define RPC_HDR_MAX 128u
-#define RPC_MAX_RECORD (2u << 20)	/* a 1 MiB READ reply and room to spare */
+#define RPC_MAX_RECORD (2u << 20) /* a 1 MiB READ reply and room to spare */
 
 struct xdr_w;
 
@@ -35,8 +35,8 @@ struct rpc_call {
 	uint32_t xid;
 	bool busy;
 	bool done;
-	int err;		/* -errno when the connection failed under the call */
-	uint8_t *buf;		/* the caller's reply buffer */
+	int err;      /* -errno when the connection failed under the call */
+	uint8_t *buf; /* the caller's reply buffer */
 	size_t cap;
 	size_t len;
 	pthread_cond_t cond;
@@ -44,18 +44,18 @@ struct rpc_call {
 
 struct rpc_conn {
 	int fd;
-	char name[300];	/* for messages: "MDS 127.0.0.1:2049", "DS ..." */
+	char name[300]; /* for messages: "MDS 127.0.0.1:2049", "DS ..." */
 	uint32_t prog;
 	uint32_t vers;
-	pthread_mutex_t lock;	/* calls[], gen, dead */
+	pthread_mutex_t lock; /* calls[], gen, dead */
 	pthread_mutex_t send_lock;
 	struct rpc_call *calls;
 	unsigned ncalls;
 	uint32_t gen;
-	int dead;		/* -errno once the connection is gone */
+	int dead; /* -errno once the connection is gone */
 	pthread_t receiver;
 	bool started;
-	rpc_call_handler handler;	/* NULL: calls from the server are dropped */
+	rpc_call_handler handler; /* NULL: calls from the server are dropped */
 	void *handler_arg;
 	uint8_t *call_buf;
 };

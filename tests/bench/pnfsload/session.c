@@ -13,7 +13,7 @@
 
 #include "pnfsload.h"
 
-#define SEQID_OFFSET (12 + 4 + NFS4_SESSIONID_SIZE)	/* in the args of cl_begin */
+#define SEQID_OFFSET (12 + 4 + NFS4_SESSIONID_SIZE) /* in the args of cl_begin */
 #define NFS4ERR_COMPLETE_ALREADY 10054u
 #define DELAY_US 20000
 #define RENEW_S 5
@@ -53,7 +53,9 @@ static void transport_die(const struct client *cl, const char *what, int err, ui
 		cl_die(cl, "%s: RPC call denied by the MDS (reject_stat %u)", what, why);
 	if (err == -EPROTO)
 		cl_die(cl, "%s: RPC not accepted by the MDS (accept_stat %u%s)", what, why,
-		       why == 1 ? ": not an NFS server" : why == 2 ? ": no NFSv4" : "");
+		       why == 1   ? ": not an NFS server"
+		       : why == 2 ? ": no NFSv4"
+				  : "");
 	if (err == -EBADMSG)
 		cl_die(cl, "%s: malformed RPC reply from the MDS (is %s an NFS server?)", what,
 		       cl->mds.name);
@@ -63,15 +65,15 @@ static void transport_die(const struct client *cl, const char *what, int err, ui
 /* A compound without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_*).
  * Dies on a transport failure, unless recover() is making a new session:
  * then returns its -errno. */
-static int raw_call(struct client *cl, struct xdr_w *w, uint8_t *rbuf, size_t cap,
-		    struct xdr_r *r, const char *what)
+static int raw_call(struct client *cl, struct xdr_w *w, uint8_t *rbuf, size_t cap, struct xdr_r *r,
+		    const char *what)
 {
 	struct iovec iov = { w->buf, w->len };
 	const uint8_t *res;
 	size_t len;
 	uint32_t why = 0, status, nres;
-	int err = rpc_call(&cl->mds, 0, NFSPROC4_COMPOUND, &cl->cred, &iov, 1, rbuf, cap, &res, &len,
-			   &why);
+	int err = rpc_call(&cl->mds, 0, NFSPROC4_COMPOUND, &cl->cred, &iov, 1, rbuf, cap, &res,
+			   &len, &why);
 
 	if (err && cl->recovering)
 		return err;
@@ -153,7 +155,7 @@ static void reclaim_complete(struct client *cl)
 	cl_begin(cl, &c, 0, 1, rbuf, sizeof(rbuf));
 	c4_reclaim_complete(&c.w);
 	if (cl_call(cl, &c, "RECLAIM_COMPLETE") == CL_LOST)
-		return;	/* the new session sent its own */
+		return; /* the new session sent its own */
 	cl_op(cl, &c, OP_RECLAIM_COMPLETE, NFS4ERR_COMPLETE_ALREADY);
 }
 
@@ -262,8 +264,8 @@ void cl_teardown(struct client *cl)
 	rpc_close(&cl->mds);
 }
 
-void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops,
-	      uint8_t *rbuf, size_t rcap)
+void cl_begin(struct client *cl, struct compound *c, unsigned slot, uint32_t nops, uint8_t *rbuf,
+	      size_t rcap)
 {
 	c->w = (struct xdr_w){ c->args, sizeof(c->args), 0 };
 	c->payload = NULL;
@@ -290,8 +292,7 @@ static uint32_t sequence_status(struct client *cl, struct compound *c)
 }
 
 /* One try: 0 with *seq_status set, or a transport -errno. */
-static int send_compound(struct client *cl, struct compound *c, uint32_t *seq_status,
-			 uint32_t *why)
+static int send_compound(struct client *cl, struct compound *c, uint32_t *seq_status, uint32_t *why)
 {
 	static const uint8_t zeros[4];
 	uint32_t seq = htonl(cl->seq[c->slot]);

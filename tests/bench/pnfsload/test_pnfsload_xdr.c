@@ -12,8 +12,9 @@
 #include "rpc.h"
 
 static const uint8_t sessionid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-static const struct pando_stateid sid = { 1, { 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28,
-					       0x29, 0x2a, 0x2b, 0x2c } };
+static const struct pando_stateid sid = { 1,
+					  { 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
+					    0x2a, 0x2b, 0x2c } };
 
 static size_t unhex(const char *hex, uint8_t *out)
 {
@@ -34,14 +35,14 @@ static size_t unhex(const char *hex, uint8_t *out)
 static void sequence_putfh_layoutget_encodes_as_rfc8881_says(void)
 {
 	static const char want_hex[] =
-		"00000000 00000001 00000003"				/* tag "", minor 1, 3 ops */
-		"00000035 0102030405060708090a0b0c0d0e0f10"		/* SEQUENCE, sessionid */
-		"00000007 00000002 00000003 00000000"			/* seqid, slot, highest, cachethis */
-		"00000016 00000005 aabbccddee000000"			/* PUTFH, fh<5> padded */
-		"00000032 00000000 00000004 00000002"			/* LAYOUTGET, no signal, flexfiles, RW */
-		"0000000000100000 ffffffffffffffff 0000000000001000"	/* offset, length, minlength */
-		"00000001 2122232425262728292a2b2c"			/* stateid */
-		"00001000";						/* maxcount */
+		"00000000 00000001 00000003"                /* tag "", minor 1, 3 ops */
+		"00000035 0102030405060708090a0b0c0d0e0f10" /* SEQUENCE, sessionid */
+		"00000007 00000002 00000003 00000000"       /* seqid, slot, highest, cachethis */
+		"00000016 00000005 aabbccddee000000"        /* PUTFH, fh<5> padded */
+		"00000032 00000000 00000004 00000002" /* LAYOUTGET, no signal, flexfiles, RW */
+		"0000000000100000 ffffffffffffffff 0000000000001000" /* offset, length, minlength */
+		"00000001 2122232425262728292a2b2c"                  /* stateid */
+		"00001000";                                          /* maxcount */
 	uint8_t want[256], got[256];
 	struct xdr_w w = { got, sizeof(got), 0 };
 	struct nfs4_fh fh = { 5, { 0xaa, 0xbb, 0xcc, 0xdd, 0xee } };
@@ -59,9 +60,9 @@ static void exchange_id_encodes_as_rfc8881_says(void)
 {
 	static const char want_hex[] =
 		"00000000 00000001 00000001"
-		"0000002a 5041 4e44 4f21 0001"		/* EXCHANGE_ID, verifier[8] */
-		"00000003 61626300"			/* owner "abc" padded */
-		"00000000 00000000 00000000";		/* flags, SP4_NONE, no impl id */
+		"0000002a 5041 4e44 4f21 0001" /* EXCHANGE_ID, verifier[8] */
+		"00000003 61626300"            /* owner "abc" padded */
+		"00000000 00000000 00000000";  /* flags, SP4_NONE, no impl id */
 	static const uint8_t verifier[8] = { 'P', 'A', 'N', 'D', 'O', '!', 0, 1 };
 	uint8_t want[128], got[128];
 	struct xdr_w w = { got, sizeof(got), 0 };
@@ -79,7 +80,8 @@ static size_t layoutget_reply(uint8_t *buf, size_t cap)
 	struct pando_ff_fh fh = { 4, { 9, 9, 9, 9 } };
 	struct pando_ff_data_server ds[2] = {
 		{ .deviceid = { 1 }, .fh_count = 1, .fh_vers = &fh, .user = "0", .group = "0" },
-		{ .deviceid = { 2 }, .fh_count = 1, .fh_vers = &fh, .user = "0", .group = "0" } };
+		{ .deviceid = { 2 }, .fh_count = 1, .fh_vers = &fh, .user = "0", .group = "0" }
+	};
 	struct pando_ff_mirror mirrors[2] = { { 1, &ds[0] }, { 1, &ds[1] } };
 	struct pando_ff_layout layout = { 0, 2, mirrors, 0, 0 };
 	uint8_t body[1024];
@@ -160,14 +162,14 @@ static void truncated_or_corrupted_layoutget_replies_are_ebadmsg(void)
 static void truncated_exchange_id_and_open_replies_are_ebadmsg(void)
 {
 	static const char exid_hex[] =
-		"0000000000000042 00000001 00000000 00000000"	/* clientid, seq, flags, SP4_NONE */
-		"0000000000000000 00000002 6761 0000"		/* server owner */
-		"00000001 73000000"				/* scope */
+		"0000000000000042 00000001 00000000 00000000" /* clientid, seq, flags, SP4_NONE */
+		"0000000000000000 00000002 6761 0000"         /* server owner */
+		"00000001 73000000"                           /* scope */
 		"00000001 00000001 64000000 00000001 6e000000 0000000000000000 00000000";
 	static const char open_hex[] =
-		"00000001 2122232425262728292a2b2c"		/* stateid */
-		"00000001 0000000000000001 0000000000000002"	/* change_info */
-		"00000004 00000000 00000003 00000007 00000001";	/* rflags, attrset, NONE_EXT */
+		"00000001 2122232425262728292a2b2c"             /* stateid */
+		"00000001 0000000000000001 0000000000000002"    /* change_info */
+		"00000004 00000000 00000003 00000007 00000001"; /* rflags, attrset, NONE_EXT */
 	uint8_t buf[256];
 	size_t n = unhex(exid_hex, buf);
 	struct nfs4_exchange_res res;
@@ -199,7 +201,7 @@ static void truncated_rpc_reply_headers_are_ebadmsg(void)
 	CHECK_EQ(off, n);
 	for (size_t cut = 0; cut < n; cut++)
 		CHECK_EQ(rpc_reply_body(buf, cut, &off, &why), -EBADMSG);
-	buf[23] = 1;	/* PROG_UNAVAIL */
+	buf[23] = 1; /* PROG_UNAVAIL */
 	CHECK_EQ(rpc_reply_body(buf, n, &off, &why), -EPROTO);
 	CHECK_EQ(why, 1);
 }
@@ -229,12 +231,12 @@ static uint32_t serve(struct client *cl, const uint8_t *args, size_t len, uint8_
 static void callbacks_answer_recalls_and_refuse_garbage(void)
 {
 	static const char call_hex[] =
-		"00000000 00000001 00000000 00000002"			/* tag, minor 1, ident, 2 ops */
-		"0000000b 0102030405060708090a0b0c0d0e0f10"		/* CB_SEQUENCE, sessionid */
-		"00000009 00000000 00000000 00000000 00000000"		/* seq, slot, highest, cachethis, no lists */
-		"00000005 00000004 00000002 00000000 00000001"		/* CB_LAYOUTRECALL ff RW, FILE */
-		"00000002 abcd0000 0000000000000000 ffffffffffffffff"	/* fh, offset, length */
-		"00000001 2122232425262728292a2b2c";			/* stateid */
+		"00000000 00000001 00000000 00000002"       /* tag, minor 1, ident, 2 ops */
+		"0000000b 0102030405060708090a0b0c0d0e0f10" /* CB_SEQUENCE, sessionid */
+		"00000009 00000000 00000000 00000000 00000000" /* seq, slot, highest, cachethis, no lists */
+		"00000005 00000004 00000002 00000000 00000001" /* CB_LAYOUTRECALL ff RW, FILE */
+		"00000002 abcd0000 0000000000000000 ffffffffffffffff" /* fh, offset, length */
+		"00000001 2122232425262728292a2b2c";                  /* stateid */
 	static const char want_hex[] =
 		"00000000 00000000 00000002"
 		"0000000b 00000000 0102030405060708090a0b0c0d0e0f10 00000009 00000000 00000000 00000000"
@@ -262,22 +264,22 @@ static void callbacks_answer_recalls_and_refuse_garbage(void)
 		CHECK(stat == 4 || (stat == 0 && len >= 4 && res[3] != 0));
 		free(part);
 	}
-	call[31] ^= 0xff;	/* another session */
+	call[31] ^= 0xff; /* another session */
 	CHECK_EQ(serve(&cl, call, n, res, sizeof(res), &len), 0);
-	CHECK_EQ(res[2] << 8 | res[3], 10052);	/* NFS4ERR_BADSESSION */
+	CHECK_EQ(res[2] << 8 | res[3], 10052); /* NFS4ERR_BADSESSION */
 }
 
 /* fattr4 with FATTR4_MDSTHRESHOLD (bit 68) only: one flexfiles
  * threshold_item4 (RFC 8881 5.12.6) with read and write size hints. */
 static const uint8_t mdsthreshold_attr[] = {
-	0, 0, 0, 3,  0, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0x10,	/* bitmap4: bit 68 */
-	0, 0, 0, 36,						/* attrlist4 length */
-	0, 0, 0, 1,						/* one item */
-	0, 0, 0, 4,						/* LAYOUT4_FLEX_FILES */
-	0, 0, 0, 1,  0, 0, 0, 3,				/* hints: read, write size */
-	0, 0, 0, 16,						/* thi_hintlist */
-	0, 0, 0, 0,  0, 1, 0, 1,				/* read size 65537 */
-	0, 0, 0, 0,  0, 2, 0, 0,				/* write size 131072 */
+	0, 0, 0, 3,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, /* bitmap4: bit 68 */
+	0, 0, 0, 36,                                        /* attrlist4 length */
+	0, 0, 0, 1,                                         /* one item */
+	0, 0, 0, 4,                                         /* LAYOUT4_FLEX_FILES */
+	0, 0, 0, 1,  0, 0, 0, 3,                            /* hints: read, write size */
+	0, 0, 0, 16,                                        /* thi_hintlist */
+	0, 0, 0, 0,  0, 1, 0, 1,                            /* read size 65537 */
+	0, 0, 0, 0,  0, 2, 0, 0,                            /* write size 131072 */
 };
 
 static void mdsthreshold_decodes_and_truncations_are_ebadmsg(void)

@@ -33,16 +33,16 @@ struct verifier {
 	struct client *cl;
 	struct open_file f;
 	char name[64];
-	uint64_t base;		/* file offset of the client's part */
+	uint64_t base; /* file offset of the client's part */
 	uint64_t seed;
 	bool open;
 	bool sized;
-	uint64_t limit;		/* bytes of the part to read */
-	uint64_t off;		/* bytes of the part read */
-	uint64_t prefix;	/* bytes of the pattern from the part's start */
-	bool holed;		/* a byte that is not the pattern came (prefix is final) */
-	double ask_after;	/* monotonic: no LAYOUTGET before then */
-	int recalled;		/* atomic */
+	uint64_t limit;   /* bytes of the part to read */
+	uint64_t off;     /* bytes of the part read */
+	uint64_t prefix;  /* bytes of the pattern from the part's start */
+	bool holed;       /* a byte that is not the pattern came (prefix is final) */
+	double ask_after; /* monotonic: no LAYOUTGET before then */
+	int recalled;     /* atomic */
 	struct recall_hook hook;
 	uint8_t *buf;
 };
@@ -108,8 +108,7 @@ static int open_with_layout(struct verifier *s)
 
 /* Up to n bytes at off through the MDS into s->buf: how many (fewer at
  * the end of the file), or -ESTALE. */
-static int64_t read_through_mds(struct verifier *s, uint64_t off, uint32_t n,
-				const uint8_t **data)
+static int64_t read_through_mds(struct verifier *s, uint64_t off, uint32_t n, const uint8_t **data)
 {
 	uint32_t len;
 	bool eof;
@@ -136,8 +135,10 @@ static int64_t read_through_layout(struct verifier *s, uint64_t off, uint32_t n,
 		return piece;
 	}
 	if (err != -EREMOTEIO) {
-		cl_note(s->cl, "READ %s offset %" PRIu64 " on %s: %s (%d); reported, read through "
-			"the MDS", s->name, off, f->targets[t].conn->name, ds_strerror(err), err);
+		cl_note(s->cl,
+			"READ %s offset %" PRIu64 " on %s: %s (%d); reported, read through "
+			"the MDS",
+			s->name, off, f->targets[t].conn->name, ds_strerror(err), err);
 		stats_add(&s->cl->st->ds_errors, 1);
 		if (lo_return_error(s->cl, 0, f, t, off, piece, err, OP_READ))
 			return -ESTALE;
@@ -162,8 +163,10 @@ static void check(struct verifier *s, const uint8_t *data, uint64_t off, uint32_
 	}
 	bad = pattern_or_zero_check(data + (hole - off), hole, (uint32_t)(off + n - hole), s->seed);
 	if (bad != UINT64_MAX)
-		cl_die(s->cl, "READ %s: data mismatch at file offset %" PRIu64
-		       " (neither the pattern nor a hole)", s->name, bad);
+		cl_die(s->cl,
+		       "READ %s: data mismatch at file offset %" PRIu64
+		       " (neither the pattern nor a hole)",
+		       s->name, bad);
 }
 
 /* The next transfer read and checked: 0, 1 at the end of the file, or

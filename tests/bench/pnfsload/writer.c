@@ -34,12 +34,12 @@ struct writer {
 	struct client *cl;
 	struct open_file f;
 	char name[64];
-	uint64_t base;		/* file offset of the client's part */
+	uint64_t base; /* file offset of the client's part */
 	uint64_t seed;
 	bool open;
-	uint64_t done;		/* bytes of the part acknowledged */
-	double ask_after;	/* monotonic: no LAYOUTGET before then */
-	int recalled;		/* atomic */
+	uint64_t done;    /* bytes of the part acknowledged */
+	double ask_after; /* monotonic: no LAYOUTGET before then */
+	int recalled;     /* atomic */
 	struct recall_hook hook;
 	uint8_t *buf;
 	uint8_t rbufs[MAX_DEVICES * 1024];
@@ -125,8 +125,10 @@ static int write_through_mds(struct writer *s, uint64_t off, uint32_t n)
  * transfer goes through the MDS, as Linux resends it. */
 static int ds_failed(struct writer *s, unsigned t, uint64_t off, uint32_t n, int err)
 {
-	cl_note(s->cl, "WRITE %s offset %" PRIu64 " on %s: %s (%d); reported, written through "
-		"the MDS", s->name, off, s->f.targets[t].conn->name, ds_strerror(err), err);
+	cl_note(s->cl,
+		"WRITE %s offset %" PRIu64 " on %s: %s (%d); reported, written through "
+		"the MDS",
+		s->name, off, s->f.targets[t].conn->name, ds_strerror(err), err);
 	stats_add(&s->cl->st->ds_errors, 1);
 	if (lo_return_error(s->cl, 0, &s->f, t, off, n, err, OP_WRITE))
 		return -ESTALE;

@@ -54,7 +54,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static void on_alarm(int sig) { (void)sig; }
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
 
 static double now(void)
 {
@@ -65,12 +68,13 @@ static double now(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ptool lock [-g] [-s|-x] [-n] [-k posix|ofd|flock] "
-			"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n"
-			"       ptool rename OLD NEW\n"
-			"       ptool ls DIR\n"
-			"       ptool as UID GID CMD [ARG...]\n"
-			"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f|D:OFF|H:OFF|a:OFF:LEN|p:OFF:LEN...\n");
+	fprintf(stderr,
+		"usage: ptool lock [-g] [-s|-x] [-n] [-k posix|ofd|flock] "
+		"[-r START:LEN] [-t SECS] FILE [CMD [ARG...]]\n"
+		"       ptool rename OLD NEW\n"
+		"       ptool ls DIR\n"
+		"       ptool as UID GID CMD [ARG...]\n"
+		"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f|D:OFF|H:OFF|a:OFF:LEN|p:OFF:LEN...\n");
 	return 3;
 }
 
@@ -114,7 +118,8 @@ static int do_as(int argc, char **argv)
 		return usage();
 	uid_t uid = (uid_t)strtoul(argv[1], NULL, 10);
 	gid_t gid = (gid_t)strtoul(argv[2], NULL, 10);
-	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0) {
 		fprintf(stderr, "ptool as %s %s: %s\n", argv[1], argv[2], strerror(errno));
 		return 3;
 	}
@@ -150,7 +155,7 @@ static ssize_t space_op(int fd, char kind, unsigned long long off, unsigned long
 static int io_op(int fd, const char *op)
 {
 	unsigned long long off = 0, len = 1;
-	static unsigned char buf[4096] __attribute__((aligned(4096)));    /* O_DIRECT */
+	static unsigned char buf[4096] __attribute__((aligned(4096))); /* O_DIRECT */
 	struct stat st;
 	ssize_t r = 0;
 	char kind = op[0];
@@ -241,7 +246,7 @@ struct lock_req {
 	int is_flock, is_ofd;
 	const char *kind, *path;
 	long long start, len;
-	char range[64];         /* "START:LEN", for messages */
+	char range[64]; /* "START:LEN", for messages */
 };
 
 /* Fills REQ from the options; 0, or usage()'s status. */
@@ -252,17 +257,30 @@ static int lock_parse(int argc, char **argv, struct lock_req *req)
 	*req = (struct lock_req){ .kind = "posix" };
 	while ((opt = getopt(argc, argv, "+sxngk:r:t:")) != -1) {
 		switch (opt) {
-		case 's': req->shared = 1; break;
-		case 'x': req->shared = 0; break;
-		case 'n': req->nowait = 1; break;
-		case 'g': req->getlk = 1; break;
-		case 'k': req->kind = optarg; break;
+		case 's':
+			req->shared = 1;
+			break;
+		case 'x':
+			req->shared = 0;
+			break;
+		case 'n':
+			req->nowait = 1;
+			break;
+		case 'g':
+			req->getlk = 1;
+			break;
+		case 'k':
+			req->kind = optarg;
+			break;
 		case 'r':
 			if (sscanf(optarg, "%lld:%lld", &req->start, &req->len) != 2)
 				return usage();
 			break;
-		case 't': req->timeout = atoi(optarg); break;
-		default: return usage();
+		case 't':
+			req->timeout = atoi(optarg);
+			break;
+		default:
+			return usage();
 		}
 	}
 	if (optind >= argc)
@@ -300,7 +318,7 @@ static int lock_take(int fd, const struct lock_req *req, struct flock *fl)
 	int nowait = req->nowait, rc, err;
 
 	if (req->timeout > 0) {
-		struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART */
+		struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
 		sigaction(SIGALRM, &sa, NULL);
 		alarm(req->timeout);
 	}
@@ -308,8 +326,10 @@ static int lock_take(int fd, const struct lock_req *req, struct flock *fl)
 	if (req->is_flock)
 		rc = flock(fd, (req->shared ? LOCK_SH : LOCK_EX) | (nowait ? LOCK_NB : 0));
 	else
-		rc = fcntl(fd, req->is_ofd ? (nowait ? F_OFD_SETLK : F_OFD_SETLKW)
-					   : (nowait ? F_SETLK : F_SETLKW), fl);
+		rc = fcntl(fd,
+			   req->is_ofd ? (nowait ? F_OFD_SETLK : F_OFD_SETLKW)
+				       : (nowait ? F_SETLK : F_SETLKW),
+			   fl);
 	err = errno;
 	alarm(0);
 	if (rc < 0 && err == EINTR) {
@@ -336,7 +356,7 @@ static int run_holding(int fd, char **argv)
 		return 3;
 	}
 	if (pid == 0) {
-		close(fd);   /* the child must not hold an OFD or flock reference */
+		close(fd); /* the child must not hold an OFD or flock reference */
 		execvp(argv[0], argv);
 		fprintf(stderr, "ptool lock: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -359,8 +379,10 @@ static int do_lock(int argc, char **argv)
 		fprintf(stderr, "ptool lock: open %s: %s\n", req.path, strerror(errno));
 		return 3;
 	}
-	struct flock fl = { .l_type = req.shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = req.start, .l_len = req.len };
+	struct flock fl = { .l_type = req.shared ? F_RDLCK : F_WRLCK,
+			    .l_whence = SEEK_SET,
+			    .l_start = req.start,
+			    .l_len = req.len };
 	if (req.getlk)
 		return lock_query(fd, &req, &fl);
 	rc = lock_take(fd, &req, &fl);

@@ -214,6 +214,15 @@ static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *er
 	return true;
 }
 
+/* ganesha_mgr shows IPv4 clients IPv4-mapped (::ffff:a.b.c.d); the
+ * grants keep the holder's address as a.b.c.d (mds.c). */
+static const char *plain_address(const char *client)
+{
+	if (!strncmp(client, "::ffff:", 7) && strchr(client, '.'))
+		return client + 7;
+	return client;
+}
+
 static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 {
 	struct pando_export *exp = pando_dbus_first_export();
@@ -229,8 +238,8 @@ static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	}
 	dbus_message_iter_get_basic(args, &client);
 	if (exp)
-		files = (uint32_t)pando_layouts_recall_client(exp->layouts, client,
-							      "admin request");
+		files = (uint32_t)pando_grants_recall_client(exp->grants, plain_address(client),
+							     "admin request");
 	snprintf(msg, sizeof(msg), "recalling layouts of %u file(s) from %s", files,
 		 *client ? client : "every client");
 	gsh_dbus_status_reply(&iter, exp != NULL, msg);

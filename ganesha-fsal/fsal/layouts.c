@@ -1,18 +1,15 @@
 /* Layouts handed out, recall and fencing (layouts.h): the Ganesha side of
  * the grants state machine (../grants/grants.h), which decides.  Here:
- * the holder of a grant (op_ctx), Ganesha's recall up-call, the fence on
- * the OSDs, the store's write-layout marks, logging, and the watcher
- * thread (deadlines every second, and OSDs that stop answering). */
+ * Ganesha's recall up-call, the fence on the OSDs, the store's
+ * write-layout marks, logging, and the watcher thread (deadlines every
+ * second, and OSDs that stop answering). */
 #include "layouts.h"
 
-#include <arpa/inet.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "fridgethr.h"
 #include "fsal_up.h"
-#include "objio.h"
 #include "ratelimit.h"
 #include "ticker.h"
 
@@ -25,24 +22,6 @@ struct pando_layouts {
 	bool *osd_was_up; /* per OSD in the pool, for the watcher */
 	struct pando_ticker *watcher;
 };
-
-/* The caller's address as admins write it: IPv4 plainly, also when
- * Ganesha's socket shows it IPv4-mapped (::ffff:a.b.c.d). */
-void pando_caller_address(char *buf, size_t cap)
-{
-	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
-	const struct sockaddr_in6 *s6 = (const void *)sa;
-
-	buf[0] = 0;
-	if (!sa)
-		return;
-	if (sa->ss_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, cap);
-	else if (sa->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, cap);
-	else if (sa->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &s6->sin6_addr, buf, cap);
-}
 
 static uint64_t monotonic_s(void *arg)
 {
@@ -162,46 +141,6 @@ static bool uses_osd(void *arg, uint64_t ino, uint32_t osd_id)
 		uses |= map->comp[c].osd_id == osd_id;
 	pando_map_free(map);
 	return uses;
-}
-
-int pando_layouts_cap_version(struct pando_layouts *l, uint64_t ino,
-			      const struct pando_storage_map *map, bool fresh, uint32_t *ver)
-{
-	uint32_t v = pando_grants_cap_version(l->g, ino);
-	int rc;
-
-	if (v) {
-		*ver = v;
-		return 0;
-	}
-	if (fresh)
-		v = OBJIO_CAP_VERSION_NEW;
-	else if ((rc = pando_objects_cap_version(l->exp, map, &v)) != 0)
-		return rc;
-	return pando_grants_set_cap_version(l->g, ino, v, ver);
-}
-
-int pando_layouts_grant(struct pando_layouts *l, uint64_t ino, uint32_t gen, bool write,
-			uint32_t cap_version, struct pando_grant **out)
-{
-	char client[sizeof((*out)->client)];
-	struct pando_grant_ask ask = { .ino = ino,
-				       .gen = gen,
-				       .write = write,
-				       .cap_version = cap_version,
-				       .client = client,
-				       .clientid = op_ctx->clientid ? *op_ctx->clientid : 0 };
-
-	pando_caller_address(client, sizeof(client));
-	return pando_grants_grant(l->g, &ask, out);
-}
-
-int pando_layouts_recall_client(struct pando_layouts *l, const char *client, const char *why)
-{
-	/* ganesha_mgr shows IPv4 clients IPv4-mapped; the records keep a.b.c.d. */
-	if (!strncmp(client, "::ffff:", 7) && strchr(client, '.'))
-		client += 7;
-	return pando_grants_recall_client(l->g, client, why);
 }
 
 static bool osd_answers(struct pando_export *exp, uint32_t id)

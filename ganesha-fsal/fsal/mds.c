@@ -69,6 +69,24 @@ static void make_devid(uint16_t export_id, const struct cluster_osd *osd, uint8_
 	memcpy(out, &d, sizeof(d));
 }
 
+/* The caller's address as admins write it: IPv4 plainly, also when
+ * Ganesha's socket shows it IPv4-mapped (::ffff:a.b.c.d). */
+static void caller_address(char *buf, size_t cap)
+{
+	const struct sockaddr_storage *sa = (const void *)op_ctx->caller_addr;
+	const struct sockaddr_in6 *s6 = (const void *)sa;
+
+	buf[0] = 0;
+	if (!sa)
+		return;
+	if (sa->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, cap);
+	else if (sa->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, cap);
+	else if (sa->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &s6->sin6_addr, buf, cap);
+}
+
 static bool striped_client(const struct pando_export *exp)
 {
 	char addr[INET6_ADDRSTRLEN] = "";
@@ -79,7 +97,7 @@ static bool striped_client(const struct pando_export *exp)
 		return false;
 	if (!strcmp(list, "*"))
 		return true;
-	pando_caller_address(addr, sizeof(addr));
+	caller_address(addr, sizeof(addr));
 	n = strlen(addr);
 	for (const char *p = strstr(list, addr); n && p; p = strstr(p + 1, addr))
 		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
@@ -336,6 +354,44 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 	return rc ? NFS4ERR_LAYOUTUNAVAILABLE : NFS4_OK;
 }
 
+/* The capability version the file's handles must carry: the grants keep
+ * it while layouts are out, else the OSDs are asked.  fresh: the file
+ * just got its objects, so they carry OBJIO_CAP_VERSION_NEW. */
+static int cap_version(struct pando_export *exp, uint64_t ino, const struct pando_storage_map *map,
+		       bool fresh, uint32_t *ver)
+{
+	uint32_t v = pando_grants_cap_version(exp->grants, ino);
+	int rc;
+
+	if (v) {
+		*ver = v;
+		return 0;
+	}
+	if (fresh)
+		v = OBJIO_CAP_VERSION_NEW;
+	else if ((rc = pando_objects_cap_version(exp, map, &v)) != 0)
+		return rc;
+	return pando_grants_set_cap_version(exp->grants, ino, v, ver);
+}
+
+/* Records the segment granted to the caller (op_ctx); -EAGAIN while the
+ * file is being recalled or is frozen (LAYOUTTRYLATER).  Ganesha gives it
+ * back with pando_grant_end or pando_grant_revoked (layoutreturn). */
+static int grant_to_caller(struct pando_handle *h, bool write, uint32_t ver,
+			   struct pando_grant **out)
+{
+	char client[sizeof((*out)->client)];
+	struct pando_grant_ask ask = { .ino = h->ino,
+				       .gen = h->gen,
+				       .write = write,
+				       .cap_version = ver,
+				       .client = client,
+				       .clientid = op_ctx->clientid ? *op_ctx->clientid : 0 };
+
+	caller_address(client, sizeof(client));
+	return pando_grants_grant(h->exp->grants, &ask, out);
+}
+
 /* What a failed LAYOUTGET answers: a layout the client cannot use, come
  * back later (a recall or a move under way), or a reply buffer too small. */
 static nfsstat4 layoutget_status(uint64_t ino, int rc)
@@ -388,9 +444,9 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc)
 		rc = usable_mirrors(exp, h->ino, map, write, &seg);
 	if (!rc)
-		rc = pando_layouts_cap_version(exp->layouts, h->ino, map, fresh, &ver);
+		rc = cap_version(exp, h->ino, map, fresh, &ver);
 	if (!rc)
-		rc = pando_layouts_grant(exp->layouts, h->ino, h->gen, write, ver, &granted);
+		rc = grant_to_caller(h, write, ver, &granted);
 	if (!rc) {
 		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
 		if (rc)

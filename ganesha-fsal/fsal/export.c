@@ -149,7 +149,10 @@ static void export_free(struct pando_export *exp)
 	pando_rebuild_stop(exp->rebuild);
 	pando_presence_stop(exp->presence);
 	pando_mapwatch_stop(exp->mapwatch);
-	pando_layouts_free(exp->layouts);
+	pando_layouts_watcher_stop(exp->layout_watcher);
+	/* Ganesha still holds the segments and ends them when it disposes
+	 * of them (mds.c). */
+	pando_grants_free(exp->grants);
 	pando_reaper_stop(exp->reaper);
 	pando_premade_stop(exp->premade);
 	pando_views_free(exp);
@@ -351,9 +354,9 @@ static int export_open(struct pando_export *exp)
 	if (!rc)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)
-		rc = pando_layouts_new(exp, exp->cfg.recall_timeout_s, &exp->layouts);
+		rc = pando_layouts_grants_new(exp, exp->cfg.recall_timeout_s, &exp->grants);
 	if (!rc)
-		exp->grants = pando_layouts_grants(exp->layouts);
+		rc = pando_layouts_watcher_start(exp, &exp->layout_watcher);
 	/* Presence before the map thread runs: that thread kicks it after
 	 * each epoch it applies. */
 	if (!rc && exp->cfg.etcd[0])

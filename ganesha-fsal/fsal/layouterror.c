@@ -35,8 +35,8 @@ fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 					h->ino, e->deviceid.fsal_id, e->deviceid.devid);
 			continue;
 		}
-		pando_layouts_note_io_error(h->exp->layouts, h->ino, (uint32_t)e->deviceid.devid,
-					    e->status, e->opnum);
+		pando_layouts_note_io_error(h->exp, h->ino, (uint32_t)e->deviceid.devid, e->status,
+					    e->opnum);
 	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

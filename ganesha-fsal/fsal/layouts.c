@@ -1,8 +1,8 @@
-/* Layouts handed out, recall and fencing (layouts.h): the Ganesha side of
- * the grants state machine (../grants/grants.h), which decides.  Here:
+/* Layouts handed out, recall and fencing (layouts.h): the ops the grants
+ * state machine (../grants/grants.h), which decides, is created with:
  * Ganesha's recall up-call, the fence on the OSDs, the store's
- * write-layout marks, logging, and the watcher thread (deadlines every
- * second, and OSDs that stop answering). */
+ * write-layout marks, logging.  Also the watcher thread (deadlines every
+ * second, and OSDs that stop answering) and the errors clients report. */
 #include "layouts.h"
 
 #include <stdlib.h>
@@ -16,11 +16,11 @@
 /* Lines any client can cause: at most 10 per 5 s. */
 static struct ratelimit client_log = RATELIMIT_INIT(5000, 10);
 
-struct pando_layouts {
+struct pando_layouts_watcher {
 	struct pando_export *exp;
-	struct pando_grants *g;
-	bool *osd_was_up; /* per OSD in the pool, for the watcher */
-	struct pando_ticker *watcher;
+	struct pando_ticker *ticker;
+	/* Per OSD, room for every OSD the pool may grow to (cluster maps). */
+	bool osd_was_up[CLUSTER_DESC_MAX_OSDS];
 };
 
 static uint64_t monotonic_s(void *arg)
@@ -51,8 +51,7 @@ static const enum layoutrecall_howspec recall_how[] = {
 
 static void send_recall(void *arg, const struct pando_recall *r)
 {
-	struct pando_layouts *l = arg;
-	struct pando_export *exp = l->exp;
+	struct pando_export *exp = arg;
 	struct pnfs_segment whole = { .io_mode = LAYOUTIOMODE4_ANY,
 				      .offset = 0,
 				      .length = NFS4_UINT64_MAX };
@@ -82,60 +81,60 @@ static void send_recall(void *arg, const struct pando_recall *r)
  * the grants engine makes it again at its next tick. */
 static int fence_objects(void *arg, uint64_t ino, uint32_t cur, uint32_t *next, uint32_t *failed)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 	struct pando_storage_map *map;
-	int rc = pando_map_load(l->exp, ino, &map);
+	int rc = pando_map_load(exp, ino, &map);
 
 	if (rc)
 		return rc;
-	rc = pando_objects_fence(l->exp, ino, map, cur, next, failed);
+	rc = pando_objects_fence(exp, ino, map, cur, next, failed);
 	pando_map_free(map);
 	return rc;
 }
 
 static int revoke_writers(void *arg, uint64_t ino, uint32_t cur, uint32_t *next)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 	struct pando_storage_map *map;
-	int rc = pando_map_load(l->exp, ino, &map);
+	int rc = pando_map_load(exp, ino, &map);
 
 	if (rc == -ENOENT)
 		return 0; /* removed: nothing left to write to */
 	if (rc)
 		return rc;
-	rc = pando_objects_revoke_writers(l->exp, ino, map, cur, next);
+	rc = pando_objects_revoke_writers(exp, ino, map, cur, next);
 	pando_map_free(map);
 	return rc;
 }
 
 static int mark_writer(void *arg, uint64_t ino)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 
-	return ns_wlayout_add(l->exp->ns, ino);
+	return ns_wlayout_add(exp->ns, ino);
 }
 
 static int unmark_writer(void *arg, uint64_t ino)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 
-	return ns_wlayout_del(l->exp->ns, ino);
+	return ns_wlayout_del(exp->ns, ino);
 }
 
 static void settle(void *arg, uint64_t ino)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 
-	pando_settle_size_async(l->exp, ino);
+	pando_settle_size_async(exp, ino);
 }
 
 static bool uses_osd(void *arg, uint64_t ino, uint32_t osd_id)
 {
-	struct pando_layouts *l = arg;
+	struct pando_export *exp = arg;
 	struct pando_storage_map *map;
 	bool uses = false;
 
-	if (pando_map_load(l->exp, ino, &map) != 0)
+	if (pando_map_load(exp, ino, &map) != 0)
 		return false;
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
 		uses |= map->comp[c].osd_id == osd_id;
@@ -158,7 +157,7 @@ bool pando_layouts_client_may_log(void)
 	return pass;
 }
 
-void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
+void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum)
 {
 	/* A client that could not write a mirror left it behind, but its word
@@ -172,10 +171,10 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 	bool answers, stale;
 	int rc;
 
-	pando_grants_count_io_error(l->g);
+	pando_grants_count_io_error(exp->grants);
 	/* Only an OSD of the file's own layout: any other id would put a
 	 * damage record (one per id, durable) on components it never saw. */
-	if (!uses_osd(l, ino, osd_id)) {
+	if (!uses_osd(exp, ino, osd_id)) {
 		if (pando_layouts_client_may_log())
 			LogInfo(COMPONENT_PNFS,
 				"pando: a client reported an error from OSD %u, which holds no "
@@ -183,7 +182,7 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 				osd_id, ino);
 		return;
 	}
-	answers = osd_answers(l->exp, osd_id);
+	answers = osd_answers(exp, osd_id);
 	/* Linux reports a data server it could not use as NXIO, whether the
 	 * OSD refused the handle or could not be reached: the manager asks. */
 	if (refused || (status == NFS4ERR_NXIO && answers)) {
@@ -195,7 +194,7 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 		return;
 	}
 	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !answers;
-	rc = ns_suspect_add(l->exp->ns, ino, osd_id, status, opnum, stale);
+	rc = ns_suspect_add(exp->ns, ino, osd_id, status, opnum, stale);
 	if (pando_layouts_client_may_log())
 		LogWarn(COMPONENT_PNFS,
 			"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
@@ -206,59 +205,48 @@ void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t
 
 /* A NULL call to each OSD: with pNFS the manager hardly talks to the
  * OSDs itself, so it asks, to notice a dead one within seconds. */
-static void probe_osds(struct pando_layouts *l)
+static void probe_osds(struct pando_export *exp)
 {
-	for (size_t i = 0; i < osd_conns_count(l->exp->conns); i++) {
+	for (size_t i = 0; i < osd_conns_count(exp->conns); i++) {
 		struct osd_health h;
 
-		osd_conns_health(l->exp->conns, i, &h);
-		osd_conns_ping(l->exp->conns, h.id);
+		osd_conns_health(exp->conns, i, &h);
+		osd_conns_ping(exp->conns, h.id);
 	}
 }
 
-static void watch_osds(struct pando_layouts *l)
+static void watch_osds(struct pando_layouts_watcher *w)
 {
-	probe_osds(l);
-	for (size_t i = 0; i < osd_conns_count(l->exp->conns); i++) {
+	struct pando_export *exp = w->exp;
+
+	probe_osds(exp);
+	for (size_t i = 0; i < osd_conns_count(exp->conns); i++) {
 		struct osd_health h;
 
-		osd_conns_health(l->exp->conns, i, &h);
-		if (l->osd_was_up[i] && !h.reachable) {
+		osd_conns_health(exp->conns, i, &h);
+		if (w->osd_was_up[i] && !h.reachable) {
 			LogWarn(COMPONENT_PNFS, "pando: OSD %u is unreachable (%d)", h.id,
 				h.last_error);
-			pando_grants_recall_osd(l->g, h.id, "an OSD it uses is unreachable");
+			pando_grants_recall_osd(exp->grants, h.id, "an OSD it uses is unreachable");
 		}
-		l->osd_was_up[i] = h.reachable;
+		w->osd_was_up[i] = h.reachable;
 	}
 }
 
 static bool watch(void *arg)
 {
-	struct pando_layouts *l = arg;
+	struct pando_layouts_watcher *w = arg;
 
-	pando_grants_tick(l->g);
-	watch_osds(l);
+	pando_grants_tick(w->exp->grants);
+	watch_osds(w);
 	return true;
 }
 
-void pando_layouts_free(struct pando_layouts *l)
+int pando_layouts_grants_new(struct pando_export *exp, uint32_t recall_timeout_s,
+			     struct pando_grants **out)
 {
-	if (!l)
-		return;
-	pando_ticker_stop(l->watcher);
-	/* Ganesha still holds the segments and ends them when it disposes
-	 * of them (mds.c). */
-	pando_grants_free(l->g);
-	gsh_free(l->osd_was_up);
-	gsh_free(l);
-}
-
-int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
-		      struct pando_layouts **out)
-{
-	struct pando_layouts *l = gsh_calloc(1, sizeof(*l));
 	struct pando_grants_ops ops = {
-		.arg = l,
+		.arg = exp,
 		.now = monotonic_s,
 		.recall = send_recall,
 		.fence = fence_objects,
@@ -269,25 +257,31 @@ int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
 		.uses_osd = uses_osd,
 		.log = log_line,
 	};
+
+	return pando_grants_new(&ops, recall_timeout_s, out);
+}
+
+int pando_layouts_watcher_start(struct pando_export *exp, struct pando_layouts_watcher **out)
+{
+	struct pando_layouts_watcher *w = gsh_calloc(1, sizeof(*w));
 	int rc;
 
-	l->exp = exp;
-	/* Room for every OSD the pool may grow to (cluster maps). */
-	l->osd_was_up = gsh_calloc(CLUSTER_DESC_MAX_OSDS, sizeof(bool));
+	w->exp = exp;
 	for (size_t i = 0; i < CLUSTER_DESC_MAX_OSDS; i++)
-		l->osd_was_up[i] = true;
-	rc = pando_grants_new(&ops, recall_timeout_s, &l->g);
-	if (!rc)
-		rc = pando_ticker_start(watch, l, 1000, &l->watcher);
+		w->osd_was_up[i] = true;
+	rc = pando_ticker_start(watch, w, 1000, &w->ticker);
 	if (rc) {
-		pando_layouts_free(l);
+		gsh_free(w);
 		return rc;
 	}
-	*out = l;
+	*out = w;
 	return 0;
 }
 
-struct pando_grants *pando_layouts_grants(struct pando_layouts *l)
+void pando_layouts_watcher_stop(struct pando_layouts_watcher *w)
 {
-	return l->g;
+	if (!w)
+		return;
+	pando_ticker_stop(w->ticker);
+	gsh_free(w);
 }

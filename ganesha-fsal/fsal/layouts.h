@@ -2,13 +2,19 @@
  *
  * The state machine is the grants library (../grants/grants.h: what a
  * grant, a return, a recall, a deadline and a fence do, unit-tested
- * without Ganesha).  layouts.c is its Ganesha side: CB_LAYOUTRECALL
- * through Ganesha's up-call, the fence (a new capability version on the
- * file's objects, so the handles in its layouts go STALE), the store's
- * write-layout marks, and the watcher thread that fences overdue holders
- * each second and recalls the layouts of files on an OSD that stops
- * answering.  Ganesha keeps each segment's struct pando_grant as its
- * fsal_seg_data and gives it back on LAYOUTCOMMIT and LAYOUTRETURN. */
+ * without Ganesha), and exp->grants is the FSAL's one handle to it:
+ * LAYOUTGET (mds.c) asks it for grants, with the holder's address and
+ * client id from op_ctx, and everything else recalls, freezes and counts
+ * through it.  layouts.c is what the engine needs of Ganesha, installed
+ * as its ops when the export starts: CB_LAYOUTRECALL through Ganesha's
+ * up-call, the fence (a new capability version on the file's objects,
+ * so the handles in its layouts go STALE), the store's write-layout
+ * marks, the size settle, logging.  Beside them, the watcher thread
+ * that ticks the engine each second (overdue holders fenced) and recalls
+ * the layouts of files on an OSD that stops answering, and the errors
+ * clients report on OSDs.  Ganesha keeps each segment's struct
+ * pando_grant as its fsal_seg_data and gives it back on LAYOUTCOMMIT and
+ * LAYOUTRETURN. */
 #ifndef PANDO_LAYOUTS_H
 #define PANDO_LAYOUTS_H
 
@@ -18,21 +24,27 @@
 #include "grants.h"
 #include "pando_fsal.h"
 
-struct pando_layouts;
+/* The export's grants engine with Ganesha's ops, for exp->grants.  A
+ * write segment's file is recorded durably in the store before its grant
+ * (ns_wlayout_add: a crash of the manager leaves its size to be settled
+ * at the next start, restart.c); a write segment that ends with no
+ * LAYOUTCOMMIT of its file since its grant has the file's size checked
+ * against the objects (settle.c, then pando_grants_settled).  Freed with
+ * pando_grants_free. */
+int pando_layouts_grants_new(struct pando_export *exp, uint32_t recall_timeout_s,
+			     struct pando_grants **out);
+/* The watcher: pando_grants_tick(exp->grants) each second, and a probe
+ * of each OSD; the layouts of files on one that stops answering are
+ * recalled.  Started once exp->grants exists, stopped before it goes. */
+int pando_layouts_watcher_start(struct pando_export *exp, struct pando_layouts_watcher **out);
+void pando_layouts_watcher_stop(struct pando_layouts_watcher *w);
 
-int pando_layouts_new(struct pando_export *exp, uint32_t recall_timeout_s,
-		      struct pando_layouts **out);
-void pando_layouts_free(struct pando_layouts *l);
-/* The state machine: LAYOUTGET (mds.c) and every other caller go
- * through it. */
-struct pando_grants *pando_layouts_grants(struct pando_layouts *l);
-
+/* Whether a log line a client caused may go out: at most 10 per 5 s. */
+bool pando_layouts_client_may_log(void);
 /* An error a client reported on an OSD (LAYOUTRETURN body, LAYOUTERROR):
  * ignored unless the OSD holds a component of the file, else a refused
  * handle (a recall, a fence) or damage, recorded. */
-/* Whether a log line a client caused may go out: at most 10 per 5 s. */
-bool pando_layouts_client_may_log(void);
-void pando_layouts_note_io_error(struct pando_layouts *l, uint64_t ino, uint32_t osd_id,
+void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_t osd_id,
 				 int32_t status, uint32_t opnum);
 
 /* How long a write or size change through the manager waits for the

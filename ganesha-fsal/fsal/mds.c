@@ -490,8 +490,8 @@ static void note_return_body(struct pando_handle *h, XDR *body)
 			/* Not ours, or 2^32 + an OSD id, which a cast would alias. */
 			if (d.fsal_id != FSAL_ID_EXPERIMENTAL || d.osd_id > UINT32_MAX)
 				continue;
-			pando_layouts_note_io_error(h->exp->layouts, h->ino, (uint32_t)d.osd_id,
-						    de->status, de->opnum);
+			pando_layouts_note_io_error(h->exp, h->ino, (uint32_t)d.osd_id, de->status,
+						    de->opnum);
 		}
 	}
 	pando_ff_layoutreturn_release(&ret);

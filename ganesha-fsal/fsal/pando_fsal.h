@@ -90,7 +90,7 @@ struct pando_export_config {
 
 struct pando_reaper;
 struct pando_placement_view;
-struct pando_layouts;
+struct pando_layouts_watcher;
 struct pando_grants;
 struct pando_view;
 struct pando_mapwatch;
@@ -110,8 +110,10 @@ struct pando_export {
 	pthread_mutex_t key_lock; /* cluster.key, which reload_key replaces (key.c) */
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;
-	struct pando_layouts *layouts;
-	struct pando_grants *grants; /* the layouts' state machine (../grants) */
+	/* The layouts' state machine (../grants), with Ganesha's ops
+	 * (layouts.c): every grant, recall and freeze goes through it. */
+	struct pando_grants *grants;
+	struct pando_layouts_watcher *layout_watcher; /* ticks grants, probes OSDs */
 	struct pando_premade *premade;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */

@@ -265,7 +265,7 @@ int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, cons
 			m->partition, exp->cluster.partition, exp->cluster.partition);
 	LogEvent(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64 " applied (from %s): %s",
 		 v->epoch, source, what);
-	for (size_t i = 0; i < nout && exp->layouts; i++)
+	for (size_t i = 0; i < nout && exp->grants; i++)
 		pando_grants_recall_osd(exp->grants, outs[i], "an OSD it uses is out");
 	gsh_free(outs);
 	return 0;

@@ -246,13 +246,13 @@ static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	return dbus_message_iter_append_basic(&iter, DBUS_TYPE_UINT32, &files);
 }
 
-static int append_damage(void *arg, const struct ns_suspect *sp)
+static int append_damage(void *arg, const struct ns_damage *dr)
 {
 	DBusMessageIter *arr = arg, st;
-	uint64_t ino = sp->ino;
-	uint32_t osd = sp->osd_id, op = sp->opnum, count = sp->count;
-	int32_t status = sp->status;
-	dbus_bool_t stale = sp->stale;
+	uint64_t ino = dr->ino;
+	uint32_t osd = dr->osd_id, op = dr->opnum, count = dr->count;
+	int32_t status = dr->status;
+	dbus_bool_t stale = dr->stale;
 
 	return !(dbus_message_iter_open_container(arr, DBUS_TYPE_STRUCT, NULL, &st) &&
 		 dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &ino) &&
@@ -275,7 +275,7 @@ static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 	if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "(tuiuub)", &arr))
 		return false;
 	if (exp)
-		rc = ns_suspect_list(exp->ns, 0, append_damage, &arr);
+		rc = ns_damage_list(exp->ns, 0, append_damage, &arr);
 	return rc == 0 && dbus_message_iter_close_container(&iter, &arr);
 }
 

@@ -82,7 +82,7 @@ static int record_unreached(struct pando_export *exp, uint64_t ino,
 			"pando: inode %" PRIu64 ": the %s did not reach OSD %u: "
 			"its component is stale",
 			ino, what, map->comp[c].osd_id);
-		rc = ns_suspect_add(exp->ns, ino, map->comp[c].osd_id, -EHOSTUNREACH, 0, true);
+		rc = ns_damage_add(exp->ns, ino, map->comp[c].osd_id, -EHOSTUNREACH, 0, true);
 	}
 	return rc;
 }

@@ -194,12 +194,12 @@ void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_
 		return;
 	}
 	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !answers;
-	rc = ns_suspect_add(exp->ns, ino, osd_id, status, opnum, stale);
+	rc = ns_damage_add(exp->ns, ino, osd_id, status, opnum, stale);
 	if (pando_layouts_client_may_log())
 		LogWarn(COMPONENT_PNFS,
 			"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
 			": component %s, %s",
-			status, opnum, osd_id, ino, stale ? "stale" : "suspect",
+			status, opnum, osd_id, ino, stale ? "stale" : "failing",
 			rc ? "NOT recorded" : "damage recorded");
 }
 

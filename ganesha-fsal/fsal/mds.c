@@ -162,8 +162,8 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 			if (ok && !osd_reachable(exp, osd)) {
 				ok = false;
 				if (write)
-					rc = ns_suspect_add(exp->ns, ino, osd, -EHOSTDOWN,
-							    NFS4_OP_LAYOUTGET, true);
+					rc = ns_damage_add(exp->ns, ino, osd, -EHOSTDOWN,
+							   NFS4_OP_LAYOUTGET, true);
 			}
 		}
 		if (ok) {

@@ -21,7 +21,7 @@
 
 /* A component failed under gateway I/O.  A write that missed it makes it
  * stale, durably, before the write may be acknowledged; a failed read is
- * recorded as suspect (once per back-off: -EHOSTDOWN is the same outage). */
+ * recorded, not stale (once per back-off: -EHOSTDOWN is the same outage). */
 static int gateway_fault(void *arg, uint64_t ino, uint32_t group, uint32_t component,
 			 uint32_t osd_id, int err, bool write)
 {
@@ -33,26 +33,26 @@ static int gateway_fault(void *arg, uint64_t ino, uint32_t group, uint32_t compo
 	LogWarn(COMPONENT_FSAL, "pando: OSD %u failed gateway %s on inode %" PRIu64 " (%d)%s",
 		osd_id, write ? "write" : "read", ino, err,
 		write ? ": its component is stale" : "");
-	rc = ns_suspect_add(exp->ns, ino, osd_id, err, write ? OP_WRITE4 : OP_READ4, write);
+	rc = ns_damage_add(exp->ns, ino, osd_id, err, write ? OP_WRITE4 : OP_READ4, write);
 	if (rc)
 		LogMajor(COMPONENT_FSAL, "pando: damage on inode %" PRIu64 " NOT recorded (%d)",
 			 ino, rc);
 	return rc;
 }
 
-static int collect_stale(void *arg, const struct ns_suspect *sp)
+static int collect_stale(void *arg, const struct ns_damage *dr)
 {
 	struct objio *io = arg;
 
-	if (sp->stale && io->nskip < OBJIO_MAX_SKIP)
-		io->skip[io->nskip++] = sp->osd_id;
+	if (dr->stale && io->nskip < OBJIO_MAX_SKIP)
+		io->skip[io->nskip++] = dr->osd_id;
 	return 0;
 }
 
 int pando_stale_osds(struct pando_export *exp, uint64_t ino, uint32_t *ids, size_t *n)
 {
 	struct objio io = { 0 };
-	int rc = ns_suspect_list(exp->ns, ino, collect_stale, &io);
+	int rc = ns_damage_list(exp->ns, ino, collect_stale, &io);
 
 	memcpy(ids, io.skip, io.nskip * sizeof(*ids));
 	*n = io.nskip;
@@ -66,7 +66,7 @@ int pando_objio_init(struct pando_export *exp, uint64_t ino, struct objio *io)
 	io->owner = ino;
 	io->fault = gateway_fault;
 	io->fault_arg = exp;
-	return ns_suspect_list(exp->ns, ino, collect_stale, io);
+	return ns_damage_list(exp->ns, ino, collect_stale, io);
 }
 
 int pando_map_load(struct pando_export *exp, uint64_t ino, struct pando_storage_map **out)
@@ -269,7 +269,7 @@ static int note_unborn(void *arg, uint64_t ino, uint32_t group, uint32_t compone
 static void record_unborn(struct pando_export *exp, uint64_t ino, const struct objio *io)
 {
 	for (size_t i = 0; i < io->nskip; i++) {
-		int rc = ns_suspect_add(exp->ns, ino, io->skip[i], -EHOSTDOWN, OP_WRITE4, true);
+		int rc = ns_damage_add(exp->ns, ino, io->skip[i], -EHOSTDOWN, OP_WRITE4, true);
 
 		LogWarn(COMPONENT_FSAL,
 			"pando: inode %" PRIu64 " made without its component on "

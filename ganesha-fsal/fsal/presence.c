@@ -35,13 +35,13 @@ struct stale_count {
 	uint64_t last_ino;
 };
 
-static int count_stale(void *arg, const struct ns_suspect *sp)
+static int count_stale(void *arg, const struct ns_damage *dr)
 {
 	struct stale_count *c = arg;
 
-	if (sp->stale && sp->ino != c->last_ino) {
+	if (dr->stale && dr->ino != c->last_ino) {
 		c->files++;
-		c->last_ino = sp->ino;
+		c->last_ino = dr->ino;
 	}
 	return 0;
 }
@@ -84,7 +84,7 @@ static char *fill(void *arg)
 	char *s;
 
 	pando_grants_stats(exp->grants, &st);
-	ns_suspect_list(exp->ns, 0, count_stale, &stale);
+	ns_damage_list(exp->ns, 0, count_stale, &stale);
 	clock_gettime(CLOCK_REALTIME, &now);
 	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}", "name", p->name, "nfs", p->nfs,
 		      "pid", (json_int_t)getpid(), "time", now.tv_sec + now.tv_nsec / 1e9, "epoch",

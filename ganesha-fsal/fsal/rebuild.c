@@ -490,7 +490,7 @@ static int handoff(struct rebuild *rb)
 	if (!rc && !rb->in_place)
 		rc = switch_map(rb);
 	if (!rc)
-		rc = ns_suspect_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
+		rc = ns_damage_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
 	pando_grants_thaw(g, rb->t->ino);
 	pando_grants_unwatch(g, rb->t->ino);
 	return rc;
@@ -568,7 +568,7 @@ int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task
 		pando_inflight_del(exp, t->ino);
 	if (rc == -ENOENT || rc == -ENODATA) {
 		/* The file went, went inline, or no longer uses the OSD. */
-		ns_suspect_clear(exp->ns, t->ino, t->osd);
+		ns_damage_clear(exp->ns, t->ino, t->osd);
 		rc = 0;
 	} else if (!rc) {
 		/* Holders of the old map get the new one. */

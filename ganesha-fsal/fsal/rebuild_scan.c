@@ -181,21 +181,21 @@ struct stale_scan {
  * whose OSD is out moves (the out's job does that too, under the same
  * key, which is then left to the job); one whose OSD is down but in
  * waits for it. */
-static int stale_one(void *arg, const struct ns_suspect *sp)
+static int stale_one(void *arg, const struct ns_damage *dr)
 {
 	struct stale_scan *ss = arg;
-	struct pando_rebuild_task t = { .ino = sp->ino, .osd = sp->osd_id };
+	struct pando_rebuild_task t = { .ino = dr->ino, .osd = dr->osd_id };
 	const struct pando_view_osd *st = NULL;
 	struct pando_storage_map *map;
 
-	if (!sp->stale || !pando_rebuild_idle_for(ss->rq, sp->ino))
+	if (!dr->stale || !pando_rebuild_idle_for(ss->rq, dr->ino))
 		return 0;
-	if (pando_view_osd(ss->view, sp->osd_id, &st) && st && st->listed && st->in && !st->up)
+	if (pando_view_osd(ss->view, dr->osd_id, &st) && st && st->listed && st->in && !st->up)
 		return 0;
-	if (pando_map_load(ss->rq->exp, sp->ino, &map) != 0)
+	if (pando_map_load(ss->rq->exp, dr->ino, &map) != 0)
 		return 0;
-	if (put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, sp->osd_id),
-		     component_bytes(ss->rq->exp, sp->ino, map, sp->osd_id), true) == 0)
+	if (put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, dr->osd_id),
+		     component_bytes(ss->rq->exp, dr->ino, map, dr->osd_id), true) == 0)
 		ss->files++;
 	pando_map_free(map);
 	return 0;
@@ -204,7 +204,7 @@ static int stale_one(void *arg, const struct ns_suspect *sp)
 int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd, uint64_t *files)
 {
 	struct stale_scan ss = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp) };
-	int rc = ns_suspect_list(rq->exp->ns, 0, stale_one, &ss);
+	int rc = ns_damage_list(rq->exp->ns, 0, stale_one, &ss);
 
 	*files = ss.files;
 	return rc;

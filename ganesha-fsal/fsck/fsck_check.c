@@ -90,15 +90,15 @@ const char *fsck_outcome(const struct fsck *f, int rc, const char *done, char *b
 
 /* ---- 3. redundancy --------------------------------------------------------- */
 
-static int stale_record(void *arg, const struct ns_suspect *sp)
+static int stale_record(void *arg, const struct ns_damage *dr)
 {
 	struct fsck *f = arg;
 
-	if (sp->stale)
+	if (dr->stale)
 		fsck_problem(f, FSCK_STALE_COMPONENT, false,
 			     "file %llu: its component on osd %u "
 			     "is stale (it missed writes): rebuild catches it up",
-			     (unsigned long long)sp->ino, sp->osd_id);
+			     (unsigned long long)dr->ino, dr->osd_id);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int check_redundancy(struct fsck *f)
 				     (unsigned long long)w->ino, (unsigned long long)w->object,
 				     w->component, w->osd);
 	}
-	rc = ns_suspect_list(f->s, 0, stale_record, f);
+	rc = ns_damage_list(f->s, 0, stale_record, f);
 	if (!rc && t[FSCK_MISSING_OBJECT].found + t[FSCK_STALE_COMPONENT].found +
 				   t[FSCK_OUT_COMPONENT].found ==
 			   0)

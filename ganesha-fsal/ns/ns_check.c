@@ -445,7 +445,7 @@ bool inode_owns_key(const struct ns_inode *r, uint8_t type)
 		return true;
 	if (type == K_SYMLINK)
 		return r->type == NS_LNK;
-	if (type == K_MAP || type == K_SUSPECT)
+	if (type == K_MAP || type == K_DAMAGE)
 		return r->type == NS_REG && (r->flags & IF_OBJECTS);
 	return r->type == NS_REG && !(r->flags & IF_OBJECTS) && r->inline_len;
 }
@@ -475,16 +475,16 @@ static int visit_owned(struct checker *c, uint8_t type, const uint8_t *k, size_t
 	return check_owned(c, type, get_be64(k + 1));
 }
 
-static int visit_suspect(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
-			 const uint8_t *v, size_t vlen)
+static int visit_damage(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
+			const uint8_t *v, size_t vlen)
 {
-	struct ns_suspect sp;
+	struct ns_damage dr;
 
-	if (suspect_decode(k, klen, v, vlen, &sp)) {
+	if (damage_decode(k, klen, v, vlen, &dr)) {
 		problem(c, &c->res->bad_records, "malformed damage record");
 		return 0;
 	}
-	return check_owned(c, type, sp.ino);
+	return check_owned(c, type, dr.ino);
 }
 
 static int visit_intent(struct checker *c, uint8_t type, const uint8_t *k, size_t klen,
@@ -573,7 +573,7 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 	if (!rc)
 		rc = scan_prefix(&c, K_POLICY, visit_owned);
 	if (!rc)
-		rc = scan_prefix(&c, K_SUSPECT, visit_suspect);
+		rc = scan_prefix(&c, K_DAMAGE, visit_damage);
 	if (!rc)
 		rc = scan_prefix(&c, K_INTENT, visit_intent);
 	if (!rc)

@@ -104,7 +104,7 @@ int inode_release_map(struct txn *t, struct ns_inode *r)
 	rocksdb_free(map);
 	rocksdb_writebatch_delete(t->b, (const char *)k, klen);
 	/* Damage records name components of the map that just went. */
-	suspect_drop_all(t, r->ino);
+	damage_drop_all(t, r->ino);
 	r->flags &= ~IF_OBJECTS;
 	return rc;
 }

@@ -26,7 +26,7 @@ enum {
 	K_SYMLINK = 'L',
 	K_MAP = 'M',
 	K_NEXT = 'N',
-	K_SUSPECT = 'P',
+	K_DAMAGE = 'P',
 	K_INDEX = 'R',
 	K_SUPER = 'S',
 	K_ROWS = 'U',
@@ -212,14 +212,14 @@ int space_for_growth(struct ns_store *s);
 int space_write_failed(struct ns_store *s, const char *err);
 bool space_failed(struct ns_store *s);
 
-/* ns_suspect.c: 'P' ino(8) osd(4) keys; the value layout in ns_keys.c's
+/* ns_damage.c: 'P' ino(8) osd(4) keys; the value layout in ns_damage.c's
  * header comment. */
-#define SUSPECT_KEY_LEN 13
-#define SUSPECT_REC_LEN 30
-#define SUSPECT_REC_VERSION 1
-void suspect_drop_all(struct txn *t, uint64_t ino);
-int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
-		   struct ns_suspect *out);
+#define DAMAGE_KEY_LEN 13
+#define DAMAGE_REC_LEN 30
+#define DAMAGE_REC_VERSION 1
+void damage_drop_all(struct txn *t, uint64_t ino);
+int damage_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
+		  struct ns_damage *out);
 
 /* ns_policy.c: the directory's policy blob, if any, to the new inode; the
  * inode's blob goes with it. */

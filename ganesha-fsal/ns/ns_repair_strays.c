@@ -49,24 +49,24 @@ static int visit_owned(struct repairer *r, const uint8_t *k, size_t klen, const 
 }
 
 /* Damage records: malformed, or of a file that no longer has objects. */
-static int visit_suspect(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
-			 size_t vlen)
+static int visit_damage(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
+			size_t vlen)
 {
-	struct ns_suspect sp;
+	struct ns_damage dr;
 	struct ns_inode rec;
 	int rc;
 
-	if (suspect_decode(k, klen, v, vlen, &sp)) {
+	if (damage_decode(k, klen, v, vlen, &dr)) {
 		repaired(r, &r->res->bad_records, "malformed damage record: deleted");
 		return repair_del_key(r, k, klen);
 	}
-	rc = inode_load(r->s, sp.ino, &rec);
+	rc = inode_load(r->s, dr.ino, &rec);
 	if (rc && rc != -ESTALE)
 		return rc;
-	if (!rc && inode_owns_key(&rec, K_SUSPECT))
+	if (!rc && inode_owns_key(&rec, K_DAMAGE))
 		return 0;
 	repaired(r, &r->res->stray_keys, "damage record of inode %llu, which %s: deleted",
-		 (unsigned long long)sp.ino, rc ? "does not exist" : "has no objects");
+		 (unsigned long long)dr.ino, rc ? "does not exist" : "has no objects");
 	return repair_del_key(r, k, klen);
 }
 
@@ -75,7 +75,7 @@ int repair_strays(struct repairer *r)
 	int rc = repair_walk(r, K_DATA, visit_owned);
 
 	if (!rc)
-		rc = repair_walk(r, K_SUSPECT, visit_suspect);
+		rc = repair_walk(r, K_DAMAGE, visit_damage);
 	if (!rc)
 		rc = repair_walk(r, K_SYMLINK, visit_owned);
 	if (!rc)

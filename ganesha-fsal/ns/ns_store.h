@@ -289,13 +289,15 @@ int ns_map_set(struct ns_store *s, uint64_t ino, uint64_t expect_change, const v
  * them, and that batch carries the allocator past them. */
 int ns_ids_reserve(struct ns_store *s, uint32_t n, uint64_t *first);
 
-/* ns_suspect.c: damage records.  A component a client or the gateway
+/* ns_damage.c: damage records.  A component a client or the gateway
  * found failing (an I/O error from its OSD) is recorded against the file,
  * durably, for repair to find; the records go with the file's map (last
  * unlink, truncate to zero).  Adding to an existing record counts it.
  * A record is stale once a write missed the component (sticky): its
- * bytes are out of date and nothing may read them until repair. */
-struct ns_suspect {
+ * bytes are out of date and nothing may read them until repair.  A
+ * record that is not stale only says the component was reported failing:
+ * its bytes may be good. */
+struct ns_damage {
 	uint64_t ino;
 	uint32_t osd_id;
 	bool stale;
@@ -305,15 +307,15 @@ struct ns_suspect {
 	struct timespec first;
 	struct timespec last;
 };
-typedef int (*ns_suspect_fn)(void *arg, const struct ns_suspect *sp);
+typedef int (*ns_damage_fn)(void *arg, const struct ns_damage *dr);
 /* -ESTALE: no such file; -ENODATA: the file has no objects. */
-int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status,
-		   uint32_t opnum, bool stale);
+int ns_damage_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status, uint32_t opnum,
+		  bool stale);
 /* The records of file ino (0: of every file), by file then OSD; fn
  * returns non-zero to stop. */
-int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *arg);
+int ns_damage_list(struct ns_store *s, uint64_t ino, ns_damage_fn fn, void *arg);
 /* Once repaired; a record that is not there is not an error. */
-int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
+int ns_damage_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id);
 
 /* As ns_map_set without orphans, for an EMPTY file taking objects that
  * already exist (an intent names them: claim), and not synced: losing it

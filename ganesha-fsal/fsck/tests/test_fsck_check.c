@@ -261,13 +261,13 @@ static void test_stale_component_is_a_short_copy(void)
 
 	world_open(&w);
 	f = make_file(&w, "a", 1, 2);
-	CHECK_EQ(ns_suspect_add(w.s, f.ino, 2, -5, 0, true), 0);
+	CHECK_EQ(ns_damage_add(w.s, f.ino, 2, -5, 0, true), 0);
 	r = run(&w, false, NULL, 0);
 	CHECK_EQ(r.t[FSCK_STALE_COMPONENT].found, 1);
 	CHECK_EQ(problems(&r), 1);
 	/* A failure that did not miss a write is not a short copy. */
-	CHECK_EQ(ns_suspect_clear(w.s, f.ino, 2), 0);
-	CHECK_EQ(ns_suspect_add(w.s, f.ino, 2, -5, 0, false), 0);
+	CHECK_EQ(ns_damage_clear(w.s, f.ino, 2), 0);
+	CHECK_EQ(ns_damage_add(w.s, f.ino, 2, -5, 0, false), 0);
 	r = run(&w, false, NULL, 0);
 	CHECK_EQ(problems(&r), 0);
 	ns_close(w.s);

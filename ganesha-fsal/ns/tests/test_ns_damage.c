@@ -6,15 +6,15 @@
 
 struct seen {
 	int n;
-	struct ns_suspect last;
+	struct ns_damage last;
 };
 
-static int collect(void *arg, const struct ns_suspect *sp)
+static int collect(void *arg, const struct ns_damage *dr)
 {
 	struct seen *s = arg;
 
 	s->n++;
-	s->last = *sp;
+	s->last = *dr;
 	return 0;
 }
 
@@ -26,20 +26,20 @@ static void test_records(void)
 	struct seen seen = { 0 };
 	uint64_t f = mkfile(s, NS_ROOT_INO, "f"), g = mkfile(s, NS_ROOT_INO, "g");
 
-	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), -ENODATA); /* inline: no objects */
-	CHECK_EQ(ns_suspect_add(s, 424242, 3, -5, 38, true), -ESTALE);
+	CHECK_EQ(ns_damage_add(s, f, 3, -5, 38, true), -ENODATA); /* inline: no objects */
+	CHECK_EQ(ns_damage_add(s, 424242, 3, -5, 38, true), -ESTALE);
 	CHECK_EQ(ns_map_set(s, f, 0, "map-f", 5, NULL, 0, 0), 0);
 	CHECK_EQ(ns_map_set(s, g, 0, "map-g", 5, NULL, 0, 0), 0);
-	CHECK_EQ(ns_suspect_add(s, f, 3, -5, 38, true), 0);
+	CHECK_EQ(ns_damage_add(s, f, 3, -5, 38, true), 0);
 	/* A later read error keeps the record stale. */
-	CHECK_EQ(ns_suspect_add(s, f, 3, 10008, 25, false), 0);
-	CHECK_EQ(ns_suspect_add(s, g, 2, -5, 25, false), 0);
-	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
+	CHECK_EQ(ns_damage_add(s, f, 3, 10008, 25, false), 0);
+	CHECK_EQ(ns_damage_add(s, g, 2, -5, 25, false), 0);
+	CHECK_EQ(ns_damage_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 2);
 	CHECK_EQ(seen.last.ino, g);
 	CHECK(!seen.last.stale);
 	seen.n = 0;
-	CHECK_EQ(ns_suspect_list(s, g, collect, &seen), 0);
+	CHECK_EQ(ns_damage_list(s, g, collect, &seen), 0);
 	CHECK_EQ(seen.n, 1);
 	CHECK_EQ(ns_check(s, NULL, NULL, &res), 0);
 	CHECK_EQ(res.problems, 0);
@@ -48,9 +48,9 @@ static void test_records(void)
 	ns_close(s);
 	CHECK_EQ(ns_open(path, NULL, &s), 0);
 	seen.n = 0;
-	CHECK_EQ(ns_suspect_clear(s, g, 2), 0);
-	CHECK_EQ(ns_suspect_clear(s, g, 2), 0);
-	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
+	CHECK_EQ(ns_damage_clear(s, g, 2), 0);
+	CHECK_EQ(ns_damage_clear(s, g, 2), 0);
+	CHECK_EQ(ns_damage_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 1);
 	CHECK_EQ(seen.last.ino, f);
 	CHECK(seen.last.stale);
@@ -64,7 +64,7 @@ static void test_records(void)
 	/* The records go with the file's map. */
 	CHECK_EQ(ns_unlink(s, NS_ROOT_INO, "f"), 0);
 	seen.n = 0;
-	CHECK_EQ(ns_suspect_list(s, 0, collect, &seen), 0);
+	CHECK_EQ(ns_damage_list(s, 0, collect, &seen), 0);
 	CHECK_EQ(seen.n, 0);
 	check_clean(s);
 	ns_close(s);
@@ -72,7 +72,7 @@ static void test_records(void)
 
 int main(void)
 {
-	test_dir_init("suspect");
+	test_dir_init("damage");
 	test_records();
 	test_dir_done();
 	CHECK_DONE();

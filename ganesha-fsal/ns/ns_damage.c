@@ -10,12 +10,12 @@
 
 #include "byteorder.h"
 
-static size_t suspect_key(uint8_t *k, uint64_t ino, uint32_t osd)
+static size_t damage_key(uint8_t *k, uint64_t ino, uint32_t osd)
 {
-	k[0] = K_SUSPECT;
+	k[0] = K_DAMAGE;
 	put_be64(k + 1, ino);
 	put_be32(k + 9, osd);
-	return SUSPECT_KEY_LEN;
+	return DAMAGE_KEY_LEN;
 }
 
 static uint64_t ts_ns(const struct timespec *ts)
@@ -29,22 +29,22 @@ static struct timespec ns_ts(uint64_t ns)
 				  .tv_nsec = (long)(ns % 1000000000ull) };
 }
 
-static void suspect_encode(const struct ns_suspect *sp, uint8_t *v)
+static void damage_encode(const struct ns_damage *dr, uint8_t *v)
 {
-	v[0] = SUSPECT_REC_VERSION;
-	put_be32(v + 1, (uint32_t)sp->status);
-	put_be32(v + 5, sp->opnum);
-	put_be32(v + 9, sp->count);
-	put_be64(v + 13, ts_ns(&sp->first));
-	put_be64(v + 21, ts_ns(&sp->last));
-	v[29] = sp->stale ? 1 : 0;
+	v[0] = DAMAGE_REC_VERSION;
+	put_be32(v + 1, (uint32_t)dr->status);
+	put_be32(v + 5, dr->opnum);
+	put_be32(v + 9, dr->count);
+	put_be64(v + 13, ts_ns(&dr->first));
+	put_be64(v + 21, ts_ns(&dr->last));
+	v[29] = dr->stale ? 1 : 0;
 }
 
-int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
-		   struct ns_suspect *out)
+int damage_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
+		  struct ns_damage *out)
 {
-	if (klen != SUSPECT_KEY_LEN || k[0] != K_SUSPECT || vlen != SUSPECT_REC_LEN ||
-	    v[0] != SUSPECT_REC_VERSION || v[29] > 1)
+	if (klen != DAMAGE_KEY_LEN || k[0] != K_DAMAGE || vlen != DAMAGE_REC_LEN ||
+	    v[0] != DAMAGE_REC_VERSION || v[29] > 1)
 		return -EIO;
 	out->ino = get_be64(k + 1);
 	out->osd_id = get_be32(k + 9);
@@ -57,21 +57,21 @@ int suspect_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
 	return 0;
 }
 
-void suspect_drop_all(struct txn *t, uint64_t ino)
+void damage_drop_all(struct txn *t, uint64_t ino)
 {
-	uint8_t from[SUSPECT_KEY_LEN], to[SUSPECT_KEY_LEN];
+	uint8_t from[DAMAGE_KEY_LEN], to[DAMAGE_KEY_LEN];
 
-	suspect_key(from, ino, 0);
-	suspect_key(to, ino + 1, 0);
+	damage_key(from, ino, 0);
+	damage_key(to, ino + 1, 0);
 	rocksdb_writebatch_delete_range(t->b, (const char *)from, sizeof(from), (const char *)to,
 					sizeof(to));
 }
 
-int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status,
-		   uint32_t opnum, bool stale)
+int ns_damage_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t status, uint32_t opnum,
+		  bool stale)
 {
-	uint8_t k[SUSPECT_KEY_LEN], v[SUSPECT_REC_LEN];
-	struct ns_suspect sp = { .ino = ino, .osd_id = osd_id };
+	uint8_t k[DAMAGE_KEY_LEN], v[DAMAGE_REC_LEN];
+	struct ns_damage dr = { .ino = ino, .osd_id = osd_id };
 	struct ns_inode *r;
 	struct txn t;
 	char *old = NULL;
@@ -84,28 +84,28 @@ int ns_suspect_add(struct ns_store *s, uint64_t ino, uint32_t osd_id, int32_t st
 	if (!rc && !(r->type == NS_REG && (r->flags & IF_OBJECTS)))
 		rc = -ENODATA;
 	if (!rc)
-		rc = db_get(s, k, suspect_key(k, ino, osd_id), &old, &olen);
-	if (!rc && old && suspect_decode(k, sizeof(k), (uint8_t *)old, olen, &sp) != 0)
-		sp = (struct ns_suspect){ .ino = ino, .osd_id = osd_id };
+		rc = db_get(s, k, damage_key(k, ino, osd_id), &old, &olen);
+	if (!rc && old && damage_decode(k, sizeof(k), (uint8_t *)old, olen, &dr) != 0)
+		dr = (struct ns_damage){ .ino = ino, .osd_id = osd_id };
 	rocksdb_free(old);
 	if (rc) {
 		txn_abort(&t);
 		return rc;
 	}
-	if (sp.count++ == 0)
-		sp.first = t.now;
-	sp.last = t.now;
-	sp.status = status;
-	sp.opnum = opnum;
-	sp.stale |= stale;
-	suspect_encode(&sp, v);
+	if (dr.count++ == 0)
+		dr.first = t.now;
+	dr.last = t.now;
+	dr.status = status;
+	dr.opnum = opnum;
+	dr.stale |= stale;
+	damage_encode(&dr, v);
 	rocksdb_writebatch_put(t.b, (const char *)k, sizeof(k), (const char *)v, sizeof(v));
 	return txn_commit(&t, true);
 }
 
-int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *arg)
+int ns_damage_list(struct ns_store *s, uint64_t ino, ns_damage_fn fn, void *arg)
 {
-	uint8_t prefix[9] = { K_SUSPECT };
+	uint8_t prefix[9] = { K_DAMAGE };
 	struct db_iter i;
 	int rc = 0;
 
@@ -114,25 +114,25 @@ int ns_suspect_list(struct ns_store *s, uint64_t ino, ns_suspect_fn fn, void *ar
 	for (; !rc && iter_valid(&i); iter_next(&i)) {
 		size_t klen, vlen;
 		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-		struct ns_suspect sp;
+		struct ns_damage dr;
 
-		if (suspect_decode(k, klen, v, vlen, &sp)) {
+		if (damage_decode(k, klen, v, vlen, &dr)) {
 			db_say(s, "bad damage record");
 			rc = -EIO;
-		} else if (fn(arg, &sp)) {
+		} else if (fn(arg, &dr)) {
 			break;
 		}
 	}
 	return iter_close(s, &i) ? -EIO : rc;
 }
 
-int ns_suspect_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id)
+int ns_damage_clear(struct ns_store *s, uint64_t ino, uint32_t osd_id)
 {
-	uint8_t k[SUSPECT_KEY_LEN];
+	uint8_t k[DAMAGE_KEY_LEN];
 	struct txn t;
 
 	txn_begin(&t, s);
 	txn_lock(&t, &ino, 1);
-	rocksdb_writebatch_delete(t.b, (const char *)k, suspect_key(k, ino, osd_id));
+	rocksdb_writebatch_delete(t.b, (const char *)k, damage_key(k, ino, osd_id));
 	return txn_commit(&t, true);
 }

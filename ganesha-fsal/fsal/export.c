@@ -154,7 +154,7 @@ static void export_free(struct pando_export *exp)
 	 * of them (mds.c). */
 	pando_grants_free(exp->grants);
 	pando_reaper_stop(exp->reaper);
-	pando_premade_stop(exp->premade);
+	pando_object_pool_stop(exp->object_pool);
 	pando_views_free(exp);
 	osd_conns_free(exp->conns);
 	unstable_files_free(exp->unstable);
@@ -350,7 +350,7 @@ static int export_open(struct pando_export *exp)
 		rc = pando_mapwatch_start(exp, &exp->mapwatch);
 	/* The pool first: the reaper asks it which intents are its own. */
 	if (!rc && exp->cfg.object_pool)
-		rc = pando_premade_start(exp, exp->cfg.object_pool, &exp->premade);
+		rc = pando_object_pool_start(exp, exp->cfg.object_pool, &exp->object_pool);
 	if (!rc)
 		rc = pando_reaper_start(exp, &exp->reaper);
 	if (!rc)

@@ -387,7 +387,7 @@ void pando_handle_ops_init(struct fsal_obj_ops *ops)
 	pando_dir_ops_init(ops);
 	pando_file_ops_init(ops);
 	pando_io_ops_init(ops);
-	pando_alloc_ops_init(ops);
+	pando_sparse_ops_init(ops);
 	pando_mds_ops_init(ops);
 	ops->layouterror = pando_layouterror;
 	pando_opstats_ops_init(ops, &PandoFSAL.untimed_ops);

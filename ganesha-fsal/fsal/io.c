@@ -132,7 +132,7 @@ static int write_map(struct pando_handle *h, struct objio *io, const struct pand
 
 	if (rs) {
 		pthread_rwlock_wrlock(&h->rows_lock);
-		rc = pando_rows_begin(h, stable);
+		rc = pando_write_hole_begin(h, stable);
 	}
 	for (int i = 0; !rc && i < iovcnt; i++) {
 		rc = objio_write(io, map, off + *n, iov[i].iov_base, iov[i].iov_len, stable);
@@ -140,7 +140,7 @@ static int write_map(struct pando_handle *h, struct objio *io, const struct pand
 			*n += iov[i].iov_len;
 	}
 	if (rs) {
-		pando_rows_end(h, rc);
+		pando_write_hole_end(h, rc);
 		pthread_rwlock_unlock(&h->rows_lock);
 	}
 	return rc;
@@ -317,11 +317,11 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 			"pando: inode %" PRIu64 ": an OSD restarted or failed a "
 			"sync under unstable writes; COMMIT fails so the client does not trust them",
 			h->ino);
-		pando_rows_resync_now(h);
+		pando_write_hole_resync_now(h);
 		return fsalstat(ERR_FSAL_IO, EIO);
 	}
 	if (!rc && a.objects)
-		pando_rows_committed(h);
+		pando_write_hole_committed(h);
 	/* The store last: the size that unstable object writes left. */
 	if (!rc)
 		rc = ns_sync(h->exp->ns);

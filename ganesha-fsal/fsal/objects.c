@@ -224,7 +224,7 @@ bool pando_intent_orphaned(struct pando_export *exp, uint64_t ino, uint64_t id)
 	bool moving = false;
 	int exists;
 
-	if (ino == 0 && pando_premade_owns(exp->premade, id))
+	if (ino == 0 && pando_object_pool_owns(exp->object_pool, id))
 		return false;
 	pthread_mutex_lock(&exp->inflight_lock);
 	for (int i = 0; i < exp->ninflight && !moving; i++)
@@ -340,11 +340,11 @@ static int claim_from_pool(struct pando_handle *h, const struct ns_attr *a)
 	int rc;
 
 	/* The pool's maps are the export's: a file with a policy places its own. */
-	if (!h->exp->premade || pando_file_policy(h->exp, h->ino, &policy) ||
-	    !pando_premade_take(h->exp->premade, &blob, &len, &intent))
+	if (!h->exp->object_pool || pando_file_policy(h->exp, h->ino, &policy) ||
+	    !pando_object_pool_take(h->exp->object_pool, &blob, &len, &intent))
 		return -ENOENT;
 	rc = ns_map_claim_empty(h->exp->ns, h->ino, a->change, blob, len, intent);
-	pando_premade_done(h->exp->premade, intent, h->ino, rc == 0);
+	pando_object_pool_done(h->exp->object_pool, intent, h->ino, rc == 0);
 	return rc;
 }
 
@@ -382,11 +382,11 @@ int pando_truncate_objects(struct pando_handle *h, uint64_t size)
 	bool rs = !rc && map->shape.raid == PANDO_RS;
 
 	if (rs)
-		rc = pando_rows_begin(h, true);
+		rc = pando_write_hole_begin(h, true);
 	if (!rc)
 		rc = objio_truncate(&io, map, size);
 	if (rs)
-		pando_rows_end(h, rc);
+		pando_write_hole_end(h, rc);
 	if (map)
 		pando_map_free(map);
 	return rc;

@@ -9,7 +9,7 @@
  * handle.c (handles, attributes, errors), dir.c (namespace ops), file.c
  * (open state, shares, locks), io.c (read, write, commit: inline data
  * and gateway I/O), objects.c (storage maps, moving files to objects,
- * truncating them), rows.c (the RS write hole), mds.c and layouts.c
+ * truncating them), write_hole.c (the RS write hole), mds.c and layouts.c
  * (pNFS; layouts.c is Ganesha's side of ../grants), rebuild*.c,
  * scrub.c, transcode*.c (background work), reaper.c (background object
  * removal), dbus*.c (org.ganesha.nfsd.pando). */
@@ -114,14 +114,14 @@ struct pando_export {
 	 * (layouts.c): every grant, recall and freeze goes through it. */
 	struct pando_grants *grants;
 	struct pando_layouts_watcher *layout_watcher; /* ticks grants, probes OSDs */
-	struct pando_premade *premade;
+	struct pando_object_pool *object_pool;
 	/* Bumped when an OSD restarts under unstable writes, so clients
 	 * resend what they have not committed. */
 	atomic_uint_fast64_t verf_epoch;
 	/* The files written UNSTABLE since their last COMMIT, with the
 	 * verf_epoch of their first such write (../osdio/unstable.h). */
 	struct unstable_files *unstable;
-	/* The start-time parity recompute (rows.c) is done: until then an RS
+	/* The start-time parity recompute (write_hole.c) is done: until then an RS
 	 * row may decode wrong, so RS rebuilds wait for it. */
 	atomic_bool rows_resynced;
 	/* Bytes the manager itself moved for clients (gateway I/O, inline
@@ -169,7 +169,7 @@ struct pando_handle {
 	/* RS files: a row update reads, encodes and writes, so writes go one
 	 * at a time, and reads (which may decode) not during one. */
 	pthread_rwlock_t rows_lock;
-	bool rows_marked;   /* the store marks the file (rows.c) */
+	bool rows_marked;   /* the store marks the file (write_hole.c) */
 	bool rows_unstable; /* an UNSTABLE row update since the last COMMIT */
 };
 
@@ -216,8 +216,8 @@ void pando_file_ops_init(struct fsal_obj_ops *ops);
 
 /* io.c */
 void pando_io_ops_init(struct fsal_obj_ops *ops);
-/* alloc.c: NFSv4.2 SEEK, ALLOCATE (NOTSUPP), DEALLOCATE */
-void pando_alloc_ops_init(struct fsal_obj_ops *ops);
+/* sparse.c: NFSv4.2 SEEK, ALLOCATE (NOTSUPP), DEALLOCATE */
+void pando_sparse_ops_init(struct fsal_obj_ops *ops);
 int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int iovcnt, size_t *n,
 		    bool *eof);
 int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *iov, int iovcnt,
@@ -284,15 +284,15 @@ int pando_settle_size(struct pando_export *exp, uint64_t ino, const char *why, b
  * LAYOUTCOMMIT); tells pando_grants_settled when done. */
 void pando_settle_size_async(struct pando_export *exp, uint64_t ino);
 
-/* rows.c: the RS write hole closed (the file says how).  begin/end
+/* write_hole.c: the RS write hole closed (the file says how).  begin/end
  * around a row update, under rows_lock held for writing. */
-int pando_rows_begin(struct pando_handle *h, bool stable);
-void pando_rows_end(struct pando_handle *h, int rc);
+int pando_write_hole_begin(struct pando_handle *h, bool stable);
+void pando_write_hole_end(struct pando_handle *h, int rc);
 /* After a COMMIT made a file's unstable row updates durable. */
-void pando_rows_committed(struct pando_handle *h);
+void pando_write_hole_committed(struct pando_handle *h);
 /* An OSD restarted under unstable row updates, so a data unit may have
  * gone back while its parity did not: parity from the data, now. */
-void pando_rows_resync_now(struct pando_handle *h);
+void pando_write_hole_resync_now(struct pando_handle *h);
 /* At start: the parity of every RS file a stopped manager was updating. */
 void pando_restart_resync(struct pando_export *exp);
 
@@ -316,14 +316,16 @@ void pando_inflight_del(struct pando_export *exp, uint64_t ino);
 fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 				const struct fsal_layouterror_arg *arg);
 
-/* premade.c: objects made ahead for empty files moving to objects */
-struct pando_premade;
-int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_premade **out);
-void pando_premade_stop(struct pando_premade *p);
-bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len,
-			uint64_t *intent);
-void pando_premade_done(struct pando_premade *p, uint64_t intent, uint64_t ino, bool claimed);
-bool pando_premade_owns(struct pando_premade *p, uint64_t id);
+/* object_pool.c: objects made ahead for empty files moving to objects */
+struct pando_object_pool;
+int pando_object_pool_start(struct pando_export *exp, uint32_t size,
+			    struct pando_object_pool **out);
+void pando_object_pool_stop(struct pando_object_pool *p);
+bool pando_object_pool_take(struct pando_object_pool *p, const uint8_t **blob, size_t *len,
+			    uint64_t *intent);
+void pando_object_pool_done(struct pando_object_pool *p, uint64_t intent, uint64_t ino,
+			    bool claimed);
+bool pando_object_pool_owns(struct pando_object_pool *p, uint64_t id);
 
 /* reaper.c */
 int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out);

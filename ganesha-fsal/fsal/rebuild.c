@@ -539,7 +539,7 @@ static int load(struct rebuild *rb)
 
 	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
 	if (rb->rs && !atomic_load(&rb->exp->rows_resynced)) {
-		rc = -EAGAIN; /* decoding needs parity recomputed first (rows.c) */
+		rc = -EAGAIN; /* decoding needs parity recomputed first (write_hole.c) */
 	} else if (rb->rs) {
 		rc = ns_getattr(rb->exp->ns, rb->t->ino, &a);
 		rb->size = rc ? 0 : a.size;

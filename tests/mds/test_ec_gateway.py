@@ -4,7 +4,7 @@ rows and partial ones, reads back byte for byte; with one and with m OSDs
 killed reads decode and writes go on; with m + 1 killed the file fails
 cleanly (NFS3ERR_IO), never with wrong bytes; a manager killed in the middle
 of row updates leaves no write hole (ganesha-fsal/osdio/objio_rs.c,
-ganesha-fsal/fsal/rows.c, ganesha-fsal/README.md "Erasure-coded files")."""
+ganesha-fsal/fsal/write_hole.c, ganesha-fsal/README.md "Erasure-coded files")."""
 from __future__ import annotations
 
 import hashlib

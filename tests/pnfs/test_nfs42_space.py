@@ -1,4 +1,4 @@
-"""NFSv4.2 SEEK, ALLOCATE and DEALLOCATE with stock kernels (fsal/alloc.c).
+"""NFSv4.2 SEEK, ALLOCATE and DEALLOCATE with stock kernels (fsal/sparse.c).
 
 Over an NFSv4.2 mount with layouts, on an object-backed file (3 MiB) and
 an inline one (10 KiB): SEEK_DATA finds data where it looks, SEEK_HOLE

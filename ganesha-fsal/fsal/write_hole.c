@@ -11,7 +11,7 @@
 
 #include "objio.h"
 
-int pando_rows_begin(struct pando_handle *h, bool stable)
+int pando_write_hole_begin(struct pando_handle *h, bool stable)
 {
 	if (!h->rows_marked) {
 		int rc = ns_rows_add(h->exp->ns, h->ino);
@@ -25,7 +25,7 @@ int pando_rows_begin(struct pando_handle *h, bool stable)
 	return 0;
 }
 
-void pando_rows_end(struct pando_handle *h, int rc)
+void pando_write_hole_end(struct pando_handle *h, int rc)
 {
 	/* A failed update may have left a row half written: the mark stays
 	 * for the next start (or the next COMMIT's success) to settle. */
@@ -35,11 +35,11 @@ void pando_rows_end(struct pando_handle *h, int rc)
 		h->rows_marked = false;
 }
 
-void pando_rows_committed(struct pando_handle *h)
+void pando_write_hole_committed(struct pando_handle *h)
 {
 	pthread_rwlock_wrlock(&h->rows_lock);
 	h->rows_unstable = false;
-	pando_rows_end(h, 0);
+	pando_write_hole_end(h, 0);
 	pthread_rwlock_unlock(&h->rows_lock);
 }
 
@@ -62,7 +62,7 @@ static int resync_file(struct pando_export *exp, uint64_t ino)
 	return rc ? rc : ns_rows_del(exp->ns, ino);
 }
 
-void pando_rows_resync_now(struct pando_handle *h)
+void pando_write_hole_resync_now(struct pando_handle *h)
 {
 	int rc;
 

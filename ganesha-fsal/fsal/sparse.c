@@ -1,4 +1,4 @@
-/* NFSv4.2 SEEK, ALLOCATE and DEALLOCATE.
+/* Sparse files over NFSv4.2: SEEK, ALLOCATE and DEALLOCATE.
  *
  * SEEK: the manager does not know where an object-backed file's holes
  * are (the OSDs keep sparse objects but say nothing of them), and RFC
@@ -81,7 +81,7 @@ static fsal_status_t pando_fallocate(struct fsal_obj_handle *o, struct state_t *
 	return pando_status(offset < end ? write_zeros(h, offset, end) : 0);
 }
 
-void pando_alloc_ops_init(struct fsal_obj_ops *ops)
+void pando_sparse_ops_init(struct fsal_obj_ops *ops)
 {
 	ops->seek2 = pando_seek2;
 	ops->fallocate = pando_fallocate;

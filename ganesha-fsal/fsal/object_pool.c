@@ -25,7 +25,7 @@
 #define POOL_MAX 32
 #define POOL_RETRY_S 5
 
-struct premade_entry {
+struct pool_entry {
 	uint8_t *blob;
 	size_t len;
 	uint64_t intent;
@@ -41,7 +41,7 @@ struct stamp {
 	struct stamp *next;
 };
 
-struct pando_premade {
+struct pando_object_pool {
 	struct pando_export *exp;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -50,7 +50,7 @@ struct pando_premade {
 	int high; /* refilled up to this */
 	int low;  /* refilled from below this */
 	int n;
-	struct premade_entry e[POOL_MAX];
+	struct pool_entry e[POOL_MAX];
 	struct stamp *stamps;
 	/* An entry being made: its intent exists before it joins e[]. */
 	bool making;
@@ -61,7 +61,7 @@ struct pando_premade {
 };
 
 /* One entry: map, intent, objects.  The pool lock is not held. */
-static int make_entry(struct pando_premade *p, struct premade_entry *out)
+static int make_entry(struct pando_object_pool *p, struct pool_entry *out)
 {
 	struct pando_export *exp = p->exp;
 	struct objio io = { .conns = exp->conns, .owner = 0 };
@@ -90,7 +90,7 @@ static int make_entry(struct pando_premade *p, struct premade_entry *out)
 }
 
 /* Owner attribute (page 1, number 5) of every component := the file. */
-static void stamp_owner(struct pando_premade *p, const struct stamp *s)
+static void stamp_owner(struct pando_object_pool *p, const struct stamp *s)
 {
 	struct osd_ctl_attr owner = { .page = 1, .number = 5, .len = 8 };
 	struct pando_storage_map *map;
@@ -114,7 +114,7 @@ static void stamp_owner(struct pando_premade *p, const struct stamp *s)
 }
 
 /* Under p->lock, dropped while it talks to the OSDs. */
-static void stamp_all(struct pando_premade *p)
+static void stamp_all(struct pando_object_pool *p)
 {
 	while (p->stamps) {
 		struct stamp *s = p->stamps;
@@ -128,9 +128,9 @@ static void stamp_all(struct pando_premade *p)
 	}
 }
 
-static void *premade_main(void *arg)
+static void *pool_main(void *arg)
 {
-	struct pando_premade *p = arg;
+	struct pando_object_pool *p = arg;
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
@@ -139,7 +139,7 @@ static void *premade_main(void *arg)
 
 		stamp_all(p);
 		while (!p->stop && !failed && p->n < p->high) {
-			struct premade_entry e;
+			struct pool_entry e;
 
 			p->making = true;
 			p->making_intent = 0;
@@ -162,9 +162,9 @@ static void *premade_main(void *arg)
 	return NULL;
 }
 
-int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_premade **out)
+int pando_object_pool_start(struct pando_export *exp, uint32_t size, struct pando_object_pool **out)
 {
-	struct pando_premade *p = gsh_calloc(1, sizeof(*p));
+	struct pando_object_pool *p = gsh_calloc(1, sizeof(*p));
 	int rc;
 
 	p->exp = exp;
@@ -176,7 +176,7 @@ int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_pr
 	pthread_cond_init(&p->cond, NULL);
 	/* Visible before the thread makes anything, for the reaper. */
 	*out = p;
-	rc = pthread_create(&p->thread, NULL, premade_main, p);
+	rc = pthread_create(&p->thread, NULL, pool_main, p);
 	if (rc) {
 		*out = NULL;
 		pthread_cond_destroy(&p->cond);
@@ -189,7 +189,7 @@ int pando_premade_start(struct pando_export *exp, uint32_t size, struct pando_pr
 
 /* Whether every component of the entry is on an OSD that takes new
  * components in the map applied now (placed under it: yes). */
-static bool entry_usable(struct pando_premade *p, const struct premade_entry *e)
+static bool entry_usable(struct pando_object_pool *p, const struct pool_entry *e)
 {
 	const struct pando_view *v = pando_view_get(p->exp);
 	struct pando_storage_map *map;
@@ -206,17 +206,17 @@ static bool entry_usable(struct pando_premade *p, const struct premade_entry *e)
 }
 
 /* An entry's map and intent for the caller to claim, then to hand to
- * pando_premade_done; false when none is free.  Entries naming an OSD the
+ * pando_object_pool_done; false when none is free.  Entries naming an OSD the
  * map took out (or down) leave the pool: their intents stay, so the
  * reaper removes their objects. */
-bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *len,
-			uint64_t *intent)
+bool pando_object_pool_take(struct pando_object_pool *p, const uint8_t **blob, size_t *len,
+			    uint64_t *intent)
 {
 	bool got = false, dropped = false;
 
 	pthread_mutex_lock(&p->lock);
 	for (int i = 0; i < p->n && !got; i++) {
-		struct premade_entry *e = &p->e[i];
+		struct pool_entry *e = &p->e[i];
 
 		if (e->claiming)
 			continue;
@@ -242,7 +242,8 @@ bool pando_premade_take(struct pando_premade *p, const uint8_t **blob, size_t *l
 /* After the claim: claimed by file ino, the entry leaves the pool (its
  * objects to be stamped with their owner); otherwise it is free again
  * for the next taker. */
-void pando_premade_done(struct pando_premade *p, uint64_t intent, uint64_t ino, bool claimed)
+void pando_object_pool_done(struct pando_object_pool *p, uint64_t intent, uint64_t ino,
+			    bool claimed)
 {
 	pthread_mutex_lock(&p->lock);
 	for (int i = 0; i < p->n; i++) {
@@ -270,7 +271,7 @@ void pando_premade_done(struct pando_premade *p, uint64_t intent, uint64_t ino, 
 }
 
 /* Whether intent id names objects waiting in the pool (not the reaper's). */
-bool pando_premade_owns(struct pando_premade *p, uint64_t id)
+bool pando_object_pool_owns(struct pando_object_pool *p, uint64_t id)
 {
 	bool owns = false;
 
@@ -287,7 +288,7 @@ bool pando_premade_owns(struct pando_premade *p, uint64_t id)
 
 /* What is left in the pool stays in its intents: the next start's reaper
  * removes the objects. */
-void pando_premade_stop(struct pando_premade *p)
+void pando_object_pool_stop(struct pando_object_pool *p)
 {
 	if (!p)
 		return;

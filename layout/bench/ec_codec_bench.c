@@ -186,7 +186,7 @@ static double bench_memcpy(const struct options *o)
 }
 
 struct place_case {
-	const struct pando_placement_view *cluster;
+	const struct pando_placement_view *view;
 };
 
 /* The file mix: mirrored small files, RS(8,2) in one group, and large
@@ -204,7 +204,7 @@ static double place_step(void *arg, size_t i)
 	req.parity = i % 3 == 0 ? 0 : i % 3 == 1 ? 2 : 1;
 	req.data = i % 3 == 1 ? 8 : 0;
 	req.max_groups = i % 3 == 1 ? 1 : 0;
-	if (pando_place(t->cluster, &req, &map))
+	if (pando_place(t->view, &req, &map))
 		return 0;
 	pando_map_free(map);
 	return 1;
@@ -223,7 +223,7 @@ static double bench_placement(const struct options *o)
 					      (1ull << 39) + i * (1ull << 32) };
 	if (pando_placement_view_new(osds, 120, &policy, &c))
 		exit(1);
-	t.cluster = c;
+	t.view = c;
 	rate = best_rate(o, place_step, &t);
 	printf("maps created           %8.0f /s (120 OSDs in 12 domains; "
 	       "mirrored, RS(8,2), RS(8,1) x 13 groups)\n",

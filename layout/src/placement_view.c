@@ -1,4 +1,4 @@
-/* The prepared cluster view: OSDs sorted by id (so a map depends on the set
+/* The prepared placement view: OSDs sorted by id (so a map depends on the set
  * of OSDs, not on the order a caller lists them in), passive-balancing
  * weights, and failure domains numbered 0.. in order of their ids. */
 #include "placement_view.h"
@@ -113,7 +113,7 @@ static int set_domains(struct pando_placement_view *c, const struct pando_osd *o
 	return 0;
 }
 
-static int cluster_alloc(size_t count, struct pando_placement_view **out)
+static int view_alloc(size_t count, struct pando_placement_view **out)
 {
 	struct pando_placement_view *c = calloc(1, sizeof(*c));
 
@@ -163,7 +163,7 @@ int pando_placement_view_new(const struct pando_osd *osds, size_t count,
 	rc = sorted_copy(osds, count, &sorted);
 	if (rc)
 		return rc;
-	rc = cluster_alloc(count, &c);
+	rc = view_alloc(count, &c);
 	if (rc) {
 		free(sorted);
 		return rc;

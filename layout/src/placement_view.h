@@ -1,4 +1,4 @@
-/* The prepared cluster view shared by placement and replacement. */
+/* The prepared placement view shared by placement and replacement. */
 #ifndef PANDO_LAYOUT_PLACEMENT_VIEW_H
 #define PANDO_LAYOUT_PLACEMENT_VIEW_H
 
@@ -9,7 +9,7 @@
 
 struct view_osd {
 	uint32_t id;
-	uint32_t domain; /* index into the cluster's domains */
+	uint32_t domain; /* index into the view's domains */
 	uint32_t bias_ppm;
 	uint64_t weight; /* capacity x bias, scaled below 2^40; 0: takes nothing */
 };
@@ -24,7 +24,7 @@ struct pando_placement_view {
 	uint32_t spares;
 };
 
-/* Index of an OSD id in cluster->osds, or -1. */
-long view_find(const struct pando_placement_view *cluster, uint32_t osd_id);
+/* Index of an OSD id in view->osds, or -1. */
+long view_find(const struct pando_placement_view *view, uint32_t osd_id);
 
 #endif

@@ -37,7 +37,7 @@ static inline struct pando_osd *fixture_osds(uint32_t n, uint32_t first_id, uint
 	return osds;
 }
 
-static inline struct pando_placement_view *fixture_cluster(const struct pando_osd *osds, uint32_t n)
+static inline struct pando_placement_view *fixture_view(const struct pando_osd *osds, uint32_t n)
 {
 	struct pando_placement_policy policy = { .spares = 1,
 						 .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };

@@ -135,7 +135,7 @@ static void test_damaged(void)
 static void test_round_trips(void)
 {
 	struct pando_osd *osds = fixture_osds(48, 1, 0);
-	struct pando_placement_view *c = fixture_cluster(osds, 48);
+	struct pando_placement_view *c = fixture_view(osds, 48);
 	int failed = 0;
 
 	for (uint64_t seed = 1; seed <= 2000; seed++) {

@@ -61,7 +61,7 @@ static void test_constraints(void)
 			osds[i].capacity = TB * (1 + fixture_rand() % 4);
 			osds[i].used = fixture_rand() % osds[i].capacity;
 		}
-		c = fixture_cluster(osds, n);
+		c = fixture_view(osds, n);
 		for (uint64_t seed = 0; seed < 250; seed++) {
 			struct pando_layout_request req =
 				fixture_request(seed * 7919 + (uint64_t)round);
@@ -110,8 +110,8 @@ static void test_determinism(void)
 
 	for (uint32_t i = 0; i < 60; i++)
 		reversed[i] = osds[59 - i];
-	a = fixture_cluster(osds, 60);
-	b = fixture_cluster(reversed, 60);
+	a = fixture_view(osds, 60);
+	b = fixture_view(reversed, 60);
 	CHECK_EQ(pando_place(a, &req, &m1), 0);
 	CHECK_EQ(pando_place(b, &req, &m2), 0);
 	CHECK(maps_same(m1, m2));
@@ -196,7 +196,7 @@ static void test_balance_uniform(void)
 {
 	const uint32_t n = 40;
 	struct pando_osd *osds = fixture_osds(n, 1, 0);
-	struct pando_placement_view *c = fixture_cluster(osds, n);
+	struct pando_placement_view *c = fixture_view(osds, n);
 	uint64_t count[40], total = place_many(c, osds, n, mixed_request, count);
 	double worst = 0;
 
@@ -238,7 +238,7 @@ static void test_balance_weighted(void)
 		osds[i].capacity = 2 * TB;
 		osds[i].used = TB; /* the same utilisation: no bias */
 	}
-	c = fixture_cluster(osds, n);
+	c = fixture_view(osds, n);
 	total = place_many(c, osds, n, small_request, count);
 	for (uint32_t i = 0; i < n; i++) {
 		double dev = share_ratio(count[i], total, (i % 2 ? 1.0 : 2.0) / 60) - 1;
@@ -265,7 +265,7 @@ static void test_empty_osd_bias(void)
 
 	osds[7].used = 0;
 	osds[8].used = TB * 9 / 10;
-	c = fixture_cluster(osds, n);
+	c = fixture_view(osds, n);
 	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[7].id, &ppm), 0);
 	CHECK_EQ(ppm, 1000000 + PANDO_BIAS_DEFAULT_PPM);
 	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[8].id, &ppm), 0);
@@ -293,7 +293,7 @@ static void test_empty_osd_bias(void)
 static void test_domains(void)
 {
 	struct pando_osd *osds = fixture_osds(120, 1, 10);
-	struct pando_placement_view *c = fixture_cluster(osds, 120);
+	struct pando_placement_view *c = fixture_view(osds, 120);
 	struct pando_layout_request req = { .raid = PANDO_RS,
 					    .parity = 1,
 					    .stripe_unit = 65536,
@@ -324,7 +324,7 @@ static void test_domains(void)
 		      share_ratio(shelf[s], total, 1.0 / 12) < 1 + BALANCE_BOUND);
 	/* nine shelves cannot hold a group of ten */
 	pando_placement_view_free(c);
-	c = fixture_cluster(osds, 90);
+	c = fixture_view(osds, 90);
 	req.data = 9;
 	CHECK_EQ(pando_place(c, &req, &(struct pando_storage_map *){ NULL }), -ENOSPC);
 	pando_placement_view_free(c);
@@ -337,8 +337,7 @@ static void test_domains(void)
 static void test_replacement(void)
 {
 	struct pando_osd *osds = fixture_osds(50, 1, 0), *domained = fixture_osds(50, 1, 5);
-	struct pando_placement_view *c = fixture_cluster(osds, 50),
-				    *cd = fixture_cluster(domained, 50);
+	struct pando_placement_view *c = fixture_view(osds, 50), *cd = fixture_view(domained, 50);
 	int bad = 0, moved = 0;
 
 	for (uint64_t seed = 0; seed < 500; seed++) {
@@ -379,7 +378,7 @@ static void test_replacement(void)
 static void test_replacement_tiers(void)
 {
 	struct pando_osd *osds = fixture_osds(3, 1, 0);
-	struct pando_placement_view *c = fixture_cluster(osds, 3), *two;
+	struct pando_placement_view *c = fixture_view(osds, 3), *two;
 	struct pando_layout_request req = { .raid = PANDO_RAID1,
 					    .copies = 2,
 					    .stripe_unit = 4096,
@@ -408,7 +407,7 @@ static void test_replacement_tiers(void)
 static void test_refusals(void)
 {
 	struct pando_osd *osds = fixture_osds(12, 1, 0);
-	struct pando_placement_view *c = fixture_cluster(osds, 12), *bad_cluster;
+	struct pando_placement_view *c = fixture_view(osds, 12), *bad_view;
 	struct pando_layout_request ok = { .raid = PANDO_RS,
 					   .data = 8,
 					   .parity = 3,
@@ -451,21 +450,21 @@ static void test_refusals(void)
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	osds[3].id = osds[2].id;
 	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 0 },
-					  &bad_cluster),
+					  &bad_view),
 		 -EINVAL);
 	osds[3].id = 4;
 	/* No spare: a file may then take every OSD (a cluster as small as a file). */
 	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 0, 0 },
-					  &bad_cluster),
+					  &bad_view),
 		 0);
 	req = ok;
 	req.data = 9;
-	CHECK_EQ(pando_place(bad_cluster, &req, &map), 0);
+	CHECK_EQ(pando_place(bad_view, &req, &map), 0);
 	CHECK_EQ(map->spare_count, 0);
 	pando_map_free(map);
-	pando_placement_view_free(bad_cluster);
+	pando_placement_view_free(bad_view);
 	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 },
-					  &bad_cluster),
+					  &bad_view),
 		 -EINVAL);
 	pando_placement_view_free(c);
 	free(osds);

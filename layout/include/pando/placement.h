@@ -1,7 +1,7 @@
 /* Placement: a new, pseudo-random storage map for every file, and a new
  * home for a lost component (README.md, "Placement").
  *
- *   - deterministic: the same cluster view, request and seed give the same
+ *   - deterministic: the same placement view, request and seed give the same
  *     map on every manager (integer arithmetic only, our own generator);
  *   - each OSD's chance of holding a component of a file is proportional to
  *     its weight (capacity, nudged by passive balancing), capped at one
@@ -53,11 +53,11 @@ struct pando_placement_view;
 int pando_placement_view_new(const struct pando_osd *osds, size_t count,
 			     const struct pando_placement_policy *policy,
 			     struct pando_placement_view **out);
-void pando_placement_view_free(struct pando_placement_view *cluster);
+void pando_placement_view_free(struct pando_placement_view *view);
 
 /* An OSD's placement weight relative to its capacity share, in ppm
- * (1000000 = no bias); -ENOENT when the cluster does not know it. */
-int pando_placement_view_bias_ppm(const struct pando_placement_view *cluster, uint32_t osd_id,
+ * (1000000 = no bias); -ENOENT when the view does not know it. */
+int pando_placement_view_bias_ppm(const struct pando_placement_view *view, uint32_t osd_id,
 				  uint32_t *ppm);
 
 /* Panasas Table 1: the width in [8, 11] (and within [min_width,
@@ -83,16 +83,16 @@ struct pando_layout_request {
 };
 
 /* -ENOSPC: not enough OSDs (or domains) for one group.  A fixed width
- * (data given) that leaves fewer OSDs than the cluster's spares out of the
+ * (data given) that leaves fewer OSDs than the view's spares out of the
  * file gets a map with the spares there are, down to none. */
-int pando_place(const struct pando_placement_view *cluster, const struct pando_layout_request *req,
+int pando_place(const struct pando_placement_view *view, const struct pando_layout_request *req,
 		struct pando_storage_map **out);
 
 /* A new OSD for component c of group g, under the same constraints: not in
  * the group, not in a domain the group's other components use, taking
  * weight.  Prefers the map's spares, then OSDs the file does not use, then
  * any; within a tier, weighted by the seed.  -ENOSPC when none qualifies. */
-int pando_place_replacement(const struct pando_placement_view *cluster,
+int pando_place_replacement(const struct pando_placement_view *view,
 			    const struct pando_storage_map *map, uint32_t g, uint32_t c,
 			    uint64_t seed, uint32_t *osd_id);
 

@@ -21,7 +21,7 @@ int pando_may_change_dir(struct pando_handle *dir, struct ns_attr *out)
 {
 	struct ns_cred c;
 	struct ns_attr a;
-	int rc = ns_getattr_handle(dir->exp->ns, dir->ino, dir->gen, &a);
+	int rc = ns_getattr_handle(dir->exp->mds.ns, dir->ino, dir->gen, &a);
 
 	if (rc)
 		return rc;
@@ -43,7 +43,7 @@ int pando_may_remove(struct pando_handle *dir, const char *name)
 
 	if (rc)
 		return rc;
-	rc = ns_lookup(dir->exp->ns, dir->ino, name, &victim);
+	rc = ns_lookup(dir->exp->mds.ns, dir->ino, name, &victim);
 	if (rc)
 		return rc;
 	pando_caller_cred(&c);
@@ -62,11 +62,11 @@ int pando_may_rename(struct pando_handle *from, const char *old_name, struct pan
 	if (rc)
 		return rc;
 	pando_caller_cred(&c);
-	rc = ns_lookup(to->exp->ns, to->ino, new_name, &target);
+	rc = ns_lookup(to->exp->mds.ns, to->ino, new_name, &target);
 	if (rc == 0) {
 		struct ns_attr d;
 
-		rc = ns_getattr(to->exp->ns, to->ino, &d);
+		rc = ns_getattr(to->exp->mds.ns, to->ino, &d);
 		if (!rc)
 			rc = ns_sticky_allows(&d, &target, &c);
 	} else if (rc == -ENOENT) {
@@ -74,7 +74,7 @@ int pando_may_rename(struct pando_handle *from, const char *old_name, struct pan
 	}
 	if (rc || from->ino == to->ino)
 		return rc;
-	rc = ns_lookup(from->exp->ns, from->ino, old_name, &victim);
+	rc = ns_lookup(from->exp->mds.ns, from->ino, old_name, &victim);
 	if (!rc && victim.type == NS_DIR)
 		rc = ns_access(&victim, &c, NS_MAY_WRITE);
 	return rc;

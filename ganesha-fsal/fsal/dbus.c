@@ -76,16 +76,16 @@ static bool cluster_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 		struct pando_export *exp = glist_entry(node, struct pando_export, node);
 		uint64_t r, f;
 
-		for (size_t i = 0; ok && i < osd_conns_count(exp->conns); i++) {
+		for (size_t i = 0; ok && i < osd_conns_count(exp->mds.conns); i++) {
 			struct osd_health hl;
 
 			struct cluster_osd addr;
 
-			osd_conns_health(exp->conns, i, &hl);
-			osd_conns_address(exp->conns, i, &addr);
+			osd_conns_health(exp->mds.conns, i, &hl);
+			osd_conns_address(exp->mds.conns, i, &addr);
 			ok = append_osd(&arr, &addr, &hl);
 		}
-		pando_reaper_stats(exp->reaper, &r, &f);
+		pando_reaper_stats(exp->mds.reaper, &r, &f);
 		removed += r;
 		failed += f;
 	}
@@ -125,7 +125,7 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	uint64_t v[9] = { 0 };
 
 	if (exp)
-		pando_grants_stats(exp->grants, &st);
+		pando_grants_stats(exp->mds.grants, &st);
 	v[0] = st.files;
 	v[1] = st.segments;
 	v[2] = st.granted;
@@ -134,8 +134,8 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	v[5] = st.fenced;
 	v[6] = st.io_errors;
 	if (exp) {
-		v[7] = atomic_load(&exp->mds_read_bytes);
-		v[8] = atomic_load(&exp->mds_write_bytes);
+		v[7] = atomic_load(&exp->mds.mds_read_bytes);
+		v[8] = atomic_load(&exp->mds.mds_write_bytes);
 	}
 	dbus_message_iter_init_append(reply, &iter);
 	gsh_dbus_status_reply(&iter, exp != NULL, exp ? "OK" : "no Pando export");
@@ -148,10 +148,10 @@ static bool layout_status(DBusMessageIter *args, DBusMessage *reply, DBusError *
 int pando_dbus_resolve(struct pando_export *exp, const char *path, struct ns_attr *a)
 {
 	char *copy = gsh_strdup(path), *save = NULL, *name;
-	int rc = ns_getattr(exp->ns, NS_ROOT_INO, a);
+	int rc = ns_getattr(exp->mds.ns, NS_ROOT_INO, a);
 
 	for (name = strtok_r(copy, "/", &save); !rc && name; name = strtok_r(NULL, "/", &save))
-		rc = ns_lookup(exp->ns, a->ino, name, a);
+		rc = ns_lookup(exp->mds.ns, a->ino, name, a);
 	gsh_free(copy);
 	return rc;
 }
@@ -202,7 +202,7 @@ static bool recall_file(DBusMessageIter *args, DBusMessage *reply, DBusError *er
 	if (exp)
 		rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc)
-		rc = pando_grants_recall_file(exp->grants, a.ino, 0, false, "admin request");
+		rc = pando_grants_recall_file(exp->mds.grants, a.ino, 0, false, "admin request");
 	if (rc == -EBUSY)
 		snprintf(msg, sizeof(msg), "recalling the layouts of %s (inode %" PRIu64 ")", path,
 			 a.ino);
@@ -238,7 +238,7 @@ static bool recall_client(DBusMessageIter *args, DBusMessage *reply, DBusError *
 	}
 	dbus_message_iter_get_basic(args, &client);
 	if (exp)
-		files = (uint32_t)pando_grants_recall_client(exp->grants, plain_address(client),
+		files = (uint32_t)pando_grants_recall_client(exp->mds.grants, plain_address(client),
 							     "admin request");
 	snprintf(msg, sizeof(msg), "recalling layouts of %u file(s) from %s", files,
 		 *client ? client : "every client");
@@ -275,7 +275,7 @@ static bool damage(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 	if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "(tuiuub)", &arr))
 		return false;
 	if (exp)
-		rc = ns_damage_list(exp->ns, 0, append_damage, &arr);
+		rc = ns_damage_list(exp->mds.ns, 0, append_damage, &arr);
 	return rc == 0 && dbus_message_iter_close_container(&iter, &arr);
 }
 
@@ -329,7 +329,7 @@ static bool reload_key(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 	glist_for_each(node, &pando_exports) {
 		struct pando_export *exp = glist_entry(node, struct pando_export, node);
 
-		rc = pando_key_reload(exp, msg, sizeof(msg));
+		rc = pando_key_reload(&exp->mds, msg, sizeof(msg));
 		ok = rc == 0;
 		if (rc)
 			break;

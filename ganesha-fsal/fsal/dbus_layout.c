@@ -148,7 +148,7 @@ static int set_policy(struct pando_export *exp, uint64_t dir, const struct pando
 	size_t len = 0;
 	int rc = p ? pando_policy_encode(p, blob, sizeof(blob), &len) : 0;
 
-	return rc ? rc : ns_policy_set(exp->ns, dir, blob, len);
+	return rc ? rc : ns_policy_set(exp->mds.ns, dir, blob, len);
 }
 
 static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
@@ -236,8 +236,9 @@ static json_t *policy_json(const struct pando_policy *p)
 static json_t *defaults_json(const struct pando_export *exp)
 {
 	return json_pack("{ss sI sI sI}", "scheme", "default", "copies",
-			 (json_int_t)exp->cfg.mirrors, "width", (json_int_t)exp->cfg.stripe_width,
-			 "stripe_unit", (json_int_t)exp->cfg.stripe_unit);
+			 (json_int_t)exp->mds.cfg.mirrors, "width",
+			 (json_int_t)exp->mds.cfg.stripe_width, "stripe_unit",
+			 (json_int_t)exp->mds.cfg.stripe_unit);
 }
 
 /* The inode's policy as JSON; an undecodable blob is an error. */
@@ -246,7 +247,7 @@ static int inode_policy_json(struct pando_export *exp, uint64_t ino, json_t **ou
 	struct pando_policy p;
 	void *blob = NULL;
 	size_t len = 0;
-	int rc = ns_policy_get(exp->ns, ino, &blob, &len);
+	int rc = ns_policy_get(exp->mds.ns, ino, &blob, &len);
 
 	if (rc == -ENOENT) {
 		*out = defaults_json(exp);
@@ -276,7 +277,7 @@ static json_t *map_json(const struct pando_storage_map *map)
 static int inode_map_json(struct pando_export *exp, const struct ns_attr *a, json_t **out)
 {
 	struct pando_storage_map *map = NULL;
-	int rc = a->type == NS_REG && a->objects ? pando_map_load(exp, a->ino, &map) : 0;
+	int rc = a->type == NS_REG && a->objects ? pando_map_load(&exp->mds, a->ino, &map) : 0;
 
 	*out = map ? map_json(map) : json_null();
 	pando_map_free(map);
@@ -327,10 +328,10 @@ static bool transcode_status(DBusMessageIter *args, DBusMessage *msg, DBusError 
 
 	if (!exp)
 		return pando_dbus_reply(msg, false, "no Pando export", NULL);
-	if (!exp->transcode)
+	if (!exp->mds.transcode)
 		return pando_dbus_reply(msg, true, "transcoder off (Transcode_Interval 0)",
 					json_pack("{sb}", "running", false));
-	text = pando_transcode_status(exp->transcode);
+	text = pando_transcode_status(exp->mds.transcode);
 	j = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
 	if (!j)
@@ -360,7 +361,7 @@ static bool transcode_path(DBusMessageIter *args, DBusMessage *msg, DBusError *e
 	rc = pando_dbus_resolve(exp, path, &a);
 	if (!rc) {
 		buf = gsh_malloc(4u << 20);
-		rc = pando_transcode_file(exp, a.ino, buf, 4u << 20, &copied);
+		rc = pando_transcode_file(&exp->mds, a.ino, buf, 4u << 20, &copied);
 		gsh_free(buf);
 	}
 	snprintf(why, sizeof(why), "%s: %s", path, rc ? strerror(-rc) : "OK");

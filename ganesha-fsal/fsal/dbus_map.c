@@ -27,7 +27,7 @@ static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
 	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)c->id, "ctl", c->ctl,
 			 "nfs", c->nfs, "advertise", c->advertise, "listed", s->listed, "up", s->up,
 			 "in", s->in, "weight", (json_int_t)s->weight, "takes", takes, "reachable",
-			 osd_conns_reachable(exp->conns, c->id));
+			 osd_conns_reachable(exp->mds.conns, c->id));
 }
 
 static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -38,13 +38,13 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 
 	if (!exp)
 		return pando_dbus_reply(reply, false, "no Pando export", NULL);
-	v = pando_view_get(exp);
+	v = pando_view_get(&exp->mds);
 	osds = json_array();
 	for (size_t i = 0; i < v->desc.nosds; i++)
 		json_array_append_new(osds, osd_json(exp, &v->desc.osds[i], &v->state[i],
 						     pando_view_takes(v, v->desc.osds[i].id)));
 	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source, "etcd",
-		      exp->cfg.etcd, "osds", osds);
+		      exp->mds.cfg.etcd, "osds", osds);
 	return pando_dbus_reply(reply, true, "OK", j);
 }
 
@@ -76,7 +76,7 @@ static const char *comp_state(struct pando_export *exp, const struct pando_view 
 			return "stale";
 	if (!pando_view_osd(v, osd, &s) || !s->listed || !s->in)
 		return "out";
-	if (!s->up || !osd_conns_reachable(exp->conns, osd))
+	if (!s->up || !osd_conns_reachable(exp->mds.conns, osd))
 		return "down";
 	return "ok";
 }
@@ -84,12 +84,12 @@ static const char *comp_state(struct pando_export *exp, const struct pando_view 
 static json_t *groups_json(struct pando_export *exp, uint64_t ino,
 			   const struct pando_storage_map *map)
 {
-	const struct pando_view *v = pando_view_get(exp);
+	const struct pando_view *v = pando_view_get(&exp->mds);
 	uint32_t stale[OBJIO_MAX_SKIP];
 	size_t nstale = 0;
 	json_t *groups = json_array();
 
-	if (pando_stale_osds(exp, ino, stale, &nstale) != 0)
+	if (pando_stale_osds(&exp->mds, ino, stale, &nstale) != 0)
 		nstale = 0;
 	for (uint32_t g = 0; g < map->groups; g++) {
 		json_t *comps = json_array();
@@ -141,7 +141,7 @@ static bool file_map(DBusMessageIter *args, DBusMessage *reply, DBusError *error
 	if (!rc && a.type != NS_REG)
 		rc = -EISDIR;
 	if (!rc)
-		rc = pando_map_load(exp, a.ino, &map);
+		rc = pando_map_load(&exp->mds, a.ino, &map);
 	if (rc == -ENODATA) {
 		map = NULL;
 		rc = 0;

@@ -35,10 +35,10 @@ static bool rebuild_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 
 	if (!exp)
 		return pando_dbus_reply_text(reply, false, "no Pando export", "{}");
-	if (!exp->rebuild)
+	if (!exp->mds.rebuild)
 		return pando_dbus_reply_text(reply, false, "no rebuild service (Etcd is not set)",
 					     "{}");
-	return reply_progress(reply, pando_rebuild_progress(exp->rebuild));
+	return reply_progress(reply, pando_rebuild_progress(exp->mds.rebuild));
 }
 
 struct gsh_dbus_method pando_rebuild_status_method =
@@ -48,9 +48,9 @@ static bool scrub_status(DBusMessageIter *args, DBusMessage *reply, DBusError *e
 {
 	struct pando_export *exp = pando_dbus_first_export();
 
-	if (!exp || !exp->scrub)
+	if (!exp || !exp->mds.scrub)
 		return pando_dbus_reply_text(reply, false, "no Pando export", "{}");
-	return reply_progress(reply, pando_scrub_progress(exp->scrub));
+	return reply_progress(reply, pando_scrub_progress(exp->mds.scrub));
 }
 
 struct gsh_dbus_method pando_scrub_status_method = PANDO_JSON_METHOD("scrub_status", scrub_status);
@@ -68,11 +68,11 @@ static bool scrub(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
 		return true;
 	}
 	dbus_message_iter_get_basic(args, &start);
-	if (!exp || !exp->scrub) {
+	if (!exp || !exp->mds.scrub) {
 		gsh_dbus_status_reply(&iter, false, "no Pando export");
 		return true;
 	}
-	pando_scrub_request(exp->scrub, start);
+	pando_scrub_request(exp->mds.scrub, start);
 	gsh_dbus_status_reply(&iter, true, start ? "scrub pass starting" : "scrub stopping");
 	return true;
 }

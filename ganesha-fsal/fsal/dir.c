@@ -14,7 +14,7 @@ static fsal_status_t pando_lookup(struct fsal_obj_handle *dir_hdl, const char *n
 
 	if (dir_hdl->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, 0);
-	rc = ns_lookup(dir->exp->ns, dir->ino, name, &a);
+	rc = ns_lookup(dir->exp->mds.ns, dir->ino, name, &a);
 	if (rc)
 		return pando_status(rc);
 	*out = &pando_handle_new(dir->exp, &a)->obj;
@@ -39,7 +39,7 @@ static int readdir_entry(void *arg, const struct ns_dirent *de)
 	struct pando_handle *h;
 	enum fsal_dir_result r;
 	struct ns_attr a;
-	int rc = ns_getattr(w->exp->ns, de->ino, &a);
+	int rc = ns_getattr(w->exp->mds.ns, de->ino, &a);
 
 	if (rc == -ESTALE)
 		return 0; /* removed since the snapshot: skip it */
@@ -66,7 +66,7 @@ static fsal_status_t pando_readdir(struct fsal_obj_handle *dir_hdl, fsal_cookie_
 	struct readdir_walk w = { dir->exp, cb, dir_state, mask, false, 0 };
 	int rc;
 
-	rc = ns_readdir(dir->exp->ns, dir->ino, whence ? *whence : 0, readdir_entry, &w, eof);
+	rc = ns_readdir(dir->exp->mds.ns, dir->ino, whence ? *whence : 0, readdir_entry, &w, eof);
 	if (!rc && w.err)
 		rc = w.err;
 	if (w.stopped)
@@ -105,7 +105,7 @@ static fsal_status_t pando_mkdir(struct fsal_obj_handle *dir_hdl, const char *na
 	if (rc)
 		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0755, true, &nn);
-	rc = ns_mkdir(dir->exp->ns, dir->ino, name, &nn, &a);
+	rc = ns_mkdir(dir->exp->mds.ns, dir->ino, name, &nn, &a);
 	if (rc)
 		return pando_status(rc);
 	return finish_create(dir->exp, &a, in, out, attrs);
@@ -141,7 +141,7 @@ static fsal_status_t pando_mknode(struct fsal_obj_handle *dir_hdl, const char *n
 	if (rc)
 		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0644, false, &nn);
-	rc = ns_mknod(dir->exp->ns, dir->ino, name, t, &nn, &a);
+	rc = ns_mknod(dir->exp->mds.ns, dir->ino, name, t, &nn, &a);
 	if (rc)
 		return pando_status(rc);
 	return finish_create(dir->exp, &a, in, out, attrs);
@@ -160,7 +160,7 @@ static fsal_status_t pando_symlink(struct fsal_obj_handle *dir_hdl, const char *
 	if (rc)
 		return pando_status(rc);
 	pando_new_from_attrs(dir, in, 0777, false, &nn);
-	rc = ns_symlink(dir->exp->ns, dir->ino, name, target, &nn, &a);
+	rc = ns_symlink(dir->exp->mds.ns, dir->ino, name, target, &nn, &a);
 	if (rc)
 		return pando_status(rc);
 	return finish_create(dir->exp, &a, in, out, attrs);
@@ -176,7 +176,7 @@ static fsal_status_t pando_readlink(struct fsal_obj_handle *o, struct gsh_buffde
 
 	if (o->type != SYMBOLIC_LINK)
 		return fsalstat(ERR_FSAL_INVAL, 0);
-	rc = ns_readlink(h->exp->ns, h->ino, buf, sizeof(buf), &len);
+	rc = ns_readlink(h->exp->mds.ns, h->ino, buf, sizeof(buf), &len);
 	if (rc)
 		return pando_status(rc);
 	content->addr = gsh_strdup(buf);
@@ -190,7 +190,7 @@ static fsal_status_t pando_link(struct fsal_obj_handle *o, struct fsal_obj_handl
 	struct pando_handle *h = to_handle(o), *dir = to_handle(dir_hdl);
 	int rc = pando_may_change_dir(dir, NULL);
 
-	return pando_status(rc ? rc : ns_link(h->exp->ns, h->ino, dir->ino, name, NULL));
+	return pando_status(rc ? rc : ns_link(h->exp->mds.ns, h->ino, dir->ino, name, NULL));
 }
 
 static fsal_status_t pando_rename(struct fsal_obj_handle *o, struct fsal_obj_handle *olddir,
@@ -201,11 +201,11 @@ static fsal_status_t pando_rename(struct fsal_obj_handle *o, struct fsal_obj_han
 	int rc = pando_may_rename(from, old_name, to, new_name);
 
 	if (!rc)
-		rc = ns_rename(from->exp->ns, from->ino, old_name, to->ino, new_name);
+		rc = ns_rename(from->exp->mds.ns, from->ino, old_name, to->ino, new_name);
 
 	/* Renaming over a file may have dropped its last link. */
 	if (!rc)
-		pando_reaper_kick(from->exp->reaper);
+		pando_reaper_kick(from->exp->mds.reaper);
 	return pando_status(rc);
 }
 
@@ -218,11 +218,11 @@ static fsal_status_t pando_unlink(struct fsal_obj_handle *dir_hdl, struct fsal_o
 	if (rc)
 		return pando_status(rc);
 	if (o->type == DIRECTORY) {
-		rc = ns_rmdir(dir->exp->ns, dir->ino, name);
+		rc = ns_rmdir(dir->exp->mds.ns, dir->ino, name);
 	} else {
-		rc = ns_unlink(dir->exp->ns, dir->ino, name);
+		rc = ns_unlink(dir->exp->mds.ns, dir->ino, name);
 		if (!rc)
-			pando_reaper_kick(dir->exp->reaper);
+			pando_reaper_kick(dir->exp->mds.reaper);
 	}
 	return pando_status(rc);
 }

@@ -64,7 +64,7 @@ static bool verifier_matches(struct pando_handle *h, fsal_verifier_t verifier)
 {
 	struct ns_attr a;
 
-	return ns_getattr(h->exp->ns, h->ino, &a) == 0 && a.has_verf &&
+	return ns_getattr(h->exp->mds.ns, h->ino, &a) == 0 && a.has_verf &&
 	       memcmp(a.verf, verifier, NS_VERF_LEN) == 0;
 }
 
@@ -91,7 +91,7 @@ static fsal_status_t open_by_handle(struct pando_handle *h, struct state_t *stat
 	if (!FSAL_IS_ERROR(st) && (flags & FSAL_O_TRUNC))
 		st = truncate_to_zero(h);
 	if (!FSAL_IS_ERROR(st) && attrs_out) {
-		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 		st = rc ? pando_status(rc) : pando_fill_attrs(h, &a, attrs_out);
 	}
 	if (FSAL_IS_ERROR(st))
@@ -117,7 +117,7 @@ static fsal_status_t existing_error(struct pando_handle *dir, const char *name,
 {
 	struct ns_attr a;
 
-	if (how == FSAL_UNCHECKED && ns_lookup(dir->exp->ns, dir->ino, name, &a) == 0)
+	if (how == FSAL_UNCHECKED && ns_lookup(dir->exp->mds.ns, dir->ino, name, &a) == 0)
 		return fsalstat(a.type == NS_DIR ? ERR_FSAL_ISDIR : ERR_FSAL_EXIST, EEXIST);
 	return fsalstat(ERR_FSAL_EXIST, EEXIST);
 }
@@ -136,14 +136,14 @@ static fsal_status_t open_by_name(struct pando_handle *dir, struct state_t *stat
 	int rc;
 
 	if (how == FSAL_NO_CREATE) {
-		rc = ns_lookup(dir->exp->ns, dir->ino, name, &a);
+		rc = ns_lookup(dir->exp->mds.ns, dir->ino, name, &a);
 		existed = true;
 	} else {
 		rc = pando_may_change_dir(dir, NULL);
 		if (rc)
 			return pando_status(rc);
 		pando_new_from_attrs(dir, attrs_set, 0644, false, &nn);
-		rc = ns_create(dir->exp->ns, dir->ino, name, &nn, ns_mode(how),
+		rc = ns_create(dir->exp->mds.ns, dir->ino, name, &nn, ns_mode(how),
 			       (const uint8_t *)verifier, &a, &existed);
 		if (rc == -EEXIST)
 			return existing_error(dir, name, how);

@@ -34,7 +34,7 @@ void pando_fh_encode(const struct pando_export *exp, uint64_t ino, uint32_t gen,
 	out[2] = out[3] = 0;
 	put_be32(out + 4, gen);
 	put_be64(out + 8, ino);
-	memcpy(out + 16, exp->uuid, 8);
+	memcpy(out + 16, exp->mds.uuid, 8);
 }
 
 /* -EINVAL: not a handle of ours (malformed); -ESTALE: of another store. */
@@ -46,7 +46,7 @@ int pando_fh_decode(const struct pando_export *exp, const void *buf, size_t len,
 	if (len != PANDO_FH_LEN || p[0] != PANDO_FH_VERSION || p[1] < NS_REG || p[1] > NS_SOCK ||
 	    p[2] || p[3])
 		return -EINVAL;
-	if (memcmp(p + 16, exp->uuid, 8) != 0)
+	if (memcmp(p + 16, exp->mds.uuid, 8) != 0)
 		return -ESTALE;
 	*gen = get_be32(p + 4);
 	*ino = get_be64(p + 8);
@@ -76,7 +76,8 @@ static object_file_type_t fsal_type(enum ns_type t)
 
 static fsal_fsid_t export_fsid(const struct pando_export *exp)
 {
-	return (fsal_fsid_t){ .major = get_be64(exp->uuid), .minor = get_be64(exp->uuid + 8) };
+	return (fsal_fsid_t){ .major = get_be64(exp->mds.uuid),
+			      .minor = get_be64(exp->mds.uuid + 8) };
 }
 
 void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
@@ -134,7 +135,7 @@ fsal_status_t pando_handle_from_ino(struct pando_export *exp, uint64_t ino, uint
 				    struct fsal_obj_handle **out, struct fsal_attrlist *attrs)
 {
 	struct ns_attr a;
-	int rc = ns_getattr_handle(exp->ns, ino, gen, &a);
+	int rc = ns_getattr_handle(exp->mds.ns, ino, gen, &a);
 
 	if (rc)
 		return pando_status(rc);
@@ -158,7 +159,7 @@ void pando_new_from_attrs(const struct pando_handle *dir, const struct fsal_attr
 								    : default_mode;
 	out->uid = op_ctx->creds.caller_uid;
 	out->gid = op_ctx->creds.caller_gid;
-	if (ns_getattr(dir->exp->ns, dir->ino, &d) == 0 && (d.mode & 02000)) {
+	if (ns_getattr(dir->exp->mds.ns, dir->ino, &d) == 0 && (d.mode & 02000)) {
 		out->gid = d.gid;
 		if (is_dir)
 			out->mode |= 02000;
@@ -232,21 +233,22 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in, st
 		if (h->obj.type != REGULAR_FILE)
 			return fsalstat(h->obj.type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL,
 					0);
-		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 		/* Holders of layouts must not race a size change: recall first.
 		 * A cut to 0 gives the objects to the reaper, so the caller's
 		 * own layouts go too: they name objects the file no longer has
 		 * (writes acknowledged into removed objects, a LAYOUTCOMMIT
 		 * that finds the file inline again: FBIG). */
 		if (!rc && a.objects && sa.size == 0)
-			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, false,
+			rc = pando_grants_recall_and_wait(h->exp->mds.grants, h->ino, 0, false,
 							  "objects released", RECALL_WAIT_MS);
 		else if (!rc && a.objects && sa.size != a.size)
-			rc = pando_grants_recall_and_wait(h->exp->grants, h->ino, caller_clientid(),
-							  false, "size change", RECALL_WAIT_MS);
+			rc = pando_grants_recall_and_wait(h->exp->mds.grants, h->ino,
+							  caller_clientid(), false, "size change",
+							  RECALL_WAIT_MS);
 		/* Nor a rebuild's map switch (rebuild.c). */
 		if (!rc && a.objects) {
-			rc = pando_grants_write_begin(h->exp->grants, h->ino);
+			rc = pando_grants_write_begin(h->exp->mds.grants, h->ino);
 			guarded = rc == 0;
 		}
 		/* RS: the cut re-encodes the last row (rows_lock, pando_fsal.h). */
@@ -257,21 +259,21 @@ fsal_status_t pando_setattr(struct pando_handle *h, struct fsal_attrlist *in, st
 		}
 		if (rc) {
 			if (guarded)
-				pando_grants_write_end(h->exp->grants, h->ino);
+				pando_grants_write_end(h->exp->mds.grants, h->ino);
 			return pando_status(rc);
 		}
 	}
-	rc = ns_setattr(h->exp->ns, h->ino, &sa, out);
+	rc = ns_setattr(h->exp->mds.ns, h->ino, &sa, out);
 	if (guarded)
-		pando_grants_write_end(h->exp->grants, h->ino);
+		pando_grants_write_end(h->exp->mds.grants, h->ino);
 	if (rc == -EFBIG) {
 		/* Growing an inline file past the threshold: move it first. */
 		rc = pando_move_to_objects(h);
 		if (!rc)
-			rc = ns_setattr(h->exp->ns, h->ino, &sa, out);
+			rc = ns_setattr(h->exp->mds.ns, h->ino, &sa, out);
 	}
 	if (!rc && (sa.mask & NS_SET_SIZE) && sa.size == 0)
-		pando_reaper_kick(h->exp->reaper);
+		pando_reaper_kick(h->exp->mds.reaper);
 	return pando_status(rc);
 }
 
@@ -292,7 +294,7 @@ fsal_status_t pando_apply_rest(struct pando_handle *h, struct fsal_attrlist *in,
 		if (FSAL_IS_ERROR(st))
 			return st;
 	} else if (out) {
-		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 		if (rc)
 			return pando_status(rc);
 	}
@@ -303,7 +305,7 @@ static fsal_status_t pando_getattrs(struct fsal_obj_handle *o, struct fsal_attrl
 {
 	struct pando_handle *h = to_handle(o);
 	struct ns_attr a;
-	int rc = ns_getattr_handle(h->exp->ns, h->ino, h->gen, &a);
+	int rc = ns_getattr_handle(h->exp->mds.ns, h->ino, h->gen, &a);
 
 	if (rc) {
 		if (out->request_mask & ATTR_RDATTR_ERR)

@@ -49,7 +49,7 @@ static bool map_replaced(struct pando_handle *h, const struct pando_storage_map 
 	void *b = NULL;
 	size_t alen = 0, blen = 0;
 	bool replaced = pando_map_blob(used, &a, &alen) == 0 &&
-			ns_map_get(h->exp->ns, h->ino, &b, &blen) == 0 &&
+			ns_map_get(h->exp->mds.ns, h->ino, &b, &blen) == 0 &&
 			(alen != blen || memcmp(a, b, alen) != 0);
 
 	free(a);
@@ -62,7 +62,7 @@ static int read_objects(struct pando_handle *h, const struct ns_attr *a, uint64_
 {
 	struct pando_storage_map *map;
 	struct objio io;
-	int rc = pando_objects_open(h->exp, h->ino, &io, &map);
+	int rc = pando_objects_open(&h->exp->mds, h->ino, &io, &map);
 
 	*n = 0;
 	if (rc)
@@ -95,8 +95,8 @@ static int read_inline(struct pando_handle *h, uint64_t off, struct iovec *iov, 
 	for (int i = 0; !rc && i < iovcnt && !eof; i++) {
 		size_t got = 0;
 
-		rc = ns_read(h->exp->ns, h->ino, off + *n, iov[i].iov_len, iov[i].iov_base, &got,
-			     &eof);
+		rc = ns_read(h->exp->mds.ns, h->ino, off + *n, iov[i].iov_len, iov[i].iov_base,
+			     &got, &eof);
 		*n += got;
 	}
 	return rc;
@@ -109,7 +109,7 @@ int pando_data_read(struct pando_handle *h, uint64_t off, struct iovec *iov, int
 	int rc;
 
 	for (int tries = 0; tries < 3; tries++) {
-		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 		if (rc)
 			return rc;
 		rc = a.objects ? read_objects(h, &a, off, iov, iovcnt, n)
@@ -159,36 +159,37 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
-	rc = pando_grants_recall_and_wait(exp->grants, h->ino, self, true, "write through the MDS",
-					  RECALL_WAIT_MS);
+	rc = pando_grants_recall_and_wait(exp->mds.grants, h->ino, self, true,
+					  "write through the MDS", RECALL_WAIT_MS);
 	/* Set-id bits go before the bytes reach the OSDs, and again with
 	 * the size below: a chmod in between counts as if it came first. */
 	if (!rc && ns_setid_cleared(a, writer))
-		rc = ns_setattr(exp->ns, h->ino, &sa, NULL);
+		rc = ns_setattr(exp->mds.ns, h->ino, &sa, NULL);
 	/* A rebuild must not switch the map under these bytes (rebuild.c). */
 	if (!rc)
-		rc = pando_grants_write_begin(exp->grants, h->ino);
+		rc = pando_grants_write_begin(exp->mds.grants, h->ino);
 	if (rc)
 		return rc;
 	/* With the table of unstable files full, the write goes stable. */
 	if (!stable) {
-		rc = unstable_files_reserve(exp->unstable, h->ino);
+		rc = unstable_files_reserve(exp->mds.unstable, h->ino);
 		stable = rc == -ENOSPC;
 		if (stable)
 			rc = 0;
 	}
 	if (!rc)
-		rc = pando_objects_open(exp, h->ino, &io, &map);
+		rc = pando_objects_open(&exp->mds, h->ino, &io, &map);
 	*n = 0;
 	if (!rc)
 		rc = write_map(h, &io, map, off, iov, iovcnt, stable, n);
 	if (map)
 		pando_map_free(map);
-	pando_grants_write_end(exp->grants, h->ino);
+	pando_grants_write_end(exp->mds.grants, h->ino);
 	if (io.verf_changed)
-		pando_note_verf_change(exp);
+		pando_note_verf_change(&exp->mds);
 	if (!rc && !stable)
-		rc = unstable_files_note(exp->unstable, h->ino, atomic_load(&exp->verf_epoch));
+		rc = unstable_files_note(exp->mds.unstable, h->ino,
+					 atomic_load(&exp->mds.verf_epoch));
 	if (rc)
 		return rc;
 	/* The size only grows here; an unstable write's size is made durable
@@ -196,7 +197,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 	sa.mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_MTIME_NOW | NS_SET_KILL_SETID |
 		  (stable ? 0 : NS_SET_LAZY);
 	sa.size = off + *n;
-	return ns_setattr(exp->ns, h->ino, &sa, NULL);
+	return ns_setattr(exp->mds.ns, h->ino, &sa, NULL);
 }
 
 static int write_inline(struct pando_handle *h, const struct ns_cred *writer, uint64_t off,
@@ -206,8 +207,8 @@ static int write_inline(struct pando_handle *h, const struct ns_cred *writer, ui
 
 	*n = 0;
 	for (int i = 0; !rc && i < iovcnt; i++) {
-		rc = ns_write(h->exp->ns, h->ino, off + *n, iov[i].iov_base, iov[i].iov_len, stable,
-			      writer, NULL);
+		rc = ns_write(h->exp->mds.ns, h->ino, off + *n, iov[i].iov_base, iov[i].iov_len,
+			      stable, writer, NULL);
 		if (!rc)
 			*n += iov[i].iov_len;
 	}
@@ -223,7 +224,7 @@ int pando_data_write(struct pando_handle *h, uint64_t off, const struct iovec *i
 
 	pando_caller_cred(&writer);
 	for (int tries = 0; tries < 3; tries++) {
-		rc = ns_getattr(h->exp->ns, h->ino, &a);
+		rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 		if (rc)
 			return rc;
 		if (a.objects) {
@@ -268,7 +269,7 @@ static void pando_read2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb do
 		return;
 	}
 	rc = pando_data_read(h, arg->offset, arg->iov, arg->iov_count, &n, &eof);
-	atomic_fetch_add(&h->exp->mds_read_bytes, n);
+	atomic_fetch_add(&h->exp->mds.mds_read_bytes, n);
 	arg->io_amount = n;
 	arg->end_of_file = eof;
 	done_cb(o, pando_status(rc), arg, caller_arg);
@@ -288,7 +289,7 @@ static void pando_write2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb d
 		return;
 	}
 	rc = pando_data_write(h, arg->offset, arg->iov, arg->iov_count, arg->fsal_stable, &n);
-	atomic_fetch_add(&h->exp->mds_write_bytes, n);
+	atomic_fetch_add(&h->exp->mds.mds_write_bytes, n);
 	arg->io_amount = n;
 	done_cb(o, pando_status(rc), arg, caller_arg);
 }
@@ -301,17 +302,18 @@ static void pando_write2(struct fsal_obj_handle *o, bool bypass, fsal_async_cb d
  * handle the writes came through. */
 static bool unstable_lost(struct pando_handle *h)
 {
-	return unstable_files_lost(h->exp->unstable, h->ino, atomic_load(&h->exp->verf_epoch));
+	return unstable_files_lost(h->exp->mds.unstable, h->ino,
+				   atomic_load(&h->exp->mds.verf_epoch));
 }
 
 static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size_t len)
 {
 	struct pando_handle *h = to_handle(o);
 	struct ns_attr a;
-	int rc = ns_getattr(h->exp->ns, h->ino, &a);
+	int rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 
 	if (!rc && a.objects)
-		rc = pando_objects_flush(h->exp, h->ino);
+		rc = pando_objects_flush(&h->exp->mds, h->ino);
 	if (!rc && a.objects && unstable_lost(h)) {
 		LogWarn(COMPONENT_FSAL,
 			"pando: inode %" PRIu64 ": an OSD restarted or failed a "
@@ -324,7 +326,7 @@ static fsal_status_t pando_commit2(struct fsal_obj_handle *o, off_t offset, size
 		pando_write_hole_committed(h);
 	/* The store last: the size that unstable object writes left. */
 	if (!rc)
-		rc = ns_sync(h->exp->ns);
+		rc = ns_sync(h->exp->mds.ns);
 	return pando_status(rc);
 }
 

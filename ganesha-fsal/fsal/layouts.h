@@ -24,21 +24,6 @@
 #include "grants.h"
 #include "pando_fsal.h"
 
-/* The export's grants engine with Ganesha's ops, for exp->grants.  A
- * write segment's file is recorded durably in the store before its grant
- * (ns_wlayout_add: a crash of the manager leaves its size to be settled
- * at the next start, restart.c); a write segment that ends with no
- * LAYOUTCOMMIT of its file since its grant has the file's size checked
- * against the objects (settle.c, then pando_grants_settled).  Freed with
- * pando_grants_free. */
-int pando_layouts_grants_new(struct pando_export *exp, uint32_t recall_timeout_s,
-			     struct pando_grants **out);
-/* The watcher: pando_grants_tick(exp->grants) each second, and a probe
- * of each OSD; the layouts of files on one that stops answering are
- * recalled.  Started once exp->grants exists, stopped before it goes. */
-int pando_layouts_watcher_start(struct pando_export *exp, struct pando_layouts_watcher **out);
-void pando_layouts_watcher_stop(struct pando_layouts_watcher *w);
-
 /* Whether a log line a client caused may go out: at most 10 per 5 s. */
 bool pando_layouts_client_may_log(void);
 /* An error a client reported on an OSD (LAYOUTRETURN body, LAYOUTERROR):

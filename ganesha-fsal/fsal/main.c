@@ -1,6 +1,7 @@
 /* The module: what Ganesha's loader finds in libfsalpando.so.  It
  * registers FSAL "PANDO", states what the file system supports, and
- * starts the dbus interface once Ganesha's dbus is up. */
+ * starts the dbus interface once Ganesha's dbus is up; the engine's log
+ * (../mds/mds_log.h) goes to Ganesha's. */
 #include "pando_fsal.h"
 
 #include "FSAL/fsal_init.h"
@@ -53,6 +54,17 @@ static fsal_status_t pando_init_config(struct fsal_module *m, config_file_t cfg,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+static void log_to_ganesha(enum mds_log_level level, const char *func, const char *msg)
+{
+	static const log_levels_t niv[] = {
+		[MDS_LOG_CRIT] = NIV_CRIT,   [MDS_LOG_MAJOR] = NIV_MAJ, [MDS_LOG_WARN] = NIV_WARN,
+		[MDS_LOG_EVENT] = NIV_EVENT, [MDS_LOG_INFO] = NIV_INFO, [MDS_LOG_DEBUG] = NIV_DEBUG,
+	};
+
+	if (component_log_level[COMPONENT_FSAL] >= niv[level])
+		DisplayLogComponentLevel(COMPONENT_FSAL, "mds", 0, func, niv[level], "%s", msg);
+}
+
 MODULE_INIT void pando_fsal_init(void)
 {
 	struct fsal_module *m = &PandoFSAL.fsal;
@@ -62,6 +74,7 @@ MODULE_INIT void pando_fsal_init(void)
 		LogCrit(COMPONENT_FSAL, "pando: FSAL registration failed");
 		return;
 	}
+	mds_log_set_sink(log_to_ganesha);
 	m->m_ops.create_export = pando_create_export;
 	m->m_ops.init_config = pando_init_config;
 	pando_mds_module_ops_init(&m->m_ops);
@@ -72,4 +85,5 @@ MODULE_FINI void pando_fsal_fini(void)
 {
 	if (unregister_fsal(&PandoFSAL.fsal) != 0)
 		LogCrit(COMPONENT_FSAL, "pando: FSAL unregistration failed");
+	mds_log_set_sink(NULL);
 }

@@ -90,7 +90,7 @@ static void caller_address(char *buf, size_t cap)
 static bool striped_client(const struct pando_export *exp)
 {
 	char addr[INET6_ADDRSTRLEN] = "";
-	const char *list = exp->cfg.striped_clients;
+	const char *list = exp->mds.cfg.striped_clients;
 	size_t n;
 
 	if (!list || !*list)
@@ -131,9 +131,9 @@ static bool osd_reachable(struct pando_export *exp, uint32_t id)
 {
 	const struct pando_view_osd *state = NULL;
 
-	if (pando_view_osd(pando_view_get(exp), id, &state) && !state->up)
+	if (pando_view_osd(pando_view_get(&exp->mds), id, &state) && !state->up)
 		return false;
-	return osd_conns_reachable(exp->conns, id);
+	return osd_conns_reachable(exp->mds.conns, id);
 }
 
 /* Drops the mirrors a client must not use: those with a stale component
@@ -147,7 +147,7 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 {
 	uint32_t stale[OBJIO_MAX_SKIP], keep = 0;
 	size_t nstale = 0;
-	int rc = pando_stale_osds(exp, ino, stale, &nstale);
+	int rc = pando_stale_osds(&exp->mds, ino, stale, &nstale);
 
 	for (uint32_t m = 0; !rc && m < seg->mirrors; m++) {
 		bool ok = true;
@@ -162,7 +162,7 @@ static int usable_mirrors(struct pando_export *exp, uint64_t ino,
 			if (ok && !osd_reachable(exp, osd)) {
 				ok = false;
 				if (write)
-					rc = ns_damage_add(exp->ns, ino, osd, -EHOSTDOWN,
+					rc = ns_damage_add(exp->mds.ns, ino, osd, -EHOSTDOWN,
 							   NFS4_OP_LAYOUTGET, true);
 			}
 		}
@@ -198,7 +198,7 @@ static struct capability layout_handle(const struct pando_export *exp, bool writ
 	return (struct capability){
 		.rights = write ? CAP_RIGHTS_RW : CAP_RIGHTS_READ,
 		.cap_version = cap_version,
-		.expiry = (uint64_t)time(NULL) + exp->cfg.capability_lifetime_s,
+		.expiry = (uint64_t)time(NULL) + exp->mds.cfg.capability_lifetime_s,
 		.holder = holder_of(op_ctx->clientid ? *op_ctx->clientid : 0),
 	};
 }
@@ -209,7 +209,7 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 {
 	const struct pando_component *k = pando_map_component(map, seg->group, seg->component[idx]);
 	struct capability cap = *shared;
-	const struct cluster_osd *osd = pando_view_osd(pando_view_get(exp), k->osd_id, NULL);
+	const struct cluster_osd *osd = pando_view_osd(pando_view_get(&exp->mds), k->osd_id, NULL);
 	struct cluster_key key;
 
 	if (!osd)
@@ -222,7 +222,7 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 	ds->fh_count = 1;
 	ds->fh_vers = gsh_calloc(1, sizeof(*ds->fh_vers));
 	ds->fh_vers->len = CAPABILITY_SIZE;
-	pando_key_get(exp, &key);
+	pando_key_get(&exp->mds, &key);
 	capability_mint(&key, &cap, ds->fh_vers->data);
 	explicit_bzero(&key, sizeof(key));
 	/* Linux sends these as AUTH_SYS to the OSDs, which refuse a handle
@@ -323,13 +323,13 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 	struct pando_inline_file file;
 	enum pando_inline_verdict v;
 	nfsstat4 st;
-	int rc = ns_getattr(h->exp->ns, h->ino, a);
+	int rc = ns_getattr(h->exp->mds.ns, h->ino, a);
 
 	*fresh = false;
 	if (rc)
 		return posix2nfs4_error(-rc);
 	file.objects = a->objects;
-	file.inline_max = ns_inline_max(h->exp->ns);
+	file.inline_max = ns_inline_max(h->exp->mds.ns);
 	v = pando_inline_decide(ask, &file);
 	LogDebug(COMPONENT_PNFS,
 		 "pando: LAYOUTGET inode %" PRIu64 " %s offset %" PRIu64 " length %" PRIu64
@@ -360,7 +360,7 @@ static nfsstat4 ensure_objects(struct pando_handle *h, const struct pando_layout
 static int cap_version(struct pando_export *exp, uint64_t ino, const struct pando_storage_map *map,
 		       bool fresh, uint32_t *ver)
 {
-	uint32_t v = pando_grants_cap_version(exp->grants, ino);
+	uint32_t v = pando_grants_cap_version(exp->mds.grants, ino);
 	int rc;
 
 	if (v) {
@@ -369,9 +369,9 @@ static int cap_version(struct pando_export *exp, uint64_t ino, const struct pand
 	}
 	if (fresh)
 		v = OBJIO_CAP_VERSION_NEW;
-	else if ((rc = pando_objects_cap_version(exp, map, &v)) != 0)
+	else if ((rc = pando_objects_cap_version(&exp->mds, map, &v)) != 0)
 		return rc;
-	return pando_grants_set_cap_version(exp->grants, ino, v, ver);
+	return pando_grants_set_cap_version(exp->mds.grants, ino, v, ver);
 }
 
 /* Records the segment granted to the caller (op_ctx); -EAGAIN while the
@@ -389,7 +389,7 @@ static int grant_to_caller(struct pando_handle *h, bool write, uint32_t ver,
 				       .clientid = op_ctx->clientid ? *op_ctx->clientid : 0 };
 
 	caller_address(client, sizeof(client));
-	return pando_grants_grant(h->exp->grants, &ask, out);
+	return pando_grants_grant(h->exp->mds.grants, &ask, out);
 }
 
 /* What a failed LAYOUTGET answers: a layout the client cannot use, come
@@ -438,7 +438,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	st = ensure_objects(h, &ask, &a, &fresh);
 	if (st != NFS4_OK)
 		return st;
-	rc = pando_map_load(exp, h->ino, &map);
+	rc = pando_map_load(&exp->mds, h->ino, &map);
 	if (!rc)
 		rc = choose_segment(exp, map, res->segment.offset, write, &seg);
 	if (!rc)
@@ -450,7 +450,7 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	if (!rc) {
 		rc = encode_layout(exp, map, &seg, write, ver, loc_body);
 		if (rc)
-			pando_grants_ungrant(exp->grants, granted);
+			pando_grants_ungrant(exp->mds.grants, granted);
 	}
 	pando_map_free(map);
 	if (rc)
@@ -529,7 +529,7 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 	 * Ganesha offers the commit segment by segment until one says done,
 	 * so a stale one passes it on to a segment granted since, which is
 	 * where the client's writes went. */
-	if (seg && pando_grants_stale(h->exp->grants, seg)) {
+	if (seg && pando_grants_stale(h->exp->mds.grants, seg)) {
 		res->commit_done = false;
 		return NFS4_OK;
 	}
@@ -544,10 +544,10 @@ static nfsstat4 pando_layoutcommit(struct fsal_obj_handle *o, XDR *lou_body,
 	} else {
 		sa.mask |= NS_SET_MTIME_NOW;
 	}
-	rc = ns_setattr(h->exp->ns, h->ino, &sa, &a);
+	rc = ns_setattr(h->exp->mds.ns, h->ino, &sa, &a);
 	if (rc)
 		return posix2nfs4_error(-rc);
-	pando_grants_committed(h->exp->grants, h->ino);
+	pando_grants_committed(h->exp->mds.grants, h->ino);
 	res->size_supplied = true;
 	res->new_size = a.size;
 	res->commit_done = true;
@@ -614,7 +614,7 @@ static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 	memcpy(&d, id, sizeof(d));
 	exp = export_by_id(d.export_id);
 	osd = exp && d.osd_id <= UINT32_MAX
-		      ? pando_view_osd(pando_view_get(exp), (uint32_t)d.osd_id, NULL)
+		      ? pando_view_osd(pando_view_get(&exp->mds), (uint32_t)d.osd_id, NULL)
 		      : NULL;
 	/* An id from before the OSD moved names no device any more. */
 	if (!osd || d.addr_tag != addr_tag(osd->advertise))
@@ -640,19 +640,19 @@ static const layouttype4 flexfiles[] = { LAYOUT4_FLEX_FILES };
  * Ganesha's PNFS_MDS alone only changes the EXCHANGE_ID flags. */
 static void pando_layouttypes(struct fsal_export *e, int32_t *count, const layouttype4 **types)
 {
-	*count = to_export(e)->cfg.pnfs ? 1 : 0;
+	*count = to_export(e)->mds.cfg.pnfs ? 1 : 0;
 	*types = flexfiles;
 }
 
 static uint32_t pando_layout_blocksize(struct fsal_export *e)
 {
-	return to_export(e)->cfg.stripe_unit;
+	return to_export(e)->mds.cfg.stripe_unit;
 }
 
 /* 0 makes Ganesha refuse LAYOUTGET with LAYOUTUNAVAILABLE. */
 static uint32_t pando_maximum_segments(struct fsal_export *e)
 {
-	return to_export(e)->cfg.pnfs ? 1 : 0;
+	return to_export(e)->mds.cfg.pnfs ? 1 : 0;
 }
 
 /* One buffer per LAYOUTGET segment, freed with its result (patch 0020). */
@@ -688,12 +688,12 @@ static bool pando_mdsthreshold(struct fsal_obj_handle *o, layouttype4 *type, uin
 {
 	const struct pando_export *exp = to_handle(o)->exp;
 
-	if (!exp->cfg.pnfs)
+	if (!exp->mds.cfg.pnfs)
 		return false;
 	if (op_ctx->clientid)
 		pando_idset_add(&threshold_clients, *op_ctx->clientid);
 	*type = LAYOUT4_FLEX_FILES;
-	*read_size = (uint64_t)ns_inline_max(exp->ns) + 1;
+	*read_size = (uint64_t)ns_inline_max(exp->mds.ns) + 1;
 	*write_size = *read_size;
 	return true;
 }

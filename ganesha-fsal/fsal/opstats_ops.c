@@ -6,7 +6,7 @@
 #include "pando_fsal.h"
 
 #define UNTIMED (&PandoFSAL.untimed_ops)
-#define STATS(o) (to_handle(o)->exp->opstats)
+#define STATS(o) (to_handle(o)->exp->mds.opstats)
 
 static fsal_status_t t_lookup(struct fsal_obj_handle *dir, const char *path,
 			      struct fsal_obj_handle **out, struct fsal_attrlist *attrs)

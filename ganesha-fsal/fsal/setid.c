@@ -34,7 +34,7 @@ nfsstat4 pando_setid_layoutget(struct pando_handle *h)
 	int rc;
 
 	pando_caller_cred(&c);
-	rc = ns_setattr(h->exp->ns, h->ino, &sa, &a);
+	rc = ns_setattr(h->exp->mds.ns, h->ino, &sa, &a);
 	if (rc)
 		return posix2nfs4_error(-rc);
 	return a.mode & SETID_BITS ? NFS4ERR_LAYOUTUNAVAILABLE : NFS4_OK;
@@ -44,6 +44,6 @@ int pando_setid_mode_change(struct pando_handle *h, const struct ns_setattr *sa)
 {
 	if (!(sa->mask & NS_SET_MODE) || !(sa->mode & SETID_BITS) || h->obj.type != REGULAR_FILE)
 		return 0;
-	return pando_grants_recall_and_wait(h->exp->grants, h->ino, 0, true, "set-id bits set",
+	return pando_grants_recall_and_wait(h->exp->mds.grants, h->ino, 0, true, "set-id bits set",
 					    RECALL_WAIT_MS);
 }

@@ -23,7 +23,7 @@ static fsal_status_t pando_seek2(struct fsal_obj_handle *o, struct state_t *stat
 	struct pando_handle *h = to_handle(o);
 	uint64_t off = info->io_content.hole.di_offset;
 	struct ns_attr a;
-	int rc = ns_getattr(h->exp->ns, h->ino, &a);
+	int rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 
 	if (rc)
 		return pando_status(rc);
@@ -72,7 +72,7 @@ static fsal_status_t pando_fallocate(struct fsal_obj_handle *o, struct state_t *
 
 	if (allocate)
 		return fsalstat(ERR_FSAL_NOTSUPP, 0);
-	rc = ns_getattr(h->exp->ns, h->ino, &a);
+	rc = ns_getattr(h->exp->mds.ns, h->ino, &a);
 	if (rc)
 		return pando_status(rc);
 	end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;

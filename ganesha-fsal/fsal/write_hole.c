@@ -14,7 +14,7 @@
 int pando_write_hole_begin(struct pando_handle *h, bool stable)
 {
 	if (!h->rows_marked) {
-		int rc = ns_rows_add(h->exp->ns, h->ino);
+		int rc = ns_rows_add(h->exp->mds.ns, h->ino);
 
 		if (rc)
 			return rc;
@@ -31,7 +31,7 @@ void pando_write_hole_end(struct pando_handle *h, int rc)
 	 * for the next start (or the next COMMIT's success) to settle. */
 	if (rc || h->rows_unstable || !h->rows_marked)
 		return;
-	if (ns_rows_del(h->exp->ns, h->ino) == 0)
+	if (ns_rows_del(h->exp->mds.ns, h->ino) == 0)
 		h->rows_marked = false;
 }
 
@@ -43,25 +43,6 @@ void pando_write_hole_committed(struct pando_handle *h)
 	pthread_rwlock_unlock(&h->rows_lock);
 }
 
-/* One marked file: its parity from its data, then the mark gone. */
-static int resync_file(struct pando_export *exp, uint64_t ino)
-{
-	struct pando_storage_map *map = NULL;
-	struct ns_attr a;
-	struct objio io;
-	int rc = ns_getattr(exp->ns, ino, &a);
-
-	if (rc == -ESTALE || (!rc && !a.objects))
-		return ns_rows_del(exp->ns, ino); /* gone, or inline again */
-	if (!rc)
-		rc = pando_objects_open(exp, ino, &io, &map);
-	if (!rc && map->shape.raid == PANDO_RS)
-		rc = objio_rs_resync(&io, map, a.size);
-	if (map)
-		pando_map_free(map);
-	return rc ? rc : ns_rows_del(exp->ns, ino);
-}
-
 void pando_write_hole_resync_now(struct pando_handle *h)
 {
 	int rc;
@@ -69,7 +50,7 @@ void pando_write_hole_resync_now(struct pando_handle *h)
 	pthread_rwlock_wrlock(&h->rows_lock);
 	/* Whatever this handle knows: the lost row updates may have come
 	 * through one Ganesha's cache evicted since (unstable.h). */
-	rc = resync_file(h->exp, h->ino);
+	rc = pando_write_hole_resync(&h->exp->mds, h->ino);
 	if (!rc) {
 		h->rows_marked = false;
 		h->rows_unstable = false;
@@ -80,35 +61,4 @@ void pando_write_hole_resync_now(struct pando_handle *h)
 			h->ino, rc);
 	}
 	pthread_rwlock_unlock(&h->rows_lock);
-}
-
-void pando_restart_resync(struct pando_export *exp)
-{
-	struct pando_inos m = { 0 };
-	size_t left = 0;
-	int rc = ns_rows_list(exp->ns, pando_inos_collect, &m);
-
-	if (rc)
-		LogMajor(COMPONENT_FSAL, "pando: listing RS row-update marks: %d", rc);
-	if (m.n)
-		LogEvent(COMPONENT_FSAL,
-			 "pando: %zu RS file(s) were being updated when the "
-			 "manager stopped: recomputing their parity from their data",
-			 m.n);
-	for (size_t i = 0; i < m.n; i++) {
-		rc = resync_file(exp, m.ino[i]);
-		if (rc) {
-			left++;
-			LogCrit(COMPONENT_FSAL,
-				"pando: inode %" PRIu64 ": parity not recomputed "
-				"(%d): a data unit cannot be read; kept for the next start, and "
-				"a decode of its rows may be wrong until then",
-				m.ino[i], rc);
-		}
-	}
-	if (m.n)
-		LogEvent(COMPONENT_FSAL, "pando: %zu RS file(s) resynced, %zu left", m.n - left,
-			 left);
-	gsh_free(m.ino);
-	atomic_store(&exp->rows_resynced, true);
 }

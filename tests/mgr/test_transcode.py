@@ -1,7 +1,7 @@
 """Transcoding progress on a real etcd and a real pando-mgr (mgr/README.md,
 "Recovery and scrub"): the FSAL is stood in for by its `mds/<name>`
 presence and the `transcode/progress/<name>` key it puts on a lease, put
-here as ganesha-fsal/fsal/transcode.c puts it; the pure summary too."""
+here as ganesha-fsal/mds/transcode.c puts it; the pure summary too."""
 from __future__ import annotations
 
 import json

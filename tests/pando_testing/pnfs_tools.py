@@ -402,7 +402,7 @@ class PnfsCluster:
     def wait_components(self, ino: int, want: int, timeout: float = 10.0) -> list[Component]:
         """components(ino) once `want` carry the file's id: objects made
         ahead (the FSAL's object pool) get their owner stamped in the
-        background after a LAYOUTGET claims them (ganesha-fsal/fsal/object_pool.c)."""
+        background after a LAYOUTGET claims them (ganesha-fsal/mds/object_pool.c)."""
         deadline = time.monotonic() + timeout
         while True:
             comps = self.components(ino)

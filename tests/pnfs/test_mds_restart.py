@@ -5,7 +5,7 @@ conv=fsync, so every file ends with a LAYOUTCOMMIT) while ganesha.nfsd is
 killed (kill -9, a crash) or stopped (SIGTERM, an upgrade) and started
 again 3 s later.  Stock Ganesha 4.3 answered the LAYOUTCOMMIT of the
 layout from before the restart with STALE_STATEID and Linux resent it for
-ever: the copy never finished.  Now (patch 0001, fsal/restart.c):
+ever: the copy never finished.  Now (patch 0001, ganesha-fsal/mds/restart.c):
 
 - the client goes on within the grace period plus a few seconds;
 - every file reads back (from the guest after dropping its caches, and

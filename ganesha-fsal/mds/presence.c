@@ -6,24 +6,25 @@
  * NFSv4 client table is Ganesha's and has no cheap count the FSAL may
  * read, and clients without layouts do no I/O the mgr would chart.
  * "degraded" counts the files with a stale component (the damage list). */
-#include "pando_fsal.h"
+#include "mds.h"
 
-#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "etcd_client.h"
-#include "gsh_config.h"
-#include "layouts.h"
+#include "grants.h"
 #include "view.h"
 
 #define PRESENCE_TTL_S 5
 #define PRESENCE_INTERVAL_S 2
 
 struct pando_presence {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	struct etcd_presence *etcd;
 	char name[256];
 	char nfs[300];
@@ -76,29 +77,29 @@ static json_t *bounds_json(void)
 static char *fill(void *arg)
 {
 	struct pando_presence *p = arg;
-	struct pando_export *exp = p->exp;
+	struct pando_mds *mds = p->mds;
 	struct pando_layout_stats st = { 0 };
 	struct stale_count stale = { 0 };
 	struct timespec now;
 	json_t *o;
 	char *s;
 
-	pando_grants_stats(exp->grants, &st);
-	ns_damage_list(exp->ns, 0, count_stale, &stale);
+	pando_grants_stats(mds->grants, &st);
+	ns_damage_list(mds->ns, 0, count_stale, &stale);
 	clock_gettime(CLOCK_REALTIME, &now);
 	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}", "name", p->name, "nfs", p->nfs,
 		      "pid", (json_int_t)getpid(), "time", now.tv_sec + now.tv_nsec / 1e9, "epoch",
-		      (json_int_t)pando_view_get(exp)->epoch, "clients",
-		      (json_int_t)pando_grants_holders(exp->grants), "layouts",
+		      (json_int_t)pando_view_get(mds)->epoch, "clients",
+		      (json_int_t)pando_grants_holders(mds->grants), "layouts",
 		      (json_int_t)st.segments, "recalls", (json_int_t)st.recalls, "fences",
 		      (json_int_t)st.fenced, "degraded", (json_int_t)stale.files,
-		      "gateway_read_bytes", (json_int_t)atomic_load(&exp->mds_read_bytes),
-		      "gateway_write_bytes", (json_int_t)atomic_load(&exp->mds_write_bytes));
+		      "gateway_read_bytes", (json_int_t)atomic_load(&mds->mds_read_bytes),
+		      "gateway_write_bytes", (json_int_t)atomic_load(&mds->mds_write_bytes));
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "store_failed", json_boolean(ns_failed(exp->ns)));
+	json_object_set_new(o, "store_failed", json_boolean(ns_failed(mds->ns)));
 	json_object_set_new(o, "op_bounds", bounds_json());
-	json_object_set_new(o, "ops", ops_json(exp->opstats));
+	json_object_set_new(o, "ops", ops_json(mds->opstats));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -109,36 +110,14 @@ static void log_state(void *arg, int level, const char *msg)
 	struct pando_presence *p = arg;
 
 	if (level)
-		LogWarn(COMPONENT_FSAL, "pando: presence %s: %s", p->key, msg);
+		mds_log(MDS_LOG_WARN, __func__, "pando: presence %s: %s", p->key, msg);
 	else
-		LogEvent(COMPONENT_FSAL, "pando: presence %s: %s", p->key, msg);
+		mds_log(MDS_LOG_EVENT, __func__, "pando: presence %s: %s", p->key, msg);
 }
 
-/* "HOST:PORT" clients mount: Bind_Addr when it names one, else the host. */
-static void nfs_address(struct pando_presence *p)
+int pando_presence_start(struct pando_mds *mds, struct pando_presence **out)
 {
-	const struct sockaddr_in *sin = (const void *)&nfs_param.core_param.bind_addr;
-	const struct sockaddr_in6 *sin6 = (const void *)&nfs_param.core_param.bind_addr;
-	char host[INET6_ADDRSTRLEN + 2] = "";
-
-	/* Ganesha resolves Bind_Addr as IPv6 first, so an IPv4 address is
-	 * usually held v4-mapped (cluster/README.md, "Bind_Addr"). */
-	if (sin->sin_family == AF_INET && sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
-	} else if (sin6->sin6_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-		inet_ntop(AF_INET, &sin6->sin6_addr.s6_addr[12], host, sizeof(host));
-	} else if (sin6->sin6_family == AF_INET6 && !IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr)) {
-		host[0] = '[';
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host + 1, sizeof(host) - 2);
-		strcat(host, "]");
-	}
-	snprintf(p->nfs, sizeof(p->nfs), "%s:%u", host[0] ? host : p->name,
-		 nfs_param.core_param.port[P_NFS]);
-}
-
-int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
-{
-	struct pando_presence *p = gsh_calloc(1, sizeof(*p));
+	struct pando_presence *p = mds_calloc(1, sizeof(*p));
 	struct etcd_options eo;
 	struct etcd_presence_options o = { .etcd = &eo,
 					   .ttl_s = PRESENCE_TTL_S,
@@ -149,28 +128,29 @@ int pando_presence_start(struct pando_export *exp, struct pando_presence **out)
 	size_t klen;
 	int rc;
 
-	p->exp = exp;
-	if (exp->cfg.mds_name[0])
-		snprintf(p->name, sizeof(p->name), "%s", exp->cfg.mds_name);
+	p->mds = mds;
+	if (mds->cfg.mds_name[0])
+		snprintf(p->name, sizeof(p->name), "%s", mds->cfg.mds_name);
 	else if (gethostname(p->name, sizeof(p->name) - 1) != 0)
 		snprintf(p->name, sizeof(p->name), "mds");
-	nfs_address(p);
-	klen = strlen(exp->cfg.etcd_prefix) + strlen(p->name) + 8;
-	p->key = gsh_malloc(klen);
-	snprintf(p->key, klen, "%smds/%s", exp->cfg.etcd_prefix, p->name);
+	snprintf(p->nfs, sizeof(p->nfs), "%s:%u", mds->nfs_host[0] ? mds->nfs_host : p->name,
+		 mds->nfs_port);
+	klen = strlen(mds->cfg.etcd_prefix) + strlen(p->name) + 8;
+	p->key = mds_malloc(klen);
+	snprintf(p->key, klen, "%smds/%s", mds->cfg.etcd_prefix, p->name);
 	o.key = p->key;
-	pando_etcd_options(exp, 0, &eo);
+	pando_etcd_options(mds, 0, &eo);
 	rc = etcd_presence_start(&o, &p->etcd);
 	if (rc) {
 		char what[300];
 
 		snprintf(what, sizeof(what), "cannot keep presence %s", p->key);
-		pando_etcd_new_failed(exp, what, rc);
-		gsh_free(p->key);
-		gsh_free(p);
+		pando_etcd_new_failed(mds, what, rc);
+		free(p->key);
+		free(p);
 		return rc;
 	}
-	LogEvent(COMPONENT_FSAL, "pando: presence %s in etcd %s", p->key, exp->cfg.etcd);
+	mds_log(MDS_LOG_EVENT, __func__, "pando: presence %s in etcd %s", p->key, mds->cfg.etcd);
 	*out = p;
 	return 0;
 }
@@ -191,6 +171,6 @@ void pando_presence_stop(struct pando_presence *p)
 	if (!p)
 		return;
 	etcd_presence_stop(p->etcd);
-	gsh_free(p->key);
-	gsh_free(p);
+	free(p->key);
+	free(p);
 }

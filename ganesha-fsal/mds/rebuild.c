@@ -6,12 +6,16 @@
  * the old ones for removal.  An RS component has no mirror: it is
  * decoded from k of the other components of its group instead
  * (objio_rs_rebuild.h), through the same steps. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "layouts.h"
+#include "grants.h"
 #include "objio.h"
 #include "objio_rs_rebuild.h"
 #include "pando/placement.h"
@@ -27,7 +31,7 @@ struct repair {
 };
 
 struct rebuild {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	const struct pando_rebuild_task *t;
 	struct pando_rebuild_pace *pace;
 	void *buf;
@@ -118,9 +122,9 @@ static bool readable(const struct rebuild *rb, uint32_t osd)
 
 	if (osd == rb->t->osd || is_stale(rb, osd))
 		return false;
-	if (pando_view_osd(pando_view_get(rb->exp), osd, &st) && st && st->listed && !st->up)
+	if (pando_view_osd(pando_view_get(rb->mds), osd, &st) && st && st->listed && !st->up)
 		return false;
-	return osd_conns_reachable(rb->exp->conns, osd);
+	return osd_conns_reachable(rb->mds->conns, osd);
 }
 
 static int pick_source(const struct rebuild *rb, uint32_t g, uint32_t c,
@@ -160,7 +164,7 @@ static bool group_uses(const struct pando_storage_map *map, uint32_t g, uint32_t
 static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint64_t bytes,
 		       uint32_t *osd)
 {
-	const struct pando_view *v = pando_view_get(rb->exp);
+	const struct pando_view *v = pando_view_get(rb->mds);
 	uint64_t seed = rb->t->ino * 0x9e3779b97f4a7c15ull + rb->t->job, least = UINT64_MAX;
 	int rc = -ENOSPC;
 
@@ -227,7 +231,7 @@ static int plan(struct rebuild *rb)
 	if (!rc && rb->n == 0)
 		return -ENOENT;
 	if (!rc && !rb->in_place)
-		rc = ns_ids_reserve(rb->exp->ns, (uint32_t)rb->n, &first);
+		rc = ns_ids_reserve(rb->mds->ns, (uint32_t)rb->n, &first);
 	for (size_t i = 0; !rc && !rb->in_place && i < rb->n; i++)
 		rb->r[i].dst.object_id = first + i;
 	return rc;
@@ -268,14 +272,14 @@ static int make_objects(struct rebuild *rb)
 
 	if (rc)
 		return rc;
-	pando_inflight_add(rb->exp, rb->t->ino);
+	pando_inflight_add(rb->mds, rb->t->ino);
 	rb->inflight = true;
-	rc = ns_intent_add(rb->exp->ns, rb->t->ino, blob, len, &rb->intent);
+	rc = ns_intent_add(rb->mds->ns, rb->t->ino, blob, len, &rb->intent);
 	free(blob);
 	if (rc)
 		return rc;
-	pando_inflight_intent(rb->exp, rb->t->ino, rb->intent);
-	rc = pando_objects_cap_version(rb->exp, rb->map, &ver);
+	pando_inflight_intent(rb->mds, rb->t->ino, rb->intent);
+	rc = pando_objects_cap_version(rb->mds, rb->map, &ver);
 	for (size_t i = 0; !rc && i < rb->n; i++)
 		rc = objio_component_create(&rb->io, rb->map->partition_id, &rb->r[i].dst,
 					    rb->r[i].g * width + rb->r[i].c, ver);
@@ -407,7 +411,7 @@ static int map_unchanged(struct rebuild *rb)
 {
 	void *now = NULL;
 	size_t len = 0;
-	int rc = ns_map_get(rb->exp->ns, rb->t->ino, &now, &len);
+	int rc = ns_map_get(rb->mds->ns, rb->t->ino, &now, &len);
 
 	if (!rc && (len != rb->blen || memcmp(now, rb->blob, len)))
 		rc = -EAGAIN;
@@ -425,7 +429,7 @@ static bool rs_resized(struct rebuild *rb)
 
 	if (!rb->rs)
 		return false;
-	if (ns_getattr(rb->exp->ns, rb->t->ino, &a) != 0)
+	if (ns_getattr(rb->mds->ns, rb->t->ino, &a) != 0)
 		return true; /* cannot tell: copy again at the old size */
 	if (a.size == rb->size)
 		return false;
@@ -450,7 +454,7 @@ static int switch_map(struct rebuild *rb)
 	if (!rc)
 		rc = components_blob(rb, true, &orphans, &olen);
 	if (!rc)
-		rc = ns_map_set(rb->exp->ns, rb->t->ino, 0, blob, len, orphans, olen, rb->intent);
+		rc = ns_map_set(rb->mds->ns, rb->t->ino, 0, blob, len, orphans, olen, rb->intent);
 	if (!rc)
 		rb->intent = 0;
 	free(blob);
@@ -464,7 +468,7 @@ static int switch_map(struct rebuild *rb)
  * written meanwhile, then the switch. */
 static int handoff(struct rebuild *rb)
 {
-	struct pando_grants *g = rb->exp->grants;
+	struct pando_grants *g = rb->mds->grants;
 	uint64_t mark = pando_grants_watch(g, rb->t->ino);
 	int rc = rb->in_place ? 0 : make_objects(rb);
 
@@ -481,16 +485,16 @@ static int handoff(struct rebuild *rb)
 	 * parity unit, so no component's own checksums say which rows the
 	 * lost one missed. */
 	if (!rc && (rs_resized(rb) || pando_grants_written_since(g, rb->t->ino, mark))) {
-		LogEvent(COMPONENT_FSAL,
-			 "pando: inode %" PRIu64 " was written during its rebuild: "
-			 "copied again with its writers held",
-			 rb->t->ino);
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: inode %" PRIu64 " was written during its rebuild: "
+			"copied again with its writers held",
+			rb->t->ino);
 		rc = copy_all(rb);
 	}
 	if (!rc && !rb->in_place)
 		rc = switch_map(rb);
 	if (!rc)
-		rc = ns_damage_clear(rb->exp->ns, rb->t->ino, rb->t->osd);
+		rc = ns_damage_clear(rb->mds->ns, rb->t->ino, rb->t->osd);
 	pando_grants_thaw(g, rb->t->ino);
 	pando_grants_unwatch(g, rb->t->ino);
 	return rc;
@@ -505,9 +509,9 @@ static void discard(struct rebuild *rb)
 
 	if (rb->intent && components_blob(rb, false, &blob, &len) == 0 &&
 	    pando_map_decode(blob, len, &m) == 0 && objio_remove(&rb->io, m) == 0)
-		ns_intent_done(rb->exp->ns, rb->intent);
+		ns_intent_done(rb->mds->ns, rb->intent);
 	else if (rb->intent)
-		pando_reaper_kick(rb->exp->reaper);
+		pando_reaper_kick(rb->mds->reaper);
 	free(blob);
 	if (m)
 		pando_map_free(m);
@@ -519,14 +523,14 @@ static void discard(struct rebuild *rb)
 static int choose_mode(struct rebuild *rb)
 {
 	const struct pando_view_osd *st = NULL;
-	const struct pando_view *v = pando_view_get(rb->exp);
+	const struct pando_view *v = pando_view_get(rb->mds);
 	bool known = pando_view_osd(v, rb->t->osd, &st) && st;
 	bool out = known && st->listed && !st->in;
 	bool up = !known || !st->listed || st->up;
 
 	if (rb->t->job != 0 || out)
 		return 0;
-	if (!up || !osd_conns_reachable(rb->exp->conns, rb->t->osd))
+	if (!up || !osd_conns_reachable(rb->mds->conns, rb->t->osd))
 		return -EAGAIN;
 	rb->in_place = true;
 	return 0;
@@ -534,14 +538,14 @@ static int choose_mode(struct rebuild *rb)
 
 static int load(struct rebuild *rb)
 {
-	int rc = pando_objects_open(rb->exp, rb->t->ino, &rb->io, &rb->map);
+	int rc = pando_objects_open(rb->mds, rb->t->ino, &rb->io, &rb->map);
 	struct ns_attr a;
 
 	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
-	if (rb->rs && !atomic_load(&rb->exp->rows_resynced)) {
+	if (rb->rs && !atomic_load(&rb->mds->rows_resynced)) {
 		rc = -EAGAIN; /* decoding needs parity recomputed first (write_hole.c) */
 	} else if (rb->rs) {
-		rc = ns_getattr(rb->exp->ns, rb->t->ino, &a);
+		rc = ns_getattr(rb->mds->ns, rb->t->ino, &a);
 		rb->size = rc ? 0 : a.size;
 	} else if (!rc && rb->map->shape.copies < 2)
 		rc = -EIO; /* RAID-0: no other copy to rebuild from */
@@ -550,10 +554,10 @@ static int load(struct rebuild *rb)
 	return rc;
 }
 
-int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task *t,
+int pando_rebuild_file(struct pando_mds *mds, const struct pando_rebuild_task *t,
 		       struct pando_rebuild_pace *pace, void *buf, size_t cap)
 {
-	struct rebuild rb = { .exp = exp, .t = t, .pace = pace, .buf = buf, .cap = cap };
+	struct rebuild rb = { .mds = mds, .t = t, .pace = pace, .buf = buf, .cap = cap };
 	int rc = load(&rb);
 
 	if (!rc)
@@ -565,15 +569,15 @@ int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task
 	if (rc && rb.intent)
 		discard(&rb);
 	if (rb.inflight)
-		pando_inflight_del(exp, t->ino);
+		pando_inflight_del(mds, t->ino);
 	if (rc == -ENOENT || rc == -ENODATA) {
 		/* The file went, went inline, or no longer uses the OSD. */
-		ns_damage_clear(exp->ns, t->ino, t->osd);
+		ns_damage_clear(mds->ns, t->ino, t->osd);
 		rc = 0;
 	} else if (!rc) {
 		/* Holders of the old map get the new one. */
-		pando_grants_recall_file(exp->grants, t->ino, 0, false, "rebuilt");
-		pando_reaper_kick(exp->reaper);
+		pando_grants_recall_file(mds->grants, t->ino, 0, false, "rebuilt");
+		pando_reaper_kick(mds->reaper);
 	}
 	free(rb.blob);
 	if (rb.map)

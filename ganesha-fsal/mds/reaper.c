@@ -4,8 +4,11 @@
  * never wait for the OSDs; the reaper removes the objects afterwards and
  * drops the intent.  Intents left by a crash are found at start.  An
  * intent whose OSD is unreachable stays and is retried later. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +19,7 @@
 #define REAPER_RETRY_MS 5000
 
 struct pando_reaper {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	struct pando_ticker *ticker;
 	_Atomic uint64_t removed;
 	_Atomic uint64_t failed;
@@ -52,13 +55,13 @@ static int collect(void *arg, const struct ns_intent *in)
 /* 0 when the objects are gone (or were never made). */
 static int reap_one(struct pando_reaper *r, const struct pending *p)
 {
-	struct objio io = { .conns = r->exp->conns, .owner = p->ino };
+	struct objio io = { .conns = r->mds->conns, .owner = p->ino };
 	struct pando_storage_map *map;
 	int rc = pando_map_decode(p->blob, p->len, &map);
 
 	if (rc) {
-		LogCrit(COMPONENT_FSAL, "pando: intent %" PRIu64 " names no decodable map; dropped",
-			p->id);
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: intent %" PRIu64 " names no decodable map; dropped", p->id);
 		return 0;
 	}
 	rc = objio_remove(&io, map);
@@ -80,15 +83,15 @@ static bool reap_all(void *arg)
 		int rc;
 
 		b->n = 0;
-		rc = ns_intent_list(r->exp->ns, after, collect, b);
+		rc = ns_intent_list(r->mds->ns, after, collect, b);
 		for (int i = 0; i < b->n; i++) {
 			struct pending *p = &b->item[i];
 
 			after = p->id;
-			if (!pando_intent_orphaned(r->exp, p->ino, p->id)) {
+			if (!pando_intent_orphaned(r->mds, p->ino, p->id)) {
 				retry = true;
 			} else if (reap_one(r, p) == 0) {
-				ns_intent_done(r->exp->ns, p->id);
+				ns_intent_done(r->mds->ns, p->id);
 				r->removed++;
 			} else {
 				r->failed++;
@@ -103,17 +106,17 @@ static bool reap_all(void *arg)
 	return retry;
 }
 
-int pando_reaper_start(struct pando_export *exp, struct pando_reaper **out)
+int pando_reaper_start(struct pando_mds *mds, struct pando_reaper **out)
 {
-	struct pando_reaper *r = gsh_calloc(1, sizeof(*r));
+	struct pando_reaper *r = mds_calloc(1, sizeof(*r));
 	int rc;
 
-	r->exp = exp;
+	r->mds = mds;
 	/* At once (intents a crash left), when kicked, and every few
 	 * seconds while some must be retried. */
 	rc = pando_ticker_start(reap_all, r, REAPER_RETRY_MS, &r->ticker);
 	if (rc) {
-		gsh_free(r);
+		free(r);
 		return rc;
 	}
 	*out = r;
@@ -131,10 +134,10 @@ void pando_reaper_stop(struct pando_reaper *r)
 	if (!r)
 		return;
 	pando_ticker_stop(r->ticker);
-	LogEvent(COMPONENT_FSAL,
-		 "pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64 " retried)",
-		 atomic_load(&r->removed), atomic_load(&r->failed));
-	gsh_free(r);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: reaper stopped (%" PRIu64 " removals done, %" PRIu64 " retried)",
+		atomic_load(&r->removed), atomic_load(&r->failed));
+	free(r);
 }
 
 void pando_reaper_stats(struct pando_reaper *r, uint64_t *removed, uint64_t *failed)

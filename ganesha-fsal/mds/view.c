@@ -1,12 +1,15 @@
 /* The cluster view of an export and how a cluster map becomes one
- * (view.h).  Applying is serialised by exp->view_lock; reading is a
+ * (view.h).  Applying is serialised by mds->view_lock; reading is a
  * single acquire load. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layouts.h"
+#include "grants.h"
 #include "pando/placement.h"
 #include "view.h"
 
@@ -14,10 +17,10 @@
 
 static struct pando_view *view_alloc(size_t n)
 {
-	struct pando_view *v = gsh_calloc(1, sizeof(*v));
+	struct pando_view *v = mds_calloc(1, sizeof(*v));
 
-	v->desc.osds = gsh_calloc(n ? n : 1, sizeof(*v->desc.osds));
-	v->state = gsh_calloc(n ? n : 1, sizeof(*v->state));
+	v->desc.osds = mds_calloc(n ? n : 1, sizeof(*v->desc.osds));
+	v->state = mds_calloc(n ? n : 1, sizeof(*v->state));
 	return v;
 }
 
@@ -25,9 +28,9 @@ static void view_free(struct pando_view *v)
 {
 	if (v->placement)
 		pando_placement_view_free(v->placement);
-	gsh_free(v->desc.osds);
-	gsh_free(v->state);
-	gsh_free(v);
+	free(v->desc.osds);
+	free(v->state);
+	free(v);
 }
 
 static bool takes(const struct pando_view_osd *s)
@@ -48,11 +51,11 @@ static uint32_t domain_id(const struct pando_view *v, size_t i)
 
 /* Placement over the OSDs that take new components; the others are in
  * it with capacity 0, so maps naming them still decode against it. */
-static int make_placement(struct pando_export *exp, struct pando_view *v)
+static int make_placement(struct pando_mds *mds, struct pando_view *v)
 {
 	struct pando_placement_policy pol = { .spares = 1, .bias_limit_ppm = 0 };
 	size_t n = v->desc.nosds, takers = 0;
-	struct pando_osd *osds = gsh_calloc(n ? n : 1, sizeof(*osds));
+	struct pando_osd *osds = mds_calloc(n ? n : 1, sizeof(*osds));
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
@@ -62,22 +65,22 @@ static int make_placement(struct pando_export *exp, struct pando_view *v)
 		takers += osds[i].capacity > 0;
 	}
 	/* Spares are for rebuild; with no OSD left over for one, none. */
-	if (takers <= exp->cfg.mirrors * exp->cfg.stripe_width)
+	if (takers <= mds->cfg.mirrors * mds->cfg.stripe_width)
 		pol.spares = 0;
 	rc = takers ? pando_placement_view_new(osds, n, &pol, &v->placement) : 0;
-	gsh_free(osds);
+	free(osds);
 	return rc;
 }
 
-static void publish(struct pando_export *exp, struct pando_view *v)
+static void publish(struct pando_mds *mds, struct pando_view *v)
 {
-	v->older = atomic_load_explicit(&exp->view, memory_order_relaxed);
-	atomic_store_explicit(&exp->view, v, memory_order_release);
+	v->older = atomic_load_explicit(&mds->view, memory_order_relaxed);
+	atomic_store_explicit(&mds->view, v, memory_order_release);
 }
 
-int pando_view_seed(struct pando_export *exp)
+int pando_view_seed(struct pando_mds *mds)
 {
-	const struct cluster_desc *d = &exp->cluster;
+	const struct cluster_desc *d = &mds->cluster;
 	struct pando_view *v = view_alloc(d->nosds);
 	int rc;
 
@@ -93,18 +96,18 @@ int pando_view_seed(struct pando_export *exp)
 									 ? d->osds[i].capacity
 									 : DEFAULT_WEIGHT };
 	}
-	rc = make_placement(exp, v);
+	rc = make_placement(mds, v);
 	if (rc) {
 		view_free(v);
 		return rc;
 	}
-	publish(exp, v);
+	publish(mds, v);
 	return 0;
 }
 
-const struct pando_view *pando_view_get(struct pando_export *exp)
+const struct pando_view *pando_view_get(struct pando_mds *mds)
 {
-	return atomic_load_explicit(&exp->view, memory_order_acquire);
+	return atomic_load_explicit(&mds->view, memory_order_acquire);
 }
 
 static ssize_t find(const struct pando_view *v, uint32_t id)
@@ -218,62 +221,63 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 
 /* Connections for the OSDs the pool does not know yet, or at new
  * addresses (the pool closes nothing a caller may be using). */
-static void connect_new(struct pando_export *exp, const struct pando_view *v)
+static void connect_new(struct pando_mds *mds, const struct pando_view *v)
 {
 	for (size_t i = 0; i < v->desc.nosds; i++) {
-		int rc = osd_conns_add(exp->conns, &v->desc.osds[i]);
+		int rc = osd_conns_add(mds->conns, &v->desc.osds[i]);
 
 		if (rc)
-			LogCrit(COMPONENT_FSAL,
+			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: cannot add osd.%u to the OSD connections: %s",
 				v->desc.osds[i].id, strerror(-rc));
 	}
 }
 
-int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, const char *source)
+int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const char *source)
 {
-	uint32_t *outs = gsh_calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*outs));
+	uint32_t *outs = mds_calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*outs));
 	const struct pando_view *old;
 	struct pando_view *v;
 	char what[1024];
 	size_t nout = 0;
 	int rc;
 
-	pthread_mutex_lock(&exp->view_lock);
-	old = pando_view_get(exp);
+	pthread_mutex_lock(&mds->view_lock);
+	old = pando_view_get(mds);
 	if (m->epoch <= old->epoch) {
-		pthread_mutex_unlock(&exp->view_lock);
-		gsh_free(outs);
+		pthread_mutex_unlock(&mds->view_lock);
+		free(outs);
 		return -EALREADY;
 	}
 	v = merge(old, m);
 	snprintf(v->source, sizeof(v->source), "%s", source);
-	connect_new(exp, v);
-	rc = make_placement(exp, v);
+	connect_new(mds, v);
+	rc = make_placement(mds, v);
 	if (rc)
-		LogCrit(COMPONENT_FSAL,
+		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: cluster map epoch %" PRIu64
 			": no placement (%s): no file can move to objects until a map places",
 			m->epoch, strerror(-rc));
 	describe(old, v, what, sizeof(what), outs, &nout);
-	publish(exp, v);
-	pthread_mutex_unlock(&exp->view_lock);
-	if (m->partition != exp->cluster.partition)
-		LogWarn(COMPONENT_FSAL,
+	publish(mds, v);
+	pthread_mutex_unlock(&mds->view_lock);
+	if (m->partition != mds->cluster.partition)
+		mds_log(MDS_LOG_WARN, __func__,
 			"pando: the cluster map says partition %" PRIu64 ", cluster.conf %" PRIu64
 			": new objects stay in %" PRIu64,
-			m->partition, exp->cluster.partition, exp->cluster.partition);
-	LogEvent(COMPONENT_FSAL, "pando: cluster map epoch %" PRIu64 " applied (from %s): %s",
-		 v->epoch, source, what);
-	for (size_t i = 0; i < nout && exp->grants; i++)
-		pando_grants_recall_osd(exp->grants, outs[i], "an OSD it uses is out");
-	gsh_free(outs);
+			m->partition, mds->cluster.partition, mds->cluster.partition);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: cluster map epoch %" PRIu64 " applied (from %s): %s", v->epoch, source,
+		what);
+	for (size_t i = 0; i < nout && mds->grants; i++)
+		pando_grants_recall_osd(mds->grants, outs[i], "an OSD it uses is out");
+	free(outs);
 	return 0;
 }
 
-void pando_views_free(struct pando_export *exp)
+void pando_views_free(struct pando_mds *mds)
 {
-	struct pando_view *v = atomic_load(&exp->view);
+	struct pando_view *v = atomic_load(&mds->view);
 
 	while (v) {
 		struct pando_view *older = v->older;
@@ -281,5 +285,5 @@ void pando_views_free(struct pando_export *exp)
 		view_free(v);
 		v = older;
 	}
-	atomic_store(&exp->view, NULL);
+	atomic_store(&mds->view, NULL);
 }

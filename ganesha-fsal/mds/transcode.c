@@ -6,15 +6,19 @@
  * time (transcode_file.c).  Its
  * counters go to dbus (transcode_status) and, with Etcd, to
  * transcode/progress/<manager> for the mgr's status and dashboard. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "etcd_client.h"
-#include "layouts.h"
+#include "grants.h"
 #include "pando/policy.h"
 #include "pando/storage_map.h"
 #include "progress_put.h"
@@ -32,7 +36,7 @@ struct counts {
 };
 
 struct pando_transcode {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	pthread_t thread;
 	pthread_mutex_t lock; /* c; with wake, the wait between passes */
 	pthread_cond_t wake;
@@ -62,23 +66,23 @@ static double wall(void)
 /* A file the pass should try: cold rule, not RS, cold, idle. */
 static bool candidate(struct scan *s, uint64_t ino, const void *blob, size_t len)
 {
-	struct pando_export *exp = s->t->exp;
+	struct pando_mds *mds = s->t->mds;
 	struct pando_storage_map *map = NULL;
 	struct pando_policy p;
 	struct ns_attr a;
 	bool rs;
 
-	if (!pando_file_policy(exp, ino, &p) || !p.cold_after_s)
+	if (!pando_file_policy(mds, ino, &p) || !p.cold_after_s)
 		return false;
 	if (pando_map_decode(blob, len, &map) != 0)
 		return false;
 	rs = map->shape.raid == PANDO_RS;
 	pando_map_free(map);
-	if (rs || ns_getattr(exp->ns, ino, &a) != 0)
+	if (rs || ns_getattr(mds->ns, ino, &a) != 0)
 		return false;
 	if (s->now - a.mtime.tv_sec < (time_t)p.cold_after_s)
 		return false;
-	return !pando_grants_busy(exp->grants, ino);
+	return !pando_grants_busy(mds->grants, ino);
 }
 
 static int collect(void *arg, uint64_t ino, const void *blob, size_t len)
@@ -99,7 +103,7 @@ static json_t *status_json(struct pando_transcode *t)
 		      (json_int_t)t->c.files_done, "bytes_done", (json_int_t)t->c.bytes_done,
 		      "failed", (json_int_t)t->c.failed, "retried", (json_int_t)t->c.retried,
 		      "current_ino", (json_int_t)t->c.current_ino, "last_pass_end",
-		      t->c.last_pass_end, "interval_s", (int)t->exp->cfg.transcode_interval_s);
+		      t->c.last_pass_end, "interval_s", (int)t->mds->cfg.transcode_interval_s);
 	pthread_mutex_unlock(&t->lock);
 	return o;
 }
@@ -128,17 +132,17 @@ static void count(struct pando_transcode *t, uint64_t ino, int rc, uint64_t copi
 	t->c.bytes_done += copied;
 	pthread_mutex_unlock(&t->lock);
 	if (rc && rc != -EAGAIN)
-		LogWarn(COMPONENT_FSAL, "pando: inode %" PRIu64 " not transcoded: %s", ino,
+		mds_log(MDS_LOG_WARN, __func__, "pando: inode %" PRIu64 " not transcoded: %s", ino,
 			strerror(-rc));
 }
 
 static void pass(struct pando_transcode *t)
 {
 	struct scan s = { .t = t, .now = time(NULL) };
-	int rc = ns_map_list(t->exp->ns, collect, &s);
+	int rc = ns_map_list(t->mds->ns, collect, &s);
 
 	if (rc < 0)
-		LogMajor(COMPONENT_FSAL, "pando: transcoder: listing maps: %d", rc);
+		mds_log(MDS_LOG_MAJOR, __func__, "pando: transcoder: listing maps: %d", rc);
 	for (size_t i = 0; i < s.n && !atomic_load(&t->stop); i++) {
 		uint64_t copied = 0;
 
@@ -146,7 +150,7 @@ static void pass(struct pando_transcode *t)
 		t->c.current_ino = s.ino[i];
 		pthread_mutex_unlock(&t->lock);
 		put_progress(t);
-		rc = pando_transcode_file(t->exp, s.ino[i], t->buf, COPY_BUF, &copied);
+		rc = pando_transcode_file(t->mds, s.ino[i], t->buf, COPY_BUF, &copied);
 		count(t, s.ino[i], rc, copied);
 		put_progress(t);
 	}
@@ -160,7 +164,7 @@ static void pass(struct pando_transcode *t)
  * needs renewing, so the key stays while the transcoder idles. */
 static void idle(struct pando_transcode *t)
 {
-	time_t end = time(NULL) + t->exp->cfg.transcode_interval_s;
+	time_t end = time(NULL) + t->mds->cfg.transcode_interval_s;
 	struct timespec until;
 
 	pthread_mutex_lock(&t->lock);
@@ -196,27 +200,27 @@ static void transcode_free(struct pando_transcode *t)
 	pando_progress_key_free(&t->progress);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->wake);
-	gsh_free(t->buf);
-	gsh_free(t);
+	free(t->buf);
+	free(t);
 }
 
-int pando_transcode_start(struct pando_export *exp, struct pando_transcode **out)
+int pando_transcode_start(struct pando_mds *mds, struct pando_transcode **out)
 {
 	struct pando_transcode *t;
 	int rc = 0;
 
 	*out = NULL;
-	if (!exp->cfg.transcode_interval_s)
+	if (!mds->cfg.transcode_interval_s)
 		return 0;
-	t = gsh_calloc(1, sizeof(*t));
-	t->exp = exp;
-	t->buf = gsh_malloc(COPY_BUF);
+	t = mds_calloc(1, sizeof(*t));
+	t->mds = mds;
+	t->buf = mds_malloc(COPY_BUF);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
-	if (exp->cfg.etcd[0]) {
+	if (mds->cfg.etcd[0]) {
 		snprintf(t->progress.key, sizeof(t->progress.key), "%stranscode/progress/%s",
-			 exp->cfg.etcd_prefix, pando_presence_name(exp->presence));
-		rc = pando_etcd_client_new(exp, 2000, "transcoder", &t->etcd);
+			 mds->cfg.etcd_prefix, pando_presence_name(mds->presence));
+		rc = pando_etcd_client_new(mds, 2000, "transcoder", &t->etcd);
 	}
 	if (!rc)
 		rc = -pthread_create(&t->thread, NULL, transcode_main, t);
@@ -224,8 +228,8 @@ int pando_transcode_start(struct pando_export *exp, struct pando_transcode **out
 		transcode_free(t);
 		return rc;
 	}
-	LogEvent(COMPONENT_FSAL, "pando: transcoder started: a pass every %u s",
-		 exp->cfg.transcode_interval_s);
+	mds_log(MDS_LOG_EVENT, __func__, "pando: transcoder started: a pass every %u s",
+		mds->cfg.transcode_interval_s);
 	*out = t;
 	return 0;
 }

@@ -14,8 +14,11 @@
  * claiming file's id into their owner attribute, as a move does at
  * creation, for pando-fsck and admins.  A thread keeps the
  * pool filled (Object_Pool entries, refilled when a quarter is left). */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +45,7 @@ struct stamp {
 };
 
 struct pando_object_pool {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -63,18 +66,18 @@ struct pando_object_pool {
 /* One entry: map, intent, objects.  The pool lock is not held. */
 static int make_entry(struct pando_object_pool *p, struct pool_entry *out)
 {
-	struct pando_export *exp = p->exp;
-	struct objio io = { .conns = exp->conns, .owner = 0 };
+	struct pando_mds *mds = p->mds;
+	struct objio io = { .conns = mds->conns, .owner = 0 };
 	struct pando_storage_map *map = NULL;
 	int rc;
 
-	out->epoch = pando_view_get(exp)->epoch;
-	rc = pando_map_new_placed(exp, p->next_seed++, &map);
+	out->epoch = pando_view_get(mds)->epoch;
+	rc = pando_map_new_placed(mds, p->next_seed++, &map);
 
 	if (!rc)
 		rc = pando_map_blob(map, &out->blob, &out->len);
 	if (!rc) {
-		rc = ns_intent_add(exp->ns, 0, out->blob, out->len, &out->intent);
+		rc = ns_intent_add(mds->ns, 0, out->blob, out->len, &out->intent);
 		if (!rc) {
 			pthread_mutex_lock(&p->lock);
 			p->making_intent = out->intent;
@@ -103,12 +106,12 @@ static void stamp_owner(struct pando_object_pool *p, const struct stamp *s)
 		struct osd_ctl_obj_id id = { map->partition_id, map->comp[c].object_id };
 		uint32_t osd = map->comp[c].osd_id;
 		int rc;
-		struct osd_ctl_client *cl = osd_conns_get(p->exp->conns, osd, &rc);
+		struct osd_ctl_client *cl = osd_conns_get(p->mds->conns, osd, &rc);
 
 		if (!cl)
 			continue;
 		rc = osd_ctl_setattr(cl, &id, &owner, 1, NULL);
-		osd_conns_result(p->exp->conns, osd, rc);
+		osd_conns_result(p->mds->conns, osd, rc);
 	}
 	pando_map_free(map);
 }
@@ -123,7 +126,7 @@ static void stamp_all(struct pando_object_pool *p)
 		pthread_mutex_unlock(&p->lock);
 		stamp_owner(p, s);
 		free(s->blob);
-		gsh_free(s);
+		free(s);
 		pthread_mutex_lock(&p->lock);
 	}
 }
@@ -162,12 +165,12 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-int pando_object_pool_start(struct pando_export *exp, uint32_t size, struct pando_object_pool **out)
+int pando_object_pool_start(struct pando_mds *mds, uint32_t size, struct pando_object_pool **out)
 {
-	struct pando_object_pool *p = gsh_calloc(1, sizeof(*p));
+	struct pando_object_pool *p = mds_calloc(1, sizeof(*p));
 	int rc;
 
-	p->exp = exp;
+	p->mds = mds;
 	p->high = (int)(size < POOL_MAX ? size : POOL_MAX);
 	p->low = p->high / 4 + 1;
 	/* Seeds apart from inode ids, which seed the maps of moves. */
@@ -181,7 +184,7 @@ int pando_object_pool_start(struct pando_export *exp, uint32_t size, struct pand
 		*out = NULL;
 		pthread_cond_destroy(&p->cond);
 		pthread_mutex_destroy(&p->lock);
-		gsh_free(p);
+		free(p);
 		return -rc;
 	}
 	return 0;
@@ -191,7 +194,7 @@ int pando_object_pool_start(struct pando_export *exp, uint32_t size, struct pand
  * components in the map applied now (placed under it: yes). */
 static bool entry_usable(struct pando_object_pool *p, const struct pool_entry *e)
 {
-	const struct pando_view *v = pando_view_get(p->exp);
+	const struct pando_view *v = pando_view_get(p->mds);
 	struct pando_storage_map *map;
 	bool ok = true;
 
@@ -235,7 +238,7 @@ bool pando_object_pool_take(struct pando_object_pool *p, const uint8_t **blob, s
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (dropped)
-		pando_reaper_kick(p->exp->reaper);
+		pando_reaper_kick(p->mds->reaper);
 	return got;
 }
 
@@ -250,7 +253,7 @@ void pando_object_pool_done(struct pando_object_pool *p, uint64_t intent, uint64
 		if (p->e[i].intent != intent)
 			continue;
 		if (claimed) {
-			struct stamp *s = gsh_calloc(1, sizeof(*s));
+			struct stamp *s = mds_calloc(1, sizeof(*s));
 
 			s->ino = ino;
 			s->blob = p->e[i].blob;
@@ -300,15 +303,15 @@ void pando_object_pool_stop(struct pando_object_pool *p)
 	for (struct stamp *s = p->stamps, *next; s; s = next) {
 		next = s->next;
 		free(s->blob);
-		gsh_free(s);
+		free(s);
 	}
-	LogEvent(COMPONENT_FSAL,
-		 "pando: object pool stopped (%" PRIu64 " made, %" PRIu64
-		 " taken, %d left to the reaper)",
-		 p->made, p->taken, p->n);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: object pool stopped (%" PRIu64 " made, %" PRIu64
+		" taken, %d left to the reaper)",
+		p->made, p->taken, p->n);
 	for (int i = 0; i < p->n; i++)
 		free(p->e[i].blob);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
-	gsh_free(p);
+	free(p);
 }

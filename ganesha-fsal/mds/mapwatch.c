@@ -9,9 +9,11 @@
  * cluster.conf was written.  etcd away: one warning, the last map stays,
  * and the thread catches up when etcd answers.  A map that does not parse
  * is logged once per revision and ignored. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,7 @@
 #define MAP_FILE_MAX (4u << 20)
 
 struct pando_mapwatch {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	struct etcd_client *etcd;
 	char *key;        /* <prefix>map */
 	char *cache_path; /* <Db_Path>.map.json */
@@ -45,12 +47,12 @@ struct pando_mapwatch {
 
 static void keep_json(struct pando_mapwatch *w, const char *json, size_t len)
 {
-	char *copy = gsh_malloc(len + 1);
+	char *copy = mds_malloc(len + 1);
 
 	memcpy(copy, json, len);
 	copy[len] = 0;
 	pthread_mutex_lock(&w->lock);
-	gsh_free(w->json);
+	free(w->json);
 	w->json = copy;
 	pthread_mutex_unlock(&w->lock);
 }
@@ -60,9 +62,9 @@ char *pando_mapwatch_json(struct pando_mapwatch *w)
 	char *s;
 
 	if (!w)
-		return gsh_strdup("");
+		return mds_strdup("");
 	pthread_mutex_lock(&w->lock);
-	s = gsh_strdup(w->json ? w->json : "");
+	s = mds_strdup(w->json ? w->json : "");
 	pthread_mutex_unlock(&w->lock);
 	return s;
 }
@@ -120,11 +122,11 @@ static int read_file(const char *path, char **out, size_t *len)
 
 	if (!f)
 		return -errno;
-	buf = gsh_malloc(MAP_FILE_MAX + 1);
+	buf = mds_malloc(MAP_FILE_MAX + 1);
 	n = fread(buf, 1, MAP_FILE_MAX + 1, f);
 	fclose(f);
 	if (n > MAP_FILE_MAX) {
-		gsh_free(buf);
+		free(buf);
 		return -EFBIG;
 	}
 	buf[n] = 0;
@@ -142,32 +144,33 @@ static int apply_json(struct pando_mapwatch *w, const char *json, size_t len, co
 	int rc = cluster_map_parse(json, len, &m, why, sizeof(why));
 
 	if (rc) {
-		LogCrit(COMPONENT_FSAL,
+		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: malformed cluster map (%s, revision %" PRId64
 			"): %s; keeping epoch %" PRIu64,
-			source, rev, why, pando_view_get(w->exp)->epoch);
+			source, rev, why, pando_view_get(w->mds)->epoch);
 		return rc;
 	}
-	rc = pando_view_apply(w->exp, &m, source);
+	rc = pando_view_apply(w->mds, &m, source);
 	/* Once per revision (the caller skips revisions it has seen). */
-	if (rc == -EALREADY && m.epoch < pando_view_get(w->exp)->epoch)
-		LogWarn(COMPONENT_FSAL,
+	if (rc == -EALREADY && m.epoch < pando_view_get(w->mds)->epoch)
+		mds_log(MDS_LOG_WARN, __func__,
 			"pando: the cluster map in %s is at epoch %" PRIu64
 			", below the applied %" PRIu64
 			" (etcd restored or reset?): kept the applied one",
-			source, m.epoch, pando_view_get(w->exp)->epoch);
+			source, m.epoch, pando_view_get(w->mds)->epoch);
 	cluster_map_free(&m);
 	if (rc)
 		return rc;
 	keep_json(w, json, len);
 	/* The mgr shows which epoch each manager applied: say it now. */
-	pando_presence_kick(w->exp->presence);
+	pando_presence_kick(w->mds->presence);
 	if (strcmp(source, "cache") != 0) {
 		int wrc = write_cache(w->cache_path, json, len);
 
 		if (wrc)
-			LogWarn(COMPONENT_FSAL, "pando: cannot keep the cluster map in %s: %s",
-				w->cache_path, strerror(-wrc));
+			mds_log(MDS_LOG_WARN, __func__,
+				"pando: cannot keep the cluster map in %s: %s", w->cache_path,
+				strerror(-wrc));
 	}
 	return 0;
 }
@@ -181,19 +184,19 @@ static void load_cache(struct pando_mapwatch *w)
 	if (rc == -ENOENT)
 		return;
 	if (rc) {
-		LogWarn(COMPONENT_FSAL, "pando: cannot read the kept cluster map %s: %s",
+		mds_log(MDS_LOG_WARN, __func__, "pando: cannot read the kept cluster map %s: %s",
 			w->cache_path, strerror(-rc));
 		return;
 	}
 	apply_json(w, json, len, "cache", 0);
-	gsh_free(json);
+	free(json);
 }
 
 /* Once per outage, and once more when etcd refusing gives way to etcd
  * away or the other way round. */
 static void note_unreachable(struct pando_mapwatch *w, int rc)
 {
-	const struct pando_export_config *cfg = &w->exp->cfg;
+	const struct pando_mds_config *cfg = &w->mds->cfg;
 	bool refused = rc == -EACCES;
 
 	if (w->unreachable && w->refused == refused)
@@ -201,18 +204,18 @@ static void note_unreachable(struct pando_mapwatch *w, int rc)
 	w->unreachable = true;
 	w->refused = refused;
 	if (refused)
-		LogWarn(COMPONENT_FSAL,
+		mds_log(MDS_LOG_WARN, __func__,
 			"pando: etcd (%s) refuses %s to Etcd_User \"%s\": permission "
 			"denied, or credentials refused: going on with cluster map epoch %" PRIu64
 			" (%s)",
-			cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->exp)->epoch,
-			pando_view_get(w->exp)->source);
+			cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->mds)->epoch,
+			pando_view_get(w->mds)->source);
 	else
-		LogWarn(COMPONENT_FSAL,
+		mds_log(MDS_LOG_WARN, __func__,
 			"pando: etcd (%s) does not answer (%s): going on with "
 			"cluster map epoch %" PRIu64 " (%s)",
-			cfg->etcd, etcd_strerror(rc), pando_view_get(w->exp)->epoch,
-			pando_view_get(w->exp)->source);
+			cfg->etcd, etcd_strerror(rc), pando_view_get(w->mds)->epoch,
+			pando_view_get(w->mds)->source);
 }
 
 /* One look at the map key. */
@@ -228,14 +231,14 @@ static void poll_once(struct pando_mapwatch *w)
 		return;
 	}
 	if (w->unreachable)
-		LogEvent(COMPONENT_FSAL, "pando: etcd answers again (%s)",
-			 etcd_client_endpoint(w->etcd));
+		mds_log(MDS_LOG_EVENT, __func__, "pando: etcd answers again (%s)",
+			etcd_client_endpoint(w->etcd));
 	w->unreachable = false;
 	if (rc == -ENOENT) {
 		if (!w->absent)
-			LogInfo(COMPONENT_FSAL,
+			mds_log(MDS_LOG_INFO, __func__,
 				"pando: no cluster map at %s yet: keeping epoch %" PRIu64, w->key,
-				pando_view_get(w->exp)->epoch);
+				pando_view_get(w->mds)->epoch);
 		w->absent = true;
 		return;
 	}
@@ -276,27 +279,27 @@ static void mapwatch_free(struct pando_mapwatch *w)
 	etcd_client_free(w->etcd);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
-	gsh_free(w->key);
-	gsh_free(w->cache_path);
-	gsh_free(w->json);
-	gsh_free(w);
+	free(w->key);
+	free(w->cache_path);
+	free(w->json);
+	free(w);
 }
 
-int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
+int pando_mapwatch_start(struct pando_mds *mds, struct pando_mapwatch **out)
 {
-	struct pando_mapwatch *w = gsh_calloc(1, sizeof(*w));
-	size_t klen = strlen(exp->cfg.etcd_prefix) + 4, plen = strlen(exp->cfg.db_path) + 10;
+	struct pando_mapwatch *w = mds_calloc(1, sizeof(*w));
+	size_t klen = strlen(mds->cfg.etcd_prefix) + 4, plen = strlen(mds->cfg.db_path) + 10;
 	int rc;
 
-	w->exp = exp;
+	w->mds = mds;
 	w->seen_rev = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	w->key = gsh_malloc(klen);
-	snprintf(w->key, klen, "%smap", exp->cfg.etcd_prefix);
-	w->cache_path = gsh_malloc(plen);
-	snprintf(w->cache_path, plen, "%s.map.json", exp->cfg.db_path);
-	rc = pando_etcd_client_new(exp, ETCD_TIMEOUT_MS, "cluster map", &w->etcd);
+	w->key = mds_malloc(klen);
+	snprintf(w->key, klen, "%smap", mds->cfg.etcd_prefix);
+	w->cache_path = mds_malloc(plen);
+	snprintf(w->cache_path, plen, "%s.map.json", mds->cfg.db_path);
+	rc = pando_etcd_client_new(mds, ETCD_TIMEOUT_MS, "cluster map", &w->etcd);
 	if (rc) {
 		mapwatch_free(w);
 		return rc;
@@ -305,9 +308,9 @@ int pando_mapwatch_start(struct pando_export *exp, struct pando_mapwatch **out)
 	 * is the same or newer and applies over it. */
 	load_cache(w);
 	poll_once(w);
-	LogEvent(COMPONENT_FSAL,
-		 "pando: following the cluster map at %s on %s (epoch %" PRIu64 " now, from %s)",
-		 w->key, exp->cfg.etcd, pando_view_get(exp)->epoch, pando_view_get(exp)->source);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: following the cluster map at %s on %s (epoch %" PRIu64 " now, from %s)",
+		w->key, mds->cfg.etcd, pando_view_get(mds)->epoch, pando_view_get(mds)->source);
 	*out = w;
 	return 0;
 }

@@ -39,7 +39,7 @@ struct rebuild_hold {
 };
 
 struct pando_rebuild {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	char *prefix;              /* Etcd_Prefix */
 	char *name;                /* Mds_Name */
 	struct etcd_client *etcd;  /* the dispatcher's */
@@ -78,7 +78,7 @@ int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd,
 bool pando_rebuild_idle_for(struct pando_rebuild *rq, uint64_t ino);
 
 /* Started with the export when Etcd is set; NULL otherwise. */
-int pando_rebuild_start(struct pando_export *exp, struct pando_rebuild **out);
+int pando_rebuild_start(struct pando_mds *mds, struct pando_rebuild **out);
 void pando_rebuild_stop(struct pando_rebuild *rq);
 /* The progress JSON (mgr/README.md), malloc'd. */
 char *pando_rebuild_progress(struct pando_rebuild *rq);

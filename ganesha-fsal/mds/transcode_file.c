@@ -6,18 +6,22 @@
  * objects and records the mirrors for the reaper.  No client is ever
  * handed a half-written map: the new one is live only after the switch,
  * and every layout of the old one is recalled. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "layouts.h"
+#include "grants.h"
 #include "objio.h"
 #include "pando/placement.h"
 #include "pando/policy.h"
 #include "transcode.h"
 
 struct job {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	uint64_t ino;
 	struct objio io;  /* the old map's: its stale components skipped */
 	struct objio wio; /* the new map's: every component, any failure fatal */
@@ -40,10 +44,10 @@ static bool wanted(struct job *j, struct pando_layout_request *req)
 	struct ns_attr a;
 	uint32_t su;
 
-	if (j->old->shape.raid == PANDO_RS || !pando_file_policy(j->exp, j->ino, &p) ||
-	    !p.cold_after_s || ns_getattr(j->exp->ns, j->ino, &a) != 0)
+	if (j->old->shape.raid == PANDO_RS || !pando_file_policy(j->mds, j->ino, &p) ||
+	    !p.cold_after_s || ns_getattr(j->mds->ns, j->ino, &a) != 0)
 		return false;
-	su = p.stripe_unit ? p.stripe_unit : j->exp->cfg.stripe_unit;
+	su = p.stripe_unit ? p.stripe_unit : j->mds->cfg.stripe_unit;
 	*req = (struct pando_layout_request){ .raid = PANDO_RS,
 					      .copies = 1,
 					      .data = p.cold_k,
@@ -61,19 +65,19 @@ static bool wanted(struct job *j, struct pando_layout_request *req)
 static int make_next(struct job *j, struct pando_layout_request *req)
 {
 	uint32_t ver = OBJIO_CAP_VERSION_NEW, width;
-	int rc = pando_map_place(j->exp, j->ino, req, &j->next);
+	int rc = pando_map_place(j->mds, j->ino, req, &j->next);
 
 	if (!rc)
 		rc = pando_map_blob(j->next, &j->next_blob, &j->next_len);
 	if (rc)
 		return rc;
-	pando_inflight_add(j->exp, j->ino);
+	pando_inflight_add(j->mds, j->ino);
 	j->inflight = true;
-	rc = ns_intent_add(j->exp->ns, j->ino, j->next_blob, j->next_len, &j->intent);
+	rc = ns_intent_add(j->mds->ns, j->ino, j->next_blob, j->next_len, &j->intent);
 	if (rc)
 		return rc;
-	pando_inflight_intent(j->exp, j->ino, j->intent);
-	rc = pando_objects_cap_version(j->exp, j->old, &ver);
+	pando_inflight_intent(j->mds, j->ino, j->intent);
+	rc = pando_objects_cap_version(j->mds, j->old, &ver);
 	width = pando_map_width(j->next);
 	for (uint32_t i = 0; !rc && i < width * j->next->groups; i++)
 		rc = objio_component_create(&j->wio, j->next->partition_id, &j->next->comp[i], i,
@@ -108,19 +112,19 @@ static int settle(struct job *j, uint64_t mark)
 	void *now = NULL;
 	size_t len = 0;
 	struct ns_attr a;
-	int rc = ns_map_get(j->exp->ns, j->ino, &now, &len);
+	int rc = ns_map_get(j->mds->ns, j->ino, &now, &len);
 
 	if (!rc && (len != j->old_len || memcmp(now, j->old_blob, len)))
 		rc = -EAGAIN; /* rebuilt or moved meanwhile: next pass */
 	free(now);
 	if (!rc)
-		rc = ns_getattr(j->exp->ns, j->ino, &a);
-	if (rc || (a.size == j->size && !pando_grants_written_since(j->exp->grants, j->ino, mark)))
+		rc = ns_getattr(j->mds->ns, j->ino, &a);
+	if (rc || (a.size == j->size && !pando_grants_written_since(j->mds->grants, j->ino, mark)))
 		return rc;
-	LogEvent(COMPONENT_FSAL,
-		 "pando: inode %" PRIu64 " was written during its transcoding: "
-		 "copied again with its writers held",
-		 j->ino);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: inode %" PRIu64 " was written during its transcoding: "
+		"copied again with its writers held",
+		j->ino);
 	j->size = a.size;
 	rc = objio_truncate(&j->wio, j->next, 0);
 	return rc ? rc : copy(j);
@@ -128,7 +132,7 @@ static int settle(struct job *j, uint64_t mark)
 
 static int handoff(struct job *j)
 {
-	struct pando_grants *g = j->exp->grants;
+	struct pando_grants *g = j->mds->grants;
 	uint64_t mark = pando_grants_watch(g, j->ino);
 	int rc = copy(j);
 
@@ -140,7 +144,7 @@ static int handoff(struct job *j)
 	}
 	rc = settle(j, mark);
 	if (!rc)
-		rc = ns_map_set(j->exp->ns, j->ino, 0, j->next_blob, j->next_len, j->old_blob,
+		rc = ns_map_set(j->mds->ns, j->ino, 0, j->next_blob, j->next_len, j->old_blob,
 				j->old_len, j->intent);
 	if (!rc)
 		j->intent = 0;
@@ -154,15 +158,15 @@ static int handoff(struct job *j)
 static void discard(struct job *j)
 {
 	if (j->next && objio_remove(&j->wio, j->next) == 0)
-		ns_intent_done(j->exp->ns, j->intent);
+		ns_intent_done(j->mds->ns, j->intent);
 	else
-		pando_reaper_kick(j->exp->reaper);
+		pando_reaper_kick(j->mds->reaper);
 }
 
 static void job_free(struct job *j)
 {
 	if (j->inflight)
-		pando_inflight_del(j->exp, j->ino);
+		pando_inflight_del(j->mds, j->ino);
 	if (j->old)
 		pando_map_free(j->old);
 	if (j->next)
@@ -171,12 +175,12 @@ static void job_free(struct job *j)
 	free(j->next_blob);
 }
 
-int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size_t cap,
+int pando_transcode_file(struct pando_mds *mds, uint64_t ino, void *buf, size_t cap,
 			 uint64_t *copied)
 {
-	struct job j = { .exp = exp, .ino = ino, .buf = buf, .cap = cap };
+	struct job j = { .mds = mds, .ino = ino, .buf = buf, .cap = cap };
 	struct pando_layout_request req;
-	int rc = pando_objects_open(exp, ino, &j.io, &j.old);
+	int rc = pando_objects_open(mds, ino, &j.io, &j.old);
 
 	if (rc == -ENODATA || rc == -ESTALE || rc == -ENOENT)
 		return 0; /* inline, or gone */
@@ -194,12 +198,12 @@ int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size
 	if (rc && j.intent)
 		discard(&j);
 	if (!rc) {
-		LogEvent(COMPONENT_FSAL,
-			 "pando: inode %" PRIu64 ": %" PRIu64 " bytes transcoded "
-			 "to RS(%u,%u)",
-			 ino, j.size, j.next->shape.data, j.next->shape.parity);
-		pando_grants_recall_file(exp->grants, ino, 0, false, "transcoded");
-		pando_reaper_kick(exp->reaper);
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: inode %" PRIu64 ": %" PRIu64 " bytes transcoded "
+			"to RS(%u,%u)",
+			ino, j.size, j.next->shape.data, j.next->shape.parity);
+		pando_grants_recall_file(mds->grants, ino, 0, false, "transcoded");
+		pando_reaper_kick(mds->reaper);
 	}
 	*copied = j.copied;
 	job_free(&j);

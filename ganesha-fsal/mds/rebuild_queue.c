@@ -6,11 +6,14 @@
  * key.  A worker deletes a task once its file is rebuilt, then the claim.
  * A manager that dies loses its claims with its lease, and its tasks are
  * claimed again when it (or another manager serving the namespace) runs. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "etcd_client.h"
@@ -102,8 +105,8 @@ static void finish(struct pando_rebuild *rq, const struct rebuild_item *it, int 
 	/* Not a task put again since it was listed (a job's scan over a
 	 * stale scan's task): that one is still to do. */
 	if (rc == 0 && etcd_delete_if(rq->wetcd, it->key, it->rev) == -EEXIST)
-		LogEvent(COMPONENT_FSAL, "pando: task %s was put again while it ran: kept",
-			 it->key);
+		mds_log(MDS_LOG_EVENT, __func__, "pando: task %s was put again while it ran: kept",
+			it->key);
 	etcd_delete(rq->wetcd, claim);
 	pthread_mutex_lock(&rq->lock);
 	unbusy(rq, it->t.ino);
@@ -126,7 +129,7 @@ static void finish(struct pando_rebuild *rq, const struct rebuild_item *it, int 
 static void *worker_main(void *arg)
 {
 	struct pando_rebuild *rq = arg;
-	void *buf = gsh_malloc(COPY_BUF);
+	void *buf = mds_malloc(COPY_BUF);
 
 	for (;;) {
 		struct rebuild_item it;
@@ -143,18 +146,18 @@ static void *worker_main(void *arg)
 		rq->qhead = (rq->qhead + 1) % REBUILD_QUEUE;
 		rq->qlen--;
 		pthread_mutex_unlock(&rq->lock);
-		rc = pando_rebuild_file(rq->exp, &it.t, &rq->pace, buf, COPY_BUF);
+		rc = pando_rebuild_file(rq->mds, &it.t, &rq->pace, buf, COPY_BUF);
 		if (rc && rc != -EAGAIN && rc != -EINTR)
-			LogWarn(COMPONENT_FSAL,
+			mds_log(MDS_LOG_WARN, __func__,
 				"pando: rebuild of inode %" PRIu64 " off OSD %u failed (%d)%s",
 				it.t.ino, it.t.osd, rc,
 				rc == -EIO ? ": no healthy copy to read" : "");
 		else if (!rc)
-			LogInfo(COMPONENT_FSAL, "pando: inode %" PRIu64 " rebuilt off OSD %u",
-				it.t.ino, it.t.osd);
+			mds_log(MDS_LOG_INFO, __func__,
+				"pando: inode %" PRIu64 " rebuilt off OSD %u", it.t.ino, it.t.osd);
 		finish(rq, &it, rc);
 	}
-	gsh_free(buf);
+	free(buf);
 	return NULL;
 }
 
@@ -167,7 +170,8 @@ static int read_job(void *arg, const char *key, const char *value, size_t len, i
 	struct rebuild_job *job;
 
 	if (!o || json_unpack(o, "{sI sI}", "id", &id, "osd", &osd) || id <= 0 || osd <= 0) {
-		LogWarn(COMPONENT_FSAL, "pando: rebuild job %s does not parse; ignored", key);
+		mds_log(MDS_LOG_WARN, __func__, "pando: rebuild job %s does not parse; ignored",
+			key);
 		json_decref(o);
 		return 0;
 	}
@@ -233,9 +237,9 @@ static void scan_jobs(struct pando_rebuild *rq)
 		pthread_mutex_unlock(&rq->lock);
 		if (job.scanned)
 			continue;
-		LogEvent(COMPONENT_FSAL,
-			 "pando: rebuild job %" PRIu64 ": finding the files on OSD %u", job.id,
-			 job.osd);
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: rebuild job %" PRIu64 ": finding the files on OSD %u", job.id,
+			job.osd);
 		rc = pando_rebuild_scan_job(rq, rq->etcd, &job, &files, &bytes);
 		pthread_mutex_lock(&rq->lock);
 		if (!rc && i < rq->njobs && rq->jobs[i].id == job.id) {
@@ -244,11 +248,11 @@ static void scan_jobs(struct pando_rebuild *rq)
 			rq->bytes_total += bytes;
 		}
 		pthread_mutex_unlock(&rq->lock);
-		LogEvent(COMPONENT_FSAL,
-			 "pando: rebuild job %" PRIu64 ": %" PRIu64 " files (%" PRIu64
-			 " bytes) to rebuild off OSD %u%s",
-			 job.id, files, bytes, job.osd,
-			 rc ? " so far: the scan failed, retried" : "");
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: rebuild job %" PRIu64 ": %" PRIu64 " files (%" PRIu64
+			" bytes) to rebuild off OSD %u%s",
+			job.id, files, bytes, job.osd,
+			rc ? " so far: the scan failed, retried" : "");
 	}
 }
 
@@ -447,42 +451,42 @@ static void rebuild_free(struct pando_rebuild *rq)
 	pthread_cond_destroy(&rq->cond);
 	pthread_mutex_destroy(&rq->pace.lock);
 	pando_progress_key_free(&rq->progress);
-	gsh_free(rq->workers);
-	gsh_free(rq->prefix);
-	gsh_free(rq->name);
-	gsh_free(rq);
+	free(rq->workers);
+	free(rq->prefix);
+	free(rq->name);
+	free(rq);
 }
 
-int pando_rebuild_start(struct pando_export *exp, struct pando_rebuild **out)
+int pando_rebuild_start(struct pando_mds *mds, struct pando_rebuild **out)
 {
-	struct pando_rebuild *rq = gsh_calloc(1, sizeof(*rq));
+	struct pando_rebuild *rq = mds_calloc(1, sizeof(*rq));
 	int rc;
 
-	rq->exp = exp;
-	rq->prefix = gsh_strdup(exp->cfg.etcd_prefix);
-	rq->name = gsh_strdup(pando_presence_name(exp->presence));
-	rq->parallel = exp->cfg.rebuild_parallel ? exp->cfg.rebuild_parallel : 1;
-	rq->pace.bytes_per_s = (uint64_t)exp->cfg.rebuild_bandwidth_mb << 20;
+	rq->mds = mds;
+	rq->prefix = mds_strdup(mds->cfg.etcd_prefix);
+	rq->name = mds_strdup(pando_presence_name(mds->presence));
+	rq->parallel = mds->cfg.rebuild_parallel ? mds->cfg.rebuild_parallel : 1;
+	rq->pace.bytes_per_s = (uint64_t)mds->cfg.rebuild_bandwidth_mb << 20;
 	snprintf(rq->state, sizeof(rq->state), "idle");
 	snprintf(rq->progress.key, sizeof(rq->progress.key), "%srecovery/progress/%s", rq->prefix,
 		 rq->name);
 	pthread_mutex_init(&rq->lock, NULL);
 	pthread_cond_init(&rq->cond, NULL);
 	pthread_mutex_init(&rq->pace.lock, NULL);
-	rc = pando_etcd_client_new(exp, 2000, "rebuild", &rq->etcd);
+	rc = pando_etcd_client_new(mds, 2000, "rebuild", &rq->etcd);
 	if (!rc)
-		rc = pando_etcd_client_new(exp, 2000, "rebuild", &rq->wetcd);
+		rc = pando_etcd_client_new(mds, 2000, "rebuild", &rq->wetcd);
 	if (rc) {
 		rebuild_free(rq);
 		return rc;
 	}
-	rq->workers = gsh_calloc(rq->parallel, sizeof(pthread_t));
+	rq->workers = mds_calloc(rq->parallel, sizeof(pthread_t));
 	for (uint32_t i = 0; i < rq->parallel; i++)
 		pthread_create(&rq->workers[i], NULL, worker_main, rq);
 	pthread_create(&rq->dispatcher, NULL, dispatcher_main, rq);
-	LogEvent(COMPONENT_FSAL, "pando: rebuild service: %u workers, bandwidth %s%u MB/s",
-		 rq->parallel, rq->pace.bytes_per_s ? "" : "unlimited ",
-		 exp->cfg.rebuild_bandwidth_mb);
+	mds_log(MDS_LOG_EVENT, __func__, "pando: rebuild service: %u workers, bandwidth %s%u MB/s",
+		rq->parallel, rq->pace.bytes_per_s ? "" : "unlimited ",
+		mds->cfg.rebuild_bandwidth_mb);
 	*out = rq;
 	return 0;
 }

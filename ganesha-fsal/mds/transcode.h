@@ -4,11 +4,11 @@
 
 #include <stdint.h>
 
-struct pando_export;
+struct pando_mds;
 struct pando_transcode;
 
 /* A pass over the files every Transcode_Interval seconds (0: none). */
-int pando_transcode_start(struct pando_export *exp, struct pando_transcode **out);
+int pando_transcode_start(struct pando_mds *mds, struct pando_transcode **out);
 void pando_transcode_stop(struct pando_transcode *t);
 /* The counters as JSON (malloc'd): passes, files and bytes transcoded,
  * failures, the file being transcoded and how far. */
@@ -16,7 +16,7 @@ char *pando_transcode_status(struct pando_transcode *t);
 
 /* One file now, whatever its age: 0 done (or nothing to do: not
  * mirrored, no cold rule, too small), -EAGAIN busy (try later). */
-int pando_transcode_file(struct pando_export *exp, uint64_t ino, void *buf, size_t cap,
+int pando_transcode_file(struct pando_mds *mds, uint64_t ino, void *buf, size_t cap,
 			 uint64_t *copied);
 
 #endif

@@ -18,9 +18,13 @@
  * A file whose objects cannot all be reached keeps its record for the
  * next start (and is logged); its size is still grown to what the
  * reachable mirrors hold in common. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int pando_inos_collect(void *arg, uint64_t ino)
 {
@@ -28,60 +32,62 @@ int pando_inos_collect(void *arg, uint64_t ino)
 
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 64;
-		w->ino = gsh_realloc(w->ino, w->cap * sizeof(*w->ino));
+		w->ino = mds_realloc(w->ino, w->cap * sizeof(*w->ino));
 	}
 	w->ino[w->n++] = ino;
 	return 0;
 }
 
 /* 0: fenced everywhere and settled; the record can go. */
-static int recover_file(struct pando_export *exp, uint64_t ino)
+static int recover_file(struct pando_mds *mds, uint64_t ino)
 {
 	struct pando_storage_map *map;
 	uint32_t next = 0, failed = 0;
 	struct ns_attr a;
 	bool grew;
-	int rc = pando_map_load(exp, ino, &map);
+	int rc = pando_map_load(mds, ino, &map);
 
 	if (rc == -ESTALE || rc == -ENODATA)
 		return 0; /* gone, or inline again: no layout can write it */
 	if (rc)
 		return rc;
-	rc = pando_objects_fence(exp, ino, map, 0, &next, &failed);
+	rc = pando_objects_fence(mds, ino, map, 0, &next, &failed);
 	pando_map_free(map);
 	if (rc)
 		return rc;
-	LogInfo(COMPONENT_PNFS, "pando: inode %" PRIu64 ": fenced at capability version %u%s", ino,
-		next, failed ? " (components not reached are stale)" : "");
-	return pando_settle_size(exp, ino, "a write layout of the previous run", &grew, &a);
+	mds_log(MDS_LOG_INFO, __func__,
+		"pando: inode %" PRIu64 ": fenced at capability version %u%s", ino, next,
+		failed ? " (components not reached are stale)" : "");
+	return pando_settle_size(mds, ino, "a write layout of the previous run", &grew, &a);
 }
 
-void pando_restart_settle(struct pando_export *exp)
+void pando_restart_settle(struct pando_mds *mds)
 {
 	struct pando_inos w = { 0 };
 	size_t left = 0;
-	int rc = ns_wlayout_list(exp->ns, pando_inos_collect, &w);
+	int rc = ns_wlayout_list(mds->ns, pando_inos_collect, &w);
 
 	if (rc)
-		LogMajor(COMPONENT_PNFS, "pando: listing write-layout records: %d", rc);
+		mds_log(MDS_LOG_MAJOR, __func__, "pando: listing write-layout records: %d", rc);
 	if (w.n)
-		LogEvent(COMPONENT_PNFS,
-			 "pando: %zu file(s) had write layouts out when the manager stopped: "
-			 "fencing and settling their sizes",
-			 w.n);
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: %zu file(s) had write layouts out when the manager stopped: "
+			"fencing and settling their sizes",
+			w.n);
 	for (size_t i = 0; i < w.n; i++) {
-		rc = recover_file(exp, w.ino[i]);
+		rc = recover_file(mds, w.ino[i]);
 		if (!rc)
-			rc = ns_wlayout_del(exp->ns, w.ino[i]);
+			rc = ns_wlayout_del(mds->ns, w.ino[i]);
 		if (rc) {
 			left++;
-			LogMajor(COMPONENT_PNFS,
-				 "pando: inode %" PRIu64
-				 ": not settled (%d): kept for the next start",
-				 w.ino[i], rc);
+			mds_log(MDS_LOG_MAJOR, __func__,
+				"pando: inode %" PRIu64
+				": not settled (%d): kept for the next start",
+				w.ino[i], rc);
 		}
 	}
 	if (w.n)
-		LogEvent(COMPONENT_PNFS, "pando: %zu file(s) settled, %zu left", w.n - left, left);
-	gsh_free(w.ino);
+		mds_log(MDS_LOG_EVENT, __func__, "pando: %zu file(s) settled, %zu left", w.n - left,
+			left);
+	free(w.ino);
 }

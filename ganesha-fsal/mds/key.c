@@ -1,13 +1,17 @@
 /* The cluster key of an export, and its reload (pando_fsal.h, key.c). */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void pando_key_get(struct pando_export *exp, struct cluster_key *out)
+void pando_key_get(struct pando_mds *mds, struct cluster_key *out)
 {
-	pthread_mutex_lock(&exp->key_lock);
-	*out = exp->cluster.key;
-	pthread_mutex_unlock(&exp->key_lock);
+	pthread_mutex_lock(&mds->key_lock);
+	*out = mds->cluster.key;
+	pthread_mutex_unlock(&mds->key_lock);
 }
 
 /* Why the manager cannot take key k in place of cur, or NULL.  A key id
@@ -20,25 +24,25 @@ static const char *key_refusal(const struct cluster_key *cur, const struct clust
 	return NULL;
 }
 
-int pando_key_reload(struct pando_export *exp, char *msg, size_t cap)
+int pando_key_reload(struct pando_mds *mds, char *msg, size_t cap)
 {
-	const char *path = exp->cluster.key_path, *why = NULL;
+	const char *path = mds->cluster.key_path, *why = NULL;
 	struct cluster_key k, cur;
 	int rc = cluster_key_load(path, &k, &why);
 
-	pando_key_get(exp, &cur);
+	pando_key_get(mds, &cur);
 	if (!rc && (why = key_refusal(&cur, &k)))
 		rc = -EINVAL;
 	if (rc) {
 		snprintf(msg, cap, "key file %s: %s; keeping cluster key %u", path,
 			 why ? why : strerror(-rc), cur.id);
-		LogWarn(COMPONENT_FSAL, "pando: %s", msg);
+		mds_log(MDS_LOG_WARN, __func__, "pando: %s", msg);
 	} else {
-		pthread_mutex_lock(&exp->key_lock);
-		exp->cluster.key = k;
-		pthread_mutex_unlock(&exp->key_lock);
+		pthread_mutex_lock(&mds->key_lock);
+		mds->cluster.key = k;
+		pthread_mutex_unlock(&mds->key_lock);
 		if (k.id != cur.id)
-			rc = osd_conns_rekey(exp->conns, &k);
+			rc = osd_conns_rekey(mds->conns, &k);
 		if (k.previous_id)
 			snprintf(msg, cap, "cluster key %u (previous %u) in use", k.id,
 				 k.previous_id);
@@ -47,7 +51,7 @@ int pando_key_reload(struct pando_export *exp, char *msg, size_t cap)
 		if (rc)
 			snprintf(msg + strlen(msg), cap - strlen(msg),
 				 "; some OSD connections keep key %u: %s", cur.id, strerror(-rc));
-		LogEvent(COMPONENT_FSAL, "pando: reload: %s", msg);
+		mds_log(MDS_LOG_EVENT, __func__, "pando: reload: %s", msg);
 	}
 	explicit_bzero(&k, sizeof(k));
 	explicit_bzero(&cur, sizeof(cur));

@@ -17,7 +17,7 @@
 #include "cluster_desc.h"
 #include "cluster_map.h"
 
-struct pando_export;
+struct pando_mds;
 struct pando_placement_view;
 
 struct pando_view_osd {
@@ -38,19 +38,19 @@ struct pando_view {
 };
 
 /* The first view, from the export's cluster description. */
-int pando_view_seed(struct pando_export *exp);
+int pando_view_seed(struct pando_mds *mds);
 /* Applies map m (its epoch above the current one; else -EALREADY): new
  * OSDs get connections, placement follows the OSDs that take new
  * components, layouts naming an OSD that went out are recalled, and what
  * changed is logged. */
-int pando_view_apply(struct pando_export *exp, const struct cluster_map *m, const char *source);
-const struct pando_view *pando_view_get(struct pando_export *exp);
+int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const char *source);
+const struct pando_view *pando_view_get(struct pando_mds *mds);
 /* The OSD's addresses and state, or NULL when the view does not know it. */
 const struct cluster_osd *pando_view_osd(const struct pando_view *v, uint32_t id,
 					 const struct pando_view_osd **state);
 /* True when the OSD may take new components. */
 bool pando_view_takes(const struct pando_view *v, uint32_t id);
 /* Every view of the export, at export free. */
-void pando_views_free(struct pando_export *exp);
+void pando_views_free(struct pando_mds *mds);
 
 #endif

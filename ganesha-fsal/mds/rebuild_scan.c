@@ -2,11 +2,14 @@
  * and every stale component this manager recorded itself.  Each becomes
  * a task key in etcd (mgr/README.md, "Recovery and scrub"), named so
  * that the files with the fewest healthy copies sort first. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "etcd_client.h"
@@ -69,7 +72,7 @@ static uint32_t healthy_copies(const struct pando_view *v, const struct pando_st
 	return least;
 }
 
-static uint64_t component_bytes(struct pando_export *exp, uint64_t ino,
+static uint64_t component_bytes(struct pando_mds *mds, uint64_t ino,
 				const struct pando_storage_map *map, uint32_t osd)
 {
 	struct ns_attr a;
@@ -77,7 +80,7 @@ static uint64_t component_bytes(struct pando_export *exp, uint64_t ino,
 
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
 		on += map->comp[c].osd_id == osd;
-	if (ns_getattr(exp->ns, ino, &a) != 0 || map->shape.data == 0)
+	if (ns_getattr(mds->ns, ino, &a) != 0 || map->shape.data == 0)
 		return 0;
 	return a.size / map->shape.data * on;
 }
@@ -145,7 +148,7 @@ static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++)
 		uses |= map->comp[c].osd_id == js->job->osd;
 	if (uses) {
-		bytes = component_bytes(js->rq->exp, ino, map, js->job->osd);
+		bytes = component_bytes(js->rq->mds, ino, map, js->job->osd);
 		rc = pando_rebuild_put_task(js->rq, js->etcd, &t,
 					    healthy_copies(js->view, map, js->job->osd), bytes);
 		if (rc)
@@ -162,8 +165,8 @@ static int scan_one(void *arg, uint64_t ino, const void *blob, size_t len)
 int pando_rebuild_scan_job(struct pando_rebuild *rq, struct etcd_client *etcd,
 			   const struct rebuild_job *job, uint64_t *files, uint64_t *bytes)
 {
-	struct job_scan js = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp), .job = job };
-	int rc = ns_map_list(rq->exp->ns, scan_one, &js);
+	struct job_scan js = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->mds), .job = job };
+	int rc = ns_map_list(rq->mds->ns, scan_one, &js);
 
 	*files = js.files;
 	*bytes = js.bytes;
@@ -192,10 +195,10 @@ static int stale_one(void *arg, const struct ns_damage *dr)
 		return 0;
 	if (pando_view_osd(ss->view, dr->osd_id, &st) && st && st->listed && st->in && !st->up)
 		return 0;
-	if (pando_map_load(ss->rq->exp, dr->ino, &map) != 0)
+	if (pando_map_load(ss->rq->mds, dr->ino, &map) != 0)
 		return 0;
 	if (put_task(ss->rq, ss->etcd, &t, healthy_copies(ss->view, map, dr->osd_id),
-		     component_bytes(ss->rq->exp, dr->ino, map, dr->osd_id), true) == 0)
+		     component_bytes(ss->rq->mds, dr->ino, map, dr->osd_id), true) == 0)
 		ss->files++;
 	pando_map_free(map);
 	return 0;
@@ -203,8 +206,8 @@ static int stale_one(void *arg, const struct ns_damage *dr)
 
 int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd, uint64_t *files)
 {
-	struct stale_scan ss = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->exp) };
-	int rc = ns_damage_list(rq->exp->ns, 0, stale_one, &ss);
+	struct stale_scan ss = { .rq = rq, .etcd = etcd, .view = pando_view_get(rq->mds) };
+	int rc = ns_damage_list(rq->mds->ns, 0, stale_one, &ss);
 
 	*files = ss.files;
 	return rc;

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct pando_export;
+struct pando_mds;
 
 struct pando_rebuild_task {
 	uint64_t ino;
@@ -49,7 +49,7 @@ void pando_rebuild_load_reset(struct pando_rebuild_pace *p);
  *            not let go, its OSD is down but in): try again later;
  *  other     failed (no healthy copy, or an RS group with more than m
  *            lost: -EIO). */
-int pando_rebuild_file(struct pando_export *exp, const struct pando_rebuild_task *t,
+int pando_rebuild_file(struct pando_mds *mds, const struct pando_rebuild_task *t,
 		       struct pando_rebuild_pace *pace, void *buf, size_t cap);
 
 #endif

@@ -2,9 +2,14 @@
  * put when they say something new, and at least every PROGRESS_REFRESH_S
  * so readers see the writer is alive, not every tick: every put is a
  * durable raft write that every etcd member syncs to disk. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "etcd_client.h"

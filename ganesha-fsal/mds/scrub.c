@@ -9,17 +9,20 @@
  * the next pass, and a scrub yields a file as soon as a client wants to
  * write it.  Passes run every Scrub_Interval hours, or when the mgr asks
  * (scrub/request); progress goes to scrub/progress/<mds> and dbus. */
-#include "pando_fsal.h"
+#include "mds.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "etcd_client.h"
-#include "layouts.h"
+#include "grants.h"
 #include "progress_put.h"
 #include "rebuild.h"
 #include "scrub.h"
@@ -38,7 +41,7 @@ struct scrub_counts {
 };
 
 struct pando_scrub {
-	struct pando_export *exp;
+	struct pando_mds *mds;
 	struct etcd_client *etcd; /* NULL without Etcd */
 	char *prefix, *name, *path;
 	int64_t lease;
@@ -94,7 +97,8 @@ static void save(struct pando_scrub *s)
 	else if (fd >= 0)
 		close(fd);
 	if (fd < 0)
-		LogWarn(COMPONENT_FSAL, "pando: scrub: cannot keep its place in %s", s->path);
+		mds_log(MDS_LOG_WARN, __func__, "pando: scrub: cannot keep its place in %s",
+			s->path);
 	free(text);
 	s->saved_at = time(NULL);
 }
@@ -128,9 +132,9 @@ static void load(struct pando_scrub *s)
 					    .last_pass_end = c->last_pass_end,
 					    .request_seen = v[10] };
 		if (c->running)
-			LogEvent(COMPONENT_FSAL,
-				 "pando: scrub pass %" PRIu64 " resumes after inode %" PRIu64,
-				 c->pass, c->cursor);
+			mds_log(MDS_LOG_EVENT, __func__,
+				"pando: scrub pass %" PRIu64 " resumes after inode %" PRIu64,
+				c->pass, c->cursor);
 	}
 	json_decref(o);
 }
@@ -145,7 +149,7 @@ static void begin_pass(struct pando_scrub *s, const char *why)
 {
 	uint64_t files = 0;
 
-	ns_map_list(s->exp->ns, count_map, &files);
+	ns_map_list(s->mds->ns, count_map, &files);
 	pthread_mutex_lock(&s->lock);
 	s->c = (struct scrub_counts){ .running = true,
 				      .pass = s->c.pass + 1,
@@ -154,8 +158,9 @@ static void begin_pass(struct pando_scrub *s, const char *why)
 				      .last_pass_end = s->c.last_pass_end,
 				      .request_seen = s->c.request_seen };
 	pthread_mutex_unlock(&s->lock);
-	LogEvent(COMPONENT_FSAL, "pando: scrub pass %" PRIu64 " begins (%s): %" PRIu64 " files",
-		 s->c.pass, why, files);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: scrub pass %" PRIu64 " begins (%s): %" PRIu64 " files", s->c.pass, why,
+		files);
 	save(s);
 }
 
@@ -165,12 +170,12 @@ static void end_pass(struct pando_scrub *s, const char *how)
 	s->c.running = false;
 	s->c.last_pass_end = wall();
 	pthread_mutex_unlock(&s->lock);
-	LogEvent(COMPONENT_FSAL,
-		 "pando: scrub pass %" PRIu64 " %s: %" PRIu64 " files, %" PRIu64
-		 " bytes read, %" PRIu64 " bad extents (%" PRIu64 " repaired, %" PRIu64
-		 " unrepairable, %" PRIu64 " repairs failed), %" PRIu64 " files busy",
-		 s->c.pass, how, s->c.files_done, s->c.bytes_done, s->c.mismatches, s->c.repaired,
-		 s->c.unrepairable, s->c.repair_failed, s->c.yielded);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: scrub pass %" PRIu64 " %s: %" PRIu64 " files, %" PRIu64
+		" bytes read, %" PRIu64 " bad extents (%" PRIu64 " repaired, %" PRIu64
+		" unrepairable, %" PRIu64 " repairs failed), %" PRIu64 " files busy",
+		s->c.pass, how, s->c.files_done, s->c.bytes_done, s->c.mismatches, s->c.repaired,
+		s->c.unrepairable, s->c.repair_failed, s->c.yielded);
 	save(s);
 }
 
@@ -200,7 +205,7 @@ static void report(void *arg, const struct objio_scrub_problem *p)
 
 	if (p->what == OBJIO_SCRUB_UNREACHABLE)
 		return; /* rebuild's business, not a scrub finding */
-	LogWarn(COMPONENT_FSAL,
+	mds_log(MDS_LOG_WARN, __func__,
 		"pando: scrub: inode %" PRIu64 " extent %" PRIu64 " on OSD %u "
 		"(object %" PRIu64 ") %s: %s",
 		fs->ino, p->extent, p->osd_id, p->object_id, what_name(p->what),
@@ -217,7 +222,7 @@ static int pace(void *arg, uint64_t bytes)
 	pando_rebuild_pace(&fs->s->pace, bytes);
 	if (atomic_load(&fs->s->pace.stop))
 		return -EINTR;
-	return pando_grants_wanted(fs->s->exp->grants, fs->ino) ? -EAGAIN : 0;
+	return pando_grants_wanted(fs->s->mds->grants, fs->ino) ? -EAGAIN : 0;
 }
 
 static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map,
@@ -227,22 +232,22 @@ static int scrub_file(struct file_scrub *fs, const struct pando_storage_map *map
 	uint64_t ino = fs->ino;
 	struct ns_attr a;
 	struct objio io;
-	int rc = ns_getattr(s->exp->ns, ino, &a);
+	int rc = ns_getattr(s->mds->ns, ino, &a);
 
 	*res = (struct objio_scrub_result){
 		.report = report, .report_arg = fs, .pace = pace, .pace_arg = fs
 	};
 	if (rc || map->shape.raid == PANDO_RS)
 		return 0; /* gone since the listing; RS: not yet */
-	if (pando_grants_busy(s->exp->grants, ino))
+	if (pando_grants_busy(s->mds->grants, ino))
 		return -EAGAIN;
-	rc = pando_grants_freeze(s->exp->grants, ino, "scrub");
+	rc = pando_grants_freeze(s->mds->grants, ino, "scrub");
 	if (rc)
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
-	rc = pando_objio_init(s->exp, ino, &io);
+	rc = pando_objio_init(s->mds, ino, &io);
 	if (!rc)
 		rc = objio_scrub(&io, map, a.size, res);
-	pando_grants_thaw(s->exp->grants, ino);
+	pando_grants_thaw(s->mds->grants, ino);
 	return rc;
 }
 
@@ -277,8 +282,8 @@ static int visit(void *arg, uint64_t ino, const void *blob, size_t len)
 		if (rc == -EINTR)
 			return 1;
 		if (rc && rc != -EAGAIN)
-			LogWarn(COMPONENT_FSAL, "pando: scrub of inode %" PRIu64 " failed (%d)",
-				ino, rc);
+			mds_log(MDS_LOG_WARN, __func__,
+				"pando: scrub of inode %" PRIu64 " failed (%d)", ino, rc);
 		count(s, ino, rc, &r);
 	}
 	if (time(NULL) - s->saved_at >= SAVE_EVERY_S)
@@ -290,7 +295,7 @@ static int visit(void *arg, uint64_t ino, const void *blob, size_t len)
 static void step(struct pando_scrub *s)
 {
 	struct file_scrub fs = { .s = s, .until = wall() + TICK_S };
-	int rc = ns_map_list_from(s->exp->ns, s->c.cursor, visit, &fs);
+	int rc = ns_map_list_from(s->mds->ns, s->c.cursor, visit, &fs);
 
 	if (rc == 0 && s->c.running)
 		end_pass(s, "done");
@@ -389,38 +394,38 @@ static void dbus_request(struct pando_scrub *s)
 		end_pass(s, "stopped when asked");
 }
 
-int pando_scrub_start(struct pando_export *exp, struct pando_scrub **out)
+int pando_scrub_start(struct pando_mds *mds, struct pando_scrub **out)
 {
-	struct pando_scrub *s = gsh_calloc(1, sizeof(*s));
-	size_t n = strlen(exp->cfg.db_path) + 8;
+	struct pando_scrub *s = mds_calloc(1, sizeof(*s));
+	size_t n = strlen(mds->cfg.db_path) + 8;
 	int rc = 0;
 
-	s->exp = exp;
-	s->interval_s = exp->cfg.scrub_interval_h * 3600;
-	s->pace.bytes_per_s = (uint64_t)exp->cfg.scrub_bandwidth_mb << 20;
-	s->path = gsh_malloc(n);
-	snprintf(s->path, n, "%s.scrub", exp->cfg.db_path);
+	s->mds = mds;
+	s->interval_s = mds->cfg.scrub_interval_h * 3600;
+	s->pace.bytes_per_s = (uint64_t)mds->cfg.scrub_bandwidth_mb << 20;
+	s->path = mds_malloc(n);
+	snprintf(s->path, n, "%s.scrub", mds->cfg.db_path);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->pace.lock, NULL);
 	load(s);
 	if (!s->c.last_pass_end)
 		s->c.last_pass_end = wall(); /* the first pass an interval from now */
-	if (exp->cfg.etcd[0]) {
-		s->prefix = gsh_strdup(exp->cfg.etcd_prefix);
-		s->name = gsh_strdup(pando_presence_name(exp->presence));
+	if (mds->cfg.etcd[0]) {
+		s->prefix = mds_strdup(mds->cfg.etcd_prefix);
+		s->name = mds_strdup(pando_presence_name(mds->presence));
 		snprintf(s->progress.key, sizeof(s->progress.key), "%sscrub/progress/%s", s->prefix,
 			 s->name);
-		rc = pando_etcd_client_new(exp, 2000, "scrub", &s->etcd);
+		rc = pando_etcd_client_new(mds, 2000, "scrub", &s->etcd);
 	}
 	if (!rc)
 		rc = -pthread_create(&s->thread, NULL, scrub_main, s);
 	if (rc) {
 		if (s->etcd)
 			etcd_client_free(s->etcd);
-		gsh_free(s->prefix);
-		gsh_free(s->name);
-		gsh_free(s->path);
-		gsh_free(s);
+		free(s->prefix);
+		free(s->name);
+		free(s->path);
+		free(s);
 		return rc;
 	}
 	*out = s;
@@ -440,8 +445,8 @@ void pando_scrub_stop(struct pando_scrub *s)
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->pace.lock);
 	pando_progress_key_free(&s->progress);
-	gsh_free(s->prefix);
-	gsh_free(s->name);
-	gsh_free(s->path);
-	gsh_free(s);
+	free(s->prefix);
+	free(s->name);
+	free(s->path);
+	free(s);
 }

@@ -1,0 +1,64 @@
+/* An engine for the unit tests: real pando-osd processes
+ * (../../osdio/tests/osd_fixture.h), a cluster.conf naming them, a new
+ * namespace store, and the engine opened on them with a fake host that
+ * records what the engine asked of it.  Everything lives in the OSD
+ * fixture's directory, removed when every check passed. */
+#ifndef PANDO_MDS_FIXTURE_H
+#define PANDO_MDS_FIXTURE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mds.h"
+#include "osd_fixture.h"
+
+#define MDS_FIXTURE_LOG_LINES 256
+
+/* What the engine asked of its host. */
+struct fake_host {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	unsigned recalls;
+	uint64_t last_recall_ino;
+	unsigned jobs_run;
+	bool refuse_jobs; /* submit answers -ESHUTDOWN, as a stopping server */
+	unsigned invalidations;
+	uint64_t last_invalidated_ino;
+};
+
+struct mds_fixture {
+	struct osd_fixture osds;
+	char db_path[128];
+	char cluster_path[128];
+	char empty[1];
+	char prefix[16];
+	struct fake_host host;
+	struct pando_mds mds;
+};
+
+/* The configuration the export block gives by default (../../fsal/export.c),
+ * over nosds OSDs, without etcd; tune, when set, changes it before the
+ * engine opens.  0, or -1 with the reason on stderr; either way
+ * mds_fixture_finish ends it. */
+int mds_fixture_start(struct mds_fixture *f, int nosds,
+		      void (*tune)(struct pando_mds_config *cfg));
+/* Closes the engine and opens it again on the same store and OSDs, as a
+ * manager that restarts (then pando_mds_recover is the caller's). */
+int mds_fixture_reopen(struct mds_fixture *f);
+/* Closes the engine, stops the OSDs, keeps the directory if keep (pass
+ * check_failures). */
+void mds_fixture_finish(struct mds_fixture *f, int keep);
+
+/* Waits up to ms for the fake host's counter *what to reach n. */
+bool fake_host_wait(struct fake_host *h, const unsigned *what, unsigned n, int ms);
+
+/* How many of the engine's log lines since the last clear contain needle
+ * (lines are "LEVEL func: message"; MDS_FIXTURE_VERBOSE=1 prints them). */
+int mds_fixture_log_find(const char *needle);
+void mds_fixture_log_clear(void);
+
+/* A regular file made in the root directory of the store. */
+int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *out);
+
+#endif

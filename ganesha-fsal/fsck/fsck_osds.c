@@ -22,47 +22,69 @@
 #define ATTR_LENGTH 1
 #define ATTR_OWNER 5
 
-/* Each control call below is made once, on a connection from the pool,
- * and its result recorded (osd_conns_result). */
+/* Every control call is made once, not retried over a lost connection:
+ * what fails is reported (an OSD that does not answer is unreachable, and
+ * its objects are not counted missing: list_osd). */
+static int call_once(struct fsck *f, uint32_t osd, osd_conns_fn fn, void *arg)
+{
+	return osd_conns_call_tries(f->conns, osd, 1, fn, arg);
+}
 
-/* Page-1 attributes of an object: logical length and owning file. */
-static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object,
-			uint64_t *length, uint64_t *owner)
+struct attrs_call {
+	struct osd_ctl_obj_id id;
+	struct osd_ctl_attr attrs[2];
+	size_t n;
+};
+
+static int attrs_fn(struct osd_ctl_client *c, void *arg)
 {
 	static const struct osd_ctl_attr_key keys[2] = {
 		{ ATTR_PAGE, ATTR_LENGTH },
 		{ ATTR_PAGE, ATTR_OWNER },
 	};
-	struct osd_ctl_obj_id id = { partition, object };
-	struct osd_ctl_attr attrs[2];
-	size_t n = 0;
-	int rc;
-	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
+	struct attrs_call *a = arg;
 
-	if (!c)
-		return rc;
-	rc = osd_ctl_getattr(c, &id, keys, 2, attrs, 2, &n);
-	osd_conns_result(f->conns, osd, rc);
-	if (!rc && (n != 2 || attrs[0].len != 8 || attrs[1].len != 8))
+	return osd_ctl_getattr(c, &a->id, keys, 2, a->attrs, 2, &a->n);
+}
+
+/* Page-1 attributes of an object: logical length and owning file. */
+static int object_attrs(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object,
+			uint64_t *length, uint64_t *owner)
+{
+	struct attrs_call a = { .id = { partition, object } };
+	/* A short answer is checked here, not in attrs_fn: the OSD did
+	 * answer, and an -EPROTO recorded would mark it unreachable. */
+	int rc = call_once(f, osd, attrs_fn, &a);
+
+	if (!rc && (a.n != 2 || a.attrs[0].len != 8 || a.attrs[1].len != 8))
 		rc = -EPROTO;
 	if (!rc) {
-		*length = get_be64(attrs[0].value);
-		*owner = get_be64(attrs[1].value);
+		*length = get_be64(a.attrs[0].value);
+		*owner = get_be64(a.attrs[1].value);
 	}
 	return rc;
 }
 
+struct remove_call {
+	uint64_t partition;
+	uint64_t object;
+	int res;
+};
+
+static int remove_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct remove_call *r = arg;
+
+	return osd_ctl_objects_remove(c, r->partition, &r->object, 1, &r->res);
+}
+
 int fsck_remove_object(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t object)
 {
-	int res = 0, rc;
-	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
+	struct remove_call r = { partition, object, 0 };
+	int rc = call_once(f, osd, remove_fn, &r);
 
-	if (c) {
-		rc = osd_ctl_objects_remove(c, partition, &object, 1, &res);
-		osd_conns_result(f->conns, osd, rc);
-	}
 	if (!rc)
-		rc = res;
+		rc = r.res;
 	return rc == -ENOENT ? 0 : rc;
 }
 
@@ -91,19 +113,27 @@ static void orphan(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 		     osd, (unsigned long long)object, (unsigned long long)partition, who, end);
 }
 
+struct length_call {
+	struct osd_ctl_obj_id id;
+	struct osd_ctl_attr length;
+};
+
+static int set_length_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct length_call *l = arg;
+
+	return osd_ctl_setattr(c, &l->id, &l->length, 1, NULL);
+}
+
 static int truncate_object(struct fsck *f, const struct want *w)
 {
-	struct osd_ctl_obj_id id = { w->partition, w->object };
-	struct osd_ctl_attr a = { .page = ATTR_PAGE, .number = ATTR_LENGTH, .len = 8 };
-	int rc;
-	struct osd_ctl_client *c = osd_conns_get(f->conns, w->osd, &rc);
+	struct length_call l = {
+		.id = { w->partition, w->object },
+		.length = { .page = ATTR_PAGE, .number = ATTR_LENGTH, .len = 8 },
+	};
 
-	if (!c)
-		return rc;
-	put_be64(a.value, w->size);
-	rc = osd_ctl_setattr(c, &id, &a, 1, NULL);
-	osd_conns_result(f->conns, w->osd, rc);
-	return rc;
+	put_be64(l.length.value, w->size);
+	return call_once(f, w->osd, set_length_fn, &l);
 }
 
 /* RAID-0 and RAID-1 objects keep file offsets: none is longer than its
@@ -152,36 +182,37 @@ static void listed(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 		w->seen = true;
 }
 
-/* One batch of the partition's ids past after. */
-static int list_batch(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t after,
-		      uint64_t *ids, size_t *n, bool *eof)
-{
-	int rc;
-	struct osd_ctl_client *c = osd_conns_get(f->conns, osd, &rc);
+struct list_call {
+	uint64_t partition;
+	uint64_t after;
+	uint64_t *ids;
+	size_t n;
+	bool eof;
+};
 
-	if (!c)
-		return rc;
-	rc = osd_ctl_list(c, partition, after, ids, OSD_CTL_CLIENT_MAX_BATCH, n, eof);
-	osd_conns_result(f->conns, osd, rc);
-	return rc;
+/* One batch of the partition's ids past after. */
+static int list_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct list_call *l = arg;
+
+	return osd_ctl_list(c, l->partition, l->after, l->ids, OSD_CTL_CLIENT_MAX_BATCH, &l->n,
+			    &l->eof);
 }
 
 static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t partition,
 			  uint64_t *ids)
 {
-	uint64_t after = 0;
-	bool eof = false;
+	struct list_call l = { .partition = partition, .ids = ids };
 	int rc = 0;
 
-	while (!rc && !eof) {
-		size_t n = 0;
-
-		rc = list_batch(f, o->id, partition, after, ids, &n, &eof);
-		for (size_t i = 0; !rc && i < n; i++)
+	while (!rc && !l.eof) {
+		l.n = 0;
+		rc = call_once(f, o->id, list_fn, &l);
+		for (size_t i = 0; !rc && i < l.n; i++)
 			listed(f, o->id, partition, ids[i]);
-		if (!rc && n)
-			after = ids[n - 1];
-		else if (!rc && !eof)
+		if (!rc && l.n)
+			l.after = ids[l.n - 1];
+		else if (!rc && !l.eof)
 			rc = -EPROTO; /* no progress: the target would keep us here */
 	}
 	/* A partition the OSD never got holds nothing. */

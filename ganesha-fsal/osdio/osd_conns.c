@@ -323,11 +323,11 @@ bool osd_conns_note_verf(struct osd_conns *p, uint32_t id, const uint8_t verf[8]
 	return changed;
 }
 
-int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg)
+int osd_conns_call_tries(struct osd_conns *p, uint32_t id, int tries, osd_conns_fn fn, void *arg)
 {
-	int rc = -ENOENT;
+	int rc = -EINVAL;
 
-	for (int i = 0; i <= p->opt.conns_per_osd; i++) {
+	for (int i = 0; i < tries; i++) {
 		struct osd_ctl_client *c = osd_conns_get(p, id, &rc);
 
 		if (!c)
@@ -338,6 +338,13 @@ int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg)
 			break;
 	}
 	return rc;
+}
+
+int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg)
+{
+	/* Every pooled connection may be one a restart broke; the try after
+	 * them reconnects. */
+	return osd_conns_call_tries(p, id, p->opt.conns_per_osd + 1, fn, arg);
 }
 
 static int null_fn(struct osd_ctl_client *c, void *arg)

@@ -66,6 +66,11 @@ void osd_conns_result(struct osd_conns *p, uint32_t id, int rc);
  * had (osd_conns_get). */
 typedef int (*osd_conns_fn)(struct osd_ctl_client *c, void *arg);
 int osd_conns_call(struct osd_conns *p, uint32_t id, osd_conns_fn fn, void *arg);
+/* osd_conns_call with at most `tries` tries instead of the pool's
+ * number, for a caller that handles a lost connection itself (pando-fsck
+ * makes one try: an OSD that does not answer is what it reports).
+ * -EINVAL when tries < 1. */
+int osd_conns_call_tries(struct osd_conns *p, uint32_t id, int tries, osd_conns_fn fn, void *arg);
 /* True for the errors that say the OSD, not the request, failed. */
 bool osd_conns_is_transport_error(int rc);
 

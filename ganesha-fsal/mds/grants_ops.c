@@ -127,8 +127,7 @@ static void watch_osds(struct pando_osd_watcher *w)
 		if (w->osd_was_up[i] && !h.reachable) {
 			mds_log(MDS_LOG_WARN, __func__, "pando: OSD %u is unreachable (%d)", h.id,
 				h.last_error);
-			pando_grants_recall_osd(mds->grants, h.id,
-						"an OSD it uses is unreachable");
+			pando_grants_recall_osd(mds->grants, h.id, "an OSD it uses is unreachable");
 		}
 		w->osd_was_up[i] = h.reachable;
 	}

@@ -41,8 +41,8 @@ static int open_store(struct pando_mds *mds)
 			rc = ns_open(mds->cfg.db_path, &o, &mds->ns);
 	}
 	if (rc == -EBUSY)
-		mds_log(MDS_LOG_CRIT, __func__, "pando: %s is in use by another process (pando-fsck?)",
-			mds->cfg.db_path);
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: %s is in use by another process (pando-fsck?)", mds->cfg.db_path);
 	else if (rc)
 		mds_log(MDS_LOG_CRIT, __func__, "pando: cannot open the namespace store %s: %s",
 			mds->cfg.db_path, strerror(-rc));

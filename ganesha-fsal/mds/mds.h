@@ -219,7 +219,6 @@ int pando_objects_revoke_writers(struct pando_mds *mds, uint64_t ino,
 				 const struct pando_storage_map *map, uint32_t known,
 				 uint32_t *next);
 
-
 /* parity_resync.c: the RS write hole's repair.  A marked file's parity
  * from its data, and the mark gone; 0 or -errno (the mark stays). */
 int pando_write_hole_resync(struct pando_mds *mds, uint64_t ino);
@@ -244,8 +243,7 @@ void pando_inflight_del(struct pando_mds *mds, uint64_t ino);
 
 /* object_pool.c: objects made ahead for empty files moving to objects */
 struct pando_object_pool;
-int pando_object_pool_start(struct pando_mds *mds, uint32_t size,
-			    struct pando_object_pool **out);
+int pando_object_pool_start(struct pando_mds *mds, uint32_t size, struct pando_object_pool **out);
 void pando_object_pool_stop(struct pando_object_pool *p);
 bool pando_object_pool_take(struct pando_object_pool *p, const uint8_t **blob, size_t *len,
 			    uint64_t *intent);

@@ -26,5 +26,5 @@ void mds_log(enum mds_log_level level, const char *func, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	atomic_load(&current_sink)(level, func, msg);
+	atomic_load (&current_sink)(level, func, msg);
 }

@@ -40,9 +40,9 @@ void pando_restart_resync(struct pando_mds *mds)
 		mds_log(MDS_LOG_MAJOR, __func__, "pando: listing RS row-update marks: %d", rc);
 	if (m.n)
 		mds_log(MDS_LOG_EVENT, __func__,
-			 "pando: %zu RS file(s) were being updated when the "
-			 "manager stopped: recomputing their parity from their data",
-			 m.n);
+			"pando: %zu RS file(s) were being updated when the "
+			"manager stopped: recomputing their parity from their data",
+			m.n);
 	for (size_t i = 0; i < m.n; i++) {
 		rc = pando_write_hole_resync(mds, m.ino[i]);
 		if (rc) {
@@ -55,8 +55,8 @@ void pando_restart_resync(struct pando_mds *mds)
 		}
 	}
 	if (m.n)
-		mds_log(MDS_LOG_EVENT, __func__, "pando: %zu RS file(s) resynced, %zu left", m.n - left,
-			 left);
+		mds_log(MDS_LOG_EVENT, __func__, "pando: %zu RS file(s) resynced, %zu left",
+			m.n - left, left);
 	free(m.ino);
 	atomic_store(&mds->rows_resynced, true);
 }

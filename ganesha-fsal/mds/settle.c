@@ -51,12 +51,12 @@ int pando_settle_size(struct pando_mds *mds, uint64_t ino, const char *why, bool
 		return 0; /* changed or gone since: that stands */
 	if (rc) {
 		mds_log(MDS_LOG_MAJOR, __func__,
-			 "pando: inode %" PRIu64 ": size from its objects not set (%d)", ino, rc);
+			"pando: inode %" PRIu64 ": size from its objects not set (%d)", ino, rc);
 		return rc;
 	}
 	mds_log(MDS_LOG_EVENT, __func__,
-		 "pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64 " from its objects (%s)",
-		 ino, before->size, len, why);
+		"pando: inode %" PRIu64 ": size %" PRIu64 " -> %" PRIu64 " from its objects (%s)",
+		ino, before->size, len, why);
 	*grew = true;
 	return 0;
 }
@@ -92,7 +92,8 @@ void pando_settle_size_async(struct pando_mds *mds, uint64_t ino)
 		/* The host disposes of the layouts still out when it stops,
 		 * after its workers: the record stays for the next start. */
 		mds_log(MDS_LOG_INFO, __func__,
-			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino, rc);
+			"pando: inode %" PRIu64 ": size check left for the next start (%d)", ino,
+			rc);
 		free(job);
 		pando_grants_settled(mds->grants, ino, false);
 	}

@@ -186,8 +186,7 @@ static void default_config(struct mds_fixture *f, struct pando_mds_config *c)
 	};
 }
 
-int mds_fixture_start(struct mds_fixture *f, int nosds,
-		      void (*tune)(struct pando_mds_config *cfg))
+int mds_fixture_start(struct mds_fixture *f, int nosds, void (*tune)(struct pando_mds_config *cfg))
 {
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_init(&f->host.lock, NULL);
@@ -231,6 +230,5 @@ int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *
 	struct ns_new in = { .mode = 0644 };
 	bool existed;
 
-	return ns_create(f->mds.ns, NS_ROOT_INO, name, &in, NS_UNCHECKED, NULL, out,
-			 &existed);
+	return ns_create(f->mds.ns, NS_ROOT_INO, name, &in, NS_UNCHECKED, NULL, out, &existed);
 }

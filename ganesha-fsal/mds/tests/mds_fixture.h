@@ -41,8 +41,7 @@ struct mds_fixture {
  * over nosds OSDs, without etcd; tune, when set, changes it before the
  * engine opens.  0, or -1 with the reason on stderr; either way
  * mds_fixture_finish ends it. */
-int mds_fixture_start(struct mds_fixture *f, int nosds,
-		      void (*tune)(struct pando_mds_config *cfg));
+int mds_fixture_start(struct mds_fixture *f, int nosds, void (*tune)(struct pando_mds_config *cfg));
 /* Closes the engine and opens it again on the same store and OSDs, as a
  * manager that restarts (then pando_mds_recover is the caller's). */
 int mds_fixture_reopen(struct mds_fixture *f);

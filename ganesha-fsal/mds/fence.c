@@ -16,27 +16,58 @@
 
 static const struct osd_ctl_attr_key cap_version_key = { .page = 1, .number = 7 };
 
+/* A call on one component's object, with what it sets or returns. */
+struct cap_call {
+	struct osd_ctl_obj_id id;
+	uint32_t ver; /* the version set, or the one read */
+	uint32_t old; /* the version a revocation found */
+	struct osd_ctl_attr attr;
+	size_t n;
+};
+
+static int getattr_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct cap_call *a = arg;
+
+	return osd_ctl_getattr(c, &a->id, &cap_version_key, 1, &a->attr, 1, &a->n);
+}
+
+static int set_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct cap_call *a = arg;
+
+	return osd_ctl_set_cap_version(c, &a->id, a->ver, NULL);
+}
+
+static int revoke_fn(struct osd_ctl_client *c, void *arg)
+{
+	struct cap_call *a = arg;
+
+	return osd_ctl_revoke_writers(c, &a->id, a->ver, &a->old);
+}
+
+/* One try on component c's OSD: a fence or revocation that did not reach
+ * it records it stale or fails, and the grants engine tries again at its
+ * next tick, so a retry here would only hold the caller longer. */
+static int component_call(struct pando_mds *mds, const struct pando_storage_map *map, uint32_t c,
+			  osd_conns_fn fn, struct cap_call *a)
+{
+	a->id = (struct osd_ctl_obj_id){ map->partition_id, map->comp[c].object_id };
+	return osd_conns_call_tries(mds->conns, map->comp[c].osd_id, 1, fn, a);
+}
+
 /* The version of component c, or -errno. */
 static int component_cap_version(struct pando_mds *mds, const struct pando_storage_map *map,
 				 uint32_t c, uint32_t *ver)
 {
-	const struct pando_component *k = &map->comp[c];
-	struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-	struct osd_ctl_attr attr;
-	struct osd_ctl_client *cl;
-	size_t n = 0;
-	int rc;
+	struct cap_call a = { 0 };
+	int rc = component_call(mds, map, c, getattr_fn, &a);
 
-	cl = osd_conns_get(mds->conns, k->osd_id, &rc);
-	if (!cl)
-		return rc;
-	rc = osd_ctl_getattr(cl, &id, &cap_version_key, 1, &attr, 1, &n);
-	osd_conns_result(mds->conns, k->osd_id, rc);
 	if (rc)
 		return rc;
-	if (n != 1 || attr.len != 4)
+	if (a.n != 1 || a.attr.len != 4)
 		return -EIO;
-	*ver = get_be32(attr.value);
+	*ver = get_be32(a.attr.value);
 	return 0;
 }
 
@@ -113,22 +144,16 @@ int pando_objects_fence(struct pando_mds *mds, uint64_t ino, const struct pando_
 {
 	uint32_t ncomp = pando_map_width(map) * map->groups;
 	bool *unreached = mds_calloc(ncomp, sizeof(*unreached));
-	int rc = 0;
+	int rc;
 
 	/* Above every version any component has, so that no handle of any
 	 * earlier grant works on any of them afterwards. */
 	*next = top_cap_version(mds, map, known) + 1;
 	*failed = 0;
 	for (uint32_t c = 0; c < ncomp; c++) {
-		const struct pando_component *k = &map->comp[c];
-		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-		struct osd_ctl_client *cl = osd_conns_get(mds->conns, k->osd_id, &rc);
+		struct cap_call a = { .ver = *next };
 
-		if (cl) {
-			rc = osd_ctl_set_cap_version(cl, &id, *next, NULL);
-			osd_conns_result(mds->conns, k->osd_id, rc);
-		}
-		if (rc) {
+		if (component_call(mds, map, c, set_fn, &a) != 0) {
 			unreached[c] = true;
 			(*failed)++;
 		}
@@ -144,22 +169,12 @@ static void revoke_pass(struct pando_mds *mds, const struct pando_storage_map *m
 			uint32_t *top, bool *unreached)
 {
 	for (uint32_t c = 0; c < pando_map_width(map) * map->groups; c++) {
-		const struct pando_component *k = &map->comp[c];
-		struct osd_ctl_obj_id id = { map->partition_id, k->object_id };
-		struct osd_ctl_client *cl;
-		uint32_t old = 0;
-		int rc;
+		struct cap_call a = { .ver = next };
+		int rc = component_call(mds, map, c, revoke_fn, &a);
 
-		cl = osd_conns_get(mds->conns, k->osd_id, &rc);
-		if (!cl) {
-			unreached[c] = true;
-			continue;
-		}
-		rc = osd_ctl_revoke_writers(cl, &id, next, &old);
-		osd_conns_result(mds->conns, k->osd_id, rc);
 		unreached[c] = rc != 0 && rc != -ENOENT; /* removed: nothing to write to */
-		if (!rc && old > *top)
-			*top = old;
+		if (!rc && a.old > *top)
+			*top = a.old;
 	}
 }
 

@@ -177,7 +177,7 @@ int pando_grants_grant(struct pando_grants *g, const struct pando_grant_ask *ask
 	snprintf(seg->client, sizeof(seg->client), "%s", ask->client ? ask->client : "");
 	seg->write = ask->write;
 	seg->cap_version = ask->cap_version;
-	seg->epoch = f->epoch;
+	seg->recalls = f->recalls;
 	seg->commits_at_grant = f->commits;
 	f->writes += ask->write;
 	f->gen = ask->gen;
@@ -240,7 +240,7 @@ void pando_grants_committed(struct pando_grants *g, uint64_t ino)
  * past the size the manager knows. */
 static bool ends_uncommitted(const struct gfile *f, const struct pando_grant *seg)
 {
-	return seg->write && !seg->fenced && f && f->epoch == seg->epoch &&
+	return seg->write && !seg->fenced && f && f->recalls == seg->recalls &&
 	       f->commits == seg->commits_at_grant;
 }
 
@@ -376,7 +376,7 @@ bool pando_grants_stale(struct pando_grants *g, const struct pando_grant *seg)
 
 	pthread_mutex_lock(&g->lock);
 	f = gfile_get(g, seg->ino, false);
-	stale = seg->fenced || (f && f->epoch != seg->epoch);
+	stale = seg->fenced || (f && f->recalls != seg->recalls);
 	pthread_mutex_unlock(&g->lock);
 	return stale;
 }

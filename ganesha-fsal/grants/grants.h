@@ -1,10 +1,10 @@
-/* pando_grants: the layouts handed out, their recalls, epochs and fences,
+/* pando_grants: the layouts handed out, their recalls, recall counts and fences,
  * as a state machine with no Ganesha, ntirpc or store types in it.
  *
  * Every segment granted is recorded against its file.  A change another
  * client must not race (a truncate, a gateway write, a map change, an
  * admin request, an OSD going down) recalls the file's segments: the file
- * gets a deadline and a new epoch, and new grants are refused (-EAGAIN)
+ * gets a deadline and its recall count moves, and new grants are refused (-EAGAIN)
  * until every recalled segment is returned.  A holder that has not
  * returned its segments by the deadline is fenced (pando_grants_tick):
  * the file's objects get a new capability version, and fenced segments
@@ -36,7 +36,7 @@ struct pando_grant {
 	bool recalled;             /* a recall covers it */
 	bool fenced;               /* its handles were revoked */
 	uint32_t cap_version;      /* the version its handles carry */
-	uint64_t epoch;            /* the file's epoch when granted */
+	uint64_t recalls;          /* the file's recall count when granted */
 	uint64_t commits_at_grant; /* the file's LAYOUTCOMMIT count then */
 	struct pando_grant *next;  /* in the file's list */
 };

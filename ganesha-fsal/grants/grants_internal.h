@@ -14,7 +14,7 @@ struct gfile {
 	uint64_t ino;
 	uint32_t gen;
 	uint32_t cap_version; /* 0: not read from the OSDs yet */
-	uint64_t epoch;       /* moves on every recall */
+	uint64_t recalls;     /* moves on every recall */
 	bool recalling;       /* a recall runs until deadline */
 	uint32_t fence_due;   /* write segments revoked, not fenced yet */
 	uint32_t revoking;    /* write-handle revocations running */

@@ -29,14 +29,14 @@ bool gfile_recall_pending(const struct gfile *f)
 }
 
 /* Under g->lock: the file's recall starts, unless one runs; true if so.
- * The epoch moves, so that segments granted before it are stale. */
+ * The recall count moves, so that segments granted before it are stale. */
 static bool start_recall(struct pando_grants *g, struct gfile *f)
 {
 	if (f->recalling)
 		return false;
 	f->recalling = true;
 	f->deadline = g->ops.now(g->ops.arg) + g->timeout_s;
-	f->epoch++;
+	f->recalls++;
 	g->st.recalls++;
 	return true;
 }

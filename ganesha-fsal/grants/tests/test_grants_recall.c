@@ -1,4 +1,4 @@
-/* pando_grants: recalls, deadlines, fences and epochs, on a fake clock. */
+/* pando_grants: recalls, deadlines, fences and recall counts, on a fake clock. */
 #include "check.h"
 #include "fake_ops.h"
 
@@ -142,7 +142,7 @@ static void a_fence_that_cannot_read_the_map_is_tried_again(void)
 	fake_free(&fk);
 }
 
-static void a_recall_moves_the_epoch_so_older_segments_cannot_grow_the_file(void)
+static void a_recall_makes_older_segments_unable_to_grow_the_file(void)
 {
 	struct fake fk;
 	struct pando_grant *old, *young;
@@ -160,7 +160,7 @@ static void a_recall_moves_the_epoch_so_older_segments_cannot_grow_the_file(void
 	CHECK_EQ(fake_grant(&fk, 5, 4, true, &young), 0);
 	CHECK(!pando_grants_stale(fk.g, young));
 	CHECK(pando_grants_stale(fk.g, old));
-	/* A segment from the old epoch ends without a size check. */
+	/* A segment from before the recall ends without a size check. */
 	pando_grant_end(old);
 	CHECK_EQ(fk.settles[5], 0);
 	pando_grants_committed(fk.g, 5);
@@ -304,7 +304,7 @@ int main(void)
 	a_writers_only_recall_leaves_readers_alone();
 	a_holder_past_the_deadline_is_fenced_and_no_longer_counts();
 	a_fence_that_cannot_read_the_map_is_tried_again();
-	a_recall_moves_the_epoch_so_older_segments_cannot_grow_the_file();
+	a_recall_makes_older_segments_unable_to_grow_the_file();
 	an_unreachable_osd_recalls_the_files_that_use_it();
 	a_client_recall_names_the_holder_in_each_file();
 	a_recall_racing_a_write_grant_refuses_it_and_drops_its_record();

@@ -63,8 +63,8 @@ def _health_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
         line = Text(f"{c.get('code', '?')}: ", style=SEVERITY_STYLE.get(sev, ""))
         line.append(str(c.get("summary", "")))
         rows.append(("", line))
-    if st.get("stale"):
-        rows.append(("", Text("STALE: pando-mgr cannot read etcd; this is the last state "
+    if st.get("cached"):
+        rows.append(("", Text("CACHED: pando-mgr cannot read etcd; this is the last state "
                               "it read", style="bold yellow")))
     return rows
 

@@ -1,7 +1,7 @@
 """The HTTP API (mgr/README.md, "HTTP API"), the dashboard and /metrics.
 
 GETs answer from the state last read from etcd; when etcd cannot be
-reached they still answer, with "stale": true.  Changes go to the leader:
+reached they still answer, with "cached": true.  Changes go to the leader:
 a follower answers 307 with the leader's URL (also in the JSON body),
 503 when there is no leader or etcd is unreachable.  Changes are taken
 only from the token's holder, in JSON, and never from a page of another
@@ -113,9 +113,9 @@ def _mgr(request: web.Request) -> Manager:
     return request.app[MGR]
 
 
-def _stale(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
+def _cached(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
     if not mgr.reachable:
-        body["stale"] = True
+        body["cached"] = True
     return body
 
 
@@ -144,7 +144,7 @@ async def status(request: web.Request) -> web.Response:
     cs = _checks(mgr)
     osds = s.cmap.osds if s.cmap else []
     members = mgr.etcd_members
-    return _json(_stale(mgr, {
+    return _json(_cached(mgr, {
         "health": health.overall(cs), "checks": [c.to_json() for c in cs],
         "epoch": s.cmap.epoch if s.cmap else 0,
         "leader": (s.leader or {}).get("name"), "mgr": mgr.name,
@@ -255,7 +255,7 @@ async def df(request: web.Request) -> web.Response:
         pools.append({"name": pool.get("name", ""), "scheme": pool.get("scheme", ""),
                       "copies": copies, "total": raw["total"] // copies,
                       "used": raw["used"] // copies, "free": raw["free"] // copies})
-    return _json(_stale(mgr, {"osds": rows, "pools": pools, "total": raw}))
+    return _json(_cached(mgr, {"osds": rows, "pools": pools, "total": raw}))
 
 
 async def mds(request: web.Request) -> web.Response:
@@ -282,7 +282,7 @@ async def _body(request: web.Request) -> Any:
 
 async def recovery_get(request: web.Request) -> web.Response:
     mgr = _mgr(request)
-    return _json(_stale(mgr, {**mgr.recovery_summary(),
+    return _json(_cached(mgr, {**mgr.recovery_summary(),
                               "history": mgr.rate_history.to_json()}))
 
 
@@ -298,7 +298,7 @@ def _scrub(mgr: Manager) -> dict[str, Any]:
 
 async def scrub_get(request: web.Request) -> web.Response:
     mgr = _mgr(request)
-    return _json(_stale(mgr, _scrub(mgr)))
+    return _json(_cached(mgr, _scrub(mgr)))
 
 
 async def scrub_post(request: web.Request) -> web.Response:
@@ -314,7 +314,7 @@ def _transcode(mgr: Manager) -> dict[str, Any]:
 
 
 async def transcode_get(request: web.Request) -> web.Response:
-    return _json(_stale(_mgr(request), _transcode(_mgr(request))))
+    return _json(_cached(_mgr(request), _transcode(_mgr(request))))
 
 
 async def history(request: web.Request) -> web.Response:

@@ -16,7 +16,7 @@ from .osdmap import Presence
 
 WINDOW_S = 600.0
 SAMPLE_S = 2.0
-STALE_S = 10.0          # an OSD whose presence has not moved for this long: rate 0
+QUIET_S = 10.0          # an OSD whose presence has not moved for this long: rate 0
 
 READ_BYTES = ("nfs_read_bytes", "ctl_read_bytes")
 WRITE_BYTES = ("nfs_write_bytes", "ctl_write_bytes")
@@ -59,7 +59,7 @@ class History:
             if prev is None or cur[0] != prev[0]:
                 self.last[osd_id] = cur
         for osd_id in list(self.last):
-            if osd_id not in presence or now - self.last[osd_id][0] > STALE_S:
+            if osd_id not in presence or now - self.last[osd_id][0] > QUIET_S:
                 self.last.pop(osd_id, None)
                 self.rates.pop(osd_id, None)
 

@@ -134,13 +134,13 @@ def test_changes_sent_to_a_standby_mgr_reach_the_leader(request: pytest.FixtureR
     assert code == 0, f"the standby pando-mgr did not exit cleanly on SIGTERM: {code}"
 
 
-def test_etcd_away_status_says_stale_and_changes_exit_3(pod: Pod, mgr: MgrProcess,
+def test_etcd_away_status_says_cached_and_changes_exit_3(pod: Pod, mgr: MgrProcess,
                                                          etcd: EtcdCluster) -> None:
     assert etcd.members[0].stop() == 0
     try:
-        mgr.api().wait_for(lambda a: a.status().get("stale"), timeout=20, what="a stale status")
+        mgr.api().wait_for(lambda a: a.status().get("cached"), timeout=20, what="a cached status")
         cp = pando(pod, "status")
-        assert cp.returncode == 0 and "STALE: pando-mgr cannot read etcd" in cp.stdout, cp.stdout
+        assert cp.returncode == 0 and "CACHED: pando-mgr cannot read etcd" in cp.stdout, cp.stdout
         cp = pando(pod, "osd", "out", "1")
         assert (cp.returncode, cp.stdout) == (3, "")
         assert cp.stderr.startswith(f"pando: cannot reach etcd (pando-mgr at {mgr.url} says: "), \
@@ -150,7 +150,7 @@ def test_etcd_away_status_says_stale_and_changes_exit_3(pod: Pod, mgr: MgrProces
         etcd.members[0].start()
     # Back: the mgr reads etcd again, then leads again (until then it
     # answers changes with 503 "no leader mgr right now": exit 3 too).
-    mgr.api().wait_for(lambda a: not (st := a.status()).get("stale") and st["leader"],
+    mgr.api().wait_for(lambda a: not (st := a.status()).get("cached") and st["leader"],
                        timeout=20, what="etcd back and a leader")
     deadline = time.monotonic() + 10
     while (cp := pando(pod, "osd", "out", "1")).returncode == 3 and time.monotonic() < deadline:

@@ -55,17 +55,17 @@ def test_status_shows_health_checks_services_capacity_and_io(stub: StubMgr, caps
         assert want in out, f"{want!r} not in:\n{out}"
 
 
-def test_status_says_when_there_is_no_leader_an_mds_behind_or_the_state_is_stale(
+def test_status_says_when_there_is_no_leader_an_mds_behind_or_the_state_is_cached(
         stub: StubMgr, capsys: Any) -> None:
     stub.answer("GET", "/api/status", 200, {
-        **S.STATUS, "leader": None, "stale": True, "health": "HEALTH_ERR",
+        **S.STATUS, "leader": None, "cached": True, "health": "HEALTH_ERR",
         "mgrs": [{"name": "mgr-b", "leader": False}],
         "mds": [{"name": "node1", "epoch": 11}],
         "etcd": {"members": [], "reachable": False, "quorum": False}})
     code, out, _ = pando(capsys, "--mgr", stub.url, "status")
     assert code == 0
     for want in ("HEALTH_ERR", "no leader, standbys: mgr-b", "node1 (epoch 11, behind)",
-                 "NO QUORUM", "STALE: pando-mgr cannot read etcd"):
+                 "NO QUORUM", "CACHED: pando-mgr cannot read etcd"):
         assert want in out, f"{want!r} not in:\n{out}"
 
 

@@ -40,7 +40,7 @@ def test_status_says_health_ok_with_every_osd_up(mgr_factory: Factory, presence:
     assert s["capacity"] == {"total": 3 * 10**9, "used": 3 * 4 * 10**8, "free": 3 * 6 * 10**8}
     assert s["clients"] == 2
     assert s["etcd"]["quorum"] is True
-    assert "stale" not in s
+    assert "cached" not in s
 
 
 def test_osds_lists_the_map_with_presence_and_rates(mgr_factory: Factory, presence: Factory,

@@ -123,7 +123,7 @@ def test_one_etcd_member_of_three_killed_the_mgr_goes_on(
         s = api.wait_for(lambda x: (st := x.status())["health"] != "HEALTH_OK"
                          and any(ch["code"] == "ETCD_QUORUM" for ch in st["checks"]) and st,
                          timeout=15, what="ETCD_QUORUM warning")
-        assert s["etcd"]["quorum"] is True and "stale" not in s
+        assert s["etcd"]["quorum"] is True and "cached" not in s
         assert [m["healthy"] for m in s["etcd"]["members"]].count(False) == 1
         assert api.post("/api/osd/2/out")["in"] is False
         etcd3.members[0].start()
@@ -135,15 +135,15 @@ def test_one_etcd_member_of_three_killed_the_mgr_goes_on(
         p2.stop_keepalive()
 
 
-def test_etcd_gone_the_mgr_serves_stale_state_refuses_changes_and_recovers(
+def test_etcd_gone_the_mgr_serves_cached_state_refuses_changes_and_recovers(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory) -> None:
     presence(1, ttl=10)
     mgr = mgr_factory()
     api = mgr.api()
     api.wait_for(lambda x: x.osd_states() == {1: (True, True)}, timeout=10, what="osd.1 up")
     etcd.members[0].kill9()
-    s = api.wait_for(lambda x: (st := x.status()).get("stale") and st, timeout=10,
-                     what="stale status")
+    s = api.wait_for(lambda x: (st := x.status()).get("cached") and st, timeout=10,
+                     what="cached status")
     assert s["health"] == "HEALTH_ERR" and s["osds"] == {"total": 1, "up": 1, "in": 1}
     assert any(ch["code"] == "ETCD_QUORUM" for ch in s["checks"])
     assert api.get("/api/osds")[0]["up"] is True
@@ -154,7 +154,7 @@ def test_etcd_gone_the_mgr_serves_stale_state_refuses_changes_and_recovers(
     assert mgr.alive()
     assert mgr.log_text().count("etcd unreachable") <= 3     # logged once per task
     etcd.members[0].start()
-    api.wait_for(lambda x: "stale" not in x.status(), timeout=15, what="fresh again")
+    api.wait_for(lambda x: "cached" not in x.status(), timeout=15, what="fresh again")
     # Its lease survived the restart (etcd keeps leases), so it leads again.
     out = api.wait_for(lambda x: x.post("/api/osd/1/out"), timeout=10, what="leads again")
     assert out["in"] is False and api.status()["leader"] == "mgr-a"
@@ -197,7 +197,7 @@ def test_after_etcd_returns_the_map_catches_up_with_an_osd_lost_meanwhile(
                  what="osds up")
     etcd.members[0].kill9()
     p1.stop_keepalive()                     # osd.1 dies while etcd is away
-    api.wait_for(lambda x: x.status().get("stale"), timeout=10, what="stale")
+    api.wait_for(lambda x: x.status().get("cached"), timeout=10, what="cached")
     time.sleep(1)
     etcd.members[0].start()
     # etcd restores leases on restart with a fresh TTL plus an election

@@ -28,7 +28,7 @@ function drawHealth(s) {
   const h = document.getElementById("health");
   h.className = "health " + s.health;
   h.dataset.health = s.health;
-  h.textContent = s.health + (s.stale ? " (stale: etcd unreachable)" : "");
+  h.textContent = s.health + (s.cached ? " (cached: etcd unreachable)" : "");
   const items = (s.checks || []).map(c => el("li", {class: c.severity, "data-code": c.code},
     el("b", {}, c.code), " ", c.summary,
     el("div", {class: "detail"}, (c.detail || []).join("; "))));
@@ -188,11 +188,11 @@ async function refresh() {
     document.getElementById("throughput-now").textContent =
       `now: read ${bytes(t.read_bps)}/s (${(t.read_ops || 0).toFixed(0)} ops/s), ` +
       `write ${bytes(t.write_bps)}/s (${(t.write_ops || 0).toFixed(0)} ops/s)`;
-    foot.className = s.stale ? "stale" : "";
+    foot.className = s.cached ? "cached" : "";
     foot.textContent = "updated " + new Date().toLocaleTimeString() +
-      (s.stale ? " — etcd unreachable, showing the last state read" : "");
+      (s.cached ? " — etcd unreachable, showing the last state read" : "");
   } catch (err) {
-    foot.className = "stale";
+    foot.className = "cached";
     foot.textContent = "cannot reach the mgr: " + err.message;
   }
 }

@@ -1,5 +1,5 @@
-/* The etcd settings of an export, in one place: every etcd client of the
- * FSAL (the map watch, the presence, rebuild, scrub, the transcoder) is
+/* The etcd settings of the engine, in one place: every etcd client of
+ * the engine (the map watch, the presence, rebuild, scrub, the transcoder) is
  * made from the same options, so none of them talks to etcd otherwise
  * than the Etcd* items say. */
 #include "mds.h"

@@ -1,4 +1,4 @@
-/* The cluster key of an export, and its reload (pando_fsal.h, key.c). */
+/* The cluster key of the engine, and its reload (mds.h). */
 #include "mds.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The FSAL follows the cluster map in etcd (FSAL option Etcd): a thread
+/* The engine follows the cluster map in etcd (FSAL option Etcd): a thread
  * reads <Etcd_Prefix>map every 500 ms and applies a map whose epoch is
  * above the applied one (view.c).  cluster.conf stays the seed: the key,
  * the partition and the first OSDs.
@@ -315,7 +315,7 @@ int pando_mapwatch_start(struct pando_mds *mds, struct pando_mapwatch **out)
 	return 0;
 }
 
-/* The thread starts once the export's layouts exist: it recalls them. */
+/* The thread starts once the engine's grants exist: it recalls layouts. */
 int pando_mapwatch_run(struct pando_mapwatch *w)
 {
 	int rc = pthread_create(&w->thread, NULL, watch_main, w);

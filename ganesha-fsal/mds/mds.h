@@ -86,8 +86,8 @@ struct pando_mds {
 	pthread_mutex_t key_lock; /* cluster.key, which reload_key replaces (key.c) */
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;
-	/* The layouts' state machine (../grants), with Ganesha's ops
-	 * (../fsal/layouts.c): every grant, recall and freeze goes through it. */
+	/* The layouts' state machine (../grants), with the ops of
+	 * grants_ops.c: every grant, recall and freeze goes through it. */
 	struct pando_grants *grants;
 	struct pando_osd_watcher *osd_watcher; /* ticks grants, probes OSDs */
 	struct pando_object_pool *object_pool;
@@ -117,7 +117,7 @@ struct pando_mds {
 	struct pando_scrub *scrub;
 	struct pando_transcode *transcode; /* NULL with Transcode_Interval 0 */
 	struct pando_opstats *opstats;
-	/* statfs from the OSDs, cached a few seconds (../fsal/export.c). */
+	/* statfs from the OSDs, cached a few seconds (mds.c). */
 	pthread_mutex_t space_lock;
 	time_t space_at;
 	uint64_t space_total;
@@ -268,13 +268,13 @@ int pando_key_reload(struct pando_mds *mds, char *msg, size_t cap);
 /* mapwatch.c: the cluster map in etcd (Etcd set): the copy kept beside
  * the store, then etcd, read at start; then every 500 ms. */
 int pando_mapwatch_start(struct pando_mds *mds, struct pando_mapwatch **out);
-/* Starts the polling thread (after the export's layouts exist). */
+/* Starts the polling thread (after the engine's grants exist). */
 int pando_mapwatch_run(struct pando_mapwatch *w);
 void pando_mapwatch_stop(struct pando_mapwatch *w);
 /* The map's JSON as applied last ("" before any); malloc'd. */
 char *pando_mapwatch_json(struct pando_mapwatch *w);
 
-/* etcd_config.c: the options of every etcd client of the export, from
+/* etcd_config.c: the options of every etcd client of the engine, from
  * its Etcd* items (timeout_ms 0: the client's default); why a client for
  * what could not be made of them, logged naming the item at fault; a
  * client made with them, its failure logged so. */

@@ -1,4 +1,4 @@
-/* The reaper: one thread per export that finishes the object removals the
+/* The reaper: one thread per engine that finishes the object removals the
  * namespace owes (removal intents, ns_store.h).  Unlink, truncate to zero
  * and replaced maps only record an intent in their own batch, so they
  * never wait for the OSDs; the reaper removes the objects afterwards and

@@ -1,4 +1,4 @@
-/* The rebuild service of one export (rebuild_queue.c): jobs read from
+/* The rebuild service of one engine (rebuild_queue.c): jobs read from
  * etcd, tasks put there by the scans (rebuild_scan.c), claimed under this
  * manager's lease and run by its workers (rebuild.c). */
 #ifndef PANDO_REBUILD_QUEUE_H
@@ -77,7 +77,7 @@ int pando_rebuild_scan_stale(struct pando_rebuild *rq, struct etcd_client *etcd,
 /* Neither queued, running nor held back here: a scan may put its task. */
 bool pando_rebuild_idle_for(struct pando_rebuild *rq, uint64_t ino);
 
-/* Started with the export when Etcd is set; NULL otherwise. */
+/* Started with the engine when Etcd is set; NULL otherwise. */
 int pando_rebuild_start(struct pando_mds *mds, struct pando_rebuild **out);
 void pando_rebuild_stop(struct pando_rebuild *rq);
 /* The progress JSON (mgr/README.md), malloc'd. */

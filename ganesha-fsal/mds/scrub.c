@@ -2,7 +2,7 @@
  * compared extent by extent through the OSDs' checksums
  * (../cluster/scrub_io.h), a bad extent rewritten from a good mirror.
  *
- * One thread per export.  A pass walks the storage maps in inode order,
+ * One thread per engine.  A pass walks the storage maps in inode order,
  * about a second of work per tick, and keeps its place in
  * <Db_Path>.scrub, so a restart resumes it.  A file is scrubbed frozen
  * (no writer may race a repair); a file with writers at work is left for

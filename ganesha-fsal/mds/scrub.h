@@ -1,4 +1,4 @@
-/* Background scrub of an export's files (scrub.c). */
+/* Background scrub of the engine's files (scrub.c). */
 #ifndef PANDO_SCRUB_H
 #define PANDO_SCRUB_H
 

@@ -1,4 +1,4 @@
-/* The cluster view of an export and how a cluster map becomes one
+/* The cluster view of the engine and how a cluster map becomes one
  * (view.h).  Applying is serialised by mds->view_lock; reading is a
  * single acquire load. */
 #include "mds.h"

@@ -1,11 +1,11 @@
-/* The cluster as an export sees it now: every OSD it knows (addresses),
+/* The cluster as the engine sees it now: every OSD it knows (addresses),
  * each one's state in the last applied cluster map, and the placement
  * view new files are placed with.
  *
  * A view is immutable once published.  Readers take the current one with
  * an acquire load and use it without locks; applying a map builds a new
  * view and publishes it with a release store.  Superseded views are kept
- * (chained) until the export is freed, so a reader holding an old one is
+ * (chained) until the engine closes, so a reader holding an old one is
  * never left with freed memory: a few hundred bytes per OSD per epoch,
  * and epochs change on admin actions and failures, not per request. */
 #ifndef PANDO_VIEW_H
@@ -37,7 +37,7 @@ struct pando_view {
 	struct pando_view *older;
 };
 
-/* The first view, from the export's cluster description. */
+/* The first view, from the engine's cluster description. */
 int pando_view_seed(struct pando_mds *mds);
 /* Applies map m (its epoch above the current one; else -EALREADY): new
  * OSDs get connections, placement follows the OSDs that take new
@@ -50,7 +50,7 @@ const struct cluster_osd *pando_view_osd(const struct pando_view *v, uint32_t id
 					 const struct pando_view_osd **state);
 /* True when the OSD may take new components. */
 bool pando_view_takes(const struct pando_view *v, uint32_t id);
-/* Every view of the export, at export free. */
+/* Every view of the engine, at its close. */
 void pando_views_free(struct pando_mds *mds);
 
 #endif

@@ -182,6 +182,7 @@ int pando_transcode_file(struct pando_mds *mds, uint64_t ino, void *buf, size_t 
 	struct pando_layout_request req;
 	int rc = pando_objects_open(mds, ino, &j.io, &j.old);
 
+	*copied = 0; /* also when there is nothing to do */
 	if (rc == -ENODATA || rc == -ESTALE || rc == -ENOENT)
 		return 0; /* inline, or gone */
 	if (!rc && !wanted(&j, &req)) {

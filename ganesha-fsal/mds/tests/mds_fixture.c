@@ -36,6 +36,18 @@ int mds_fixture_log_find(const char *needle)
 	return found;
 }
 
+int mds_fixture_log_first(const char *needle)
+{
+	int at = -1;
+
+	pthread_mutex_lock(&log_lock);
+	for (int i = 0; at < 0 && i < nlog && i < MDS_FIXTURE_LOG_LINES; i++)
+		if (strstr(log_lines[i], needle))
+			at = i;
+	pthread_mutex_unlock(&log_lock);
+	return at;
+}
+
 void mds_fixture_log_clear(void)
 {
 	pthread_mutex_lock(&log_lock);

@@ -56,6 +56,9 @@ bool fake_host_wait(struct fake_host *h, const unsigned *what, unsigned n, int m
  * (lines are "LEVEL func: message"; MDS_FIXTURE_VERBOSE=1 prints them). */
 int mds_fixture_log_find(const char *needle);
 void mds_fixture_log_clear(void);
+/* Where the first such line is among them (0: the first since the clear),
+ * -1 when none: the order the engine did things in. */
+int mds_fixture_log_first(const char *needle);
 
 /* A regular file made in the root directory of the store. */
 int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *out);

@@ -32,8 +32,7 @@ static void rs_policy(struct mds_fixture *f, uint64_t ino)
 
 /* An RS file with want[] written through the gateway and its size set;
  * its map in *map. */
-static uint64_t rs_file(struct mds_fixture *f, const uint8_t *want,
-			struct pando_storage_map **map)
+static uint64_t rs_file(struct mds_fixture *f, const uint8_t *want, struct pando_storage_map **map)
 {
 	struct ns_setattr sa = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW, .size = FILE_BYTES };
 	struct ns_attr a;

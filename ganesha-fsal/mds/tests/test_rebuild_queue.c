@@ -156,8 +156,9 @@ static void put_map(struct mds_fixture *f, uint64_t epoch, uint32_t down, uint32
 	char map[4096];
 	size_t len;
 
-	len = (size_t)snprintf(map, sizeof(map), "{\"epoch\":%" PRIu64 ",\"partition\":%" PRIu64
-				",\"osds\":[", epoch, f->osds.partition);
+	len = (size_t)snprintf(map, sizeof(map),
+			       "{\"epoch\":%" PRIu64 ",\"partition\":%" PRIu64 ",\"osds\":[", epoch,
+			       f->osds.partition);
 	for (int i = 0; i < f->osds.n; i++) {
 		uint32_t id = f->osds.osds[i].id;
 
@@ -207,7 +208,7 @@ static bool job_done(struct mds_fixture *f, uint64_t id)
 	bool done = false;
 	size_t i;
 
-	json_array_foreach (json_object_get(o, "jobs_done"), i, v)
+	json_array_foreach(json_object_get(o, "jobs_done"), i, v)
 		done |= (uint64_t)json_integer_value(v) == id;
 	done = done && strcmp(json_string_value(json_object_get(o, "state")) ?: "", "idle") == 0;
 	json_decref(o);
@@ -274,8 +275,7 @@ static void test_a_job_moves_every_component_off_its_out_osd(void)
 /* An OSD pair (a, b) such that some files use both and some use a
  * without b: with a rebuilt and b out, the first have no healthy copy
  * left in the map's eyes, the others one. */
-static bool pick_pair(struct mds_fixture *f, const uint64_t *ino, int n, uint32_t *a,
-		      uint32_t *b)
+static bool pick_pair(struct mds_fixture *f, const uint64_t *ino, int n, uint32_t *a, uint32_t *b)
 {
 	for (uint32_t i = 1; i <= (uint32_t)f->osds.n; i++) {
 		for (uint32_t j = 1; j <= (uint32_t)f->osds.n; j++) {

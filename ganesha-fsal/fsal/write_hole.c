@@ -1,7 +1,7 @@
 /* The RS write hole: a row update writes data units, then parity units,
  * and a manager killed in between leaves parity that disagrees with the
  * data, so a later decode would return wrong bytes.  A file is marked in
- * the store (ns_rows_add, durable) before its first row update, and the
+ * the store (ns_write_hole_add, durable) before its first row update, and the
  * mark goes once its updates are durable: at the end of a stable write or
  * truncate, or at the COMMIT after unstable ones.  At start, every file
  * still marked gets its parity recomputed from its data before clients
@@ -14,7 +14,7 @@
 int pando_write_hole_begin(struct pando_handle *h, bool stable)
 {
 	if (!h->rows_marked) {
-		int rc = ns_rows_add(h->exp->mds.ns, h->ino);
+		int rc = ns_write_hole_add(h->exp->mds.ns, h->ino);
 
 		if (rc)
 			return rc;
@@ -31,7 +31,7 @@ void pando_write_hole_end(struct pando_handle *h, int rc)
 	 * for the next start (or the next COMMIT's success) to settle. */
 	if (rc || h->rows_unstable || !h->rows_marked)
 		return;
-	if (ns_rows_del(h->exp->mds.ns, h->ino) == 0)
+	if (ns_write_hole_del(h->exp->mds.ns, h->ino) == 0)
 		h->rows_marked = false;
 }
 

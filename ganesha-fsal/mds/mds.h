@@ -99,7 +99,7 @@ struct pando_mds {
 	struct unstable_files *unstable;
 	/* The start-time parity recompute (write_hole.c) is done: until then an RS
 	 * row may decode wrong, so RS rebuilds wait for it. */
-	atomic_bool rows_resynced;
+	atomic_bool parity_resynced;
 	/* Bytes the manager itself moved for clients (gateway I/O, inline
 	 * data): with pNFS these stay near zero. */
 	atomic_uint_fast64_t mds_read_bytes;

@@ -20,21 +20,21 @@ int pando_write_hole_resync(struct pando_mds *mds, uint64_t ino)
 	int rc = ns_getattr(mds->ns, ino, &a);
 
 	if (rc == -ESTALE || (!rc && !a.objects))
-		return ns_rows_del(mds->ns, ino); /* gone, or inline again */
+		return ns_write_hole_del(mds->ns, ino); /* gone, or inline again */
 	if (!rc)
 		rc = pando_objects_open(mds, ino, &io, &map);
 	if (!rc && map->shape.raid == PANDO_RS)
 		rc = objio_rs_resync(&io, map, a.size);
 	if (map)
 		pando_map_free(map);
-	return rc ? rc : ns_rows_del(mds->ns, ino);
+	return rc ? rc : ns_write_hole_del(mds->ns, ino);
 }
 
 void pando_restart_resync(struct pando_mds *mds)
 {
 	struct pando_inos m = { 0 };
 	size_t left = 0;
-	int rc = ns_rows_list(mds->ns, pando_inos_collect, &m);
+	int rc = ns_write_hole_list(mds->ns, pando_inos_collect, &m);
 
 	if (rc)
 		mds_log(MDS_LOG_MAJOR, __func__, "pando: listing RS row-update marks: %d", rc);
@@ -58,5 +58,5 @@ void pando_restart_resync(struct pando_mds *mds)
 		mds_log(MDS_LOG_EVENT, __func__, "pando: %zu RS file(s) resynced, %zu left",
 			m.n - left, left);
 	free(m.ino);
-	atomic_store(&mds->rows_resynced, true);
+	atomic_store(&mds->parity_resynced, true);
 }

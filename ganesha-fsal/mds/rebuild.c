@@ -542,7 +542,7 @@ static int load(struct rebuild *rb)
 	struct ns_attr a;
 
 	rb->rs = !rc && rb->map->shape.raid == PANDO_RS;
-	if (rb->rs && !atomic_load(&rb->mds->rows_resynced)) {
+	if (rb->rs && !atomic_load(&rb->mds->parity_resynced)) {
 		rc = -EAGAIN; /* decoding needs parity recomputed first (write_hole.c) */
 	} else if (rb->rs) {
 		rc = ns_getattr(rb->mds->ns, rb->t->ino, &a);

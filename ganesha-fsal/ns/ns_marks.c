@@ -69,17 +69,17 @@ int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg)
 	return mark_list(s, K_WLAYOUT, fn, arg);
 }
 
-int ns_rows_add(struct ns_store *s, uint64_t ino)
+int ns_write_hole_add(struct ns_store *s, uint64_t ino)
 {
 	return mark_add(s, K_ROWS, ino);
 }
 
-int ns_rows_del(struct ns_store *s, uint64_t ino)
+int ns_write_hole_del(struct ns_store *s, uint64_t ino)
 {
 	return mark_del(s, K_ROWS, ino);
 }
 
-int ns_rows_list(struct ns_store *s, ns_ino_fn fn, void *arg)
+int ns_write_hole_list(struct ns_store *s, ns_ino_fn fn, void *arg)
 {
 	return mark_list(s, K_ROWS, fn, arg);
 }

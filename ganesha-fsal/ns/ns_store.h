@@ -352,9 +352,9 @@ int ns_wlayout_list(struct ns_store *s, ns_ino_fn fn, void *arg);
  * and the record goes (unsynced) once its updates are durable; at start
  * the manager recomputes the parity of every file still recorded.  Same
  * contract as the write-layout records above. */
-int ns_rows_add(struct ns_store *s, uint64_t ino);
-int ns_rows_del(struct ns_store *s, uint64_t ino);
-int ns_rows_list(struct ns_store *s, ns_ino_fn fn, void *arg);
+int ns_write_hole_add(struct ns_store *s, uint64_t ino);
+int ns_write_hole_del(struct ns_store *s, uint64_t ino);
+int ns_write_hole_list(struct ns_store *s, ns_ino_fn fn, void *arg);
 
 /* ns_policy.c: a storage policy per inode, an opaque blob (the layout
  * library's encoding).  A new inode takes its directory's blob in the

@@ -1,7 +1,7 @@
 /* The RS write hole's repair: a file marked as having rows updated
- * (ns_rows_add) when the manager stopped has its parity recomputed from
+ * (ns_write_hole_add) when the manager stopped has its parity recomputed from
  * its data by the next start's recovery, before any client is served:
- * the mark goes, rows_resynced is set, and a read that must decode from
+ * the mark goes, parity_resynced is set, and a read that must decode from
  * parity (a data OSD down) returns the file's bytes.  A file whose data
  * cannot all be read keeps its mark for later; a marked file that is no
  * longer on objects only loses its mark. */
@@ -76,7 +76,7 @@ static int marks(struct mds_fixture *f)
 {
 	int n = 0;
 
-	CHECK_EQ(ns_rows_list(f->mds.ns, count_ino, &n), 0);
+	CHECK_EQ(ns_write_hole_list(f->mds.ns, count_ino, &n), 0);
 	return n;
 }
 
@@ -108,17 +108,17 @@ static void test_recovery_recomputes_a_marked_files_parity(void)
 	osd_fixture_fill(want, FILE_BYTES, 11);
 	CHECK_EQ(mds_fixture_start(&f, NOSDS, NULL), 0);
 	ino = rs_file(&f, want, &map);
-	CHECK_EQ(ns_rows_add(f.mds.ns, ino), 0);
+	CHECK_EQ(ns_write_hole_add(f.mds.ns, ino), 0);
 	/* A marked file that is not on objects: only its mark goes. */
 	CHECK_EQ(mds_fixture_create(&f, "inline", &gone), 0);
-	CHECK_EQ(ns_rows_add(f.mds.ns, gone.ino), 0);
+	CHECK_EQ(ns_write_hole_add(f.mds.ns, gone.ino), 0);
 	if (map)
 		break_parity(&f, map);
 	CHECK_EQ(mds_fixture_reopen(&f), 0);
-	CHECK(!atomic_load(&f.mds.rows_resynced));
+	CHECK(!atomic_load(&f.mds.parity_resynced));
 	mds_fixture_log_clear();
 	pando_mds_recover(&f.mds);
-	CHECK(atomic_load(&f.mds.rows_resynced));
+	CHECK(atomic_load(&f.mds.parity_resynced));
 	CHECK_EQ(marks(&f), 0);
 	CHECK_EQ(mds_fixture_log_find("2 RS file(s) resynced, 0 left"), 1);
 	if (map)
@@ -140,7 +140,7 @@ static void test_a_file_whose_data_cannot_be_read_keeps_its_mark(void)
 	osd_fixture_fill(want, FILE_BYTES, 12);
 	CHECK_EQ(mds_fixture_start(&f, NOSDS, NULL), 0);
 	ino = rs_file(&f, want, &map);
-	CHECK_EQ(ns_rows_add(f.mds.ns, ino), 0);
+	CHECK_EQ(ns_write_hole_add(f.mds.ns, ino), 0);
 	if (map) {
 		break_parity(&f, map);
 		down = data_osd(map);
@@ -149,7 +149,7 @@ static void test_a_file_whose_data_cannot_be_read_keeps_its_mark(void)
 	CHECK_EQ(osd_fixture_stop(&f.osds, down), 0);
 	mds_fixture_log_clear();
 	pando_mds_recover(&f.mds);
-	CHECK(atomic_load(&f.mds.rows_resynced));
+	CHECK(atomic_load(&f.mds.parity_resynced));
 	CHECK_EQ(marks(&f), 1);
 	CHECK_EQ(mds_fixture_log_find("parity not recomputed"), 1);
 	/* Back: the on-demand resync makes it right and drops the mark. */

@@ -95,7 +95,7 @@ static void test_records_are_not_namespace_problems(void)
 	uint64_t f = mkfile(s, NS_ROOT_INO, "f");
 
 	CHECK_EQ(ns_wlayout_add(s, f), 0);
-	CHECK_EQ(ns_rows_add(s, f), 0);
+	CHECK_EQ(ns_write_hole_add(s, f), 0);
 	check_clean(s);
 	ns_close(s);
 }
@@ -106,21 +106,21 @@ static void test_row_marks_are_apart_from_write_layout_marks(void)
 	struct ns_store *s = test_store(path, sizeof(path), NULL);
 	struct inos rows = { 0 };
 
-	CHECK_EQ(ns_rows_add(s, 0), -EINVAL);
-	CHECK_EQ(ns_rows_add(s, 40), 0);
-	CHECK_EQ(ns_rows_add(s, 41), 0);
+	CHECK_EQ(ns_write_hole_add(s, 0), -EINVAL);
+	CHECK_EQ(ns_write_hole_add(s, 40), 0);
+	CHECK_EQ(ns_write_hole_add(s, 41), 0);
 	CHECK_EQ(ns_wlayout_add(s, 42), 0);
 	ns_close(s);
 	CHECK_EQ(ns_open(path, NULL, &s), 0);
-	CHECK_EQ(ns_rows_list(s, collect, &rows), 0);
+	CHECK_EQ(ns_write_hole_list(s, collect, &rows), 0);
 	CHECK_EQ(rows.n, 2);
 	CHECK_EQ(rows.ino[0], 40);
 	CHECK_EQ(rows.ino[1], 41);
 	CHECK_EQ(listed(s).n, 1);
-	CHECK_EQ(ns_rows_del(s, 40), 0);
+	CHECK_EQ(ns_write_hole_del(s, 40), 0);
 	CHECK_EQ(ns_wlayout_del(s, 41), 0); /* the other kind: still marked */
 	rows.n = 0;
-	CHECK_EQ(ns_rows_list(s, collect, &rows), 0);
+	CHECK_EQ(ns_write_hole_list(s, collect, &rows), 0);
 	CHECK_EQ(rows.n, 1);
 	CHECK_EQ(rows.ino[0], 41);
 	ns_close(s);

@@ -244,3 +244,25 @@ int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *
 
 	return ns_create(f->mds.ns, NS_ROOT_INO, name, &in, NS_UNCHECKED, NULL, out, &existed);
 }
+
+int mds_fixture_layout_get(struct mds_fixture *f, uint64_t ino, bool write,
+			   struct pando_grant **seg)
+{
+	struct ns_attr a = { 0 };
+	struct pando_grant_ask ask = {
+		.write = write, .cap_version = 1, .clientid = 7, .client = "10.0.0.7"
+	};
+	int rc = ns_getattr(f->mds.ns, ino, &a);
+
+	if (rc)
+		return rc;
+	ask.ino = ino;
+	ask.gen = a.gen;
+	return pando_grants_grant(f->mds.grants, &ask, seg);
+}
+
+void mds_fixture_layout_return(struct mds_fixture *f, struct pando_grant *seg)
+{
+	pando_grants_committed(f->mds.grants, seg->ino);
+	pando_grant_end(seg);
+}

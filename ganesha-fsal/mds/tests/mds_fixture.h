@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "grants.h"
 #include "mds.h"
 #include "osd_fixture.h"
 
@@ -62,5 +63,12 @@ int mds_fixture_log_first(const char *needle);
 
 /* A regular file made in the root directory of the store. */
 int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *out);
+
+/* A client's layout of file ino (client 7 at 10.0.0.7), as LAYOUTGET asks
+ * the grants for it; what pando_grants_grant answers. */
+int mds_fixture_layout_get(struct mds_fixture *f, uint64_t ino, bool write,
+			   struct pando_grant **seg);
+/* LAYOUTCOMMIT then LAYOUTRETURN of seg: no size left to settle. */
+void mds_fixture_layout_return(struct mds_fixture *f, struct pando_grant *seg);
 
 #endif

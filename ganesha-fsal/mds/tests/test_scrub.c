@@ -237,27 +237,6 @@ static void test_a_pass_reads_no_faster_than_its_bandwidth(void)
 	free(buf);
 }
 
-/* A client's layout of the file, as LAYOUTGET asks for it. */
-static int layout_get(struct mds_fixture *f, uint64_t ino, bool write, struct pando_grant **seg)
-{
-	struct ns_attr a = { 0 };
-	struct pando_grant_ask ask = {
-		.write = write, .cap_version = 1, .clientid = 7, .client = "10.0.0.7"
-	};
-
-	CHECK_EQ(ns_getattr(f->mds.ns, ino, &a), 0);
-	ask.ino = ino;
-	ask.gen = a.gen;
-	return pando_grants_grant(f->mds.grants, &ask, seg);
-}
-
-/* LAYOUTCOMMIT then LAYOUTRETURN: no size to settle after it. */
-static void layout_return(struct mds_fixture *f, struct pando_grant *seg)
-{
-	pando_grants_committed(f->mds.grants, seg->ino);
-	pando_grant_end(seg);
-}
-
 static void test_a_file_with_a_writer_is_left_for_the_next_pass(void)
 {
 	size_t len = 2 * EXTENT;
@@ -273,14 +252,14 @@ static void test_a_file_with_a_writer_is_left_for_the_next_pass(void)
 	ino = file_on_objects(&f, "written", buf, len, 6, 1);
 	k = mirror(&f, ino, 0);
 	CHECK_EQ(osd_fixture_corrupt(&f.osds, k.osd_id, k.object_id, 5), 0);
-	CHECK_EQ(layout_get(&f, ino, true, &seg), 0);
+	CHECK_EQ(mds_fixture_layout_get(&f, ino, true, &seg), 0);
 	CHECK(scrub_pass(&f, &p));
 	CHECK_EQ(p.files_done, 2);
 	CHECK_EQ(p.yielded, 1);
 	CHECK_EQ(p.mismatches, 0);
 	CHECK_EQ(f.host.recalls, 0); /* the writer was not disturbed */
 	if (seg)
-		layout_return(&f, seg);
+		mds_fixture_layout_return(&f, seg);
 	CHECK(scrub_pass(&f, &p));
 	CHECK_EQ(p.yielded, 0);
 	CHECK_EQ(p.mismatches, 1);
@@ -297,7 +276,7 @@ static bool wait_frozen(struct mds_fixture *f, uint64_t ino)
 	struct pando_grant *seg;
 
 	for (int i = 0; i < 3000; i++) {
-		int rc = layout_get(f, ino, false, &seg);
+		int rc = mds_fixture_layout_get(f, ino, false, &seg);
 
 		if (rc == -EAGAIN)
 			return true;
@@ -313,7 +292,7 @@ static struct pando_grant *write_layout_when_thawed(struct mds_fixture *f, uint6
 {
 	struct pando_grant *seg = NULL;
 
-	for (int i = 0; i < 3000 && layout_get(f, ino, true, &seg) == -EAGAIN; i++)
+	for (int i = 0; i < 3000 && mds_fixture_layout_get(f, ino, true, &seg) == -EAGAIN; i++)
 		sleep_ms(10);
 	CHECK(seg != NULL);
 	return seg;
@@ -340,7 +319,7 @@ static void test_a_file_a_client_asks_to_write_is_given_back_and_done_later(void
 	CHECK_EQ(p.yielded, 1);
 	CHECK(p.bytes_done < (json_int_t)len);
 	if (seg)
-		layout_return(&f, seg);
+		mds_fixture_layout_return(&f, seg);
 	CHECK(scrub_pass(&f, &p));
 	CHECK_EQ(p.yielded, 0);
 	CHECK_EQ(p.files_done, 1);

@@ -110,27 +110,6 @@ static void check_bytes(struct mds_fixture *f, uint64_t ino, const uint8_t *want
 	free(got);
 }
 
-/* A client's layout of the file, as LAYOUTGET asks for it. */
-static int layout_get(struct mds_fixture *f, uint64_t ino, bool write, struct pando_grant **seg)
-{
-	struct ns_attr a = { 0 };
-	struct pando_grant_ask ask = {
-		.write = write, .cap_version = 1, .clientid = 7, .client = "10.0.0.7"
-	};
-
-	CHECK_EQ(ns_getattr(f->mds.ns, ino, &a), 0);
-	ask.ino = ino;
-	ask.gen = a.gen;
-	return pando_grants_grant(f->mds.grants, &ask, seg);
-}
-
-/* LAYOUTCOMMIT then LAYOUTRETURN: no size to settle after it. */
-static void layout_return(struct mds_fixture *f, struct pando_grant *seg)
-{
-	pando_grants_committed(f->mds.grants, seg->ino);
-	pando_grant_end(seg);
-}
-
 static int count_intent(void *arg, const struct ns_intent *in)
 {
 	(*(int *)arg)++;
@@ -205,7 +184,7 @@ static void test_a_pass_takes_cold_idle_mirrored_files_of_a_row_or_more(void)
 	tiny = mirrored_file(&f, "small", &cold_rule, buf, small, 2);
 	warm = mirrored_file(&f, "warm", &cold_rule, buf, big, 3);
 	busy = mirrored_file(&f, "busy", &cold_rule, busy_bytes, big, 4);
-	CHECK_EQ(layout_get(&f, busy, true, &seg), 0);
+	CHECK_EQ(mds_fixture_layout_get(&f, busy, true, &seg), 0);
 	cold = mirrored_file(&f, "cold", &cold_rule, buf, big, 5);
 	age(&f, plain, 7200);
 	age(&f, tiny, 7200);
@@ -224,7 +203,7 @@ static void test_a_pass_takes_cold_idle_mirrored_files_of_a_row_or_more(void)
 	CHECK_EQ(s.failed, 0);
 	CHECK_EQ(f.host.recalls, 0); /* the writer was left alone */
 	if (seg)
-		layout_return(&f, seg);
+		mds_fixture_layout_return(&f, seg);
 	s = two_more_passes(&f);
 	CHECK_EQ(shape_of(&f, busy).raid, PANDO_RS);
 	check_bytes(&f, busy, busy_bytes, big);
@@ -270,7 +249,7 @@ static void test_one_file_goes_to_rs_with_the_same_bytes_and_its_mirrors_reaped(
 	CHECK_EQ(mds_fixture_start(&f, 3, NULL), 0);
 	ino = mirrored_file(&f, "f", &cold_rule, want, len, 9);
 	CHECK_EQ(pando_map_load(&f.mds, ino, &old), 0);
-	CHECK_EQ(layout_get(&f, ino, false, &reader), 0);
+	CHECK_EQ(mds_fixture_layout_get(&f, ino, false, &reader), 0);
 	CHECK_EQ(pando_transcode_file(&f.mds, ino, buf, COPY_CAP, &copied), 0);
 	CHECK_EQ(copied, len); /* nobody wrote: one copy */
 	s = shape_of(&f, ino);
@@ -328,7 +307,7 @@ static void test_a_file_written_during_its_copy_is_copied_again_under_the_freeze
 	t.f = &f;
 	t.ino = mirrored_file(&f, "f", &cold_rule, first, len, 10);
 	osd_fixture_fill(then, len, 11);
-	CHECK_EQ(layout_get(&f, t.ino, true, &writer), 0);
+	CHECK_EQ(mds_fixture_layout_get(&f, t.ino, true, &writer), 0);
 	mds_fixture_log_clear();
 	CHECK_EQ(pthread_create(&th, NULL, transcode_thread, &t), 0);
 	CHECK(fake_host_wait(&f.host, &f.host.recalls, 1, 20000));
@@ -338,7 +317,7 @@ static void test_a_file_written_during_its_copy_is_copied_again_under_the_freeze
 		CHECK_EQ(objio_write(&io, map, 0, then, len, true), 0);
 	pando_map_free(map);
 	if (writer)
-		layout_return(&f, writer);
+		mds_fixture_layout_return(&f, writer);
 	pthread_join(th, NULL);
 	CHECK_EQ(t.rc, 0);
 	CHECK_EQ(t.copied, 2 * len);

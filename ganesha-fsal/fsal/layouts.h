@@ -1,20 +1,16 @@
-/* Layouts handed out (pNFS), recalls and fencing, per export.
+/* Layouts handed out (pNFS), the FSAL's side.
  *
  * The state machine is the grants library (../grants/grants.h: what a
  * grant, a return, a recall, a deadline and a fence do, unit-tested
- * without Ganesha), and exp->grants is the FSAL's one handle to it:
- * LAYOUTGET (mds.c) asks it for grants, with the holder's address and
- * client id from op_ctx, and everything else recalls, freezes and counts
- * through it.  layouts.c is what the engine needs of Ganesha, installed
- * as its ops when the export starts: CB_LAYOUTRECALL through Ganesha's
- * up-call, the fence (a new capability version on the file's objects,
- * so the handles in its layouts go STALE), the store's write-layout
- * marks, the size settle, logging.  Beside them, the watcher thread
- * that ticks the engine each second (overdue holders fenced) and recalls
- * the layouts of files on an OSD that stops answering, and the errors
- * clients report on OSDs.  Ganesha keeps each segment's struct
- * pando_grant as its fsal_seg_data and gives it back on LAYOUTCOMMIT and
- * LAYOUTRETURN. */
+ * without Ganesha), and exp->mds.grants is the one handle to it: LAYOUTGET
+ * (mds.c) asks it for grants, with the holder's address and client id
+ * from op_ctx, and everything else recalls, freezes and counts through
+ * it.  The engine made it with its own ops (../mds/grants_ops.c: the
+ * fence, the store's write-layout marks, the size settle, the watcher
+ * thread) and the recall through the host (host.c).  Here: the errors
+ * clients report on OSDs, and how long the manager waits for a recall.
+ * Ganesha keeps each segment's struct pando_grant as its fsal_seg_data
+ * and gives it back on LAYOUTCOMMIT and LAYOUTRETURN. */
 #ifndef PANDO_LAYOUTS_H
 #define PANDO_LAYOUTS_H
 

@@ -155,7 +155,18 @@ mount_nfs() {  # VERS
     *) echo "unknown NFS version '$v' (want v3, v4.1 or v4.2)"; return 2 ;;
   esac
   [ -z "$PANDO_MOUNT_OPTS" ] || opts="$opts,$PANDO_MOUNT_OPTS"
-  mount -t nfs -o "$opts" "$src" "/mnt/$v" || { echo "mount -t nfs -o $opts $src /mnt/$v failed"; return 1; }
+  # busybox mount, told EACCES, mounts read-only instead, and a Kerberos
+  # mount is told EACCES while rpc.gssd does not yet watch rpc_pipefs
+  # (gss_up): a read-write mount was asked for, so it is asked again.
+  for try in 1 2 3 4 5; do
+    mount -t nfs -o "$opts" "$src" "/mnt/$v" || { echo "mount -t nfs -o $opts $src /mnt/$v failed"; return 1; }
+    grep -q " /mnt/$v nfs4* rw," /proc/mounts && return 0
+    say "mount $v came up read-only (try $try): again"
+    umount "/mnt/$v" || return 1
+    sleep 1
+  done
+  echo "mount -t nfs -o $opts $src /mnt/$v: read-only $try times"
+  return 1
 }
 
 # Inside a step: unmount and mount again, so what follows is read from the server.

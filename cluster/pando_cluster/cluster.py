@@ -11,7 +11,7 @@ from . import etcd, mds, mgrproc, nsm, tool
 from .config import CTL_PORT_OFFSET, MAX_OSDS, NFS_PORT_OFFSET, OsdConfig
 from .etcd_auth import EtcdAccess
 from .mds import MDS_NAME
-from .mds_config import MdsPaths, render_cluster_desc
+from .mds_config import MdsPaths, render_cluster_conf
 from .paths import binary
 from .process import is_running, spawn_detached, terminate, wait_ready
 from .state import ClusterState, OsdRecord
@@ -113,8 +113,8 @@ def up(cluster_dir: Path, opts: UpOptions, ui: Ui) -> ClusterView:
                             mgrproc.DEFAULT_PREFIX, list(range(1, opts.osds + 1)), [MDS_NAME])
         _start_osds(st, key, opts, access, ui, started)
         osds = [st.osds[i] for i in range(1, opts.osds + 1)]
-        # the FSAL's cluster description, and the mgr's seed of a new map
-        MdsPaths(cluster_dir).cluster_desc.write_text(render_cluster_desc(key, osds))
+        # cluster.conf: the FSAL's, and the mgr's seed of a new map
+        MdsPaths(cluster_dir).cluster_conf.write_text(render_cluster_conf(key, osds))
         if opts.mds is not None:
             mds.start(st, osds, replace(opts.mds, etcd=access.mds(MDS_NAME), name=MDS_NAME),
                       ui, started)

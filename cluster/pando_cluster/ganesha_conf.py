@@ -97,11 +97,11 @@ class Kerberos:
 class PandoFsal:
     """The export's FSAL block for Pando (options: ganesha-fsal/README.md)."""
     db_path: Path
-    cluster_desc: Path
+    cluster_conf: Path
     mirrors: int = 2
     inline_max: int = 65536
     stripe_unit: int = 1 << 20
-    # The cluster map in etcd ("" : the static cluster description only).
+    # The cluster map in etcd ("": cluster.conf only).
     etcd: str = ""
     etcd_prefix: str = ""
     mds_name: str = ""
@@ -113,7 +113,7 @@ class PandoFsal:
 
     def lines(self, pnfs: bool) -> list[str]:
         return ["Name = PANDO;", f'Db_Path = "{self.db_path}";',
-                f'Cluster = "{self.cluster_desc}";', f"Inline_Max = {self.inline_max};",
+                f'Cluster = "{self.cluster_conf}";', f"Inline_Max = {self.inline_max};",
                 f"Mirrors = {self.mirrors};", f"Stripe_Unit = {self.stripe_unit};",
                 f"Pnfs = {_bool(pnfs)};", *self._etcd_lines(), *self.options]
 

@@ -17,7 +17,7 @@ from .ganesha_conf import EXPORT_PATH
 from .mds_config import (
     MdsPaths,
     mirrors_for,
-    render_cluster_desc,
+    render_cluster_conf,
     render_dbus_conf,
     render_ganesha_conf,
 )
@@ -75,7 +75,7 @@ def start(st: ClusterState, osds: Sequence[OsdRecord], opts: MdsOptions, ui: Ui,
     ours = nsm.start_statd(st, paths, opts.timeout, ui, started)
     dbus = _ensure_dbus(st, paths, opts.timeout, ui, started)
 
-    paths.cluster_desc.write_text(render_cluster_desc(Path(st.key_file), osds))
+    paths.cluster_conf.write_text(render_cluster_conf(Path(st.key_file), osds))
     paths.ganesha_conf.write_text(render_ganesha_conf(
         paths, opts.bind, opts.nfs_port, opts.mnt_port, plugins, mirrors_for(len(osds)),
         opts.etcd, notify_dir(paths.file(nsm.STATE_DIR)) if ours else None, opts.name))
@@ -146,7 +146,7 @@ def _report_running(m: MdsRecord, osds: Sequence[OsdRecord], opts: MdsOptions, u
                f"the new address or ports (run `down` first)")
     wanted = sorted(o.osd_id for o in osds)
     if m.osd_ids != wanted:
-        ui.say(f"ganesha: its cluster description names OSDs {m.osd_ids}, not {wanted}; "
+        ui.say(f"ganesha: its cluster.conf names OSDs {m.osd_ids}, not {wanted}; "
                f"run `down` and `up` to change that")
 
 

@@ -1,6 +1,6 @@
 """The metadata manager's files: ganesha.conf (rendered by ganesha_conf.py),
-the cluster description the FSAL reads (format:
-ganesha-fsal/osdio/cluster_desc.h), and the private dbus bus's policy."""
+cluster.conf, which the FSAL reads (format:
+ganesha-fsal/osdio/cluster_conf.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -73,18 +73,18 @@ class MdsPaths(GaneshaFiles):
         return self.cluster_dir / "mds"
 
     @property
-    def cluster_desc(self) -> Path:
+    def cluster_conf(self) -> Path:
         return self.cluster_dir / "cluster.conf"
 
 
-def pando_fsal(db_path: Path, cluster_desc: Path, mirrors: int,
+def pando_fsal(db_path: Path, cluster_conf: Path, mirrors: int,
                etcd: EtcdAccess | None = None, prefix: str = "/pando/", name: str = "",
                **more: Any) -> PandoFsal:
     """The FSAL block; with etcd, the manager named name keeps its
     presence there and follows the map (as etcd's user mds.<name>)."""
     if etcd is None:
-        return PandoFsal(db_path=db_path, cluster_desc=cluster_desc, mirrors=mirrors, **more)
-    return PandoFsal(db_path=db_path, cluster_desc=cluster_desc, mirrors=mirrors,
+        return PandoFsal(db_path=db_path, cluster_conf=cluster_conf, mirrors=mirrors, **more)
+    return PandoFsal(db_path=db_path, cluster_conf=cluster_conf, mirrors=mirrors,
                      etcd=etcd.endpoints, etcd_prefix=prefix, mds_name=name,
                      etcd_ca=etcd.ca_file, etcd_user=etcd.user,
                      etcd_password_file=etcd.password_file, **more)
@@ -96,7 +96,7 @@ def render_ganesha_conf(paths: MdsPaths, bind: str, nfs_port: int, mnt_port: int
     """ganesha.conf with production's settings (ganesha_conf.py)."""
     settings = GaneshaSettings(
         plugins_dir=plugins_dir, recovery_root=paths.dir / "recovery",
-        fsal=pando_fsal(paths.dir / "ns", paths.cluster_desc, mirrors, etcd, name=mds_name),
+        fsal=pando_fsal(paths.dir / "ns", paths.cluster_conf, mirrors, etcd, name=mds_name),
         nfs_port=nfs_port, mnt_port=mnt_port, bind=bind, nsm_notify_dir=nsm_notify_dir,
         clients=(ExportClient(LOCAL_CLIENTS),))
     return f"{WRITTEN_BY}\n{render(settings)}"
@@ -115,8 +115,8 @@ def _reachable(addr: str) -> str:
 
 
 @dataclass(frozen=True)
-class DescOsd:
-    """One `osd` line of the cluster description: the addresses the FSAL
+class ConfOsd:
+    """One `osd` line of cluster.conf: the addresses the FSAL
     dials, the data server pNFS clients are told where that differs, and
     a placement weight in bytes where statfs is not to be taken."""
     osd_id: int
@@ -131,18 +131,18 @@ class DescOsd:
         return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}{cap}"
 
 
-def render_desc(key_file: Path, osds: Iterable[DescOsd], partition: int = 1,
+def render_conf(key_file: Path, osds: Iterable[ConfOsd], partition: int = 1,
                 header: str = WRITTEN_BY) -> str:
-    """The cluster description (format: ganesha-fsal/osdio/cluster_desc.h),
+    """cluster.conf (format: ganesha-fsal/osdio/cluster_conf.h),
     the OSDs in the order given; no header line when header is empty."""
     lines = [*([header] if header else []), f"key_file = {key_file}", f"partition = {partition}"]
     return "\n".join(lines + [o.line() for o in osds]) + "\n"
 
 
-def render_cluster_desc(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1,
+def render_cluster_conf(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1,
                         header: str = WRITTEN_BY) -> str:
     """The description of the OSDs `up` started, by id, as the FSAL dials them."""
-    return render_desc(key_file, [DescOsd(o.osd_id, _reachable(o.ctl_addr), _reachable(o.nfs_addr))
+    return render_conf(key_file, [ConfOsd(o.osd_id, _reachable(o.ctl_addr), _reachable(o.nfs_addr))
                                   for o in sorted(osds, key=lambda o: o.osd_id)], partition, header)
 
 

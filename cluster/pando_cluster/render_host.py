@@ -3,7 +3,7 @@ pando.conf, for the units in cluster/systemd/ to read (/etc/pando/ by
 default):
 
   osd.N.conf     each OSD this host runs (pando-osd@N.service)
-  cluster.conf   the cluster description: the FSAL's, and the mgr's seed
+  cluster.conf   the key and the OSDs: the FSAL's, and the mgr's seed
   ganesha.conf   on the metadata-manager host (pando-mds.service), through
                  ganesha_conf.py as `up` and the tests render it
   mds.env        on that host too: PANDO_NSM_SOURCE, the address
@@ -27,7 +27,7 @@ from . import etcd_auth
 from .etcd import EtcdMember, render_env
 from .etcd_auth import EtcdAccess
 from .ganesha_conf import GaneshaSettings, render
-from .mds_config import pando_fsal, render_cluster_desc
+from .mds_config import pando_fsal, render_cluster_conf
 from .mgrproc import TOKEN_FILE, make_token, mgr_args
 from .statd import SYSTEM_STATE_DIR, notify_dir
 from .state import OsdRecord
@@ -97,9 +97,9 @@ def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
     return f"PANDO_MGR_ARGS={' '.join(args)}\n"
 
 
-def cluster_desc(conf: PandoConf, header: str) -> str:
+def cluster_conf(conf: PandoConf, header: str) -> str:
     recs = [OsdRecord(o.osd_id, o.nfs, o.ctl, str(o.data_dir), "", "") for o in conf.osds()]
-    return render_cluster_desc(conf.key_file, recs, conf.num("cluster", "partition"), header)
+    return render_cluster_conf(conf.key_file, recs, conf.num("cluster", "partition"), header)
 
 
 def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = None
@@ -112,7 +112,7 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
     where = conf_dir or out
     out.mkdir(parents=True, exist_ok=True)
     header = HEADER.format(src=conf.path)
-    files: dict[str, str] = {"cluster.conf": cluster_desc(conf, header)}
+    files: dict[str, str] = {"cluster.conf": cluster_conf(conf, header)}
     todo: list[str] = []
     for o in conf.osds():
         if o.host is host:

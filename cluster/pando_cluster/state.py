@@ -41,7 +41,7 @@ class MdsRecord:
     mnt_port: int
     conf: str
     log: str
-    osd_ids: list[int]      # the OSDs its cluster description names
+    osd_ids: list[int]      # the OSDs its cluster.conf names
     pid: int | None = None
 
     @property

@@ -40,7 +40,7 @@
 #include "layouts.h"
 #include "nfs_init.h"
 
-static bool append_osd(DBusMessageIter *arr, const struct cluster_osd *o,
+static bool append_osd(DBusMessageIter *arr, const struct cluster_map_osd *o,
 		       const struct osd_health *hl)
 {
 	DBusMessageIter st;
@@ -78,8 +78,7 @@ static bool cluster_status(DBusMessageIter *args, DBusMessage *reply, DBusError 
 
 		for (size_t i = 0; ok && i < osd_conns_count(exp->mds.conns); i++) {
 			struct osd_health hl;
-
-			struct cluster_osd addr;
+			struct cluster_map_osd addr;
 
 			osd_conns_health(exp->mds.conns, i, &hl);
 			osd_conns_address(exp->mds.conns, i, &addr);

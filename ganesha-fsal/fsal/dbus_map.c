@@ -21,13 +21,13 @@
 #include "objio.h"
 #include "view.h"
 
-static json_t *osd_json(struct pando_export *exp, const struct cluster_osd *c,
-			const struct pando_view_osd *s, bool takes)
+static json_t *osd_json(struct pando_export *exp, const struct cluster_map_osd *o)
 {
-	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)c->id, "ctl", c->ctl,
-			 "nfs", c->nfs, "advertise", c->advertise, "listed", s->listed, "up", s->up,
-			 "in", s->in, "weight", (json_int_t)s->weight, "takes", takes, "reachable",
-			 osd_conns_reachable(exp->mds.conns, c->id));
+	return json_pack("{sI ss ss ss sb sb sb sI sb sb}", "id", (json_int_t)o->id, "ctl", o->ctl,
+			 "nfs", o->nfs, "advertise", o->advertise, "removed", o->removed, "up",
+			 o->up, "in", o->in, "weight", (json_int_t)o->weight, "takes",
+			 cluster_map_osd_takes(o), "reachable",
+			 osd_conns_reachable(exp->mds.conns, o->id));
 }
 
 static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *error)
@@ -40,11 +40,10 @@ static bool map_status(DBusMessageIter *args, DBusMessage *reply, DBusError *err
 		return pando_dbus_reply(reply, false, "no Pando export", NULL);
 	v = pando_view_get(&exp->mds);
 	osds = json_array();
-	for (size_t i = 0; i < v->desc.nosds; i++)
-		json_array_append_new(osds, osd_json(exp, &v->desc.osds[i], &v->state[i],
-						     pando_view_takes(v, v->desc.osds[i].id)));
-	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->epoch, "source", v->source, "etcd",
-		      exp->mds.cfg.etcd, "osds", osds);
+	for (size_t i = 0; i < v->map.nosds; i++)
+		json_array_append_new(osds, osd_json(exp, &v->map.osds[i]));
+	j = json_pack("{sI ss ss so}", "epoch", (json_int_t)v->map.epoch, "source", v->source,
+		      "etcd", exp->mds.cfg.etcd, "osds", osds);
 	return pando_dbus_reply(reply, true, "OK", j);
 }
 
@@ -69,14 +68,14 @@ static const char *scheme_name(uint8_t raid)
 static const char *comp_state(struct pando_export *exp, const struct pando_view *v, uint32_t osd,
 			      const uint32_t *stale, size_t nstale)
 {
-	const struct pando_view_osd *s = NULL;
+	const struct cluster_map_osd *o = pando_view_osd(v, osd);
 
 	for (size_t i = 0; i < nstale; i++)
 		if (stale[i] == osd)
 			return "stale";
-	if (!pando_view_osd(v, osd, &s) || !s->listed || !s->in)
+	if (!o || o->removed || !o->in)
 		return "out";
-	if (!s->up || !osd_conns_reachable(exp->mds.conns, osd))
+	if (!o->up || !osd_conns_reachable(exp->mds.conns, osd))
 		return "down";
 	return "ok";
 }

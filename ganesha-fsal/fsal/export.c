@@ -5,7 +5,7 @@
  *   EXPORT { ... FSAL {
  *       Name = PANDO;
  *       Db_Path = "/var/lib/pando/ns";        # formatted when absent
- *       Cluster = "/etc/pando/cluster.conf";  # ../osdio/cluster_desc.h
+ *       Cluster = "/etc/pando/cluster.conf";  # ../osdio/cluster_conf.h
  *       Inline_Max = 65536;                   # bytes kept in RocksDB
  *       Mirrors = 2;                          # copies of object data
  *       Stripe_Unit = 1048576;
@@ -271,9 +271,10 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	LogEvent(COMPONENT_FSAL,
 		 "pando: export %s: store %s, %zu OSDs, %u mirror(s), inline up to %u bytes, "
 		 "cluster map epoch %" PRIu64 "%s%s",
-		 CTX_FULLPATH(op_ctx), exp->mds.cfg.db_path, pando_view_get(&exp->mds)->desc.nosds,
-		 exp->mds.cfg.mirrors, exp->mds.cfg.inline_max, pando_view_get(&exp->mds)->epoch,
-		 exp->mds.cfg.etcd[0] ? ", etcd " : "", exp->mds.cfg.etcd);
+		 CTX_FULLPATH(op_ctx), exp->mds.cfg.db_path, pando_view_get(&exp->mds)->map.nosds,
+		 exp->mds.cfg.mirrors, exp->mds.cfg.inline_max,
+		 pando_view_get(&exp->mds)->map.epoch, exp->mds.cfg.etcd[0] ? ", etcd " : "",
+		 exp->mds.cfg.etcd);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 fail:
 	free_export_ops(&exp->export);

@@ -59,7 +59,7 @@ static uint32_t addr_tag(const char *advertised)
 	return h;
 }
 
-static void make_devid(uint16_t export_id, const struct cluster_osd *osd, uint8_t out[16])
+static void make_devid(uint16_t export_id, const struct cluster_map_osd *osd, uint8_t out[16])
 {
 	struct pando_devid d = { .fsal_id = FSAL_ID_EXPERIMENTAL,
 				 .export_id = export_id,
@@ -129,9 +129,9 @@ static int choose_segment(const struct pando_export *exp, const struct pando_sto
 /* Neither this manager nor the cluster map says the OSD is down. */
 static bool osd_reachable(struct pando_export *exp, uint32_t id)
 {
-	const struct pando_view_osd *state = NULL;
+	const struct cluster_map_osd *o = pando_view_osd(pando_view_get(&exp->mds), id);
 
-	if (pando_view_osd(pando_view_get(&exp->mds), id, &state) && !state->up)
+	if (o && !o->up)
 		return false;
 	return osd_conns_reachable(exp->mds.conns, id);
 }
@@ -209,7 +209,7 @@ static int fill_ds(struct pando_export *exp, const struct pando_storage_map *map
 {
 	const struct pando_component *k = pando_map_component(map, seg->group, seg->component[idx]);
 	struct capability cap = *shared;
-	const struct cluster_osd *osd = pando_view_osd(pando_view_get(&exp->mds), k->osd_id, NULL);
+	const struct cluster_map_osd *osd = pando_view_osd(pando_view_get(&exp->mds), k->osd_id);
 	struct cluster_key key;
 
 	if (!osd)
@@ -605,7 +605,7 @@ static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 	struct pando_netaddr na;
 	struct pando_devid d;
 	struct pando_export *exp;
-	const struct cluster_osd *osd;
+	const struct cluster_map_osd *osd;
 	uint8_t buf[256];
 	size_t len;
 
@@ -614,7 +614,7 @@ static nfsstat4 pando_getdeviceinfo(struct fsal_module *m, XDR *da_addr_body,
 	memcpy(&d, id, sizeof(d));
 	exp = export_by_id(d.export_id);
 	osd = exp && d.osd_id <= UINT32_MAX
-		      ? pando_view_osd(pando_view_get(&exp->mds), (uint32_t)d.osd_id, NULL)
+		      ? pando_view_osd(pando_view_get(&exp->mds), (uint32_t)d.osd_id)
 		      : NULL;
 	/* An id from before the OSD moved names no device any more. */
 	if (!osd || d.addr_tag != addr_tag(osd->advertise))

@@ -132,13 +132,16 @@ static int check_redundancy(struct fsck *f)
 
 /* ---- the whole check ------------------------------------------------------- */
 
-int fsck_objects(struct ns_store *s, const struct cluster_desc *desc, struct osd_conns *conns,
+int fsck_objects(struct ns_store *s, const struct cluster_map *cluster_map, struct osd_conns *conns,
 		 const struct fsck_options *o, const struct fsck_hooks *h, struct fsck_result *res)
 {
 	static const struct fsck_hooks silent;
-	struct fsck f = {
-		.s = s, .desc = desc, .conns = conns, .o = o, .h = h ? h : &silent, .res = res
-	};
+	struct fsck f = { .s = s,
+			  .cluster_map = cluster_map,
+			  .conns = conns,
+			  .o = o,
+			  .h = h ? h : &silent,
+			  .res = res };
 	int rc;
 
 	memset(res, 0, sizeof(*res));

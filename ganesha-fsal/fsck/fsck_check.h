@@ -12,7 +12,7 @@
  *                    file would show them instead of zeros)
  *   shared object    named by two maps (reported), or by a map and an
  *                    intent (the intent is finished without it)
- *   unknown OSD      a map names an OSD the description lacks: reported
+ *   unknown OSD      a map names an OSD the cluster map lacks: reported
  *   unreachable OSD  reported; its objects are not checked
  *   undecodable map  reported; an undecodable intent is dropped
  *   next id          not above an object id in use: raised, or new objects
@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster_desc.h"
+#include "cluster_map.h"
 #include "ns_store.h"
 #include "osd_conns.h"
 
@@ -93,10 +93,10 @@ struct fsck_hooks {
 };
 
 /* Checks (and with o->repair repairs) the objects of store s on the OSDs
- * of desc, reached through conns.  An OSD that does not answer is a
+ * of cluster_map, reached through conns.  An OSD that does not answer is a
  * problem found, not an error.  res is zeroed first.  0, or -errno when
  * the check could not go on (the store failed, no memory). */
-int fsck_objects(struct ns_store *s, const struct cluster_desc *desc, struct osd_conns *conns,
+int fsck_objects(struct ns_store *s, const struct cluster_map *cluster_map, struct osd_conns *conns,
 		 const struct fsck_options *o, const struct fsck_hooks *h, struct fsck_result *res);
 
 #endif

@@ -23,7 +23,7 @@ struct want {
 
 struct fsck {
 	struct ns_store *s;
-	const struct cluster_desc *desc;
+	const struct cluster_map *cluster_map;
 	struct osd_conns *conns;
 	const struct fsck_options *o;
 	const struct fsck_hooks *h;
@@ -34,7 +34,7 @@ struct fsck {
 	size_t nparts;
 	uint64_t *broken; /* files whose map is undecodable, sorted */
 	size_t nbroken, broken_cap;
-	bool *down; /* per OSD of desc: could not be listed */
+	bool *down; /* per OSD of cluster_map: could not be listed */
 	uint64_t max_object;
 };
 

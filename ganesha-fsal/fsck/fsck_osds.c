@@ -1,5 +1,5 @@
 /* The object check, step 2: what the OSDs hold.  Every partition the maps
- * and intents use is listed on every OSD of the description, and each
+ * and intents use is listed on every OSD of the cluster map, and each
  * object listed is matched against what the namespace names: an object
  * nothing names is an orphan (removed on repair, unless the file it says
  * it belongs to has a map that cannot be read), a RAID-0/1 object longer
@@ -199,7 +199,7 @@ static int list_fn(struct osd_ctl_client *c, void *arg)
 			    &l->eof);
 }
 
-static int list_partition(struct fsck *f, const struct cluster_osd *o, uint64_t partition,
+static int list_partition(struct fsck *f, const struct cluster_map_osd *o, uint64_t partition,
 			  uint64_t *ids)
 {
 	struct list_call l = { .partition = partition, .ids = ids };
@@ -229,7 +229,7 @@ bool fsck_osd_out(const struct fsck *f, uint32_t id)
 
 static void list_osd(struct fsck *f, size_t i, uint64_t *ids)
 {
-	const struct cluster_osd *o = &f->desc->osds[i];
+	const struct cluster_map_osd *o = &f->cluster_map->osds[i];
 	int rc = 0;
 
 	for (size_t p = 0; !rc && p < f->nparts; p++)
@@ -253,9 +253,9 @@ static void list_osd(struct fsck *f, size_t i, uint64_t *ids)
 
 bool fsck_osd_down(const struct fsck *f, uint32_t id)
 {
-	const struct cluster_osd *o = cluster_desc_osd(f->desc, id);
+	const struct cluster_map_osd *o = cluster_map_osd(f->cluster_map, id);
 
-	return !o || f->down[o - f->desc->osds];
+	return !o || f->down[o - f->cluster_map->osds];
 }
 
 /* Whatever a map names and no OSD holds.  With mirrors or parity another
@@ -282,12 +282,12 @@ int fsck_list_osds(struct fsck *f)
 	uint64_t *ids = malloc(OSD_CTL_CLIENT_MAX_BATCH * sizeof(*ids));
 
 	fsck_phase(f, "objects");
-	f->down = calloc(f->desc->nosds ? f->desc->nosds : 1, sizeof(*f->down));
+	f->down = calloc(f->cluster_map->nosds ? f->cluster_map->nosds : 1, sizeof(*f->down));
 	if (!ids || !f->down) {
 		free(ids);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < f->desc->nosds; i++)
+	for (size_t i = 0; i < f->cluster_map->nosds; i++)
 		list_osd(f, i, ids);
 	free(ids);
 	check_missing(f);

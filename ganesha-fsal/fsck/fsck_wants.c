@@ -3,7 +3,7 @@
  * (owed to the intent), sorted by OSD, partition and object, so that each
  * object an OSD lists is found by binary search.  Problems found here:
  * undecodable maps and intents, objects named twice, OSDs the cluster
- * description lacks, an id allocator below an object id in use. */
+ * cluster map lacks, an id allocator below an object id in use. */
 #include "fsck_internal.h"
 
 #include <errno.h>
@@ -205,10 +205,10 @@ static void check_unknown_osds(struct fsck *f)
 	for (size_t i = 0; i < f->nwants; i++) {
 		const struct want *w = &f->wants[i];
 
-		if (!w->intent && !cluster_desc_osd(f->desc, w->osd))
+		if (!w->intent && !cluster_map_osd(f->cluster_map, w->osd))
 			fsck_problem(f, FSCK_UNKNOWN_OSD, false,
 				     "file %llu: object %llu "
-				     "(component %u) on osd %u, which the cluster description "
+				     "(component %u) on osd %u, which the cluster map "
 				     "does not list",
 				     (unsigned long long)w->ino, (unsigned long long)w->object,
 				     w->component, w->osd);
@@ -237,7 +237,7 @@ static int check_next_id(struct fsck *f)
 
 int fsck_collect_wants(struct fsck *f)
 {
-	int rc = note_partition(f, f->desc->partition);
+	int rc = note_partition(f, f->cluster_map->partition);
 
 	fsck_phase(f, "maps");
 	if (!rc)

@@ -16,7 +16,7 @@ struct pando_osd_watcher {
 	struct pando_mds *mds;
 	struct pando_ticker *ticker;
 	/* Per OSD, room for every OSD the pool may grow to (cluster maps). */
-	bool osd_was_up[CLUSTER_DESC_MAX_OSDS];
+	bool osd_was_up[CLUSTER_MAP_MAX_OSDS];
 };
 
 static uint64_t monotonic_s(void *arg)
@@ -166,7 +166,7 @@ int pando_osd_watcher_start(struct pando_mds *mds, struct pando_osd_watcher **ou
 	int rc;
 
 	w->mds = mds;
-	for (size_t i = 0; i < CLUSTER_DESC_MAX_OSDS; i++)
+	for (size_t i = 0; i < CLUSTER_MAP_MAX_OSDS; i++)
 		w->osd_was_up[i] = true;
 	rc = pando_ticker_start(watch, w, 1000, &w->ticker);
 	if (rc) {

@@ -10,7 +10,7 @@
 void pando_key_get(struct pando_mds *mds, struct cluster_key *out)
 {
 	pthread_mutex_lock(&mds->key_lock);
-	*out = mds->cluster.key;
+	*out = mds->conf.key;
 	pthread_mutex_unlock(&mds->key_lock);
 }
 
@@ -26,7 +26,7 @@ static const char *key_refusal(const struct cluster_key *cur, const struct clust
 
 int pando_key_reload(struct pando_mds *mds, char *msg, size_t cap)
 {
-	const char *path = mds->cluster.key_path, *why = NULL;
+	const char *path = mds->conf.key_path, *why = NULL;
 	struct cluster_key k, cur;
 	int rc = cluster_key_load(path, &k, &why);
 
@@ -39,7 +39,7 @@ int pando_key_reload(struct pando_mds *mds, char *msg, size_t cap)
 		mds_log(MDS_LOG_WARN, __func__, "pando: %s", msg);
 	} else {
 		pthread_mutex_lock(&mds->key_lock);
-		mds->cluster.key = k;
+		mds->conf.key = k;
 		pthread_mutex_unlock(&mds->key_lock);
 		if (k.id != cur.id)
 			rc = osd_conns_rekey(mds->conns, &k);

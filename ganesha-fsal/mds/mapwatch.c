@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cluster_map.h"
+#include "cluster_map_json.h"
 #include "etcd_client.h"
 #include "view.h"
 
@@ -147,17 +147,17 @@ static int apply_json(struct pando_mapwatch *w, const char *json, size_t len, co
 		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: malformed cluster map (%s, revision %" PRId64
 			"): %s; keeping epoch %" PRIu64,
-			source, rev, why, pando_view_get(w->mds)->epoch);
+			source, rev, why, pando_view_get(w->mds)->map.epoch);
 		return rc;
 	}
 	rc = pando_view_apply(w->mds, &m, source);
 	/* Once per revision (the caller skips revisions it has seen). */
-	if (rc == -EALREADY && m.epoch < pando_view_get(w->mds)->epoch)
+	if (rc == -EALREADY && m.epoch < pando_view_get(w->mds)->map.epoch)
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: the cluster map in %s is at epoch %" PRIu64
 			", below the applied %" PRIu64
 			" (etcd restored or reset?): kept the applied one",
-			source, m.epoch, pando_view_get(w->mds)->epoch);
+			source, m.epoch, pando_view_get(w->mds)->map.epoch);
 	cluster_map_free(&m);
 	if (rc)
 		return rc;
@@ -208,13 +208,13 @@ static void note_unreachable(struct pando_mapwatch *w, int rc)
 			"pando: etcd (%s) refuses %s to Etcd_User \"%s\": permission "
 			"denied, or credentials refused: going on with cluster map epoch %" PRIu64
 			" (%s)",
-			cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->mds)->epoch,
+			cfg->etcd, w->key, cfg->etcd_user, pando_view_get(w->mds)->map.epoch,
 			pando_view_get(w->mds)->source);
 	else
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: etcd (%s) does not answer (%s): going on with "
 			"cluster map epoch %" PRIu64 " (%s)",
-			cfg->etcd, etcd_strerror(rc), pando_view_get(w->mds)->epoch,
+			cfg->etcd, etcd_strerror(rc), pando_view_get(w->mds)->map.epoch,
 			pando_view_get(w->mds)->source);
 }
 
@@ -238,7 +238,7 @@ static void poll_once(struct pando_mapwatch *w)
 		if (!w->absent)
 			mds_log(MDS_LOG_INFO, __func__,
 				"pando: no cluster map at %s yet: keeping epoch %" PRIu64, w->key,
-				pando_view_get(w->mds)->epoch);
+				pando_view_get(w->mds)->map.epoch);
 		w->absent = true;
 		return;
 	}
@@ -310,7 +310,7 @@ int pando_mapwatch_start(struct pando_mds *mds, struct pando_mapwatch **out)
 	poll_once(w);
 	mds_log(MDS_LOG_EVENT, __func__,
 		"pando: following the cluster map at %s on %s (epoch %" PRIu64 " now, from %s)",
-		w->key, mds->cfg.etcd, pando_view_get(mds)->epoch, pando_view_get(mds)->source);
+		w->key, mds->cfg.etcd, pando_view_get(mds)->map.epoch, pando_view_get(mds)->source);
 	*out = w;
 	return 0;
 }

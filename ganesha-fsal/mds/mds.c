@@ -55,20 +55,20 @@ static int open_cluster(struct pando_mds *mds)
 {
 	struct osd_conns_options po = { .timeout_ms = (int)mds->cfg.osd_timeout_ms };
 	char why[512];
-	int rc = cluster_desc_load(mds->cfg.cluster_path, &mds->cluster, why, sizeof(why));
+	int rc = cluster_conf_load(mds->cfg.cluster_path, &mds->conf, why, sizeof(why));
 
 	if (rc) {
-		mds_log(MDS_LOG_CRIT, __func__, "pando: cluster description: %s", why);
+		mds_log(MDS_LOG_CRIT, __func__, "pando: cluster.conf: %s", why);
 		return rc;
 	}
-	if (mds->cluster.nosds < mds->cfg.mirrors * mds->cfg.stripe_width) {
+	if (mds->conf.map.nosds < mds->cfg.mirrors * mds->cfg.stripe_width) {
 		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: Mirrors = %u and Stripe_Width = %u need %u OSDs; the cluster lists %zu",
 			mds->cfg.mirrors, mds->cfg.stripe_width,
-			mds->cfg.mirrors * mds->cfg.stripe_width, mds->cluster.nosds);
+			mds->cfg.mirrors * mds->cfg.stripe_width, mds->conf.map.nosds);
 		return -EINVAL;
 	}
-	rc = osd_conns_new(&mds->cluster, &po, &mds->conns);
+	rc = osd_conns_new(&mds->conf.key, &mds->conf.map, &po, &mds->conns);
 	if (!rc)
 		rc = pando_view_seed(mds);
 	if (rc)
@@ -89,7 +89,7 @@ static void refresh_space(struct pando_mds *mds)
 		const struct pando_view *v = pando_view_get(mds);
 		struct osd_health h;
 		struct osd_ctl_statfs st;
-		const struct pando_view_osd *state = NULL;
+		const struct cluster_map_osd *o;
 		uint32_t id;
 		struct osd_ctl_client *c;
 		int rc;
@@ -97,7 +97,8 @@ static void refresh_space(struct pando_mds *mds)
 		osd_conns_health(mds->conns, i, &h);
 		id = h.id;
 		/* Out of the map: its space is leaving the file system. */
-		if (!pando_view_osd(v, id, &state) || !state->listed || !state->in)
+		o = pando_view_osd(v, id);
+		if (!o || o->removed || !o->in)
 			continue;
 		c = osd_conns_get(mds->conns, id, &rc);
 		if (!c)
@@ -208,7 +209,7 @@ void pando_mds_close(struct pando_mds *mds)
 	osd_conns_free(mds->conns);
 	unstable_files_free(mds->unstable);
 	pando_opstats_free(mds->opstats);
-	cluster_desc_free(&mds->cluster);
+	cluster_conf_free(&mds->conf);
 	if (mds->ns)
 		ns_close(mds->ns);
 	pthread_mutex_destroy(&mds->inflight_lock);

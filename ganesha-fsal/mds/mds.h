@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cluster_desc.h"
+#include "cluster_conf.h"
 #include "mds_alloc.h"
 #include "mds_log.h"
 #include "ns_store.h"
@@ -82,7 +82,7 @@ struct pando_mds {
 	const struct pando_mds_host *host;
 	struct ns_store *ns;
 	uint8_t uuid[16];
-	struct cluster_desc cluster;
+	struct cluster_conf conf; /* cluster.conf: the key and the map's seed */
 	pthread_mutex_t key_lock; /* cluster.key, which reload_key replaces (key.c) */
 	struct osd_conns *conns;
 	struct pando_reaper *reaper;

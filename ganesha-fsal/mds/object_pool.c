@@ -71,7 +71,7 @@ static int make_entry(struct pando_object_pool *p, struct pool_entry *out)
 	struct pando_storage_map *map = NULL;
 	int rc;
 
-	out->epoch = pando_view_get(mds)->epoch;
+	out->epoch = pando_view_get(mds)->map.epoch;
 	rc = pando_map_new_placed(mds, p->next_seed++, &map);
 
 	if (!rc)
@@ -198,7 +198,7 @@ static bool entry_usable(struct pando_object_pool *p, const struct pool_entry *e
 	struct pando_storage_map *map;
 	bool ok = true;
 
-	if (e->epoch == v->epoch)
+	if (e->epoch == v->map.epoch)
 		return true;
 	if (pando_map_decode(e->blob, e->len, &map) != 0)
 		return false;

@@ -134,7 +134,7 @@ int pando_map_place(struct pando_mds *mds, uint64_t ino, struct pando_layout_req
 	int rc = ns_ids_reserve(mds->ns, pando_request_max_width(req), &req->first_object_id);
 
 	req->seed = ino;
-	req->partition_id = mds->cluster.partition;
+	req->partition_id = mds->conf.map.partition;
 	v = pando_view_get(mds);
 	/* No OSD of the map takes new components. */
 	if (!rc && !v->placement)

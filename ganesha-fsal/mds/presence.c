@@ -89,7 +89,7 @@ static char *fill(void *arg)
 	clock_gettime(CLOCK_REALTIME, &now);
 	o = json_pack("{ss ss sI sf sI sI sI sI sI sI sI sI}", "name", p->name, "nfs", p->nfs,
 		      "pid", (json_int_t)getpid(), "time", now.tv_sec + now.tv_nsec / 1e9, "epoch",
-		      (json_int_t)pando_view_get(mds)->epoch, "clients",
+		      (json_int_t)pando_view_get(mds)->map.epoch, "clients",
 		      (json_int_t)pando_grants_holders(mds->grants), "layouts",
 		      (json_int_t)st.segments, "recalls", (json_int_t)st.recalls, "fences",
 		      (json_int_t)st.fenced, "degraded", (json_int_t)stale.files,

@@ -118,11 +118,11 @@ static bool is_stale(const struct rebuild *rb, uint32_t osd)
  * OSD up in the map and answering. */
 static bool readable(const struct rebuild *rb, uint32_t osd)
 {
-	const struct pando_view_osd *st = NULL;
+	const struct cluster_map_osd *o = pando_view_osd(pando_view_get(rb->mds), osd);
 
 	if (osd == rb->t->osd || is_stale(rb, osd))
 		return false;
-	if (pando_view_osd(pando_view_get(rb->mds), osd, &st) && st && st->listed && !st->up)
+	if (o && !o->removed && !o->up)
 		return false;
 	return osd_conns_reachable(rb->mds->conns, osd);
 }
@@ -522,11 +522,9 @@ static void discard(struct rebuild *rb)
  * that is out it moves. */
 static int choose_mode(struct rebuild *rb)
 {
-	const struct pando_view_osd *st = NULL;
-	const struct pando_view *v = pando_view_get(rb->mds);
-	bool known = pando_view_osd(v, rb->t->osd, &st) && st;
-	bool out = known && st->listed && !st->in;
-	bool up = !known || !st->listed || st->up;
+	const struct cluster_map_osd *o = pando_view_osd(pando_view_get(rb->mds), rb->t->osd);
+	bool out = o && !o->removed && !o->in;
+	bool up = !o || o->removed || o->up;
 
 	if (rb->t->job != 0 || out)
 		return 0;

@@ -20,11 +20,11 @@
  * the map says is down or out. */
 static bool usable(const struct pando_view *v, uint32_t id, uint32_t osd)
 {
-	const struct pando_view_osd *st = NULL;
+	const struct cluster_map_osd *o = pando_view_osd(v, id);
 
 	if (id == osd)
 		return false;
-	return !pando_view_osd(v, id, &st) || !st || !st->listed || (st->up && st->in);
+	return !o || o->removed || (o->up && o->in);
 }
 
 /* RS: a group with `lost` of its k + m components gone survives m - lost
@@ -188,12 +188,12 @@ static int stale_one(void *arg, const struct ns_damage *dr)
 {
 	struct stale_scan *ss = arg;
 	struct pando_rebuild_task t = { .ino = dr->ino, .osd = dr->osd_id };
-	const struct pando_view_osd *st = NULL;
+	const struct cluster_map_osd *o = pando_view_osd(ss->view, dr->osd_id);
 	struct pando_storage_map *map;
 
 	if (!dr->stale || !pando_rebuild_idle_for(ss->rq, dr->ino))
 		return 0;
-	if (pando_view_osd(ss->view, dr->osd_id, &st) && st && st->listed && st->in && !st->up)
+	if (o && !o->removed && o->in && !o->up)
 		return 0;
 	if (pando_map_load(ss->rq->mds, dr->ino, &map) != 0)
 		return 0;

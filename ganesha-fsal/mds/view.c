@@ -13,40 +13,12 @@
 #include "pando/placement.h"
 #include "view.h"
 
-#define DEFAULT_WEIGHT (1ull << 40)
-
-static struct pando_view *view_alloc(size_t n)
-{
-	struct pando_view *v = mds_calloc(1, sizeof(*v));
-
-	v->desc.osds = mds_calloc(n ? n : 1, sizeof(*v->desc.osds));
-	v->state = mds_calloc(n ? n : 1, sizeof(*v->state));
-	return v;
-}
-
 static void view_free(struct pando_view *v)
 {
 	if (v->placement)
 		pando_placement_view_free(v->placement);
-	free(v->desc.osds);
-	free(v->state);
+	cluster_map_free(&v->map);
 	free(v);
-}
-
-static bool takes(const struct pando_view_osd *s)
-{
-	return s->listed && s->up && s->in && s->weight > 0;
-}
-
-/* Same domain string, same id; "" is each OSD alone. */
-static uint32_t domain_id(const struct pando_view *v, size_t i)
-{
-	if (!v->state[i].domain[0])
-		return PANDO_DOMAIN_NONE;
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(v->state[j].domain, v->state[i].domain))
-			return (uint32_t)j + 1;
-	return (uint32_t)i + 1;
 }
 
 /* Placement over the OSDs that take new components; the others are in
@@ -54,22 +26,14 @@ static uint32_t domain_id(const struct pando_view *v, size_t i)
 static int make_placement(struct pando_mds *mds, struct pando_view *v)
 {
 	struct pando_placement_policy pol = { .spares = 1, .bias_limit_ppm = 0 };
-	size_t n = v->desc.nosds, takers = 0;
-	struct pando_osd *osds = mds_calloc(n ? n : 1, sizeof(*osds));
-	int rc;
+	size_t takers = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		osds[i].id = v->desc.osds[i].id;
-		osds[i].domain = domain_id(v, i);
-		osds[i].capacity = takes(&v->state[i]) ? v->state[i].weight : 0;
-		takers += osds[i].capacity > 0;
-	}
+	for (size_t i = 0; i < v->map.nosds; i++)
+		takers += cluster_map_osd_takes(&v->map.osds[i]);
 	/* Spares are for rebuild; with no OSD left over for one, none. */
 	if (takers <= mds->cfg.mirrors * mds->cfg.stripe_width)
 		pol.spares = 0;
-	rc = takers ? pando_placement_view_new(osds, n, &pol, &v->placement) : 0;
-	free(osds);
-	return rc;
+	return takers ? pando_placement_view_new(&v->map, NULL, &pol, &v->placement) : 0;
 }
 
 static void publish(struct pando_mds *mds, struct pando_view *v)
@@ -80,23 +44,13 @@ static void publish(struct pando_mds *mds, struct pando_view *v)
 
 int pando_view_seed(struct pando_mds *mds)
 {
-	const struct cluster_desc *d = &mds->cluster;
-	struct pando_view *v = view_alloc(d->nosds);
-	int rc;
+	struct cluster_map none = { 0 };
+	struct pando_view *v = mds_calloc(1, sizeof(*v));
+	int rc = cluster_map_merge(&none, &mds->conf.map, &v->map);
 
-	v->desc.partition = d->partition;
-	v->desc.nosds = d->nosds;
 	snprintf(v->source, sizeof(v->source), "cluster.conf");
-	for (size_t i = 0; i < d->nosds; i++) {
-		v->desc.osds[i] = d->osds[i];
-		v->state[i] = (struct pando_view_osd){ .listed = true,
-						       .up = true,
-						       .in = true,
-						       .weight = d->osds[i].capacity
-									 ? d->osds[i].capacity
-									 : DEFAULT_WEIGHT };
-	}
-	rc = make_placement(mds, v);
+	if (!rc)
+		rc = make_placement(mds, v);
 	if (rc) {
 		view_free(v);
 		return rc;
@@ -110,76 +64,41 @@ const struct pando_view *pando_view_get(struct pando_mds *mds)
 	return atomic_load_explicit(&mds->view, memory_order_acquire);
 }
 
-static ssize_t find(const struct pando_view *v, uint32_t id)
+const struct cluster_map_osd *pando_view_osd(const struct pando_view *v, uint32_t id)
 {
-	size_t lo = 0, hi = v->desc.nosds;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (v->desc.osds[mid].id == id)
-			return (ssize_t)mid;
-		if (v->desc.osds[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-const struct cluster_osd *pando_view_osd(const struct pando_view *v, uint32_t id,
-					 const struct pando_view_osd **state)
-{
-	ssize_t i = find(v, id);
-
-	if (i < 0)
-		return NULL;
-	if (state)
-		*state = &v->state[i];
-	return &v->desc.osds[i];
+	return cluster_map_osd(&v->map, id);
 }
 
 bool pando_view_takes(const struct pando_view *v, uint32_t id)
 {
-	ssize_t i = find(v, id);
+	const struct cluster_map_osd *o = cluster_map_osd(&v->map, id);
 
-	return i >= 0 && takes(&v->state[i]);
+	return o && cluster_map_osd_takes(o);
 }
 
-/* The union of the old view's OSDs and the map's, sorted by id: an OSD
- * the map dropped stays known (its components still name it), out. */
-static struct pando_view *merge(const struct pando_view *old, const struct cluster_map *m)
+static const char *state(const struct cluster_map_osd *o)
 {
-	struct pando_view *v = view_alloc(old->desc.nosds + m->nosds);
-	size_t i = 0, j = 0, n = 0;
+	return o->up ? (o->in ? "up/in" : "up/out") : (o->in ? "down/in" : "down/out");
+}
 
-	while (i < old->desc.nosds || j < m->nosds) {
-		uint32_t a = i < old->desc.nosds ? old->desc.osds[i].id : UINT32_MAX;
-		uint32_t b = j < m->nosds ? m->osds[j].id : UINT32_MAX;
+/* What became of OSD now since the old view, in what[cap]; "" if nothing. */
+static void describe_osd(const struct pando_view *old, const struct cluster_map_osd *now,
+			 char *what, size_t cap)
+{
+	const struct cluster_map_osd *was = pando_view_osd(old, now->id);
 
-		if (j < m->nosds && b <= a) {
-			const struct cluster_map_osd *o = &m->osds[j++];
-			struct cluster_osd *c = &v->desc.osds[n];
-
-			c->id = o->id;
-			strcpy(c->ctl, o->ctl);
-			strcpy(c->nfs, o->nfs);
-			strcpy(c->advertise, o->advertise);
-			c->capacity = o->weight;
-			v->state[n] = (struct pando_view_osd){
-				.listed = true, .up = o->up, .in = o->in, .weight = o->weight
-			};
-			strcpy(v->state[n].domain, o->domain);
-			i += a == b;
-		} else {
-			v->desc.osds[n] = old->desc.osds[i++];
-		}
-		n++;
-	}
-	v->desc.nosds = n;
-	v->desc.partition = m->partition;
-	v->epoch = m->epoch;
-	return v;
+	what[0] = 0;
+	if (!was)
+		snprintf(what, cap, "osd.%u new (%s weight %" PRIu64 ")", now->id, state(now),
+			 now->weight);
+	else if (!was->removed && now->removed)
+		snprintf(what, cap, "osd.%u removed", now->id);
+	else if (was->up != now->up || was->in != now->in || was->weight != now->weight)
+		snprintf(what, cap, "osd.%u now %s weight %" PRIu64, now->id, state(now),
+			 now->weight);
+	else if (strcmp(was->ctl, now->ctl) || strcmp(was->advertise, now->advertise))
+		snprintf(what, cap, "osd.%u moved to %s (clients: %s)", now->id, now->ctl,
+			 now->advertise);
 }
 
 /* "osd.5 new (up/in weight W), osd.3 now down/in weight W, osd.2 removed",
@@ -191,26 +110,15 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
 
 	buf[0] = 0;
 	*nout = 0;
-	for (size_t i = 0; i < v->desc.nosds; i++) {
-		const struct pando_view_osd *was = NULL, *now = &v->state[i];
-		const struct cluster_osd *c = &v->desc.osds[i];
-		const struct cluster_osd *oc = pando_view_osd(old, c->id, &was);
-		char what[160] = "";
+	for (size_t i = 0; i < v->map.nosds; i++) {
+		const struct cluster_map_osd *now = &v->map.osds[i];
+		const struct cluster_map_osd *was = pando_view_osd(old, now->id);
+		char what[160];
 
-		if (!oc)
-			snprintf(what, sizeof(what), "osd.%u new (%s/%s weight %" PRIu64 ")", c->id,
-				 now->up ? "up" : "down", now->in ? "in" : "out", now->weight);
-		else if (was->listed && !now->listed)
-			snprintf(what, sizeof(what), "osd.%u removed", c->id);
-		else if (was->up != now->up || was->in != now->in || was->weight != now->weight)
-			snprintf(what, sizeof(what), "osd.%u now %s/%s weight %" PRIu64, c->id,
-				 now->up ? "up" : "down", now->in ? "in" : "out", now->weight);
-		else if (strcmp(oc->ctl, c->ctl) || strcmp(oc->advertise, c->advertise))
-			snprintf(what, sizeof(what), "osd.%u moved to %s (clients: %s)", c->id,
-				 c->ctl, c->advertise);
-		if (oc && was->listed && was->in && !(now->listed && now->in) &&
-		    *nout < CLUSTER_DESC_MAX_OSDS)
-			outs[(*nout)++] = c->id;
+		describe_osd(old, now, what, sizeof(what));
+		if (was && !was->removed && was->in && (now->removed || !now->in) &&
+		    *nout < CLUSTER_MAP_MAX_OSDS)
+			outs[(*nout)++] = now->id;
 		if (what[0] && len < cap)
 			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "",
 						what);
@@ -223,19 +131,19 @@ static void describe(const struct pando_view *old, const struct pando_view *v, c
  * addresses (the pool closes nothing a caller may be using). */
 static void connect_new(struct pando_mds *mds, const struct pando_view *v)
 {
-	for (size_t i = 0; i < v->desc.nosds; i++) {
-		int rc = osd_conns_add(mds->conns, &v->desc.osds[i]);
+	for (size_t i = 0; i < v->map.nosds; i++) {
+		int rc = osd_conns_add(mds->conns, &v->map.osds[i]);
 
 		if (rc)
 			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: cannot add osd.%u to the OSD connections: %s",
-				v->desc.osds[i].id, strerror(-rc));
+				v->map.osds[i].id, strerror(-rc));
 	}
 }
 
 int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const char *source)
 {
-	uint32_t *outs = mds_calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*outs));
+	uint32_t *outs = mds_calloc(CLUSTER_MAP_MAX_OSDS, sizeof(*outs));
 	const struct pando_view *old;
 	struct pando_view *v;
 	char what[1024];
@@ -244,12 +152,22 @@ int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const c
 
 	pthread_mutex_lock(&mds->view_lock);
 	old = pando_view_get(mds);
-	if (m->epoch <= old->epoch) {
+	if (m->epoch <= old->map.epoch) {
 		pthread_mutex_unlock(&mds->view_lock);
 		free(outs);
 		return -EALREADY;
 	}
-	v = merge(old, m);
+	v = mds_calloc(1, sizeof(*v));
+	rc = cluster_map_merge(&old->map, m, &v->map);
+	if (rc) {
+		pthread_mutex_unlock(&mds->view_lock);
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: cluster map epoch %" PRIu64 " not applied: %s", m->epoch,
+			strerror(-rc));
+		free(v);
+		free(outs);
+		return rc;
+	}
 	snprintf(v->source, sizeof(v->source), "%s", source);
 	connect_new(mds, v);
 	rc = make_placement(mds, v);
@@ -261,13 +179,13 @@ int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const c
 	describe(old, v, what, sizeof(what), outs, &nout);
 	publish(mds, v);
 	pthread_mutex_unlock(&mds->view_lock);
-	if (m->partition != mds->cluster.partition)
+	if (m->partition != mds->conf.map.partition)
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: the cluster map says partition %" PRIu64 ", cluster.conf %" PRIu64
 			": new objects stay in %" PRIu64,
-			m->partition, mds->cluster.partition, mds->cluster.partition);
+			m->partition, mds->conf.map.partition, mds->conf.map.partition);
 	mds_log(MDS_LOG_EVENT, __func__,
-		"pando: cluster map epoch %" PRIu64 " applied (from %s): %s", v->epoch, source,
+		"pando: cluster map epoch %" PRIu64 " applied (from %s): %s", v->map.epoch, source,
 		what);
 	for (size_t i = 0; i < nout && mds->grants; i++)
 		pando_grants_recall_osd(mds->grants, outs[i], "an OSD it uses is out");

@@ -8,8 +8,8 @@
 #include <string.h>
 
 struct osd_slot {
-	pthread_mutex_t lock;   /* connect, addresses and state */
-	struct cluster_osd osd; /* a copy: the description may go */
+	pthread_mutex_t lock;       /* connect, addresses and state */
+	struct cluster_map_osd osd; /* a copy: the map may go */
 	struct osd_ctl_client **conns;
 	/* Connections to an address the OSD left (osd_conns_add): callers may
 	 * still be using them, so they are closed only with the connection pool. */
@@ -22,7 +22,7 @@ struct osd_slot {
 	uint8_t verf[8];
 };
 
-/* Slots are made for CLUSTER_DESC_MAX_OSDS up front and never move, so a
+/* Slots are made for CLUSTER_MAP_MAX_OSDS up front and never move, so a
  * slot found stays valid while OSDs join: a new one is filled, then
  * published by the release store of n, and readers load n with acquire. */
 struct osd_conns {
@@ -44,7 +44,7 @@ static struct osd_slot *slot_of(struct osd_conns *p, uint32_t id)
 	return NULL;
 }
 
-static int slot_init(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
+static int slot_init(struct osd_conns *p, struct osd_slot *s, const struct cluster_map_osd *o)
 {
 	s->conns = calloc(p->opt.conns_per_osd, sizeof(*s->conns));
 	if (!s->conns)
@@ -76,7 +76,7 @@ static int slot_retire(struct osd_conns *p, struct osd_slot *s)
 }
 
 /* The OSD moved: later calls connect to the new addresses. */
-static int slot_move(struct osd_conns *p, struct osd_slot *s, const struct cluster_osd *o)
+static int slot_move(struct osd_conns *p, struct osd_slot *s, const struct cluster_map_osd *o)
 {
 	bool moved;
 	int rc = 0;
@@ -114,7 +114,7 @@ int osd_conns_rekey(struct osd_conns *p, const struct cluster_key *key)
 	return rc;
 }
 
-int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o)
+int osd_conns_add(struct osd_conns *p, const struct cluster_map_osd *o)
 {
 	struct osd_slot *s;
 	size_t n;
@@ -125,7 +125,7 @@ int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o)
 	n = atomic_load_explicit(&p->n, memory_order_relaxed);
 	if (s)
 		rc = slot_move(p, s, o);
-	else if (n == CLUSTER_DESC_MAX_OSDS)
+	else if (n == CLUSTER_MAP_MAX_OSDS)
 		rc = -ENOSPC;
 	else if (!(rc = slot_init(p, &p->slots[n], o)))
 		atomic_store_explicit(&p->n, n + 1, memory_order_release);
@@ -133,7 +133,7 @@ int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o)
 	return rc;
 }
 
-void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out)
+void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_map_osd *out)
 {
 	struct osd_slot *s = &p->slots[i];
 
@@ -142,15 +142,15 @@ void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out)
 	pthread_mutex_unlock(&s->lock);
 }
 
-int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
-		  struct osd_conns **out)
+int osd_conns_new(const struct cluster_key *key, const struct cluster_map *map,
+		  const struct osd_conns_options *opt, struct osd_conns **out)
 {
 	struct osd_conns *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->key_lock, NULL);
-	p->key = desc->key;
+	p->key = *key;
 	p->opt = opt ? *opt : (struct osd_conns_options){ 0 };
 	if (p->opt.conns_per_osd <= 0)
 		p->opt.conns_per_osd = 4;
@@ -159,13 +159,13 @@ int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_option
 	if (p->opt.backoff_ms <= 0)
 		p->opt.backoff_ms = 2000;
 	pthread_mutex_init(&p->grow_lock, NULL);
-	p->slots = calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*p->slots));
+	p->slots = calloc(CLUSTER_MAP_MAX_OSDS, sizeof(*p->slots));
 	if (!p->slots) {
 		free(p);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < desc->nosds; i++) {
-		int rc = osd_conns_add(p, &desc->osds[i]);
+	for (size_t i = 0; i < map->nosds; i++) {
+		int rc = osd_conns_add(p, &map->osds[i]);
 
 		if (rc) {
 			osd_conns_free(p);

@@ -1,5 +1,6 @@
-/* Connections from a metadata manager to every OSD of the cluster
- * description and of the cluster maps applied since, and what it has seen of each OSD's health.
+/* Connections from a metadata manager to every OSD of the cluster maps
+ * it has held (cluster.conf's seed and each map from etcd since), and
+ * what it has seen of each OSD's health.
  *
  * Each OSD gets a few control-protocol connections, opened on first use
  * and reopened after a transport error; a call takes one (round robin)
@@ -16,7 +17,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cluster_desc.h"
+#include "cluster_map.h"
+#include "pando/cluster_key.h"
 #include "pando/osd_ctl_client.h"
 
 struct osd_conns;
@@ -36,14 +38,14 @@ struct osd_health {
 	time_t last_change; /* when reachable last flipped (0: never) */
 };
 
-/* The connection pool copies desc's key and OSDs. */
-int osd_conns_new(const struct cluster_desc *desc, const struct osd_conns_options *opt,
-		  struct osd_conns **out);
+/* A connection pool for map's OSDs, signing with key (both copied). */
+int osd_conns_new(const struct cluster_key *key, const struct cluster_map *map,
+		  const struct osd_conns_options *opt, struct osd_conns **out);
 void osd_conns_free(struct osd_conns *p);
 /* An OSD joins (the cluster map grew), or a known one takes new
  * addresses.  Safe while other threads use the connection pool: OSDs are never
- * removed, indexes never change.  -ENOSPC past CLUSTER_DESC_MAX_OSDS. */
-int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o);
+ * removed, indexes never change.  -ENOSPC past CLUSTER_MAP_MAX_OSDS. */
+int osd_conns_add(struct osd_conns *p, const struct cluster_map_osd *o);
 /* A new cluster key (a rotation): the connections open now are retired,
  * so every connection osd_conns_get hands out once this returns signs
  * with the new key.  0, or -ENOMEM when some OSD's connections could not
@@ -51,7 +53,7 @@ int osd_conns_add(struct osd_conns *p, const struct cluster_osd *o);
 int osd_conns_rekey(struct osd_conns *p, const struct cluster_key *key);
 
 /* A connection to OSD id for one call, or NULL with *err (-ENOENT: not in
- * the description; -EHOSTDOWN: backing off; what connect said). */
+ * the connection pool; -EHOSTDOWN: backing off; what connect said). */
 struct osd_ctl_client *osd_conns_get(struct osd_conns *p, uint32_t id, int *err);
 /* Records the result of a call made on a connection from osd_conns_get. */
 void osd_conns_result(struct osd_conns *p, uint32_t id, int rc);
@@ -96,6 +98,6 @@ void osd_conns_health(struct osd_conns *p, size_t i, struct osd_health *out);
  * connection pool does not know. */
 bool osd_conns_reachable(struct osd_conns *p, uint32_t id);
 /* The addresses OSD i is reached at now. */
-void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_osd *out);
+void osd_conns_address(struct osd_conns *p, size_t i, struct cluster_map_osd *out);
 
 #endif

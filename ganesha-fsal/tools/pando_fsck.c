@@ -5,8 +5,8 @@
  * 1. The namespace store: ns_check; with --repair, ns_repair and a second
  *    ns_check that says what is left.
  * 2. The objects (unless --no-osds): every storage map and every pending
- *    removal intent against what each OSD of the cluster description (and
- *    of the cluster map kept beside the store) holds: fsck_objects, whose
+ *    removal intent against what each OSD of cluster.conf (and of the
+ *    cluster map kept beside the store) holds: fsck_objects, whose
  *    header (ganesha-fsal/fsck/fsck_check.h) lists what it finds and what
  *    --repair does about each.  Object tails and pending intents are not
  *    problems: -v lists them.
@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_desc.h"
-#include "cluster_map.h"
+#include "cluster_conf.h"
+#include "cluster_map_json.h"
 #include "fsck_check.h"
 #include "ns_store.h"
 #include "osd_conns.h"
@@ -52,7 +52,7 @@ struct fsck {
 	bool verbose;
 	const char *phase; /* for progress lines */
 	struct ns_store *s;
-	struct cluster_desc desc;
+	struct cluster_conf conf; /* its map: cluster.conf's, brought up to the kept map */
 	struct osd_conns *conns;
 	struct ns_check_result ns_found, ns_left;
 	struct fsck_result objects;
@@ -149,12 +149,12 @@ static int check_objects(struct fsck *f)
 		.phase = set_phase,
 		.progress = progress,
 	};
-	int rc = osd_conns_new(&f->desc,
+	int rc = osd_conns_new(&f->conf.key, &f->conf.map,
 			       &(struct osd_conns_options){ .conns_per_osd = 1,
 							    .timeout_ms = OSD_TIMEOUT_MS },
 			       &f->conns);
 
-	return rc ? rc : fsck_objects(f->s, &f->desc, f->conns, &o, &h, &f->objects);
+	return rc ? rc : fsck_objects(f->s, &f->conf.map, f->conns, &o, &h, &f->objects);
 }
 
 /* ---- summary ----------------------------------------------------------------- */
@@ -222,7 +222,7 @@ static int usage(FILE *out, int status)
 {
 	fprintf(out, "usage: " PROG " --db DIR --cluster FILE [--repair] [--no-osds] [-v]\n"
 		     "  --db DIR        the metadata manager's namespace store (Ganesha stopped)\n"
-		     "  --cluster FILE  the cluster description (OSDs, key, partition)\n"
+		     "  --cluster FILE  cluster.conf (OSDs, key, partition)\n"
 		     "  --repair        fix what can be fixed\n"
 		     "  --no-osds       the namespace only (--cluster not needed)\n"
 		     "  -v              list pending intents and each OSD listed\n"
@@ -273,6 +273,21 @@ static int parse_args(struct fsck *f, int argc, char **argv)
 	return 0;
 }
 
+/* cluster.conf's map brought up to m.  The partition stays cluster.conf's:
+ * the manager makes its objects there whatever the map says. */
+static int merge_map(struct fsck *f, const struct cluster_map *m)
+{
+	struct cluster_map merged;
+	int rc = cluster_map_merge(&f->conf.map, m, &merged);
+
+	if (rc)
+		return rc;
+	merged.partition = f->conf.map.partition;
+	cluster_map_free(&f->conf.map);
+	f->conf.map = merged;
+	return 0;
+}
+
 /* OSDs the cluster map added since cluster.conf was written, and their
  * current addresses: the manager keeps the last map it applied beside the
  * store, and fsck runs while the manager is stopped. */
@@ -294,7 +309,7 @@ static int merge_kept_map(struct fsck *f)
 	for (size_t i = 0; i < m.nosds && f->nout < MAX_OUT; i++)
 		if (!m.osds[i].in)
 			f->out[f->nout++] = m.osds[i].id;
-	rc = cluster_desc_merge_map(&f->desc, &m);
+	rc = merge_map(f, &m);
 	if (rc)
 		fprintf(stderr, PROG ": %s: more OSDs than fsck can hold\n", path);
 	else
@@ -311,7 +326,7 @@ static int open_all(struct fsck *f)
 	int rc;
 
 	if (f->osds) {
-		rc = cluster_desc_load(f->cluster, &f->desc, why, sizeof(why));
+		rc = cluster_conf_load(f->cluster, &f->conf, why, sizeof(why));
 		if (!rc)
 			rc = merge_kept_map(f);
 		if (rc) {
@@ -339,7 +354,7 @@ static void close_all(struct fsck *f)
 	if (f->s)
 		ns_close(f->s);
 	if (f->osds)
-		cluster_desc_free(&f->desc);
+		cluster_conf_free(&f->conf);
 }
 
 int main(int argc, char **argv)

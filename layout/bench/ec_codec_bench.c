@@ -213,15 +213,21 @@ static double place_step(void *arg, size_t i)
 static double bench_placement(const struct options *o)
 {
 	struct pando_placement_policy policy = { 1, PANDO_BIAS_DEFAULT_PPM };
-	struct pando_osd osds[120];
+	static struct cluster_map_osd osds[120];
+	struct cluster_map cluster = { .epoch = 1, .partition = 1, .nosds = 120, .osds = osds };
+	uint64_t used[120];
 	struct place_case t;
 	struct pando_placement_view *c;
 	double rate;
 
-	for (uint32_t i = 0; i < 120; i++)
-		osds[i] = (struct pando_osd){ 1 + i, i / 10, 1ull << 40,
-					      (1ull << 39) + i * (1ull << 32) };
-	if (pando_placement_view_new(osds, 120, &policy, &c))
+	for (uint32_t i = 0; i < 120; i++) {
+		osds[i] = (struct cluster_map_osd){
+			.id = 1 + i, .weight = 1ull << 40, .up = true, .in = true
+		};
+		snprintf(osds[i].domain, sizeof(osds[i].domain), "shelf%u", i / 10);
+		used[i] = (1ull << 39) + i * (1ull << 32);
+	}
+	if (pando_placement_view_new(&cluster, used, &policy, &c))
 		exit(1);
 	t.view = c;
 	rate = best_rate(o, place_step, &t);

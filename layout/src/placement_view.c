@@ -1,6 +1,7 @@
-/* The prepared placement view: OSDs sorted by id (so a map depends on the set
- * of OSDs, not on the order a caller lists them in), passive-balancing
- * weights, and failure domains numbered 0.. in order of their ids. */
+/* The prepared placement view, derived from the cluster map: OSDs in the
+ * map's order, by id (so a file's map depends on the set of OSDs, not on
+ * the order they were listed in), passive-balancing weights, and failure
+ * domains numbered 0.. in an order that again depends only on the set. */
 #include "placement_view.h"
 
 #include <errno.h>
@@ -10,20 +11,12 @@
 #define PPM 1000000u
 #define WEIGHT_BITS 40 /* weights summed over 2^16 OSDs stay below 2^56 */
 
-static int cmp_osd_id(const void *a, const void *b)
+/* What placement may put on an OSD: an OSD that takes no new components
+ * (down, out, removed or without weight) stays in the view with none, so
+ * the maps that name it still find it. */
+static uint64_t capacity_of(const struct cluster_map_osd *o)
 {
-	uint32_t x = ((const struct pando_osd *)a)->id, y = ((const struct pando_osd *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-/* A domain's sort key: declared domains by id, then each undeclared OSD
- * as a domain of its own. */
-static uint64_t domain_key(const struct pando_osd *osd)
-{
-	if (osd->domain == PANDO_DOMAIN_NONE)
-		return 1ull << 32 | osd->id;
-	return osd->domain;
+	return cluster_map_osd_takes(o) ? o->weight : 0;
 }
 
 static uint32_t util_ppm(uint64_t used, uint64_t capacity)
@@ -33,22 +26,27 @@ static uint32_t util_ppm(uint64_t used, uint64_t capacity)
 	return u > 2 * PPM ? 2 * PPM : (uint32_t)u;
 }
 
-/* 1 + (mean utilisation - this OSD's), held within the bias limit. */
-static void set_bias(struct pando_placement_view *c, const struct pando_osd *osds, uint32_t limit)
+/* 1 + (mean utilisation - this OSD's), held within the bias limit.
+ * Without used bytes every OSD is as full as the mean: no bias. */
+static void set_bias(struct pando_placement_view *c, const struct cluster_map *map,
+		     const uint64_t *used, uint32_t limit)
 {
-	unsigned __int128 used = 0, capacity = 0;
+	unsigned __int128 total = 0, capacity = 0;
 	uint32_t mean;
 
 	for (size_t i = 0; i < c->count; i++) {
-		used += osds[i].capacity ? osds[i].used : 0;
-		capacity += osds[i].capacity;
+		uint64_t cap = capacity_of(&map->osds[i]);
+
+		total += cap && used ? used[i] : 0;
+		capacity += cap;
 	}
-	mean = capacity ? (uint32_t)(used * PPM / capacity) : 0;
+	mean = capacity ? (uint32_t)(total * PPM / capacity) : 0;
 	for (size_t i = 0; i < c->count; i++) {
+		uint64_t cap = capacity_of(&map->osds[i]);
 		int64_t diff = 0;
 
-		if (osds[i].capacity)
-			diff = (int64_t)mean - util_ppm(osds[i].used, osds[i].capacity);
+		if (cap)
+			diff = (int64_t)mean - util_ppm(used ? used[i] : 0, cap);
 		if (diff > (int64_t)limit)
 			diff = limit;
 		if (diff < -(int64_t)limit)
@@ -59,13 +57,14 @@ static void set_bias(struct pando_placement_view *c, const struct pando_osd *osd
 
 /* capacity x bias, shifted right alike for all so the largest is below
  * 2^WEIGHT_BITS; an OSD with capacity never rounds down to nothing. */
-static void set_weights(struct pando_placement_view *c, const struct pando_osd *osds)
+static void set_weights(struct pando_placement_view *c, const struct cluster_map *map)
 {
 	unsigned __int128 max = 0;
 	unsigned shift = 0;
 
 	for (size_t i = 0; i < c->count; i++) {
-		unsigned __int128 w = (unsigned __int128)osds[i].capacity * c->osds[i].bias_ppm;
+		unsigned __int128 w =
+			(unsigned __int128)capacity_of(&map->osds[i]) * c->osds[i].bias_ppm;
 
 		if (w > max)
 			max = w;
@@ -74,39 +73,68 @@ static void set_weights(struct pando_placement_view *c, const struct pando_osd *
 		shift++;
 	c->eligible = 0;
 	for (size_t i = 0; i < c->count; i++) {
-		unsigned __int128 w = (unsigned __int128)osds[i].capacity * c->osds[i].bias_ppm;
-
+		uint64_t cap = capacity_of(&map->osds[i]);
+		unsigned __int128 w = (unsigned __int128)cap * c->osds[i].bias_ppm;
 		uint64_t scaled = (uint64_t)(w >> shift);
 
-		c->osds[i].weight = osds[i].capacity ? (scaled ? scaled : 1) : 0;
+		c->osds[i].weight = cap ? (scaled ? scaled : 1) : 0;
 		c->eligible += c->osds[i].weight != 0;
 	}
 }
 
-static int cmp_key_index(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
+/* An OSD's place in the domain order: declared domains by name, members
+ * by index (= by id); then each undeclared OSD, a domain of its own, by
+ * id.  Sorting by name first gathers a domain whose ids are scattered, and
+ * bounds the work at n log n for PANDO_MAX_OSDS. */
+struct domain_key {
+	const char *domain; /* NULL: undeclared */
+	uint32_t id;
+	uint32_t idx;
+};
 
-	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+static int cmp_domain_key(const void *a, const void *b)
+{
+	const struct domain_key *x = a, *y = b;
+	int d;
+
+	if (!x->domain != !y->domain)
+		return x->domain ? -1 : 1;
+	if (x->domain) {
+		d = strncmp(x->domain, y->domain, CLUSTER_MAP_DOMAIN_MAX);
+		if (d)
+			return d;
+		return (x->idx > y->idx) - (x->idx < y->idx);
+	}
+	return (x->id > y->id) - (x->id < y->id);
 }
 
-static int set_domains(struct pando_placement_view *c, const struct pando_osd *osds)
+/* Whether two keys, next to each other once sorted, share a domain. */
+static int same_domain(const struct domain_key *prev, const struct domain_key *k)
 {
-	uint64_t(*keys)[2] = calloc(c->count ? c->count : 1, sizeof(*keys));
+	return prev->domain && k->domain &&
+	       !strncmp(prev->domain, k->domain, CLUSTER_MAP_DOMAIN_MAX);
+}
+
+static int set_domains(struct pando_placement_view *c, const struct cluster_map *map)
+{
+	struct domain_key *keys = calloc(c->count ? c->count : 1, sizeof(*keys));
 
 	if (!keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->count; i++) {
-		keys[i][0] = domain_key(&osds[i]);
-		keys[i][1] = i;
+		const struct cluster_map_osd *o = &map->osds[i];
+
+		keys[i].domain = o->domain[0] ? o->domain : NULL;
+		keys[i].id = o->id;
+		keys[i].idx = (uint32_t)i;
 	}
-	qsort(keys, c->count, sizeof(*keys), cmp_key_index);
+	qsort(keys, c->count, sizeof(*keys), cmp_domain_key);
 	c->domains = 0;
 	for (size_t i = 0; i < c->count; i++) {
-		if (i == 0 || keys[i][0] != keys[i - 1][0])
+		if (i == 0 || !same_domain(&keys[i - 1], &keys[i]))
 			c->domain_first[c->domains++] = (uint32_t)i;
-		c->osds[keys[i][1]].domain = (uint32_t)c->domains - 1;
-		c->members[i] = (uint32_t)keys[i][1];
+		c->osds[keys[i].idx].domain = (uint32_t)c->domains - 1;
+		c->members[i] = keys[i].idx;
 	}
 	c->domain_first[c->domains] = (uint32_t)c->count;
 	free(keys);
@@ -131,50 +159,36 @@ static int view_alloc(size_t count, struct pando_placement_view **out)
 	return 0;
 }
 
-static int sorted_copy(const struct pando_osd *osds, size_t count, struct pando_osd **out)
+/* The map keeps its OSDs sorted by distinct id (cluster_map_sort).  One
+ * that does not is refused, not sorted here: its holder has a broken map,
+ * and used[] is parallel to the order it came in. */
+static int map_sorted(const struct cluster_map *map)
 {
-	struct pando_osd *sorted = malloc((count ? count : 1) * sizeof(*sorted));
-
-	if (!sorted)
-		return -ENOMEM;
-	memcpy(sorted, osds, count * sizeof(*sorted));
-	qsort(sorted, count, sizeof(*sorted), cmp_osd_id);
-	for (size_t i = 1; i < count; i++) {
-		if (sorted[i].id == sorted[i - 1].id) {
-			free(sorted);
-			return -EINVAL;
-		}
-	}
-	*out = sorted;
-	return 0;
+	for (size_t i = 1; i < map->nosds; i++)
+		if (map->osds[i].id <= map->osds[i - 1].id)
+			return 0;
+	return 1;
 }
 
-int pando_placement_view_new(const struct pando_osd *osds, size_t count,
+int pando_placement_view_new(const struct cluster_map *map, const uint64_t *used,
 			     const struct pando_placement_policy *policy,
 			     struct pando_placement_view **out)
 {
-	struct pando_osd *sorted;
 	struct pando_placement_view *c;
 	int rc;
 
 	*out = NULL;
-	if (count > PANDO_MAX_OSDS || policy->bias_limit_ppm >= PPM)
+	if (map->nosds > PANDO_MAX_OSDS || policy->bias_limit_ppm >= PPM || !map_sorted(map))
 		return -EINVAL;
-	rc = sorted_copy(osds, count, &sorted);
+	rc = view_alloc(map->nosds, &c);
 	if (rc)
 		return rc;
-	rc = view_alloc(count, &c);
-	if (rc) {
-		free(sorted);
-		return rc;
-	}
 	c->spares = policy->spares;
-	for (size_t i = 0; i < count; i++)
-		c->osds[i].id = sorted[i].id;
-	set_bias(c, sorted, policy->bias_limit_ppm);
-	set_weights(c, sorted);
-	rc = set_domains(c, sorted);
-	free(sorted);
+	for (size_t i = 0; i < c->count; i++)
+		c->osds[i].id = map->osds[i].id;
+	set_bias(c, map, used, policy->bias_limit_ppm);
+	set_weights(c, map);
+	rc = set_domains(c, map);
 	if (rc) {
 		pando_placement_view_free(c);
 		return rc;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,28 +23,50 @@ static inline uint64_t fixture_rand(void)
 	return fixture_rng;
 }
 
-/* n OSDs with ids first_id.., 1 TB each, half full; domains of
- * per_domain OSDs (0: none declared). */
-static inline struct pando_osd *fixture_osds(uint32_t n, uint32_t first_id, uint32_t per_domain)
+/* n OSDs with ids first_id.., 1 TB each, up and in; domains "d0", "d1"..
+ * of per_domain OSDs (0: none declared).  No OSDs if out of memory. */
+static inline struct cluster_map fixture_map(uint32_t n, uint32_t first_id, uint32_t per_domain)
 {
-	struct pando_osd *osds = calloc(n, sizeof(*osds));
+	struct cluster_map map = { .epoch = 1, .partition = 1 };
 
-	for (uint32_t i = 0; osds && i < n; i++) {
-		osds[i].id = first_id + i;
-		osds[i].domain = per_domain ? i / per_domain : PANDO_DOMAIN_NONE;
-		osds[i].capacity = TB;
-		osds[i].used = TB / 2;
+	map.osds = calloc(n ? n : 1, sizeof(*map.osds));
+	for (uint32_t i = 0; map.osds && i < n; i++) {
+		struct cluster_map_osd *o = &map.osds[i];
+
+		o->id = first_id + i;
+		if (per_domain)
+			snprintf(o->domain, sizeof(o->domain), "d%u", i / per_domain);
+		o->weight = TB;
+		o->up = o->in = true;
 	}
-	return osds;
+	map.nosds = map.osds ? n : 0;
+	return map;
 }
 
-static inline struct pando_placement_view *fixture_view(const struct pando_osd *osds, uint32_t n)
+/* The bytes each of n OSDs holds: half of fixture_map's 1 TB. */
+static inline uint64_t *fixture_used(uint32_t n)
+{
+	uint64_t *used = calloc(n ? n : 1, sizeof(*used));
+
+	for (uint32_t i = 0; used && i < n; i++)
+		used[i] = TB / 2;
+	return used;
+}
+
+static inline void fixture_free(struct cluster_map *map, uint64_t *used)
+{
+	cluster_map_free(map);
+	free(used);
+}
+
+static inline struct pando_placement_view *fixture_view(const struct cluster_map *map,
+							const uint64_t *used)
 {
 	struct pando_placement_policy policy = { .spares = 1,
 						 .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
 	struct pando_placement_view *c = NULL;
 
-	if (pando_placement_view_new(osds, n, &policy, &c))
+	if (pando_placement_view_new(map, used, &policy, &c))
 		return NULL;
 	return c;
 }

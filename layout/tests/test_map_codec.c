@@ -134,8 +134,9 @@ static void test_damaged(void)
  * ids are no longer consecutive, survive encode and decode. */
 static void test_round_trips(void)
 {
-	struct pando_osd *osds = fixture_osds(48, 1, 0);
-	struct pando_placement_view *c = fixture_view(osds, 48);
+	struct cluster_map osds = fixture_map(48, 1, 0);
+	uint64_t *used = fixture_used(48);
+	struct pando_placement_view *c = fixture_view(&osds, used);
 	int failed = 0;
 
 	for (uint64_t seed = 1; seed <= 2000; seed++) {
@@ -159,7 +160,7 @@ static void test_round_trips(void)
 	}
 	CHECK_EQ(failed, 0);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&osds, used);
 }
 
 int main(void)

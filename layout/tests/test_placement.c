@@ -1,6 +1,7 @@
 /* Placement: determinism, hard constraints over many random files and
  * clusters, balance over 100,000 files against the stated bounds, the
- * passive-balancing bias, failure domains, and replacements. */
+ * passive-balancing bias, failure domains (by the map's domain names),
+ * replacements, OSDs the cluster map says take nothing, and refusals. */
 #include <errno.h>
 
 #include "check.h"
@@ -14,16 +15,21 @@
  * standard deviation) for the mixes below. */
 #define BALANCE_BOUND 0.03
 
-static uint32_t domain_of(const struct pando_osd *osds, uint32_t n, uint32_t id)
+/* Whether OSDs a and b are in one failure domain, by the cluster map's
+ * domain strings: the same OSD, or the same non-empty string (two OSDs
+ * the map does not know count as one domain, so that is caught too). */
+static int same_domain(const struct cluster_map *cluster, uint32_t a, uint32_t b)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (osds[i].id == id)
-			return osds[i].domain == PANDO_DOMAIN_NONE ? 1000000 + id : osds[i].domain;
-	return UINT32_MAX;
+	const struct cluster_map_osd *x = cluster_map_osd(cluster, a);
+	const struct cluster_map_osd *y = cluster_map_osd(cluster, b);
+
+	if (!x || !y)
+		return x == y;
+	return a == b || (x->domain[0] && !strcmp(x->domain, y->domain));
 }
 
 /* The hard rules, checked from outside. */
-static int check_map(const struct pando_storage_map *map, const struct pando_osd *osds, uint32_t n,
+static int check_map(const struct pando_storage_map *map, const struct cluster_map *cluster,
 		     const struct pando_layout_request *req)
 {
 	uint32_t width = pando_map_width(map);
@@ -36,11 +42,11 @@ static int check_map(const struct pando_storage_map *map, const struct pando_osd
 
 			bad += a == b; /* groups of one file use distinct OSDs */
 			if (i / width == j / width)
-				bad += domain_of(osds, n, a) == domain_of(osds, n, b);
+				bad += same_domain(cluster, a, b);
 		}
 	}
 	for (uint32_t s = 0; s < map->spare_count; s++)
-		bad += domain_of(osds, n, map->spares[s]) == UINT32_MAX;
+		bad += cluster_map_osd(cluster, map->spares[s]) == NULL;
 	bad += map->spare_count != 1 || map->seed != req->seed ||
 	       map->partition_id != req->partition_id;
 	return bad;
@@ -53,15 +59,16 @@ static void test_constraints(void)
 	for (int round = 0; round < 40; round++) {
 		uint32_t n = 16 + (uint32_t)(fixture_rand() % 150);
 		uint32_t per_domain = round % 2 ? 1 + (uint32_t)(fixture_rand() % 8) : 0;
-		struct pando_osd *osds =
-			fixture_osds(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
+		struct cluster_map cluster =
+			fixture_map(n, 1 + (uint32_t)(fixture_rand() % 1000), per_domain);
+		uint64_t *used = fixture_used(n);
 		struct pando_placement_view *c;
 
 		for (uint32_t i = 0; i < n; i++) {
-			osds[i].capacity = TB * (1 + fixture_rand() % 4);
-			osds[i].used = fixture_rand() % osds[i].capacity;
+			cluster.osds[i].weight = TB * (1 + fixture_rand() % 4);
+			used[i] = fixture_rand() % cluster.osds[i].weight;
 		}
-		c = fixture_view(osds, n);
+		c = fixture_view(&cluster, used);
 		for (uint64_t seed = 0; seed < 250; seed++) {
 			struct pando_layout_request req =
 				fixture_request(seed * 7919 + (uint64_t)round);
@@ -74,12 +81,12 @@ static void test_constraints(void)
 			bad += rc != 0;
 			if (rc)
 				continue;
-			bad += check_map(map, osds, n, &req);
+			bad += check_map(map, &cluster, &req);
 			placed++;
 			pando_map_free(map);
 		}
 		pando_placement_view_free(c);
-		free(osds);
+		fixture_free(&cluster, used);
 	}
 	CHECK_EQ(bad, 0);
 	CHECK(placed > 5000);
@@ -94,12 +101,15 @@ static int maps_same(const struct pando_storage_map *a, const struct pando_stora
 	       !memcmp(a->spares, b->spares, a->spare_count * sizeof(a->spares[0]));
 }
 
-/* Same seed, same map, whatever order the OSDs were listed in; another
- * seed, (almost surely) another map. */
+/* Same seed, same map, whatever order the OSDs were listed in (the view
+ * takes them as the map keeps them, sorted: a list in another order is
+ * refused until sorted); another seed, (almost surely) another map. */
 static void test_determinism(void)
 {
-	struct pando_osd *osds = fixture_osds(60, 1, 6), *reversed = fixture_osds(60, 1, 6);
+	struct cluster_map cluster = fixture_map(60, 1, 6), reversed = fixture_map(60, 1, 6);
+	uint64_t *used = fixture_used(60);
 	struct pando_placement_view *a, *b;
+	uint32_t dup;
 	struct pando_layout_request req = { .raid = PANDO_RS,
 					    .parity = 2,
 					    .stripe_unit = 65536,
@@ -109,9 +119,13 @@ static void test_determinism(void)
 	struct pando_storage_map *m1, *m2, *m3;
 
 	for (uint32_t i = 0; i < 60; i++)
-		reversed[i] = osds[59 - i];
-	a = fixture_view(osds, 60);
-	b = fixture_view(reversed, 60);
+		reversed.osds[i] = cluster.osds[59 - i];
+	CHECK_EQ(pando_placement_view_new(&reversed, used, &(struct pando_placement_policy){ 1, 0 },
+					  &b),
+		 -EINVAL);
+	CHECK_EQ(cluster_map_sort(&reversed, &dup), 0);
+	a = fixture_view(&cluster, used);
+	b = fixture_view(&reversed, used);
 	CHECK_EQ(pando_place(a, &req, &m1), 0);
 	CHECK_EQ(pando_place(b, &req, &m2), 0);
 	CHECK(maps_same(m1, m2));
@@ -129,8 +143,8 @@ static void test_determinism(void)
 	pando_map_free(m3);
 	pando_placement_view_free(a);
 	pando_placement_view_free(b);
-	free(osds);
-	free(reversed);
+	fixture_free(&cluster, used);
+	cluster_map_free(&reversed);
 }
 
 /* The file mix of the balance runs: mirrored small files, single-group
@@ -162,7 +176,7 @@ static struct pando_layout_request mixed_request(uint64_t seed)
 }
 
 /* Places FILES files; counts components per OSD (by index). */
-static uint64_t place_many(const struct pando_placement_view *c, const struct pando_osd *osds,
+static uint64_t place_many(const struct pando_placement_view *c, const struct cluster_map *cluster,
 			   uint32_t n, struct pando_layout_request (*request)(uint64_t),
 			   uint64_t *count)
 {
@@ -179,7 +193,7 @@ static uint64_t place_many(const struct pando_placement_view *c, const struct pa
 			continue;
 		}
 		for (uint32_t k = 0; k < map->groups * pando_map_width(map); k++) {
-			count[map->comp[k].osd_id - osds[0].id]++;
+			count[map->comp[k].osd_id - cluster->osds[0].id]++;
 			total++;
 		}
 		pando_map_free(map);
@@ -195,9 +209,10 @@ static double share_ratio(uint64_t count, uint64_t total, double share)
 static void test_balance_uniform(void)
 {
 	const uint32_t n = 40;
-	struct pando_osd *osds = fixture_osds(n, 1, 0);
-	struct pando_placement_view *c = fixture_view(osds, n);
-	uint64_t count[40], total = place_many(c, osds, n, mixed_request, count);
+	struct cluster_map cluster = fixture_map(n, 1, 0);
+	uint64_t *used = fixture_used(n);
+	struct pando_placement_view *c = fixture_view(&cluster, used);
+	uint64_t count[40], total = place_many(c, &cluster, n, mixed_request, count);
 	double worst = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -210,7 +225,7 @@ static void test_balance_uniform(void)
 	       n, FILES, (unsigned long long)total, worst * 100, BALANCE_BOUND * 100);
 	CHECK(worst < BALANCE_BOUND);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
 }
 
 static struct pando_layout_request small_request(uint64_t seed)
@@ -229,17 +244,18 @@ static struct pando_layout_request small_request(uint64_t seed)
 static void test_balance_weighted(void)
 {
 	const uint32_t n = 40;
-	struct pando_osd *osds = fixture_osds(n, 1, 0);
+	struct cluster_map cluster = fixture_map(n, 1, 0);
+	uint64_t *used = fixture_used(n);
 	struct pando_placement_view *c;
 	uint64_t count[40], total;
 	double worst = 0;
 
 	for (uint32_t i = 0; i < n; i += 2) {
-		osds[i].capacity = 2 * TB;
-		osds[i].used = TB; /* the same utilisation: no bias */
+		cluster.osds[i].weight = 2 * TB;
+		used[i] = TB; /* the same utilisation: no bias */
 	}
-	c = fixture_view(osds, n);
-	total = place_many(c, osds, n, small_request, count);
+	c = fixture_view(&cluster, used);
+	total = place_many(c, &cluster, n, small_request, count);
 	for (uint32_t i = 0; i < n; i++) {
 		double dev = share_ratio(count[i], total, (i % 2 ? 1.0 : 2.0) / 60) - 1;
 
@@ -249,7 +265,7 @@ static void test_balance_weighted(void)
 	       worst * 100);
 	CHECK(worst < BALANCE_BOUND);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
 }
 
 /* One OSD just replaced (empty) among half-full ones: passive balancing
@@ -257,21 +273,22 @@ static void test_balance_weighted(void)
 static void test_empty_osd_bias(void)
 {
 	const uint32_t n = 40;
-	struct pando_osd *osds = fixture_osds(n, 1, 0);
+	struct cluster_map cluster = fixture_map(n, 1, 0);
+	uint64_t *used = fixture_used(n);
 	struct pando_placement_view *c;
 	uint64_t count[40], total, rest = 0;
 	uint32_t ppm;
 	double ratio;
 
-	osds[7].used = 0;
-	osds[8].used = TB * 9 / 10;
-	c = fixture_view(osds, n);
-	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[7].id, &ppm), 0);
+	used[7] = 0;
+	used[8] = TB * 9 / 10;
+	c = fixture_view(&cluster, used);
+	CHECK_EQ(pando_placement_view_bias_ppm(c, cluster.osds[7].id, &ppm), 0);
 	CHECK_EQ(ppm, 1000000 + PANDO_BIAS_DEFAULT_PPM);
-	CHECK_EQ(pando_placement_view_bias_ppm(c, osds[8].id, &ppm), 0);
+	CHECK_EQ(pando_placement_view_bias_ppm(c, cluster.osds[8].id, &ppm), 0);
 	CHECK_EQ(ppm, 1000000 - PANDO_BIAS_DEFAULT_PPM);
 	CHECK_EQ(pando_placement_view_bias_ppm(c, 999, &ppm), -ENOENT);
-	total = place_many(c, osds, n, small_request, count);
+	total = place_many(c, &cluster, n, small_request, count);
 	for (uint32_t i = 0; i < n; i++)
 		if (i != 7 && i != 8)
 			rest += count[i];
@@ -285,15 +302,16 @@ static void test_empty_osd_bias(void)
 	CHECK(ratio < 0.98 && ratio > 1 - PANDO_BIAS_DEFAULT_PPM / 1e6 - BALANCE_BOUND);
 	CHECK(total > 0);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
 }
 
 /* 12 shelves of 10 (Panasas' 120-blade system): groups of 9 over 9
  * shelves, 13 groups, and shelves balanced. */
 static void test_domains(void)
 {
-	struct pando_osd *osds = fixture_osds(120, 1, 10);
-	struct pando_placement_view *c = fixture_view(osds, 120);
+	struct cluster_map cluster = fixture_map(120, 1, 10), first90 = cluster;
+	uint64_t *used = fixture_used(120);
+	struct pando_placement_view *c = fixture_view(&cluster, used);
 	struct pando_layout_request req = { .raid = PANDO_RS,
 					    .parity = 1,
 					    .stripe_unit = 65536,
@@ -311,7 +329,7 @@ static void test_domains(void)
 			continue;
 		}
 		bad += map->groups != 13 || pando_map_width(map) != 9;
-		bad += check_map(map, osds, 120, &req);
+		bad += check_map(map, &cluster, &req);
 		for (uint32_t k = 0; k < map->groups * 9; k++) {
 			shelf[(map->comp[k].osd_id - 1) / 10]++;
 			total++;
@@ -324,11 +342,12 @@ static void test_domains(void)
 		      share_ratio(shelf[s], total, 1.0 / 12) < 1 + BALANCE_BOUND);
 	/* nine shelves cannot hold a group of ten */
 	pando_placement_view_free(c);
-	c = fixture_view(osds, 90);
+	first90.nosds = 90;
+	c = fixture_view(&first90, used);
 	req.data = 9;
 	CHECK_EQ(pando_place(c, &req, &(struct pando_storage_map *){ NULL }), -ENOSPC);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
 }
 
 /* A failed OSD's components move: never into their group, never into a
@@ -336,13 +355,15 @@ static void test_domains(void)
  * always qualifies, so the first move of a file takes it. */
 static void test_replacement(void)
 {
-	struct pando_osd *osds = fixture_osds(50, 1, 0), *domained = fixture_osds(50, 1, 5);
-	struct pando_placement_view *c = fixture_view(osds, 50), *cd = fixture_view(domained, 50);
+	struct cluster_map cluster = fixture_map(50, 1, 0), domained = fixture_map(50, 1, 5);
+	uint64_t *used = fixture_used(50);
+	struct pando_placement_view *c = fixture_view(&cluster, used);
+	struct pando_placement_view *cd = fixture_view(&domained, used);
 	int bad = 0, moved = 0;
 
 	for (uint64_t seed = 0; seed < 500; seed++) {
 		const struct pando_placement_view *cl = seed % 2 ? cd : c;
-		const struct pando_osd *list = seed % 2 ? domained : osds;
+		const struct cluster_map *list = seed % 2 ? &domained : &cluster;
 		struct pando_layout_request req = fixture_request(seed);
 		struct pando_storage_map *map;
 
@@ -358,8 +379,7 @@ static void test_replacement(void)
 				uint32_t other = pando_map_component(map, g, k)->osd_id;
 
 				bad += other == osd;
-				bad += k != lost &&
-				       domain_of(list, 50, other) == domain_of(list, 50, osd);
+				bad += k != lost && same_domain(list, other, osd);
 			}
 			bad += pando_map_replace_component(map, g, lost, osd, 1u << 30) != 0;
 			bad += pando_map_validate(map) != 0;
@@ -371,14 +391,15 @@ static void test_replacement(void)
 	CHECK(moved > 500);
 	pando_placement_view_free(c);
 	pando_placement_view_free(cd);
-	free(osds);
-	free(domained);
+	fixture_free(&cluster, used);
+	cluster_map_free(&domained);
 }
 
 static void test_replacement_tiers(void)
 {
-	struct pando_osd *osds = fixture_osds(3, 1, 0);
-	struct pando_placement_view *c = fixture_view(osds, 3), *two;
+	struct cluster_map cluster = fixture_map(3, 1, 0);
+	uint64_t *used = fixture_used(3);
+	struct pando_placement_view *c = fixture_view(&cluster, used), *two;
 	struct pando_layout_request req = { .raid = PANDO_RAID1,
 					    .copies = 2,
 					    .stripe_unit = 4096,
@@ -394,20 +415,210 @@ static void test_replacement_tiers(void)
 	CHECK_EQ(osd, map->spares[0]);
 	CHECK_EQ(pando_place_replacement(c, map, 1, 0, 77, &osd), -EINVAL);
 	/* without the spare in the cluster, nowhere to go */
-	osds[map->spares[0] - 1].capacity = 0;
-	CHECK_EQ(pando_placement_view_new(osds, 3, &(struct pando_placement_policy){ 1, 0 }, &two),
+	cluster.osds[map->spares[0] - 1].in = false;
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
+					  &two),
 		 0);
 	CHECK_EQ(pando_place_replacement(two, map, 0, 1, 77, &osd), -ENOSPC);
 	pando_placement_view_free(two);
 	pando_map_free(map);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
+}
+
+/* The cluster map with OSD `id` no longer taking components: how 0 down,
+ * 1 out, 2 without weight, 3 dropped by a newer map (merged: removed). */
+static int cluster_without(const struct cluster_map *cluster, uint32_t id, int how,
+			   struct cluster_map *out)
+{
+	struct cluster_map newer = *cluster;
+	size_t at = id - cluster->osds[0].id, size = sizeof(*newer.osds);
+	int rc = 0;
+
+	newer.osds = malloc(cluster->nosds * size);
+	if (!newer.osds)
+		return -ENOMEM;
+	memcpy(newer.osds, cluster->osds, cluster->nosds * size);
+	newer.osds[at].up = how != 0;
+	newer.osds[at].in = how != 1;
+	newer.osds[at].weight = how == 2 ? 0 : newer.osds[at].weight;
+	if (how == 3) {
+		memmove(&newer.osds[at], &newer.osds[at + 1], (--newer.nosds - at) * size);
+		newer.epoch++;
+		rc = cluster_map_merge(cluster, &newer, out);
+		cluster_map_free(&newer);
+		return rc;
+	}
+	*out = newer;
+	return 0;
+}
+
+/* Moves every component of OSD `gone` in a map placed before it stopped
+ * taking any; the number of moves that break a rule. */
+static int move_off(const struct pando_placement_view *now, const struct cluster_map *cluster,
+		    struct pando_storage_map *map, uint32_t gone, int *moved)
+{
+	uint32_t width = pando_map_width(map), osd;
+	int bad = 0;
+
+	for (uint32_t g = 0; g < map->groups; g++) {
+		for (uint32_t k = 0; k < width; k++) {
+			if (pando_map_component(map, g, k)->osd_id != gone)
+				continue;
+			if (pando_place_replacement(now, map, g, k, map->seed, &osd)) {
+				bad++;
+				continue;
+			}
+			bad += osd == gone;
+			for (uint32_t j = 0; j < width; j++)
+				bad += j != k &&
+				       same_domain(cluster, pando_map_component(map, g, j)->osd_id,
+						   osd);
+			(*moved)++;
+		}
+	}
+	return bad;
+}
+
+/* An OSD that is down, out, without weight or removed gets no component
+ * of a new file, nor a spare; the view still knows it (its bias is found,
+ * no bias), and the components of maps that name it move elsewhere. */
+static void test_not_taking(void)
+{
+	const uint32_t gone = 6; /* in domain "d2" with OSD 5 */
+	struct cluster_map cluster = fixture_map(24, 1, 2);
+	uint64_t *used = fixture_used(24);
+	struct pando_placement_view *all = fixture_view(&cluster, used);
+
+	for (int how = 0; how < 4; how++) {
+		struct cluster_map now;
+		struct pando_placement_view *c;
+		int bad = 0, moved = 0;
+		uint32_t ppm = 0;
+
+		CHECK_EQ(cluster_without(&cluster, gone, how, &now), 0);
+		CHECK_EQ(now.nosds, 24);
+		c = fixture_view(&now, used);
+		CHECK(c != NULL);
+		CHECK_EQ(pando_placement_view_bias_ppm(c, gone, &ppm), 0);
+		CHECK_EQ(ppm, 1000000);
+		for (uint64_t seed = 0; seed < 1000; seed++) {
+			struct pando_layout_request req = mixed_request(seed);
+			struct pando_storage_map *map;
+
+			bad += pando_place(c, &req, &map) != 0 || check_map(map, &now, &req);
+			for (uint32_t k = 0; map && k < map->groups * pando_map_width(map); k++)
+				bad += map->comp[k].osd_id == gone;
+			for (uint32_t s = 0; map && s < map->spare_count; s++)
+				bad += map->spares[s] == gone;
+			pando_map_free(map);
+			if (pando_place(all, &req, &map))
+				continue;
+			bad += move_off(c, &now, map, gone, &moved);
+			pando_map_free(map);
+		}
+		CHECK_EQ(bad, 0);
+		CHECK(moved > 100);
+		pando_placement_view_free(c);
+		cluster_map_free(&now);
+	}
+	pando_placement_view_free(all);
+	fixture_free(&cluster, used);
+}
+
+/* How many failure domains the view has, seen from outside: the widest
+ * single group it places (one OSD of each domain at most). */
+static uint32_t widest_group(const struct pando_placement_view *c)
+{
+	struct pando_layout_request req = { .raid = PANDO_RAID0,
+					    .max_groups = 1,
+					    .stripe_unit = 65536,
+					    .partition_id = 1,
+					    .first_object_id = 1 };
+	struct pando_storage_map *map;
+	uint32_t w = 0;
+
+	for (; w < PANDO_MAP_MAX_WIDTH; w++) {
+		req.data = (uint8_t)(w + 1);
+		req.seed = w;
+		if (pando_place(c, &req, &map))
+			break;
+		pando_map_free(map);
+	}
+	return w;
+}
+
+/* Domains are the OSDs that share a name, whatever the names: OSD i in
+ * domain i % 12 (so a domain's ids are not contiguous, and "d10" sorts
+ * before "d2"), every seventh undeclared; then the same domains under
+ * names that sort the other way.  Both views hold 12 + 9 domains, and
+ * no group of either puts two OSDs of one domain together, by either
+ * naming. */
+static void test_domain_names(void)
+{
+	struct cluster_map a = fixture_map(60, 1, 0), b = fixture_map(60, 1, 0);
+	uint64_t *used = fixture_used(60);
+	struct pando_placement_view *va, *vb;
+	int bad = 0;
+
+	for (uint32_t i = 0; i < 60; i++) {
+		if (i % 7 == 3)
+			continue;
+		snprintf(a.osds[i].domain, sizeof(a.osds[i].domain), "d%u", i % 12);
+		snprintf(b.osds[i].domain, sizeof(b.osds[i].domain), "%c-rack", 'z' - i % 12);
+	}
+	va = fixture_view(&a, used);
+	vb = fixture_view(&b, used);
+	CHECK_EQ(widest_group(va), 21);
+	CHECK_EQ(widest_group(vb), 21);
+	for (uint64_t seed = 0; seed < 1000; seed++) {
+		struct pando_layout_request req = fixture_request(seed);
+		const struct pando_placement_view *v = seed % 2 ? vb : va;
+		struct pando_storage_map *map;
+
+		if (pando_place(v, &req, &map)) {
+			bad++;
+			continue;
+		}
+		bad += check_map(map, &a, &req) + check_map(map, &b, &req);
+		pando_map_free(map);
+	}
+	CHECK_EQ(bad, 0);
+	pando_placement_view_free(va);
+	pando_placement_view_free(vb);
+	fixture_free(&a, used);
+	cluster_map_free(&b);
+}
+
+/* The most OSDs a view takes, in many domains (grouped in n log n), and
+ * one more refused. */
+static void test_max_osds(void)
+{
+	struct cluster_map cluster = fixture_map(PANDO_MAX_OSDS + 1, 1, 16);
+	struct pando_layout_request req = small_request(3);
+	struct pando_placement_view *c;
+	struct pando_storage_map *map;
+
+	CHECK_EQ(cluster.nosds, PANDO_MAX_OSDS + 1);
+	CHECK_EQ(pando_placement_view_new(&cluster, NULL, &(struct pando_placement_policy){ 1, 0 },
+					  &c),
+		 -EINVAL);
+	cluster.nosds--;
+	CHECK_EQ(pando_placement_view_new(&cluster, NULL, &(struct pando_placement_policy){ 1, 0 },
+					  &c),
+		 0);
+	CHECK_EQ(pando_place(c, &req, &map), 0);
+	CHECK_EQ(check_map(map, &cluster, &req), 0);
+	pando_map_free(map);
+	pando_placement_view_free(c);
+	cluster_map_free(&cluster);
 }
 
 static void test_refusals(void)
 {
-	struct pando_osd *osds = fixture_osds(12, 1, 0);
-	struct pando_placement_view *c = fixture_view(osds, 12), *bad_view;
+	struct cluster_map cluster = fixture_map(12, 1, 0);
+	uint64_t *used = fixture_used(12);
+	struct pando_placement_view *c = fixture_view(&cluster, used), *bad_view;
 	struct pando_layout_request ok = { .raid = PANDO_RS,
 					   .data = 8,
 					   .parity = 3,
@@ -448,13 +659,18 @@ static void test_refusals(void)
 	req = ok;
 	req.parity = 0;
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
-	osds[3].id = osds[2].id;
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 0 },
+	cluster.osds[3].id = cluster.osds[2].id; /* a duplicate id */
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
 					  &bad_view),
 		 -EINVAL);
-	osds[3].id = 4;
+	CHECK(bad_view == NULL);
+	cluster.osds[3].id = 40; /* distinct, but out of order: not sorted here */
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
+					  &bad_view),
+		 -EINVAL);
+	cluster.osds[3].id = 4;
 	/* No spare: a file may then take every OSD (a cluster as small as a file). */
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 0, 0 },
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 0, 0 },
 					  &bad_view),
 		 0);
 	req = ok;
@@ -463,11 +679,11 @@ static void test_refusals(void)
 	CHECK_EQ(map->spare_count, 0);
 	pando_map_free(map);
 	pando_placement_view_free(bad_view);
-	CHECK_EQ(pando_placement_view_new(osds, 12, &(struct pando_placement_policy){ 1, 1000000 },
-					  &bad_view),
+	CHECK_EQ(pando_placement_view_new(
+			 &cluster, used, &(struct pando_placement_policy){ 1, 1000000 }, &bad_view),
 		 -EINVAL);
 	pando_placement_view_free(c);
-	free(osds);
+	fixture_free(&cluster, used);
 }
 
 int main(void)
@@ -480,6 +696,9 @@ int main(void)
 	test_domains();
 	test_replacement();
 	test_replacement_tiers();
+	test_not_taking();
+	test_domain_names();
+	test_max_osds();
 	test_refusals();
 	CHECK_DONE();
 }

@@ -174,18 +174,23 @@ static int account_file(const struct pando_placement_view *c, const struct pando
 	return 0;
 }
 
-/* Places files on n OSDs (ids 1..n, alike), fails OSD 1. */
+/* Places files on n OSDs (ids 1..n, alike, empty, each its own failure
+ * domain), fails OSD 1. */
 static int simulate(const struct options *o, uint32_t n, struct spread *s)
 {
 	struct pando_placement_policy policy = { o->spares, PANDO_BIAS_DEFAULT_PPM };
-	struct pando_osd *osds = calloc(n, sizeof(*osds));
+	struct cluster_map cluster = { .epoch = 1, .partition = 1, .nosds = n };
 	struct pando_placement_view *c = NULL;
-	int rc = osds ? 0 : -ENOMEM;
+	int rc;
 
+	cluster.osds = calloc(n, sizeof(*cluster.osds));
+	rc = cluster.osds ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !rc && i < n; i++)
-		osds[i] = (struct pando_osd){ 1 + i, PANDO_DOMAIN_NONE, 1ull << 40, 0 };
+		cluster.osds[i] = (struct cluster_map_osd){
+			.id = 1 + i, .weight = 1ull << 40, .up = true, .in = true
+		};
 	if (!rc)
-		rc = pando_placement_view_new(osds, n, &policy, &c);
+		rc = pando_placement_view_new(&cluster, NULL, &policy, &c);
 	for (uint64_t f = 0; !rc && f < (uint64_t)o->files_per_osd * n; f++) {
 		struct pando_layout_request req = {
 			.raid = PANDO_RS,
@@ -206,7 +211,7 @@ static int simulate(const struct options *o, uint32_t n, struct spread *s)
 		pando_map_free(map);
 	}
 	pando_placement_view_free(c);
-	free(osds);
+	cluster_map_free(&cluster);
 	return rc;
 }
 

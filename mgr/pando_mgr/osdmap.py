@@ -293,7 +293,7 @@ def remove_osd(cur: ClusterMap, osd_id: int, presence: Presence | None, force: b
 
 
 def parse_seed(text: str, now: float, by: str) -> ClusterMap:
-    """Epoch 1 from a cluster.conf (ganesha-fsal/osdio/cluster_desc.h):
+    """Epoch 1 from a cluster.conf (ganesha-fsal/osdio/cluster_conf.h):
     every OSD down and in until its presence appears."""
     m = ClusterMap(epoch=0, pools=copy.deepcopy(DEFAULT_POOLS))
     for n, raw in enumerate(text.splitlines(), 1):

@@ -11,7 +11,7 @@ from pando_cluster.mds import ganesha_errors
 from pando_cluster.mds_config import (
     MdsPaths,
     mirrors_for,
-    render_cluster_desc,
+    render_cluster_conf,
     render_dbus_conf,
     render_ganesha_conf,
 )
@@ -48,15 +48,15 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
 
 
 def test_cluster_desc_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:
-    desc = render_cluster_desc(Path("/c/cluster.key"), [_osd(2), _osd(1)])
+    desc = render_cluster_conf(Path("/c/cluster.key"), [_osd(2), _osd(1)])
     assert desc.splitlines()[1:] == [
         "key_file = /c/cluster.key", "partition = 1",
         "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491",
         "osd 2 ctl=127.0.0.1:20592 nfs=127.0.0.1:20492"]
     assert "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491" in \
-        render_cluster_desc(Path("/k"), [_osd(1, "0.0.0.0")])
+        render_cluster_conf(Path("/k"), [_osd(1, "0.0.0.0")])
     assert "osd 1 ctl=[::1]:20591 nfs=[::1]:20491" in \
-        render_cluster_desc(Path("/k"), [_osd(1, "[::]")])
+        render_cluster_conf(Path("/k"), [_osd(1, "[::]")])
 
 
 def test_mirrors_and_dbus_policy() -> None:

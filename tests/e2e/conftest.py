@@ -77,11 +77,11 @@ def nfs_server(request: pytest.FixtureRequest, pod: Pod) -> Iterator[NfsServerHa
     handle = NfsServerHandle(
         name="pando", target=m.mount_target(), export_root=None,
         logs=[m.log_path, m.rpcbind_log_path, m.statd_log_path, m.workdir / "ganesha.stdout",
-              m.conf_path, m.cluster_desc, *(o.log_path for o in m.osds)],
+              m.conf_path, m.cluster_conf, *(o.log_path for o in m.osds)],
         # No directory on this machine: the server's copy is read over NFSv3.
         server_copy=Nfs3Peek(pod, m.host, m.nfs_port, m.mnt_port, str(m.export_dir)))
     yield handle
-    keep_logs(request, [m.rpcbind_log_path, m.conf_path, m.cluster_desc])
+    keep_logs(request, [m.rpcbind_log_path, m.conf_path, m.cluster_conf])
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.mds_config import ConfOsd, render_conf
 from pando_testing.etcd import EtcdClient, EtcdCluster, EtcdError
 from pando_testing.mds import PandoMds
 from pando_testing.mgr import MgrApi, MgrProcess
@@ -94,8 +94,8 @@ def mds_value(name: str = "mds-a") -> dict[str, Any]:
 
 
 def write_seed(path: Path, ids: list[int], capacity: int = 0) -> Path:
-    path.write_text(render_desc(Path("cluster.key"), [
-        DescOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}", capacity=capacity)
+    path.write_text(render_conf(Path("cluster.key"), [
+        ConfOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}", capacity=capacity)
         for i in ids], header=""))
     return path
 
@@ -199,8 +199,8 @@ def fsal_cluster(etcd: EtcdCluster, tmp_path: Path, mds_factory: Callable[..., P
                       extra_fsal=f'Etcd = "{etcd.endpoints}"; Etcd_Prefix = "/pando/"; '
                                  f'Mds_Name = "{mds_name}";' + fsal)
     seed = tmp_path / "cluster.conf"
-    seed.write_text(render_desc(Path("cluster.key"), [
-        DescOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}") for o in mds.osds], header=""))
+    seed.write_text(render_conf(Path("cluster.key"), [
+        ConfOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}") for o in mds.osds], header=""))
     mgr = mgr_factory(seed=seed)
     api = mgr.api()
     api.wait_for(lambda a: a.osd_states() == {o.osd_id: (True, True) for o in mds.osds},

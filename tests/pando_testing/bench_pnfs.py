@@ -36,7 +36,7 @@ from typing import Any, Iterable
 
 from .bench_metadata import OPSTATS_SH, GuestMount, OpCount, parse_opstats
 from .initramfs import build_initrd
-from .mds import PandoMds, write_cluster_desc
+from .mds import PandoMds, write_cluster_conf
 from .vm import Vm, guest_scripts
 from .vmnet import GUEST_NET_SH
 
@@ -231,7 +231,7 @@ class StripedMds(PandoMds):
     def write_config(self) -> None:
         super().write_config()
         assert self.key is not None
-        write_cluster_desc(self.cluster_desc, self.key, self.osds, self.advertise_host,
+        write_cluster_conf(self.cluster_conf, self.key, self.osds, self.advertise_host,
                            partition=self.partition)
 
 

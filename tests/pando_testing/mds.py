@@ -1,8 +1,8 @@
 """The Pando metadata manager: stock ganesha.nfsd 4.3 loading
 libfsalpando.so from the build tree, over a set of pando-osd targets in
-the same Pod.  `write_cluster_desc` writes the static cluster description
+the same Pod.  `write_cluster_conf` writes the cluster.conf
 the FSAL and pando-fsck read, with the renderer `pando-cluster up` uses
-(pando_cluster.mds_config.render_desc).
+(pando_cluster.mds_config.render_conf).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from pando_cluster.ganesha_conf import EXPORT_PATH, PandoFsal
-from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.mds_config import ConfOsd, render_conf
 from pando_cluster.paths import built, fsal_dir
 
 from .daemons import OsdProcess
@@ -25,13 +25,13 @@ def fsck_binary() -> Path:
     return built("ganesha-fsal", "tools", "pando-fsck")
 
 
-def write_cluster_desc(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],
+def write_cluster_conf(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],
                        advertise_host: str | None = None, partition: int = 1) -> Path:
     """One `osd` line per target; `advertise_host` replaces the data-server
     host pNFS clients are told (10.0.2.2 for a qemu guest)."""
-    descs = [DescOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}",
+    descs = [ConfOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}",
                      f"{advertise_host}:{o.nfs_port}" if advertise_host else "") for o in osds]
-    path.write_text(render_desc(key.path, descs, partition, header=""))
+    path.write_text(render_conf(key.path, descs, partition, header=""))
     return path
 
 
@@ -59,7 +59,7 @@ class PandoMds(GaneshaServer):
     # its default); its objects sit on the OSDs, named by removal intents,
     # until taken.
     object_pool: int | None = None
-    cluster_desc: Path = field(init=False)
+    cluster_conf: Path = field(init=False)
 
     def __post_init__(self) -> None:
         if self.export_dir is None:
@@ -68,12 +68,12 @@ class PandoMds(GaneshaServer):
         if self.db_path is None:
             self.db_path = self.workdir / "ns"
         self.plugins_dir = str(fsal_dir())
-        self.cluster_desc = self.workdir / "cluster.conf"
+        self.cluster_conf = self.workdir / "cluster.conf"
 
     def fsal(self) -> PandoFsal:
         assert self.db_path is not None
         pool = () if self.object_pool is None else (f"Object_Pool = {self.object_pool};",)
-        return PandoFsal(db_path=self.db_path, cluster_desc=self.cluster_desc,
+        return PandoFsal(db_path=self.db_path, cluster_conf=self.cluster_conf,
                          mirrors=self.mirrors, inline_max=self.inline_max,
                          stripe_unit=self.stripe_unit,
                          options=(*pool, *self.extra_fsal.splitlines()))
@@ -105,12 +105,12 @@ class PandoMds(GaneshaServer):
 
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"
-        write_cluster_desc(self.cluster_desc, self.key, self.osds, self.advertise_host)
+        write_cluster_conf(self.cluster_conf, self.key, self.osds, self.advertise_host)
         super().write_config()
 
     def fsck(self, *args: str, check: bool = False) -> tuple[int, str]:
         """pando-fsck on this manager's store and OSDs (Ganesha must be
         stopped: the store is single-writer).  (exit status, output)."""
         cp = self.pod.run([fsck_binary(), "--db", str(self.db_path),
-                           "--cluster", str(self.cluster_desc), *args], check=check)
+                           "--cluster", str(self.cluster_conf), *args], check=check)
         return cp.returncode, cp.stdout + cp.stderr

@@ -93,7 +93,7 @@ def start_cluster(pod: Pod, tmp_path: Path, gate: Rendezvous, etcd: EtcdCluster,
     m.write_config()        # the mgr seeds the map from its cluster.conf
     for i in range(nmgrs):
         mgrs.append(MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, name=f"mgr-{i + 1}",
-                               index=i, seed=m.cluster_desc, down_out_interval=down_out,
+                               index=i, seed=m.cluster_conf, down_out_interval=down_out,
                                lease=LEASE))
         mgrs[-1].start()
     api = mgrs[0].api()

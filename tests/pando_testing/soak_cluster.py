@@ -170,7 +170,7 @@ class SoakCluster:
         for i in range(MGRS):
             node = self.rack.node(f"mgr{i + 1}")
             mgr = MgrProcess(node.pod, self.workdir / "mgr", self.endpoints, name=f"mgr-{i + 1}",
-                             index=i, seed=self.mds.cluster_desc, host=node.addr, lease=LEASE,
+                             index=i, seed=self.mds.cluster_conf, host=node.addr, lease=LEASE,
                              extra_args=["--log-level", "info"])
             mgr.start()
             self.mgrs.append(mgr)

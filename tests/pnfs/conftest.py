@@ -80,7 +80,7 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
 
     yield make
     for c in made:
-        keep_logs(request, [c.mds.conf_path, c.mds.cluster_desc, *(o.log_path for o in c.osds)],
+        keep_logs(request, [c.mds.conf_path, c.mds.cluster_conf, *(o.log_path for o in c.osds)],
                   tail=0)
 
 

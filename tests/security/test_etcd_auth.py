@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from pando_cluster import etcd_auth
-from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.mds_config import ConfOsd, render_conf
 from pando_mgr import token as mgr_token
 from pando_mgr.etcd import EtcdAuth
 from pando_mgr.secret_file import SecretFileError
@@ -139,8 +139,8 @@ def test_the_mgr_signs_in_and_keeps_the_map(
         request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         secure_etcd: EtcdCluster) -> None:
     seed = tmp_path / "cluster.conf"
-    seed.write_text(render_desc(Path("cluster.key"), [
-        DescOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in (1, 2)],
+    seed.write_text(render_conf(Path("cluster.key"), [
+        ConfOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in (1, 2)],
         header=""))
     a = secure_etcd.access().mgr()
     m = MgrProcess(pod, tmp_path / "mgr", secure_etcd.endpoints, seed=seed, lease=2,

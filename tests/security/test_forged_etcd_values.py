@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.mds_config import ConfOsd, render_conf
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.logs import check_clean_exits
 from pando_testing.mgr import MgrApi, MgrApiError, MgrProcess
@@ -39,8 +39,8 @@ def _put_presence(client: EtcdClient, osd_id: int, value: dict[str, Any]) -> int
 def mgr(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         etcd: EtcdCluster) -> Iterator[MgrProcess]:
     seed = tmp_path / "cluster.conf"
-    seed.write_text(render_desc(Path("cluster.key"), [
-        DescOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in IDS],
+    seed.write_text(render_conf(Path("cluster.key"), [
+        ConfOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in IDS],
         header=""))
     m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, seed=seed, lease=2,
                    extra_args=["--presence-grace", "1"])

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pando_cluster.mds_config import DescOsd, render_desc
+from pando_cluster.mds_config import ConfOsd, render_conf
 from pando_testing.etcd import EtcdCluster
 from pando_testing.logs import check_clean_exits
 from pando_testing.mgr import MgrProcess
@@ -29,8 +29,8 @@ def mgr(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
         etcd: EtcdCluster) -> Iterator[MgrProcess]:
     """A leading mgr whose map holds osd.1 and osd.2 (down, in)."""
     seed = tmp_path / "cluster.conf"
-    seed.write_text(render_desc(Path("cluster.key"), [
-        DescOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in (1, 2)],
+    seed.write_text(render_conf(Path("cluster.key"), [
+        ConfOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}") for i in (1, 2)],
         header=""))
     m = MgrProcess(pod, tmp_path / "mgr", etcd.endpoints, seed=seed, lease=2).start()
     m.api().wait_for(lambda a: a.status()["leader"] == "mgr-a" and a.get("/api/map"),

@@ -151,12 +151,12 @@ static struct fsck_result run(struct world *w, bool repair, const uint32_t *out,
 	const struct fsck_hooks h = {
 		.arg = w, .problem = on_problem, .detail = on_detail, .note = on_note
 	};
-	struct cluster_desc desc = fx.desc; /* the case's partition is the cluster's */
+	struct cluster_map map = fx.map; /* the case's partition is the cluster's */
 	struct fsck_result res;
 
-	desc.partition = w->partition;
+	map.partition = w->partition;
 	w->ndetails = w->notes = 0;
-	CHECK_EQ(fsck_objects(w->s, &desc, conns, &o, &h, &res), 0);
+	CHECK_EQ(fsck_objects(w->s, &map, conns, &o, &h, &res), 0);
 	return res;
 }
 

@@ -171,9 +171,9 @@ static void put_map(struct mds_fixture *f, uint64_t epoch, uint32_t down, uint32
 	}
 	len += (size_t)snprintf(map + len, sizeof(map) - len, "]}");
 	CHECK_EQ(etcd_put(cl, "/pando/map", map, len, 0), 0);
-	for (int i = 0; i < 100 && pando_view_get(&f->mds)->epoch < epoch; i++)
+	for (int i = 0; i < 100 && pando_view_get(&f->mds)->map.epoch < epoch; i++)
 		sleep_ms(50);
-	CHECK_EQ(pando_view_get(&f->mds)->epoch, epoch);
+	CHECK_EQ(pando_view_get(&f->mds)->map.epoch, epoch);
 }
 
 /* A job as pando-mgr puts it when an OSD goes out (recovery.py, Job). */

@@ -22,19 +22,14 @@
 static void map_at(struct mds_fixture *f, uint64_t epoch, uint32_t out,
 		   struct cluster_map_osd *osds, struct cluster_map *m)
 {
-	const struct cluster_desc *d = &f->mds.cluster;
+	const struct cluster_map *seed = &f->mds.conf.map;
 
-	for (size_t i = 0; i < d->nosds; i++) {
-		osds[i] = (struct cluster_map_osd){
-			.id = d->osds[i].id, .weight = 1ull << 40, .up = true, .in = true
-		};
-		strcpy(osds[i].ctl, d->osds[i].ctl);
-		strcpy(osds[i].nfs, d->osds[i].nfs);
-		strcpy(osds[i].advertise, d->osds[i].nfs);
+	for (size_t i = 0; i < seed->nosds; i++) {
+		osds[i] = seed->osds[i];
 		osds[i].in = osds[i].id != out;
 	}
 	*m = (struct cluster_map){
-		.epoch = epoch, .partition = d->partition, .nosds = d->nosds, .osds = osds
+		.epoch = epoch, .partition = seed->partition, .nosds = seed->nosds, .osds = osds
 	};
 }
 
@@ -54,19 +49,18 @@ static void test_the_seed_is_cluster_conf_with_every_osd_taking(void)
 
 	CHECK_EQ(mds_fixture_start(&f, NOSDS, NULL), 0);
 	v = pando_view_get(&f.mds);
-	CHECK_EQ(v->epoch, 0);
+	CHECK_EQ(v->map.epoch, 0);
 	CHECK(!strcmp(v->source, "cluster.conf"));
-	CHECK_EQ(v->desc.nosds, NOSDS);
+	CHECK_EQ(v->map.nosds, NOSDS);
 	CHECK(v->placement != NULL);
 	for (int i = 0; i < NOSDS; i++) {
-		const struct pando_view_osd *st = NULL;
-		const struct cluster_osd *o = pando_view_osd(v, f.osds.osds[i].id, &st);
+		const struct cluster_map_osd *o = pando_view_osd(v, f.osds.osds[i].id);
 
 		CHECK(o != NULL && !strcmp(o->ctl, f.osds.osds[i].ctl));
-		CHECK(st != NULL && st->listed && st->up && st->in);
+		CHECK(o != NULL && !o->removed && o->up && o->in);
 		CHECK(pando_view_takes(v, f.osds.osds[i].id));
 	}
-	CHECK(pando_view_osd(v, 99, NULL) == NULL);
+	CHECK(pando_view_osd(v, 99) == NULL);
 	CHECK(!pando_view_takes(v, 99));
 	mds_fixture_finish(&f, check_failures);
 }
@@ -83,16 +77,16 @@ static void test_a_map_publishes_a_newer_view_and_the_older_stays_valid(void)
 	CHECK_EQ(apply(&f, 5, id), 0);
 	v = pando_view_get(&f.mds);
 	CHECK(v != old);
-	CHECK_EQ(v->epoch, 5);
+	CHECK_EQ(v->map.epoch, 5);
 	CHECK(!strcmp(v->source, "test"));
 	CHECK(v->older == old);
 	CHECK(!pando_view_takes(v, id));
 	CHECK(pando_view_takes(v, f.osds.osds[0].id));
 	/* What a reader that took the seed before goes on seeing. */
-	CHECK_EQ(old->epoch, 0);
+	CHECK_EQ(old->map.epoch, 0);
 	CHECK(pando_view_takes(old, id));
 	CHECK(old->placement != NULL);
-	CHECK(pando_view_osd(old, id, NULL) != NULL);
+	CHECK(pando_view_osd(old, id) != NULL);
 	/* Not newer: refused, nothing published. */
 	CHECK_EQ(apply(&f, 5, 0), -EALREADY);
 	CHECK_EQ(apply(&f, 4, 0), -EALREADY);
@@ -118,13 +112,13 @@ static void *read_views(void *arg)
 
 	while (!atomic_load(&r->stop)) {
 		const struct pando_view *v = pando_view_get(r->mds);
-		const struct pando_view_osd *st = NULL;
-		bool want_in = v->epoch % 2 == 0;
+		const struct cluster_map_osd *o = pando_view_osd(v, r->osd);
+		bool want_in = v->map.epoch % 2 == 0;
 
-		if (!pando_view_osd(v, r->osd, &st) || st->in != want_in || !v->placement)
+		if (!o || o->in != want_in || !v->placement)
 			r->torn++;
-		r->backwards += v->epoch < last;
-		last = v->epoch;
+		r->backwards += v->map.epoch < last;
+		last = v->map.epoch;
 		r->reads++;
 	}
 	return NULL;
@@ -150,7 +144,7 @@ static void test_readers_see_each_view_whole_and_epochs_only_grow(void)
 	CHECK(r.reads > 0);
 	CHECK_EQ(r.torn, 0);
 	CHECK_EQ(r.backwards, 0);
-	CHECK_EQ(pando_view_get(&f.mds)->epoch, FLIPS);
+	CHECK_EQ(pando_view_get(&f.mds)->map.epoch, FLIPS);
 	mds_fixture_finish(&f, check_failures);
 }
 

@@ -105,6 +105,9 @@ static int spawn(struct osd_fixture *f, int i)
 	}
 	f->osds[i].id = (uint32_t)i + 1;
 	strcpy(f->osds[i].nfs, "127.0.0.1:1");
+	strcpy(f->osds[i].advertise, f->osds[i].nfs);
+	f->osds[i].weight = 1ull << 40;
+	f->osds[i].up = f->osds[i].in = true;
 	return f->pids[i] < 0 ? -1 : wait_port(f, i, from);
 }
 
@@ -169,14 +172,11 @@ int osd_fixture_finish(struct osd_fixture *f, int keep)
 	return bad ? -1 : 0;
 }
 
-struct cluster_desc osd_fixture_desc(struct osd_fixture *f)
+struct cluster_map osd_fixture_cluster_map(struct osd_fixture *f)
 {
-	struct cluster_desc d = { .partition = f->partition,
-				  .nosds = (size_t)f->n,
-				  .osds = f->osds };
-
-	d.key = f->key;
-	return d;
+	return (struct cluster_map){
+		.epoch = 1, .partition = f->partition, .nosds = (size_t)f->n, .osds = f->osds
+	};
 }
 
 int osd_fixture_corrupt(struct osd_fixture *f, uint32_t osd, uint64_t object, uint64_t off)
@@ -219,8 +219,8 @@ int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out)
 					 .timeout_ms = 5000,
 					 .backoff_ms = 100 };
 
-	f->desc = osd_fixture_desc(f);
-	return osd_conns_new(&f->desc, &opt, out);
+	f->map = osd_fixture_cluster_map(f);
+	return osd_conns_new(&f->key, &f->map, &opt, out);
 }
 
 int osd_fixture_start_io(struct osd_fixture *f, int n, uint64_t partition, struct objio *io)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cluster_desc.h"
+#include "cluster_map.h"
 #include "objio.h"
 #include "osd_conns.h"
 #include "pando/storage_map.h"
@@ -19,11 +19,11 @@ struct osd_fixture {
 	char root[64];
 	char bindir[4096];
 	struct cluster_key key;
-	struct cluster_osd osds[OSD_FIXTURE_MAX];
+	struct cluster_map_osd osds[OSD_FIXTURE_MAX];
 	pid_t pids[OSD_FIXTURE_MAX];
 	int n;
 	uint64_t partition;
-	struct cluster_desc desc; /* what osd_fixture_pool made its pool from */
+	struct cluster_map map; /* what osd_fixture_pool made its pool from */
 };
 
 /* Starts n OSDs (ids 1..n); 0 or -1. */
@@ -36,10 +36,11 @@ int osd_fixture_restart(struct osd_fixture *f, int i);
 int osd_fixture_finish(struct osd_fixture *f, int keep);
 /* Writes key as the OSDs' key file and sends each running one SIGHUP,
  * which makes it read the file again (its log says when); 0 or -1.
- * f->key, what osd_fixture_desc gives, stays as it was. */
+ * f->key, what osd_fixture_pool signs with, stays as it was. */
 int osd_fixture_set_key(struct osd_fixture *f, const struct cluster_key *key);
-/* The cluster description a connection pool is made from. */
-struct cluster_desc osd_fixture_desc(struct osd_fixture *f);
+/* The cluster map of the fixture's OSDs (epoch 1, all up and in), over
+ * f->osds. */
+struct cluster_map osd_fixture_cluster_map(struct osd_fixture *f);
 /* A connection pool over the fixture's OSDs, short timeouts and back-off. */
 int osd_fixture_pool(struct osd_fixture *f, struct osd_conns **out);
 /* What an I/O test starts from: n OSDs started and io pointed at a

@@ -1,4 +1,4 @@
-/* The cluster map parser (cluster_map.h) against the map of mgr/README.md
+/* The cluster map parser (cluster_map_json.h) against the map of mgr/README.md
  * and against broken maps: every bad map fails with -EINVAL and a reason
  * naming what is wrong, never a crash, and leaves the caller's struct as
  * it was. */
@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cluster_map.h"
+#include "cluster_map_json.h"
 
 #define OSD(id, extra) \
 	"{\"id\": " #id ", \"ctl\": \"127.0.0.1:2059" #id "\", \"nfs\": \"127.0.0.1:2049" #id \

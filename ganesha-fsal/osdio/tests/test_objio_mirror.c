@@ -366,14 +366,14 @@ static void test_another_cluster_key_is_refused(struct objio *io, struct io_mode
 	struct osd_conns_options opt = { .conns_per_osd = 1,
 					 .timeout_ms = 5000,
 					 .backoff_ms = 100 };
-	struct cluster_desc other = fx.desc;
+	struct cluster_key other = fx.key;
 	struct io_faults seen = { 0 };
 	struct objio forged = { .owner = 42, .fault = io_faults_record, .fault_arg = &seen };
 	size_t n = 99;
 
-	other.key.secret[0] ^= 1;
+	other.secret[0] ^= 1;
 	seen.io = &forged;
-	CHECK_EQ(osd_conns_new(&other, &opt, &forged.conns), 0);
+	CHECK_EQ(osd_conns_new(&other, &fx.map, &opt, &forged.conns), 0);
 	if (!forged.conns)
 		return;
 	CHECK_EQ(objio_read(&forged, m->map, m->size, 0, got, SU, &n), -EIO);

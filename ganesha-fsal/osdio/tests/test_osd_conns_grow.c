@@ -1,7 +1,7 @@
 /* The OSD connections grow while other threads use it (osd_conns_add): readers
  * that walk the connection pool (count, health, addresses) and look OSDs up by id
  * while OSDs join never see a half-made slot; a known id takes new
- * addresses in place; the connection pool refuses more than CLUSTER_DESC_MAX_OSDS.
+ * addresses in place; the connection pool refuses more than CLUSTER_MAP_MAX_OSDS.
  * No OSD listens: lookups of unknown ids answer -ENOENT, and calls to
  * the listed ones fail to connect, which is all this needs. */
 #include "check.h"
@@ -14,9 +14,9 @@
 
 #include "osd_conns.h"
 
-static struct cluster_osd osd_at(uint32_t id)
+static struct cluster_map_osd osd_at(uint32_t id)
 {
-	struct cluster_osd o = { .id = id };
+	struct cluster_map_osd o = { .id = id };
 
 	/* Port 1 on loopback: nothing listens, connect fails at once. */
 	snprintf(o.ctl, sizeof(o.ctl), "127.0.0.1:1");
@@ -42,8 +42,8 @@ static void *walk(void *arg)
 
 		for (size_t i = 0; i < n; i++) {
 			struct osd_health h;
-			struct cluster_osd a;
-			char want[CLUSTER_DESC_ADDR_MAX];
+			struct cluster_map_osd a;
+			char want[CLUSTER_MAP_ADDR_MAX];
 
 			osd_conns_health(r->conns, i, &h);
 			osd_conns_address(r->conns, i, &a);
@@ -58,8 +58,9 @@ static void *walk(void *arg)
 
 static void test_grows_under_readers(void)
 {
-	struct cluster_osd first[2] = { osd_at(1), osd_at(2) };
-	struct cluster_desc d = { .partition = 1, .nosds = 2, .osds = first };
+	struct cluster_map_osd first[2] = { osd_at(1), osd_at(2) };
+	struct cluster_map d = { .partition = 1, .nosds = 2, .osds = first };
+	struct cluster_key key = { .id = 1 };
 	struct osd_conns_options opt = { .conns_per_osd = 2, .timeout_ms = 200 };
 	atomic_bool stop = false;
 	struct reader r[2] = { { .stop = &stop }, { .stop = &stop } };
@@ -67,14 +68,14 @@ static void test_grows_under_readers(void)
 	struct osd_conns *p;
 	int err = 0;
 
-	CHECK_EQ(osd_conns_new(&d, &opt, &p), 0);
+	CHECK_EQ(osd_conns_new(&key, &d, &opt, &p), 0);
 	CHECK_EQ(osd_conns_count(p), 2);
 	for (int i = 0; i < 2; i++) {
 		r[i].conns = p;
 		CHECK_EQ(pthread_create(&t[i], NULL, walk, &r[i]), 0);
 	}
-	for (uint32_t id = 3; id <= CLUSTER_DESC_MAX_OSDS; id++) {
-		struct cluster_osd o = osd_at(id * 7);
+	for (uint32_t id = 3; id <= CLUSTER_MAP_MAX_OSDS; id++) {
+		struct cluster_map_osd o = osd_at(id * 7);
 
 		CHECK_EQ(osd_conns_add(p, &o), 0);
 		if (id % 100 == 0) {
@@ -97,16 +98,16 @@ static void test_grows_under_readers(void)
 		CHECK_EQ(r[i].bad, 0);
 		CHECK(r[i].walks > 0);
 	}
-	CHECK_EQ(osd_conns_count(p), CLUSTER_DESC_MAX_OSDS);
+	CHECK_EQ(osd_conns_count(p), CLUSTER_MAP_MAX_OSDS);
 	{
-		struct cluster_osd o = osd_at(5000000);
+		struct cluster_map_osd o = osd_at(5000000);
 
 		CHECK_EQ(osd_conns_add(p, &o), -ENOSPC);
 	}
 	/* The caller's description may go: the connection pool copied it. */
 	memset(first, 0, sizeof(first));
 	{
-		struct cluster_osd a;
+		struct cluster_map_osd a;
 
 		osd_conns_address(p, 1, &a);
 		CHECK_EQ(a.id, 2);
@@ -116,14 +117,15 @@ static void test_grows_under_readers(void)
 
 static void test_known_id_takes_new_addresses(void)
 {
-	struct cluster_osd one = osd_at(1);
-	struct cluster_desc d = { .partition = 1, .nosds = 1, .osds = &one };
+	struct cluster_map_osd one = osd_at(1);
+	struct cluster_map d = { .partition = 1, .nosds = 1, .osds = &one };
+	struct cluster_key key = { .id = 1 };
 	struct osd_conns *p;
-	struct cluster_osd moved = osd_at(1), a;
+	struct cluster_map_osd moved = osd_at(1), a;
 	struct osd_health h;
 	int err = 0;
 
-	CHECK_EQ(osd_conns_new(&d, NULL, &p), 0);
+	CHECK_EQ(osd_conns_new(&key, &d, NULL, &p), 0);
 	CHECK(osd_conns_reachable(p, 1));  /* before any call */
 	CHECK(!osd_conns_reachable(p, 7)); /* not in the connection conns */
 	/* The failed connect marks it unreachable and backs off. */

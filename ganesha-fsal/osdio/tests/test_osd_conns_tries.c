@@ -57,7 +57,7 @@ static int call_counted(struct osd_conns *p, int tries, int runs, uint64_t resul
  * without an answer, so each try loses its connection mid-call. */
 struct dropper {
 	int listen_fd;
-	struct cluster_osd osd;
+	struct cluster_map_osd osd;
 	atomic_int dropped;
 	pthread_t thread;
 };
@@ -100,14 +100,15 @@ static void dropper_stop(struct dropper *d)
 static void test_tries_when_calls_lose_their_connection(void)
 {
 	struct osd_conns_options opt = { .conns_per_osd = CONNS, .timeout_ms = 5000 };
-	struct cluster_desc desc = { .partition = 1, .nosds = 1 };
+	struct cluster_map map = { .partition = 1, .nosds = 1 };
+	struct cluster_key key;
 	struct dropper d;
 	struct osd_conns *p = NULL;
 
 	CHECK_EQ(dropper_start(&d), 0);
-	CHECK_EQ(cluster_key_generate(1, &desc.key), 0);
-	desc.osds = &d.osd;
-	CHECK_EQ(osd_conns_new(&desc, &opt, &p), 0);
+	CHECK_EQ(cluster_key_generate(1, &key), 0);
+	map.osds = &d.osd;
+	CHECK_EQ(osd_conns_new(&key, &map, &opt, &p), 0);
 
 	CHECK_EQ(call_counted(p, POLICY, CONNS + 1, CONNS + 1), -ECONNRESET);
 	CHECK_EQ(call_counted(p, 1, 1, 1), -ECONNRESET);
@@ -126,16 +127,16 @@ static void test_one_try_on_a_down_osd(void)
 					 .timeout_ms = 5000,
 					 .backoff_ms = 60000 };
 	struct osd_fixture f;
-	struct cluster_desc desc;
+	struct cluster_map map;
 	struct osd_conns *open = NULL, *fresh = NULL;
 
 	CHECK_EQ(osd_fixture_start(&f, 1, 1), 0);
-	desc = osd_fixture_desc(&f);
-	CHECK_EQ(osd_conns_new(&desc, &opt, &open), 0);
+	map = osd_fixture_cluster_map(&f);
+	CHECK_EQ(osd_conns_new(&f.key, &map, &opt, &open), 0);
 	for (int i = 0; i < CONNS; i++)
 		CHECK_EQ(osd_conns_ping(open, 1), 0);
 	CHECK_EQ(osd_fixture_stop(&f, 0), 0);
-	CHECK_EQ(osd_conns_new(&desc, &opt, &fresh), 0);
+	CHECK_EQ(osd_conns_new(&f.key, &map, &opt, &fresh), 0);
 
 	/* The pooled connection's call reconnects, and is refused. */
 	CHECK_EQ(call_counted(open, 1, 1, 1), -ECONNREFUSED);

@@ -21,21 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cluster_map.h"
 #include "pando/storage_map.h"
 
-#define PANDO_DOMAIN_NONE UINT32_MAX  /* the OSD is a failure domain of its own */
 #define PANDO_BIAS_DEFAULT_PPM 50000u /* passive balancing: at most 5% off capacity */
 #define PANDO_MAX_OSDS 65536u
 #define PANDO_AUTO_MIN_WIDTH 8u /* Panasas Table 1's range of widths */
 #define PANDO_AUTO_MAX_WIDTH 11u
 #define PANDO_VISIT_BYTES_DEFAULT (1ull << 30)
-
-struct pando_osd {
-	uint32_t id;
-	uint32_t domain;   /* failure domain (shelf, host, rack) or PANDO_DOMAIN_NONE */
-	uint64_t capacity; /* bytes; 0: takes no new components */
-	uint64_t used;     /* bytes */
-};
 
 struct pando_placement_policy {
 	/* OSDs every file leaves free for rebuild; 0 only for clusters too
@@ -44,13 +37,19 @@ struct pando_placement_policy {
 	uint32_t bias_limit_ppm; /* passive balancing bound, parts per million */
 };
 
-/* A prepared, read-only view of the OSDs placement may use: sorted by id,
- * weights and domains worked out once.  Safe to share between threads. */
+/* A prepared, read-only view of the OSDs placement may use, derived from
+ * the cluster map: weights and domains worked out once.  Safe to share
+ * between threads. */
 struct pando_placement_view;
 
-/* -EINVAL: duplicate OSD ids, more than PANDO_MAX_OSDS, a bias limit of
- * 100% or more. */
-int pando_placement_view_new(const struct pando_osd *osds, size_t count,
+/* The view of map's OSDs: an OSD's capacity is its weight when it takes
+ * new components (cluster_map_osd_takes), else 0 (it stays in the view,
+ * so maps naming it still decode); OSDs with the same non-empty domain
+ * string share a failure domain, "" is the OSD alone.  used is NULL or
+ * parallel to map->osds: the bytes each OSD holds, for passive
+ * balancing.  -EINVAL: map->osds not sorted by distinct id, more than
+ * PANDO_MAX_OSDS, a bias limit of 100% or more. */
+int pando_placement_view_new(const struct cluster_map *map, const uint64_t *used,
 			     const struct pando_placement_policy *policy,
 			     struct pando_placement_view **out);
 void pando_placement_view_free(struct pando_placement_view *view);

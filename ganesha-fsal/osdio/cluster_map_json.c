@@ -1,5 +1,5 @@
-/* Parser for the cluster map JSON (cluster_map.h), with jansson. */
-#include "cluster_map.h"
+/* Parser for the cluster map JSON (cluster_map_json.h), with jansson. */
+#include "cluster_map_json.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -115,17 +115,10 @@ static int parse_osd(json_t *o, size_t idx, struct cluster_map_osd *out, char *w
 	return rc;
 }
 
-static int cmp_osd(const void *a, const void *b)
-{
-	uint32_t x = ((const struct cluster_map_osd *)a)->id;
-	uint32_t y = ((const struct cluster_map_osd *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
 static int parse_osds(json_t *arr, struct cluster_map *m, char *why, size_t cap)
 {
 	size_t n = json_array_size(arr);
+	uint32_t dup = 0;
 	int rc = 0;
 
 	if (!json_is_array(arr))
@@ -140,10 +133,8 @@ static int parse_osds(json_t *arr, struct cluster_map *m, char *why, size_t cap)
 	if (rc)
 		return rc;
 	m->nosds = n;
-	qsort(m->osds, n, sizeof(*m->osds), cmp_osd);
-	for (size_t i = 1; i < n; i++)
-		if (m->osds[i].id == m->osds[i - 1].id)
-			return fail(why, cap, "osd %u listed twice", m->osds[i].id);
+	if (cluster_map_sort(m, &dup))
+		return fail(why, cap, "osd %u listed twice", dup);
 	return 0;
 }
 
@@ -176,35 +167,6 @@ int cluster_map_parse(const char *json, size_t len, struct cluster_map *out, cha
 	return 0;
 }
 
-void cluster_map_free(struct cluster_map *m)
-{
-	free(m->osds);
-	m->osds = NULL;
-	m->nosds = 0;
-}
-
-const struct cluster_map_osd *cluster_map_osd(const struct cluster_map *m, uint32_t id)
-{
-	size_t lo = 0, hi = m->nosds;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->osds[mid].id == id)
-			return &m->osds[mid];
-		if (m->osds[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-bool cluster_map_osd_takes(const struct cluster_map_osd *o)
-{
-	return o->up && o->in && o->weight > 0;
-}
-
 #define CLUSTER_MAP_FILE_MAX (4u << 20)
 
 int cluster_map_load(const char *path, struct cluster_map *out, char *why, size_t cap)
@@ -233,41 +195,4 @@ int cluster_map_load(const char *path, struct cluster_map *out, char *why, size_
 		rc = cluster_map_parse(buf, n, out, why, cap);
 	free(buf);
 	return rc;
-}
-
-static size_t count_new(const struct cluster_desc *d, const struct cluster_map *m)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->nosds; i++)
-		n += cluster_desc_osd(d, m->osds[i].id) == NULL;
-	return n;
-}
-
-static int cmp_desc_osd(const void *a, const void *b)
-{
-	const struct cluster_osd *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-int cluster_desc_merge_map(struct cluster_desc *d, const struct cluster_map *m)
-{
-	if (d->nosds + count_new(d, m) > CLUSTER_DESC_MAX_OSDS)
-		return -E2BIG;
-	for (size_t i = 0; i < m->nosds; i++) {
-		const struct cluster_map_osd *mo = &m->osds[i];
-		struct cluster_osd *o = (struct cluster_osd *)cluster_desc_osd(d, mo->id);
-
-		if (!o) {
-			o = &d->osds[d->nosds++];
-			memset(o, 0, sizeof(*o));
-			o->id = mo->id;
-		}
-		snprintf(o->ctl, sizeof(o->ctl), "%s", mo->ctl);
-		snprintf(o->nfs, sizeof(o->nfs), "%s", mo->nfs);
-		snprintf(o->advertise, sizeof(o->advertise), "%s", mo->advertise);
-	}
-	qsort(d->osds, d->nosds, sizeof(*d->osds), cmp_desc_osd);
-	return 0;
 }

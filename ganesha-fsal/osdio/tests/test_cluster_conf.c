@@ -1,7 +1,7 @@
-/* The static cluster description parser (cluster_desc.h) against valid and
+/* The cluster.conf parser (cluster_conf.h) against valid and
  * malformed files.  A bad file must fail with the right errno, say in "why"
  * which file (and, for a syntax error, which line) is wrong, and leave the
- * caller's struct as it was so that cluster_desc_free on it stays safe. */
+ * caller's struct as it was so that cluster_conf_free on it stays safe. */
 #include "check.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cluster_desc.h"
+#include "cluster_conf.h"
 
 /* Key 7, secret bytes 0x00..0x1f: the loaded key can be compared exactly. */
 #define SECRET_HEX "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -19,8 +19,8 @@
 #define ADDRS " ctl=127.0.0.1:20591 nfs=127.0.0.1:20491"
 #define OSD1 "osd 1" ADDRS "\n"
 
-static char root[] = "/tmp/test_cluster_desc.XXXXXX";
-static char desc[PATH_MAX]; /* root/cluster.desc, what most cases load */
+static char root[] = "/tmp/test_cluster_conf.XXXXXX";
+static char conf_path[PATH_MAX]; /* root/cluster.conf, what most cases load */
 
 static void path_in(char *buf, const char *name)
 {
@@ -65,41 +65,41 @@ static int names_where(const char *why, const char *path, int line)
 /* Loads path expecting failure; src is the case's line here, for the report. */
 static void expect_fail(int src, const char *path, int want_rc, int line, const char *what)
 {
-	static const struct cluster_desc zero;
-	struct cluster_desc d;
+	static const struct cluster_conf zero;
+	struct cluster_conf d;
 	char why[PATH_MAX + 256] = "";
 	int before = check_failures;
 
 	memset(&d, 0, sizeof(d));
-	CHECK_EQ(cluster_desc_load(path, &d, why, sizeof(why)), want_rc);
+	CHECK_EQ(cluster_conf_load(path, &d, why, sizeof(why)), want_rc);
 	CHECK(names_where(why, path, line));
 	CHECK(strstr(why, what) != NULL);
 	CHECK(memcmp(&d, &zero, sizeof(d)) == 0);
-	cluster_desc_free(&d);
+	cluster_conf_free(&d);
 	if (check_failures != before)
 		fprintf(stderr, "  case at %s:%d, why = \"%s\"\n", __FILE__, src, why);
 }
 
 #define EXPECT_FAIL_FILE(path, rc, line, what) expect_fail(__LINE__, path, rc, line, what)
 #define EXPECT_INVALID(text, line, what) \
-	(put("cluster.desc", text), expect_fail(__LINE__, desc, -EINVAL, line, what))
+	(put("cluster.conf", text), expect_fail(__LINE__, conf_path, -EINVAL, line, what))
 
-static int load_valid(int src, const char *path, struct cluster_desc *d)
+static int load_valid(int src, const char *path, struct cluster_conf *d)
 {
 	char why[PATH_MAX + 256] = "";
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	rc = cluster_desc_load(path, d, why, sizeof(why));
+	rc = cluster_conf_load(path, d, why, sizeof(why));
 	CHECK_EQ(rc, 0);
 	if (rc)
 		fprintf(stderr, "  case at %s:%d, why = \"%s\"\n", __FILE__, src, why);
 	return rc;
 }
 
-#define LOAD_VALID(text, d) (put("cluster.desc", text), load_valid(__LINE__, desc, d))
+#define LOAD_VALID(text, d) (put("cluster.conf", text), load_valid(__LINE__, conf_path, d))
 
-static void check_key(const struct cluster_desc *d, unsigned id)
+static void check_key(const struct cluster_conf *d, unsigned id)
 {
 	uint8_t want[CLUSTER_KEY_SECRET_LEN];
 
@@ -111,21 +111,24 @@ static void check_key(const struct cluster_desc *d, unsigned id)
 
 static void test_minimal(void)
 {
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	if (LOAD_VALID(KEY OSD1, &d))
 		return;
 	check_key(&d, 7);
-	CHECK_EQ(d.partition, 1);
-	CHECK_EQ(d.nosds, 1);
-	CHECK_EQ(d.osds[0].id, 1);
-	CHECK(!strcmp(d.osds[0].ctl, "127.0.0.1:20591"));
-	CHECK(!strcmp(d.osds[0].nfs, "127.0.0.1:20491"));
-	CHECK(!strcmp(d.osds[0].advertise, "127.0.0.1:20491"));
-	CHECK_EQ(d.osds[0].capacity, 0);
-	cluster_desc_free(&d);
-	CHECK(d.osds == NULL && d.nosds == 0);
-	cluster_desc_free(&d); /* twice is harmless */
+	CHECK_EQ(d.map.partition, 1);
+	CHECK_EQ(d.map.nosds, 1);
+	CHECK_EQ(d.map.osds[0].id, 1);
+	CHECK(!strcmp(d.map.osds[0].ctl, "127.0.0.1:20591"));
+	CHECK(!strcmp(d.map.osds[0].nfs, "127.0.0.1:20491"));
+	CHECK(!strcmp(d.map.osds[0].advertise, "127.0.0.1:20491"));
+	CHECK_EQ(d.map.osds[0].weight, CLUSTER_CONF_DEFAULT_WEIGHT);
+	/* The seed: epoch 0, every OSD up and in. */
+	CHECK_EQ(d.map.epoch, 0);
+	CHECK(d.map.osds[0].up && d.map.osds[0].in && !d.map.osds[0].removed);
+	cluster_conf_free(&d);
+	CHECK(d.map.osds == NULL && d.map.nosds == 0);
+	cluster_conf_free(&d); /* twice is harmless */
 }
 
 /* Everything a hand-written file may contain, CRLF from a Windows editor
@@ -142,109 +145,110 @@ static void test_full(void)
 		" capacity=1000000000000 \t\r\n"
 		"osd\t1 ctl=10.0.0.1:20591 nfs=10.0.0.1:20491  # advertise: nfs\r\n"
 		"osd 2 ctl=10.0.0.2:20591 nfs=10.0.0.2:20491 capacity=0";
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	if (LOAD_VALID(text, &d))
 		return;
 	check_key(&d, 7);
-	CHECK_EQ(d.partition, 7);
-	CHECK_EQ(d.nosds, 3);
-	CHECK_EQ(d.osds[0].id, 1);
-	CHECK(!strcmp(d.osds[0].advertise, "10.0.0.1:20491"));
-	CHECK_EQ(d.osds[1].id, 2);
-	CHECK(!strcmp(d.osds[1].nfs, "10.0.0.2:20491"));
-	CHECK_EQ(d.osds[2].id, 3);
-	CHECK(!strcmp(d.osds[2].ctl, "10.0.0.3:20591"));
-	CHECK(!strcmp(d.osds[2].nfs, "10.0.0.3:20491"));
-	CHECK(!strcmp(d.osds[2].advertise, "192.0.2.3:20491"));
-	CHECK_EQ(d.osds[2].capacity, 1000000000000ll);
-	cluster_desc_free(&d);
+	CHECK_EQ(d.map.partition, 7);
+	CHECK_EQ(d.map.nosds, 3);
+	CHECK_EQ(d.map.osds[0].id, 1);
+	CHECK(!strcmp(d.map.osds[0].advertise, "10.0.0.1:20491"));
+	CHECK_EQ(d.map.osds[1].id, 2);
+	CHECK(!strcmp(d.map.osds[1].nfs, "10.0.0.2:20491"));
+	CHECK_EQ(d.map.osds[2].id, 3);
+	CHECK(!strcmp(d.map.osds[2].ctl, "10.0.0.3:20591"));
+	CHECK(!strcmp(d.map.osds[2].nfs, "10.0.0.3:20491"));
+	CHECK(!strcmp(d.map.osds[2].advertise, "192.0.2.3:20491"));
+	CHECK_EQ(d.map.osds[2].weight, 1000000000000ll);
+	CHECK_EQ(d.map.osds[1].weight, CLUSTER_CONF_DEFAULT_WEIGHT); /* capacity=0: none given */
+	cluster_conf_free(&d);
 }
 
 static void test_ipv6(void)
 {
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	if (LOAD_VALID(KEY "osd 1 ctl=[::1]:20591 nfs=[::1]:20491\n"
 			   "osd 2 ctl=[::1]:20592 nfs=[::1]:20492 advertise=[2001:db8::2]:20491\n",
 		       &d))
 		return;
-	CHECK(!strcmp(d.osds[0].ctl, "[::1]:20591"));
-	CHECK(!strcmp(d.osds[0].nfs, "[::1]:20491"));
-	CHECK(!strcmp(d.osds[0].advertise, "[::1]:20491"));
-	CHECK(!strcmp(d.osds[1].advertise, "[2001:db8::2]:20491"));
-	cluster_desc_free(&d);
+	CHECK(!strcmp(d.map.osds[0].ctl, "[::1]:20591"));
+	CHECK(!strcmp(d.map.osds[0].nfs, "[::1]:20491"));
+	CHECK(!strcmp(d.map.osds[0].advertise, "[::1]:20491"));
+	CHECK(!strcmp(d.map.osds[1].advertise, "[2001:db8::2]:20491"));
+	cluster_conf_free(&d);
 }
 
 /* Lookups may binary-search, so the order is the contract, not the file's. */
 static void test_sorted(void)
 {
 	static const uint32_t want[] = { 2, 17, 30, 4294967295u };
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	if (LOAD_VALID(KEY "osd 30" ADDRS "\nosd 2" ADDRS "\nosd 4294967295" ADDRS "\nosd 17" ADDRS
 			   "\n",
 		       &d))
 		return;
-	CHECK_EQ(d.nosds, 4);
-	for (size_t i = 0; i < d.nosds && i < 4; i++)
-		CHECK_EQ(d.osds[i].id, want[i]);
-	CHECK(cluster_desc_osd(&d, 17) == &d.osds[1]);
-	CHECK(cluster_desc_osd(&d, 4294967295u) == &d.osds[3]);
-	CHECK(cluster_desc_osd(&d, 5) == NULL);
-	cluster_desc_free(&d);
+	CHECK_EQ(d.map.nosds, 4);
+	for (size_t i = 0; i < d.map.nosds && i < 4; i++)
+		CHECK_EQ(d.map.osds[i].id, want[i]);
+	CHECK(cluster_map_osd(&d.map, 17) == &d.map.osds[1]);
+	CHECK(cluster_map_osd(&d.map, 4294967295u) == &d.map.osds[3]);
+	CHECK(cluster_map_osd(&d.map, 5) == NULL);
+	cluster_conf_free(&d);
 }
 
 /* 63 characters fit the 64-byte fields with their NUL. */
 static void test_longest_address(void)
 {
-	char text[256], addr[CLUSTER_DESC_ADDR_MAX];
-	struct cluster_desc d;
+	char text[256], addr[CLUSTER_MAP_ADDR_MAX];
+	struct cluster_conf d;
 
 	memset(addr, 'h', sizeof(addr));
-	strcpy(addr + CLUSTER_DESC_ADDR_MAX - 1 - 6, ":20491");
+	strcpy(addr + CLUSTER_MAP_ADDR_MAX - 1 - 6, ":20491");
 	snprintf(text, sizeof(text), KEY "osd 1 ctl=%s nfs=%s\n", addr, addr);
 	if (LOAD_VALID(text, &d))
 		return;
-	CHECK(!strcmp(d.osds[0].ctl, addr));
-	CHECK(!strcmp(d.osds[0].advertise, addr));
-	cluster_desc_free(&d);
+	CHECK(!strcmp(d.map.osds[0].ctl, addr));
+	CHECK(!strcmp(d.map.osds[0].advertise, addr));
+	cluster_conf_free(&d);
 }
 
-/* Relative key files are found next to the description, whatever the
+/* Relative key files are found next to cluster.conf, whatever the
  * working directory: etc/cluster.key (id 9) is not ./cluster.key (id 7). */
 static void test_key_file_paths(void)
 {
 	char etc[PATH_MAX], path[PATH_MAX], text[PATH_MAX + 64];
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	path_in(etc, "etc");
 	CHECK_EQ(mkdir(etc, 0700), 0);
 	put_key("etc/cluster.key", 9);
-	path_in(path, "etc/cluster.desc");
+	path_in(path, "etc/cluster.conf");
 
-	put("etc/cluster.desc", KEY OSD1);
+	put("etc/cluster.conf", KEY OSD1);
 	if (!load_valid(__LINE__, path, &d)) {
 		check_key(&d, 9);
-		cluster_desc_free(&d);
+		cluster_conf_free(&d);
 	}
-	put("etc/cluster.desc", "key_file = ../cluster.key\n" OSD1);
+	put("etc/cluster.conf", "key_file = ../cluster.key\n" OSD1);
 	if (!load_valid(__LINE__, path, &d)) {
 		check_key(&d, 7);
-		cluster_desc_free(&d);
+		cluster_conf_free(&d);
 	}
 	snprintf(text, sizeof(text), "key_file = %s/cluster.key\n" OSD1, root);
-	put("etc/cluster.desc", text);
+	put("etc/cluster.conf", text);
 	if (!load_valid(__LINE__, path, &d)) {
 		check_key(&d, 7);
-		cluster_desc_free(&d);
+		cluster_conf_free(&d);
 	}
 	/* A bare file name has "." as its folder. */
-	put("etc/cluster.desc", KEY OSD1);
+	put("etc/cluster.conf", KEY OSD1);
 	CHECK_EQ(chdir(etc), 0);
-	if (!load_valid(__LINE__, "cluster.desc", &d)) {
+	if (!load_valid(__LINE__, "cluster.conf", &d)) {
 		check_key(&d, 9);
-		cluster_desc_free(&d);
+		cluster_conf_free(&d);
 	}
 	CHECK_EQ(chdir("/"), 0);
 }
@@ -320,14 +324,14 @@ static void expect_bad_addr(int src, const char *addr)
 
 	for (int i = 0; i < 3; i++) {
 		snprintf(text, sizeof(text), "%s%s%s", before[i], addr, after[i]);
-		put("cluster.desc", text);
-		expect_fail(src, desc, -EINVAL, 2, "is not host:port");
+		put("cluster.conf", text);
+		expect_fail(src, conf_path, -EINVAL, 2, "is not host:port");
 	}
 }
 
 static void test_bad_addresses(void)
 {
-	char long_addr[CLUSTER_DESC_ADDR_MAX + 1];
+	char long_addr[CLUSTER_MAP_ADDR_MAX + 1];
 
 	expect_bad_addr(__LINE__, "");
 	expect_bad_addr(__LINE__, "127.0.0.1");
@@ -342,7 +346,7 @@ static void test_bad_addresses(void)
 	expect_bad_addr(__LINE__, "[::1]");
 	/* 64 characters: one more than the fields hold. */
 	memset(long_addr, 'h', sizeof(long_addr));
-	strcpy(long_addr + CLUSTER_DESC_ADDR_MAX - 6, ":20491");
+	strcpy(long_addr + CLUSTER_MAP_ADDR_MAX - 6, ":20491");
 	expect_bad_addr(__LINE__, long_addr);
 }
 
@@ -359,14 +363,14 @@ static void test_long_lines(void)
 {
 	char text[4096];
 	size_t n = strlen(KEY);
-	struct cluster_desc d;
+	struct cluster_conf d;
 
 	memcpy(text, KEY, n);
 	text[n] = '#';
 	memset(text + n + 1, 'x', 1021);
 	strcpy(text + n + 1022, "\n" OSD1);
 	if (!LOAD_VALID(text, &d))
-		cluster_desc_free(&d);
+		cluster_conf_free(&d);
 	text[n + 1022] = 'x';
 	strcpy(text + n + 1023, "\n" OSD1);
 	EXPECT_INVALID(text, 2, "line too long");
@@ -382,7 +386,7 @@ static void write_osds(int n)
 	char path[PATH_MAX];
 	FILE *f;
 
-	path_in(path, "cluster.desc");
+	path_in(path, "cluster.conf");
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (!f)
@@ -395,35 +399,35 @@ static void write_osds(int n)
 
 static void test_max_osds(void)
 {
-	struct cluster_desc d;
+	struct cluster_conf d;
 
-	write_osds(CLUSTER_DESC_MAX_OSDS);
-	if (!load_valid(__LINE__, desc, &d)) {
-		CHECK_EQ(d.nosds, CLUSTER_DESC_MAX_OSDS);
-		CHECK_EQ(d.osds[0].id, 1);
-		CHECK_EQ(d.osds[CLUSTER_DESC_MAX_OSDS - 1].id, CLUSTER_DESC_MAX_OSDS);
-		cluster_desc_free(&d);
+	write_osds(CLUSTER_MAP_MAX_OSDS);
+	if (!load_valid(__LINE__, conf_path, &d)) {
+		CHECK_EQ(d.map.nosds, CLUSTER_MAP_MAX_OSDS);
+		CHECK_EQ(d.map.osds[0].id, 1);
+		CHECK_EQ(d.map.osds[CLUSTER_MAP_MAX_OSDS - 1].id, CLUSTER_MAP_MAX_OSDS);
+		cluster_conf_free(&d);
 	}
-	write_osds(CLUSTER_DESC_MAX_OSDS + 1);
-	EXPECT_FAIL_FILE(desc, -EINVAL, CLUSTER_DESC_MAX_OSDS + 2, "more than 1024 OSDs");
+	write_osds(CLUSTER_MAP_MAX_OSDS + 1);
+	EXPECT_FAIL_FILE(conf_path, -EINVAL, CLUSTER_MAP_MAX_OSDS + 2, "more than 1024 OSDs");
 }
 
 static void test_unreadable(void)
 {
 	char path[PATH_MAX];
 
-	path_in(path, "missing.desc");
+	path_in(path, "missing.conf_path");
 	EXPECT_FAIL_FILE(path, -ENOENT, 0, strerror(ENOENT));
-	path_in(path, "missing/cluster.desc");
+	path_in(path, "missing/cluster.conf");
 	EXPECT_FAIL_FILE(path, -ENOENT, 0, strerror(ENOENT));
 	/* A directory opens for reading; only the read fails. */
 	path_in(path, "etc");
 	EXPECT_FAIL_FILE(path, -EISDIR, 0, strerror(EISDIR));
 	if (geteuid() != 0) { /* root reads anything */
-		put("cluster.desc", KEY OSD1);
-		CHECK_EQ(chmod(desc, 0), 0);
-		EXPECT_FAIL_FILE(desc, -EACCES, 0, strerror(EACCES));
-		CHECK_EQ(chmod(desc, 0600), 0);
+		put("cluster.conf", KEY OSD1);
+		CHECK_EQ(chmod(conf_path, 0), 0);
+		EXPECT_FAIL_FILE(conf_path, -EACCES, 0, strerror(EACCES));
+		CHECK_EQ(chmod(conf_path, 0600), 0);
 	}
 }
 
@@ -438,9 +442,9 @@ static void expect_bad_key(int src, const char *key_text, int want_rc, const cha
 		put("bad.key", key_text);
 	else
 		unlink(key_path);
-	put("cluster.desc", "key_file = bad.key\n" OSD1);
-	expect_fail(src, desc, want_rc, 0, what);
-	expect_fail(src, desc, want_rc, 0, key_path);
+	put("cluster.conf", "key_file = bad.key\n" OSD1);
+	expect_fail(src, conf_path, want_rc, 0, what);
+	expect_fail(src, conf_path, want_rc, 0, key_path);
 	if (check_failures != before)
 		fprintf(stderr, "  key file was \"%s\"\n", key_text ? key_text : "(none)");
 }
@@ -470,21 +474,21 @@ static void test_bad_keys(void)
 /* A small buffer truncates the message but never writes past cap. */
 static void test_small_why(void)
 {
-	struct cluster_desc d;
+	struct cluster_conf d;
 	char why[16];
 
 	memset(&d, 0, sizeof(d));
 	memset(why, 'Z', sizeof(why));
-	put("cluster.desc", KEY "colour = blue\n" OSD1);
-	CHECK_EQ(cluster_desc_load(desc, &d, why, 8), -EINVAL);
+	put("cluster.conf", KEY "colour = blue\n" OSD1);
+	CHECK_EQ(cluster_conf_load(conf_path, &d, why, 8), -EINVAL);
 	CHECK_EQ(strlen(why), 7);
 	CHECK_EQ(why[8], 'Z');
 	CHECK_EQ(why[15], 'Z');
 	memset(why, 'Z', sizeof(why));
-	CHECK_EQ(cluster_desc_load("/nonexistent/cluster.desc", &d, why, 8), -ENOENT);
+	CHECK_EQ(cluster_conf_load("/nonexistent/cluster.conf", &d, why, 8), -ENOENT);
 	CHECK_EQ(strlen(why), 7);
 	CHECK_EQ(why[8], 'Z');
-	CHECK(d.osds == NULL);
+	CHECK(d.map.osds == NULL);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -498,7 +502,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	path_in(desc, "cluster.desc");
+	path_in(conf_path, "cluster.conf");
 	put_key("cluster.key", 7);
 	test_minimal();
 	test_full();

@@ -1,5 +1,5 @@
-/* Parser for the static cluster description (cluster_desc.h). */
-#include "cluster_desc.h"
+/* Parser for cluster.conf (cluster_conf.h). */
+#include "cluster_conf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -60,10 +60,10 @@ static int parse_u64(const char *s, uint64_t *out)
 /* host:port or [v6]:port, with a port in 1..65535, that fits a field. */
 static int valid_addr(const char *s)
 {
-	return strlen(s) < CLUSTER_DESC_ADDR_MAX && pando_hostport_is_address(s);
+	return strlen(s) < CLUSTER_MAP_ADDR_MAX && pando_hostport_is_address(s);
 }
 
-static int osd_option(struct parse *p, struct cluster_osd *o, char *opt)
+static int osd_option(struct parse *p, struct cluster_map_osd *o, char *opt)
 {
 	char *eq = strchr(opt, '=');
 	char *dst = NULL;
@@ -72,7 +72,7 @@ static int osd_option(struct parse *p, struct cluster_osd *o, char *opt)
 		return fail(p, "expected name=value, got \"%s\"", opt);
 	*eq = 0;
 	if (!strcmp(opt, "capacity"))
-		return parse_u64(eq + 1, &o->capacity) ? fail(p, "bad capacity") : 0;
+		return parse_u64(eq + 1, &o->weight) ? fail(p, "bad capacity") : 0;
 	if (!strcmp(opt, "ctl"))
 		dst = o->ctl;
 	else if (!strcmp(opt, "nfs"))
@@ -87,9 +87,9 @@ static int osd_option(struct parse *p, struct cluster_osd *o, char *opt)
 	return 0;
 }
 
-static int parse_osd(struct parse *p, struct cluster_desc *d, char *rest)
+static int parse_osd(struct parse *p, struct cluster_map *m, char *rest)
 {
-	struct cluster_osd o = { 0 };
+	struct cluster_map_osd o = { .up = true, .in = true };
 	char *save = NULL, *tok = strtok_r(rest, " \t", &save);
 	uint64_t id;
 	int rc;
@@ -104,15 +104,18 @@ static int parse_osd(struct parse *p, struct cluster_desc *d, char *rest)
 		return fail(p, "osd %u needs ctl= and nfs=", o.id);
 	if (!o.advertise[0])
 		strcpy(o.advertise, o.nfs);
-	if (cluster_desc_osd(d, o.id))
-		return fail(p, "osd %u listed twice", o.id);
-	if (d->nosds == CLUSTER_DESC_MAX_OSDS)
-		return fail(p, "more than %d OSDs", CLUSTER_DESC_MAX_OSDS);
-	d->osds[d->nosds++] = o;
+	if (!o.weight)
+		o.weight = CLUSTER_CONF_DEFAULT_WEIGHT;
+	for (size_t i = 0; i < m->nosds; i++)
+		if (m->osds[i].id == o.id)
+			return fail(p, "osd %u listed twice", o.id);
+	if (m->nosds == CLUSTER_MAP_MAX_OSDS)
+		return fail(p, "more than %d OSDs", CLUSTER_MAP_MAX_OSDS);
+	m->osds[m->nosds++] = o;
 	return 0;
 }
 
-static int parse_setting(struct parse *p, struct cluster_desc *d, char *name, char *value)
+static int parse_setting(struct parse *p, struct cluster_map *m, char *name, char *value)
 {
 	name = trim(name);
 	value = trim(value);
@@ -123,13 +126,13 @@ static int parse_setting(struct parse *p, struct cluster_desc *d, char *name, ch
 		return 0;
 	}
 	if (!strcmp(name, "partition"))
-		return parse_u64(value, &d->partition) || d->partition == 0
+		return parse_u64(value, &m->partition) || m->partition == 0
 			       ? fail(p, "partition must be a positive integer")
 			       : 0;
 	return fail(p, "unknown setting \"%s\"", name);
 }
 
-static int parse_line(struct parse *p, struct cluster_desc *d, char *line)
+static int parse_line(struct parse *p, struct cluster_map *m, char *line)
 {
 	char *hash = strchr(line, '#'), *eq;
 
@@ -139,22 +142,15 @@ static int parse_line(struct parse *p, struct cluster_desc *d, char *line)
 	if (!*line)
 		return 0;
 	if (!strncmp(line, "osd", 3) && (line[3] == ' ' || line[3] == '\t'))
-		return parse_osd(p, d, line + 4);
+		return parse_osd(p, m, line + 4);
 	eq = strchr(line, '=');
 	if (!eq)
 		return fail(p, "expected \"name = value\" or \"osd ID ...\"");
 	*eq = 0;
-	return parse_setting(p, d, line, eq + 1);
+	return parse_setting(p, m, line, eq + 1);
 }
 
-static int cmp_osd(const void *a, const void *b)
-{
-	uint32_t x = ((const struct cluster_osd *)a)->id, y = ((const struct cluster_osd *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-static int load_key(struct parse *p, struct cluster_desc *d)
+static int load_key(struct parse *p, struct cluster_conf *c)
 {
 	char dir[PATH_MAX], full[PATH_MAX * 2];
 	const char *why = NULL;
@@ -168,10 +164,10 @@ static int load_key(struct parse *p, struct cluster_desc *d)
 		snprintf(dir, sizeof(dir), "%s", p->path);
 		snprintf(full, sizeof(full), "%s/%s", dirname(dir), p->key_file);
 	}
-	if (strlen(full) >= sizeof(d->key_path))
+	if (strlen(full) >= sizeof(c->key_path))
 		return fail(p, "key_file path too long");
-	strcpy(d->key_path, full);
-	rc = cluster_key_load(full, &d->key, &why);
+	strcpy(c->key_path, full);
+	rc = cluster_key_load(full, &c->key, &why);
 	if (rc) {
 		snprintf(p->why, p->cap, "%s: key file %s: %s", p->path, full,
 			 why ? why : strerror(-rc));
@@ -180,11 +176,12 @@ static int load_key(struct parse *p, struct cluster_desc *d)
 	return 0;
 }
 
-int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, size_t cap)
+int cluster_conf_load(const char *path, struct cluster_conf *out, char *why, size_t cap)
 {
 	struct parse p = { .path = path, .why = why, .cap = cap };
-	struct cluster_desc d = { .partition = 1 };
+	struct cluster_conf c = { .map.partition = 1 };
 	char line[1024];
+	uint32_t dup;
 	int rc = 0;
 	FILE *f = fopen(path, "r");
 
@@ -193,8 +190,8 @@ int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, siz
 		snprintf(why, cap, "%s: %s", path, strerror(errno));
 		return rc;
 	}
-	d.osds = calloc(CLUSTER_DESC_MAX_OSDS, sizeof(*d.osds));
-	if (!d.osds) {
+	c.map.osds = calloc(CLUSTER_MAP_MAX_OSDS, sizeof(*c.map.osds));
+	if (!c.map.osds) {
 		fclose(f);
 		snprintf(why, cap, "%s: out of memory", path);
 		return -ENOMEM;
@@ -204,39 +201,30 @@ int cluster_desc_load(const char *path, struct cluster_desc *out, char *why, siz
 		if (!strchr(line, '\n') && !feof(f))
 			rc = fail(&p, "line too long");
 		else
-			rc = parse_line(&p, &d, line);
+			rc = parse_line(&p, &c.map, line);
 	}
 	/* fgets stops on a read error as on EOF: without this the lines read so
-	 * far would pass for the whole description. */
+	 * far would pass for the whole file. */
 	if (!rc && ferror(f)) {
 		rc = errno ? -errno : -EIO;
 		snprintf(why, cap, "%s: %s", path, strerror(-rc));
 	}
 	fclose(f);
-	if (!rc && d.nosds == 0)
+	if (!rc && c.map.nosds == 0)
 		rc = fail(&p, "no osd lines");
 	if (!rc)
-		rc = load_key(&p, &d);
+		rc = load_key(&p, &c);
+	if (!rc)
+		rc = cluster_map_sort(&c.map, &dup);
 	if (rc) {
-		cluster_desc_free(&d);
+		cluster_conf_free(&c);
 		return rc;
 	}
-	qsort(d.osds, d.nosds, sizeof(*d.osds), cmp_osd);
-	*out = d;
+	*out = c;
 	return 0;
 }
 
-void cluster_desc_free(struct cluster_desc *d)
+void cluster_conf_free(struct cluster_conf *c)
 {
-	free(d->osds);
-	d->osds = NULL;
-	d->nosds = 0;
-}
-
-const struct cluster_osd *cluster_desc_osd(const struct cluster_desc *d, uint32_t id)
-{
-	for (size_t i = 0; i < d->nosds; i++)
-		if (d->osds[i].id == id)
-			return &d->osds[i];
-	return NULL;
+	cluster_map_free(&c->map);
 }

@@ -1,7 +1,9 @@
-/* pando-fsck's view of the OSDs: the static description (the seed)
- * brought up to the map the manager kept beside its store.  The map's
- * addresses win, OSDs it added join in id order, and a kept map that
- * cannot be read or parsed is an error the caller can report. */
+/* A newer cluster map merged over an older one (cluster_map_merge), as
+ * pando-fsck brings cluster.conf's seed up to the map the manager kept
+ * beside its store and the manager applies each map from etcd: the newer
+ * map's addresses and state win, OSDs it added join in id order, OSDs
+ * only the older one lists stay known, marked removed; and a kept map
+ * that cannot be read or parsed is an error the caller can report. */
 #include "check.h"
 
 #include <errno.h>
@@ -10,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cluster_map.h"
+#include "cluster_conf.h"
+#include "cluster_map_json.h"
 
 /* The path written, in a buffer the next call reuses. */
 static const char *write_tmp(const char *dir, const char *name, const char *text)
@@ -28,7 +31,7 @@ static const char *write_tmp(const char *dir, const char *name, const char *text
 	return path;
 }
 
-static void load_seed(const char *dir, struct cluster_desc *d)
+static void load_seed(const char *dir, struct cluster_conf *c)
 {
 	char why[256];
 
@@ -39,17 +42,17 @@ static void load_seed(const char *dir, struct cluster_desc *d)
 				  "key_file = cluster.key\n"
 				  "osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491\n"
 				  "osd 3 ctl=127.0.0.1:20593 nfs=127.0.0.1:20493\n");
-	CHECK_EQ(cluster_desc_load(p, d, why, sizeof(why)), 0);
+	CHECK_EQ(cluster_conf_load(p, c, why, sizeof(why)), 0);
 }
 
 static void test_map_addresses_win_and_new_osds_join_in_order(const char *dir)
 {
-	struct cluster_desc d;
-	struct cluster_map m;
+	struct cluster_conf c;
+	struct cluster_map m, d;
 	char why[256];
 	const char *p;
 
-	load_seed(dir, &d);
+	load_seed(dir, &c);
 	p = write_tmp(
 		dir, "ns.map.json",
 		"{\"epoch\": 4, \"partition\": 1, \"osds\": ["
@@ -59,18 +62,25 @@ static void test_map_addresses_win_and_new_osds_join_in_order(const char *dir)
 		" \"advertise\": \"192.0.2.2:20492\", \"weight\": 1, \"up\": true, \"in\": true}]}");
 
 	CHECK_EQ(cluster_map_load(p, &m, why, sizeof(why)), 0);
-	CHECK_EQ(cluster_desc_merge_map(&d, &m), 0);
+	CHECK_EQ(cluster_map_merge(&c.map, &m, &d), 0);
+	CHECK_EQ(d.epoch, 4);
 	CHECK_EQ(d.nosds, 3);
 	CHECK_EQ(d.osds[0].id, 1);
 	CHECK_EQ(d.osds[1].id, 2);
 	CHECK_EQ(d.osds[2].id, 3);
-	CHECK(strcmp(cluster_desc_osd(&d, 1)->ctl, "10.0.0.1:20591") == 0);
-	CHECK(strcmp(cluster_desc_osd(&d, 2)->advertise, "192.0.2.2:20492") == 0);
-	/* An OSD the map no longer lists keeps the seed's addresses: fsck
-	 * still looks for its objects. */
-	CHECK(strcmp(cluster_desc_osd(&d, 3)->nfs, "127.0.0.1:20493") == 0);
+	CHECK(strcmp(cluster_map_osd(&d, 1)->ctl, "10.0.0.1:20591") == 0);
+	CHECK_EQ(cluster_map_osd(&d, 1)->weight, 1);
+	CHECK(strcmp(cluster_map_osd(&d, 2)->advertise, "192.0.2.2:20492") == 0);
+	CHECK(cluster_map_osd_takes(cluster_map_osd(&d, 2)));
+	/* An OSD the map no longer lists keeps the seed's addresses (fsck
+	 * still looks for its objects), removed: it takes nothing new. */
+	CHECK(strcmp(cluster_map_osd(&d, 3)->nfs, "127.0.0.1:20493") == 0);
+	CHECK(cluster_map_osd(&d, 3)->removed);
+	CHECK(!cluster_map_osd_takes(cluster_map_osd(&d, 3)));
+	CHECK(!cluster_map_osd(&d, 1)->removed);
 	cluster_map_free(&m);
-	cluster_desc_free(&d);
+	cluster_map_free(&d);
+	cluster_conf_free(&c);
 }
 
 static void test_missing_and_broken_kept_maps(const char *dir)

@@ -480,6 +480,24 @@ static void seeds_etcd(void)
 	seed("fuzz_etcd_json", "base64", "\0\310L3BhbmRvL29zZC8x", 18);
 }
 
+static void seeds_cluster_map(void)
+{
+	static const char *maps[][2] = {
+		{ "two", "{\"epoch\": 12, \"partition\": 1, \"osds\": ["
+			 "{\"id\": 2, \"ctl\": \"127.0.0.1:20592\", \"nfs\": \"127.0.0.1:20492\","
+			 " \"weight\": 1099511627776, \"domain\": \"host-a\", \"up\": true,"
+			 " \"in\": true},"
+			 "{\"id\": 1, \"ctl\": \"[::1]:20591\", \"nfs\": \"[::1]:20491\","
+			 " \"advertise\": \"10.0.2.2:20491\", \"weight\": 0, \"up\": false,"
+			 " \"in\": false, \"down_at\": 5}],"
+			 " \"pools\": [], \"updated_by\": \"mgr-a\"}" },
+		{ "empty", "{\"epoch\": 1, \"osds\": []}" },
+	};
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		seed("fuzz_cluster_map", maps[i][0], maps[i][1], strlen(maps[i][1]));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -494,5 +512,6 @@ int main(int argc, char **argv)
 	seeds_ff();
 	seeds_nfs41();
 	seeds_etcd();
+	seeds_cluster_map();
 	return 0;
 }

@@ -3,10 +3,12 @@ it, on this machine: each "host" is a pod (network + mount namespace) with
 its own address on a bridge the test makes in a fourth pod (10.77.0.1-3,
 a client at .10).  One pando.conf lists the hosts; `pando-cluster render`
 writes each host's files; each host's daemons start from those files with
-the command lines the systemd units in cluster/systemd/ hold (ExecStart=,
-Environment= and EnvironmentFile= read from the units, /etc/pando/ and the
-installed binaries mapped to the test's directories and build tree, since
-systemd itself cannot run here):
+the command lines the installed systemd units hold (ExecStart=,
+Environment= and EnvironmentFile= read from the units, since systemd
+itself cannot run here).  Every Pando file the hosts run is installed:
+the build's install rules run into a staging root first (`DESTDIR=ROOT
+cmake --install`, what the packages hold), and the units' paths are
+mapped there, /etc/pando/ to each host's directory:
 
   host1: etcd, osd.1-2, Ganesha with the FSAL, pando-mgr
   host2: etcd, osd.3-4, pando-mgr
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pando_cluster import mgrproc, tool
+from pando_cluster import tool
 from pando_cluster.conf_file import parse
 from pando_cluster.etcd import stopped_cleanly
 from pando_cluster.statd import SYSTEM_STATE_DIR, statd_argv
@@ -41,9 +43,8 @@ from pando_testing.logs import keep_logs
 from pando_testing.mgr import MgrApi
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client
 from pando_testing.nfs3_setup import Nfs3Setup, mount_root
-from pando_testing.pod import Pod, build_dir, repo_root
+from pando_testing.pod import Pod, build_dir
 
-UNITS = repo_root() / "cluster" / "systemd"
 DEBIAN_ETCD_UNIT = Path("/lib/systemd/system/etcd.service")
 NET = "10.77.0"
 HOSTS = {"host1": f"{NET}.1", "host2": f"{NET}.2", "host3": f"{NET}.3"}
@@ -113,13 +114,68 @@ def _env_file(path: Path) -> dict[str, str]:
                 if "=" in line and not line.lstrip().startswith("#"))
 
 
+@dataclass(frozen=True)
+class Installed:
+    """What the build's install rules put under root (DESTDIR), where a
+    host gets it from the packages under /."""
+    root: Path
+    python_dir: Path  # where pando_mgr and pando_cluster went
+
+    def path(self, installed: str) -> Path:
+        return self.root / installed.lstrip("/")
+
+    def one(self, pattern: str) -> Path:
+        found = sorted(self.root.glob(pattern))
+        assert len(found) == 1, f"{pattern} installed {len(found)} times: {found}"
+        return found[0]
+
+    def unit(self, name: str) -> Path:
+        return self.one(f"**/systemd/**/{name}")
+
+    def bin(self, name: str) -> str:
+        """The path a host runs the installed command at."""
+        return "/" + str(self.one(f"**/bin/{name}").relative_to(self.root))
+
+    def command(self, installed: str) -> tuple[list[str], dict[str, str]]:
+        """argv and environment that run an installed command.  Its Python
+        scripts run under this interpreter, importing the installed
+        packages: DESTDIR moved them off python3's path."""
+        exe = self.path(installed)
+        assert exe.is_file(), f"{installed} is not installed"
+        with open(exe, "rb") as f:
+            if b"python" not in f.readline():
+                return [str(exe)], {}
+        return [sys.executable, str(exe)], {"PYTHONPATH": str(self.python_dir)}
+
+
+def install(root: Path) -> Installed:
+    subprocess.run(["cmake", "--install", str(build_dir())], check=True, capture_output=True,
+                   env={**os.environ, "DESTDIR": str(root)})
+    found = sorted(root.glob("**/pando_mgr/__init__.py"))
+    assert len(found) == 1, found
+    inst = Installed(root, found[0].parent.parent)
+    argv, env = inst.command(inst.bin("pando-cluster"))
+    where = subprocess.run([argv[0], "-c", "import pando_cluster, pando_mgr; "
+                            "print(pando_cluster.__file__, pando_mgr.__file__)"],
+                           env={**os.environ, **env}, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert all(Path(w).is_relative_to(root) for w in where), where
+    return inst
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    return install(tmp_path_factory.mktemp("installed"))
+
+
 @dataclass
 class HostPaths:
-    """Where a test host keeps what a real one has under /etc/pando,
-    /var/log/ganesha and /usr/local/bin."""
+    """Where a test host keeps what a real one has under /etc/pando and
+    /var/log/ganesha, and where its installed files are."""
     name: str
     etc: Path
     logs: Path
+    installed: Installed
 
     def local(self, s: str) -> str:
         return s.replace("/etc/pando/", f"{self.etc}/").replace(
@@ -158,12 +214,10 @@ def unit_command(units: list[Path], host: HostPaths, instance: str = "",
         else:
             argv.append(re.sub(r"\$\{(\w+)\}", lambda m: env.get(m.group(1), ""), word))
     argv = [host.local(a) for a in argv]
-    if argv[0] == "/usr/local/bin/pando-osd":
-        argv[0] = str(build_dir() / "osd-target" / "pando-osd")
-    elif argv[0] == "/usr/local/bin/pando-mgr":
-        argv[:1] = [sys.executable, "-m", mgrproc.MGR_MODULE]
-    elif argv[0] == "/usr/local/bin/pando-cluster":
-        argv[:1] = [sys.executable, "-m", "pando_cluster.cli"]
+    if host.installed.path(argv[0]).exists():
+        exe, more = host.installed.command(argv[0])
+        argv[:1] = exe
+        env.update(more)
     return argv, env
 
 
@@ -223,17 +277,19 @@ def _bridge(switch: Pod, pods: dict[str, tuple[Pod, str]]) -> None:
 
 
 @pytest.fixture
-def hosts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Host]]:
+def hosts(request: pytest.FixtureRequest, tmp_path: Path,
+          installed: Installed) -> Iterator[dict[str, Host]]:
     pods = {name: Pod(name).start() for name in [*HOSTS, "client", "switch"]}
     made: dict[str, Host] = {}
     try:
         _bridge(pods["switch"], {n: (pods[n], a) for n, a in
                                  [*HOSTS.items(), ("client", CLIENT)]})
         for name, addr in HOSTS.items():
-            paths = HostPaths(name, tmp_path / name / "etc", tmp_path / name / "log")
+            paths = HostPaths(name, tmp_path / name / "etc", tmp_path / name / "log", installed)
             paths.logs.mkdir(parents=True)
             made[name] = Host(pods[name], paths, addr)
-        made["client"] = Host(pods["client"], HostPaths("client", tmp_path, tmp_path), CLIENT)
+        made["client"] = Host(pods["client"], HostPaths("client", tmp_path, tmp_path, installed),
+                              CLIENT)
         yield made
     finally:
         for h in made.values():
@@ -249,9 +305,11 @@ def hosts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, 
 # ---- the deployment ------------------------------------------------------------
 
 def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
+    inst = hosts["host1"].paths.installed
     conf = tmp_path / "pando.conf"
     conf.write_text(PANDO_CONF.format(root=tmp_path, net=NET,
-                                      plugins=build_dir() / "ganesha-fsal" / "fsal"))
+                                      plugins=inst.one("**/libfsalpando.so").parent))
+    cluster_cli, cli_env = inst.command(inst.bin("pando-cluster"))
     tool.genkey(tmp_path / "cluster.key", key_id=1)
     for name in HOSTS:
         # the admin copies the first host's mgr token, etcd CA and etcd
@@ -262,23 +320,24 @@ def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
             shutil.copy2(hosts["host1"].paths.etc / "mgr.token", hosts[name].paths.etc)
             for f in ("ca.crt", "ca.key", "secret"):
                 shutil.copy2(hosts["host1"].paths.etc / "etcd-auth" / f, auth)
-        cp = subprocess.run([sys.executable, "-m", "pando_cluster.cli", "render", "--config",
-                             str(conf), "--host", name, "--out", str(hosts[name].paths.etc)],
-                            capture_output=True, text=True, check=False)
+        cp = subprocess.run([*cluster_cli, "render", "--config", str(conf), "--host", name,
+                             "--out", str(hosts[name].paths.etc)],
+                            capture_output=True, text=True, check=False,
+                            env={**os.environ, **cli_env})
         assert cp.returncode == 0, cp.stdout + cp.stderr
         # the admin's one-time steps `render` printed: format the data dirs
         for line in cp.stdout.splitlines():
             if line.strip().startswith("pando-osd-tool format"):
                 argv = shlex.split(line.split("#")[0])
-                subprocess.run([str(build_dir() / "osd-target" / argv[0]), *argv[1:]],
-                               check=True, capture_output=True)
+                tool_argv, _ = inst.command(inst.bin(argv[0]))
+                subprocess.run([*tool_argv, *argv[1:]], check=True, capture_output=True)
     return conf
 
 
 def _start_etcd(hosts: dict[str, Host]) -> None:
     for name in HOSTS:
         h = hosts[name]
-        argv, env = unit_command([DEBIAN_ETCD_UNIT, UNITS / "etcd.service.d" / "pando.conf"],
+        argv, env = unit_command([DEBIAN_ETCD_UNIT, h.paths.installed.unit("etcd.service.d/pando.conf")],
                                  h.paths)
         assert argv == ["/usr/bin/etcd"], argv
         h.start("etcd", argv, {k: v for k, v in env.items() if k.startswith("ETCD_")})
@@ -290,8 +349,10 @@ def _start_etcd(hosts: dict[str, Host]) -> None:
 def _etcd_users(hosts: dict[str, Host], conf: Path) -> None:
     """The step render printed on the first etcd host, run there."""
     etc = hosts["host1"].paths.etc
-    hosts["host1"].pod.run([sys.executable, "-m", "pando_cluster.cli", "etcd-users",
-                            "--config", str(conf), "--conf-dir", str(etc)])
+    inst = hosts["host1"].paths.installed
+    argv, env = inst.command(inst.bin("pando-cluster"))
+    hosts["host1"].pod.run([*argv, "etcd-users", "--config", str(conf), "--conf-dir", str(etc)],
+                           env={**os.environ, **env})
 
 
 def _etcd(hosts: dict[str, Host], only: list[str] | None = None) -> EtcdClient:
@@ -307,7 +368,7 @@ def _start_osds(hosts: dict[str, Host]) -> None:
         h = hosts[name]
         for conf in sorted(h.paths.etc.glob("osd.*.conf")):
             i = conf.name.split(".")[1]
-            argv, _ = unit_command([UNITS / "pando-osd@.service"], h.paths, i)
+            argv, _ = unit_command([h.paths.installed.unit("pando-osd@.service")], h.paths, i)
             h.start(f"osd.{i}", argv)
 
 
@@ -321,7 +382,7 @@ def _start_mds(h: Host) -> None:
     state = h.paths.logs.parent / "statd"
     state.mkdir()
     h.pod.run(["mount", "--bind", str(state), str(SYSTEM_STATE_DIR)])
-    unit = [UNITS / "pando-mds.service"]
+    unit = [h.paths.installed.unit("pando-mds.service")]
     argv, env = unit_command(unit, h.paths, key="ExecStartPre")
     h.pod.run(argv, env={**os.environ, **env})
     h.start("rpc.statd", statd_argv("/usr/sbin/rpc.statd", SYSTEM_STATE_DIR))
@@ -339,8 +400,9 @@ def _start_mds(h: Host) -> None:
 
 def _start_mgrs(hosts: dict[str, Host]) -> None:
     for name in ("host1", "host2"):
-        argv, _ = unit_command([UNITS / "pando-mgr.service"], hosts[name].paths)
-        hosts[name].start("pando-mgr", [*argv, "--log-level", "debug"])
+        paths = hosts[name].paths
+        argv, env = unit_command([paths.installed.unit("pando-mgr.service")], paths)
+        hosts[name].start("pando-mgr", [*argv, "--log-level", "debug"], env)
 
 
 def _nfs3_roundtrip(client: Pod, name: str, data: bytes) -> None:
@@ -443,14 +505,16 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
     assert {k: v for k, v in codes.items() if v != 0} == {}, codes
 
 
-def test_unit_command_expands_environment_and_instance(tmp_path: Path) -> None:
+def test_unit_command_expands_environment_and_instance(tmp_path: Path,
+                                                      installed: Installed) -> None:
     etc = tmp_path / "etc"
     etc.mkdir()
     (etc / "mgr.env").write_text("# c\nPANDO_MGR_ARGS=--etcd http://a:2379 --name h1\n")
-    paths = HostPaths("h1", etc, tmp_path)
-    argv, _ = unit_command([UNITS / "pando-mgr.service"], paths)
-    assert argv == [sys.executable, "-m", mgrproc.MGR_MODULE, "--etcd", "http://a:2379",
-                    "--name", "h1"]
-    argv, _ = unit_command([UNITS / "pando-osd@.service"], paths, "7")
-    assert argv == [str(build_dir() / "osd-target" / "pando-osd"), "--config",
+    paths = HostPaths("h1", etc, tmp_path, installed)
+    argv, env = unit_command([installed.unit("pando-mgr.service")], paths)
+    assert argv == [sys.executable, str(installed.path(installed.bin("pando-mgr"))), "--etcd",
+                    "http://a:2379", "--name", "h1"]
+    assert env["PYTHONPATH"] == str(installed.python_dir)
+    argv, _ = unit_command([installed.unit("pando-osd@.service")], paths, "7")
+    assert argv == [str(installed.path(installed.bin("pando-osd"))), "--config",
                     f"{etc}/osd.7.conf"]

@@ -1,7 +1,7 @@
 /* org.ganesha.nfsd.pando, rebuild and scrub as this manager runs them:
  *
  *   rebuild_status() -> (b status, s msg, s json): the progress it puts
- *       in etcd (mgr/README.md, "Recovery and scrub"): state, jobs_done,
+ *       in etcd (mgr/README.md, "Rebuild and scrub"): state, jobs_done,
  *       jobs_active, files and bytes total and done, rate_bps, eta_s, ...
  *
  *   scrub_status() -> (b status, s msg, s json): the scrub's progress

@@ -1,4 +1,4 @@
-/* Progress keys in etcd (recovery/progress/<mds>, scrub/progress/<mds>):
+/* Progress keys in etcd (rebuild/progress/<mds>, scrub/progress/<mds>):
  * put when they say something new, and at least every PROGRESS_REFRESH_S
  * so readers see the writer is alive, not every tick: every put is a
  * durable raft write that every etcd member syncs to disk. */

@@ -1,4 +1,4 @@
-/* The rebuild service (rebuild_queue.h; keys: mgr/README.md, "Recovery
+/* The rebuild service (rebuild_queue.h; keys: mgr/README.md, "Rebuild
  * and scrub").  A dispatcher thread reads the mgr's jobs four times a second,
  * scans the namespace for each new one, lists this manager's tasks
  * (fewest healthy copies first), claims them under its own lease and
@@ -100,7 +100,7 @@ static void finish(struct pando_rebuild *rq, const struct rebuild_item *it, int 
 	char claim[512];
 	struct rebuild_job *job;
 
-	snprintf(claim, sizeof(claim), "%srecovery/claims/%s/%016" PRIx64, rq->prefix, rq->name,
+	snprintf(claim, sizeof(claim), "%srebuild/claims/%s/%016" PRIx64, rq->prefix, rq->name,
 		 it->t.ino);
 	/* Not a task put again since it was listed (a job's scan over a
 	 * stale scan's task): that one is still to do. */
@@ -197,7 +197,7 @@ static int read_jobs(struct pando_rebuild *rq)
 	char prefix[256];
 	int rc;
 
-	snprintf(prefix, sizeof(prefix), "%srecovery/jobs/", rq->prefix);
+	snprintf(prefix, sizeof(prefix), "%srebuild/jobs/", rq->prefix);
 	pthread_mutex_lock(&rq->lock);
 	for (size_t i = 0; i < rq->njobs; i++)
 		rq->jobs[i].seen = false;
@@ -305,7 +305,7 @@ static int claim_task(void *arg, const char *key, const char *value, size_t len,
 		etcd_delete(rq->etcd, key); /* the mgr deleted its job */
 	if (skip)
 		return rq->qlen >= 2 * rq->parallel;
-	snprintf(claim, sizeof(claim), "%srecovery/claims/%s/%016" PRIx64, rq->prefix, rq->name,
+	snprintf(claim, sizeof(claim), "%srebuild/claims/%s/%016" PRIx64, rq->prefix, rq->name,
 		 it.t.ino);
 	snprintf(body, sizeof(body), "{\"worker\":\"%s\",\"since\":%.3f}", rq->name, wall());
 	if (etcd_create(rq->etcd, claim, body, strlen(body), cc->lease) != 0)
@@ -325,7 +325,7 @@ static int64_t claim_tasks(struct pando_rebuild *rq)
 	int64_t count = 0;
 	int rc;
 
-	snprintf(prefix, sizeof(prefix), "%srecovery/tasks/%s/", rq->prefix, rq->name);
+	snprintf(prefix, sizeof(prefix), "%srebuild/tasks/%s/", rq->prefix, rq->name);
 	rc = etcd_list(rq->etcd, prefix, REBUILD_QUEUE, claim_task, &cc, &count);
 	return rc < 0 ? -1 : count;
 }
@@ -468,7 +468,7 @@ int pando_rebuild_start(struct pando_mds *mds, struct pando_rebuild **out)
 	rq->parallel = mds->cfg.rebuild_parallel ? mds->cfg.rebuild_parallel : 1;
 	rq->pace.bytes_per_s = (uint64_t)mds->cfg.rebuild_bandwidth_mb << 20;
 	snprintf(rq->state, sizeof(rq->state), "idle");
-	snprintf(rq->progress.key, sizeof(rq->progress.key), "%srecovery/progress/%s", rq->prefix,
+	snprintf(rq->progress.key, sizeof(rq->progress.key), "%srebuild/progress/%s", rq->prefix,
 		 rq->name);
 	pthread_mutex_init(&rq->lock, NULL);
 	pthread_cond_init(&rq->cond, NULL);

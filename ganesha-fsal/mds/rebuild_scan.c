@@ -1,6 +1,6 @@
 /* Which files need a rebuild: every file whose map names a job's OSD,
  * and every stale component this manager recorded itself.  Each becomes
- * a task key in etcd (mgr/README.md, "Recovery and scrub"), named so
+ * a task key in etcd (mgr/README.md, "Rebuild and scrub"), named so
  * that the files with the fewest healthy copies sort first. */
 #include "mds.h"
 
@@ -99,7 +99,7 @@ static int put_task(struct pando_rebuild *rq, struct etcd_client *etcd,
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(key, sizeof(key), "%srecovery/tasks/%s/%02u/%016" PRIx64 ".%u", rq->prefix,
+	snprintf(key, sizeof(key), "%srebuild/tasks/%s/%02u/%016" PRIx64 ".%u", rq->prefix,
 		 rq->name, healthy > 99 ? 99 : healthy, t->ino, t->osd);
 	o = json_pack("{sI sI sI sI sI sI sf}", "ino", (json_int_t)t->ino, "job",
 		      (json_int_t)t->job, "osd", (json_int_t)t->osd, "target",

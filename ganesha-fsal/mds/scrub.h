@@ -13,7 +13,7 @@ int pando_scrub_start(struct pando_mds *mds, struct pando_scrub **out);
 void pando_scrub_stop(struct pando_scrub *s);
 /* Starts a pass now (start) or stops the one running, within a second. */
 void pando_scrub_request(struct pando_scrub *s, bool start);
-/* The progress JSON (mgr/README.md, "Recovery and scrub"), malloc'd. */
+/* The progress JSON (mgr/README.md, "Rebuild and scrub"), malloc'd. */
 char *pando_scrub_progress(struct pando_scrub *s);
 
 #endif

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
 
-from . import config, ganesha, layout_view, policy, recovery_view, render, units, watch
+from . import config, ganesha, layout_view, policy, rebuild_view, render, units, watch
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -163,11 +163,11 @@ def cmd_layout_get(c: Ctx) -> int:
 def cmd_rebuild(c: Ctx) -> int:
     if getattr(c.args, "watch", False):
         try:
-            watch.watch(c.mgr.recovery, c.out, c.json, c.args.interval)
+            watch.watch(c.mgr.rebuild, c.out, c.json, c.args.interval)
         except (TypeError, ValueError, KeyError, AttributeError) as e:
             raise bad_shape(e) from None
         return EXIT_OK
-    return c.show(ASK_MGR, lambda: c.mgr.recovery(), lambda r: recovery_view.rebuild(c.out, r))
+    return c.show(ASK_MGR, lambda: c.mgr.rebuild(), lambda r: rebuild_view.rebuild(c.out, r))
 
 
 def cmd_rebuild_start(c: Ctx) -> int:
@@ -175,7 +175,7 @@ def cmd_rebuild_start(c: Ctx) -> int:
     if c.args.target is not None:
         spec["target"] = c.args.target
     with c.busy(f"asking for a rebuild of osd.{c.args.osd_id}"):
-        job = c.mgr.rebuild(spec)
+        job = c.mgr.rebuild_start(spec)
     target = job.get("target")
     onto = "by the declustered placement" if target is None else f"onto osd.{target}"
     c.emit(job, lambda: c.out.print(f"rebuild job {job.get('id')} of osd.{job.get('osd')} "
@@ -184,7 +184,7 @@ def cmd_rebuild_start(c: Ctx) -> int:
 
 
 def cmd_scrub(c: Ctx) -> int:
-    return c.show(ASK_MGR, lambda: c.mgr.scrub(), lambda s: recovery_view.scrub(c.out, s))
+    return c.show(ASK_MGR, lambda: c.mgr.scrub(), lambda s: rebuild_view.scrub(c.out, s))
 
 
 def cmd_scrub_action(c: Ctx) -> int:
@@ -198,4 +198,4 @@ def cmd_scrub_action(c: Ctx) -> int:
 
 
 def cmd_transcode(c: Ctx) -> int:
-    return c.show(ASK_MGR, lambda: c.mgr.transcode(), lambda t: recovery_view.transcode(c.out, t))
+    return c.show(ASK_MGR, lambda: c.mgr.transcode(), lambda t: rebuild_view.transcode(c.out, t))

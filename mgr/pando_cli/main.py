@@ -127,8 +127,8 @@ def _osd_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     rm.set_defaults(fn=cmd_osd_rm)
 
 
-def _recovery_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
-    rb = sub.add_parser("rebuild", help="recovery: jobs, files and bytes done, rate, ETA; "
+def _rebuild_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    rb = sub.add_parser("rebuild", help="rebuild progress: jobs, files and bytes done, rate, ETA; "
                         "start a rebuild", parents=[common])
     rb.add_argument("--watch", action="store_true",
                     help="a progress bar until no job is left (Ctrl-C to stop watching)")
@@ -195,7 +195,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("status", help="cluster health, services, capacity, io (like ceph -s)",
                    parents=[common]).set_defaults(fn=cmd_status)
     _osd_parsers(sub, common)
-    _recovery_parsers(sub, common)
+    _rebuild_parsers(sub, common)
     sub.add_parser("df", help="capacity per OSD and per pool",
                    parents=[common]).set_defaults(fn=cmd_df)
     mds = sub.add_parser("mds", help="metadata managers", parents=[common])

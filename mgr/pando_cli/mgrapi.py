@@ -187,10 +187,10 @@ class MgrClient:
     def mds(self) -> list[dict[str, Any]]:
         return self._list(self.get("/api/mds"), "/api/mds")
 
-    def recovery(self) -> dict[str, Any]:
-        return self._dict(self.get("/api/recovery"), "/api/recovery")
+    def rebuild(self) -> dict[str, Any]:
+        return self._dict(self.get("/api/rebuild"), "/api/rebuild")
 
-    def rebuild(self, spec: dict[str, Any]) -> dict[str, Any]:
+    def rebuild_start(self, spec: dict[str, Any]) -> dict[str, Any]:
         return self._dict(self.call("POST", "/api/rebuild", spec), "/api/rebuild")
 
     def scrub(self) -> dict[str, Any]:

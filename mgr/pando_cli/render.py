@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import recovery_view, units
+from . import rebuild_view, units
 
 HEALTH_STYLE = {"HEALTH_OK": "bold green", "HEALTH_WARN": "bold yellow",
                 "HEALTH_ERR": "bold red"}
@@ -129,7 +129,7 @@ def _io_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
                        f"{units.rate(t.get('write_bps', 0))} wr, "
                        f"{units.ops(t.get('read_ops', 0))} rd, "
                        f"{units.ops(t.get('write_ops', 0))} wr"),
-            ("clients", str(st.get("clients", 0))), *recovery_view.status_rows(st)]
+            ("clients", str(st.get("clients", 0))), *rebuild_view.status_rows(st)]
 
 
 def status(con: Console, st: dict[str, Any]) -> None:

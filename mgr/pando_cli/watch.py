@@ -1,4 +1,4 @@
-"""`pando rebuild --watch`: GET /api/recovery every interval until no job
+"""`pando rebuild --watch`: GET /api/rebuild every interval until no job
 is left.  At a terminal, a rich progress bar of the bytes copied with the
 mgr's rate and ETA; otherwise one line per poll (logs, pipes), or one
 JSON object per line with --json."""
@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
-from . import recovery_view, units
+from . import rebuild_view, units
 
 Fetch = Callable[[], dict[str, Any]]
 
@@ -45,9 +45,9 @@ def watch(fetch: Fetch, out: Console, as_json: bool, interval: float) -> None:
     elif out.is_terminal:
         _bar(fetch, out, interval)
     else:
-        _lines(fetch, interval, lambda r: "recovery: " + recovery_view.recovery_line(r).plain)
+        _lines(fetch, interval, lambda r: "rebuild: " + rebuild_view.rebuild_line(r).plain)
     if not as_json:
-        print("recovery done: no job left", flush=True)
+        print("rebuild done: no job left", flush=True)
 
 
 def _lines(fetch: Fetch, interval: float, line: Callable[[dict[str, Any]], str]) -> None:

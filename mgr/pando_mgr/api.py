@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import health, metrics, osdmap, progress, recovery, token
+from . import health, metrics, osdmap, progress, rebuild, token
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
@@ -158,7 +158,7 @@ async def status(request: web.Request) -> web.Response:
         "etcd": {"members": members, "reachable": mgr.reachable,
                  "quorum": mgr.reachable and (not members or 2 * sum(
                      m["healthy"] for m in members) > len(members))},
-        "recovery": {k: v for k, v in mgr.recovery_summary().items() if k != "mds"},
+        "rebuild": {k: v for k, v in mgr.rebuild_summary().items() if k != "mds"},
         "scrub": {k: v for k, v in _scrub(mgr).items()
                   if k in ("running", "mismatches", "repaired", "unrepairable")},
         "transcode": {k: v for k, v in _transcode(mgr).items() if k != "mds"},
@@ -280,20 +280,20 @@ async def _body(request: web.Request) -> Any:
         raise MapError(400, "body is not JSON") from None
 
 
-async def recovery_get(request: web.Request) -> web.Response:
+async def rebuild_get(request: web.Request) -> web.Response:
     mgr = _mgr(request)
-    return _json(_cached(mgr, {**mgr.recovery_summary(),
+    return _json(_cached(mgr, {**mgr.rebuild_summary(),
                               "history": mgr.rate_history.to_json()}))
 
 
-async def rebuild(request: web.Request) -> web.Response:
+async def rebuild_post(request: web.Request) -> web.Response:
     mgr = _mgr(request)
     job = await mgr.rebuild(await _body(request))
     return _json(job.to_json(), 201)
 
 
 def _scrub(mgr: Manager) -> dict[str, Any]:
-    return recovery.scrub_summary(mgr.snap.scrub, mgr.snap.scrub_request)
+    return rebuild.scrub_summary(mgr.snap.scrub, mgr.snap.scrub_request)
 
 
 async def scrub_get(request: web.Request) -> web.Response:
@@ -352,8 +352,8 @@ def make_app(mgr: Manager, api_token: str, names: frozenset[str] = frozenset()) 
     r.add_get("/api/mds", mds)
     r.add_get("/api/map", raw_map)
     r.add_get("/api/history", history)
-    r.add_get("/api/recovery", recovery_get)
-    r.add_post("/api/rebuild", rebuild)
+    r.add_get("/api/rebuild", rebuild_get)
+    r.add_post("/api/rebuild", rebuild_post)
     r.add_get("/api/scrub", scrub_get)
     r.add_post("/api/scrub", scrub_post)
     r.add_get("/api/transcode", transcode_get)

@@ -6,7 +6,7 @@ Each kind of daemon signs in as its own user with a role of its own:
   mgr          reads and writes every key under the prefix (it writes the
                map, leadership, jobs and requests)
   mds.<name>   reads every key under the prefix, writes only its own:
-               mds/<name> and its recovery, scrub and transcode keys
+               mds/<name> and its rebuild, scrub and transcode keys
   osd.<id>     writes its presence key osd/<id>, reads nothing
   root         etcd's administrator; only `pando-cluster` signs in as it
 
@@ -60,8 +60,8 @@ def grants(prefix: str, osd_ids: list[int], mds_names: list[str]) -> dict[str, l
         out[osd_user(i)] = [Grant("READWRITE", f"{prefix}osd/{i}")]
     for n in mds_names:
         own = [f"{prefix}{kind}/{n}" for kind in
-               ("mds", "recovery/progress", "scrub/progress", "transcode/progress")]
-        mine = [f"{prefix}recovery/{kind}/{n}/" for kind in ("tasks", "claims")]
+               ("mds", "rebuild/progress", "scrub/progress", "transcode/progress")]
+        mine = [f"{prefix}rebuild/{kind}/{n}/" for kind in ("tasks", "claims")]
         out[mds_user(n)] = ([Grant("READ", prefix, prefix=True)]
                             + [Grant("READWRITE", k) for k in own]
                             + [Grant("READWRITE", k, prefix=True) for k in mine])

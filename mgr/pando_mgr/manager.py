@@ -2,9 +2,9 @@
 
 Every poll (--poll, 0.25 s) reads the whole prefix but the per-file
 rebuild tasks in one txn (map, presence of OSDs and metadata managers,
-mgr keys, recovery jobs and progress, all at one revision); the leader
+mgr keys, rebuild jobs and progress, all at one revision); the leader
 then runs the state machine (osdmap.step) and writes the result, with
-the recovery jobs the change makes (recovery.py).  Map writes are one
+the rebuild jobs the change makes (rebuild.py).  Map writes are one
 txn comparing the leader key's create_revision with ours and the map's
 mod_revision with the one read (mgr/README.md), so neither a deposed
 leader nor a concurrent change is ever overwritten."""
@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osdmap, progress, recovery, values
+from . import osdmap, progress, rebuild, values
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
                    op_put)
 from .history import SAMPLE_S, History, RateHistory
 from .osdmap import ClusterMap, MapError, Presence, Settings
-from .recovery import Job
+from .rebuild import Job
 
 log = logging.getLogger("pando_mgr")
 
@@ -49,7 +49,7 @@ class Snapshot:
     mgrs: dict[str, dict[str, Any]] = field(default_factory=dict)
     jobs: dict[int, Job] = field(default_factory=dict)
     job_revs: dict[int, int] = field(default_factory=dict)      # mod_revision of each job key
-    recovery: dict[str, dict[str, Any]] = field(default_factory=dict)   # progress per mds
+    rebuild: dict[str, dict[str, Any]] = field(default_factory=dict)   # progress per mds
     scrub: dict[str, dict[str, Any]] = field(default_factory=dict)      # progress per mds
     scrub_request: dict[str, Any] | None = None
     transcode: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per mds
@@ -117,15 +117,15 @@ def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
     elif kind == "job":
         j = values.job(rel[len(JOBS):], val)
         s.jobs[j.id], s.job_revs[j.id] = j, kv.mod_revision
-    elif kind == "progress":            # <recovery|scrub|transcode>/progress/<name>
-        per_mds = {"recovery": s.recovery, "scrub": s.scrub, "transcode": s.transcode}
+    elif kind == "progress":            # <rebuild|scrub|transcode>/progress/<name>
+        per_mds = {"rebuild": s.rebuild, "scrub": s.scrub, "transcode": s.transcode}
         per_mds[rel.split("/", 1)[0]][name] = values.progress(val)
     else:
         s.scrub_request = values.scrub_request(val)
 
 
-JOBS = "recovery/jobs/"
-TASKS = "recovery/tasks/"
+JOBS = "rebuild/jobs/"
+TASKS = "rebuild/tasks/"
 
 
 def _after(prefix: str) -> str:
@@ -181,16 +181,16 @@ class Manager:
         for kind, key, why in self.snap.malformed:
             self.skipped.record(kind, key, why)
         self.history.observe(self.snap.presence)
-        self.rate_history.sample(self.recovery_summary()["rate_bps"])
+        self.rate_history.sample(self.rebuild_summary()["rate_bps"])
         if self.snap.leader is None:
             await self.election.campaign_now()
         if self.election.is_leader:
             await self.reconcile()
             await self.retire_done_jobs()
 
-    def recovery_summary(self) -> dict[str, Any]:
+    def rebuild_summary(self) -> dict[str, Any]:
         s = self.snap
-        return recovery.summary(s.jobs, s.mds, s.recovery)
+        return rebuild.summary(s.jobs, s.mds, s.rebuild)
 
     async def poll_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -220,7 +220,7 @@ class Manager:
     async def write_map(self, new: ClusterMap, mod_revision: int,
                         put_jobs: tuple[Job, ...] | list[Job] = (),
                         del_jobs: tuple[Job, ...] | list[Job] = ()) -> bool:
-        """The leader txn, with the recovery jobs the change makes or
+        """The leader txn, with the rebuild jobs the change makes or
         cancels; False when refused (not leader, or the map moved)."""
         if not self.election.is_leader:
             return False
@@ -247,18 +247,18 @@ class Manager:
     def _jobs_written(self, put_jobs: tuple[Job, ...] | list[Job],
                       del_jobs: tuple[Job, ...] | list[Job]) -> None:
         for j in put_jobs:
-            log.info("recovery job %d: rebuild osd.%d (%s%s)", j.id, j.osd, j.reason,
+            log.info("rebuild job %d: rebuild osd.%d (%s%s)", j.id, j.osd, j.reason,
                      "" if j.target is None else f", onto osd.{j.target}")
             self.snap.jobs[j.id] = j
         for j in del_jobs:
-            log.info("recovery job %d cancelled: osd.%d is in again", j.id, j.osd)
+            log.info("rebuild job %d cancelled: osd.%d is in again", j.id, j.osd)
             self.snap.jobs.pop(j.id, None)
 
     async def retire_done_jobs(self) -> None:
         """Deletes the jobs every present metadata manager lists done."""
         async with self.write_lock:
             s = self.snap
-            for j in recovery.done_jobs(s.jobs, s.mds, s.recovery):
+            for j in rebuild.done_jobs(s.jobs, s.mds, s.rebuild):
                 if not self.election.is_leader:
                     return
                 try:
@@ -267,10 +267,10 @@ class Manager:
                          cmp_mod(self.job_key(j.id), s.job_revs.get(j.id, 0))],
                         [op_delete(self.job_key(j.id))])
                 except EtcdError as e:
-                    log.warning("recovery job %d: delete failed: %s", j.id, e)
+                    log.warning("rebuild job %d: delete failed: %s", j.id, e)
                     return
                 if ok:
-                    log.info("recovery job %d (osd.%d, %s) done on every metadata manager "
+                    log.info("rebuild job %d (osd.%d, %s) done on every metadata manager "
                              "(%s): deleted", j.id, j.osd, j.reason, ", ".join(sorted(s.mds)))
                     s.jobs.pop(j.id, None)
 
@@ -294,8 +294,8 @@ class Manager:
 
     def _job_changes(self, cur: Snapshot, new: ClusterMap) -> tuple[list[Job], list[Job]]:
         """The jobs to put and to delete with the write cur -> new."""
-        return (recovery.out_jobs(cur.cmap, new, cur.jobs, new.updated_at, self.name),
-                recovery.cancelled_jobs(cur.cmap, new, cur.jobs))
+        return (rebuild.out_jobs(cur.cmap, new, cur.jobs, new.updated_at, self.name),
+                rebuild.cancelled_jobs(cur.cmap, new, cur.jobs))
 
     def _holding_down(self) -> bool:
         """True during presence_grace after this mgr reached etcd again: an
@@ -349,13 +349,13 @@ class Manager:
         now = time.time()
 
         def fn(m: ClusterMap, _rev: int) -> ClusterMap:
-            osd, target = recovery.check_rebuild(m, req)
+            osd, target = rebuild.check_rebuild(m, req)
             onto = "" if target is None else f" onto osd.{target}"
             return osdmap.bump(m, now, self.name, f"osd.{osd} rebuild{onto}: by command")
 
         def jobs(cur: Snapshot, new: ClusterMap) -> list[Job]:
-            osd, target = recovery.check_rebuild(new, req)
-            recovery.check_no_active_job(cur.jobs, osd)
+            osd, target = rebuild.check_rebuild(new, req)
+            rebuild.check_no_active_job(cur.jobs, osd)
             made[:] = [Job(id=new.epoch, osd=osd, reason="admin", target=target, created=now,
                            by=self.name)]
             return made
@@ -366,11 +366,11 @@ class Manager:
         """POST /api/scrub: the next `scrub/request` (its id one above the
         last), put only while this mgr leads and nobody put another."""
         key = self.prefix + "scrub/request"
-        recovery.scrub_request(action, None, 0)         # 400 before anything else
+        rebuild.scrub_request(action, None, 0)         # 400 before anything else
         for _ in range(5):
             self._require_leader()
             kv = await self.etcd.get(key)
-            req = recovery.scrub_request(action, _last_request(kv), time.time())
+            req = rebuild.scrub_request(action, _last_request(kv), time.time())
             ok, _ = await self.etcd.txn(
                 [cmp_create(self.election.leader_key, self.election.leader_rev),
                  cmp_mod(key, kv.mod_revision if kv else 0)],

@@ -170,11 +170,11 @@ def _mds(e: Exposition, mgr: Manager) -> None:
         _mds_histogram(e, n, mds[n])
 
 
-RECOVERY = (("files_total", "Files the manager's rebuild has to do."),
-            ("files_done", "Files rebuilt."),
-            ("files_failed", "Files whose rebuild failed."),
-            ("bytes_total", "Bytes the manager's rebuild has to copy."),
-            ("bytes_done", "Bytes copied by the rebuild."))
+REBUILD = (("files_total", "Files the manager's rebuild has to do."),
+           ("files_done", "Files rebuilt."),
+           ("files_failed", "Files whose rebuild failed."),
+           ("bytes_total", "Bytes the manager's rebuild has to copy."),
+           ("bytes_done", "Bytes copied by the rebuild."))
 SCRUB = (("mismatches", "mismatches", "Mismatched extents scrub found."),
          ("repaired", "repaired", "Mismatched extents scrub repaired from a good copy."),
          ("unrepairable", "unrepairable", "Mismatched extents scrub could not repair."))
@@ -184,23 +184,23 @@ TRANSCODE = (("files", "files_done", "Files the transcoder rewrote to RS since t
              ("failed", "failed", "Files whose transcoding failed since the manager started."))
 
 
-def _recovery(e: Exposition, mgr: Manager) -> None:
-    prog = mgr.snap.recovery
-    for field, help_ in RECOVERY:
-        name = f"pando_recovery_{field}"
+def _rebuild(e: Exposition, mgr: Manager) -> None:
+    prog = mgr.snap.rebuild
+    for field, help_ in REBUILD:
+        name = f"pando_rebuild_{field}"
         e.family(name, "gauge", help_)
         for n in sorted(prog):
             e.sample(name, _int(prog[n].get(field, 0)), mds=n)
-    e.family("pando_recovery_rate_bytes_per_second", "gauge", "Rebuild copy rate.")
+    e.family("pando_rebuild_rate_bytes_per_second", "gauge", "Rebuild copy rate.")
     for n in sorted(prog):
-        e.sample("pando_recovery_rate_bytes_per_second", _num(prog[n].get("rate_bps")), mds=n)
-    summary = mgr.recovery_summary()
-    e.family("pando_recovery_eta_seconds", "gauge",
+        e.sample("pando_rebuild_rate_bytes_per_second", _num(prog[n].get("rate_bps")), mds=n)
+    summary = mgr.rebuild_summary()
+    e.family("pando_rebuild_eta_seconds", "gauge",
              "Seconds until the slowest manager's rebuild ends (absent: unknown).")
     if summary["eta_s"] is not None:
-        e.sample("pando_recovery_eta_seconds", float(summary["eta_s"]))
-    e.family("pando_recovery_jobs", "gauge", "Recovery jobs not yet done everywhere.")
-    e.sample("pando_recovery_jobs", len(summary["jobs"]))
+        e.sample("pando_rebuild_eta_seconds", float(summary["eta_s"]))
+    e.family("pando_rebuild_jobs", "gauge", "Rebuild jobs not yet done everywhere.")
+    e.sample("pando_rebuild_jobs", len(summary["jobs"]))
 
 
 def _scrub(e: Exposition, mgr: Manager) -> None:
@@ -227,7 +227,7 @@ def render(mgr: Manager, health: str) -> str:
     _cluster(e, mgr, health)
     _osds(e, mgr)
     _mds(e, mgr)
-    _recovery(e, mgr)
+    _rebuild(e, mgr)
     _scrub(e, mgr)
     _counters(e, "pando_transcode", mgr.snap.transcode, TRANSCODE)
     return e.text()

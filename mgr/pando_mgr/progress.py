@@ -1,12 +1,12 @@
 """The progress keys the metadata managers put, `<kind>/progress/<mds>`
 (mgr/README.md): which keys they are, and their numbers summed over the
-managers.  Recovery, scrub and the transcoder each put one per manager,
+managers.  Rebuild, scrub and the transcoder each put one per manager,
 on a lease, so a manager that is gone takes its progress with it."""
 from __future__ import annotations
 
 from typing import Any
 
-KINDS = ("recovery", "scrub", "transcode")
+KINDS = ("rebuild", "scrub", "transcode")
 TRANSCODE_SUMMED = ("files_done", "bytes_done", "failed", "retried")
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .osdmap import ADDR_RE, ClusterMap, Presence
-from .recovery import REASONS, Job
+from .rebuild import REASONS, Job
 
 log = logging.getLogger("pando_mgr.values")
 
@@ -161,7 +161,7 @@ JOB: dict[str, Check] = {"id": _uint, "osd": lambda v: _uint(v) and v > 0,
 
 
 def job(key_id: str, val: Any) -> Job:
-    """A `recovery/jobs/<id>` value; the key's id wins over the value's."""
+    """A `rebuild/jobs/<id>` value; the key's id wins over the value's."""
     if not key_id.isdigit():
         raise Malformed(f"job id {key_id[:40]!r} is not a number")
     return Job.from_json({**_fields(val, JOB, required=("osd",)), "id": int(key_id)})
@@ -176,7 +176,7 @@ PROGRESS: dict[str, Check] = {"state": _str, "jobs_done": _list_of(_uint), "jobs
 
 
 def progress(val: Any) -> dict[str, Any]:
-    """A `<kind>/progress/<mds>` value (recovery, scrub, transcode)."""
+    """A `<kind>/progress/<mds>` value (rebuild, scrub, transcode)."""
     return _fields(val, PROGRESS)
 
 

@@ -23,7 +23,7 @@ STATUS: dict[str, Any] = {
     "mds": [{"name": "node1", "nfs": "127.0.0.1:2049", "epoch": 12}],
     "etcd": {"members": [{"name": "e0", "url": "http://127.0.0.1:2379", "healthy": True}],
              "reachable": True, "quorum": True},
-    "recovery": {"running": False, "tasks": []},
+    "rebuild": {"running": False, "tasks": []},
 }
 
 

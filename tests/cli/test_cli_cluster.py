@@ -283,7 +283,7 @@ def _whole_cluster_checks(pod: Pod, mds: PandoMds, api: MgrApi) -> None:
     api.wait_for(moved, timeout=30, what=f"/f rebuilt off osd.{victim}")
     out = pando(pod, "file", "/f", env=env).stdout
     assert f"osd.{victim}" not in out and " ok" in out, out
-    api.wait_for(lambda a: not a.get("/api/recovery")["jobs"], timeout=20,
+    api.wait_for(lambda a: not a.get("/api/rebuild")["jobs"], timeout=20,
                  what="the rebuild job retired")
     assert pando_json(pod, "osd", "in", str(victim))["in"] is True
 

@@ -36,11 +36,11 @@ def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
 
 
 def progress(etcd: EtcdCluster) -> dict[str, Any]:
-    return etcd.client().get_json(f"{PREFIX}recovery/progress/{MDS_NAME}") or {}
+    return etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
 
 
 def put_job(etcd: EtcdCluster, job: int, osd: int) -> None:
-    etcd.client().put(f"{PREFIX}recovery/jobs/{job}", json.dumps(
+    etcd.client().put(f"{PREFIX}rebuild/jobs/{job}", json.dumps(
         {"id": job, "osd": osd, "reason": "out", "target": None, "created": time.time(),
          "by": "test"}))
 
@@ -134,7 +134,7 @@ def test_rs_components_on_an_out_osd_are_decoded_elsewhere_with_full_redundancy_
         f"no progress shown while the job ran: {seen}"
     ok, _, over_dbus = dbus_json(mds, "rebuild_status")
     assert ok and 2 in over_dbus["jobs_done"] and over_dbus["files_done"] == p["files_done"]
-    assert not etcd.client().get_prefix(f"{PREFIX}recovery/tasks/"), "tasks left in etcd"
+    assert not etcd.client().get_prefix(f"{PREFIX}rebuild/tasks/"), "tasks left in etcd"
 
     # The maps name the dead OSD no more; only its components moved.
     after = {n: components(mds, f"/ec/{n}") for n in files}

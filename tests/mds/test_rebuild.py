@@ -3,7 +3,7 @@ a file's lost components back on other OSDs, declustered, and catches a
 stale component up where it is.
 
 The cluster map and the rebuild jobs are written into etcd by hand here,
-as the leading mgr writes them (mgr/README.md, "Recovery and scrub"); the
+as the leading mgr writes them (mgr/README.md, "Rebuild and scrub"); the
 manager finds the files, queues tasks in etcd, claims them and reports
 progress there.  Every copy of every file is read straight from the OSDs
 and compared with what was written."""
@@ -44,11 +44,11 @@ def assert_every_copy_matches(mds: PandoMds, files: dict[str, bytes]) -> None:
 
 
 def progress(mds: PandoMds, etcd: EtcdCluster) -> dict[str, Any]:
-    return etcd.client().get_json(f"{PREFIX}recovery/progress/{MDS_NAME}") or {}
+    return etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
 
 
 def put_job(etcd: EtcdCluster, job: int, osd: int, target: int | None = None) -> None:
-    etcd.client().put(f"{PREFIX}recovery/jobs/{job}", json.dumps(
+    etcd.client().put(f"{PREFIX}rebuild/jobs/{job}", json.dumps(
         {"id": job, "osd": osd, "reason": "out", "target": target, "created": time.time(),
          "by": "test"}))
 
@@ -100,8 +100,8 @@ def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
     assert_every_copy_matches(mds, files)
     for name, data in files.items():
         assert c.read_all(c.lookup_fh(root, name), 0, len(data)) == data
-    assert not etcd.client().get_prefix(f"{PREFIX}recovery/tasks/"), "tasks left in etcd"
-    assert not etcd.client().get_prefix(f"{PREFIX}recovery/claims/"), "claims left in etcd"
+    assert not etcd.client().get_prefix(f"{PREFIX}rebuild/tasks/"), "tasks left in etcd"
+    assert not etcd.client().get_prefix(f"{PREFIX}rebuild/claims/"), "claims left in etcd"
     # Declustered: the lost components went to more than one OSD.
     new_homes = {o for n in on3 for o, _ in components(mds, "/" + n)}
     assert len(new_homes) >= 3, new_homes

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from dashboard_page import CHROMIUM, Dashboard
-from mgrtest import PREFIX, HandPresence, mds_value, osd_value, recovery_cluster
+from mgrtest import PREFIX, HandPresence, mds_value, osd_value, rebuild_cluster
 from pando_testing.etcd import EtcdCluster
 from pando_testing.logs import check_clean_exits, log_dir_for
 from pando_testing.mgr import MgrProcess
@@ -85,5 +85,5 @@ def dashboard(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
     test where chromium is not installed."""
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium is not installed")
-    mgr, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
+    mgr, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path)
     return Dashboard(pod, tmp_path, log_dir_for(request), mgr, api, fsals)

@@ -67,7 +67,7 @@ def look(pod: Pod, tmp: Path, mgr: MgrProcess, shot: str, keep: Path) -> Page:
 @dataclass
 class Dashboard:
     """A mgr whose OSDs and metadata managers are hand-put presence keys
-    (mgrtest.recovery_cluster); each look keeps its screenshot in keep."""
+    (mgrtest.rebuild_cluster); each look keeps its screenshot in keep."""
     pod: Pod
     tmp: Path
     keep: Path

@@ -1,7 +1,7 @@
 """Helpers of the mgr suite: OSD and metadata-manager presence keys put by
 hand (a lease kept alive by a thread, as pando-osd and the FSAL do) for
 tests that need a presence they can stop at will, a cluster.conf seed,
-readers of what the mgr wrote in etcd, and the FSAL's recovery and
+readers of what the mgr wrote in etcd, and the FSAL's rebuild and
 scrub progress keys put by hand."""
 from __future__ import annotations
 
@@ -140,8 +140,8 @@ def parse_prometheus(text: str) -> dict[str, list[tuple[dict[str, str], float]]]
     return out
 
 
-def recovery_progress(**fields: Any) -> dict[str, Any]:
-    """A `recovery/progress/<mds>` value as the FSAL puts it (mgr/README.md)."""
+def rebuild_progress(**fields: Any) -> dict[str, Any]:
+    """A `rebuild/progress/<mds>` value as the FSAL puts it (mgr/README.md)."""
     now = time.time()
     return {"state": "rebuilding", "jobs_done": [], "jobs_active": [], "files_total": 0,
             "files_done": 0, "files_failed": 0, "bytes_total": 0, "bytes_done": 0,
@@ -159,22 +159,22 @@ def scrub_progress(**fields: Any) -> dict[str, Any]:
 
 def put_progress(fsal: HandPresence, kind: str, value: dict[str, Any]) -> None:
     """What the FSAL whose presence is fsal (an `mds/<name>` key) puts as its
-    `<kind>/progress/<name>` (kind: recovery, scrub): on its presence lease."""
+    `<kind>/progress/<name>` (kind: rebuild, scrub): on its presence lease."""
     name = fsal.key.rsplit("/", 1)[1]
     fsal.client.put(f"{PREFIX}{kind}/progress/{name}", json.dumps(value), lease=fsal.lease)
 
 
 def jobs_of(client: EtcdClient) -> dict[int, dict[str, Any]]:
-    """The recovery jobs in etcd: {id from the key: value}."""
-    raw = client.get_prefix(PREFIX + "recovery/jobs/")
+    """The rebuild jobs in etcd: {id from the key: value}."""
+    raw = client.get_prefix(PREFIX + "rebuild/jobs/")
     return {int(k.rsplit("/", 1)[1]): json.loads(v) for k, v in raw.items()}
 
 
-def recovery_cluster(mgr_factory: Callable[..., MgrProcess],
-                     presence: Callable[..., HandPresence], tmp_path: Path,
-                     ids: tuple[int, ...] = (1, 2, 3), mds: tuple[str, ...] = ("mds-a",),
-                     **mgr_kw: Any
-                     ) -> tuple[MgrProcess, MgrApi, list[HandPresence], list[HandPresence]]:
+def rebuild_cluster(mgr_factory: Callable[..., MgrProcess],
+                    presence: Callable[..., HandPresence], tmp_path: Path,
+                    ids: tuple[int, ...] = (1, 2, 3), mds: tuple[str, ...] = ("mds-a",),
+                    **mgr_kw: Any
+                    ) -> tuple[MgrProcess, MgrApi, list[HandPresence], list[HandPresence]]:
     """Seeded OSDs ids (hand presence), metadata managers mds (hand
     presence) and a mgr; once every OSD is up: (mgr, its api, the OSDs'
     presence, the FSALs' presence)."""

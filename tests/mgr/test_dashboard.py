@@ -38,7 +38,7 @@ def test_dashboard_shows_health_ok_then_the_killed_osd_down(
         row = page.attrs[f"osd-{i}"]
         assert (row["data-up"], row["data-in"]) == ("true", "true")
         assert "up" in page.text[f"osd-{i}"]
-    assert "no recovery running" in page.text["recovery"]
+    assert "no rebuild running" in page.text["rebuild"]
     assert "mds-a" in page.text["mds"]
     assert "GiB" in page.text["capacity-text"] or "MiB" in page.text["capacity-text"]
 

@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import pytest
-from mgrtest import mds_value, osd_value, recovery_progress
+from mgrtest import mds_value, osd_value, rebuild_progress
 from pando_mgr import health, osdmap, values
 from pando_mgr.etcd import KV
 from pando_mgr.manager import parse_snapshot
@@ -44,10 +44,10 @@ def _snap(*kvs: KV) -> Any:
     ("leader", "mgr/leader", {"name": "mgr-a", "url": "http://h"}),
     ("leader", "mgr/leader", {"name": "mgr-a"}),
     ("member", "mgr/members/b", {"name": "mgr-b", "url": "javascript:alert(1)"}),
-    ("job", "recovery/jobs/4", {"osd": "2", "reason": "out"}),
-    ("job", "recovery/jobs/4", {"osd": 2, "reason": "because"}),
-    ("job", "recovery/jobs/x", {"osd": 2, "reason": "out"}),
-    ("progress", "recovery/progress/a", recovery_progress(jobs_done=["4"])),
+    ("job", "rebuild/jobs/4", {"osd": "2", "reason": "out"}),
+    ("job", "rebuild/jobs/4", {"osd": 2, "reason": "because"}),
+    ("job", "rebuild/jobs/x", {"osd": 2, "reason": "out"}),
+    ("progress", "rebuild/progress/a", rebuild_progress(jobs_done=["4"])),
     ("progress", "scrub/progress/a", {"state": 3}),
     ("progress", "transcode/progress/a", {"files_done": "x"}),
     ("scrub_request", "scrub/request", {"id": 2, "action": "explode"}),
@@ -58,7 +58,7 @@ def test_a_malformed_value_is_left_out_and_listed_with_its_kind(kind: str, rel: 
     assert [(k, key) for k, key, _ in s.malformed] == [(kind, PREFIX + rel)]
     assert 2 in s.presence and s.cmap is not None and s.cmap.epoch == 3
     assert 1 not in s.presence and not s.mds and s.leader is None and not s.mgrs
-    assert not s.jobs and not s.recovery and not s.scrub and not s.transcode
+    assert not s.jobs and not s.rebuild and not s.scrub and not s.transcode
     assert s.scrub_request is None
 
 
@@ -66,14 +66,14 @@ def test_well_formed_values_are_read_as_the_readme_gives_them() -> None:
     s = _snap(_kv("map", MAP), _kv("osd/1", osd_value(1)), _kv("mds/a", mds_value("a")),
               _kv("mgr/leader", {"name": "mgr-a", "url": "http://[::1]:7480", "since": 1.5}),
               _kv("mgr/members/mgr-a", {"name": "mgr-a", "url": "https://h1:7480/"}),
-              _kv("recovery/jobs/4", {"osd": 2, "reason": "out", "target": None}),
-              _kv("recovery/progress/a", recovery_progress(jobs_done=[4])),
+              _kv("rebuild/jobs/4", {"osd": 2, "reason": "out", "target": None}),
+              _kv("rebuild/progress/a", rebuild_progress(jobs_done=[4])),
               _kv("scrub/request", {"id": 2, "action": "start", "time": 1.0}),
               _kv("something/else", b"not json at all"))
     assert s.malformed == []
     assert s.presence[1].statfs("bytes_total") == 10**9 and s.mds["a"]["clients"] == 2
     assert s.leader == {"name": "mgr-a", "url": "http://[::1]:7480", "since": 1.5}
-    assert s.jobs[4].osd == 2 and s.recovery["a"]["jobs_done"] == [4]
+    assert s.jobs[4].osd == 2 and s.rebuild["a"]["jobs_done"] == [4]
     assert s.scrub_request == {"id": 2, "action": "start", "time": 1.0}
 
 

@@ -1,5 +1,5 @@
 """Transcoding progress on a real etcd and a real pando-mgr (mgr/README.md,
-"Recovery and scrub"): the FSAL is stood in for by its `mds/<name>`
+"Rebuild and scrub"): the FSAL is stood in for by its `mds/<name>`
 presence and the `transcode/progress/<name>` key it puts on a lease, put
 here as ganesha-fsal/mds/transcode.c puts it; the pure summary too."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mgrtest import PREFIX, parse_prometheus, put_progress, recovery_cluster
+from mgrtest import PREFIX, parse_prometheus, put_progress, rebuild_cluster
 from pando_mgr.progress import parse_key, transcode_summary
 from pando_testing.etcd import EtcdCluster
 
@@ -27,9 +27,9 @@ def transcode_progress(**fields: Any) -> dict[str, Any]:
 def test_progress_keys_are_kind_slash_progress_slash_one_manager_name() -> None:
     assert parse_key("transcode/progress/mds-a") == ("transcode", "mds-a")
     assert parse_key("scrub/progress/b") == ("scrub", "b")
-    assert parse_key("recovery/progress/c") == ("recovery", "c")
+    assert parse_key("rebuild/progress/c") == ("rebuild", "c")
     for other in ("transcode/progress/", "transcode/progress/a/b", "transcode/request",
-                  "recovery/tasks/a/progress/b", "other/progress/a", "transcode/progressx"):
+                  "rebuild/tasks/a/progress/b", "other/progress/a", "transcode/progressx"):
         assert parse_key(other) is None, other
 
 
@@ -49,7 +49,7 @@ def test_the_summary_sums_the_counters_and_counts_managers_transcoding_a_file_no
 
 def test_api_transcode_sums_every_managers_progress_and_status_carries_the_sums(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     assert api.get("/api/transcode") == {"managers": 0, "files_done": 0, "bytes_done": 0,
                                          "failed": 0, "retried": 0, "running": 0, "mds": {}}
     a = transcode_progress(files_done=3, bytes_done=12 << 20, failed=1, current_ino=42)
@@ -73,7 +73,7 @@ def test_api_transcode_sums_every_managers_progress_and_status_carries_the_sums(
 
 def test_a_progress_value_that_is_not_a_json_object_is_ignored(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     c = etcd.client()
     c.put(PREFIX + "transcode/progress/mds-a", "not json")
     c.put(PREFIX + "transcode/progress/mds-b", json.dumps([1, 2]))
@@ -89,7 +89,7 @@ def test_a_progress_value_that_is_not_a_json_object_is_ignored(
 
 def test_metrics_count_files_bytes_and_failures_per_metadata_manager_only(
         mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     put_progress(fsals[0], "transcode", transcode_progress(files_done=4, bytes_done=1 << 22,
                                                            failed=1, current_ino=99))
     put_progress(fsals[1], "transcode", transcode_progress())

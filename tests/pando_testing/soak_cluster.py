@@ -226,8 +226,8 @@ class SoakCluster:
             return f"the manager applied epoch {p.get('epoch')}, the map is {m.get('epoch')}"
         if p.get("degraded"):
             return f"{p['degraded']} files degraded"
-        tasks = len(c.get_prefix(PREFIX + "recovery/tasks/"))
-        jobs = len(c.get_prefix(PREFIX + "recovery/jobs/"))
+        tasks = len(c.get_prefix(PREFIX + "rebuild/tasks/"))
+        jobs = len(c.get_prefix(PREFIX + "rebuild/jobs/"))
         if tasks or jobs:
             return f"rebuild: {jobs} jobs, {tasks} tasks"
         return ""

@@ -266,7 +266,7 @@ class Chaos:
     def _jobs(self, osd_id: int) -> set[str]:
         """The rebuild jobs of an OSD (the mgr put them with the map change
         that took it out)."""
-        jobs = self.c.etcd_client().get_prefix(PREFIX + "recovery/jobs/")
+        jobs = self.c.etcd_client().get_prefix(PREFIX + "rebuild/jobs/")
         return {k for k, v in jobs.items() if json.loads(v).get("osd") == osd_id}
 
     def _rebuilt(self, osd_id: int, jobs: set[str]) -> bool:
@@ -275,8 +275,8 @@ class Chaos:
         c = self.c.etcd_client()
         p = self.c.mds_presence()
         return (p is not None and not p.get("degraded")
-                and not jobs & set(c.get_prefix(PREFIX + "recovery/jobs/"))
-                and not c.get_prefix(PREFIX + "recovery/tasks/"))
+                and not jobs & set(c.get_prefix(PREFIX + "rebuild/jobs/"))
+                and not c.get_prefix(PREFIX + "rebuild/tasks/"))
 
     def _osd_stop(self, p: Planned) -> Fault:
         osd = self.c.osd_machine(p.victim).osd

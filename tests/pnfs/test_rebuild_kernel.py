@@ -5,7 +5,7 @@ writers keep creating files, rewriting 64 KiB blocks of them in place
 and reading them back over pNFS the whole time.
 
 An OSD is killed (kill -9) and goes out (the mgr's down-out interval, or
-`POST /api/osd/<id>/out`); the mgr writes a recovery job in the same txn
+`POST /api/osd/<id>/out`); the mgr writes a rebuild job in the same txn
 and the manager rebuilds every file that had a component there while the
 writers go on.  Once the job is done (the manager's progress idle with
 the job in `jobs_done`, or the mgr retired it), the writers stop, and:
@@ -67,13 +67,13 @@ REBUILD = "Rebuild_Parallel = 4;\nRebuild_Bandwidth_Mb = 1;"   # ~10 s of copyin
 # ---- rebuild ----------------------------------------------------------------------
 
 def progress(etcd: EtcdCluster) -> dict[str, Any]:
-    p: dict[str, Any] = etcd.client().get_json(f"{PREFIX}recovery/progress/{MDS_NAME}") or {}
+    p: dict[str, Any] = etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
     return p
 
 
 def jobs(etcd: EtcdCluster) -> dict[int, dict[str, Any]]:
     return {int(k.rsplit("/", 1)[1]): json.loads(v)
-            for k, v in etcd.client().get_prefix(f"{PREFIX}recovery/jobs/").items()}
+            for k, v in etcd.client().get_prefix(f"{PREFIX}rebuild/jobs/").items()}
 
 
 @dataclass
@@ -104,7 +104,7 @@ def kill_and_rebuild(c: PnfsCluster, api: MgrApi, etcd: EtcdCluster, w: Writers,
                DOWN_OUT + 15)
     out = time.monotonic() - t0
     found = [j for j, v in jobs(etcd).items() if v.get("osd") == osd]
-    assert found, f"no recovery job for OSD {osd} once it is out: {jobs(etcd)}"
+    assert found, f"no rebuild job for OSD {osd} once it is out: {jobs(etcd)}"
     job = max(found)
     wait_until("the manager applying the out state",
                lambda: fsal_osd_states(c)[osd] == (False, False), 15)
@@ -148,9 +148,9 @@ def print_new_homes(w: Writers, before: dict[str, set[int]], osd: int) -> None:
 
 
 def stuck_report(c: PnfsCluster, etcd: EtcdCluster) -> str:
-    """What a rebuild that does not end is doing: the recovery keys in
+    """What a rebuild that does not end is doing: the rebuild keys in
     etcd and the manager's threads that are in rebuild code (gdb)."""
-    kv = etcd.client().get_prefix(f"{PREFIX}recovery/")
+    kv = etcd.client().get_prefix(f"{PREFIX}rebuild/")
     lines = [f"{k} = {v.decode(errors='replace')[:400]}" for k, v in sorted(kv.items())]
     proc = c.mds.proc
     if proc is not None and shutil.which("gdb"):

@@ -85,7 +85,7 @@ def test_an_osd_writes_only_its_own_presence_and_reads_nothing(
         secure_etcd: EtcdCluster) -> None:
     osd1 = secure_etcd.client("osd.1")
     osd1.put(f"{PREFIX}osd/1", '{"id": 1}')
-    for key in ("osd/2", "map", "mgr/leader", "recovery/jobs/1", "scrub/request", "mds/a"):
+    for key in ("osd/2", "map", "mgr/leader", "rebuild/jobs/1", "scrub/request", "mds/a"):
         assert _refused(lambda: osd1.put(f"{PREFIX}{key}", "{}")) == PERMISSION_DENIED, key
     assert _refused(lambda: osd1.get(f"{PREFIX}map")) == PERMISSION_DENIED
     assert _refused(lambda: osd1.delete(f"{PREFIX}osd/2")) == PERMISSION_DENIED
@@ -98,11 +98,11 @@ def test_a_manager_reads_everything_and_writes_only_its_own_keys(
     root.put(f"{PREFIX}map", '{"epoch": 3}')
     mds = secure_etcd.client("mds.a")
     assert mds.get_json(f"{PREFIX}map") == {"epoch": 3}
-    for key in ("mds/a", "recovery/tasks/a/00/1.2", "recovery/claims/a/1",
-                "recovery/progress/a", "scrub/progress/a", "transcode/progress/a"):
+    for key in ("mds/a", "rebuild/tasks/a/00/1.2", "rebuild/claims/a/1",
+                "rebuild/progress/a", "scrub/progress/a", "transcode/progress/a"):
         mds.put(f"{PREFIX}{key}", "{}")
-    for key in ("map", "mds/b", "osd/1", "recovery/claims/b/1", "recovery/jobs/1",
-                "scrub/request", "mgr/leader", "recovery/tasks/ab/1"):
+    for key in ("map", "mds/b", "osd/1", "rebuild/claims/b/1", "rebuild/jobs/1",
+                "scrub/request", "mgr/leader", "rebuild/tasks/ab/1"):
         assert _refused(lambda: mds.put(f"{PREFIX}{key}", "{}")) == PERMISSION_DENIED, key
 
 

@@ -269,10 +269,10 @@ static void int64_fields(void)
 
 static void prefix_ranges_end_past_the_last_key_with_the_prefix(void)
 {
-	/* "/pando/recovery/tasks/" ends at "/pando/recovery/tasks0" ('/' + 1) */
+	/* "/pando/rebuild/tasks/" ends at "/pando/rebuild/tasks0" ('/' + 1) */
 	check_str(
-		etcd_body_range_prefix("/pando/recovery/tasks/", 0),
-		"{\"key\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzLw==\",\"range_end\":\"L3BhbmRvL3JlY292ZXJ5L3Rhc2tzMA==\"}");
+		etcd_body_range_prefix("/pando/rebuild/tasks/", 0),
+		"{\"key\":\"L3BhbmRvL3JlYnVpbGQvdGFza3Mv\",\"range_end\":\"L3BhbmRvL3JlYnVpbGQvdGFza3Mw\"}");
 	check_str(etcd_body_range_prefix("a", 64),
 		  "{\"key\":\"YQ==\",\"limit\":\"64\",\"range_end\":\"Yg==\"}");
 	/* trailing 0xff bytes are dropped before the increment */

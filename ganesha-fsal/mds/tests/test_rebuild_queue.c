@@ -1,6 +1,6 @@
 /* The rebuild service on a real etcd and real OSDs, driven as pando-mgr
  * drives it: a cluster map that takes an OSD out and a job
- * recovery/jobs/<epoch> put beside it.  A job moves every component off
+ * rebuild/jobs/<epoch> put beside it.  A job moves every component off
  * its OSD, the data still reads, and the progress JSON says so; the files
  * with the fewest healthy copies are claimed first; a task that cannot
  * run now (its OSD down but in) is held back and retried, one that fails
@@ -23,8 +23,8 @@
 
 #define MAX_FILES 16
 #define FILE_BYTES (200 * 1024)
-#define TASKS "/pando/recovery/tasks/"
-#define CLAIMS "/pando/recovery/claims/"
+#define TASKS "/pando/rebuild/tasks/"
+#define CLAIMS "/pando/rebuild/claims/"
 
 static struct etcd_fixture etcd;
 static struct etcd_client *cl; /* the test's own client: the mgr's part */
@@ -176,12 +176,12 @@ static void put_map(struct mds_fixture *f, uint64_t epoch, uint32_t down, uint32
 	CHECK_EQ(pando_view_get(&f->mds)->map.epoch, epoch);
 }
 
-/* A job as pando-mgr puts it when an OSD goes out (recovery.py, Job). */
+/* A job as pando-mgr puts it when an OSD goes out (mgr/pando_mgr/rebuild.py, Job). */
 static void put_job(uint64_t id, uint32_t osd)
 {
 	char key[64], job[160];
 
-	snprintf(key, sizeof(key), "/pando/recovery/jobs/%" PRIu64, id);
+	snprintf(key, sizeof(key), "/pando/rebuild/jobs/%" PRIu64, id);
 	snprintf(job, sizeof(job),
 		 "{\"id\":%" PRIu64 ",\"osd\":%u,\"reason\":\"out\",\"target\":null,"
 		 "\"created\":%ld,\"by\":\"mgr-test\"}",

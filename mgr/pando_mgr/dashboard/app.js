@@ -93,22 +93,22 @@ function duration(s) {
   return `${Math.floor(s / 3600)} h ${Math.floor(s % 3600 / 60)} min`;
 }
 
-function drawRecovery(rec) {
-  const text = document.getElementById("recovery");
-  text.dataset.running = !!rec.running;
-  text.textContent = rec.running
-    ? `rebuilding at ${bytes(rec.rate_bps)}/s: ${rec.files_done}/${rec.files_total} files, ` +
-      `${bytes(rec.bytes_done)} of ${bytes(rec.bytes_total)}, ETA ${duration(rec.eta_s)}` +
-      (rec.files_failed ? `, ${rec.files_failed} failed` : "")
-    : "no recovery running";
-  const pct = rec.bytes_total ? 100 * rec.bytes_done / rec.bytes_total : (rec.running ? 0 : 100);
-  document.getElementById("recovery-done").style.width = Math.min(100, pct).toFixed(1) + "%";
-  document.getElementById("recovery-jobs").replaceChildren(...(rec.jobs || []).map(j =>
+function drawRebuild(rb) {
+  const text = document.getElementById("rebuild");
+  text.dataset.running = !!rb.running;
+  text.textContent = rb.running
+    ? `rebuilding at ${bytes(rb.rate_bps)}/s: ${rb.files_done}/${rb.files_total} files, ` +
+      `${bytes(rb.bytes_done)} of ${bytes(rb.bytes_total)}, ETA ${duration(rb.eta_s)}` +
+      (rb.files_failed ? `, ${rb.files_failed} failed` : "")
+    : "no rebuild running";
+  const pct = rb.bytes_total ? 100 * rb.bytes_done / rb.bytes_total : (rb.running ? 0 : 100);
+  document.getElementById("rebuild-done").style.width = Math.min(100, pct).toFixed(1) + "%";
+  document.getElementById("rebuild-jobs").replaceChildren(...(rb.jobs || []).map(j =>
     el("li", {"data-job": j.id},
       `job ${j.id}: osd.${j.osd} (${j.reason}` +
       (j.target === null || j.target === undefined ? "" : `, onto osd.${j.target}`) + ")" +
       ((j.pending_on || []).length ? `, pending on ${j.pending_on.join(", ")}` : ""))));
-  plotLines("rate-plot", rec.history || [], [["rate_bps", "#6a1b9a"]], "rate-scale");
+  plotLines("rate-plot", rb.history || [], [["rate_bps", "#6a1b9a"]], "rate-scale");
 }
 
 function drawScrub(sc) {
@@ -172,16 +172,16 @@ async function getJson(path) {
 async function refresh() {
   const foot = document.getElementById("updated");
   try {
-    const [s, osds, mds, hist, rec, tc] = await Promise.all(
+    const [s, osds, mds, hist, rb, tc] = await Promise.all(
       [getJson("/api/status"), getJson("/api/osds"), getJson("/api/mds"),
-       getJson("/api/history"), getJson("/api/recovery"), getJson("/api/transcode")]);
+       getJson("/api/history"), getJson("/api/rebuild"), getJson("/api/transcode")]);
     drawHealth(s);
     drawCapacity(s.capacity);
     drawOsds(osds);
     drawMds(mds);
     drawMgrs(s);
     plotLines("plot", hist, [["read_bps", "#1976d2"], ["write_bps", "#d84315"]], "plot-scale");
-    drawRecovery(rec);
+    drawRebuild(rb);
     drawScrub(s.scrub || {});
     drawTranscode(tc);
     const t = s.throughput || {};

@@ -1,7 +1,7 @@
-"""`pando rebuild`, `pando scrub` and the recovery and scrub lines of
+"""`pando rebuild`, `pando scrub` and the rebuild and scrub lines of
 `pando status`, run as an admin runs them (python -m pando_cli.main in the
 test's pod) against a real pando-mgr on a real etcd, the FSAL stood in for
-by its presence and progress keys (as in test_recovery.py)."""
+by its presence and progress keys (as in test_rebuild_jobs.py)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mgrtest import (HandPresence, jobs_of, put_progress, recovery_cluster, recovery_progress,
+from mgrtest import (HandPresence, jobs_of, put_progress, rebuild_cluster, rebuild_progress,
                      scrub_progress)
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mgr import MgrProcess
@@ -34,12 +34,12 @@ def pando_json(pod: Pod, mgr: MgrProcess, *argv: str) -> Any:
 def _rebuilding(mgr_factory: Factory, presence: Factory, tmp_path: Path
                 ) -> tuple[MgrProcess, int, HandPresence]:
     """osd.2 out, its job 80/120 files done on mds-a at 41 MiB/s."""
-    mgr, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
+    mgr, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path)
     jid = int(api.post("/api/osd/2/out")["epoch"])
-    put_progress(fsals[0], "recovery", recovery_progress(
+    put_progress(fsals[0], "rebuild", rebuild_progress(
         jobs_active=[jid], files_total=120, files_done=80, bytes_total=1000 << 20,
         bytes_done=700 << 20, rate_bps=41 << 20, eta_s=8.0, parallel=8))
-    api.wait_for(lambda a: a.get("/api/recovery")["files_total"] == 120, timeout=5,
+    api.wait_for(lambda a: a.get("/api/rebuild")["files_total"] == 120, timeout=5,
                  what="progress seen")
     return mgr, jid, fsals[0]
 
@@ -61,7 +61,7 @@ def test_pando_rebuild_shows_the_summary_jobs_and_each_fsal_and_json_is_the_api(
     assert row[1:4] == ["osd.2", "out", "placement"] and row[-1] == "mds-a"
 
 
-def test_pando_status_prints_a_recovery_line_and_a_scrub_line(
+def test_pando_status_prints_a_rebuild_line_and_a_scrub_line(
         pod: Pod, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
     mgr, _, fsal = _rebuilding(mgr_factory, presence, tmp_path)
     put_progress(fsal, "scrub", scrub_progress(files_total=500, files_done=120, mismatches=1,
@@ -72,16 +72,16 @@ def test_pando_status_prints_a_recovery_line_and_a_scrub_line(
     assert cp.returncode == 0, cp.stderr
     lines = {ln.split(":", 1)[0].strip(): ln.split(":", 1)[1].strip()
              for ln in cp.stdout.splitlines() if ":" in ln}
-    assert lines["recovery"] == "41 MiB/s, 80/120 files, 700 MiB of 1000 MiB, ETA 8 s, 1 job"
+    assert lines["rebuild"] == "41 MiB/s, 80/120 files, 700 MiB of 1000 MiB, ETA 8 s, 1 job"
     assert lines["scrub"] == "running, 1 mismatches, 1 repaired, 0 unrepairable"
     st = pando_json(pod, mgr, "status")
-    assert st["recovery"]["running"] is True and st["scrub"]["repaired"] == 1
+    assert st["rebuild"]["running"] is True and st["scrub"]["repaired"] == 1
 
 
 def test_pando_rebuild_start_and_the_mgrs_refusals(
         pod: Pod, etcd: EtcdCluster, mgr_factory: Factory, presence: Factory,
         tmp_path: Path) -> None:
-    mgr, _, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
+    mgr, _, _, _ = rebuild_cluster(mgr_factory, presence, tmp_path)
     cp = pando(pod, mgr, "rebuild", "start", "osd.1", "--target", "3")
     assert cp.returncode == 0, cp.stderr
     (jid, job), = jobs_of(etcd.client()).items()
@@ -105,11 +105,11 @@ def test_pando_rebuild_watch_ends_when_the_jobs_are_gone(
                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
     time.sleep(1.5)
     assert watch.poll() is None, "the watch ended while a job was left"
-    put_progress(fsal, "recovery", recovery_progress(
+    put_progress(fsal, "rebuild", rebuild_progress(
         jobs_active=[jid], files_total=120, files_done=119, bytes_total=1000 << 20,
         bytes_done=990 << 20, rate_bps=41 << 20, eta_s=1.0))
     time.sleep(1.0)
-    put_progress(fsal, "recovery", recovery_progress(
+    put_progress(fsal, "rebuild", rebuild_progress(
         state="idle", jobs_done=[jid], files_total=120, files_done=120,
         bytes_total=1000 << 20, bytes_done=1000 << 20))
     t0 = time.monotonic()
@@ -117,9 +117,9 @@ def test_pando_rebuild_watch_ends_when_the_jobs_are_gone(
     assert watch.returncode == 0, err
     assert time.monotonic() - t0 < 5
     lines = out.splitlines()
-    assert lines[0] == "recovery: 41 MiB/s, 80/120 files, 700 MiB of 1000 MiB, ETA 8 s, 1 job"
-    assert "recovery: 41 MiB/s, 119/120 files, 990 MiB of 1000 MiB, ETA 1 s, 1 job" in lines
-    assert lines[-2:] == ["recovery: idle", "recovery done: no job left"]
+    assert lines[0] == "rebuild: 41 MiB/s, 80/120 files, 700 MiB of 1000 MiB, ETA 8 s, 1 job"
+    assert "rebuild: 41 MiB/s, 119/120 files, 990 MiB of 1000 MiB, ETA 1 s, 1 job" in lines
+    assert lines[-2:] == ["rebuild: idle", "rebuild done: no job left"]
     cp = pando(pod, mgr, "rebuild", "--watch", "--json")     # nothing left: at once
     assert cp.returncode == 0 and json.loads(cp.stdout.splitlines()[-1])["jobs"] == []
 
@@ -127,7 +127,7 @@ def test_pando_rebuild_watch_ends_when_the_jobs_are_gone(
 def test_pando_scrub_lists_each_fsal_and_start_stop_put_requests(
         pod: Pod, etcd: EtcdCluster, mgr_factory: Factory, presence: Factory,
         tmp_path: Path) -> None:
-    mgr, _, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    mgr, _, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     cp = pando(pod, mgr, "scrub", "start")
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout.startswith("scrub start requested (request 1)")

@@ -1,6 +1,6 @@
-"""Recovery jobs and scrub on a real etcd and real pando-mgr processes
-(mgr/README.md, "Recovery and scrub"): the FSAL is stood in for by its
-`mds/<name>` presence and `recovery/progress/<name>`, `scrub/progress/
+"""Rebuild jobs and scrub on a real etcd and real pando-mgr processes
+(mgr/README.md, "Rebuild and scrub"): the FSAL is stood in for by its
+`mds/<name>` presence and `rebuild/progress/<name>`, `scrub/progress/
 <name>` keys on that presence's lease, put here as the FSAL puts them."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from mgrtest import (PREFIX, jobs_of, osd_in_map, parse_prometheus, put_progress,
-                     recovery_cluster, recovery_progress, scrub_progress, write_seed)
+                     rebuild_cluster, rebuild_progress, scrub_progress, write_seed)
 from pando_mgr.etcd import Etcd
 from pando_mgr.manager import state_ranges
 from pando_testing.etcd import EtcdCluster
@@ -38,7 +38,7 @@ def _wait_jobs(etcd: EtcdCluster, pred: Callable[[dict[int, dict[str, Any]]], bo
 
 def test_an_osd_marked_out_by_command_gets_one_job_named_by_the_epoch_that_took_it_out(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
+    _, api, _, _ = rebuild_cluster(mgr_factory, presence, tmp_path)
     ans = api.post("/api/osd/2/out")
     jobs = jobs_of(etcd.client())
     assert list(jobs) == [ans["epoch"]], "the job is written with the map, not a poll later"
@@ -49,7 +49,7 @@ def test_an_osd_marked_out_by_command_gets_one_job_named_by_the_epoch_that_took_
     assert api.post("/api/osd/2/out")["changed"] is False
     time.sleep(0.6)
     assert list(jobs_of(etcd.client())) == [ans["epoch"]]
-    r = api.get("/api/recovery")
+    r = api.get("/api/rebuild")
     assert r["running"] is True
     assert [(j["id"], j["osd"], j["pending_on"]) for j in r["jobs"]] == [
         (ans["epoch"], 2, ["mds-a"])]
@@ -57,7 +57,7 @@ def test_an_osd_marked_out_by_command_gets_one_job_named_by_the_epoch_that_took_
 
 def test_osd_in_again_cancels_its_out_job_but_not_an_admin_job(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
+    _, api, _, _ = rebuild_cluster(mgr_factory, presence, tmp_path)
     out = api.post("/api/osd/2/out")["epoch"]
     admin = api.post("/api/rebuild", {"osd": 3})["id"]
     assert sorted(jobs_of(etcd.client())) == [out, admin]
@@ -71,24 +71,24 @@ def test_osd_in_again_cancels_its_out_job_but_not_an_admin_job(
 
 def test_a_job_is_deleted_once_every_present_fsal_lists_it_done(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     a, b = fsals
     first = api.post("/api/osd/3/out")["epoch"]
-    put_progress(a, "recovery", recovery_progress(jobs_done=[first], state="idle"))
-    put_progress(b, "recovery", recovery_progress(jobs_active=[first]))
-    job = api.wait_for(lambda x: (j := x.get("/api/recovery")["jobs"]) and j[0]["done_by"]
+    put_progress(a, "rebuild", rebuild_progress(jobs_done=[first], state="idle"))
+    put_progress(b, "rebuild", rebuild_progress(jobs_active=[first]))
+    job = api.wait_for(lambda x: (j := x.get("/api/rebuild")["jobs"]) and j[0]["done_by"]
                        and j[0], timeout=5, what="mds-a's done seen")
     assert (job["done_by"], job["pending_on"]) == (["mds-a"], ["mds-b"])
     time.sleep(1.0)
     assert list(jobs_of(etcd.client())) == [first], "mds-b has not finished it"
-    put_progress(b, "recovery", recovery_progress(jobs_done=[first], state="idle"))
+    put_progress(b, "rebuild", rebuild_progress(jobs_done=[first], state="idle"))
     _wait_jobs(etcd, lambda j: not j, timeout=5, what="the job deleted")
-    assert api.wait_for(lambda x: not x.get("/api/recovery")["running"], timeout=5,
-                        what="recovery idle")
+    assert api.wait_for(lambda x: not x.get("/api/rebuild")["running"], timeout=5,
+                        what="rebuild idle")
 
     # A metadata manager that is gone (its presence lease revoked) holds no job back.
     second = api.post("/api/osd/2/out")["epoch"]
-    put_progress(a, "recovery", recovery_progress(jobs_done=[first, second], state="idle"))
+    put_progress(a, "rebuild", rebuild_progress(jobs_done=[first, second], state="idle"))
     time.sleep(1.0)
     assert list(jobs_of(etcd.client())) == [second]
     b.revoke()
@@ -97,7 +97,7 @@ def test_a_job_is_deleted_once_every_present_fsal_lists_it_done(
 
 def test_no_job_is_deleted_while_no_fsal_is_present(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path)
     job = api.post("/api/osd/1/out")["epoch"]
     fsals[0].revoke()
     api.wait_for(lambda x: any(c["code"] == "MDS_DOWN" for c in x.status()["checks"]),
@@ -132,7 +132,7 @@ def test_an_osd_down_past_the_interval_gets_one_job_across_leader_failovers(
     c.api().wait_for(lambda x: x.status()["leader"] == "mgr-c", timeout=10, what="c leads")
     time.sleep(1.0)
     assert list(jobs_of(etcd.client())) == [jid], "a new leader made a second job"
-    put_progress(fsal, "recovery", recovery_progress(jobs_done=[jid], state="idle"))
+    put_progress(fsal, "rebuild", rebuild_progress(jobs_done=[jid], state="idle"))
     _wait_jobs(etcd, lambda j: not j, timeout=5, what="c deleted the job b made")
 
 
@@ -152,7 +152,7 @@ REFUSALS: list[tuple[Any, int, str]] = [
 
 def test_rebuild_requests_are_refused_with_the_status_that_says_why(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    mgr, api, osds, _ = recovery_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
+    mgr, api, osds, _ = rebuild_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
     api.post("/api/osd/2/out")
     osds[2].revoke()
     api.wait_for(lambda x: x.osd_states()[3] == (False, True), timeout=5, what="osd.3 down")
@@ -184,7 +184,7 @@ def _post_raw(mgr: MgrProcess, path: str, data: bytes) -> None:
 
 def test_a_rebuild_request_is_a_job_at_a_new_epoch_and_a_second_one_is_refused(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, _ = recovery_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
+    _, api, _, _ = rebuild_cluster(mgr_factory, presence, tmp_path, ids=(1, 2, 3, 4))
     before = api.get("/api/map")["epoch"]
     job = api.post("/api/rebuild", {"osd": 1, "target": 4})
     m = api.get("/api/map")
@@ -205,7 +205,7 @@ def test_a_rebuild_request_is_a_job_at_a_new_epoch_and_a_second_one_is_refused(
 
 def test_a_follower_sends_rebuild_and_scrub_requests_to_the_leader(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    a, _, _, _ = recovery_cluster(mgr_factory, presence, tmp_path)
+    a, _, _, _ = rebuild_cluster(mgr_factory, presence, tmp_path)
     b = mgr_factory()
     api_b = b.api()
     api_b.wait_for(lambda x: len(x.status()["mgrs"]) == 2, timeout=10, what="b is up")
@@ -216,41 +216,41 @@ def test_a_follower_sends_rebuild_and_scrub_requests_to_the_leader(
     assert api_b.post("/api/rebuild", {"osd": 1})["by"] == "mgr-a"
 
 
-def test_recovery_sums_the_fsals_progress_and_keeps_the_rate_history(
+def test_rebuild_sums_the_fsals_progress_and_keeps_the_rate_history(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     jid = api.post("/api/osd/2/out")["epoch"]
-    put_progress(fsals[0], "recovery", recovery_progress(
+    put_progress(fsals[0], "rebuild", rebuild_progress(
         jobs_active=[jid], files_total=100, files_done=40, files_failed=1,
         bytes_total=10**9, bytes_done=4 * 10**8, rate_bps=3e7, eta_s=20.0, parallel=8))
-    put_progress(fsals[1], "recovery", recovery_progress(
+    put_progress(fsals[1], "rebuild", rebuild_progress(
         jobs_active=[jid], files_total=20, files_done=20, bytes_total=2 * 10**8,
         bytes_done=10**8, rate_bps=1e7, eta_s=10.0))
-    r = api.wait_for(lambda x: (v := x.get("/api/recovery"))["files_total"] == 120 and v,
+    r = api.wait_for(lambda x: (v := x.get("/api/rebuild"))["files_total"] == 120 and v,
                      timeout=5, what="both FSALs' progress")
     assert (r["files_done"], r["files_failed"]) == (60, 1)
     assert (r["bytes_total"], r["bytes_done"]) == (12 * 10**8, 5 * 10**8)
     assert r["rate_bps"] == 4e7 and r["eta_s"] == 20.0 and r["running"] is True
     assert sorted(r["mds"]) == ["mds-a", "mds-b"] and r["mds"]["mds-a"]["parallel"] == 8
     assert [j["id"] for j in r["jobs"]] == [jid]
-    hist = api.wait_for(lambda x: [h for h in x.get("/api/recovery")["history"]
+    hist = api.wait_for(lambda x: [h for h in x.get("/api/rebuild")["history"]
                                    if h["rate_bps"] == 4e7], timeout=5, what="rate sampled")
     assert set(hist[0]) == {"t", "rate_bps"}
-    st = api.status()["recovery"]
+    st = api.status()["rebuild"]
     assert {k: st[k] for k in ("running", "files_total", "files_done", "bytes_total",
                                "bytes_done", "rate_bps", "eta_s")} == {
         "running": True, "files_total": 120, "files_done": 60, "bytes_total": 12 * 10**8,
         "bytes_done": 5 * 10**8, "rate_bps": 4e7, "eta_s": 20.0}
     assert [j["id"] for j in st["jobs"]] == [jid] and "mds" not in st
     fsals[0].revoke()                       # its progress goes with its presence
-    r = api.wait_for(lambda x: (v := x.get("/api/recovery"))["files_total"] == 20 and v,
+    r = api.wait_for(lambda x: (v := x.get("/api/rebuild"))["files_total"] == 20 and v,
                      timeout=5, what="mds-a's progress gone")
     assert r["rate_bps"] == 1e7
 
 
 def test_scrub_requests_grow_and_the_fsals_findings_are_summed(
         etcd: EtcdCluster, mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     first = api.post("/api/scrub", {"action": "start"})
     assert (first["id"], first["action"]) == (1, "start")
     assert etcd.client().get_json(PREFIX + "scrub/request") == first
@@ -273,7 +273,7 @@ def test_scrub_requests_grow_and_the_fsals_findings_are_summed(
 
 def test_unrepairable_scrub_findings_are_health_err_osd_scrub_errors(
         mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path)
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path)
     api.wait_for(lambda x: x.status()["health"] == "HEALTH_OK", timeout=10, what="HEALTH_OK")
     put_progress(fsals[0], "scrub", scrub_progress(mismatches=3, repaired=1, unrepairable=2))
     st = api.wait_for(lambda x: (s := x.status())["health"] == "HEALTH_ERR" and s, timeout=5,
@@ -285,41 +285,41 @@ def test_unrepairable_scrub_findings_are_health_err_osd_scrub_errors(
     api.wait_for(lambda x: x.status()["health"] == "HEALTH_OK", timeout=5, what="HEALTH_OK")
 
 
-def test_metrics_show_recovery_and_scrub_per_metadata_manager(
+def test_metrics_show_rebuild_and_scrub_per_metadata_manager(
         mgr_factory: Factory, presence: Factory, tmp_path: Path) -> None:
-    _, api, _, fsals = recovery_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
+    _, api, _, fsals = rebuild_cluster(mgr_factory, presence, tmp_path, mds=("mds-a", "mds-b"))
     jid = api.post("/api/osd/3/out")["epoch"]
-    put_progress(fsals[0], "recovery", recovery_progress(
+    put_progress(fsals[0], "rebuild", rebuild_progress(
         jobs_active=[jid], files_total=10, files_done=4, files_failed=1, bytes_total=1000,
         bytes_done=400, rate_bps=100.0, eta_s=6.0))
-    put_progress(fsals[1], "recovery", recovery_progress(jobs_done=[jid], state="idle"))
+    put_progress(fsals[1], "rebuild", rebuild_progress(jobs_done=[jid], state="idle"))
     put_progress(fsals[0], "scrub", scrub_progress(files_done=7, mismatches=2, repaired=1,
                                                    unrepairable=1))
     m = api.wait_for(lambda x: (p := parse_prometheus(x.get("/metrics"))).get(
-        "pando_recovery_files_total") and len(p["pando_recovery_files_total"]) == 2 and
-        p.get("pando_scrub_files_done") and p, timeout=5, what="recovery metrics")
+        "pando_rebuild_files_total") and len(p["pando_rebuild_files_total"]) == 2 and
+        p.get("pando_scrub_files_done") and p, timeout=5, what="rebuild metrics")
     a = {"mds": "mds-a"}
-    for name, want in (("pando_recovery_files_total", 10), ("pando_recovery_files_done", 4),
-                       ("pando_recovery_files_failed", 1), ("pando_recovery_bytes_total", 1000),
-                       ("pando_recovery_bytes_done", 400),
-                       ("pando_recovery_rate_bytes_per_second", 100),
+    for name, want in (("pando_rebuild_files_total", 10), ("pando_rebuild_files_done", 4),
+                       ("pando_rebuild_files_failed", 1), ("pando_rebuild_bytes_total", 1000),
+                       ("pando_rebuild_bytes_done", 400),
+                       ("pando_rebuild_rate_bytes_per_second", 100),
                        ("pando_scrub_files_done", 7), ("pando_scrub_mismatches_total", 2),
                        ("pando_scrub_repaired_total", 1), ("pando_scrub_unrepairable_total", 1)):
         assert (a, float(want)) in m[name], (name, m[name])
-    assert ({"mds": "mds-b"}, 0.0) in m["pando_recovery_files_total"]
-    assert m["pando_recovery_jobs"] == [({}, 1.0)]
-    assert m["pando_recovery_eta_seconds"] == [({}, 6.0)]
+    assert ({"mds": "mds-b"}, 0.0) in m["pando_rebuild_files_total"]
+    assert m["pando_rebuild_jobs"] == [({}, 1.0)]
+    assert m["pando_rebuild_eta_seconds"] == [({}, 6.0)]
     for name, samples in m.items():
-        if name.startswith(("pando_recovery", "pando_scrub")):
+        if name.startswith(("pando_rebuild", "pando_scrub")):
             assert all(set(lab) <= {"mds"} for lab, _ in samples), name
 
 
 def test_the_poll_reads_every_key_but_the_per_file_tasks_at_one_revision(
         pod: Pod, etcd: EtcdCluster) -> None:
     c = etcd.client()
-    keys = ["map", "mds/a", "mgr/leader", "osd/1", "recovery/claims/a/00000000000000ff",
-            "recovery/jobs/7", "recovery/progress/a", "recovery/tasks/a/01/00000000000000ff",
-            "recovery/tasks/b/00/0000000000000001", "recovery/tasksx", "scrub/progress/a",
+    keys = ["map", "mds/a", "mgr/leader", "osd/1", "rebuild/claims/a/00000000000000ff",
+            "rebuild/jobs/7", "rebuild/progress/a", "rebuild/tasks/a/01/00000000000000ff",
+            "rebuild/tasks/b/00/0000000000000001", "rebuild/tasksx", "scrub/progress/a",
             "scrub/request", "zzz"]
     for k in keys:
         c.put(PREFIX + k, "{}")
@@ -333,5 +333,5 @@ def test_the_poll_reads_every_key_but_the_per_file_tasks_at_one_revision(
             await e.close()
         return [kv.key[len(PREFIX):] for kv in kvs], rev
     got, rev = pod.call_inside(lambda: asyncio.run(read()))
-    assert got == [k for k in keys if not k.startswith("recovery/tasks/")]
+    assert got == [k for k in keys if not k.startswith("rebuild/tasks/")]
     assert rev >= len(keys) + 1

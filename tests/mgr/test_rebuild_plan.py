@@ -1,13 +1,13 @@
-"""Recovery planning as pure functions (pando_mgr.recovery, the rebuild
+"""Rebuild planning as pure functions (pando_mgr.rebuild and the
 rate history): which jobs a map change makes or cancels, when a job is
 done, the summaries, the rebuild request's checks."""
 from __future__ import annotations
 
 import pytest
-from pando_mgr import osdmap, recovery
+from pando_mgr import osdmap, rebuild
 from pando_mgr.history import RateHistory
 from pando_mgr.osdmap import ClusterMap, MapError, Osd
-from pando_mgr.recovery import Job
+from pando_mgr.rebuild import Job
 
 
 def cluster(*states: tuple[bool, bool], epoch: int = 5) -> ClusterMap:
@@ -20,10 +20,10 @@ def test_a_change_that_takes_an_osd_out_makes_one_job_at_its_epoch() -> None:
     old = cluster((True, True), (False, True), (True, True))
     new = osdmap.mark_out(old, 2, 50.0, "mgr-a")
     assert new is not None
-    (job,) = recovery.out_jobs(old, new, {}, 50.0, "mgr-a")
+    (job,) = rebuild.out_jobs(old, new, {}, 50.0, "mgr-a")
     assert job == Job(id=6, osd=2, reason="out", target=None, created=50.0, by="mgr-a")
-    assert recovery.out_jobs(new, new, {}, 51.0, "mgr-a") == [], "no change, no job"
-    assert recovery.out_jobs(None, new, {}, 51.0, "mgr-a") == [], "a seed outs nobody"
+    assert rebuild.out_jobs(new, new, {}, 51.0, "mgr-a") == [], "no change, no job"
+    assert rebuild.out_jobs(None, new, {}, 51.0, "mgr-a") == [], "a seed outs nobody"
 
 
 def test_an_osd_with_an_active_job_gets_no_second_one() -> None:
@@ -31,7 +31,7 @@ def test_an_osd_with_an_active_job_gets_no_second_one() -> None:
     new = osdmap.mark_out(old, 1, 50.0, "mgr-a")
     assert new is not None
     admin = {3: Job(id=3, osd=1, reason="admin", target=2)}
-    assert recovery.out_jobs(old, new, admin, 50.0, "mgr-a") == []
+    assert rebuild.out_jobs(old, new, admin, 50.0, "mgr-a") == []
 
 
 def test_marking_in_cancels_out_jobs_of_that_osd_only() -> None:
@@ -39,18 +39,18 @@ def test_marking_in_cancels_out_jobs_of_that_osd_only() -> None:
     new = osdmap.mark_in(old, 1, 50.0, "mgr-a")
     assert new is not None
     jobs = {4: Job(4, 1, "out"), 5: Job(5, 2, "out"), 6: Job(6, 1, "admin")}
-    assert recovery.cancelled_jobs(old, new, jobs) == [Job(4, 1, "out")]
+    assert rebuild.cancelled_jobs(old, new, jobs) == [Job(4, 1, "out")]
 
 
 def test_a_job_is_done_when_every_present_manager_lists_it() -> None:
     jobs = {4: Job(4, 1, "out"), 5: Job(5, 2, "out")}
     mds: dict[str, dict[str, object]] = {"a": {}, "b": {}}
     prog = {"a": {"jobs_done": [4, 5]}, "b": {"jobs_done": [4]}}
-    assert recovery.done_jobs(jobs, mds, prog) == [Job(4, 1, "out")]
-    assert recovery.done_jobs(jobs, {"a": {}}, prog) == list(jobs.values())
-    assert recovery.done_jobs(jobs, {}, prog) == [], "nobody present: nobody ran it"
-    assert recovery.done_jobs(jobs, {"a": {}, "c": {}}, prog) == [], "c has no progress yet"
-    assert recovery.done_jobs(jobs, {"a": {}}, {"a": {"jobs_done": ["4", True]}}) == []
+    assert rebuild.done_jobs(jobs, mds, prog) == [Job(4, 1, "out")]
+    assert rebuild.done_jobs(jobs, {"a": {}}, prog) == list(jobs.values())
+    assert rebuild.done_jobs(jobs, {}, prog) == [], "nobody present: nobody ran it"
+    assert rebuild.done_jobs(jobs, {"a": {}, "c": {}}, prog) == [], "c has no progress yet"
+    assert rebuild.done_jobs(jobs, {"a": {}}, {"a": {"jobs_done": ["4", True]}}) == []
 
 
 def test_summary_sums_and_takes_the_slowest_eta() -> None:
@@ -59,7 +59,7 @@ def test_summary_sums_and_takes_the_slowest_eta() -> None:
             "b": {"state": "scanning", "files_total": 2, "bytes_total": 40, "rate_bps": 4.0,
                   "eta_s": 9.5},
             "c": {"state": "idle", "eta_s": 100.0, "files_total": "x"}}
-    s = recovery.summary({7: Job(7, 3, "out")}, {"a": {}, "b": {}}, prog)
+    s = rebuild.summary({7: Job(7, 3, "out")}, {"a": {}, "b": {}}, prog)
     assert (s["files_total"], s["files_done"], s["bytes_total"], s["bytes_done"]) == (
         12, 5, 140, 50)
     assert (s["rate_bps"], s["eta_s"], s["running"]) == (14.0, 9.5, True)
@@ -67,11 +67,11 @@ def test_summary_sums_and_takes_the_slowest_eta() -> None:
                           "by": "", "done_by": [], "pending_on": ["a", "b"]}]
     scanning = {**prog, "a": {"state": "scanning", "bytes_total": 100, "bytes_done": 20,
                               "rate_bps": 0.0, "eta_s": 0.0}}
-    assert recovery.summary({}, {}, scanning)["eta_s"] is None, "no rate: unknown, not 0"
+    assert rebuild.summary({}, {}, scanning)["eta_s"] is None, "no rate: unknown, not 0"
     no_eta = {"a": {"state": "rebuilding", "bytes_total": 100, "bytes_done": 20,
                     "rate_bps": 40.0}}
-    assert recovery.summary({}, {}, no_eta)["eta_s"] == 0.0, "the FSAL's own word"
-    idle = recovery.summary({}, {}, {})
+    assert rebuild.summary({}, {}, no_eta)["eta_s"] == 0.0, "the FSAL's own word"
+    idle = rebuild.summary({}, {}, {})
     assert (idle["running"], idle["eta_s"], idle["jobs"]) == (False, 0.0, [])
 
 
@@ -83,25 +83,25 @@ def test_summary_sums_and_takes_the_slowest_eta() -> None:
 def test_rebuild_checks(req: object, status: int) -> None:
     m = cluster((True, True), (False, True), (True, False), (True, True))
     with pytest.raises(MapError) as e:
-        recovery.check_rebuild(m, req)
+        rebuild.check_rebuild(m, req)
     assert e.value.status == status
 
 
 def test_rebuild_check_passes_a_good_target_or_none() -> None:
     m = cluster((True, True), (False, True), (True, False), (True, True))
-    assert recovery.check_rebuild(m, {"osd": 2, "target": 4}) == (2, 4)
-    assert recovery.check_rebuild(m, {"osd": 2, "target": None}) == (2, None)
+    assert rebuild.check_rebuild(m, {"osd": 2, "target": 4}) == (2, 4)
+    assert rebuild.check_rebuild(m, {"osd": 2, "target": None}) == (2, None)
     with pytest.raises(MapError) as e:
-        recovery.check_no_active_job({3: Job(3, 2, "out")}, 2)
+        rebuild.check_no_active_job({3: Job(3, 2, "out")}, 2)
     assert e.value.status == 409
 
 
 def test_scrub_requests_count_up_and_only_start_and_stop_pass() -> None:
-    assert recovery.scrub_request("start", None, 1.0) == {"id": 1, "action": "start", "time": 1.0}
-    assert recovery.scrub_request("stop", {"id": 41}, 2.0)["id"] == 42
-    assert recovery.scrub_request("stop", {"id": "x"}, 2.0)["id"] == 1
+    assert rebuild.scrub_request("start", None, 1.0) == {"id": 1, "action": "start", "time": 1.0}
+    assert rebuild.scrub_request("stop", {"id": 41}, 2.0)["id"] == 42
+    assert rebuild.scrub_request("stop", {"id": "x"}, 2.0)["id"] == 1
     with pytest.raises(MapError):
-        recovery.scrub_request("pause", None, 1.0)
+        rebuild.scrub_request("pause", None, 1.0)
 
 
 def test_rate_history_keeps_a_point_a_second_over_ten_minutes() -> None:

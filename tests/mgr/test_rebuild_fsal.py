@@ -1,4 +1,4 @@
-"""The mgr's recovery jobs with the real metadata manager: Ganesha and
+"""The mgr's rebuild jobs with the real metadata manager: Ganesha and
 libfsalpando on etcd, four real pando-osd, a real pando-mgr.  An OSD
 holding mirrors is killed and marked out; the FSAL rebuilds from the job
 the mgr made, lists it done, the mgr deletes it, and `pando rebuild
@@ -57,9 +57,9 @@ def test_a_killed_and_outed_osd_is_rebuilt_by_the_fsal_and_its_job_retired(
                       env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = watch.communicate(timeout=60)
     assert watch.returncode == 0, err
-    assert out.splitlines()[-1] == "recovery done: no job left", out
+    assert out.splitlines()[-1] == "rebuild done: no job left", out
     assert jobs_of(etcd.client()) == {}
-    r = api.get("/api/recovery")
+    r = api.get("/api/rebuild")
     prog = r["mds"]["mds-r"]
     assert jid in prog["jobs_done"] or prog["state"] == "idle", prog
     assert prog["files_done"] >= len(held) and prog["files_failed"] == 0, prog

@@ -1,4 +1,4 @@
-"""Recovery jobs and scrub requests (mgr/README.md, "Recovery and scrub"),
+"""Rebuild jobs and scrub requests (mgr/README.md, "Rebuild and scrub"),
 as pure functions: which jobs a map change makes or cancels, which jobs
 are done, the summaries the API serves.  The etcd I/O is manager.py's.
 
@@ -126,7 +126,7 @@ SUMMED = ("files_total", "files_done", "files_failed", "bytes_total", "bytes_don
 
 def summary(jobs: dict[int, Job], mds: dict[str, dict[str, Any]],
             progress: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """GET /api/recovery without its history: the FSALs' progress summed.
+    """GET /api/rebuild without its history: the FSALs' progress summed.
     eta_s is the slowest busy manager's (they rebuild in parallel); null
     while one has bytes left and no rate yet."""
     busy = {n: p for n, p in progress.items() if p.get("state", "idle") != "idle"}

@@ -1,4 +1,4 @@
-"""Human output of recovery, scrub and transcoding: the `pando status`
+"""Human output of rebuild, scrub and transcoding: the `pando status`
 lines, `pando rebuild`, `pando scrub` and `pando transcode` tables.  Like render.py, every function takes
 the API's JSON as it comes and shows what it can of a missing field."""
 from __future__ import annotations
@@ -21,9 +21,9 @@ def _count(v: Any) -> str:
     return str(int(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
 
 
-def recovery_line(r: dict[str, Any]) -> Text:
+def rebuild_line(r: dict[str, Any]) -> Text:
     """'41 MiB/s, 80/120 files, 668 MiB of 1000 MiB, ETA 8 s, 1 job' (like
-    ceph -s's recovery line), or 'idle'."""
+    ceph -s's rebuild line), or 'idle'."""
     if not r.get("running"):
         return Text("idle")
     got = r.get("jobs")
@@ -65,12 +65,12 @@ def transcode_line(t: dict[str, Any]) -> Text:
 
 
 def status_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
-    """The recovery, scrub and transcode lines of `pando status` (none from
+    """The rebuild, scrub and transcode lines of `pando status` (none from
     a mgr that does not say; no transcode line while no manager reports)."""
     rows: list[tuple[str, Text | str]] = []
-    r, s, t = st.get("recovery"), st.get("scrub"), st.get("transcode")
+    r, s, t = st.get("rebuild"), st.get("scrub"), st.get("transcode")
     if isinstance(r, dict):
-        rows.append(("recovery", recovery_line(r)))
+        rows.append(("rebuild", rebuild_line(r)))
     if isinstance(s, dict):
         rows.append(("scrub", scrub_line(s)))
     if isinstance(t, dict) and _n(t.get("managers")):
@@ -97,7 +97,7 @@ def rebuild(con: Console, r: dict[str, Any], now: float | None = None) -> None:
     head = Table(box=None, show_header=False, pad_edge=False)
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("recovery", recovery_line(r))
+    head.add_row("rebuild", rebuild_line(r))
     head.add_row("files", f"{_count(r.get('files_done'))} of {_count(r.get('files_total'))} "
                           f"done, {_count(r.get('files_failed'))} failed")
     bytes_ = Text(f"{units.size(_n(r.get('bytes_done')))} of "
@@ -110,7 +110,7 @@ def rebuild(con: Console, r: dict[str, Any], now: float | None = None) -> None:
     jobs = [j for j in r.get("jobs") or [] if isinstance(j, dict)]
     con.print()
     if not jobs:
-        con.print("no recovery job")
+        con.print("no rebuild job")
     else:
         render.table(con, jobs_table(jobs))
     mds = r.get("mds")

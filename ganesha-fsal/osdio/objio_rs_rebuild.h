@@ -1,6 +1,6 @@
 /* Rebuild of one RS(k,m) component by decoding (objio_rs_rebuild.c): the
- * recovery side of objio_rs.c, for the manager's rebuild (mds/rebuild.c)
- * and its tests. */
+ * rebuild side of objio_rs.c, for the manager's rebuild (mds/rebuild.c) and
+ * its tests. */
 #ifndef PANDO_OBJIO_RS_REBUILD_H
 #define PANDO_OBJIO_RS_REBUILD_H
 

@@ -9,7 +9,7 @@
  *     chunk i of every row on component i at its file offset, so the k
  *     data components read as a plain striped layout.  Parity chunk i is
  *     on component k + i, packed: component row R's parity at object
- *     offset R x stripe unit.  Only the gateway and recovery touch parity
+ *     offset R x stripe unit.  Only the gateway and rebuild touch parity
  *     (no stock client computes it), so nothing outside Pando sees it.
  *
  * File bytes sit at offsets 0 .. PANDO_FILE_MAX - 1 (the OSD's largest

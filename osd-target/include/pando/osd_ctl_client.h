@@ -1,5 +1,5 @@
 /* Client library for the OSD control protocol (proto/osd_ctl.x), for the
- * metadata manager (linked into ganesha.nfsd), the gateway, recovery and
+ * metadata manager (linked into ganesha.nfsd), the gateway, rebuild and
  * pando-osd-tool.
  *
  * One struct osd_ctl_client is one TCP connection to one target.  It is

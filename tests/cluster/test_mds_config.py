@@ -47,7 +47,7 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
     assert conf.count("{") == conf.count("}") == 7
 
 
-def test_cluster_desc_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:
+def test_cluster_conf_lists_each_osd_and_dials_loopback_for_a_wildcard() -> None:
     desc = render_cluster_conf(Path("/c/cluster.key"), [_osd(2), _osd(1)])
     assert desc.splitlines()[1:] == [
         "key_file = /c/cluster.key", "partition = 1",

@@ -181,6 +181,32 @@ int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 	return 0;
 }
 
+/* One key in a batch of its own, not synced: every change goes through
+ * db_write. */
+int db_put(struct ns_store *s, const uint8_t *k, size_t klen, const void *v, size_t vlen)
+{
+	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
+	uint64_t seq;
+	int rc;
+
+	rocksdb_writebatch_put(b, (const char *)k, klen, v, vlen);
+	rc = db_write(s, b, &seq);
+	rocksdb_writebatch_destroy(b);
+	return rc;
+}
+
+int db_delete(struct ns_store *s, const uint8_t *k, size_t klen)
+{
+	rocksdb_writebatch_t *b = rocksdb_writebatch_create();
+	uint64_t seq;
+	int rc;
+
+	rocksdb_writebatch_delete(b, (const char *)k, klen);
+	rc = db_write(s, b, &seq);
+	rocksdb_writebatch_destroy(b);
+	return rc;
+}
+
 /* ---- iteration ------------------------------------------------------- */
 
 void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,

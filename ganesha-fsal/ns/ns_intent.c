@@ -51,10 +51,8 @@ int ns_intent_list(struct ns_store *s, uint64_t after, ns_intent_fn fn, void *ar
 int ns_intent_done(struct ns_store *s, uint64_t id)
 {
 	uint8_t k[ID_KEY_LEN];
-	char *err = NULL;
 
-	rocksdb_delete(s->db, s->wopts, (const char *)k, key_id(k, K_INTENT, id), &err);
-	return err ? db_err(s, "delete intent", err) : 0;
+	return db_delete(s, k, key_id(k, K_INTENT, id));
 }
 
 int ns_intent_exists(struct ns_store *s, uint64_t id)

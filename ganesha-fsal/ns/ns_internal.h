@@ -186,6 +186,8 @@ int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const
 		 char **vals, size_t *vlens);
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
+int db_put(struct ns_store *s, const uint8_t *k, size_t klen, const void *v, size_t vlen);
+int db_delete(struct ns_store *s, const uint8_t *k, size_t klen);
 void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,
 	       const uint8_t *end, size_t elen);
 void iter_open_prefix(struct ns_store *s, struct db_iter *i, const uint8_t *prefix, size_t plen);

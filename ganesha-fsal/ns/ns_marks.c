@@ -24,10 +24,8 @@ static int mark_add(struct ns_store *s, uint8_t kind, uint64_t ino)
 static int mark_del(struct ns_store *s, uint8_t kind, uint64_t ino)
 {
 	uint8_t k[ID_KEY_LEN];
-	char *err = NULL;
 
-	rocksdb_delete(s->db, s->wopts, (const char *)k, key_id(k, kind, ino), &err);
-	return err ? db_err(s, "delete a file's mark", err) : 0;
+	return db_delete(s, k, key_id(k, kind, ino));
 }
 
 static int mark_list(struct ns_store *s, uint8_t kind, ns_ino_fn fn, void *arg)

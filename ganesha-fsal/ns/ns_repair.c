@@ -96,20 +96,15 @@ int repair_walk(struct repairer *r, uint8_t type, repair_visit_fn visit)
 
 /* ---- writes ------------------------------------------------------------ */
 
+/* One key a batch, through db_write like every change. */
 int repair_del_key(struct repairer *r, const uint8_t *k, size_t klen)
 {
-	char *err = NULL;
-
-	rocksdb_delete(r->s->db, r->s->wopts, (const char *)k, klen, &err);
-	return err ? db_err(r->s, "delete", err) : 0;
+	return db_delete(r->s, k, klen);
 }
 
 int repair_put_key(struct repairer *r, const uint8_t *k, size_t klen, const void *v, size_t vlen)
 {
-	char *err = NULL;
-
-	rocksdb_put(r->s->db, r->s->wopts, (const char *)k, klen, v, vlen, &err);
-	return err ? db_err(r->s, "put", err) : 0;
+	return db_put(r->s, k, klen, v, vlen);
 }
 
 int repair_put_inode(struct repairer *r, const struct ns_inode *rec)

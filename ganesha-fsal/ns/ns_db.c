@@ -163,8 +163,10 @@ int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
 	return rc;
 }
 
-/* Writes the batch (not synced) and says what sequence number covers it. */
-int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
+/* Writes the batch to this store's RocksDB alone (not synced) and says
+ * what sequence number covers it: db_write without a journal, and
+ * ns_apply's write. */
+int db_write_local(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 {
 	char *err = NULL;
 	int rc;
@@ -179,6 +181,17 @@ int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 	}
 	*seq = rocksdb_get_latest_sequence_number(s->db);
 	return 0;
+}
+
+/* Every change to the store is written here (not synced), so that the
+ * journal, when there is one, sees them all. */
+int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
+{
+	if (atomic_load_explicit(&s->applying, memory_order_relaxed))
+		return -EROFS;
+	if (s->journal.append)
+		return journal_write(s, b, seq);
+	return db_write_local(s, b, seq);
 }
 
 /* One key in a batch of its own, not synced: every change goes through

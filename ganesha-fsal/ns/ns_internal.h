@@ -19,6 +19,7 @@
 
 /* Key types, the first byte of every key; see ns_keys.c for the layout. */
 enum {
+	K_APPLIED = 'A',
 	K_COUNTER = 'C',
 	K_DIRENT = 'D',
 	K_DATA = 'F',
@@ -107,6 +108,21 @@ struct ns_store {
 	pthread_mutex_t stripes[LOCK_STRIPES];
 	pthread_mutex_t rename_lock;
 
+	/* The journal (ns_journal.c), append NULL when none.  A batch's
+	 * RocksDB write and its append happen under commit_lock, so the
+	 * journal gets the batches in RocksDB's order; journaled_seq is the
+	 * last one appended. */
+	struct ns_journal journal;
+	pthread_mutex_t commit_lock;
+	_Atomic uint64_t journaled_seq;
+
+	/* A standby (ns_apply.c): once it applied a batch, nothing else
+	 * writes.  applied_seq (under commit_lock) caches the 'A' key: the
+	 * last journaled batch the store holds. */
+	_Atomic bool applying;
+	bool applied_known;
+	uint64_t applied_seq;
+
 	/* Group commit: one WAL sync at a time covers every write before it. */
 	pthread_mutex_t sync_lock;
 	pthread_cond_t sync_done;
@@ -186,6 +202,7 @@ int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const
 		 char **vals, size_t *vlens);
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
+int db_write_local(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
 int db_put(struct ns_store *s, const uint8_t *k, size_t klen, const void *v, size_t vlen);
 int db_delete(struct ns_store *s, const uint8_t *k, size_t klen);
 void iter_open(struct ns_store *s, struct db_iter *i, const uint8_t *start, size_t slen,
@@ -204,6 +221,25 @@ void merge_next_id(rocksdb_writebatch_t *b, uint64_t next);
 
 /* ns_sync.c */
 int sync_upto(struct ns_store *s, uint64_t seq);
+/* The seq every change so far is covered by: the last batch appended to
+ * the journal when there is one, else RocksDB's. */
+uint64_t committed_seq(struct ns_store *s);
+
+/* ns_journal.c */
+/* db_write with a journal: the write and the append under commit_lock. */
+int journal_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
+/* After the WAL sync: the journal's, up to seq.  0 without a journal. */
+int journal_sync(struct ns_store *s, uint64_t seq);
+/* Journals a batch of nothing but the applied seq; *seq is its seq. */
+int journal_mark(struct ns_store *s, uint64_t *seq);
+
+/* ns_apply.c */
+/* The applied seq into s->applied_seq, under commit_lock; -ENOENT if the
+ * store has none. */
+int applied_load(struct ns_store *s);
+void applied_put(rocksdb_writebatch_t *b, uint64_t seq);
+/* Checks a batch's bytes (ns_apply says what); its first and last seq. */
+int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last);
 
 /* ns_space.c */
 int space_open(struct ns_store *s, const char *dir);

@@ -96,7 +96,10 @@ int repair_walk(struct repairer *r, uint8_t type, repair_visit_fn visit)
 
 /* ---- writes ------------------------------------------------------------ */
 
-/* One key a batch, through db_write like every change. */
+/* Through db_write like every change, so a store repaired with its
+ * journal hands the fixes to its standbys (repaired without it, as
+ * pando-fsck does on a stopped manager, its standbys refuse the next
+ * batch with -ERANGE and need a new snapshot). */
 int repair_del_key(struct repairer *r, const uint8_t *k, size_t klen)
 {
 	return db_delete(r->s, k, klen);

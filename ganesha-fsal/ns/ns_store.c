@@ -8,7 +8,9 @@
  *   ns_rename.c  rename                           ns_attr.c   getattr, setattr
  *   ns_data.c    inline data, symlink targets     ns_map.c    storage maps
  *   ns_intent.c  object removal intents           ns_access.c permission checks
- *   ns_space.c   room on the disk, a failed store ns_check.c  consistency check (fsck) */
+ *   ns_space.c   room on the disk, a failed store ns_check.c  consistency check (fsck)
+ *   ns_journal.c the journal a standby follows   ns_apply.c  a standby applying it
+ *   ns_snapshot.c the copy a new standby starts from */
 #include "ns_internal.h"
 
 #include <stdlib.h>
@@ -30,10 +32,13 @@ static struct ns_store *store_alloc(const struct ns_options *opts)
 		s->reserve = opts->reserve_bytes;
 		s->log = opts->log;
 		s->log_arg = opts->log_arg;
+		if (opts->journal)
+			s->journal = *opts->journal;
 	}
 	for (int i = 0; i < LOCK_STRIPES; i++)
 		pthread_mutex_init(&s->stripes[i], NULL);
 	pthread_mutex_init(&s->rename_lock, NULL);
+	pthread_mutex_init(&s->commit_lock, NULL);
 	pthread_mutex_init(&s->sync_lock, NULL);
 	pthread_cond_init(&s->sync_done, NULL);
 	return s;
@@ -46,6 +51,7 @@ static void store_free(struct ns_store *s)
 	for (int i = 0; i < LOCK_STRIPES; i++)
 		pthread_mutex_destroy(&s->stripes[i]);
 	pthread_mutex_destroy(&s->rename_lock);
+	pthread_mutex_destroy(&s->commit_lock);
 	pthread_mutex_destroy(&s->sync_lock);
 	pthread_cond_destroy(&s->sync_done);
 	free(s);

@@ -52,10 +52,46 @@ enum ns_type {
 	NS_SOCK = 7,
 };
 
+/* The journal a standby metadata manager follows (issue 24): the store
+ * hands it every batch it commits, in commit order, and waits for it
+ * wherever it waits for its own log; what holds the batches (records on
+ * OSD objects) is the caller's.  The standby applies them in the same
+ * order (ns_apply), starting from a snapshot (ns_snapshot).
+ *
+ * A batch is RocksDB's write batch representation: a header of the first
+ * sequence number it covers (u64) and its count of records (u32), both
+ * little-endian, then the records, the last of which sets the store's
+ * applied seq (ns_applied_seq) to the batch's seq.  That seq, the one
+ * append and sync are given, is the last sequence number the batch
+ * covers (first + count - 1): each batch of a store starts right after
+ * the one before it.
+ *
+ * A failure of either call fails the operation with its error, and the
+ * store with it (ns_failed: changes refused until a restart, reads go on),
+ * lest a later batch reach the journal past a lost one.  The failed batch
+ * is already in RocksDB, where other threads may read it and a crash may
+ * keep it, as after a crash between the two: the journal, not the
+ * active's RocksDB, is then the namespace the standby must take over. */
+struct ns_journal {
+	/* Called for every batch, under the store's commit lock: copy the
+	 * bytes (valid during the call only) and return, without blocking
+	 * for long or calling back into the store.  0 or -errno. */
+	int (*append)(void *arg, uint64_t seq, const void *batch, size_t len);
+	/* Returns once every batch up to seq is durable in the journal, 0 or
+	 * -errno.  Called after the store's own log is synced, by one thread
+	 * at a time (group commit: one call covers the batches of many
+	 * operations), with seq never going back.  NULL: append alone makes a
+	 * batch durable. */
+	int (*sync)(void *arg, uint64_t seq);
+	void *arg;
+};
+
 struct ns_options {
 	size_t inline_max; /* 0: NS_INLINE_MAX_DEFAULT */
-	/* Namespace changes do not wait for the disk.  For tests and bulk
-	 * loads only: NFS requires them stable before the reply. */
+	/* Namespace changes do not wait for the disk, nor for the journal's
+	 * sync (batches are still appended; ns_sync and ns_close still
+	 * sync).  For tests, bulk loads and standbys (whose journal holds
+	 * what a crash loses): NFS requires changes stable before the reply. */
 	bool nosync;
 	/* Bytes that must stay free on the store's disk: below it, new names
 	 * and inline data get -ENOSPC (removals still work).  0: no check. */
@@ -63,6 +99,9 @@ struct ns_options {
 	/* Where RocksDB's error messages go; NULL: stderr. */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;
+	/* NULL: no journal.  Copied at open; what it calls must work until
+	 * ns_close returns (ns_close syncs it). */
+	const struct ns_journal *journal;
 };
 
 struct ns_attr {
@@ -423,6 +462,48 @@ uint64_t ns_next_id(struct ns_store *s);
 /* Makes the next id at least next, durably: for ids found in use outside
  * the store (object ids on the OSDs). */
 int ns_ids_raise(struct ns_store *s, uint64_t next);
+
+/* ns_apply.c, ns_snapshot.c: the standby's side of the journal.  Every
+ * batch the journal carries ends by setting the store's applied seq to
+ * its own seq, so every store of a group (the active and its standbys)
+ * says which batch it holds last, and a standby assigns each batch the
+ * sequence numbers the active did: one that takes over goes on where the
+ * active was.  A standby's store starts as a snapshot of another store of
+ * the group (ns_snapshot) and applies the batches after it in order,
+ * each once; no other call writes to it meanwhile.  It is opened without
+ * a journal, and may be opened with nosync: what a crash takes back, it
+ * applies again from the journal (ns_sync before reporting a position
+ * that lets the journal be trimmed).  To take over, it is closed and
+ * opened again with a journal. */
+/* Applies one batch as the active committed it; durable on return unless
+ * the store is nosync.  From then until ns_close the store refuses every
+ * other change (-EROFS).  The bytes are checked against the batch format
+ * before RocksDB sees them (given a malformed batch, RocksDB logs it,
+ * refuses every later write and then to open): -EINVAL, applying
+ * nothing, for anything but a header and exactly count well-formed
+ * records of the kinds the store writes (put, delete, range delete, a
+ * merge into a counter or the next id), the last setting the applied seq
+ * to the batch's seq.
+ * The check is of structure: a flipped byte inside a key or value passes
+ * it, so the journal checksums its records.  -EALREADY: the batch was
+ * applied before; -ERANGE: it does not start right after the last one
+ * (a batch is missing, or the active's store was changed without its
+ * journal); -ENOENT: the store has no applied seq (start from
+ * ns_snapshot); -EPERM: the store has a journal (it is an active). */
+int ns_apply(struct ns_store *s, const void *batch, size_t len);
+/* The seq of the last journaled batch the store holds: the last applied
+ * on a standby, the last committed on an active; -ENOENT if the store has
+ * never had a journal. */
+int ns_applied_seq(struct ns_store *s, uint64_t *seq);
+/* Makes DIR (which must not exist: -EEXIST) a copy of the store that a
+ * standby opens and applies the batches after *seq to: every batch up to
+ * *seq is in it and none after, and all of them are durable in the
+ * journal before it returns; ns_applied_seq on the copy says *seq.  Of an
+ * active (with its journal) or a standby; -ENOENT for a store that has
+ * never had a journal, -EIO if the copy is not what it should be.  Hard
+ * links where it can (DIR on the store's file system); writes wait only
+ * while the links are made.  On failure, remove DIR. */
+int ns_snapshot(struct ns_store *s, const char *dir, uint64_t *seq);
 
 /* How far a walk over the whole store (ns_check, ns_repair, ns_map_list)
  * has come: every NS_PROGRESS_EVERY keys of one type ("inodes",

@@ -1,6 +1,7 @@
 /* CRC32C (Castagnoli), as iSCSI and ext4 use it: the extent checksums the
- * object store keeps for scrub.  SSE4.2's crc32 instruction where the CPU
- * has it, a table otherwise; both give the same values. */
+ * object store keeps for scrub, and the metadata manager's journal records.
+ * SSE4.2's crc32 instruction where the CPU has it, a table otherwise; both
+ * give the same values. */
 #ifndef PANDO_CRC32C_H
 #define PANDO_CRC32C_H
 

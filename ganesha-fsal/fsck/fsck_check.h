@@ -61,6 +61,7 @@ struct fsck_tally {
 struct fsck_result {
 	struct fsck_tally t[FSCK_NKINDS];
 	uint64_t listed;       /* objects listed on the OSDs */
+	uint64_t journal;      /* of those, journal segments' (left alone) */
 	uint64_t intents;      /* pending intents */
 	uint64_t intents_done; /* of those, finished by the repair */
 };

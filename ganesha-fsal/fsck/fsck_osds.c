@@ -170,6 +170,11 @@ static void listed(struct fsck *f, uint32_t osd, uint64_t partition, uint64_t ob
 
 	if (++f->res->listed % NS_PROGRESS_EVERY == 0 && f->h->progress)
 		f->h->progress(f->h->arg, "objects", f->res->listed);
+	/* The journal's: no map names them, and they are not orphans. */
+	if (object & PANDO_JOURNAL_OBJECT_BIT) {
+		f->res->journal++;
+		return;
+	}
 	if (!w) {
 		orphan(f, osd, partition, object);
 		return;

@@ -207,10 +207,12 @@ static int summary(struct fsck *f)
 	}
 	print_row(&total);
 	if (f->osds)
-		printf("pending intents: %llu, finished: %llu; objects listed: %llu\n",
+		printf("pending intents: %llu, finished: %llu; objects listed: %llu, the "
+		       "journal's: %llu\n",
 		       (unsigned long long)f->objects.intents,
 		       (unsigned long long)f->objects.intents_done,
-		       (unsigned long long)f->objects.listed);
+		       (unsigned long long)f->objects.listed,
+		       (unsigned long long)f->objects.journal);
 	if (!total.found)
 		return EXIT_CLEAN;
 	return total.left ? EXIT_LEFT : EXIT_REPAIRED;

@@ -1,6 +1,6 @@
 /* fsck_objects against three real pando-osd processes and a real namespace
  * store: a clean cluster reports nothing; an orphan object is found, and
- * removed only on repair; a component missing from its OSD is found; a
+ * removed only on repair, while a journal segment's object is left; a component missing from its OSD is found; a
  * stale component and one on an out OSD are short copies; an object longer
  * than its file is a detail, trimmed on repair; a pending intent is
  * finished on repair; an OSD that does not answer is reported, and its
@@ -228,6 +228,26 @@ static void test_orphan_object_is_found_and_removed_only_on_repair(void)
 	ns_close(w.s);
 }
 
+/* The journal's segments are named by no map: they are counted, not
+ * orphans, and repair leaves them. */
+static void test_a_journal_object_is_no_orphan_and_is_left(void)
+{
+	struct osd_ctl_create_item it = { .object = PANDO_JOURNAL_OBJECT_BIT | 5 << 2,
+					  .owner_file = PANDO_JOURNAL_OBJECT_BIT | 5 };
+	struct world w;
+	struct fsck_result r;
+	uint64_t len;
+
+	world_open(&w);
+	make_file(&w, "a", 1, 2);
+	CHECK_EQ(osd_call_create(2, w.partition, &it), 0);
+	r = run(&w, true, NULL, 0);
+	CHECK_EQ(problems(&r), 0);
+	CHECK_EQ(r.journal, 1);
+	CHECK(object_length(&w, 2, it.object, &len));
+	ns_close(w.s);
+}
+
 static void test_component_missing_on_its_osd_is_found(void)
 {
 	struct world w;
@@ -364,6 +384,7 @@ int main(void)
 	if (!check_failures) {
 		test_clean_cluster_reports_nothing();
 		test_orphan_object_is_found_and_removed_only_on_repair();
+		test_a_journal_object_is_no_orphan_and_is_left();
 		test_component_missing_on_its_osd_is_found();
 		test_stale_component_is_a_short_copy();
 		test_object_longer_than_its_file_is_trimmed_on_repair();

@@ -1,0 +1,263 @@
+/* The journal's writer (journal.h): appends queue records, one thread
+ * writes them out to every copy and releases the waiters. */
+#include "journal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etcd_client.h"
+#include "journal_segment.h"
+#include "mds.h"
+#include "objio.h"
+#include "pando/placement.h"
+#include "view.h"
+
+#define JOURNAL_PENDING_MAX (64u << 20)
+#define JOURNAL_STRIPE_UNIT (1u << 20)
+
+struct pando_journal {
+	struct pando_mds *mds;
+	struct etcd_client *etcd;
+	char prefix[256];
+	uint64_t term, segment_bytes;
+	/* the writer thread's own */
+	struct journal_segment seg; /* map NULL until the first write */
+	uint64_t off;               /* bytes written into seg */
+	uint64_t next_index;
+
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* pending grew, durable moved, failed, stop */
+	uint8_t *pending;
+	size_t npending, cap;
+	uint64_t first, last; /* seqs of the first and last pending record */
+	uint64_t durable;     /* every record up to it is on every copy */
+	int failed;
+	bool stop;
+};
+
+/* A map of JOURNAL_COPIES mirrors for segment index, placed over the OSDs
+ * that take new components, in the journal's own object id space. */
+static int place(struct pando_journal *j, uint64_t index, struct pando_storage_map **map)
+{
+	const struct pando_view *v = pando_view_get(j->mds);
+	struct pando_layout_request req = {
+		.raid = PANDO_RAID1,
+		.copies = JOURNAL_COPIES,
+		.data = 1,
+		.stripe_unit = JOURNAL_STRIPE_UNIT,
+		.max_groups = 1,
+		.seed = index,
+		.partition_id = j->mds->conf.map.partition,
+		.first_object_id = JOURNAL_OBJECT_BIT | index << 2,
+	};
+
+	return v->placement ? pando_place(v->placement, &req, map) : -ENOSPC;
+}
+
+/* A new segment for the records from seq first on: placed, its objects
+ * made, listed in etcd, and only then written to. */
+static int open_segment(struct pando_journal *j, uint64_t first)
+{
+	struct journal_segment s = { .index = j->next_index, .term = j->term, .first_seq = first };
+	struct objio io = { .conns = j->mds->conns, .owner = JOURNAL_OBJECT_BIT | s.index };
+	int rc = place(j, s.index, &s.map);
+
+	if (!rc)
+		rc = objio_create(&io, s.map);
+	if (!rc)
+		rc = journal_segment_put(j->etcd, j->prefix, &s);
+	if (rc) {
+		pando_map_free(s.map);
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: journal: cannot open segment %" PRIu64 " (term %" PRIu64 "): %s",
+			s.index, j->term, strerror(-rc));
+		return rc;
+	}
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: journal: segment %" PRIu64 " (term %" PRIu64 ") from seq %" PRIu64
+		" on OSDs %u, %u, %u",
+		s.index, j->term, first, s.map->comp[0].osd_id, s.map->comp[1].osd_id,
+		s.map->comp[2].osd_id);
+	pando_map_free(j->seg.map);
+	j->seg = s;
+	j->off = 0;
+	j->next_index++;
+	return 0;
+}
+
+/* Records [first, ...] in buf[n], to every copy, durable on return. */
+static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint64_t first)
+{
+	struct objio io = { .conns = j->mds->conns, .owner = JOURNAL_OBJECT_BIT | j->seg.index };
+	int rc = 0;
+
+	if (!j->seg.map || (j->off && j->off + n > j->segment_bytes))
+		rc = open_segment(j, first);
+	io.owner = JOURNAL_OBJECT_BIT | j->seg.index;
+	if (!rc)
+		rc = objio_write(&io, j->seg.map, j->off, buf, n, true);
+	if (!rc)
+		j->off += n;
+	return rc;
+}
+
+/* Takes what is pending (NULL when nothing is and the journal stops). */
+static uint8_t *take(struct pando_journal *j, size_t *n, uint64_t *first, uint64_t *last,
+		     int *failed)
+{
+	uint8_t *buf = NULL;
+
+	pthread_mutex_lock(&j->lock);
+	while (!j->stop && !j->npending)
+		pthread_cond_wait(&j->cond, &j->lock);
+	if (j->npending) {
+		buf = j->pending;
+		*n = j->npending;
+		*first = j->first;
+		*last = j->last;
+		j->pending = NULL;
+		j->npending = j->cap = 0;
+		pthread_cond_broadcast(&j->cond); /* room for blocked appends */
+	}
+	*failed = j->failed;
+	pthread_mutex_unlock(&j->lock);
+	return buf;
+}
+
+static void *writer(void *arg)
+{
+	struct pando_journal *j = arg;
+	uint64_t first, last;
+	uint8_t *buf;
+	size_t n;
+	int failed;
+
+	while ((buf = take(j, &n, &first, &last, &failed))) {
+		int rc = failed ? failed : write_out(j, buf, n, first);
+
+		free(buf);
+		pthread_mutex_lock(&j->lock);
+		if (rc && !j->failed) {
+			j->failed = -EIO;
+			mds_log(MDS_LOG_CRIT, __func__,
+				"pando: journal: writing seq %" PRIu64 "..%" PRIu64
+				" failed (%s): the journal stops, no change can be acknowledged",
+				first, last, strerror(-rc));
+		}
+		if (!rc)
+			j->durable = last;
+		pthread_cond_broadcast(&j->cond);
+		pthread_mutex_unlock(&j->lock);
+	}
+	return NULL;
+}
+
+int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batch, size_t len)
+{
+	size_t size = journal_record_size((uint32_t)len), used;
+	int rc;
+
+	if (len > JOURNAL_RECORD_MAX)
+		return -EFBIG;
+	pthread_mutex_lock(&j->lock);
+	while (!j->failed && j->npending > JOURNAL_PENDING_MAX)
+		pthread_cond_wait(&j->cond, &j->lock);
+	rc = j->failed;
+	if (!rc && j->npending + size > j->cap) {
+		j->cap = (j->npending + size) * 2;
+		j->pending = mds_realloc(j->pending, j->cap);
+	}
+	if (!rc)
+		rc = journal_record_encode(seq, j->term, batch, (uint32_t)len,
+					   j->pending + j->npending, j->cap - j->npending, &used);
+	if (!rc) {
+		if (!j->npending)
+			j->first = seq;
+		j->last = seq;
+		j->npending += used;
+		pthread_cond_broadcast(&j->cond);
+	}
+	pthread_mutex_unlock(&j->lock);
+	return rc;
+}
+
+int pando_journal_sync(struct pando_journal *j, uint64_t seq)
+{
+	int rc;
+
+	pthread_mutex_lock(&j->lock);
+	while (!j->failed && j->durable < seq)
+		pthread_cond_wait(&j->cond, &j->lock);
+	rc = j->durable >= seq ? 0 : j->failed;
+	pthread_mutex_unlock(&j->lock);
+	return rc;
+}
+
+/* The next segment's index: one past the last listed. */
+static int next_index(struct pando_journal *j)
+{
+	struct journal_segment *segs = NULL;
+	size_t n = 0;
+	int rc = journal_segments_list(j->etcd, j->prefix, &segs, &n);
+
+	if (!rc)
+		j->next_index = n ? segs[n - 1].index + 1 : 1;
+	journal_segments_free(segs, n);
+	return rc;
+}
+
+static void journal_free(struct pando_journal *j)
+{
+	pando_map_free(j->seg.map);
+	if (j->etcd)
+		etcd_client_free(j->etcd);
+	free(j->pending);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
+int pando_journal_open(struct pando_mds *mds, const char *group, uint64_t term,
+		       uint64_t segment_bytes, struct pando_journal **out)
+{
+	struct pando_journal *j = mds_calloc(1, sizeof(*j));
+	int rc;
+
+	j->mds = mds;
+	j->term = term;
+	j->segment_bytes = segment_bytes ? segment_bytes : JOURNAL_SEGMENT_BYTES;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+	rc = journal_segment_prefix(mds->cfg.etcd_prefix, group, j->prefix, sizeof(j->prefix));
+	if (!rc)
+		rc = pando_etcd_client_new(mds, 2000, "the journal's etcd client", &j->etcd);
+	if (!rc)
+		rc = next_index(j);
+	if (!rc)
+		rc = -pthread_create(&j->thread, NULL, writer, j);
+	if (rc) {
+		mds_log(MDS_LOG_CRIT, __func__, "pando: journal %s: cannot open: %s", j->prefix,
+			strerror(-rc));
+		journal_free(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+void pando_journal_close(struct pando_journal *j)
+{
+	if (!j)
+		return;
+	pthread_mutex_lock(&j->lock);
+	j->stop = true;
+	pthread_cond_broadcast(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	pthread_join(j->thread, NULL);
+	journal_free(j);
+}

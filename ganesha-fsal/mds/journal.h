@@ -1,0 +1,68 @@
+/* The journal: every namespace batch the active metadata manager
+ * commits, in commit order, on mirrored objects on the OSDs, for its
+ * standbys to apply into their own stores.
+ *
+ * Records (journal_record.h) go into segments.  A segment is an object
+ * of JOURNAL_COPIES mirrors, placed as a file's would be (declustered,
+ * one copy per failure domain), with ids in a space no file uses
+ * (JOURNAL_OBJECT_BIT).  A segment is listed in etcd before its first
+ * record is written, at <prefix>journal/<group>/<index, 16 hex digits>:
+ * {"index", "term", "first_seq", "map": the storage map's bytes in hex}.
+ * A writer never appends to a segment it did not open, so a new term
+ * starts a new segment and whatever an older leadership left in its own
+ * stays as it was.
+ *
+ * Writing is a group commit: append() copies a batch behind the others
+ * and returns; one thread writes all that is pending to every copy,
+ * stable, in order, then releases the sync() waiters up to the last
+ * record it wrote.  A write that fails on any copy fails the journal:
+ * every sync() from then on returns -EIO, and the manager must stop
+ * acknowledging changes. */
+#ifndef PANDO_JOURNAL_H
+#define PANDO_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal_record.h"
+#include "pando/storage_map.h"
+
+#define JOURNAL_COPIES 3
+#define JOURNAL_OBJECT_BIT PANDO_JOURNAL_OBJECT_BIT
+#define JOURNAL_SEGMENT_BYTES (64ull << 20)
+
+struct pando_mds;
+struct pando_journal;
+struct pando_journal_reader;
+
+/* Opens a new segment for term (listed in etcd under the engine's
+ * Etcd_Prefix and group) and starts the writer.  segment_bytes: when to
+ * roll to the next segment (0: JOURNAL_SEGMENT_BYTES).  -ENOSPC: fewer
+ * than JOURNAL_COPIES OSDs take new components. */
+int pando_journal_open(struct pando_mds *mds, const char *group, uint64_t term,
+		       uint64_t segment_bytes, struct pando_journal **out);
+/* Queues the batch with sequence number seq (above every earlier one).
+ * Waits only while more than JOURNAL_PENDING_MAX bytes are unwritten. */
+int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batch, size_t len);
+/* Returns once every record up to seq is on every copy: 0, or -EIO once
+ * the journal has failed. */
+int pando_journal_sync(struct pando_journal *j, uint64_t seq);
+/* Writes what is pending, then stops. */
+void pando_journal_close(struct pando_journal *j);
+
+/* A standby's side: applies the records after seq `after`, in order,
+ * across segments and terms. */
+typedef int (*pando_journal_apply_fn)(void *arg, const struct journal_record *r);
+int pando_journal_reader_new(struct pando_mds *mds, const char *group, uint64_t after,
+			     struct pando_journal_reader **out);
+/* Applies every record there is now; *applied counts them.  0 at the
+ * tail; -ESTALE when the journal no longer holds the records right
+ * after the reader's position (a standby that needs a snapshot); what
+ * apply returned, or -errno of the OSDs and etcd. */
+int pando_journal_read(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
+		       size_t *applied);
+/* The sequence number of the last record applied. */
+uint64_t pando_journal_reader_seq(const struct pando_journal_reader *r);
+void pando_journal_reader_free(struct pando_journal_reader *r);
+
+#endif

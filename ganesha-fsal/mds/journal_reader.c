@@ -1,0 +1,175 @@
+/* The journal's reader (journal.h): a standby's position in the
+ * segments, and the records after it applied in order. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etcd_client.h"
+#include "journal.h"
+#include "journal_segment.h"
+#include "mds.h"
+#include "objio.h"
+
+#define READ_CHUNK (1u << 20)
+
+struct pando_journal_reader {
+	struct pando_mds *mds;
+	struct etcd_client *etcd;
+	char prefix[256];
+	uint64_t seq; /* the last record applied */
+	struct journal_segment cur;
+	bool have; /* cur is the segment being read */
+	uint64_t off;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Moves segs[i] into cur (the list keeps no map of it). */
+static void take_segment(struct pando_journal_reader *r, struct journal_segment *segs, size_t i)
+{
+	pando_map_free(r->cur.map);
+	r->cur = segs[i];
+	segs[i].map = NULL;
+	r->have = true;
+	r->off = 0;
+}
+
+/* Where to read next: the segment after cur, or for a reader with none
+ * yet, the last segment whose records start at or before seq + 1.
+ * 1 when one was found, 0 when there is none yet, -ESTALE when the
+ * records right after seq are no longer listed. */
+static int next_segment(struct pando_journal_reader *r)
+{
+	struct journal_segment *segs = NULL;
+	size_t n = 0, pick = SIZE_MAX;
+	int rc = journal_segments_list(r->etcd, r->prefix, &segs, &n);
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (r->have && segs[i].index > r->cur.index) {
+			pick = i;
+			break;
+		}
+		if (!r->have && segs[i].first_seq <= r->seq + 1)
+			pick = i;
+	}
+	if (!rc && !r->have && pick == SIZE_MAX && n)
+		rc = -ESTALE;
+	if (!rc && pick != SIZE_MAX) {
+		take_segment(r, segs, pick);
+		rc = 1;
+	}
+	journal_segments_free(segs, n);
+	return rc;
+}
+
+/* Applies the records in buf[n] after the reader's seq; *used gets the
+ * bytes of whole records.  The decoder's end: -ENODATA, -EAGAIN or
+ * -EINVAL where the records stop, or what apply returned. */
+static int apply_records(struct pando_journal_reader *r, size_t n, pando_journal_apply_fn apply,
+			 void *arg, size_t *used, size_t *applied)
+{
+	struct journal_record rec;
+	size_t one;
+	int rc;
+
+	*used = 0;
+	while ((rc = journal_record_decode(r->buf + *used, n - *used, &rec, &one)) == 0) {
+		if (rec.seq > r->seq) {
+			rc = apply(arg, &rec);
+			if (rc)
+				return rc;
+			r->seq = rec.seq;
+			++*applied;
+		}
+		*used += one;
+	}
+	return rc;
+}
+
+/* Reads on in cur from off: 0 at the end of what it holds now, 1 when a
+ * record was cut by the buffer (read again, the buffer grown). */
+static int read_segment(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
+			size_t *applied)
+{
+	struct objio io = { .conns = r->mds->conns, .owner = JOURNAL_OBJECT_BIT | r->cur.index };
+	size_t n = 0, used;
+	int rc;
+
+	for (;;) {
+		rc = objio_read(&io, r->cur.map, r->off + r->cap, r->off, r->buf, r->cap, &n);
+		if (rc)
+			return rc;
+		rc = apply_records(r, n, apply, arg, &used, applied);
+		r->off += used;
+		if (rc != -ENODATA && rc != -EAGAIN && rc != -EINVAL)
+			return rc;
+		if (rc == -EAGAIN && used == 0 && n == r->cap && r->cap < 2 * JOURNAL_RECORD_MAX) {
+			r->cap *= 2;
+			r->buf = mds_realloc(r->buf, r->cap);
+			continue;
+		}
+		if (used == 0)
+			return 0;
+	}
+}
+
+int pando_journal_read(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
+		       size_t *applied)
+{
+	int rc;
+
+	*applied = 0;
+	if (!r->have) {
+		rc = next_segment(r);
+		if (rc <= 0)
+			return rc;
+	}
+	for (;;) {
+		rc = read_segment(r, apply, arg, applied);
+		if (rc)
+			return rc;
+		/* The end of what cur holds: the writer moved on only once
+		 * everything it wrote there was on every copy. */
+		rc = next_segment(r);
+		if (rc <= 0)
+			return rc;
+	}
+}
+
+uint64_t pando_journal_reader_seq(const struct pando_journal_reader *r)
+{
+	return r->seq;
+}
+
+int pando_journal_reader_new(struct pando_mds *mds, const char *group, uint64_t after,
+			     struct pando_journal_reader **out)
+{
+	struct pando_journal_reader *r = mds_calloc(1, sizeof(*r));
+	int rc = journal_segment_prefix(mds->cfg.etcd_prefix, group, r->prefix, sizeof(r->prefix));
+
+	r->mds = mds;
+	r->seq = after;
+	r->cap = READ_CHUNK;
+	r->buf = mds_malloc(r->cap);
+	if (!rc)
+		rc = pando_etcd_client_new(mds, 2000, "the journal reader's etcd client", &r->etcd);
+	if (rc) {
+		pando_journal_reader_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void pando_journal_reader_free(struct pando_journal_reader *r)
+{
+	if (!r)
+		return;
+	pando_map_free(r->cur.map);
+	if (r->etcd)
+		etcd_client_free(r->etcd);
+	free(r->buf);
+	free(r);
+}

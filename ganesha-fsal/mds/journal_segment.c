@@ -1,0 +1,156 @@
+/* The journal's segments in etcd (journal_segment.h). */
+#include "journal_segment.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etcd_client.h"
+#include "mds_alloc.h"
+#include "pando/storage_map.h"
+
+#define SEGMENTS_MAX 4096
+
+int journal_segment_prefix(const char *etcd_prefix, const char *group, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%sjournal/%s/", etcd_prefix, group);
+
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+static int hex_decode(const char *hex, uint8_t **out, size_t *len)
+{
+	size_t n = strlen(hex);
+
+	if (n % 2 || n == 0)
+		return -EINVAL;
+	*out = mds_malloc(n / 2);
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1) {
+			free(*out);
+			return -EINVAL;
+		}
+		(*out)[i] = (uint8_t)v;
+	}
+	*len = n / 2;
+	return 0;
+}
+
+static int parse(const char *value, size_t len, struct journal_segment *s)
+{
+	json_t *o = json_loadb(value, len, 0, NULL);
+	json_t *map = json_object_get(o, "map");
+	uint8_t *blob = NULL;
+	size_t blen = 0;
+	int rc = -EINVAL;
+
+	if (json_is_integer(json_object_get(o, "index")) &&
+	    json_is_integer(json_object_get(o, "term")) &&
+	    json_is_integer(json_object_get(o, "first_seq")) && json_is_string(map) &&
+	    hex_decode(json_string_value(map), &blob, &blen) == 0) {
+		s->index = (uint64_t)json_integer_value(json_object_get(o, "index"));
+		s->term = (uint64_t)json_integer_value(json_object_get(o, "term"));
+		s->first_seq = (uint64_t)json_integer_value(json_object_get(o, "first_seq"));
+		rc = pando_map_decode(blob, blen, &s->map);
+	}
+	free(blob);
+	json_decref(o);
+	return rc ? -EINVAL : 0;
+}
+
+struct list {
+	struct journal_segment *s;
+	size_t n;
+	int rc;
+};
+
+static int one(void *arg, const char *key, const char *value, size_t len, int64_t rev)
+{
+	struct list *l = arg;
+
+	(void)key;
+	(void)rev;
+	if (l->n == SEGMENTS_MAX) {
+		l->rc = -E2BIG;
+		return 1;
+	}
+	l->s = mds_realloc(l->s, (l->n + 1) * sizeof(*l->s));
+	memset(&l->s[l->n], 0, sizeof(*l->s));
+	l->rc = parse(value, len, &l->s[l->n]);
+	if (l->rc)
+		return 1;
+	l->n++;
+	return 0;
+}
+
+/* Keys are the index in fixed-width hex, so etcd's key order is the
+ * segments' order. */
+int journal_segments_list(struct etcd_client *c, const char *prefix, struct journal_segment **out,
+			  size_t *n)
+{
+	struct list l = { 0 };
+	int rc = etcd_list(c, prefix, 0, one, &l, NULL);
+
+	if (rc == -ENOENT)
+		rc = 0;
+	if (!rc || rc == 1)
+		rc = l.rc;
+	if (rc) {
+		journal_segments_free(l.s, l.n);
+		return rc;
+	}
+	*out = l.s;
+	*n = l.n;
+	return 0;
+}
+
+static char *hex_encode(const uint8_t *b, size_t len)
+{
+	char *hex = mds_malloc(2 * len + 1);
+
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	hex[2 * len] = 0;
+	return hex;
+}
+
+int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s)
+{
+	char key[512], *hex, *value;
+	json_t *o;
+	uint8_t *blob = NULL;
+	size_t blen = 0;
+	int rc = pando_map_encode(s->map, NULL, 0, &blen);
+
+	if (rc && rc != -ENOSPC)
+		return rc;
+	blob = mds_malloc(blen);
+	rc = pando_map_encode(s->map, blob, blen, &blen);
+	if (rc) {
+		free(blob);
+		return rc;
+	}
+	hex = hex_encode(blob, blen);
+	free(blob);
+	o = json_pack("{sI sI sI ss}", "index", (json_int_t)s->index, "term", (json_int_t)s->term,
+		      "first_seq", (json_int_t)s->first_seq, "map", hex);
+	value = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	snprintf(key, sizeof(key), "%s%016" PRIx64, prefix, s->index);
+	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -ENOMEM;
+	free(value);
+	free(hex);
+	return rc;
+}
+
+void journal_segments_free(struct journal_segment *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pando_map_free(s[i].map);
+	free(s);
+}

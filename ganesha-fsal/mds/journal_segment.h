@@ -1,0 +1,29 @@
+/* The journal's segments as etcd lists them (journal.h), for the writer
+ * and the reader alike. */
+#ifndef PANDO_JOURNAL_SEGMENT_H
+#define PANDO_JOURNAL_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct etcd_client;
+struct pando_storage_map;
+
+struct journal_segment {
+	uint64_t index;
+	uint64_t term;
+	uint64_t first_seq; /* records in it have seq >= this */
+	struct pando_storage_map *map;
+};
+
+/* "<etcd prefix>journal/<group>/" into buf[cap]; -ENAMETOOLONG. */
+int journal_segment_prefix(const char *etcd_prefix, const char *group, char *buf, size_t cap);
+/* Lists the segment under prefix (journal_segment_prefix).  0, or
+ * -EINVAL with a value that is no segment (named in the log by the
+ * caller from *bad, a key), or the etcd client's errors. */
+int journal_segments_list(struct etcd_client *c, const char *prefix, struct journal_segment **out,
+			  size_t *n);
+int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s);
+void journal_segments_free(struct journal_segment *s, size_t n);
+
+#endif

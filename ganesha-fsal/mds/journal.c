@@ -29,6 +29,7 @@ struct pando_journal {
 	uint64_t off;               /* bytes written into seg */
 	uint64_t next_index;
 
+	struct ns_journal hook; /* pando_journal_ns */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* pending grew, durable moved, failed, stop */
@@ -198,6 +199,21 @@ int pando_journal_sync(struct pando_journal *j, uint64_t seq)
 	return rc;
 }
 
+static int hook_append(void *arg, uint64_t seq, const void *batch, size_t len)
+{
+	return pando_journal_append(arg, seq, batch, len);
+}
+
+static int hook_sync(void *arg, uint64_t seq)
+{
+	return pando_journal_sync(arg, seq);
+}
+
+const struct ns_journal *pando_journal_ns(struct pando_journal *j)
+{
+	return &j->hook;
+}
+
 /* The next segment's index: one past the last listed. */
 static int next_index(struct pando_journal *j)
 {
@@ -230,6 +246,7 @@ int pando_journal_open(struct pando_mds *mds, const char *group, uint64_t term,
 
 	j->mds = mds;
 	j->term = term;
+	j->hook = (struct ns_journal){ .append = hook_append, .sync = hook_sync, .arg = j };
 	j->segment_bytes = segment_bytes ? segment_bytes : JOURNAL_SEGMENT_BYTES;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);

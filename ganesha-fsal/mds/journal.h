@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "journal_record.h"
+#include "ns_store.h"
 #include "pando/storage_map.h"
 
 #define JOURNAL_COPIES 3
@@ -49,6 +50,9 @@ int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batc
 int pando_journal_sync(struct pando_journal *j, uint64_t seq);
 /* Writes what is pending, then stops. */
 void pando_journal_close(struct pando_journal *j);
+/* The hook a store opens with (ns_options.journal) to journal its
+ * batches here; valid while j is open. */
+const struct ns_journal *pando_journal_ns(struct pando_journal *j);
 
 /* A standby's side: applies the records after seq `after`, in order,
  * across segments and terms. */

@@ -437,6 +437,24 @@ int objio_component_length(struct objio *io, uint64_t partition, const struct pa
 	return objio_osd_length(io, k->osd_id, &id, len);
 }
 
+int objio_component_write(struct objio *io, uint64_t partition, const struct pando_component *k,
+			  uint64_t off, const void *buf, size_t len)
+{
+	struct osd_ctl_obj_id id = { partition, k->object_id };
+	uint8_t verf[8];
+	int rc = 0;
+
+	for (size_t done = 0; !rc && done < len;) {
+		size_t n = len - done < OSD_CTL_CLIENT_MAX_DATA ? len - done
+								: OSD_CTL_CLIENT_MAX_DATA;
+
+		rc = objio_osd_write(io, k->osd_id, &id, off + done, (const uint8_t *)buf + done, n,
+				     OSD_CTL_DATA_SYNC, verf);
+		done += n;
+	}
+	return rc;
+}
+
 /* One chunk: read from src until len bytes or its end, then written to
  * dst at the same offset (a short object reads short: the rest is a hole
  * in src and stays one in dst). */

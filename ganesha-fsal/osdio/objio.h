@@ -90,6 +90,12 @@ int objio_component_create(struct objio *io, uint64_t partition, const struct pa
 			   uint32_t index, uint32_t cap_version);
 int objio_component_length(struct objio *io, uint64_t partition, const struct pando_component *k,
 			   uint64_t *len);
+/* Writes buf[len] at off of k's object, durable before return, in calls
+ * of at most OSD_CTL_CLIENT_MAX_DATA bytes.  One copy of a mirrored
+ * object: a caller that writes every copy at once (the manager's
+ * journal) runs one of these per copy. */
+int objio_component_write(struct objio *io, uint64_t partition, const struct pando_component *k,
+			  uint64_t off, const void *buf, size_t len);
 /* Copies [off, off + len) of src's object to the same offsets of dst's,
  * through buf (cap bytes), unstable; *copied stops short at src's end. */
 int objio_component_copy(struct objio *io, uint64_t partition, const struct pando_component *src,

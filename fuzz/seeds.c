@@ -10,6 +10,7 @@
 
 #include "ctl_auth.h"
 #include "ctl_server.h"
+#include "journal_record.h"
 #include "nfs3.h"
 #include "osd_fixture.h"
 #include "pando/ff_xdr.h"
@@ -498,6 +499,17 @@ static void seeds_cluster_map(void)
 		seed("fuzz_cluster_map", maps[i][0], maps[i][1], strlen(maps[i][1]));
 }
 
+static void seeds_journal(void)
+{
+	uint8_t buf[256] = { 0 };
+	size_t a = 0, b = 0;
+
+	must(journal_record_encode(1, 2, "abc", 3, buf, sizeof(buf), &a), "journal record");
+	seed("fuzz_journal_record", "one", buf, a);
+	must(journal_record_encode(2, 2, "", 0, buf + a, sizeof(buf) - a, &b), "journal record");
+	seed("fuzz_journal_record", "two_then_zeros", buf, a + b + 32);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -513,5 +525,6 @@ int main(int argc, char **argv)
 	seeds_nfs41();
 	seeds_etcd();
 	seeds_cluster_map();
+	seeds_journal();
 	return 0;
 }

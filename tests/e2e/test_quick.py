@@ -58,6 +58,25 @@ def test_namespace_and_locks_smoke(kernel_client: Callable[..., KernelClient],
     print(timing_line(res))
 
 
+CHURN_PROCS, CHURN_ROUNDS = 8, 1000
+
+
+def test_lock_stateids_freed_while_their_file_closes(
+        kernel_client: Callable[..., KernelClient]) -> None:
+    """Eight processes open, lock, unlock and close their own files 1000
+    times each over NFSv4.2: each unlock makes the client FREE_STATEID the
+    lock stateid while the CLOSE that deletes it is on its way.  Whichever
+    the server handles first, it answers both and stays up (ganesha.nfsd
+    died of the race in dec_nfs4_state_ref(): patch 0144)."""
+    sc = Scenario().step("lockchurn", "v4.2", CHURN_PROCS, CHURN_ROUNDS)
+    res = kernel_client("7.x").run(sc, timeout=150).assert_ok()
+    metrics = res.step("lockchurn", "v4.2").metrics
+    assert metrics["closes"] >= CHURN_PROCS * CHURN_ROUNDS, metrics
+    assert metrics["free_stateids"] >= CHURN_PROCS * CHURN_ROUNDS // 2, metrics
+    print(metrics)
+    print(timing_line(res))
+
+
 def test_corrupting_server_fails_the_scenario(pod: Pod, kernel_client: Callable[..., KernelClient],
                                               nfs_server: NfsServerHandle) -> None:
     """A proxy between the guest and the server flips the last byte of every

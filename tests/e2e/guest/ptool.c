@@ -9,6 +9,10 @@
  *   ptool ls DIR             every name readdir(3) returns, unsorted, `.` and `..` too (ls -f)
  *   ptool as UID GID CMD [ARG...]   run CMD with these ids and no supplementary
  *                            groups (busybox's setpriv cannot change ids)
+ *   ptool churn N FILE       N times: open FILE read-write, lock it whole,
+ *                            unlock, close (each unlock ends a lock
+ *                            stateid: NFSv4.1 clients free it with
+ *                            FREE_STATEID while the CLOSE is on its way)
  *   ptool io [-r] [-d] FILE OP...   system calls on ONE descriptor of FILE
  *                            (opened O_RDWR|O_CREAT; -r O_RDONLY, -d with
  *                            O_DIRECT), in order, one line each:
@@ -74,8 +78,41 @@ static int usage(void)
 		"       ptool rename OLD NEW\n"
 		"       ptool ls DIR\n"
 		"       ptool as UID GID CMD [ARG...]\n"
+		"       ptool churn N FILE\n"
 		"       ptool io [-r] [-d] FILE w:OFF[:LEN]|r:OFF:LEN|t:LEN|s|f|D:OFF|H:OFF|a:OFF:LEN|p:OFF:LEN...\n");
 	return 3;
+}
+
+static int do_churn(int argc, char **argv)
+{
+	struct flock fl = { .l_whence = SEEK_SET };
+	long n;
+
+	if (argc != 3 || (n = strtol(argv[1], NULL, 10)) <= 0)
+		return usage();
+	for (long i = 0; i < n; i++) {
+		int fd = open(argv[2], O_RDWR | O_CREAT, 0644);
+
+		if (fd < 0) {
+			fprintf(stderr, "churn %ld: open %s: %s\n", i, argv[2], strerror(errno));
+			return 1;
+		}
+		fl.l_type = F_WRLCK;
+		if (fcntl(fd, F_SETLKW, &fl) < 0) {
+			fprintf(stderr, "churn %ld: lock %s: %s\n", i, argv[2], strerror(errno));
+			return 1;
+		}
+		fl.l_type = F_UNLCK;
+		if (fcntl(fd, F_SETLK, &fl) < 0) {
+			fprintf(stderr, "churn %ld: unlock %s: %s\n", i, argv[2], strerror(errno));
+			return 1;
+		}
+		if (close(fd) < 0) {
+			fprintf(stderr, "churn %ld: close %s: %s\n", i, argv[2], strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int do_rename(int argc, char **argv)
@@ -403,6 +440,8 @@ int main(int argc, char **argv)
 		return do_ls(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "as"))
 		return do_as(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "churn"))
+		return do_churn(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "io"))
 		return do_io(argc - 1, argv + 1);
 	return usage();

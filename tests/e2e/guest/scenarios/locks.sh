@@ -82,6 +82,24 @@ sc_locks() {
   metric lockt_calls "$(opcount LOCKT)"
 }
 
+# Lock stateids made and ended fast: PROCS processes, each on its own file,
+# open, lock, unlock and close it ROUNDS times.  Over NFSv4.1 every unlock
+# ends a lock stateid the client frees with FREE_STATEID while the file's
+# CLOSE (which deletes the same state) is on its way: the server must
+# answer both, whichever comes first, and stay up.
+sc_lockchurn() {
+  procs=${1:-4}; rounds=${2:-300}
+  f0=$(opcount FREE_STATEID); c0=$(opcount CLOSE)
+  pids=""
+  for i in $(seq 1 "$procs"); do
+    ptool churn "$rounds" "c$i" > "c$i.out" 2>&1 &
+    pids="$pids $!"
+  done
+  for p in $pids; do wait "$p" || fail "a churner failed: $(cat c*.out)"; done
+  metric free_stateids $(( $(opcount FREE_STATEID) - f0 ))
+  metric closes $(( $(opcount CLOSE) - c0 ))
+}
+
 # NFSv3 locking through the server (a VM made with nfs3_locks: NLM, the
 # guest's rpcbind and rpc.statd up): the mount has local_lock=none, so
 # every lock goes to the server's NLM, which arbitrates between the two

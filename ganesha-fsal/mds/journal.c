@@ -24,6 +24,8 @@ struct pando_journal {
 	struct etcd_client *etcd;
 	char prefix[256];
 	uint64_t term, segment_bytes;
+	bool (*leading)(void *arg);
+	void *leading_arg;
 	/* the writer thread's own */
 	struct journal_segment seg; /* map NULL until the first write */
 	uint64_t off;               /* bytes written into seg */
@@ -171,16 +173,27 @@ static void *writer(void *arg)
 
 	while ((buf = take(j, &n, &first, &last, &failed))) {
 		int rc = failed ? failed : write_out(j, buf, n, first);
+		bool unsure = !rc && j->leading && !j->leading(j->leading_arg);
 
 		free(buf);
 		pthread_mutex_lock(&j->lock);
-		if (rc && !j->failed) {
+		if (unsure && !j->failed) {
+			j->failed = -EIO;
+			mds_log(MDS_LOG_CRIT, __func__,
+				"pando: journal: term %" PRIu64
+				" no longer sure that it leads after"
+				" writing seq %" PRIu64 "..%" PRIu64
+				": the journal stops, no change can be acknowledged",
+				j->term, first, last);
+		} else if (rc && !j->failed) {
 			j->failed = -EIO;
 			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: journal: writing seq %" PRIu64 "..%" PRIu64
 				" failed (%s): the journal stops, no change can be acknowledged",
 				first, last, strerror(-rc));
 		}
+		if (unsure)
+			rc = -EIO;
 		if (!rc)
 			j->durable = last;
 		pthread_cond_broadcast(&j->cond);
@@ -269,19 +282,21 @@ static void journal_free(struct pando_journal *j)
 	free(j);
 }
 
-int pando_journal_open(struct pando_mds *mds, const char *group, uint64_t term,
-		       uint64_t segment_bytes, struct pando_journal **out)
+int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options *opt,
+		       struct pando_journal **out)
 {
 	struct pando_journal *j = mds_calloc(1, sizeof(*j));
 	int rc;
 
 	j->mds = mds;
-	j->term = term;
+	j->term = opt->term;
+	j->leading = opt->leading;
+	j->leading_arg = opt->leading_arg;
 	j->hook = (struct ns_journal){ .append = hook_append, .sync = hook_sync, .arg = j };
-	j->segment_bytes = segment_bytes ? segment_bytes : JOURNAL_SEGMENT_BYTES;
+	j->segment_bytes = opt->segment_bytes ? opt->segment_bytes : JOURNAL_SEGMENT_BYTES;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);
-	rc = journal_segment_prefix(mds->cfg.etcd_prefix, group, j->prefix, sizeof(j->prefix));
+	rc = journal_segment_prefix(mds->cfg.etcd_prefix, opt->group, j->prefix, sizeof(j->prefix));
 	if (!rc)
 		rc = pando_etcd_client_new(mds, 2000, "the journal's etcd client", &j->etcd);
 	if (!rc)

@@ -21,6 +21,7 @@
 #ifndef PANDO_JOURNAL_H
 #define PANDO_JOURNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,12 +37,25 @@ struct pando_mds;
 struct pando_journal;
 struct pando_journal_reader;
 
-/* Opens a new segment for term (listed in etcd under the engine's
- * Etcd_Prefix and group) and starts the writer.  segment_bytes: when to
- * roll to the next segment (0: JOURNAL_SEGMENT_BYTES).  -ENOSPC: fewer
- * than JOURNAL_COPIES OSDs take new components. */
-int pando_journal_open(struct pando_mds *mds, const char *group, uint64_t term,
-		       uint64_t segment_bytes, struct pando_journal **out);
+struct pando_journal_options {
+	const char *group;      /* segments under <Etcd_Prefix>journal/<group>/ */
+	uint64_t term;          /* the leadership writing (election.h) */
+	uint64_t segment_bytes; /* when to roll to the next segment (0: JOURNAL_SEGMENT_BYTES) */
+	/* Whether the writer still leads and is sure of it
+	 * (pando_election_leading), asked once each write is on every copy
+	 * and before any record in it is acknowledged: the first "no" fails
+	 * the journal.  Another manager leads only after this one's lease
+	 * expired, later than this one stops being sure, so every record
+	 * acknowledged is on the copies before a new leader reads them.
+	 * NULL: the writer alone writes the group's journal (tests). */
+	bool (*leading)(void *arg);
+	void *leading_arg;
+};
+
+/* Starts the writer; its first segment is listed in etcd at the first
+ * write.  -ENOSPC: fewer than JOURNAL_COPIES OSDs take new components. */
+int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options *opt,
+		       struct pando_journal **out);
 /* Queues the batch with sequence number seq (above every earlier one).
  * Waits only while more than JOURNAL_PENDING_MAX bytes are unwritten. */
 int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batch, size_t len);
@@ -61,8 +75,10 @@ int pando_journal_reader_new(struct pando_mds *mds, const char *group, uint64_t 
 			     struct pando_journal_reader **out);
 /* Applies every record there is now; *applied counts them.  0 at the
  * tail; -ESTALE when the journal no longer holds the records right
- * after the reader's position (a standby that needs a snapshot); what
- * apply returned, or -errno of the OSDs and etcd. */
+ * after the reader's position, or when the reader applied records that
+ * the next segment's writer did not have (an old leader's write that
+ * landed after the new leader read its segment): a standby that needs a
+ * snapshot.  What apply returned, or -errno of the OSDs and etcd. */
 int pando_journal_read(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
 		       size_t *applied);
 /* The sequence number of the last record applied. */

@@ -26,21 +26,11 @@ struct pando_journal_reader {
 	size_t cap;
 };
 
-/* Moves segs[i] into cur (the list keeps no map of it). */
-static void take_segment(struct pando_journal_reader *r, struct journal_segment *segs, size_t i)
-{
-	pando_map_free(r->cur.map);
-	r->cur = segs[i];
-	segs[i].map = NULL;
-	r->have = true;
-	r->off = 0;
-}
-
-/* Where to read next: the segment after cur, or for a reader with none
- * yet, the last segment whose records start at or before seq + 1.
- * 1 when one was found, 0 when there is none yet, -ESTALE when the
- * records right after seq are no longer listed. */
-static int next_segment(struct pando_journal_reader *r)
+/* The segment to read after cur, or for a reader with none yet, the
+ * last segment whose records start at or before seq + 1, moved into
+ * *next.  1 when one was found, 0 when there is none yet, -ESTALE when
+ * the records right after seq are no longer listed. */
+static int find_next(struct pando_journal_reader *r, struct journal_segment *next)
 {
 	struct journal_segment *segs = NULL;
 	size_t n = 0, pick = SIZE_MAX;
@@ -57,11 +47,35 @@ static int next_segment(struct pando_journal_reader *r)
 	if (!rc && !r->have && pick == SIZE_MAX && n)
 		rc = -ESTALE;
 	if (!rc && pick != SIZE_MAX) {
-		take_segment(r, segs, pick);
+		*next = segs[pick];
+		segs[pick].map = NULL;
 		rc = 1;
 	}
 	journal_segments_free(segs, n);
 	return rc;
+}
+
+/* Makes next the segment being read.  A writer lists a segment only once
+ * every record before it is on every copy, and a new leader starts after
+ * the last record it found, so a reader that applied a record at or past
+ * next's first holds one the next writer never saw: -ESTALE. */
+static int enter(struct pando_journal_reader *r, struct journal_segment *next)
+{
+	if (r->have && next->first_seq <= r->seq) {
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: journal %s: applied up to seq %" PRIu64
+			", past the start of segment %" PRIu64 " (term %" PRIu64
+			", from seq %" PRIu64
+			"): records of an ended term the next did not have; a new snapshot is needed",
+			r->prefix, r->seq, next->index, next->term, next->first_seq);
+		pando_map_free(next->map);
+		return -ESTALE;
+	}
+	pando_map_free(r->cur.map);
+	r->cur = *next;
+	r->have = true;
+	r->off = 0;
+	return 0;
 }
 
 /* Applies the records in buf[n] after the reader's seq; *used gets the
@@ -88,8 +102,7 @@ static int apply_records(struct pando_journal_reader *r, size_t n, pando_journal
 	return rc;
 }
 
-/* Reads on in cur from off: 0 at the end of what it holds now, 1 when a
- * record was cut by the buffer (read again, the buffer grown). */
+/* Reads on in cur from off: 0 at the end of what it holds now. */
 static int read_segment(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
 			size_t *applied)
 {
@@ -121,19 +134,25 @@ int pando_journal_read(struct pando_journal_reader *r, pando_journal_apply_fn ap
 	int rc;
 
 	*applied = 0;
-	if (!r->have) {
-		rc = next_segment(r);
-		if (rc <= 0)
-			return rc;
-	}
 	for (;;) {
-		rc = read_segment(r, apply, arg, applied);
-		if (rc)
-			return rc;
-		/* The end of what cur holds: the writer moved on only once
-		 * everything it wrote there was on every copy. */
-		rc = next_segment(r);
+		struct journal_segment next = { 0 };
+
+		if (r->have) {
+			rc = read_segment(r, apply, arg, applied);
+			if (rc)
+				return rc;
+		}
+		rc = find_next(r, &next);
 		if (rc <= 0)
+			return rc;
+		/* Records may have reached cur between its end and the listing
+		 * of next: read it once more, to the end it has for good. */
+		rc = r->have ? read_segment(r, apply, arg, applied) : 0;
+		if (!rc)
+			rc = enter(r, &next);
+		else
+			pando_map_free(next.map);
+		if (rc)
 			return rc;
 	}
 }

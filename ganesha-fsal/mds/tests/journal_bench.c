@@ -82,12 +82,13 @@ static int bench(struct mds_fixture *f, int runs, int threads, int files)
 	char plain_dir[160], journal_dir[160];
 	struct ns_store *plain = NULL, *journaled = NULL;
 	struct pando_journal *j = NULL;
+	const struct pando_journal_options jo = { .group = "bench", .term = 1 };
 	struct ns_options o = { 0 };
 
 	snprintf(plain_dir, sizeof(plain_dir), "%s/plain", f->osds.root);
 	snprintf(journal_dir, sizeof(journal_dir), "%s/journaled", f->osds.root);
 	if (ns_format(plain_dir, NULL) || ns_format(journal_dir, NULL) ||
-	    ns_open(plain_dir, NULL, &plain) || pando_journal_open(&f->mds, "bench", 1, 0, &j))
+	    ns_open(plain_dir, NULL, &plain) || pando_journal_open(&f->mds, &jo, &j))
 		return -1;
 	o.journal = pando_journal_ns(j);
 	if (ns_open(journal_dir, &o, &journaled))

@@ -2,11 +2,14 @@
  * threads are written in order and are on every copy when sync returns;
  * a reader gets every one, in order, across segment rolls and a new
  * term, and from a copy when another's OSD is gone; a reader whose
- * records are no longer listed is told so; and a copy that fails fails
- * the journal, so nothing more is acknowledged. */
+ * records are no longer listed is told so; a copy that fails fails the
+ * journal, and so does a writer no longer sure that it leads, so nothing
+ * more is acknowledged; and a reader that applied a record the next
+ * term's writer never saw is told to start again. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +89,16 @@ static int check_record(void *arg, const struct journal_record *r)
 	return 0;
 }
 
+static int open_term(struct mds_fixture *f, uint64_t term, uint64_t segment_bytes,
+		     struct pando_journal **j)
+{
+	const struct pando_journal_options o = { .group = "g1",
+						 .term = term,
+						 .segment_bytes = segment_bytes };
+
+	return pando_journal_open(&f->mds, &o, j);
+}
+
 static uint64_t commit_many(struct pando_journal *j)
 {
 	pthread_t t[THREADS];
@@ -136,7 +149,7 @@ static void test_records_from_many_threads_read_back_in_order_across_rolls(struc
 	struct seen s = { .last = FIRST_SEQ - 1 };
 	int rc;
 
-	CHECK_EQ(pando_journal_open(&f->mds, "g1", 1, 64 << 10, &j), 0);
+	CHECK_EQ(open_term(f, 1, 64 << 10, &j), 0);
 	if (!j)
 		return;
 	CHECK_EQ(commit_many(j), 0);
@@ -165,7 +178,7 @@ static void test_a_new_term_starts_its_own_segment(struct mds_fixture *f)
 	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r), 0);
 	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), 0);
 	CHECK_EQ(pando_journal_reader_seq(r), next_seq - 1);
-	CHECK_EQ(pando_journal_open(&f->mds, "g1", 2, 0, &j), 0);
+	CHECK_EQ(open_term(f, 2, 0, &j), 0);
 	for (int i = 0; j && i < 10; i++)
 		CHECK_EQ(commit_one(j, &seq), 0);
 	pando_journal_close(j);
@@ -189,7 +202,7 @@ static void test_a_lost_copy_is_read_around_and_fails_the_writer(struct mds_fixt
 	struct timespec t0, t1;
 	int rc;
 
-	CHECK_EQ(pando_journal_open(&f->mds, "g1", 3, 0, &j), 0);
+	CHECK_EQ(open_term(f, 3, 0, &j), 0);
 	if (!j)
 		return;
 	CHECK_EQ(commit_one(j, &seq), 0);
@@ -212,6 +225,77 @@ static void test_a_lost_copy_is_read_around_and_fails_the_writer(struct mds_fixt
 	CHECK_EQ(osd_fixture_restart(&f->osds, 0), 0);
 }
 
+static atomic_bool sure = true;
+
+static bool still_sure(void *arg)
+{
+	(void)arg;
+	return atomic_load(&sure);
+}
+
+/* The lease fence: a leader acknowledges a record only while sure that it
+ * leads (its lease renewed within TTL/2), checked once the record is on
+ * every copy; another can lead only after the lease expired, so every
+ * acknowledged record is on the copies before a new leader reads them.
+ * Once unsure, the writer acknowledges nothing more, even if sure again:
+ * its term may be over. */
+static void test_a_writer_unsure_that_it_leads_acknowledges_nothing(struct mds_fixture *f)
+{
+	const struct pando_journal_options o = { .group = "g1", .term = 4, .leading = still_sure };
+	struct pando_journal *j = NULL;
+	uint64_t seq = 0;
+
+	CHECK_EQ(pando_journal_open(&f->mds, &o, &j), 0);
+	if (!j)
+		return;
+	CHECK_EQ(commit_one(j, &seq), 0);
+	atomic_store(&sure, false);
+	CHECK_EQ(commit_one(j, &seq), -EIO);
+	atomic_store(&sure, true);
+	CHECK_EQ(commit_one(j, &seq), -EIO);
+	pando_journal_close(j);
+}
+
+/* A record of seq past the last one given, in its own journal. */
+static int write_record(struct pando_journal *j, uint64_t seq)
+{
+	uint8_t buf[600];
+	int rc = pando_journal_append(j, seq, buf, batch_of(seq, buf));
+
+	return rc ? rc : pando_journal_sync(j, seq);
+}
+
+/* A partitioned old leader's write that lands after the new leader read
+ * the old segment's end: the new term starts at that record's seq, and a
+ * standby that applied it from the old segment holds a change the new
+ * leader does not.  It must start again (-ESTALE), not skip the new
+ * term's record of the same seq. */
+static void test_a_reader_ahead_of_the_next_term_must_start_again(struct mds_fixture *f)
+{
+	struct pando_journal_reader *r = NULL;
+	struct pando_journal *old = NULL, *new = NULL;
+	struct seen s = { 0 };
+	size_t applied = 0;
+	uint64_t seq = next_seq;
+
+	CHECK_EQ(open_term(f, 5, 0, &old), 0);
+	CHECK_EQ(write_record(old, seq), 0);
+	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", seq - 1, &r), 0);
+	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), 0);
+	CHECK_EQ(applied, 1);
+	/* the new leader read up to seq; then the old one's late write */
+	CHECK_EQ(write_record(old, seq + 1), 0);
+	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), 0);
+	CHECK_EQ(pando_journal_reader_seq(r), seq + 1);
+	CHECK_EQ(open_term(f, 6, 0, &new), 0);
+	CHECK_EQ(write_record(new, seq + 1), 0);
+	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), -ESTALE);
+	pando_journal_reader_free(r);
+	pando_journal_close(new);
+	pando_journal_close(old);
+	next_seq = seq + 2;
+}
+
 int main(void)
 {
 	struct mds_fixture f;
@@ -225,6 +309,8 @@ int main(void)
 		test_records_from_many_threads_read_back_in_order_across_rolls(&f);
 		test_a_new_term_starts_its_own_segment(&f);
 		test_a_lost_copy_is_read_around_and_fails_the_writer(&f);
+		test_a_writer_unsure_that_it_leads_acknowledges_nothing(&f);
+		test_a_reader_ahead_of_the_next_term_must_start_again(&f);
 	} else {
 		CHECK(!"the engine starts");
 	}

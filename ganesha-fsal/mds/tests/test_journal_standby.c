@@ -130,8 +130,11 @@ struct world {
 /* The active's store, journaled in term: opened on the OSDs' journal. */
 static int open_active(struct world *w, uint64_t term)
 {
+	const struct pando_journal_options jo = { .group = "g1",
+						  .term = term,
+						  .segment_bytes = 256 << 10 };
 	struct ns_options o = { 0 };
-	int rc = pando_journal_open(&w->f.mds, "g1", term, 256 << 10, &w->j);
+	int rc = pando_journal_open(&w->f.mds, &jo, &w->j);
 
 	o.journal = rc ? NULL : pando_journal_ns(w->j);
 	return rc ? rc : ns_open(w->active, &o, &w->a);

@@ -26,6 +26,8 @@
  *                        one file transcoded now (dbus_layout.c)
  *   reload_key() -> (b, s)   every export reads its cluster key file again
  *                        (key.c); s says which key is in use, or why not
+ *   store_snapshot(s dir) -> (b, s): a copy of the store a new standby of
+ *                        the manager group starts from (dbus_group.c)
  *
  * The path can only be registered once Ganesha's dbus thread runs, so a
  * thread waits for the end of Ganesha's start-up and registers it. */
@@ -358,6 +360,7 @@ static struct gsh_dbus_method *pando_methods[] = { &cluster_status_method,
 						   &pando_transcode_status_method,
 						   &pando_transcode_file_method,
 						   &reload_key_method,
+						   &pando_store_snapshot_method,
 						   NULL };
 
 static struct gsh_dbus_interface pando_interface = {

@@ -38,6 +38,7 @@ extern struct gsh_dbus_method pando_layout_set_method; /* dbus_layout.c */
 extern struct gsh_dbus_method pando_layout_get_method;
 extern struct gsh_dbus_method pando_transcode_status_method;
 extern struct gsh_dbus_method pando_transcode_file_method;
+extern struct gsh_dbus_method pando_store_snapshot_method; /* dbus_group.c */
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

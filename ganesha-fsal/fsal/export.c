@@ -20,13 +20,16 @@
  *       Etcd = "http://127.0.0.1:2379";       # follow the cluster map there ("": don't)
  *       Etcd_Prefix = "/pando/";              # of the map and presence keys
  *       Mds_Name = "node1";                   # presence key mds/<name> (default: host name)
+ *       Mds_Group = "g1";                     # a manager group: journal, active and standbys
  *   } } */
 #include "pando_fsal.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config_parsing.h"
 #include "gsh_config.h"
@@ -63,6 +66,7 @@ static struct config_item export_params[] = {
 		      etcd_password_file),
 	CONF_ITEM_STR("Etcd_Prefix", 1, 256, "/pando/", pando_mds_config, etcd_prefix),
 	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_mds_config, mds_name),
+	CONF_ITEM_STR("Mds_Group", 0, 63, "", pando_mds_config, mds_group),
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_mds_config, rebuild_parallel),
 	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_mds_config,
 		       rebuild_bandwidth_mb),
@@ -234,6 +238,16 @@ static void nfs_address(struct pando_mds *mds)
 	mds->nfs_port = nfs_param.core_param.port[P_NFS];
 }
 
+/* SIGTERM reached a standby of a manager group (../mds/group.c) in
+ * Ganesha's start, which has served nothing and registered nothing yet
+ * and would take a failed export for a broken configuration. */
+static void standby_stopped(struct pando_export *exp)
+{
+	pando_mds_close(&exp->mds);
+	LogEvent(COMPONENT_FSAL, "pando: the standby stops (SIGTERM)");
+	_exit(EXIT_SUCCESS);
+}
+
 static int export_open(struct pando_export *exp)
 {
 	nfs_address(&exp->mds);
@@ -254,6 +268,8 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 		goto fail;
 	}
 	rc = export_open(exp);
+	if (rc == -EINTR)
+		standby_stopped(exp);
 	if (rc)
 		goto fail;
 	rc = fsal_attach_export(fsal_hdl, &exp->export.exports);

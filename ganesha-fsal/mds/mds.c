@@ -24,13 +24,12 @@ static void store_log(void *arg, const char *msg)
 	mds_log(MDS_LOG_CRIT, "store", "pando: namespace store: %s", msg);
 }
 
-/* Opens the store, formatting it when Db_Path does not exist yet or is an
- * empty directory (a new file system). */
-static int open_store(struct pando_mds *mds)
+int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal)
 {
 	struct ns_options o = { .inline_max = mds->cfg.inline_max,
 				.log = store_log,
-				.reserve_bytes = (uint64_t)mds->cfg.db_reserve_mb << 20 };
+				.reserve_bytes = (uint64_t)mds->cfg.db_reserve_mb << 20,
+				.journal = journal };
 	int rc = ns_open(mds->cfg.db_path, &o, &mds->ns);
 
 	if (rc == -ENOENT) {
@@ -172,9 +171,16 @@ int pando_mds_open(struct pando_mds *mds, const struct pando_mds_host *host)
 	pthread_mutex_init(&mds->view_lock, NULL);
 	pthread_mutex_init(&mds->key_lock, NULL);
 	mds->opstats = pando_opstats_new();
-	rc = open_store(mds);
-	if (!rc)
+	if (mds->cfg.mds_group[0]) {
+		/* A standby follows the journal on the OSDs into its store. */
 		rc = open_cluster(mds);
+		if (!rc)
+			rc = pando_group_join(mds);
+	} else {
+		rc = pando_store_open(mds, NULL);
+		if (!rc)
+			rc = open_cluster(mds);
+	}
 	if (!rc && !(mds->unstable = unstable_files_new(UNSTABLE_FILES_MAX)))
 		rc = -ENOMEM;
 	if (!rc)
@@ -212,6 +218,9 @@ void pando_mds_close(struct pando_mds *mds)
 	cluster_conf_free(&mds->conf);
 	if (mds->ns)
 		ns_close(mds->ns);
+	/* After the store, which syncs the journal as it closes; then the
+	 * lead goes to a standby. */
+	pando_group_free(mds);
 	pthread_mutex_destroy(&mds->inflight_lock);
 	pthread_cond_destroy(&mds->inflight_cond);
 	pthread_mutex_destroy(&mds->space_lock);

@@ -43,6 +43,7 @@ struct pando_mds_config {
 	char *etcd_password_file;       /* its password, one line, mode 0600 or stricter */
 	char *etcd_prefix;              /* of every key, default "/pando/" */
 	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
+	char *mds_group;                /* the manager group it is in ("": none, no journal) */
 	uint32_t rebuild_parallel;      /* files rebuilt at once */
 	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
 	uint32_t scrub_interval_h;      /* hours between scrub passes (0: when asked) */
@@ -73,6 +74,7 @@ struct pando_mapwatch;
 struct pando_presence;
 struct pando_rebuild;
 struct pando_scrub;
+struct pando_group;
 struct pando_transcode;
 
 #define PANDO_MAX_INFLIGHT 256
@@ -114,6 +116,7 @@ struct pando_mds {
 	struct pando_mapwatch *mapwatch; /* NULL without Etcd */
 	struct pando_presence *presence; /* NULL without Etcd */
 	struct pando_rebuild *rebuild;   /* NULL without Etcd */
+	struct pando_group *group;       /* NULL without Mds_Group */
 	struct pando_scrub *scrub;
 	struct pando_transcode *transcode; /* NULL with Transcode_Interval 0 */
 	struct pando_opstats *opstats;
@@ -137,6 +140,9 @@ struct pando_mds {
  * the engine.  0 or -errno, logged; pando_mds_close undoes what was done
  * either way. */
 int pando_mds_open(struct pando_mds *mds, const struct pando_mds_host *host);
+/* Opens the store at Db_Path with journal (NULL: none), formatting a new
+ * one when Db_Path does not exist yet or is an empty directory. */
+int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal);
 /* Before the first client is served: fences and settles the files a
  * stopped manager had write layouts out on, and recomputes the parity
  * of the RS files it was updating. */
@@ -284,6 +290,15 @@ void pando_etcd_options(const struct pando_mds *mds, int timeout_ms, struct etcd
 void pando_etcd_new_failed(const struct pando_mds *mds, const char *what, int rc);
 int pando_etcd_client_new(const struct pando_mds *mds, int timeout_ms, const char *what,
 			  struct etcd_client **out);
+
+/* group.c: a manager group (Mds_Group).  Join: opens the store, then
+ * campaigns, following the group's journal into the store as a standby
+ * until this manager leads; then opens the journal in its term and the
+ * store with it.  0 as the active; -EINTR when SIGTERM or SIGINT came
+ * first; -errno, logged.  Free (after the store is closed): closes the
+ * journal and resigns. */
+int pando_group_join(struct pando_mds *mds);
+void pando_group_free(struct pando_mds *mds);
 
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
 int pando_presence_start(struct pando_mds *mds, struct pando_presence **out);

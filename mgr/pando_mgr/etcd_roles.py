@@ -6,7 +6,9 @@ Each kind of daemon signs in as its own user with a role of its own:
   mgr          reads and writes every key under the prefix (it writes the
                map, leadership, jobs and requests)
   mds.<name>   reads every key under the prefix, writes only its own:
-               mds/<name> and its rebuild, scrub and transcode keys
+               mds/<name> and its rebuild, scrub and transcode keys, and
+               those of manager groups (groups/, journal/): any manager
+               may come to lead a group
   osd.<id>     writes its presence key osd/<id>, reads nothing
   root         etcd's administrator; only `pando-cluster` signs in as it
 
@@ -61,7 +63,8 @@ def grants(prefix: str, osd_ids: list[int], mds_names: list[str]) -> dict[str, l
     for n in mds_names:
         own = [f"{prefix}{kind}/{n}" for kind in
                ("mds", "rebuild/progress", "scrub/progress", "transcode/progress")]
-        mine = [f"{prefix}rebuild/{kind}/{n}/" for kind in ("tasks", "claims")]
+        mine = [f"{prefix}rebuild/{kind}/{n}/" for kind in ("tasks", "claims")] + [
+            f"{prefix}groups/", f"{prefix}journal/"]
         out[mds_user(n)] = ([Grant("READ", prefix, prefix=True)]
                             + [Grant("READWRITE", k) for k in own]
                             + [Grant("READWRITE", k, prefix=True) for k in mine])

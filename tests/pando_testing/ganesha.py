@@ -181,7 +181,10 @@ class GaneshaServer(GaneshaFiles):
                 raise RuntimeError(f"dbus-daemon did not start (see {self.workdir}/dbus.log)")
             time.sleep(0.05)
 
-    def start(self) -> "GaneshaServer":
+    def start(self, wait: bool = True) -> "GaneshaServer":
+        """Starts Ganesha and, with `wait`, waits until it serves
+        (wait_serving); without, returns once it runs (a standby manager
+        serves only once it takes over)."""
         assert self.proc is None or self.proc.poll() is not None, "already running"
         if self.dbus and self.dbus_daemon is None:
             self._start_dbus()
@@ -197,18 +200,23 @@ class GaneshaServer(GaneshaFiles):
                 [GANESHA, "-F", "-f", self.conf_path, "-L", self.log_path,
                  "-p", self.workdir / "ganesha.pid"],
                 stdout=out, stderr=subprocess.STDOUT, env=env)
+        if wait:
+            self.wait_serving(self.start_timeout)
+        return self
+
+    def wait_serving(self, timeout: float) -> None:
+        """Waits (at most `timeout` s) until the ports answer and the export
+        mounts, then runs sm-notify; stops everything if it never does."""
         try:
-            self.pod.wait_port(self.host, self.nfs_port, timeout=self.start_timeout,
-                               alive=self.alive)
+            self.pod.wait_port(self.host, self.nfs_port, timeout=timeout, alive=self.alive)
             if 3 in self.settings().protocols:
-                self.pod.wait_port(self.host, self.mnt_port, timeout=self.start_timeout,
+                self.pod.wait_port(self.host, self.mnt_port, timeout=timeout,
                                    alive=self.alive)
-                self._wait_export()
+                self._wait_export(timeout)
         except BaseException:
             self.stop()
             raise
         self._notify()
-        return self
 
     def _start_rpcbind(self) -> None:
         with open(self.rpcbind_log_path, "ab") as log:
@@ -261,9 +269,9 @@ class GaneshaServer(GaneshaFiles):
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def _wait_export(self) -> None:
+    def _wait_export(self, timeout: float) -> None:
         """Ganesha opens its ports before the export is usable: MNT until it answers."""
-        deadline = time.monotonic() + self.start_timeout
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 self.root_handle()

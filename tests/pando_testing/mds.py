@@ -81,11 +81,26 @@ class PandoMds(GaneshaServer):
     def pnfs_mds(self) -> bool:
         return self.pnfs
 
-    def start(self) -> "PandoMds":
-        super().start()
-        if self.dbus:
+    def start(self, wait: bool = True) -> "PandoMds":
+        super().start(wait)
+        if wait and self.dbus:
             self._wait_dbus()
         return self
+
+    def wait_serving(self, timeout: float) -> None:
+        super().wait_serving(timeout)
+        if self.dbus:
+            self._wait_dbus()
+
+    def store_snapshot(self, path: Path) -> str:
+        """A copy of the store in path (store_snapshot over dbus): what a new
+        standby of the manager group starts from.  Its words."""
+        argv = ["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.store_snapshot",
+                f"string:{path}"]
+        cp = self.pod.run(argv, check=True, env={**os.environ, **self.dbus_env()}, timeout=60)
+        assert "boolean true" in cp.stdout, cp.stdout
+        return cp.stdout
 
     def _wait_dbus(self) -> None:
         """The FSAL puts its dbus interface up from a thread once Ganesha's

@@ -99,7 +99,8 @@ def test_a_manager_reads_everything_and_writes_only_its_own_keys(
     mds = secure_etcd.client("mds.a")
     assert mds.get_json(f"{PREFIX}map") == {"epoch": 3}
     for key in ("mds/a", "rebuild/tasks/a/00/1.2", "rebuild/claims/a/1",
-                "rebuild/progress/a", "scrub/progress/a", "transcode/progress/a"):
+                "rebuild/progress/a", "scrub/progress/a", "transcode/progress/a",
+                "groups/g1/active", "journal/g1/0000000000000001"):
         mds.put(f"{PREFIX}{key}", "{}")
     for key in ("map", "mds/b", "osd/1", "rebuild/claims/b/1", "rebuild/jobs/1",
                 "scrub/request", "mgr/leader", "rebuild/tasks/ab/1"):

@@ -191,6 +191,7 @@ static void default_config(struct mds_fixture *f, struct pando_mds_config *c)
 		.etcd_password_file = f->empty,
 		.etcd_prefix = f->prefix,
 		.mds_name = f->empty,
+		.mds_group = f->empty,
 		.rebuild_parallel = 4,
 		.scrub_interval_h = 0,
 		.scrub_bandwidth_mb = 0,

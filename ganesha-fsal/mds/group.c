@@ -1,0 +1,257 @@
+/* A manager group (Mds_Group): managers on several hosts, one active,
+ * the others standbys that follow its journal and take over when it
+ * goes.  Leadership is an etcd election (election.h) at
+ * <Etcd_Prefix>groups/<group>/active; the active journals every batch
+ * its store commits (journal.h) and acknowledges it only once the
+ * journal holds it; a standby applies the journal to its own store, and
+ * when it wins, reads the journal to its end before it opens its own in
+ * the new term.  An active that loses leadership stops the process at
+ * once: what it has not acknowledged, the journal may or may not hold,
+ * and it must serve nothing more. */
+#include "mds.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "election.h"
+#include "etcd_client.h"
+#include "journal.h"
+
+#define FOLLOW_POLL_MS 100
+#define FOLLOW_LOG_S 10
+
+struct pando_group {
+	struct pando_mds *mds;
+	struct pando_election *election;
+	struct pando_journal *journal;
+	atomic_bool active;  /* took over: losing the lead ends the process */
+	atomic_bool leaving; /* pando_group_free began */
+	char key[320];
+	char name[256];
+};
+
+static void election_log(void *arg, int level, const char *msg)
+{
+	struct pando_group *g = arg;
+
+	mds_log(level ? MDS_LOG_WARN : MDS_LOG_EVENT, "election", "pando: group %s: %s",
+		g->mds->cfg.mds_group, msg);
+}
+
+static void election_changed(void *arg, bool leading, int64_t term, const char *leader)
+{
+	struct pando_group *g = arg;
+
+	if (leading || !atomic_load(&g->active) || atomic_load(&g->leaving)) {
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: group %s: the active is %s (term %" PRId64 ")",
+			g->mds->cfg.mds_group, leader[0] ? leader : "none yet", term);
+		return;
+	}
+	mds_log(MDS_LOG_CRIT, __func__,
+		"pando: group %s: %s is no longer the active (now %s, term %" PRId64
+		"): stopping at once, so that it acknowledges and serves nothing more",
+		g->mds->cfg.mds_group, g->name, leader[0] ? leader : "none", term);
+	_exit(EXIT_FAILURE);
+}
+
+static bool still_leading(void *arg)
+{
+	struct pando_group *g = arg;
+
+	return pando_election_leading(g->election, NULL);
+}
+
+static int start_election(struct pando_group *g)
+{
+	struct pando_mds *mds = g->mds;
+	struct etcd_options eo;
+	struct pando_election_options o = {
+		.etcd = &eo,
+		.key = g->key,
+		.value = g->name,
+		.changed = election_changed,
+		.log = election_log,
+		.arg = g,
+	};
+	int rc;
+
+	pando_etcd_options(mds, 0, &eo);
+	rc = pando_election_start(&o, &g->election);
+	if (rc)
+		pando_etcd_new_failed(mds, "the group's election", rc);
+	return rc;
+}
+
+static int apply_one(void *arg, const struct journal_record *r)
+{
+	int rc = ns_apply(arg, r->payload, r->len);
+
+	return rc == -EALREADY ? 0 : rc;
+}
+
+/* A standby in Ganesha's start, before its signal thread runs: SIGTERM
+ * stays pending, so it looks for it itself. */
+static bool stop_asked(void)
+{
+	sigset_t set;
+
+	return sigpending(&set) == 0 && (sigismember(&set, SIGTERM) || sigismember(&set, SIGINT));
+}
+
+static void follow_failed(struct pando_group *g, uint64_t seq, int rc)
+{
+	if (rc == -ESTALE || rc == -ENOENT || rc == -ERANGE)
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: group %s: the store %s cannot follow the journal after seq %" PRIu64
+			" (%s): make it again from a snapshot of the active's store",
+			g->mds->cfg.mds_group, g->mds->cfg.db_path, seq, strerror(-rc));
+	else if (rc != -EINTR)
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: group %s: following the journal after seq %" PRIu64 ": %s",
+			g->mds->cfg.mds_group, seq, strerror(-rc));
+}
+
+/* One pass of a standby: the records there are now, applied.  Errors of
+ * the OSDs and etcd are waited out; what the store refuses is not. */
+static int follow_once(struct pando_group *g, struct pando_journal_reader *r, size_t *n,
+		       time_t *logged)
+{
+	int rc = pando_journal_read(r, apply_one, g->mds->ns, n);
+
+	if (rc == -ESTALE || rc == -ENOENT || rc == -ERANGE || rc == -EINVAL || rc == -EROFS ||
+	    rc == -EPERM)
+		return rc;
+	if (rc || time(NULL) - *logged >= FOLLOW_LOG_S) {
+		mds_log(rc ? MDS_LOG_WARN : MDS_LOG_EVENT, __func__,
+			"pando: group %s: standby at seq %" PRIu64 "%s%s", g->mds->cfg.mds_group,
+			pando_journal_reader_seq(r), rc ? ", waiting: " : "",
+			rc ? strerror(-rc) : "");
+		*logged = time(NULL);
+	}
+	return rc ? -EAGAIN : 0;
+}
+
+/* Applies the journal until this manager leads, then to its end: every
+ * record the last active acknowledged is on the copies before its lease
+ * expired, so before this one could win. */
+static int follow(struct pando_group *g, int64_t *term)
+{
+	struct pando_journal_reader *r = NULL;
+	uint64_t seq = 0;
+	time_t logged = 0;
+	int rc = ns_applied_seq(g->mds->ns, &seq);
+
+	if (rc == -ENOENT) /* never journaled: it founds the group or is refused */
+		rc = 0;
+	if (!rc)
+		rc = pando_journal_reader_new(g->mds, g->mds->cfg.mds_group, seq, &r);
+	while (!rc) {
+		bool leads = pando_election_leading(g->election, term);
+		size_t n = 0;
+
+		rc = follow_once(g, r, &n, &logged);
+		if (!rc && leads)
+			break;
+		if (rc == -EAGAIN)
+			rc = 0;
+		if (!rc && stop_asked())
+			rc = -EINTR;
+		else if (!rc && !n)
+			usleep(FOLLOW_POLL_MS * 1000);
+	}
+	if (r)
+		seq = pando_journal_reader_seq(r);
+	if (rc)
+		follow_failed(g, seq, rc);
+	pando_journal_reader_free(r);
+	return rc;
+}
+
+/* The store again, now journaled in this manager's term. */
+static int take_over(struct pando_group *g, int64_t term)
+{
+	struct pando_mds *mds = g->mds;
+	const struct pando_journal_options jo = { .group = mds->cfg.mds_group,
+						  .term = (uint64_t)term,
+						  .leading = still_leading,
+						  .leading_arg = g };
+	uint64_t seq = 0;
+	int rc;
+
+	ns_close(mds->ns);
+	mds->ns = NULL;
+	rc = pando_journal_open(mds, &jo, &g->journal);
+	if (!rc)
+		rc = pando_store_open(mds, pando_journal_ns(g->journal));
+	if (rc)
+		return rc;
+	atomic_store(&g->active, true);
+	ns_applied_seq(mds->ns, &seq);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: group %s: %s is the active, term %" PRId64 ", from seq %" PRIu64,
+		mds->cfg.mds_group, g->name, term, seq);
+	return 0;
+}
+
+static int group_new(struct pando_mds *mds, struct pando_group **out)
+{
+	struct pando_group *g = mds_calloc(1, sizeof(*g));
+	int n = snprintf(g->key, sizeof(g->key), "%sgroups/%s/active", mds->cfg.etcd_prefix,
+			 mds->cfg.mds_group);
+
+	g->mds = mds;
+	if (mds->cfg.mds_name[0])
+		snprintf(g->name, sizeof(g->name), "%s", mds->cfg.mds_name);
+	else if (gethostname(g->name, sizeof(g->name) - 1) != 0)
+		snprintf(g->name, sizeof(g->name), "mds");
+	*out = g;
+	if (!mds->cfg.etcd[0] || n < 0 || (size_t)n >= sizeof(g->key) ||
+	    strchr(mds->cfg.mds_group, '/')) {
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: Mds_Group = \"%s\" needs Etcd, and a name without '/'",
+			mds->cfg.mds_group);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int pando_group_join(struct pando_mds *mds)
+{
+	int64_t term = 0;
+	int rc = group_new(mds, &mds->group);
+
+	if (!rc)
+		rc = pando_store_open(mds, NULL);
+	if (!rc)
+		rc = start_election(mds->group);
+	if (!rc) {
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: group %s: %s follows the journal until it leads",
+			mds->cfg.mds_group, mds->group->name);
+		rc = follow(mds->group, &term);
+	}
+	if (!rc)
+		rc = take_over(mds->group, term);
+	return rc;
+}
+
+void pando_group_free(struct pando_mds *mds)
+{
+	struct pando_group *g = mds->group;
+
+	if (!g)
+		return;
+	atomic_store(&g->leaving, true);
+	pando_journal_close(g->journal);
+	pando_election_stop(g->election);
+	free(g);
+	mds->group = NULL;
+}

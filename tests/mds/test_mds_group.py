@@ -1,0 +1,177 @@
+"""A manager group (Mds_Group): the active journals every change to the
+OSDs before it answers; a standby, started from a snapshot of the
+active's store, follows the journal and takes over when the active is
+killed, with every change the active acknowledged, and serves the same
+tree.  Real etcd, OSDs and two ganesha.nfsd in one pod, NFSv3 clients."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Callable
+
+from pando_testing.etcd import EtcdCluster
+from pando_testing.mds import PandoMds
+from pando_testing.mds_files import connect, new_file
+from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
+from pando_testing.oncrpc import ConnectionClosed
+
+# Both sides of the inline threshold (PandoMds.inline_max): bytes in the
+# store, and bytes on the OSDs behind a map the store holds.
+SIZES = (100, 200_000)
+TAKEOVER_TIMEOUT_S = 60
+
+
+def group_fsal(etcd: EtcdCluster, name: str) -> str:
+    return f'Etcd = "{etcd.endpoints}";\nMds_Group = "g1";\nMds_Name = "{name}";'
+
+
+def payload(name: str, size: int) -> bytes:
+    return (name.encode() * (size // len(name) + 1))[:size]
+
+
+def make_files(c: Nfs3Client, root: bytes, prefix: str, count: int) -> dict[str, bytes]:
+    """count files in a new directory prefix, each with its own bytes;
+    also a rename and a removal.  What the tree must hold afterwards."""
+    d = c.mkdir(root, prefix).fh
+    assert d is not None
+    want = {}
+    for i in range(count):
+        name = f"f{i}"
+        data = payload(f"{prefix}/{name}", SIZES[i % len(SIZES)])
+        new_file(c, d, name, data)
+        want[f"{prefix}/{name}"] = data
+    assert c.rename(d, "f0", d, "renamed").status == 0
+    want[f"{prefix}/renamed"] = want.pop(f"{prefix}/f0")
+    assert c.remove(d, "f1").status == 0
+    del want[f"{prefix}/f1"]
+    return want
+
+
+def check_files(c: Nfs3Client, root: bytes, want: dict[str, bytes]) -> None:
+    for path, data in want.items():
+        d, name = path.split("/")
+        fh = c.lookup_fh(c.lookup_fh(root, d), name)
+        assert c.read_all(fh, 0, len(data) + 1) == data, path
+
+
+def standby_of(active: PandoMds, etcd: EtcdCluster, workdir: Path, db: Path) -> PandoMds:
+    """A second manager of the group over the same OSDs, on other ports;
+    it shares the pod's rpcbind and runs no statd of its own."""
+    b = PandoMds(active.pod, workdir, osds=active.osds, key=active.key, object_pool=0,
+                 db_path=db, nfs_port=active.nfs_port + 10, mnt_port=active.mnt_port + 10,
+                 extra_fsal=group_fsal(etcd, "b"), nsm=False)
+    b.rpcbind = active.rpcbind
+    return b
+
+
+def wait_log(m: PandoMds, words: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while words not in m.log_text():
+        assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
+        assert time.monotonic() < deadline, f"no '{words}' in {m.log_path}"
+        time.sleep(0.1)
+
+
+def test_a_standby_takes_over_with_every_acknowledged_change(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    wait_log(a, "a is the active, term", 10)
+    root = a.root_handle()
+    with connect(a) as c:
+        want = make_files(c, root, "before", 20)
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    try:
+        wait_log(b, "b follows the journal until it leads", 30)
+        with connect(a) as c:
+            want |= make_files(c, root, "after", 40)
+            # The last change before the kill: acknowledged, so it must stay.
+            last = new_file(c, root, "last", b"x")
+            c.write_all(last, 1, b"yz", FILE_SYNC)
+        a.kill9()
+        killed = time.monotonic()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        print(f"takeover: {time.monotonic() - killed:.1f} s from kill -9 to serving")
+        assert "b is the active, term" in b.log_text()
+        broot = b.root_handle()
+        assert broot == root
+        with connect(b) as c:
+            check_files(c, broot, want)
+            assert c.read_all(c.lookup_fh(broot, "last"), 0, 10) == b"xyz"
+            new_file(c, broot, "on-b", b"new active")
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The active stopped (SIGSTOP) as a partition would: its lease runs
+    out and the standby takes over.  Let go again, the old active must not
+    acknowledge a change its clients still send it: it is no longer sure
+    that it leads, so its journal refuses, and it stops itself."""
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    wait_log(a, "a is the active, term", 10)
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    try:
+        wait_log(b, "b follows the journal until it leads", 30)
+        root = a.root_handle()
+        with connect(a) as c:
+            new_file(c, root, "before", b"acknowledged")
+            assert a.proc is not None
+            os.kill(a.proc.pid, signal.SIGSTOP)
+            b.wait_serving(TAKEOVER_TIMEOUT_S)
+            os.kill(a.proc.pid, signal.SIGCONT)
+            try:
+                status = c.create(root, "split").status
+            except ConnectionClosed as e:
+                status = -1
+                print(f"the old active dropped the call: {e!r}")
+            assert status != 0, "the old active acknowledged a create after the standby led"
+        assert a.proc.wait(timeout=30) != 0
+        assert "a is no longer the active" in a.log_text()
+        with connect(b) as c:
+            broot = b.root_handle()
+            assert c.read_all(c.lookup_fh(broot, "before"), 0, 100) == b"acknowledged"
+            assert c.lookup(broot, "split").status != 0
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def test_a_standby_stops_cleanly_on_sigterm(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    wait_log(a, "a is the active, term", 10)
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    wait_log(b, "b follows the journal until it leads", 30)
+    assert b.stop() == 0, b.log_text()[-3000:]
+    assert "the standby stops (SIGTERM)" in b.log_text()
+    assert a.alive()
+
+
+def test_a_store_of_another_file_system_cannot_join_the_group(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """A standby must start from the active's snapshot: a store that was
+    never journaled cannot follow a journal that already has records.  It
+    says so and serves nothing (as any export that cannot open), and the
+    active goes on."""
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    wait_log(a, "a is the active, term", 10)
+    with connect(a) as c:
+        make_files(c, a.root_handle(), "d", 4)
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-new")
+    b.start(wait=False)
+    wait_log(b, "cannot follow the journal after seq 0", 30)
+    wait_log(b, "Could not create export", 10)
+    assert b.stop() == 0, b.log_text()[-3000:]
+    assert a.alive()
+    with connect(a) as c:
+        assert c.lookup_fh(c.lookup_fh(a.root_handle(), "d"), "f2")

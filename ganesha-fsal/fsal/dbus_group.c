@@ -4,8 +4,10 @@
  *                        absolute path that must not exist, on this
  *                        host), durable, that a new standby of the group
  *                        starts from as its Db_Path; s names the
- *                        journal's seq it holds everything up to.  The
- *                        store must have been journaled (Mds_Group). */
+ *                        journal's seq it holds everything up to (the
+ *                        journal keeps the records after it for an
+ *                        hour).  The store must have been journaled
+ *                        (Mds_Group). */
 #include "dbus_methods.h"
 
 #include <errno.h>
@@ -29,7 +31,7 @@ static bool store_snapshot(DBusMessageIter *args, DBusMessage *reply, DBusError 
 					     NULL);
 	if (!exp)
 		return pando_dbus_reply_text(reply, false, "no Pando export", NULL);
-	rc = ns_snapshot(exp->mds.ns, dir, &seq);
+	rc = pando_group_snapshot(&exp->mds, dir, &seq);
 	if (rc == -ENOENT)
 		snprintf(msg, sizeof(msg), "%s: the store was never journaled (no Mds_Group)", dir);
 	else if (rc)

@@ -7,7 +7,14 @@
  * when it wins, reads the journal to its end before it opens its own in
  * the new term.  An active that loses leadership stops the process at
  * once: what it has not acknowledged, the journal may or may not hold,
- * and it must serve nothing more. */
+ * and it must serve nothing more.
+ *
+ * Every member keeps <Etcd_Prefix>groups/<group>/members/<name> alive
+ * under a lease: {"name", "role": "active" or "standby", "seq": the last
+ * journal record its store holds, "term"}.  The active trims the journal
+ * segments every standby has applied, and none that a snapshot made in
+ * the last SNAPSHOT_HOLD_S needs (a standby starting from it has not
+ * joined yet). */
 #include "mds.h"
 
 #include <errno.h>
@@ -20,22 +27,117 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "election.h"
 #include "etcd_client.h"
 #include "journal.h"
 
 #define FOLLOW_POLL_MS 100
 #define FOLLOW_LOG_S 10
+#define MEMBER_TTL_S 5
+#define MEMBER_INTERVAL_S 1
+#define SNAPSHOT_HOLD_S 3600
 
 struct pando_group {
 	struct pando_mds *mds;
 	struct pando_election *election;
-	struct pando_journal *journal;
-	atomic_bool active;  /* took over: losing the lead ends the process */
-	atomic_bool leaving; /* pando_group_free began */
+	struct pando_journal *journal; /* set before active */
+	struct etcd_presence *member;
+	struct etcd_client *etcd; /* the trim floor's */
+	atomic_bool active;       /* took over: losing the lead ends the process */
+	atomic_bool leaving;      /* pando_group_free began */
+	_Atomic uint64_t seq;     /* a standby's last record applied */
+	_Atomic int64_t term;
+	_Atomic uint64_t snapshot_seq; /* the last store_snapshot's, and when */
+	_Atomic int64_t snapshot_at;
 	char key[320];
+	char members[320]; /* <prefix>groups/<group>/members/ */
+	char member_key[600];
 	char name[256];
 };
+
+static char *member_fill(void *arg)
+{
+	struct pando_group *g = arg;
+	bool active = atomic_load(&g->active);
+	uint64_t seq = active ? pando_journal_durable(g->journal) : atomic_load(&g->seq);
+	json_t *o = json_pack("{ss ss sI sI}", "name", g->name, "role",
+			      active ? "active" : "standby", "seq", (json_int_t)seq, "term",
+			      (json_int_t)atomic_load(&g->term));
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(o);
+	return text;
+}
+
+static void member_log(void *arg, int level, const char *msg)
+{
+	struct pando_group *g = arg;
+
+	mds_log(level ? MDS_LOG_WARN : MDS_LOG_EVENT, "member", "pando: group member %s: %s",
+		g->member_key, msg);
+}
+
+static int start_member(struct pando_group *g)
+{
+	struct etcd_options eo;
+	struct etcd_presence_options o = { .etcd = &eo,
+					   .key = g->member_key,
+					   .ttl_s = MEMBER_TTL_S,
+					   .interval_s = MEMBER_INTERVAL_S,
+					   .fill = member_fill,
+					   .log = member_log,
+					   .arg = g };
+	int rc;
+
+	pando_etcd_options(g->mds, 0, &eo);
+	rc = etcd_presence_start(&o, &g->member);
+	if (!rc)
+		rc = pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
+	else
+		pando_etcd_new_failed(g->mds, "the group's member key", rc);
+	return rc;
+}
+
+struct floor_scan {
+	uint64_t floor;
+	bool any;
+};
+
+static int floor_member(void *arg, const char *key, const char *value, size_t len, int64_t rev)
+{
+	struct floor_scan *f = arg;
+	json_t *o = json_loadb(value, len, 0, NULL);
+	const char *role = json_string_value(json_object_get(o, "role"));
+	json_t *seq = json_object_get(o, "seq");
+
+	if (role && !strcmp(role, "standby") && json_is_integer(seq) &&
+	    (!f->any || (uint64_t)json_integer_value(seq) < f->floor)) {
+		f->floor = (uint64_t)json_integer_value(seq);
+		f->any = true;
+	}
+	json_decref(o);
+	return 0;
+}
+
+/* The journal's trim floor (journal.h): the lowest seq of the standbys
+ * and of a recent snapshot; the active's own with neither; 0 (trim
+ * nothing) when etcd cannot say. */
+static uint64_t trim_floor(void *arg)
+{
+	struct pando_group *g = arg;
+	struct floor_scan f = { 0 };
+	uint64_t snap = atomic_load(&g->snapshot_seq);
+
+	if (etcd_list(g->etcd, g->members, 0, floor_member, &f, NULL) != 0)
+		return 0;
+	if (!f.any)
+		f.floor = pando_journal_durable(g->journal);
+	if (time(NULL) - atomic_load(&g->snapshot_at) < SNAPSHOT_HOLD_S && snap < f.floor)
+		f.floor = snap;
+	return f.floor;
+}
 
 static void election_log(void *arg, int level, const char *msg)
 {
@@ -158,6 +260,7 @@ static int follow(struct pando_group *g, int64_t *term)
 		size_t n = 0;
 
 		rc = follow_once(g, r, &n, &logged);
+		atomic_store(&g->seq, pando_journal_reader_seq(r));
 		if (!rc && leads)
 			break;
 		if (rc == -EAGAIN)
@@ -182,7 +285,9 @@ static int take_over(struct pando_group *g, int64_t term)
 	const struct pando_journal_options jo = { .group = mds->cfg.mds_group,
 						  .term = (uint64_t)term,
 						  .leading = still_leading,
-						  .leading_arg = g };
+						  .leading_arg = g,
+						  .trim_floor = trim_floor,
+						  .trim_arg = g };
 	uint64_t seq = 0;
 	int rc;
 
@@ -193,7 +298,9 @@ static int take_over(struct pando_group *g, int64_t term)
 		rc = pando_store_open(mds, pando_journal_ns(g->journal));
 	if (rc)
 		return rc;
+	atomic_store(&g->term, term);
 	atomic_store(&g->active, true);
+	etcd_presence_kick(g->member);
 	ns_applied_seq(mds->ns, &seq);
 	mds_log(MDS_LOG_EVENT, __func__,
 		"pando: group %s: %s is the active, term %" PRId64 ", from seq %" PRIu64,
@@ -212,6 +319,9 @@ static int group_new(struct pando_mds *mds, struct pando_group **out)
 		snprintf(g->name, sizeof(g->name), "%s", mds->cfg.mds_name);
 	else if (gethostname(g->name, sizeof(g->name) - 1) != 0)
 		snprintf(g->name, sizeof(g->name), "mds");
+	snprintf(g->members, sizeof(g->members), "%sgroups/%s/members/", mds->cfg.etcd_prefix,
+		 mds->cfg.mds_group);
+	snprintf(g->member_key, sizeof(g->member_key), "%s%s", g->members, g->name);
 	*out = g;
 	if (!mds->cfg.etcd[0] || n < 0 || (size_t)n >= sizeof(g->key) ||
 	    strchr(mds->cfg.mds_group, '/')) {
@@ -231,6 +341,8 @@ int pando_group_join(struct pando_mds *mds)
 	if (!rc)
 		rc = pando_store_open(mds, NULL);
 	if (!rc)
+		rc = start_member(mds->group);
+	if (!rc)
 		rc = start_election(mds->group);
 	if (!rc) {
 		mds_log(MDS_LOG_EVENT, __func__,
@@ -243,6 +355,18 @@ int pando_group_join(struct pando_mds *mds)
 	return rc;
 }
 
+int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq)
+{
+	struct pando_group *g = mds->group;
+	int rc = ns_snapshot(mds->ns, dir, seq);
+
+	if (!rc && g) {
+		atomic_store(&g->snapshot_seq, *seq);
+		atomic_store(&g->snapshot_at, (int64_t)time(NULL));
+	}
+	return rc;
+}
+
 void pando_group_free(struct pando_mds *mds)
 {
 	struct pando_group *g = mds->group;
@@ -250,8 +374,11 @@ void pando_group_free(struct pando_mds *mds)
 	if (!g)
 		return;
 	atomic_store(&g->leaving, true);
+	etcd_presence_stop(g->member);
 	pando_journal_close(g->journal);
 	pando_election_stop(g->election);
+	if (g->etcd)
+		etcd_client_free(g->etcd);
 	free(g);
 	mds->group = NULL;
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,12 @@ struct pando_journal {
 	uint64_t term, segment_bytes;
 	bool (*leading)(void *arg);
 	void *leading_arg;
+	uint64_t (*trim_floor)(void *arg);
+	void *trim_arg;
 	/* the writer thread's own */
 	struct journal_segment seg; /* map NULL until the first write */
 	uint64_t off;               /* bytes written into seg */
+	bool trim_due;              /* a new segment: trim once its waiters are released */
 	uint64_t next_index;
 
 	struct ns_journal hook; /* pando_journal_ns */
@@ -93,6 +97,50 @@ static int open_segment(struct pando_journal *j, uint64_t first)
 	return 0;
 }
 
+/* Segment s, which no one will read again: its key first, so no reader
+ * starts on it, then its objects (a copy whose OSD is away stays there,
+ * as the journal's, which pando-fsck counts and leaves). */
+static int trim_one(struct pando_journal *j, const struct journal_segment *s)
+{
+	struct objio io = { .conns = j->mds->conns, .owner = JOURNAL_OBJECT_BIT | s->index };
+	char key[sizeof(j->prefix) + 20];
+	int rc;
+
+	snprintf(key, sizeof(key), "%s%016" PRIx64, j->prefix, s->index);
+	rc = etcd_delete(j->etcd, key);
+	if (!rc && objio_remove(&io, s->map) != 0)
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: journal: segment %" PRIu64
+			" trimmed, some of its copies left on the OSDs",
+			s->index);
+	return rc;
+}
+
+/* The segments before the current one whose records every member has
+ * applied: those whose successor starts at or below floor + 1. */
+static void trim(struct pando_journal *j)
+{
+	uint64_t floor = j->trim_floor ? j->trim_floor(j->trim_arg) : 0;
+	struct journal_segment *segs = NULL;
+	size_t n = 0, done = 0;
+	int rc = floor ? journal_segments_list(j->etcd, j->prefix, &segs, &n) : 0;
+
+	for (size_t i = 0; !rc && i + 1 < n; i++) {
+		if (segs[i + 1].index > j->seg.index || segs[i + 1].first_seq > floor + 1)
+			break;
+		rc = trim_one(j, &segs[i]);
+		done += !rc;
+	}
+	if (rc)
+		mds_log(MDS_LOG_WARN, __func__, "pando: journal %s: trimming: %s", j->prefix,
+			strerror(-rc));
+	else if (done)
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: journal %s: %zu segment(s) trimmed, every member past seq %" PRIu64,
+			j->prefix, done, floor);
+	journal_segments_free(segs, n);
+}
+
 /* One copy's part of a write: each copy on a thread of its own, so a
  * group commit costs the slowest copy's write, not the three in turn. */
 struct copy_write {
@@ -121,8 +169,10 @@ static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint
 	bool threaded[JOURNAL_COPIES] = { false };
 	int rc = 0;
 
-	if (!j->seg.map || (j->off && j->off + n > j->segment_bytes))
+	if (!j->seg.map || (j->off && j->off + n > j->segment_bytes)) {
 		rc = open_segment(j, first);
+		j->trim_due = !rc;
+	}
 	for (int c = 0; !rc && c < JOURNAL_COPIES; c++) {
 		w[c] = (struct copy_write){ .j = j, .k = &j->seg.map->comp[c], .buf = buf, .n = n };
 		threaded[c] = pthread_create(&t[c], NULL, write_copy, &w[c]) == 0;
@@ -198,6 +248,10 @@ static void *writer(void *arg)
 			j->durable = last;
 		pthread_cond_broadcast(&j->cond);
 		pthread_mutex_unlock(&j->lock);
+		if (j->trim_due && !rc) {
+			j->trim_due = false;
+			trim(j);
+		}
 	}
 	return NULL;
 }
@@ -241,6 +295,16 @@ int pando_journal_sync(struct pando_journal *j, uint64_t seq)
 	rc = j->durable >= seq ? 0 : j->failed;
 	pthread_mutex_unlock(&j->lock);
 	return rc;
+}
+
+uint64_t pando_journal_durable(struct pando_journal *j)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&j->lock);
+	seq = j->durable;
+	pthread_mutex_unlock(&j->lock);
+	return seq;
 }
 
 static int hook_append(void *arg, uint64_t seq, const void *batch, size_t len)
@@ -292,6 +356,8 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 	j->term = opt->term;
 	j->leading = opt->leading;
 	j->leading_arg = opt->leading_arg;
+	j->trim_floor = opt->trim_floor;
+	j->trim_arg = opt->trim_arg;
 	j->hook = (struct ns_journal){ .append = hook_append, .sync = hook_sync, .arg = j };
 	j->segment_bytes = opt->segment_bytes ? opt->segment_bytes : JOURNAL_SEGMENT_BYTES;
 	pthread_mutex_init(&j->lock, NULL);

@@ -50,6 +50,13 @@ struct pando_journal_options {
 	 * NULL: the writer alone writes the group's journal (tests). */
 	bool (*leading)(void *arg);
 	void *leading_arg;
+	/* The seq every member of the group has applied (the standbys' and
+	 * what a recent snapshot holds), asked by the writer each time it
+	 * starts a segment: the segments before, whose records are all at or
+	 * below it, are trimmed (their keys, then their objects).  NULL or 0:
+	 * nothing is trimmed. */
+	uint64_t (*trim_floor)(void *arg);
+	void *trim_arg;
 };
 
 /* Starts the writer; its first segment is listed in etcd at the first
@@ -62,6 +69,8 @@ int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batc
 /* Returns once every record up to seq is on every copy: 0, or -EIO once
  * the journal has failed. */
 int pando_journal_sync(struct pando_journal *j, uint64_t seq);
+/* The seq of the last record on every copy (0: none yet). */
+uint64_t pando_journal_durable(struct pando_journal *j);
 /* Writes what is pending, then stops. */
 void pando_journal_close(struct pando_journal *j);
 /* The hook a store opens with (ns_options.journal) to journal its

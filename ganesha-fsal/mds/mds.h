@@ -299,6 +299,9 @@ int pando_etcd_client_new(const struct pando_mds *mds, int timeout_ms, const cha
  * journal and resigns. */
 int pando_group_join(struct pando_mds *mds);
 void pando_group_free(struct pando_mds *mds);
+/* ns_snapshot of the store into dir (a new standby's start), which the
+ * journal is not trimmed past for an hour. */
+int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq);
 
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
 int pando_presence_start(struct pando_mds *mds, struct pando_presence **out);

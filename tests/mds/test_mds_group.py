@@ -9,9 +9,9 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from pando_testing.etcd import EtcdCluster
+from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
@@ -66,6 +66,25 @@ def standby_of(active: PandoMds, etcd: EtcdCluster, workdir: Path, db: Path) -> 
     return b
 
 
+def member(etcd: EtcdClient, name: str) -> dict[str, Any]:
+    value = etcd.get_json(f"/pando/groups/g1/members/{name}")
+    assert isinstance(value, dict), value
+    return value
+
+
+def wait_caught_up(etcd: EtcdClient, timeout: float = 30) -> None:
+    """Until the standby's member key says it holds the active's last
+    record (each is refreshed every second)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        a, b = member(etcd, "a"), member(etcd, "b")
+        assert (a["role"], b["role"]) == ("active", "standby"), (a, b)
+        if b["seq"] == a["seq"] > 0:
+            return
+        assert time.monotonic() < deadline, f"the standby stays behind: {a}, {b}"
+        time.sleep(0.2)
+
+
 def wait_log(m: PandoMds, words: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while words not in m.log_text():
@@ -91,11 +110,14 @@ def test_a_standby_takes_over_with_every_acknowledged_change(
             # The last change before the kill: acknowledged, so it must stay.
             last = new_file(c, root, "last", b"x")
             c.write_all(last, 1, b"yz", FILE_SYNC)
+        members = etcd.client()
+        wait_caught_up(members)
         a.kill9()
         killed = time.monotonic()
         b.wait_serving(TAKEOVER_TIMEOUT_S)
         print(f"takeover: {time.monotonic() - killed:.1f} s from kill -9 to serving")
         assert "b is the active, term" in b.log_text()
+        assert member(members, "b")["role"] == "active"
         broot = b.root_handle()
         assert broot == root
         with connect(b) as c:

@@ -99,6 +99,39 @@ static int open_term(struct mds_fixture *f, uint64_t term, uint64_t segment_byte
 	return pando_journal_open(&f->mds, &o, j);
 }
 
+/* Journal objects on the OSDs, every copy counted. */
+struct count_call {
+	uint64_t partition;
+	size_t total;
+};
+
+static int count_journal_objects(struct osd_ctl_client *c, void *arg)
+{
+	struct count_call *a = arg;
+	uint64_t ids[256], after = 0;
+	size_t n = 0;
+	bool eof = false;
+	int rc;
+
+	while (!eof && (rc = osd_ctl_list(c, a->partition, after, ids, 256, &n, &eof)) == 0 && n) {
+		for (size_t i = 0; i < n; i++)
+			a->total += (ids[i] & JOURNAL_OBJECT_BIT) != 0;
+		after = ids[n - 1];
+	}
+	return 0;
+}
+
+static size_t journal_objects(struct mds_fixture *f)
+{
+	struct count_call a = { .partition = f->mds.conf.map.partition };
+
+	for (int o = 0; o < f->osds.n; o++)
+		CHECK_EQ(osd_conns_call(f->mds.conns, f->osds.osds[o].id, count_journal_objects,
+					&a),
+			 0);
+	return a.total;
+}
+
 static uint64_t commit_many(struct pando_journal *j)
 {
 	pthread_t t[THREADS];
@@ -296,6 +329,56 @@ static void test_a_reader_ahead_of_the_next_term_must_start_again(struct mds_fix
 	next_seq = seq + 2;
 }
 
+static atomic_uint_fast64_t floor_seq;
+
+static uint64_t trim_floor(void *arg)
+{
+	(void)arg;
+	return atomic_load(&floor_seq);
+}
+
+/* Each new segment trims the ones before it that every member of the
+ * group applied: their keys go from etcd and their objects from the
+ * OSDs; a reader behind the floor is told to start again, and one at it
+ * reads on. */
+static void test_segments_every_member_applied_are_trimmed(struct mds_fixture *f)
+{
+	const struct pando_journal_options o = {
+		.group = "g1", .term = 7, .segment_bytes = 16 << 10, .trim_floor = trim_floor
+	};
+	struct pando_journal_reader *r = NULL;
+	struct pando_journal *j = NULL;
+	struct seen s = { 0 };
+	size_t before, objects_before, applied = 0;
+	uint64_t seq = 0, floor;
+	int rc;
+
+	atomic_store(&floor_seq, 0);
+	CHECK_EQ(pando_journal_open(&f->mds, &o, &j), 0);
+	if (!j)
+		return;
+	for (int i = 0; i < 60; i++)
+		CHECK_EQ(commit_one(j, &seq), 0);
+	before = segments(f);
+	objects_before = journal_objects(f);
+	floor = seq - 20;
+	atomic_store(&floor_seq, floor);
+	for (int i = 0; i < 60; i++)
+		CHECK_EQ(commit_one(j, &seq), 0);
+	pando_journal_close(j);
+	CHECK(segments(f) < before);
+	CHECK_EQ(journal_objects(f), JOURNAL_COPIES * segments(f));
+	CHECK(journal_objects(f) < objects_before);
+	s.last = floor;
+	CHECK_EQ(read_all(f, floor, &s, &rc), seq - floor);
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(s.bad, 0);
+	s = (struct seen){ 0 };
+	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r), 0);
+	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), -ESTALE);
+	pando_journal_reader_free(r);
+}
+
 int main(void)
 {
 	struct mds_fixture f;
@@ -311,6 +394,7 @@ int main(void)
 		test_a_lost_copy_is_read_around_and_fails_the_writer(&f);
 		test_a_writer_unsure_that_it_leads_acknowledges_nothing(&f);
 		test_a_reader_ahead_of_the_next_term_must_start_again(&f);
+		test_segments_every_member_applied_are_trimmed(&f);
 	} else {
 		CHECK(!"the engine starts");
 	}

@@ -55,6 +55,7 @@ struct pando_group {
 	char members[320]; /* <prefix>groups/<group>/members/ */
 	char member_key[600];
 	char name[256];
+	char active_value[300]; /* the active key's value: {"name": name} */
 };
 
 static char *member_fill(void *arg)
@@ -178,7 +179,7 @@ static int start_election(struct pando_group *g)
 	struct pando_election_options o = {
 		.etcd = &eo,
 		.key = g->key,
-		.value = g->name,
+		.value = g->active_value,
 		.changed = election_changed,
 		.log = election_log,
 		.arg = g,
@@ -308,6 +309,23 @@ static int take_over(struct pando_group *g, int64_t term)
 	return 0;
 }
 
+/* {"name": ...} as JSON, which the election keeps under 256 bytes. */
+static int active_value(struct pando_group *g)
+{
+	json_t *o = json_pack("{ss}", "name", g->name);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	int rc = text && strlen(text) < 256 ? 0 : -EINVAL;
+
+	if (!rc)
+		snprintf(g->active_value, sizeof(g->active_value), "%s", text);
+	else
+		mds_log(MDS_LOG_CRIT, __func__, "pando: Mds_Name \"%s\" is too long for a group",
+			g->name);
+	free(text);
+	json_decref(o);
+	return rc;
+}
+
 static int group_new(struct pando_mds *mds, struct pando_group **out)
 {
 	struct pando_group *g = mds_calloc(1, sizeof(*g));
@@ -330,7 +348,7 @@ static int group_new(struct pando_mds *mds, struct pando_group **out)
 			mds->cfg.mds_group);
 		return -EINVAL;
 	}
-	return 0;
+	return active_value(g);
 }
 
 int pando_group_join(struct pando_mds *mds)

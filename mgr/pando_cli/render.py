@@ -97,9 +97,30 @@ def _mds_text(mds: list[Any], epoch: Any) -> Text:
     return t
 
 
+def _group_text(g: dict[str, Any]) -> Text:
+    """'g1: a (active, term 41), standbys: b (lag 3)' from one of status's
+    groups; a lag is in journal records."""
+    t = Text(f"{_name(g)}: ")
+    active = g.get("active")
+    if active:
+        t.append(f"{_name(active)} (active, term {g.get('term', '-')})")
+    else:
+        t.append("no active", style="bold red")
+    standbys = [m for m in g.get("members") or []
+                if isinstance(m, dict) and m.get("role") == "standby"]
+    if not standbys:
+        t.append(", no standby", style="yellow")
+    for i, m in enumerate(standbys):
+        t.append(", standbys: " if i == 0 else ", ")
+        lag = m.get("lag")
+        t.append(f"{_name(m)} (lag {'unknown' if lag is None else lag})")
+    return t
+
+
 def _service_rows(st: dict[str, Any]) -> list[tuple[str, Text | str]]:
     rows: list[tuple[str, Text | str]] = [
         ("mgr", _mgr_text(st)), ("mds", _mds_text(st.get("mds") or [], st.get("epoch")))]
+    rows += [("group", _group_text(g)) for g in st.get("groups") or [] if isinstance(g, dict)]
     etcd = st.get("etcd")
     if isinstance(etcd, dict):
         members = [m for m in etcd.get("members") or [] if isinstance(m, dict)]

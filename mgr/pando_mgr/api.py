@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import health, metrics, osdmap, progress, rebuild, token
+from . import groups, health, metrics, osdmap, progress, rebuild, token
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
@@ -122,7 +122,7 @@ def _cached(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
 def _checks(mgr: Manager) -> list[health.Check]:
     s = mgr.snap
     return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub,
-                         s.malformed)
+                         s.malformed, s.groups)
 
 
 def _capacity(mgr: Manager) -> dict[str, int]:
@@ -155,6 +155,7 @@ async def status(request: web.Request) -> web.Response:
         "clients": sum(int(v.get("clients", 0) or 0) for v in s.mds.values()),
         "throughput": mgr.history.total(),
         "mds": [{"name": n, **v} for n, v in sorted(s.mds.items())],
+        "groups": groups.view(s.groups),
         "etcd": {"members": members, "reachable": mgr.reachable,
                  "quorum": mgr.reachable and (not members or 2 * sum(
                      m["healthy"] for m in members) > len(members))},

@@ -3,7 +3,7 @@ map, the OSD and metadata-manager presence and etcd's members.  Pure."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping, Protocol
 
 from .osdmap import ClusterMap, Presence
 
@@ -73,6 +73,33 @@ def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
     return out
 
 
+class GroupView(Protocol):
+    """A manager group as the mgr read it (manager.Group)."""
+    active: str | None
+    members: dict[str, dict[str, Any]]
+
+
+def _group_checks(groups: Mapping[str, GroupView]) -> list[Check]:
+    """A group with no active stops its file system until a standby takes
+    over (a lease at most); one with no standby would stop it for good
+    when its active goes."""
+    out: list[Check] = []
+    inactive = sorted(n for n, g in groups.items() if g.active is None and g.members)
+    if inactive:
+        out.append(Check("MDS_GROUP_NO_ACTIVE", "HEALTH_ERR",
+                         f"{len(inactive)} manager groups have no active manager",
+                         [f"group {n}: no active manager; members "
+                          + ", ".join(sorted(groups[n].members)) for n in inactive]))
+    alone = sorted(n for n, g in groups.items() if g.active is not None and not any(
+        m.get("role") == "standby" for m in g.members.values()))
+    if alone:
+        out.append(Check("MDS_GROUP_NO_STANDBY", "HEALTH_WARN",
+                         f"{len(alone)} manager groups have no standby",
+                         [f"group {n}: active {groups[n].active}, no standby follows its journal"
+                          for n in alone]))
+    return out
+
+
 def _scrub_checks(scrub: dict[str, dict[str, Any]]) -> list[Check]:
     """Ceph's OSD_SCRUB_ERRORS: extents scrub found wrong and could not
     repair (no good copy left to repair them from)."""
@@ -121,9 +148,11 @@ def _malformed_checks(malformed: list[tuple[str, str, str]]) -> list[Check]:
 def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, dict[str, Any]],
            etcd_reachable: bool, members: list[dict[str, Any]],
            scrub: dict[str, dict[str, Any]] | None = None,
-           malformed: list[tuple[str, str, str]] | None = None) -> list[Check]:
+           malformed: list[tuple[str, str, str]] | None = None,
+           groups: Mapping[str, GroupView] | None = None) -> list[Check]:
     """scrub: each metadata manager's `scrub/progress/<name>`; malformed:
-    the (kind, key, why) of each value the last read skipped."""
+    the (kind, key, why) of each value the last read skipped; groups: the
+    manager groups by name."""
     out: list[Check] = _malformed_checks(malformed or [])
     if m is None and not any(k == "map" for k, _, _ in malformed or []):
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
@@ -131,6 +160,7 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
     elif m is not None:
         out += _osd_checks(m, presence)
     out += _mds_checks(mds)
+    out += _group_checks(groups or {})
     out += _scrub_checks(scrub or {})
     out += _etcd_checks(etcd_reachable, members)
     return out

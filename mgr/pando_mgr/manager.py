@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import osdmap, progress, rebuild, values
+from .groups import Group
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
                    op_put)
@@ -53,6 +54,7 @@ class Snapshot:
     scrub: dict[str, dict[str, Any]] = field(default_factory=dict)      # progress per mds
     scrub_request: dict[str, Any] | None = None
     transcode: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per mds
+    groups: dict[str, Group] = field(default_factory=dict)    # manager groups (Mds_Group)
     revision: int = 0
     read_at: float = 0.0
     # (kind, key, why) of each value left out as malformed (values.py).
@@ -68,6 +70,12 @@ def _kind(rel: str) -> str | None:
         return "osd"
     if rel.startswith("mds/") and len(rel) > 4:
         return "mds"
+    parts = rel.split("/")
+    if parts[0] == "groups" and len(parts) == 3 and parts[1] and parts[2] == "active":
+        return "group_active"
+    if parts[0] == "groups" and len(parts) == 4 and parts[1] and parts[2] == "members" \
+            and parts[3]:
+        return "group_member"
     if rel == "mgr/leader":
         return "leader"
     if rel.startswith("mgr/members/") and len(rel) > len("mgr/members/"):
@@ -117,6 +125,11 @@ def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
     elif kind == "job":
         j = values.job(rel[len(JOBS):], val)
         s.jobs[j.id], s.job_revs[j.id] = j, kv.mod_revision
+    elif kind == "group_active":        # groups/<group>/active
+        g = s.groups.setdefault(rel.split("/")[1], Group())
+        g.active, g.term = values.group_active(val)["name"], kv.create_revision
+    elif kind == "group_member":        # groups/<group>/members/<name>
+        s.groups.setdefault(rel.split("/")[1], Group()).members[name] = values.group_member(val)
     elif kind == "progress":            # <rebuild|scrub|transcode>/progress/<name>
         per_mds = {"rebuild": s.rebuild, "scrub": s.scrub, "transcode": s.transcode}
         per_mds[rel.split("/", 1)[0]][name] = values.progress(val)

@@ -3,7 +3,8 @@
 Labels are bounded: kind (values.KINDS, or one of the three kinds of
 refusal), osd (an id in the map or in presence), mds (a metadata
 manager's name), op (the fixed set of mgr/README.md), proto (nfs|ctl),
-le (the FSAL's fixed bounds).  Nothing per client or file."""
+le (the FSAL's fixed bounds), group (a manager group's name).  Nothing
+per client or file."""
 from __future__ import annotations
 
 from typing import Any
@@ -170,6 +171,24 @@ def _mds(e: Exposition, mgr: Manager) -> None:
         _mds_histogram(e, n, mds[n])
 
 
+def _groups(e: Exposition, mgr: Manager) -> None:
+    groups = mgr.snap.groups
+    e.family("pando_mds_group_term", "gauge",
+             "The active's term of each manager group (0: no active).")
+    e.family("pando_mds_group_standbys", "gauge", "Standbys following each group's journal.")
+    e.family("pando_mds_group_lag_records", "gauge",
+             "Journal records a standby is behind its group's active.")
+    for name in sorted(groups):
+        g = groups[name]
+        e.sample("pando_mds_group_term", g.term if g.active else 0, group=name)
+        e.sample("pando_mds_group_standbys", sum(
+            m.get("role") == "standby" for m in g.members.values()), group=name)
+        for n in sorted(g.members):
+            lag = g.lag(n)
+            if lag is not None:
+                e.sample("pando_mds_group_lag_records", lag, group=name, mds=n)
+
+
 REBUILD = (("files_total", "Files the manager's rebuild has to do."),
            ("files_done", "Files rebuilt."),
            ("files_failed", "Files whose rebuild failed."),
@@ -227,6 +246,7 @@ def render(mgr: Manager, health: str) -> str:
     _cluster(e, mgr, health)
     _osds(e, mgr)
     _mds(e, mgr)
+    _groups(e, mgr)
     _rebuild(e, mgr)
     _scrub(e, mgr)
     _counters(e, "pando_transcode", mgr.snap.transcode, TRANSCODE)

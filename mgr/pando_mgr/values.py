@@ -24,7 +24,8 @@ from .rebuild import REASONS, Job
 log = logging.getLogger("pando_mgr.values")
 
 # The kinds of key (the label of pando_mgr_etcd_malformed_total: bounded).
-KINDS = ("map", "osd", "mds", "leader", "member", "job", "progress", "scrub_request")
+KINDS = ("map", "osd", "mds", "leader", "member", "job", "progress", "scrub_request",
+         "group_active", "group_member")
 LOG_EVERY_S = 60.0
 URL_MAX = 256
 
@@ -178,6 +179,22 @@ PROGRESS: dict[str, Check] = {"state": _str, "jobs_done": _list_of(_uint), "jobs
 def progress(val: Any) -> dict[str, Any]:
     """A `<kind>/progress/<mds>` value (rebuild, scrub, transcode)."""
     return _fields(val, PROGRESS)
+
+
+GROUP_ACTIVE: dict[str, Check] = {"name": _str}
+GROUP_MEMBER: dict[str, Check] = {"name": _str, "role": lambda v: v in ("active", "standby"),
+                                  "seq": _uint, "term": _uint}
+
+
+def group_active(val: Any) -> dict[str, Any]:
+    """A `groups/<group>/active` value: the active manager's name."""
+    return _fields(val, GROUP_ACTIVE, required=("name",))
+
+
+def group_member(val: Any) -> dict[str, Any]:
+    """A `groups/<group>/members/<name>` value: its role and the last
+    journal record its store holds."""
+    return _fields(val, GROUP_MEMBER, required=("role", "seq"))
 
 
 SCRUB_REQUEST: dict[str, Check] = {"id": _uint, "action": lambda v: v in ("start", "stop"), "time": _num}

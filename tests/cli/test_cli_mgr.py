@@ -69,6 +69,22 @@ def test_status_says_when_there_is_no_leader_an_mds_behind_or_the_state_is_cache
         assert want in out, f"{want!r} not in:\n{out}"
 
 
+def test_status_shows_each_manager_group_its_active_and_standbys_lag(
+        stub: StubMgr, capsys: Any) -> None:
+    stub.answer("GET", "/api/status", 200, {**S.STATUS, "groups": [
+        {"name": "g1", "active": "a", "term": 41, "standbys": 1, "members": [
+            {"name": "a", "role": "active", "seq": 9, "lag": None},
+            {"name": "b", "role": "standby", "seq": 6, "lag": 3}]},
+        {"name": "g2", "active": None, "term": 0, "standbys": 1, "members": [
+            {"name": "c", "role": "standby", "seq": 1, "lag": None}]},
+        {"name": "g3", "active": "d", "term": 7, "standbys": 0, "members": []}]})
+    code, out, _ = pando(capsys, "--mgr", stub.url, "status")
+    assert code == 0
+    for want in ("g1: a (active, term 41), standbys: b (lag 3)",
+                 "g2: no active, standbys: c (lag unknown)", "g3: d (active, term 7), no standby"):
+        assert want in out, f"{want!r} not in:\n{out}"
+
+
 def test_osd_ls_is_a_table_of_states_addresses_and_usage(stub: StubMgr, capsys: Any) -> None:
     code, out, _ = pando(capsys, "osd", "ls", "--mgr", stub.url)
     assert code == 0

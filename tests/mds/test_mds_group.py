@@ -14,6 +14,7 @@ from typing import Any, Callable
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
+from pando_testing.mds_group import group_fsal, standby_of, wait_log
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
 from pando_testing.oncrpc import ConnectionClosed
 
@@ -21,10 +22,6 @@ from pando_testing.oncrpc import ConnectionClosed
 # store, and bytes on the OSDs behind a map the store holds.
 SIZES = (100, 200_000)
 TAKEOVER_TIMEOUT_S = 60
-
-
-def group_fsal(etcd: EtcdCluster, name: str) -> str:
-    return f'Etcd = "{etcd.endpoints}";\nMds_Group = "g1";\nMds_Name = "{name}";'
 
 
 def payload(name: str, size: int) -> bytes:
@@ -56,16 +53,6 @@ def check_files(c: Nfs3Client, root: bytes, want: dict[str, bytes]) -> None:
         assert c.read_all(fh, 0, len(data) + 1) == data, path
 
 
-def standby_of(active: PandoMds, etcd: EtcdCluster, workdir: Path, db: Path) -> PandoMds:
-    """A second manager of the group over the same OSDs, on other ports;
-    it shares the pod's rpcbind and runs no statd of its own."""
-    b = PandoMds(active.pod, workdir, osds=active.osds, key=active.key, object_pool=0,
-                 db_path=db, nfs_port=active.nfs_port + 10, mnt_port=active.mnt_port + 10,
-                 extra_fsal=group_fsal(etcd, "b"), nsm=False)
-    b.rpcbind = active.rpcbind
-    return b
-
-
 def member(etcd: EtcdClient, name: str) -> dict[str, Any]:
     value = etcd.get_json(f"/pando/groups/g1/members/{name}")
     assert isinstance(value, dict), value
@@ -83,14 +70,6 @@ def wait_caught_up(etcd: EtcdClient, timeout: float = 30) -> None:
             return
         assert time.monotonic() < deadline, f"the standby stays behind: {a}, {b}"
         time.sleep(0.2)
-
-
-def wait_log(m: PandoMds, words: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while words not in m.log_text():
-        assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
-        assert time.monotonic() < deadline, f"no '{words}' in {m.log_path}"
-        time.sleep(0.1)
 
 
 def test_a_standby_takes_over_with_every_acknowledged_change(

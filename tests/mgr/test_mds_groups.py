@@ -1,0 +1,67 @@
+"""Manager groups as the mgr reads them (groups.py): the active and
+members from etcd's keys, a malformed value left out, health when a
+group has no active or no standby, each standby's lag.  Pure."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pando_mgr import groups, health
+from pando_mgr.etcd import KV
+from pando_mgr.manager import parse_snapshot
+
+PREFIX = "/pando/"
+
+
+def _kv(rel: str, val: Any, rev: int = 5) -> KV:
+    raw = val if isinstance(val, bytes) else json.dumps(val).encode()
+    return KV(PREFIX + rel, raw, rev, rev, 0)
+
+
+def _member(role: str, seq: int, term: int = 41) -> dict[str, Any]:
+    return {"name": "x", "role": role, "seq": seq, "term": term}
+
+
+def test_the_active_its_term_and_the_members_are_read_with_each_standbys_lag() -> None:
+    s = parse_snapshot([_kv("groups/g1/active", {"name": "a"}, rev=41),
+                        _kv("groups/g1/members/a", _member("active", 900)),
+                        _kv("groups/g1/members/b", _member("standby", 880)),
+                        _kv("groups/g1/members/c", _member("standby", 950)),
+                        _kv("journal/g1/0000000000000001", {"index": 1}),
+                        _kv("groups/g1/other", {"x": 1})], PREFIX, 9)
+    assert not s.malformed
+    g = s.groups["g1"]
+    assert (g.active, g.term, sorted(g.members)) == ("a", 41, ["a", "b", "c"])
+    assert groups.view(s.groups) == [{
+        "name": "g1", "active": "a", "term": 41, "standbys": 2, "members": [
+            {"name": "a", "role": "active", "seq": 900, "lag": None},
+            {"name": "b", "role": "standby", "seq": 880, "lag": 20},
+            {"name": "c", "role": "standby", "seq": 950, "lag": 0}]}]
+
+
+def test_a_malformed_group_value_is_left_out_and_listed() -> None:
+    s = parse_snapshot([_kv("groups/g1/active", b"a"),
+                        _kv("groups/g1/members/b", _member("leader", 3)),
+                        _kv("groups/g1/members/c", {"role": "standby", "seq": -1})], PREFIX, 9)
+    assert sorted((k, key) for k, key, _ in s.malformed) == [
+        ("group_active", PREFIX + "groups/g1/active"),
+        ("group_member", PREFIX + "groups/g1/members/b"),
+        ("group_member", PREFIX + "groups/g1/members/c")]
+    assert not any(g.active or g.members for g in s.groups.values())
+
+
+def _codes(s: Any) -> dict[str, str]:
+    return {c.code: c.severity for c in health.checks(None, {}, {"a": {}}, True, [],
+                                                       groups=s.groups)}
+
+
+def test_health_errs_on_a_group_without_an_active_and_warns_without_a_standby() -> None:
+    lone = parse_snapshot([_kv("groups/g1/active", {"name": "a"}),
+                           _kv("groups/g1/members/a", _member("active", 5))], PREFIX, 9)
+    assert _codes(lone)["MDS_GROUP_NO_STANDBY"] == "HEALTH_WARN"
+    headless = parse_snapshot([_kv("groups/g1/members/b", _member("standby", 5))], PREFIX, 9)
+    assert _codes(headless)["MDS_GROUP_NO_ACTIVE"] == "HEALTH_ERR"
+    paired = parse_snapshot([_kv("groups/g1/active", {"name": "a"}),
+                             _kv("groups/g1/members/a", _member("active", 5)),
+                             _kv("groups/g1/members/b", _member("standby", 5))], PREFIX, 9)
+    assert not {"MDS_GROUP_NO_STANDBY", "MDS_GROUP_NO_ACTIVE"} & set(_codes(paired))

@@ -1,0 +1,68 @@
+"""A manager group seen through the mgr with the real metadata managers:
+two ganesha.nfsd with libfsalpando in one group on etcd, four real
+pando-osd, a real pando-mgr.  GET /api/status and /metrics show the
+active, its term and the standby caught up; when the active is killed,
+the standby is shown active and health warns that the group has no
+standby left."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mgrtest import fsal_cluster, parse_prometheus
+
+from pando_testing.etcd import EtcdCluster
+from pando_testing.mds_files import connect, new_file
+from pando_testing.mds_group import standby_of, wait_log
+from pando_testing.mgr import MgrApi
+
+Factory = Callable[..., Any]
+
+
+def _group(api: MgrApi) -> dict[str, Any]:
+    groups = api.status()["groups"]
+    assert [g["name"] for g in groups] == ["g1"], groups
+    return dict(groups[0])
+
+
+def _checks(api: MgrApi) -> set[str]:
+    return {c["code"] for c in api.status()["checks"]}
+
+
+def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
+        etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory, mgr_factory: Factory) -> None:
+    a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
+                               ' Mds_Group = "g1";')
+    a.start()
+    wait_log(a, "a is the active, term", 10)
+    api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=15,
+                 what="a warning: no standby")
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    try:
+        with connect(a) as c:
+            for i in range(20):
+                new_file(c, a.root_handle(), f"f{i}", b"x")
+        g = api.wait_for(lambda x: (g := _group(x))["standbys"] == 1 and all(
+            m["lag"] in (None, 0) for m in g["members"]) and g, timeout=20,
+            what="the standby caught up")
+        assert g["active"] == "a" and g["term"] > 0
+        assert [(m["name"], m["role"]) for m in g["members"]] == [("a", "active"),
+                                                                  ("b", "standby")]
+        assert "MDS_GROUP_NO_STANDBY" not in _checks(api)
+        metrics = parse_prometheus(api.get("/metrics"))
+        assert metrics["pando_mds_group_standbys"] == [({"group": "g1"}, 1.0)]
+        assert metrics["pando_mds_group_term"] == [({"group": "g1"}, float(g["term"]))]
+        assert metrics["pando_mds_group_lag_records"] == [({"group": "g1", "mds": "b"}, 0.0)]
+        a.kill9()
+        b.wait_serving(60)
+        g = api.wait_for(lambda x: (g := _group(x))["active"] == "b" and g, timeout=20,
+                         what="b shown active")
+        assert g["term"] > metrics["pando_mds_group_term"][0][1]
+        api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=20,
+                     what="a warning: no standby once a's member key expired")
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]

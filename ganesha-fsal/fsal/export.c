@@ -94,6 +94,7 @@ static void export_free(struct pando_export *exp)
 	gsh_free(exp->mds.cfg.etcd_password_file);
 	gsh_free(exp->mds.cfg.etcd_prefix);
 	gsh_free(exp->mds.cfg.mds_name);
+	gsh_free(exp->mds.cfg.mds_group);
 	gsh_free(exp->mds.cfg.db_path);
 	gsh_free(exp->mds.cfg.cluster_path);
 	gsh_free(exp->mds.cfg.striped_clients);

@@ -11,7 +11,9 @@
  * A leader that has not renewed its lease for ttl/2 stops leading at
  * once, well before etcd can expire the lease and let another take over:
  * unsure, it assumes it lost.  A leader also stops when the key is no
- * longer its own (deleted by an admin moving the group, or resigned).
+ * longer its own (deleted, or resigned), but only at its next poll: a
+ * key deleted under a live lease lets another win while this one still
+ * leads, so only resigning hands leadership over safely.
  * Followers read the key every poll_ms and campaign when it is gone. */
 #ifndef PANDO_ELECTION_H
 #define PANDO_ELECTION_H

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "etcd_client.h"
 
@@ -55,4 +56,14 @@ int pando_etcd_client_new(const struct pando_mds *mds, int timeout_ms, const cha
 	if (rc)
 		pando_etcd_new_failed(mds, what, rc);
 	return rc;
+}
+
+void pando_mds_name(const struct pando_mds *mds, char *buf, size_t cap)
+{
+	if (mds->cfg.mds_name[0])
+		snprintf(buf, cap, "%s", mds->cfg.mds_name);
+	else if (gethostname(buf, cap - 1) != 0)
+		snprintf(buf, cap, "mds");
+	else
+		buf[cap - 1] = '\0';
 }

@@ -333,10 +333,7 @@ static int group_new(struct pando_mds *mds, struct pando_group **out)
 			 mds->cfg.mds_group);
 
 	g->mds = mds;
-	if (mds->cfg.mds_name[0])
-		snprintf(g->name, sizeof(g->name), "%s", mds->cfg.mds_name);
-	else if (gethostname(g->name, sizeof(g->name) - 1) != 0)
-		snprintf(g->name, sizeof(g->name), "mds");
+	pando_mds_name(mds, g->name, sizeof(g->name));
 	snprintf(g->members, sizeof(g->members), "%sgroups/%s/members/", mds->cfg.etcd_prefix,
 		 mds->cfg.mds_group);
 	snprintf(g->member_key, sizeof(g->member_key), "%s%s", g->members, g->name);

@@ -290,6 +290,8 @@ void pando_etcd_options(const struct pando_mds *mds, int timeout_ms, struct etcd
 void pando_etcd_new_failed(const struct pando_mds *mds, const char *what, int rc);
 int pando_etcd_client_new(const struct pando_mds *mds, int timeout_ms, const char *what,
 			  struct etcd_client **out);
+/* The manager's name in etcd: Mds_Name, or the host name. */
+void pando_mds_name(const struct pando_mds *mds, char *buf, size_t cap);
 
 /* group.c: a manager group (Mds_Group).  Join: opens the store, then
  * campaigns, following the group's journal into the store as a standby

@@ -129,10 +129,7 @@ int pando_presence_start(struct pando_mds *mds, struct pando_presence **out)
 	int rc;
 
 	p->mds = mds;
-	if (mds->cfg.mds_name[0])
-		snprintf(p->name, sizeof(p->name), "%s", mds->cfg.mds_name);
-	else if (gethostname(p->name, sizeof(p->name) - 1) != 0)
-		snprintf(p->name, sizeof(p->name), "mds");
+	pando_mds_name(mds, p->name, sizeof(p->name));
 	snprintf(p->nfs, sizeof(p->nfs), "%s:%u", mds->nfs_host[0] ? mds->nfs_host : p->name,
 		 mds->nfs_port);
 	klen = strlen(mds->cfg.etcd_prefix) + strlen(p->name) + 8;

@@ -223,7 +223,8 @@ static void follow_failed(struct pando_group *g, uint64_t seq, int rc)
 }
 
 /* One pass of a standby: the records there are now, applied.  Errors of
- * the OSDs and etcd are waited out; what the store refuses is not. */
+ * the OSDs and etcd are waited out; what the store refuses is not.  One
+ * line every FOLLOW_LOG_S says where it is, and what it waits for. */
 static int follow_once(struct pando_group *g, struct pando_journal_reader *r, size_t *n,
 		       time_t *logged)
 {
@@ -232,7 +233,7 @@ static int follow_once(struct pando_group *g, struct pando_journal_reader *r, si
 	if (rc == -ESTALE || rc == -ENOENT || rc == -ERANGE || rc == -EINVAL || rc == -EROFS ||
 	    rc == -EPERM)
 		return rc;
-	if (rc || time(NULL) - *logged >= FOLLOW_LOG_S) {
+	if (time(NULL) - *logged >= FOLLOW_LOG_S) {
 		mds_log(rc ? MDS_LOG_WARN : MDS_LOG_EVENT, __func__,
 			"pando: group %s: standby at seq %" PRIu64 "%s%s", g->mds->cfg.mds_group,
 			pando_journal_reader_seq(r), rc ? ", waiting: " : "",
@@ -301,6 +302,14 @@ static int take_over(struct pando_group *g, int64_t term)
 		return rc;
 	atomic_store(&g->term, term);
 	atomic_store(&g->active, true);
+	/* A lead lost before active was set went by unseen (election_changed). */
+	if (!pando_election_leading(g->election, NULL)) {
+		mds_log(MDS_LOG_CRIT, __func__,
+			"pando: group %s: %s is no longer the active (lost while taking over):"
+			" stopping at once",
+			mds->cfg.mds_group, g->name);
+		_exit(EXIT_FAILURE);
+	}
 	etcd_presence_kick(g->member);
 	ns_applied_seq(mds->ns, &seq);
 	mds_log(MDS_LOG_EVENT, __func__,

@@ -83,11 +83,10 @@ class PandoMds(GaneshaServer):
 
     def start(self, wait: bool = True) -> "PandoMds":
         super().start(wait)
-        if wait and self.dbus:
-            self._wait_dbus()
         return self
 
     def wait_serving(self, timeout: float) -> None:
+        """Also until the FSAL's dbus interface answers (_wait_dbus)."""
         super().wait_serving(timeout)
         if self.dbus:
             self._wait_dbus()

@@ -32,6 +32,7 @@
 #include "election.h"
 #include "etcd_client.h"
 #include "journal.h"
+#include "reclaim.h"
 
 #define FOLLOW_POLL_MS 100
 #define FOLLOW_LOG_S 10
@@ -389,6 +390,23 @@ int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq)
 		atomic_store(&g->snapshot_at, (int64_t)time(NULL));
 	}
 	return rc;
+}
+
+int pando_group_reclaim_open(struct pando_mds *mds, struct pando_reclaim **out)
+{
+	struct pando_group *g = mds->group;
+	struct etcd_options eo;
+	char prefix[320];
+	struct pando_reclaim_options ro = { .etcd = &eo, .prefix = prefix };
+
+	*out = NULL;
+	if (!g || !atomic_load(&g->active))
+		return -ENOENT;
+	ro.term = (uint64_t)atomic_load(&g->term);
+	snprintf(prefix, sizeof(prefix), "%sgroups/%s/clients/", mds->cfg.etcd_prefix,
+		 mds->cfg.mds_group);
+	pando_etcd_options(mds, 0, &eo);
+	return pando_reclaim_open(&ro, out);
 }
 
 void pando_group_free(struct pando_mds *mds)

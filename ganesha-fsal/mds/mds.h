@@ -304,6 +304,10 @@ void pando_group_free(struct pando_mds *mds);
 /* ns_snapshot of the store into dir (a new standby's start), which the
  * journal is not trimmed past for an hour. */
 int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq);
+/* The group's reclaim records (reclaim.h) in the active's term;
+ * -ENOENT when this manager is not a group's active. */
+struct pando_reclaim;
+int pando_group_reclaim_open(struct pando_mds *mds, struct pando_reclaim **out);
 
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
 int pando_presence_start(struct pando_mds *mds, struct pando_presence **out);

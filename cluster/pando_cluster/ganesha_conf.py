@@ -108,6 +108,9 @@ class PandoFsal:
     etcd_ca: str = ""
     etcd_user: str = ""
     etcd_password_file: str = ""
+    # The manager group this manager is a member of ("": none); its
+    # clients' reclaim records then live in etcd (RecoveryBackend = fsal).
+    mds_group: str = ""
     # More "Key = value;" lines (tests: Object_Pool, Recall_Timeout, ...).
     options: tuple[str, ...] = ()
 
@@ -119,7 +122,8 @@ class PandoFsal:
 
     def _etcd_lines(self) -> list[str]:
         pairs = (("Etcd", self.etcd), ("Etcd_Prefix", self.etcd_prefix),
-                 ("Mds_Name", self.mds_name), ("Etcd_CA", self.etcd_ca),
+                 ("Mds_Name", self.mds_name), ("Mds_Group", self.mds_group),
+                 ("Etcd_CA", self.etcd_ca),
                  ("Etcd_User", self.etcd_user), ("Etcd_Password_File", self.etcd_password_file))
         return [f'{key} = "{value}";' for key, value in pairs if value]
 
@@ -186,6 +190,17 @@ def _check_sec(s: GaneshaSettings) -> None:
             raise ValueError(f"security flavours {', '.join(sec)} need a Kerberos keytab")
 
 
+def _group_member(s: GaneshaSettings) -> list[str]:
+    """A group member's clients reclaim on whichever member is active
+    next: their records are in etcd, not in RecoveryRoot, and every member
+    is the same server to them (one owner and scope: Linux reclaims
+    nothing from a server of another scope)."""
+    if not isinstance(s.fsal, PandoFsal) or not s.fsal.mds_group:
+        return []
+    name = f"pando-group-{s.fsal.mds_group}"
+    return ["RecoveryBackend = fsal;", f'Server_Owner = "{name}";', f'Server_Scope = "{name}";']
+
+
 def render(s: GaneshaSettings) -> str:
     """The whole ganesha.conf; ValueError for flavours it cannot serve."""
     _check_sec(s)
@@ -203,7 +218,8 @@ def render(s: GaneshaSettings) -> str:
              f"PNFS_MDS = {_bool(s.pnfs)};",
              f"Lease_Lifetime = {LEASE_LIFETIME_S};", f"Grace_Period = {GRACE_PERIOD_S};",
              f"Graceless = {_bool(s.graceless)};",
-             f'RecoveryRoot = "{s.recovery_root}";', "Only_Numeric_Owners = true;",
+             f'RecoveryRoot = "{s.recovery_root}";', *_group_member(s),
+             "Only_Numeric_Owners = true;",
              *([f'IdmapConf = "{s.idmap_conf}";'] if s.idmap_conf else [])]
     log = [f"Default_Log_Level = {s.log_level};"]
     if s.log_components:

@@ -271,6 +271,8 @@ fsal_status_t pando_create_export(struct fsal_module *fsal_hdl, void *parse_node
 	rc = export_open(exp);
 	if (rc == -EINTR)
 		standby_stopped(exp);
+	if (!rc && exp->mds.group)
+		rc = pando_reclaim_give(&exp->mds);
 	if (rc)
 		goto fail;
 	rc = fsal_attach_export(fsal_hdl, &exp->export.exports);

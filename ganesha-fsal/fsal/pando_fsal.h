@@ -164,6 +164,10 @@ void pando_mds_ops_init(struct fsal_obj_ops *ops);
 /* dbus.c */
 void pando_dbus_start(void);
 
+/* reclaim.c: RecoveryBackend = fsal, the records of the group's NFSv4
+ * clients in etcd; given once the manager is its group's active. */
+int pando_reclaim_give(struct pando_mds *mds);
+
 /* opstats_ops.c: every timed op of the fixed set (opstats.h) */
 void pando_opstats_ops_init(struct fsal_obj_ops *ops, struct fsal_obj_ops *untimed);
 

@@ -105,3 +105,18 @@ def test_the_defaults_of_the_harness_are_production_where_not_overridden(
                 "NFSV4.Lease_Lifetime"):
         assert test[key] == prod[key], key
     assert (test["NFSV4.Graceless"], prod["NFSV4.Graceless"]) == ("true", "false")
+
+
+def test_group_members_are_one_server_that_keeps_its_reclaim_records_in_etcd(
+        tmp_path: Path) -> None:
+    """Whichever member is active next reads them (RecoveryBackend = fsal),
+    under the same server owner and scope; a manager alone keeps Ganesha's
+    own records, in RecoveryRoot, and Ganesha's owner and scope."""
+    (tmp_path / "member").mkdir()
+    (tmp_path / "alone").mkdir()
+    member = written(_mds(tmp_path / "member", mds_group="g1"))
+    alone = written(_mds(tmp_path / "alone"))
+    assert (member["EXPORT.FSAL.Mds_Group"], member["NFSV4.RecoveryBackend"]) == ('"g1"', "fsal")
+    assert member["NFSV4.Server_Owner"] == member["NFSV4.Server_Scope"] == '"pando-group-g1"'
+    assert not {"NFSV4.RecoveryBackend", "NFSV4.Server_Owner", "NFSV4.Server_Scope",
+                "EXPORT.FSAL.Mds_Group"} & alone.keys()

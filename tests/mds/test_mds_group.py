@@ -2,7 +2,9 @@
 OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
-tree.  Real etcd, OSDs and two ganesha.nfsd in one pod, NFSv3 clients."""
+tree; the active's NFSv4 clients reclaim their opens and locks there.
+Real etcd, OSDs and two ganesha.nfsd in one pod, NFSv3 and NFSv4.1
+clients."""
 from __future__ import annotations
 
 import os
@@ -14,14 +16,17 @@ from typing import Any, Callable
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, new_file
-from pando_testing.mds_group import group_fsal, standby_of, wait_log
+from pando_testing.mds_group import GROUP, group_fsal, standby_of, wait_log
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
+from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH, \
+    Nfs4Client, Nfs4Error
 from pando_testing.oncrpc import ConnectionClosed
 
 # Both sides of the inline threshold (PandoMds.inline_max): bytes in the
 # store, and bytes on the OSDs behind a map the store holds.
 SIZES = (100, 200_000)
 TAKEOVER_TIMEOUT_S = 60
+DIR = "/pando"
 
 
 def payload(name: str, size: int) -> bytes:
@@ -74,7 +79,8 @@ def wait_caught_up(etcd: EtcdClient, timeout: float = 30) -> None:
 
 def test_a_standby_takes_over_with_every_acknowledged_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
     root = a.root_handle()
     with connect(a) as c:
@@ -116,7 +122,8 @@ def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
     out and the standby takes over.  Let go again, the old active must not
     acknowledge a change its clients still send it: it is no longer sure
     that it leads, so its journal refuses, and it stops itself."""
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
     a.store_snapshot(tmp_path / "b-store")
     b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
@@ -149,7 +156,8 @@ def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
 
 def test_a_standby_stops_cleanly_on_sigterm(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
     a.store_snapshot(tmp_path / "b-store")
     b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
@@ -164,9 +172,11 @@ def test_a_store_of_another_file_system_cannot_join_the_group(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     """A standby must start from the active's snapshot: a store that was
     never journaled cannot follow a journal that already has records.  It
-    says so and serves nothing (as any export that cannot open), and the
+    says so, creates no export, and ganesha.nfsd ends (a member's
+    RecoveryBackend = fsal has no records to give without one); the
     active goes on."""
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"))
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
     with connect(a) as c:
         make_files(c, a.root_handle(), "d", 4)
@@ -174,7 +184,63 @@ def test_a_store_of_another_file_system_cannot_join_the_group(
     b.start(wait=False)
     wait_log(b, "cannot follow the journal after seq 0", 30)
     wait_log(b, "Could not create export", 10)
-    assert b.stop() == 0, b.log_text()[-3000:]
+    assert b.proc is not None and b.proc.wait(timeout=30) != 0
+    assert "Fatal errors.  Server exiting" in b.log_text()
     assert a.alive()
     with connect(a) as c:
         assert c.lookup_fh(c.lookup_fh(a.root_handle(), "d"), "f2")
+
+
+def v4_client(m: PandoMds, name: str | None = None, verifier: bytes | None = None) -> Nfs4Client:
+    return Nfs4Client(m.pod.connect(m.host, m.nfs_port), name=name, verifier=verifier)
+
+
+def open_status(nfs: Nfs4Client, name: str) -> int:
+    """OPEN(CREATE) of a new file: NFS4_OK or the error."""
+    try:
+        nfs.create(DIR, name)
+    except Nfs4Error as e:
+        return e.status
+    return NFS4_OK
+
+
+def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The active's NFSv4 client, its open and its lock, are in the
+    group's reclaim records in etcd: after kill -9 of the active the new
+    one holds everyone else off (GRACE) until that client reclaimed both,
+    then ends its grace period at once, and the reclaimed lock holds."""
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"), mds_group=GROUP,
+                    protocols=(3, 4), pseudo=DIR, graceless=False)
+    wait_log(a, "a is the active, term", 10)
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    verifier = os.urandom(8)
+    try:
+        wait_log(b, "b follows the journal until it leads", 30)
+        with v4_client(a, "returning", verifier) as nfs:
+            assert nfs.reclaim_complete() == NFS4_OK
+            fh, sid = nfs.create(DIR, "held")
+            assert nfs.lock(fh, sid, 0, 100) == NFS4_OK
+            a.kill9()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        with v4_client(b) as newcomer:
+            assert newcomer.reclaim_complete() == NFS4_OK
+            assert open_status(newcomer, "too-early") == NFS4ERR_GRACE
+            with v4_client(b, "returning", verifier) as back:
+                sid = back.reclaim_open(fh)
+                assert back.lock(fh, sid, 0, 100, reclaim=True) == NFS4_OK
+                assert back.reclaim_complete() == NFS4_OK
+                reclaimed = time.monotonic()
+                while (status := open_status(newcomer, "after-grace")) == NFS4ERR_GRACE:
+                    assert time.monotonic() - reclaimed < 5, "the grace period goes on"
+                    time.sleep(0.2)
+                assert status == NFS4_OK
+                print(f"grace ended {time.monotonic() - reclaimed:.1f} s after the reclaim")
+                _, other = newcomer.open(DIR, "held", OPEN4_SHARE_ACCESS_BOTH)
+                assert newcomer.lock(fh, other, 50, 10) == NFS4ERR_DENIED
+        assert "pando: 1 NFSv4 clients may reclaim" in b.log_text()
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]

@@ -190,12 +190,12 @@ def rebuild_cluster(mgr_factory: Callable[..., MgrProcess],
 
 def fsal_cluster(etcd: EtcdCluster, tmp_path: Path, mds_factory: Callable[..., PandoMds],
                  mgr_factory: Callable[..., MgrProcess], osds: int, mds_name: str,
-                 fsal: str = "") -> tuple[PandoMds, MgrProcess, MgrApi]:
+                 fsal: str = "", mds_group: str = "") -> tuple[PandoMds, MgrProcess, MgrApi]:
     """A metadata manager `mds_name` (not started; fsal: more FSAL options)
     over `osds` real OSDs that keep their presence in etcd, and a mgr
     seeded with them; returned once the mgr has every OSD up and in."""
     presence = ["--etcd", etcd.endpoints, "--etcd-ttl", "2", "--etcd-interval", "1"]
-    mds = mds_factory(osds, start=False, osd_args=presence, object_pool=0,
+    mds = mds_factory(osds, start=False, osd_args=presence, object_pool=0, mds_group=mds_group,
                       extra_fsal=f'Etcd = "{etcd.endpoints}"; Etcd_Prefix = "/pando/"; '
                                  f'Mds_Name = "{mds_name}";' + fsal)
     seed = tmp_path / "cluster.conf"

@@ -33,7 +33,7 @@ def _checks(api: MgrApi) -> set[str]:
 def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory, mgr_factory: Factory) -> None:
     a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
-                               ' Mds_Group = "g1";')
+                               mds_group="g1")
     a.start()
     wait_log(a, "a is the active, term", 10)
     api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=15,

@@ -51,6 +51,7 @@ class PandoMds(GaneshaServer):
     protocols: tuple[int, ...] | None = None
     dbus: bool = True
     extra_fsal: str = ""                  # more FSAL option lines
+    mds_group: str = ""                   # the FSAL's Mds_Group
     # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
     # their listen address); off by default (the FSAL's Pnfs = false) so
     # plain gateway tests see no layouts.
@@ -75,7 +76,7 @@ class PandoMds(GaneshaServer):
         pool = () if self.object_pool is None else (f"Object_Pool = {self.object_pool};",)
         return PandoFsal(db_path=self.db_path, cluster_conf=self.cluster_conf,
                          mirrors=self.mirrors, inline_max=self.inline_max,
-                         stripe_unit=self.stripe_unit,
+                         stripe_unit=self.stripe_unit, mds_group=self.mds_group,
                          options=(*pool, *self.extra_fsal.splitlines()))
 
     def pnfs_mds(self) -> bool:

@@ -3,9 +3,10 @@ slot, AUTH_SYS; COMPOUNDs built op by op.  No back channel unless asked
 for (`back_channel=True`), and then one it never answers: a test uses it
 to be a client the server calls back in vain (RpcClient.ignored_calls).
 
-It speaks only what the tests of the layout state machine need (OPEN,
-LAYOUTGET, LAYOUTRETURN, LAYOUTCOMMIT, CLOSE and what leads to them) and
-returns every op's status, so that a test can assert an exact error.
+It speaks only what the tests of the layout state machine and of
+reclaim need (OPEN, LOCK, LAYOUTGET, LAYOUTRETURN, LAYOUTCOMMIT, CLOSE and
+what leads to them) and returns every op's status, so that a test can
+assert an exact error.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ COMPOUND = 1
 OP_CLOSE = 4
 OP_GETATTR = 9
 OP_GETFH = 10
+OP_LOCK = 12
 OP_LOOKUP = 15
 OP_OPEN = 18
 OP_PUTFH = 22
@@ -45,6 +47,9 @@ NFS4ERR_BADIOMODE = 10049
 NFS4ERR_OLD_STATEID = 10024
 NFS4ERR_BADLAYOUT = 10050
 NFS4ERR_GRACE = 10013
+NFS4ERR_DENIED = 10010
+NFS4ERR_NO_GRACE = 10033
+NFS4ERR_RECLAIM_BAD = 10034
 NFS4ERR_LAYOUTTRYLATER = 10058
 NFS4ERR_LAYOUTUNAVAILABLE = 10059
 
@@ -59,6 +64,9 @@ CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2
 OPEN4_SHARE_ACCESS_READ = 1
 OPEN4_SHARE_ACCESS_BOTH = 3
 OPEN4_SHARE_ACCESS_WANT_NO_DELEG = 0x0400
+CLAIM_PREVIOUS = 1
+OPEN_DELEGATE_NONE = 0
+WRITE_LT = 2
 FATTR4_SIZE = 4
 FATTR4_MODE = 33
 FATTR4_MDSTHRESHOLD = 68
@@ -313,6 +321,23 @@ class Nfs4Client:
              .u64(self.clientid).opaque(self.owner).u32(0).u32(0).string(name))
         return Op(OP_OPEN, p.bytes(), _open_result)
 
+    def open_previous(self, access: int = OPEN4_SHARE_ACCESS_BOTH) -> Op:
+        """OPEN (CLAIM_PREVIOUS) of the current file: the reclaim of an
+        open this client held before the server restarted."""
+        p = (Packer().u32(0).u32(access).u32(0).u64(self.clientid).opaque(self.owner)
+             .u32(0).u32(CLAIM_PREVIOUS).u32(OPEN_DELEGATE_NONE))
+        return Op(OP_OPEN, p.bytes(), _open_result)
+
+    def lock_op(self, open_sid: Stateid, offset: int, length: int,
+                reclaim: bool = False) -> Op:
+        """LOCK (a write lock, a new lock owner) of the current file under
+        its open stateid; its result is the lock stateid."""
+        p = (Packer().u32(WRITE_LT).boolean(reclaim).u64(offset).u64(length)
+             .boolean(True).u32(0))
+        open_sid.pack(p)
+        p.u32(0).u64(self.clientid).opaque(self.owner + b"-lock")
+        return Op(OP_LOCK, p.bytes(), Stateid.unpack)
+
     @staticmethod
     def getattr(*attrs: int) -> Op:
         """GETATTR of the attribute numbers given; its result is the raw
@@ -392,6 +417,19 @@ class Nfs4Client:
         sid, fh = r.results[-2][2], r.results[-1][2]
         assert isinstance(sid, Stateid) and isinstance(fh, bytes)
         return fh, sid
+
+    def reclaim_open(self, fh: bytes) -> Stateid:
+        """The open of fh this client held before the restart, reclaimed."""
+        status, sid = self.on(fh, self.open_previous())
+        if status != NFS4_OK:
+            raise Nfs4Error(OP_OPEN, status)
+        assert isinstance(sid, Stateid)
+        return sid
+
+    def lock(self, fh: bytes, open_sid: Stateid, offset: int, length: int,
+             reclaim: bool = False) -> int:
+        """LOCK of fh: NFS4_OK or the error (NFS4ERR_DENIED: someone holds it)."""
+        return self.on(fh, self.lock_op(open_sid, offset, length, reclaim))[0]
 
     def size_and_mode(self, fh: bytes) -> tuple[int, int]:
         """The file's size and mode (GETATTR)."""

@@ -57,19 +57,19 @@ def pnfs_cluster(request: pytest.FixtureRequest, pod: Pod, gate: Rendezvous,
 
     def make(mirrors: int = 2, stripe_width: int = 1, striped_clients: str = "",
              recall_timeout: int = 10, log_level: str | None = None, pnfs: bool = True,
-             inline_max: int = 1, capability_lifetime: int = 600,
+             inline_max: int = 1, capability_lifetime: int = 600, fsal: str = "",
              **kw: object) -> PnfsCluster:
         """Inline_Max 1 by default: these suites test the layout machinery
         with files of any size, so every file's data goes to the OSDs at
         its first write layout.  With production's 64 KiB, files that fit
         inline are written and read through the manager without a layout
         (ganesha-fsal/README.md, "Small files over pNFS"); test_small_files
-        and test_inline_layout test that default."""
+        and test_inline_layout test that default.  `fsal`: more FSAL lines."""
         assert not made, "one manager per test (they share the pod's ports)"
         extra = "\n".join([f"Stripe_Width = {stripe_width};",
                            f"Recall_Timeout = {recall_timeout};",
                            f"Capability_Lifetime = {capability_lifetime};",
-                           f'Striped_Clients = "{striped_clients}";'])
+                           f'Striped_Clients = "{striped_clients}";', fsal])
         m = mds_factory(4, pseudo=PSEUDO, pnfs=pnfs, advertise_host=GUEST_ADDR,
                         mirrors=mirrors, extra_fsal=extra, inline_max=inline_max,
                         log_level=os.environ.get("PANDO_PNFS_MDS_LOG_LEVEL", log_level),

@@ -1,7 +1,11 @@
 /* What the engine asks of Ganesha (../mds/mds.h, struct pando_mds_host):
  * CB_LAYOUTRECALL through Ganesha's up-call, jobs on its general fridge,
- * and MDCACHE's attributes dropped when a file changed behind it. */
+ * MDCACHE's attributes dropped when a file changed behind it, and a stop
+ * as on SIGTERM. */
 #include "pando_fsal.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include "fridgethr.h"
 #include "fsal_up.h"
@@ -86,8 +90,16 @@ static void invalidate(struct pando_mds *mds, uint64_t ino, uint32_t gen)
 				       FSAL_UP_INVALIDATE_ATTRS | FSAL_UP_INVALIDATE_CONTENT);
 }
 
+/* Ganesha's signal thread takes SIGTERM as an admin's shutdown. */
+static void shutdown_server(struct pando_mds *mds)
+{
+	(void)mds;
+	kill(getpid(), SIGTERM);
+}
+
 const struct pando_mds_host pando_host = {
 	.recall = recall,
 	.submit = submit,
 	.invalidate = invalidate,
+	.shutdown = shutdown_server,
 };

@@ -14,7 +14,8 @@
  * journal record its store holds, "term"}.  The active trims the journal
  * segments every standby has applied, and none that a snapshot made in
  * the last SNAPSHOT_HOLD_S needs (a standby starting from it has not
- * joined yet). */
+ * joined yet).  The active also heeds a planned switchover
+ * (handover.h): asked, it stops the server as SIGTERM does. */
 #include "mds.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@
 
 #include "election.h"
 #include "etcd_client.h"
+#include "handover.h"
 #include "journal.h"
 #include "reclaim.h"
 
@@ -45,10 +47,11 @@ struct pando_group {
 	struct pando_election *election;
 	struct pando_journal *journal; /* set before active */
 	struct etcd_presence *member;
-	struct etcd_client *etcd; /* the trim floor's */
-	atomic_bool active;       /* took over: losing the lead ends the process */
-	atomic_bool leaving;      /* pando_group_free began */
-	_Atomic uint64_t seq;     /* a standby's last record applied */
+	struct etcd_client *etcd;        /* the trim floor's */
+	struct pando_handover *handover; /* the active's */
+	atomic_bool active;              /* took over: losing the lead ends the process */
+	atomic_bool leaving;             /* pando_group_free began */
+	_Atomic uint64_t seq;            /* a standby's last record applied */
 	_Atomic int64_t term;
 	_Atomic uint64_t snapshot_seq; /* the last store_snapshot's, and when */
 	_Atomic int64_t snapshot_at;
@@ -281,6 +284,45 @@ static int follow(struct pando_group *g, int64_t *term)
 	return rc;
 }
 
+static void handover_log(void *arg, int level, const char *msg)
+{
+	struct pando_group *g = arg;
+
+	mds_log(level ? MDS_LOG_WARN : MDS_LOG_EVENT, "handover", "pando: group %s: %s",
+		g->mds->cfg.mds_group, msg);
+}
+
+static void handover_asked(void *arg)
+{
+	struct pando_group *g = arg;
+
+	g->mds->host->shutdown(g->mds);
+}
+
+/* The active heeds `pando mds failover` (handover.h). */
+static int start_handover(struct pando_group *g, int64_t term)
+{
+	struct pando_mds *mds = g->mds;
+	struct etcd_options eo;
+	char key[320];
+	struct pando_handover_options o = { .etcd = &eo,
+					    .key = key,
+					    .name = g->name,
+					    .term = term,
+					    .stop = handover_asked,
+					    .log = handover_log,
+					    .arg = g };
+	int rc;
+
+	snprintf(key, sizeof(key), "%sgroups/%s/handover", mds->cfg.etcd_prefix,
+		 mds->cfg.mds_group);
+	pando_etcd_options(mds, 2000, &eo);
+	rc = pando_handover_start(&o, &g->handover);
+	if (rc)
+		pando_etcd_new_failed(mds, "the group's handover watcher", rc);
+	return rc;
+}
+
 /* The store again, now journaled in this manager's term. */
 static int take_over(struct pando_group *g, int64_t term)
 {
@@ -312,6 +354,9 @@ static int take_over(struct pando_group *g, int64_t term)
 		_exit(EXIT_FAILURE);
 	}
 	etcd_presence_kick(g->member);
+	rc = start_handover(g, term);
+	if (rc)
+		return rc;
 	ns_applied_seq(mds->ns, &seq);
 	mds_log(MDS_LOG_EVENT, __func__,
 		"pando: group %s: %s is the active, term %" PRId64 ", from seq %" PRIu64,
@@ -416,6 +461,7 @@ void pando_group_free(struct pando_mds *mds)
 	if (!g)
 		return;
 	atomic_store(&g->leaving, true);
+	pando_handover_stop(g->handover);
 	etcd_presence_stop(g->member);
 	pando_journal_close(g->journal);
 	pando_election_stop(g->election);

@@ -63,6 +63,9 @@ struct pando_mds_host {
 	int (*submit)(struct pando_mds *mds, void (*fn)(void *job), void *job);
 	/* File (ino, gen)'s attributes changed behind the server's cache. */
 	void (*invalidate)(struct pando_mds *mds, uint64_t ino, uint32_t gen);
+	/* Stops the server as SIGTERM does (it stops serving, then closes
+	 * the engine), without waiting: a group's planned switchover. */
+	void (*shutdown)(struct pando_mds *mds);
 };
 
 struct pando_osd_watcher;

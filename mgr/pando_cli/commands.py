@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
@@ -18,6 +19,8 @@ EXIT_OK = 0
 TABLE_WIDTH = 200
 ASK_MGR = "asking pando-mgr"
 ASK_GANESHA = "asking Ganesha"
+# How often `pando mds failover` looks for the new active.
+HANDOVER_POLL_S = 0.2
 
 T = TypeVar("T")
 
@@ -137,6 +140,36 @@ def cmd_mds_ls(c: Ctx) -> int:
 def cmd_file(c: Ctx) -> int:
     return c.show(ASK_GANESHA, lambda: ganesha.file_map(c.args.path, address=c.args.dbus),
                   lambda fm: render.file_map(c.out, fm))
+
+
+def _new_active(c: Ctx, group: str, term: int, wait: float) -> dict[str, Any]:
+    """Group `group` as /api/status shows it once an active of a term
+    above `term` leads; BadAnswer after `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        for g in c.mgr.status().get("groups", []):
+            if g.get("name") == group and g.get("active") and int(g.get("term", 0)) > term:
+                return dict(g)
+        if time.monotonic() > deadline:
+            raise BadAnswer(f"group {group}: no new active after {wait:g} s")
+        time.sleep(HANDOVER_POLL_S)
+
+
+def cmd_mds_failover(c: Ctx) -> int:
+    group = c.args.group
+    with c.busy(f"asking group {group}'s active to hand over"):
+        req = c.mgr.group_failover(group)
+    asked = time.monotonic()
+    with c.busy(f"{req['from']} hands over to a standby ({', '.join(req['standbys'])})"):
+        g = _new_active(c, group, int(req["term"]), c.args.wait)
+    took = time.monotonic() - asked
+    out = {"group": group, "from": req["from"], "active": g["active"], "term": g["term"],
+           "seconds": round(took, 1)}
+    c.emit(out, lambda: c.out.print(
+        f"{group}: {g['active']} is the active (term {g['term']}), {took:.1f} s after "
+        f"{req['from']} was asked to hand over; start {req['from']} again to make it a "
+        "standby"))
+    return EXIT_OK
 
 
 def cmd_mds_reload_key(c: Ctx) -> int:

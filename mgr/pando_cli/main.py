@@ -19,9 +19,9 @@ from rich.console import Console
 
 from . import config, ganesha, units
 from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_layout_get, cmd_layout_set,
-                       cmd_mds_ls, cmd_mds_reload_key, cmd_osd_add, cmd_osd_ls, cmd_osd_mark,
-                       cmd_osd_rm, cmd_rebuild, cmd_rebuild_start, cmd_recall, cmd_scrub,
-                       cmd_scrub_action, cmd_status, cmd_transcode)
+                       cmd_mds_failover, cmd_mds_ls, cmd_mds_reload_key, cmd_osd_add, cmd_osd_ls,
+                       cmd_osd_mark, cmd_osd_rm, cmd_rebuild, cmd_rebuild_start, cmd_recall,
+                       cmd_scrub, cmd_scrub_action, cmd_status, cmd_transcode)
 from .mgrapi import MgrError, MgrUnreachable
 from .policy import PolicyUsage
 
@@ -199,9 +199,16 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("df", help="capacity per OSD and per pool",
                    parents=[common]).set_defaults(fn=cmd_df)
     mds = sub.add_parser("mds", help="metadata managers", parents=[common])
-    msub = mds.add_subparsers(dest="mds_cmd", metavar="{ls,reload-key}", required=True)
+    msub = mds.add_subparsers(dest="mds_cmd", metavar="{ls,failover,reload-key}", required=True)
     msub.add_parser("ls", help="metadata managers present, the map epoch each applied",
                     parents=[common]).set_defaults(fn=cmd_mds_ls)
+    fo = msub.add_parser("failover", help="a planned switchover: the group's active stops "
+                         "(as on SIGTERM) and a standby takes over; waits for it",
+                         parents=[common])
+    fo.add_argument("group", metavar="GROUP", help="the manager group (Mds_Group)")
+    fo.add_argument("--wait", type=_seconds, default=60.0, metavar="S",
+                    help="seconds to wait for the new active (default 60)")
+    fo.set_defaults(fn=cmd_mds_failover)
     msub.add_parser("reload-key", help="this host's metadata manager reads its cluster key "
                     "file again (a key rotation, without a restart), over Ganesha's dbus",
                     parents=[common]).set_defaults(fn=cmd_mds_reload_key)

@@ -199,6 +199,10 @@ class MgrClient:
     def scrub_action(self, action: str) -> dict[str, Any]:
         return self._dict(self.call("POST", "/api/scrub", {"action": action}), "/api/scrub")
 
+    def group_failover(self, group: str) -> dict[str, Any]:
+        path = f"/api/groups/{urllib.parse.quote(group, safe='')}/failover"
+        return self._dict(self.call("POST", path, {}), path)
+
     def transcode(self) -> dict[str, Any]:
         return self._dict(self.get("/api/transcode"), "/api/transcode")
 

@@ -310,6 +310,13 @@ async def scrub_post(request: web.Request) -> web.Response:
     return _json(await mgr.scrub(req.get("action")), 202)
 
 
+async def group_failover(request: web.Request) -> web.Response:
+    mgr = _mgr(request)
+    if await _body(request) != {}:
+        raise MapError(400, "expected {}")
+    return _json(await mgr.failover(request.match_info["group"]), 202)
+
+
 def _transcode(mgr: Manager) -> dict[str, Any]:
     return progress.transcode_summary(mgr.snap.transcode)
 
@@ -358,5 +365,6 @@ def make_app(mgr: Manager, api_token: str, names: frozenset[str] = frozenset()) 
     r.add_get("/api/scrub", scrub_get)
     r.add_post("/api/scrub", scrub_post)
     r.add_get("/api/transcode", transcode_get)
+    r.add_post("/api/groups/{group}/failover", group_failover)
     r.add_get("/metrics", prometheus)
     return app

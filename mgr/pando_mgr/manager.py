@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osdmap, progress, rebuild, values
+from . import groups, osdmap, progress, rebuild, values
 from .groups import Group
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
@@ -394,6 +394,22 @@ class Manager:
                 return req
             await asyncio.sleep(0.05)
         raise MapError(409, "scrub/request kept changing under this request; try again")
+
+    async def failover(self, group: str) -> dict[str, Any]:
+        """POST /api/groups/<group>/failover: asks the group's active, in
+        its term, to hand over (`groups/<group>/handover`); it stops as on
+        SIGTERM and a standby takes over.  Put only while this mgr leads."""
+        rel, req = groups.handover(self.snap.groups, group)
+        self._require_leader()
+        ok, _ = await self.etcd.txn(
+            [cmp_create(self.election.leader_key, self.election.leader_rev)],
+            [op_put(self.prefix + rel, json.dumps({"from": req["from"],
+                                                  "term": req["term"]}).encode())])
+        if not ok:
+            self._require_leader()
+            raise MapError(409, "this mgr stopped leading; try again")
+        log.info("group %s: handover asked of %s (term %d)", group, req["from"], req["term"])
+        return {"group": group, **req}
 
     def _require_leader(self) -> None:
         if not self.reachable and not self.election.is_leader:

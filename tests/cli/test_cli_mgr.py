@@ -85,6 +85,23 @@ def test_status_shows_each_manager_group_its_active_and_standbys_lag(
         assert want in out, f"{want!r} not in:\n{out}"
 
 
+def test_mds_failover_asks_the_mgr_and_waits_for_a_new_active(
+        stub: StubMgr, capsys: Any) -> None:
+    stub.answer("POST", "/api/groups/g1/failover", 202,
+                {"group": "g1", "from": "a", "term": 41, "standbys": ["b"]})
+    group = {"name": "g1", "active": "a", "term": 41, "standbys": 1, "members": []}
+    stub.answer("GET", "/api/status", 200, {**S.STATUS, "groups": [group]})
+    code, _, err = pando(capsys, "--mgr", stub.url, "mds", "failover", "g1", "--wait", "0.5")
+    assert code == 1 and "group g1: no new active after 0.5 s" in err, err
+    assert stub.requests[0] == ("POST", "/api/groups/g1/failover", {})
+    assert stub.tokens[0] is not None and stub.tokens[0].startswith("Bearer ")
+    stub.answer("GET", "/api/status", 200, {**S.STATUS, "groups": [
+        {**group, "active": "b", "term": 45}]})
+    code, out, _ = pando(capsys, "--mgr", stub.url, "mds", "failover", "g1")
+    assert code == 0
+    assert "g1: b is the active (term 45)" in out and "start a again to make it a standby" in out
+
+
 def test_osd_ls_is_a_table_of_states_addresses_and_usage(stub: StubMgr, capsys: Any) -> None:
     code, out, _ = pando(capsys, "osd", "ls", "--mgr", stub.url)
     assert code == 0

@@ -1,14 +1,18 @@
 """Manager groups as the mgr reads them (groups.py): the active and
 members from etcd's keys, a malformed value left out, health when a
-group has no active or no standby, each standby's lag.  Pure."""
+group has no active or no standby, each standby's lag, and what a
+handover asks.  Pure."""
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
+
 from pando_mgr import groups, health
 from pando_mgr.etcd import KV
 from pando_mgr.manager import parse_snapshot
+from pando_mgr.osdmap import MapError
 
 PREFIX = "/pando/"
 
@@ -65,3 +69,23 @@ def test_health_errs_on_a_group_without_an_active_and_warns_without_a_standby() 
                              _kv("groups/g1/members/a", _member("active", 5)),
                              _kv("groups/g1/members/b", _member("standby", 5))], PREFIX, 9)
     assert not {"MDS_GROUP_NO_STANDBY", "MDS_GROUP_NO_ACTIVE"} & set(_codes(paired))
+
+
+def test_a_handover_names_the_active_in_its_term_and_needs_a_standby() -> None:
+    s = parse_snapshot([_kv("groups/g1/active", {"name": "a"}, rev=41),
+                        _kv("groups/g1/members/a", _member("active", 900)),
+                        _kv("groups/g1/members/b", _member("standby", 880)),
+                        _kv("groups/g2/active", {"name": "c"}, rev=50),
+                        _kv("groups/g2/members/c", _member("active", 10)),
+                        _kv("groups/g3/members/d", _member("standby", 10))], PREFIX, 60)
+    assert groups.handover(s.groups, "g1") == (
+        "groups/g1/handover", {"from": "a", "term": 41, "standbys": ["b"]})
+    for name, status, words in (("g2", 409, "no standby to take over from c"),
+                                ("g3", 409, "no active"),
+                                ("g4", 404, "no manager group g4"),
+                                ("g1/active", 400, "not a group name"),
+                                ("", 400, "not a group name"),
+                                ("x" * 64, 400, "not a group name")):
+        with pytest.raises(MapError) as e:
+            groups.handover(s.groups, name)
+        assert e.value.status == status and words in str(e.value), name

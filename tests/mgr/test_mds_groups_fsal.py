@@ -3,9 +3,11 @@ two ganesha.nfsd with libfsalpando in one group on etcd, four real
 pando-osd, a real pando-mgr.  GET /api/status and /metrics show the
 active, its term and the standby caught up; when the active is killed,
 the standby is shown active and health warns that the group has no
-standby left."""
+standby left.  `pando mds failover` hands the lead over with every
+change the active acknowledged."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,8 @@ from mgrtest import fsal_cluster, parse_prometheus
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds_files import connect, new_file
 from pando_testing.mds_group import standby_of, wait_log
-from pando_testing.mgr import MgrApi
+from pando_testing.mgr import MgrApi, MgrProcess
+from pando_testing.pando_cli import run_cli
 
 Factory = Callable[..., Any]
 
@@ -63,6 +66,50 @@ def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         assert g["term"] > metrics["pando_mds_group_term"][0][1]
         api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=20,
                      what="a warning: no standby once a's member key expired")
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def _failover(a: Any, mgr: MgrProcess, group: str) -> Any:
+    return run_cli(a.pod, "--mgr", mgr.url, "--token-file", str(mgr.token_file), "mds",
+                   "failover", group, "--wait", "30", "--json")
+
+
+def test_pando_mds_failover_hands_over_to_the_standby_with_every_change(
+        etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory, mgr_factory: Factory) -> None:
+    a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
+                               mds_group="g1")
+    a.start()
+    wait_log(a, "a is the active, term", 10)
+    a.store_snapshot(tmp_path / "b-store")
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    try:
+        wait_log(b, "b follows the journal until it leads", 30)
+        api.wait_for(lambda x: _group(x)["standbys"] == 1, timeout=20, what="the standby")
+        with connect(a) as c:
+            for i in range(20):
+                new_file(c, a.root_handle(), f"f{i}", f"acknowledged {i}".encode())
+        cp = _failover(a, mgr, "g1")
+        assert cp.returncode == 0, cp.stderr
+        out = json.loads(cp.stdout)
+        assert (out["from"], out["active"]) == ("a", "b"), out
+        print(f"switchover: b led {out['seconds']} s after the request")
+        assert a.proc is not None and a.proc.wait(timeout=30) == 0
+        assert "a asked to hand over" in a.log_text()
+        b.wait_serving(30)
+        with connect(b) as c:
+            root = b.root_handle()
+            for i in range(20):
+                fh = c.lookup_fh(root, f"f{i}")
+                assert c.read_all(fh, 0, 100) == f"acknowledged {i}".encode()
+        assert etcd.client().get_json("/pando/groups/g1/handover") is None
+        api.wait_for(lambda x: _group(x)["standbys"] == 0, timeout=20, what="no standby")
+        cp = _failover(a, mgr, "g1")
+        assert cp.returncode == 1 and "no standby to take over from b" in cp.stderr, cp
+        cp = _failover(a, mgr, "nosuch")
+        assert cp.returncode == 1 and "no manager group nosuch" in cp.stderr, cp
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]

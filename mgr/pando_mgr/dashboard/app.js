@@ -77,6 +77,20 @@ function drawMds(list) {
   replaceRows(document.querySelector("#mds tbody"), rows);
 }
 
+// A manager group as `pando status` words it: its active and term, and
+// each standby's lag in journal records; red without an active, amber
+// without a standby.
+function drawGroups(groups) {
+  document.getElementById("groups").replaceChildren(...groups.map(g => {
+    const standbys = (g.members || []).filter(m => m.role === "standby");
+    const cls = !g.active ? "err" : standbys.length ? "" : "warn";
+    const lead = g.active ? `${g.active} (active, term ${g.term})` : "no active";
+    const rest = standbys.length ? ", standbys: " + standbys.map(m =>
+      `${m.name} (lag ${m.lag ?? "unknown"})`).join(", ") : ", no standby";
+    return el("li", {id: "group-" + g.name, class: cls}, `group ${g.name}: ${lead}${rest}`);
+  }));
+}
+
 function drawMgrs(s) {
   document.getElementById("mgrs").replaceChildren(...(s.mgrs || []).map(m =>
     el("li", {}, `mgr ${m.name} ${m.url || ""}${m.leader ? " (leader)" : ""}`)));
@@ -179,6 +193,7 @@ async function refresh() {
     drawCapacity(s.capacity);
     drawOsds(osds);
     drawMds(mds);
+    drawGroups(s.groups || []);
     drawMgrs(s);
     plotLines("plot", hist, [["read_bps", "#1976d2"], ["write_bps", "#d84315"]], "plot-scale");
     drawRebuild(rb);

@@ -11,7 +11,8 @@
  *
  * Every member keeps <Etcd_Prefix>groups/<group>/members/<name> alive
  * under a lease: {"name", "role": "active" or "standby", "seq": the last
- * journal record its store holds, "term"}.  The active trims the journal
+ * journal record its store holds, "term", "since": when the active took
+ * over (unix time; 0 for a standby)}.  The active trims the journal
  * segments every standby has applied, and none that a snapshot made in
  * the last SNAPSHOT_HOLD_S needs (a standby starting from it has not
  * joined yet).  The active also heeds a planned switchover
@@ -53,6 +54,7 @@ struct pando_group {
 	atomic_bool leaving;             /* pando_group_free began */
 	_Atomic uint64_t seq;            /* a standby's last record applied */
 	_Atomic int64_t term;
+	_Atomic int64_t since;         /* when it took over (unix time); 0 a standby */
 	_Atomic uint64_t snapshot_seq; /* the last store_snapshot's, and when */
 	_Atomic int64_t snapshot_at;
 	char key[320];
@@ -67,9 +69,10 @@ static char *member_fill(void *arg)
 	struct pando_group *g = arg;
 	bool active = atomic_load(&g->active);
 	uint64_t seq = active ? pando_journal_durable(g->journal) : atomic_load(&g->seq);
-	json_t *o = json_pack("{ss ss sI sI}", "name", g->name, "role",
+	json_t *o = json_pack("{ss ss sI sI sI}", "name", g->name, "role",
 			      active ? "active" : "standby", "seq", (json_int_t)seq, "term",
-			      (json_int_t)atomic_load(&g->term));
+			      (json_int_t)atomic_load(&g->term), "since",
+			      (json_int_t)atomic_load(&g->since));
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
 	json_decref(o);
@@ -344,6 +347,7 @@ static int take_over(struct pando_group *g, int64_t term)
 	if (rc)
 		return rc;
 	atomic_store(&g->term, term);
+	atomic_store(&g->since, (int64_t)time(NULL));
 	atomic_store(&g->active, true);
 	/* A lead lost before active was set went by unseen (election_changed). */
 	if (!pando_election_leading(g->election, NULL)) {

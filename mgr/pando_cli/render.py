@@ -98,12 +98,15 @@ def _mds_text(mds: list[Any], epoch: Any) -> Text:
 
 
 def _group_text(g: dict[str, Any]) -> Text:
-    """'g1: a (active, term 41), standbys: b (lag 3)' from one of status's
-    groups; a lag is in journal records."""
+    """'g1: a (active, term 41, since 2026-11-30 23:01:02), standbys: b
+    (lag 3)' from one of status's groups; a lag is in journal records."""
     t = Text(f"{_name(g)}: ")
     active = g.get("active")
+    since = g.get("since")
+    when = (f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
+            if isinstance(since, int) and since > 0 else "")
     if active:
-        t.append(f"{_name(active)} (active, term {g.get('term', '-')})")
+        t.append(f"{_name(active)} (active, term {g.get('term', '-')}{when})")
     else:
         t.append("no active", style="bold red")
     standbys = [m for m in g.get("members") or []

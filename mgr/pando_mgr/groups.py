@@ -23,6 +23,11 @@ class Group:
     term: int = 0
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def since(self) -> int | None:
+        """When the active took over (unix time), as its member key says."""
+        since = self.members.get(self.active or "", {}).get("since")
+        return int(since) if since else None
+
     def lag(self, name: str) -> int | None:
         """Journal records member name is behind the active (None for the
         active itself, and when the group has none)."""
@@ -34,13 +39,13 @@ class Group:
 
 
 def view(groups: dict[str, Group]) -> list[dict[str, Any]]:
-    """Each group: its active, term, number of standbys, and members with
-    their role, seq and lag."""
+    """Each group: its active, term, when the active took over, number of
+    standbys, and members with their role, seq and lag."""
     out = []
     for name, g in sorted(groups.items()):
         members = [{"name": n, "role": m.get("role"), "seq": m.get("seq"), "lag": g.lag(n)}
                    for n, m in sorted(g.members.items())]
-        out.append({"name": name, "active": g.active, "term": g.term,
+        out.append({"name": name, "active": g.active, "term": g.term, "since": g.since(),
                     "standbys": sum(m["role"] == "standby" for m in members),
                     "members": members})
     return out

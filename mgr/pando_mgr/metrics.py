@@ -175,12 +175,17 @@ def _groups(e: Exposition, mgr: Manager) -> None:
     groups = mgr.snap.groups
     e.family("pando_mds_group_term", "gauge",
              "The active's term of each manager group (0: no active).")
+    e.family("pando_mds_group_takeover_timestamp_seconds", "gauge",
+             "When each group's active took over (unix time).")
     e.family("pando_mds_group_standbys", "gauge", "Standbys following each group's journal.")
     e.family("pando_mds_group_lag_records", "gauge",
              "Journal records a standby is behind its group's active.")
     for name in sorted(groups):
         g = groups[name]
         e.sample("pando_mds_group_term", g.term if g.active else 0, group=name)
+        since = g.since()
+        if since is not None:
+            e.sample("pando_mds_group_takeover_timestamp_seconds", since, group=name)
         e.sample("pando_mds_group_standbys", sum(
             m.get("role") == "standby" for m in g.members.values()), group=name)
         for n in sorted(g.members):

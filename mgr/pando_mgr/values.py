@@ -183,7 +183,7 @@ def progress(val: Any) -> dict[str, Any]:
 
 GROUP_ACTIVE: dict[str, Check] = {"name": _str}
 GROUP_MEMBER: dict[str, Check] = {"name": _str, "role": lambda v: v in ("active", "standby"),
-                                  "seq": _uint, "term": _uint}
+                                  "seq": _uint, "term": _uint, "since": _uint}
 
 
 def group_active(val: Any) -> dict[str, Any]:
@@ -192,8 +192,9 @@ def group_active(val: Any) -> dict[str, Any]:
 
 
 def group_member(val: Any) -> dict[str, Any]:
-    """A `groups/<group>/members/<name>` value: its role and the last
-    journal record its store holds."""
+    """A `groups/<group>/members/<name>` value: its role, the last
+    journal record its store holds and, for the active, when it took over
+    (`since`, unix time)."""
     return _fields(val, GROUP_MEMBER, required=("role", "seq"))
 
 

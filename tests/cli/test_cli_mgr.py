@@ -77,11 +77,14 @@ def test_status_shows_each_manager_group_its_active_and_standbys_lag(
             {"name": "b", "role": "standby", "seq": 6, "lag": 3}]},
         {"name": "g2", "active": None, "term": 0, "standbys": 1, "members": [
             {"name": "c", "role": "standby", "seq": 1, "lag": None}]},
-        {"name": "g3", "active": "d", "term": 7, "standbys": 0, "members": []}]})
+        {"name": "g3", "active": "d", "term": 7, "since": 1764543662, "standbys": 0,
+         "members": []}]})
     code, out, _ = pando(capsys, "--mgr", stub.url, "status")
     assert code == 0
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1764543662))
     for want in ("g1: a (active, term 41), standbys: b (lag 3)",
-                 "g2: no active, standbys: c (lag unknown)", "g3: d (active, term 7), no standby"):
+                 "g2: no active, standbys: c (lag unknown)",
+                 f"g3: d (active, term 7, since {since}), no standby"):
         assert want in out, f"{want!r} not in:\n{out}"
 
 

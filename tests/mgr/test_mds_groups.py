@@ -37,7 +37,7 @@ def test_the_active_its_term_and_the_members_are_read_with_each_standbys_lag() -
     g = s.groups["g1"]
     assert (g.active, g.term, sorted(g.members)) == ("a", 41, ["a", "b", "c"])
     assert groups.view(s.groups) == [{
-        "name": "g1", "active": "a", "term": 41, "standbys": 2, "members": [
+        "name": "g1", "active": "a", "term": 41, "since": None, "standbys": 2, "members": [
             {"name": "a", "role": "active", "seq": 900, "lag": None},
             {"name": "b", "role": "standby", "seq": 880, "lag": 20},
             {"name": "c", "role": "standby", "seq": 950, "lag": 0}]}]
@@ -89,3 +89,16 @@ def test_a_handover_names_the_active_in_its_term_and_needs_a_standby() -> None:
         with pytest.raises(MapError) as e:
             groups.handover(s.groups, name)
         assert e.value.status == status and words in str(e.value), name
+
+
+def test_the_actives_takeover_time_is_shown_and_a_standbys_zero_is_none() -> None:
+    s = parse_snapshot([_kv("groups/g1/active", {"name": "a"}, rev=41),
+                        _kv("groups/g1/members/a", {**_member("active", 9), "since": 1764543662}),
+                        _kv("groups/g1/members/b", {**_member("standby", 6), "since": 0}),
+                        _kv("groups/g2/members/c", {**_member("standby", 1), "since": 0}),
+                        _kv("groups/g3/members/d", {**_member("active", 1), "since": -5})],
+                       PREFIX, 60)
+    assert [(g["name"], g["since"]) for g in groups.view(s.groups)] == [
+        ("g1", 1764543662), ("g2", None)]
+    assert [(kind, key) for kind, key, _ in s.malformed] == [
+        ("group_member", PREFIX + "groups/g3/members/d")]

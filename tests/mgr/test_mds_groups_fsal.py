@@ -1,13 +1,14 @@
 """A manager group seen through the mgr with the real metadata managers:
 two ganesha.nfsd with libfsalpando in one group on etcd, four real
 pando-osd, a real pando-mgr.  GET /api/status and /metrics show the
-active, its term and the standby caught up; when the active is killed,
-the standby is shown active and health warns that the group has no
+active, its term, when it took over and the standby caught up; when the
+active is killed, the standby is shown active and health warns that the group has no
 standby left.  `pando mds failover` hands the lead over with every
 change the active acknowledged."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,11 +60,17 @@ def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         assert metrics["pando_mds_group_standbys"] == [({"group": "g1"}, 1.0)]
         assert metrics["pando_mds_group_term"] == [({"group": "g1"}, float(g["term"]))]
         assert metrics["pando_mds_group_lag_records"] == [({"group": "g1", "mds": "b"}, 0.0)]
+        a_since = g["since"]
+        killed = time.time()
         a.kill9()
         b.wait_serving(60)
         g = api.wait_for(lambda x: (g := _group(x))["active"] == "b" and g, timeout=20,
                          what="b shown active")
         assert g["term"] > metrics["pando_mds_group_term"][0][1]
+        assert a_since <= killed <= g["since"] + 1
+        metrics = parse_prometheus(api.get("/metrics"))
+        assert metrics["pando_mds_group_takeover_timestamp_seconds"] == [
+            ({"group": "g1"}, float(g["since"]))]
         api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=20,
                      what="a warning: no standby once a's member key expired")
     finally:

@@ -84,7 +84,8 @@ function drawGroups(groups) {
   document.getElementById("groups").replaceChildren(...groups.map(g => {
     const standbys = (g.members || []).filter(m => m.role === "standby");
     const cls = !g.active ? "err" : standbys.length ? "" : "warn";
-    const lead = g.active ? `${g.active} (active, term ${g.term})` : "no active";
+    const since = g.since ? `, since ${new Date(g.since * 1000).toLocaleString()}` : "";
+    const lead = g.active ? `${g.active} (active, term ${g.term}${since})` : "no active";
     const rest = standbys.length ? ", standbys: " + standbys.map(m =>
       `${m.name} (lag ${m.lag ?? "unknown"})`).join(", ") : ", no standby";
     return el("li", {id: "group-" + g.name, class: cls}, `group ${g.name}: ${lead}${rest}`);

@@ -21,7 +21,8 @@ import pytest
 
 from pando_cluster.ganesha_conf import GRACE_PERIOD_S, NSM_RECLAIM_WINDOW_S
 from pando_testing.mds import PandoMds
-from pando_testing.nfs4 import NFS4_OK, NFS4ERR_GRACE, Nfs4Client, Nfs4Error
+from pando_testing.mds_files import connect_v4
+from pando_testing.nfs4 import NFS4_OK, NFS4ERR_GRACE, Nfs4Client
 from pando_testing.nlm import NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, NLM_PROG, NLM4_VERS, \
     NlmHost, getport
 
@@ -35,11 +36,6 @@ SLACK_S = 5.0
 def mds(mds_factory: Callable[..., PandoMds]) -> Iterator[PandoMds]:
     """A manager as users run it: NFSv3 with NLM and NFSv4.1, the grace period on."""
     yield mds_factory(4, object_pool=0, protocols=(3, 4), pseudo=DIR, graceless=False)
-
-
-def v4_client(mds: PandoMds, name: str | None = None,
-              verifier: bytes | None = None) -> Nfs4Client:
-    return Nfs4Client(mds.pod.connect(mds.host, mds.nfs_port), name=name, verifier=verifier)
 
 
 def nlm_host(mds: PandoMds, source: str) -> NlmHost:
@@ -58,21 +54,12 @@ def nlm_host(mds: PandoMds, source: str) -> NlmHost:
     return NlmHost(mds.pod.call_inside(dial), f"host-{source}")
 
 
-def open_status(nfs: Nfs4Client, name: str) -> int:
-    """OPEN(CREATE) of a new file: NFS4_OK or the error."""
-    try:
-        nfs.create(DIR, name)
-    except Nfs4Error as e:
-        return e.status
-    return NFS4_OK
-
-
 def seconds_until_new_state(nfs: Nfs4Client, since: float, limit: float) -> float:
     """Seconds from `since` until a new OPEN is granted (GRACE until then)."""
     n = 0
     while True:
         n += 1
-        status = open_status(nfs, f"after-grace-{n}")
+        status = nfs.create_status(DIR, f"after-grace-{n}")
         if status == NFS4_OK:
             return time.monotonic() - since
         assert status == NFS4ERR_GRACE, f"OPEN: {status}"
@@ -81,9 +68,9 @@ def seconds_until_new_state(nfs: Nfs4Client, since: float, limit: float) -> floa
 
 
 def test_with_nothing_to_recover_the_grace_period_ends_at_start(mds: PandoMds) -> None:
-    with v4_client(mds) as nfs:
+    with connect_v4(mds) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
-        assert open_status(nfs, "first") == NFS4_OK
+        assert nfs.create_status(DIR, "first") == NFS4_OK
     host = nlm_host(mds, "127.0.0.2")
     try:
         fh = mds.create_files(["locked"])[0]
@@ -94,18 +81,18 @@ def test_with_nothing_to_recover_the_grace_period_ends_at_start(mds: PandoMds) -
 
 def test_grace_ends_once_every_nfsv4_client_of_the_last_run_reclaimed(mds: PandoMds) -> None:
     verifier = os.urandom(8)
-    with v4_client(mds, "returning", verifier) as nfs:
+    with connect_v4(mds, "returning", verifier) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
-        assert open_status(nfs, "held") == NFS4_OK
+        assert nfs.create_status(DIR, "held") == NFS4_OK
     mds.kill9()
     mds.start()
     started = time.monotonic()
-    with v4_client(mds) as newcomer:
+    with connect_v4(mds) as newcomer:
         assert newcomer.reclaim_complete() == NFS4_OK
-        assert open_status(newcomer, "too-early") == NFS4ERR_GRACE
+        assert newcomer.create_status(DIR, "too-early") == NFS4ERR_GRACE
         time.sleep(2)   # the client comes back late: grace waits for it
-        assert open_status(newcomer, "still-too-early") == NFS4ERR_GRACE
-        with v4_client(mds, "returning", verifier) as back:
+        assert newcomer.create_status(DIR, "still-too-early") == NFS4ERR_GRACE
+        with connect_v4(mds, "returning", verifier) as back:
             assert back.reclaim_complete() == NFS4_OK
             reclaimed = time.monotonic()
             took = seconds_until_new_state(newcomer, reclaimed, GRACE_PERIOD_S)
@@ -163,9 +150,9 @@ def test_a_host_sm_notify_cannot_reach_keeps_the_grace_period(mds: PandoMds) -> 
     mds.kill9()
     mds.start()
     started = time.monotonic()
-    with v4_client(mds) as nfs:
+    with connect_v4(mds) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
         time.sleep(NSM_RECLAIM_WINDOW_S + SLACK_S)
-        assert open_status(nfs, "too-early") == NFS4ERR_GRACE
+        assert nfs.create_status(DIR, "too-early") == NFS4ERR_GRACE
     assert (mds.statd_dir / "sm.bak" / "192.0.2.1").exists()
     assert time.monotonic() - started < GRACE_PERIOD_S, "the test was too slow to tell"

@@ -15,11 +15,10 @@ from typing import Any, Callable
 
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.mds_files import connect, new_file
-from pando_testing.mds_group import GROUP, group_fsal, standby_of, wait_log
+from pando_testing.mds_files import connect, connect_v4, new_file
+from pando_testing.mds_group import GROUP, group_fsal, standby_of, start_standby, wait_log
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
-from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH, \
-    Nfs4Client, Nfs4Error
+from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH
 from pando_testing.oncrpc import ConnectionClosed
 
 # Both sides of the inline threshold (PandoMds.inline_max): bytes in the
@@ -85,11 +84,8 @@ def test_a_standby_takes_over_with_every_acknowledged_change(
     root = a.root_handle()
     with connect(a) as c:
         want = make_files(c, root, "before", 20)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
+    b = start_standby(a, etcd, tmp_path)
     try:
-        wait_log(b, "b follows the journal until it leads", 30)
         with connect(a) as c:
             want |= make_files(c, root, "after", 40)
             members = etcd.client()
@@ -125,11 +121,8 @@ def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
     a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
                     mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
+    b = start_standby(a, etcd, tmp_path)
     try:
-        wait_log(b, "b follows the journal until it leads", 30)
         root = a.root_handle()
         with connect(a) as c:
             new_file(c, root, "before", b"acknowledged")
@@ -159,10 +152,7 @@ def test_a_standby_stops_cleanly_on_sigterm(
     a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
                     mds_group=GROUP)
     wait_log(a, "a is the active, term", 10)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
-    wait_log(b, "b follows the journal until it leads", 30)
+    b = start_standby(a, etcd, tmp_path)
     assert b.stop() == 0, b.log_text()[-3000:]
     assert "the standby stops (SIGTERM)" in b.log_text()
     assert a.alive()
@@ -191,19 +181,6 @@ def test_a_store_of_another_file_system_cannot_join_the_group(
         assert c.lookup_fh(c.lookup_fh(a.root_handle(), "d"), "f2")
 
 
-def v4_client(m: PandoMds, name: str | None = None, verifier: bytes | None = None) -> Nfs4Client:
-    return Nfs4Client(m.pod.connect(m.host, m.nfs_port), name=name, verifier=verifier)
-
-
-def open_status(nfs: Nfs4Client, name: str) -> int:
-    """OPEN(CREATE) of a new file: NFS4_OK or the error."""
-    try:
-        nfs.create(DIR, name)
-    except Nfs4Error as e:
-        return e.status
-    return NFS4_OK
-
-
 def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     """The active's NFSv4 client, its open and its lock, are in the
@@ -213,27 +190,24 @@ def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
     a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"), mds_group=GROUP,
                     protocols=(3, 4), pseudo=DIR, graceless=False)
     wait_log(a, "a is the active, term", 10)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
+    b = start_standby(a, etcd, tmp_path)
     verifier = os.urandom(8)
     try:
-        wait_log(b, "b follows the journal until it leads", 30)
-        with v4_client(a, "returning", verifier) as nfs:
+        with connect_v4(a, "returning", verifier) as nfs:
             assert nfs.reclaim_complete() == NFS4_OK
             fh, sid = nfs.create(DIR, "held")
             assert nfs.lock(fh, sid, 0, 100) == NFS4_OK
             a.kill9()
         b.wait_serving(TAKEOVER_TIMEOUT_S)
-        with v4_client(b) as newcomer:
+        with connect_v4(b) as newcomer:
             assert newcomer.reclaim_complete() == NFS4_OK
-            assert open_status(newcomer, "too-early") == NFS4ERR_GRACE
-            with v4_client(b, "returning", verifier) as back:
+            assert newcomer.create_status(DIR, "too-early") == NFS4ERR_GRACE
+            with connect_v4(b, "returning", verifier) as back:
                 sid = back.reclaim_open(fh)
                 assert back.lock(fh, sid, 0, 100, reclaim=True) == NFS4_OK
                 assert back.reclaim_complete() == NFS4_OK
                 reclaimed = time.monotonic()
-                while (status := open_status(newcomer, "after-grace")) == NFS4ERR_GRACE:
+                while (status := newcomer.create_status(DIR, "after-grace")) == NFS4ERR_GRACE:
                     assert time.monotonic() - reclaimed < 5, "the grace period goes on"
                     time.sleep(0.2)
                 assert status == NFS4_OK

@@ -17,7 +17,7 @@ from mgrtest import fsal_cluster, parse_prometheus
 
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds_files import connect, new_file
-from pando_testing.mds_group import standby_of, wait_log
+from pando_testing.mds_group import start_standby, wait_log
 from pando_testing.mgr import MgrApi, MgrProcess
 from pando_testing.pando_cli import run_cli
 
@@ -42,9 +42,7 @@ def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
     wait_log(a, "a is the active, term", 10)
     api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=15,
                  what="a warning: no standby")
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
+    b = start_standby(a, etcd, tmp_path)
     try:
         with connect(a) as c:
             for i in range(20):
@@ -89,11 +87,8 @@ def test_pando_mds_failover_hands_over_to_the_standby_with_every_change(
                                mds_group="g1")
     a.start()
     wait_log(a, "a is the active, term", 10)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
+    b = start_standby(a, etcd, tmp_path)
     try:
-        wait_log(b, "b follows the journal until it leads", 30)
         api.wait_for(lambda x: _group(x)["standbys"] == 1, timeout=20, what="the standby")
         with connect(a) as c:
             for i in range(20):

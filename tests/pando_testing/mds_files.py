@@ -14,6 +14,7 @@ from . import nfs3
 from .cluster_map import file_map
 from .ganesha import GaneshaServer
 from .mds import PandoMds
+from .nfs4 import Nfs4Client
 from .nfs3 import FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, Nfs3Client, Sattr3, auth_sys_groups, status_name
 from .threads import RaisingThread
 
@@ -32,6 +33,14 @@ def connect(server: GaneshaServer, uid: int = 0, gid: int = 0,
     AUTH_SYS uid/gid (root by default)."""
     return Nfs3Client.over(server.pod.connect(server.host, server.nfs_port),
                            auth_sys_groups(uid, gid, gids))
+
+
+def connect_v4(server: GaneshaServer, name: str | None = None,
+               verifier: bytes | None = None) -> Nfs4Client:
+    """An NFSv4.1 client of the server; the same name and verifier are
+    the same client come back, one that may reclaim."""
+    return Nfs4Client(server.pod.connect(server.host, server.nfs_port), name=name,
+                      verifier=verifier)
 
 
 def new_file(c: Nfs3Client, dir_fh: bytes, name: str, data: bytes = b"",

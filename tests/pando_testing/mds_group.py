@@ -56,3 +56,20 @@ def wait_log(m: PandoMds, words: str, timeout: float) -> None:
         assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
         assert time.monotonic() < deadline, f"no '{words}' in {m.log_path}"
         time.sleep(0.1)
+
+
+def start_standby(active: PandoMds, etcd: EtcdCluster, tmp_path: Path,
+                  in_place: bool = False) -> PandoMds:
+    """The standby "b" of the active's group (standby_in_place, or
+    standby_of), from a store_snapshot of the active's store, started and
+    following the journal; stopped again if it does not."""
+    active.store_snapshot(tmp_path / "b-store")
+    make = standby_in_place if in_place else standby_of
+    b = make(active, etcd, tmp_path / "mdsb", tmp_path / "b-store")
+    b.start(wait=False)
+    try:
+        wait_log(b, "b follows the journal until it leads", 30)
+    except BaseException:
+        b.stop()
+        raise
+    return b

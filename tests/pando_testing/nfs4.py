@@ -406,6 +406,15 @@ class Nfs4Client:
         assert isinstance(sid, Stateid) and isinstance(fh, bytes)
         return fh, sid
 
+    def create_status(self, dir_path: str, name: str) -> int:
+        """OPEN(CREATE) of a new file: NFS4_OK or the error (GRACE while
+        the server is in its grace period)."""
+        try:
+            self.create(dir_path, name)
+        except Nfs4Error as e:
+            return e.status
+        return NFS4_OK
+
     def open(self, dir_path: str, name: str,
              access: int = OPEN4_SHARE_ACCESS_READ) -> tuple[bytes, Stateid]:
         """OPEN of the existing `name` in `dir_path`: its handle and open stateid."""

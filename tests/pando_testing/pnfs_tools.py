@@ -30,7 +30,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .cluster_status import OsdStatus
 from .daemons import OsdProcess
@@ -43,7 +43,10 @@ from .oncrpc import LAST_FRAGMENT
 from .osdctl import Info, OsdCtl, OsdCtlError, Stats, Status, open_ctl
 from .pod import Pod
 from .threads import RaisingThread
-from .vm import Vm
+from .vm import Scenario, Vm
+
+if TYPE_CHECKING:
+    from .e2e import KernelClient
 
 PARTITION = 1          # the OSD partition a Pando file system's objects live in
 # Recall_Timeout of the pnfs suite's `fencing` fixture (tests/pnfs/conftest.py).
@@ -463,6 +466,36 @@ class PnfsCluster:
 
     def log_text(self) -> str:
         return self.mds.log_text()
+
+    def copy_to_midway(self, kc: "KernelClient", script: str, files: int, size: int,
+                       *opened: str) -> tuple[Vm, list[bytes]]:
+        """A guest of kc runs script over NFSv4.1, random bytes for
+        f1..f<files> at the gate (getdata), the gates `opened` open from
+        the start; returned, with the bytes, once it waits at gate
+        "midway" (gate "ready" released on the way)."""
+        gate = self.gate
+        assert gate is not None
+        data = [os.urandom(size) for _ in range(files)]
+        for i, d in enumerate(data, 1):
+            gate.data[f"f{i}"] = d
+        for name in opened:
+            gate.open(name)
+        vm = kc.start(Scenario().step("sh", "v4.1", gate.guest_lib() + script), timeout=900)
+        gate.wait("ready", timeout=300, vms=[vm])
+        gate.release("ready")
+        gate.wait("midway", timeout=300, vms=[vm])
+        return vm, data
+
+    def check_copies(self, run: str, data: list[bytes], guest: Arrival) -> None:
+        """f1..f<n> of the guest's run directory: the sha256 (h<i>) and
+        size (s<i>) the guest gave at its gate, and the manager's copy
+        over NFSv3, against data."""
+        for i, d in enumerate(data, 1):
+            want = sha256(d)
+            assert guest.query[f"h{i}"] == want, f"f{i} read back wrong in the guest"
+            assert int(guest.query[f"s{i}"]) == len(d), f"f{i}: size {guest.query[f's{i}']}"
+            assert self.nfs3_lookup(f"{run}/f{i}")[1].size == len(d), f"f{i}: size on the manager"
+            assert sha256(self.nfs3_read(f"{run}/f{i}")) == want, f"f{i} on the manager"
 
 
 class CallbackBlocker(RecordProxy):

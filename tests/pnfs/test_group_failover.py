@@ -17,8 +17,6 @@ while a is killed (kill -9):
 """
 from __future__ import annotations
 
-import hashlib
-import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -29,11 +27,10 @@ from pando_cluster.ganesha_conf import GRACE_PERIOD_S
 from pando_testing.e2e import KernelClient
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mds import PandoMds
-from pando_testing.mds_group import GROUP, group_fsal, standby_in_place, wait_log
+from pando_testing.mds_group import GROUP, group_fsal, start_standby, wait_log
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH, \
     Nfs4Client
 from pando_testing.pnfs_tools import PnfsCluster
-from pando_testing.vm import Scenario
 
 PSEUDO = "/pando"
 FILES = 4
@@ -93,28 +90,10 @@ def lock_status(m: PandoMds, run: str) -> int:
             time.sleep(0.5)
 
 
-def start_group(c: PnfsCluster, etcd: EtcdCluster, tmp_path: Path) -> PandoMds:
-    """The standby of c's manager, started and following its journal."""
-    a = c.mds
-    wait_log(a, "a is the active, term", 10)
-    a.store_snapshot(tmp_path / "b-store")
-    b = standby_in_place(a, etcd, tmp_path / "mdsb", tmp_path / "b-store")
-    b.start(wait=False)
-    wait_log(b, "b follows the journal until it leads", 30)
-    return b
-
-
 def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient) -> None:
     gate = c.gate
     assert gate is not None
-    data = [os.urandom(FILE_BYTES) for _ in range(FILES)]
-    for i, d in enumerate(data, 1):
-        gate.data[f"f{i}"] = d
-    gate.open("unlocked")
-    vm = kc.start(Scenario().step("sh", "v4.1", gate.guest_lib() + SCRIPT), timeout=900)
-    gate.wait("ready", timeout=300, vms=[vm])
-    gate.release("ready")
-    gate.wait("midway", timeout=300, vms=[vm])
+    vm, data = c.copy_to_midway(kc, SCRIPT, FILES, FILE_BYTES, "unlocked")
     c.mds.kill9()
     killed = time.monotonic()
     b.wait_serving(TAKEOVER_TIMEOUT_S)
@@ -130,12 +109,7 @@ def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient) -> None
     vm.kill()
     res.assert_ok()
     assert lock_status(b, run) == NFS4_OK
-    for i, d in enumerate(data, 1):
-        want = hashlib.sha256(d).hexdigest()
-        assert written.query[f"h{i}"] == want, f"f{i} read back wrong in the guest"
-        assert int(written.query[f"s{i}"]) == len(d), f"f{i}: size in the guest"
-        assert c.nfs3_lookup(f"{run}/f{i}")[1].size == len(d), f"f{i}: size on b"
-        assert hashlib.sha256(c.nfs3_read(f"{run}/f{i}")).hexdigest() == want, f"f{i} on b"
+    c.check_copies(run, data, written)  # b serves c's manager's address
     log = b.log_text()
     assert "pando: 1 NFSv4 clients may reclaim" in log
     assert "had write layouts out when the manager stopped" in log, \
@@ -146,7 +120,8 @@ def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient) -> None
 def run_failover(version: str, pnfs_cluster: Callable[..., PnfsCluster],
                  guest: Callable[..., KernelClient], etcd: EtcdCluster, tmp_path: Path) -> None:
     c = pnfs_cluster(graceless=False, mds_group=GROUP, fsal=group_fsal(etcd, "a"))
-    b = start_group(c, etcd, tmp_path)
+    wait_log(c.mds, "a is the active, term", 10)
+    b = start_standby(c.mds, etcd, tmp_path, in_place=True)
     try:
         failover_under_writer(c, b, guest(version, c))
     finally:

@@ -15,7 +15,6 @@ ever: the copy never finished.  Now (patch 0001, ganesha-fsal/mds/restart.c):
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import time
@@ -69,14 +68,7 @@ arrive done "${{q#&}}"
 def restart_under_writer(c: PnfsCluster, kc: KernelClient, how: signal.Signals) -> None:
     gate = c.gate
     assert gate is not None
-    data = [os.urandom(FILE_BYTES) for _ in range(FILES)]
-    for i, d in enumerate(data, 1):
-        gate.data[f"f{i}"] = d
-    gate.open("done")
-    vm = kc.start(Scenario().step("sh", "v4.1", gate.guest_lib() + SCRIPT), timeout=900)
-    gate.wait("ready", timeout=300, vms=[vm])
-    gate.release("ready")
-    gate.wait("midway", timeout=300, vms=[vm])
+    vm, data = c.copy_to_midway(kc, SCRIPT, FILES, FILE_BYTES, "done")
     m = c.mds
     if how == signal.SIGKILL:
         m.kill9()
@@ -96,13 +88,7 @@ def restart_under_writer(c: PnfsCluster, kc: KernelClient, how: signal.Signals) 
     print(f"{kc.name}: {how.name} restart, graceless={m.graceless}: "
           f"the writer finished {took:.1f} s after the manager was back")
 
-    run = f"{kc.name}/s1-sh"
-    for i, d in enumerate(data, 1):
-        want = hashlib.sha256(d).hexdigest()
-        assert done.query[f"h{i}"] == want, f"f{i} read back wrong in the guest"
-        assert int(done.query[f"s{i}"]) == len(d), f"f{i}: size {done.query[f's{i}']} in the guest"
-        assert c.nfs3_lookup(f"{run}/f{i}")[1].size == len(d), f"f{i}: size on the manager"
-        assert hashlib.sha256(c.nfs3_read(f"{run}/f{i}")).hexdigest() == want, f"f{i} on the manager"
+    c.check_copies(f"{kc.name}/s1-sh", data, done)
     log = m.log_text()
     assert "had write layouts out when the manager stopped" in log, \
         "the restart met no write layout: the test did not test it"

@@ -315,12 +315,13 @@ static int start_handover(struct pando_group *g, int64_t term)
 					    .stop = handover_asked,
 					    .log = handover_log,
 					    .arg = g };
-	int rc;
+	int n = snprintf(key, sizeof(key), "%sgroups/%s/handover", mds->cfg.etcd_prefix,
+			 mds->cfg.mds_group);
+	int rc = n < 0 || (size_t)n >= sizeof(key) ? -ENAMETOOLONG : 0;
 
-	snprintf(key, sizeof(key), "%sgroups/%s/handover", mds->cfg.etcd_prefix,
-		 mds->cfg.mds_group);
 	pando_etcd_options(mds, 2000, &eo);
-	rc = pando_handover_start(&o, &g->handover);
+	if (!rc)
+		rc = pando_handover_start(&o, &g->handover);
 	if (rc)
 		pando_etcd_new_failed(mds, "the group's handover watcher", rc);
 	return rc;

@@ -11,6 +11,7 @@
 #include "ctl_auth.h"
 #include "ctl_server.h"
 #include "journal_record.h"
+#include "reclaim.h"
 #include "nfs3.h"
 #include "osd_fixture.h"
 #include "pando/ff_xdr.h"
@@ -510,6 +511,28 @@ static void seeds_journal(void)
 	seed("fuzz_journal_record", "two_then_zeros", buf, a + b + 32);
 }
 
+/* fuzz_reclaim_record: the key's length, the key after the prefix, the
+ * value, as the FSAL writes records. */
+static void seeds_reclaim(void)
+{
+	static const char *const records[][3] = {
+		{ "new", "0000000000000029.0000000000000001",
+		  "{\"tag\":\"10.0.0.1-(4:6f6e65)\",\"revoked\":[]}" },
+		{ "revoked", "000000000000002a.00000000000000ff",
+		  "{\"tag\":\"10.0.0.2-(3:616263)\",\"revoked\":[\"AAEC\",\"BBED\"]}" },
+	};
+	uint8_t buf[256];
+
+	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++) {
+		size_t klen = strlen(records[i][1]), vlen = strlen(records[i][2]);
+
+		buf[0] = (uint8_t)klen;
+		memcpy(buf + 1, records[i][1], klen);
+		memcpy(buf + 1 + klen, records[i][2], vlen);
+		seed("fuzz_reclaim_record", records[i][0], buf, 1 + klen + vlen);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -526,5 +549,6 @@ int main(int argc, char **argv)
 	seeds_etcd();
 	seeds_cluster_map();
 	seeds_journal();
+	seeds_reclaim();
 	return 0;
 }

@@ -175,27 +175,49 @@ int pando_reclaim_revoke(struct pando_reclaim *r, uint64_t id, const char *handl
 }
 
 /* The term in key <prefix><term>.<id>; false when key is not one. */
-static bool term_of(const struct pando_reclaim *r, const char *key, uint64_t *term)
+static bool term_of(const char *prefix, const char *key, uint64_t *term)
 {
-	size_t plen = strlen(r->prefix);
+	size_t plen = strlen(prefix);
 	const char *rest = key + plen;
 
-	if (strncmp(key, r->prefix, plen) || strlen(rest) != 33 || rest[16] != '.' ||
+	if (strncmp(key, prefix, plen) || strlen(rest) != 33 || rest[16] != '.' ||
 	    strspn(rest, "0123456789abcdef") != 16 || strspn(rest + 17, "0123456789abcdef") != 16)
 		return false;
 	*term = strtoull(rest, NULL, 16);
 	return true;
 }
 
+/* rec from key and value[len]; false (rec empty) when they are none. */
+static bool record_parse(const char *prefix, const char *key, const char *value, size_t len,
+			 struct record *rec)
+{
+	rec->value = term_of(prefix, key, &rec->term) ? json_loadb(value, len, 0, NULL) : NULL;
+	if (rec->value && value_ok(rec->value))
+		return true;
+	json_decref(rec->value);
+	rec->value = NULL;
+	return false;
+}
+
+int pando_reclaim_record_check(const char *prefix, const char *key, const char *value, size_t len,
+			       uint64_t *term)
+{
+	struct record rec;
+
+	if (!record_parse(prefix, key, value, len, &rec))
+		return -EINVAL;
+	*term = rec.term;
+	json_decref(rec.value);
+	return 0;
+}
+
 static int collect(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
 	struct records *rs = arg;
-	struct record rec = { 0 };
+	struct record rec;
 
 	(void)rev;
-	rec.value = term_of(rs->r, key, &rec.term) ? json_loadb(value, len, 0, NULL) : NULL;
-	if (!rec.value || !value_ok(rec.value)) {
-		json_decref(rec.value);
+	if (!record_parse(rs->r->prefix, key, value, len, &rec)) {
 		rs->skipped++;
 		return 0;
 	}
@@ -298,7 +320,7 @@ static int collect_old(void *arg, const char *key, const char *value, size_t len
 	(void)value;
 	(void)len;
 	(void)rev;
-	if (!term_of(ok->r, key, &term) || term >= ok->r->term)
+	if (!term_of(ok->r->prefix, key, &term) || term >= ok->r->term)
 		return 0;
 	if (ok->n == ok->cap) {
 		size_t cap = ok->cap ? ok->cap * 2 : 64;

@@ -58,4 +58,9 @@ int pando_reclaim_read(struct pando_reclaim *r, pando_reclaim_fn fn, void *arg, 
  * many. */
 int pando_reclaim_end_grace(struct pando_reclaim *r, size_t *removed);
 
+/* Whether key (under prefix) and value[len] are a record, as a read
+ * checks each: 0 and its term, or -EINVAL. */
+int pando_reclaim_record_check(const char *prefix, const char *key, const char *value, size_t len,
+			       uint64_t *term);
+
 #endif

@@ -5,7 +5,8 @@ The standby waits on the active's address and ports, which it takes over
 when it leads (a standby opens no port before): in one pod both share the
 pod's address, what a floating address does between hosts.  A stock
 kernel copies files over NFSv4.1 with write layouts, and holds a lock,
-while a is killed (kill -9):
+while a is killed (kill -9), or asked to hand over as `pando mds
+failover` asks (a planned switchover: a stops as on SIGTERM, exit 0):
 
 - the writer goes on through the descriptor it had open, and finishes;
 - every file reads back byte for byte in the guest (caches dropped) and
@@ -17,6 +18,7 @@ while a is killed (kill -9):
 """
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Callable
@@ -90,17 +92,29 @@ def lock_status(m: PandoMds, run: str) -> int:
             time.sleep(0.5)
 
 
-def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient) -> None:
+def kill9(c: PnfsCluster, etcd: EtcdCluster) -> None:
+    c.mds.kill9()
+
+
+def hand_over(c: PnfsCluster, etcd: EtcdCluster) -> None:
+    """What `pando mds failover g1` asks (mgr/pando_mgr/groups.py)."""
+    client = etcd.client()
+    term = client.get_json(f"/pando/groups/{GROUP}/members/a")["term"]
+    client.put(f"/pando/groups/{GROUP}/handover", json.dumps({"from": "a", "term": term}))
+
+
+def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient,
+                          stop: Callable[[PnfsCluster], None]) -> None:
     gate = c.gate
     assert gate is not None
     vm, data = c.copy_to_midway(kc, SCRIPT, FILES, FILE_BYTES, "unlocked")
-    c.mds.kill9()
+    stop(c)
     killed = time.monotonic()
     b.wait_serving(TAKEOVER_TIMEOUT_S)
-    print(f"{kc.name}: b serves {time.monotonic() - killed:.1f} s after kill -9 of a")
+    print(f"{kc.name}: b serves {time.monotonic() - killed:.1f} s after a was stopped")
     gate.release("midway")
     written = gate.wait("written", timeout=GRACE_PERIOD_S + SLACK_S, vms=[vm])
-    print(f"{kc.name}: the writer finished {time.monotonic() - killed:.1f} s after the kill")
+    print(f"{kc.name}: the writer finished {time.monotonic() - killed:.1f} s after the stop")
     run = f"{kc.name}/s1-sh"
     assert lock_status(b, run) == NFS4ERR_DENIED, "the guest's lock was not reclaimed"
     gate.release("written")
@@ -118,12 +132,16 @@ def failover_under_writer(c: PnfsCluster, b: PandoMds, kc: KernelClient) -> None
 
 
 def run_failover(version: str, pnfs_cluster: Callable[..., PnfsCluster],
-                 guest: Callable[..., KernelClient], etcd: EtcdCluster, tmp_path: Path) -> None:
+                 guest: Callable[..., KernelClient], etcd: EtcdCluster, tmp_path: Path,
+                 stop: Callable[[PnfsCluster, EtcdCluster], None] = kill9) -> None:
     c = pnfs_cluster(graceless=False, mds_group=GROUP, fsal=group_fsal(etcd, "a"))
     wait_log(c.mds, "a is the active, term", 10)
     b = start_standby(c.mds, etcd, tmp_path, in_place=True)
     try:
-        failover_under_writer(c, b, guest(version, c))
+        failover_under_writer(c, b, guest(version, c), lambda cl: stop(cl, etcd))
+        if stop is hand_over:
+            assert c.mds.proc is not None and c.mds.proc.wait(timeout=30) == 0
+            assert "a asked to hand over" in c.mds.log_text()
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]
@@ -142,3 +160,11 @@ def test_kill9_of_the_active_other_kernels(
         version: str, pnfs_cluster: Callable[..., PnfsCluster],
         guest: Callable[..., KernelClient], etcd3: EtcdCluster, tmp_path: Path) -> None:
     run_failover(version, pnfs_cluster, guest, etcd3, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["6.12", "7.x"])
+def test_planned_switchover_writer_and_lock_holder_go_on_on_the_standby(
+        version: str, pnfs_cluster: Callable[..., PnfsCluster],
+        guest: Callable[..., KernelClient], etcd3: EtcdCluster, tmp_path: Path) -> None:
+    run_failover(version, pnfs_cluster, guest, etcd3, tmp_path, hand_over)

@@ -43,6 +43,8 @@ static void read_fields(const json_t *ans)
 	etcd_parse_grant(ans, &n);
 	etcd_parse_keepalive(ans, &n);
 	etcd_parse_deleted(ans);
+	if (etcd_parse_deleted_count(ans, &n) == 0)
+		fuzz_check(n >= 0, "a negative count of deleted keys");
 	etcd_parse_txn(ans);
 	etcd_parse_kvs(ans, count_kv, &kvs);
 	read_token(ans);

@@ -278,6 +278,20 @@ int etcd_delete(struct etcd_client *c, const char *key)
 	return rc;
 }
 
+int etcd_delete_range(struct etcd_client *c, const char *key, const char *end, int64_t *deleted)
+{
+	json_t *ans;
+	int64_t n = 0;
+	int rc = call(c, "/v3/kv/deleterange", etcd_body_delete_range(key, end), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_deleted_count(ans, &n);
+	if (deleted)
+		*deleted = rc ? 0 : n;
+	json_decref(ans);
+	return rc;
+}
+
 int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_fn fn, void *arg,
 	      int64_t *count)
 {

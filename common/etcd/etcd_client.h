@@ -53,6 +53,9 @@ int etcd_get(struct etcd_client *c, const char *key, char **value, size_t *len,
 /* Puts key = value[len], attached to lease (0: none). */
 int etcd_put(struct etcd_client *c, const char *key, const void *value, size_t len, int64_t lease);
 int etcd_delete(struct etcd_client *c, const char *key);
+/* Deletes every key in [key, end) in one request; *deleted (may be NULL)
+ * gets how many (0 is no error). */
+int etcd_delete_range(struct etcd_client *c, const char *key, const char *end, int64_t *deleted);
 /* Every key that starts with prefix, in key order, at most limit of them
  * (0: all): fn gets each key, value (NUL-terminated, valid during the
  * call) and mod_revision, and returns non-zero to stop, which etcd_list

@@ -14,6 +14,7 @@
 char *etcd_body_range(const char *key);
 char *etcd_body_put(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_delete(const char *key);
+char *etcd_body_delete_range(const char *key, const char *end);
 char *etcd_body_range_prefix(const char *prefix, int64_t limit);
 char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_delete_if(const char *key, int64_t rev);
@@ -60,6 +61,8 @@ int etcd_parse_range(const json_t *ans, char **value, size_t *len, int64_t *mod_
 int etcd_parse_grant(const json_t *ans, int64_t *lease);
 int etcd_parse_keepalive(const json_t *ans, int64_t *ttl_left);
 int etcd_parse_deleted(const json_t *ans);
+/* How many keys a deleterange deleted. */
+int etcd_parse_deleted_count(const json_t *ans, int64_t *deleted);
 /* 0 when the txn's compare held (the put was done), -EEXIST when not. */
 int etcd_parse_txn(const json_t *ans);
 /* The token of an authenticate answer (malloc'd): -EPROTO when absent,

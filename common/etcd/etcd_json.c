@@ -66,6 +66,12 @@ char *etcd_body_delete(const char *key)
 	return etcd_body_range(key);
 }
 
+char *etcd_body_delete_range(const char *key, const char *end)
+{
+	return dump(json_pack("{s:o,s:o}", "key", b64_string(key, strlen(key)), "range_end",
+			      b64_string(end, strlen(end))));
+}
+
 /* The end of the range of every key that starts with prefix: the prefix
  * with its last byte below 0xff raised by one ("\0": to the end of the
  * keyspace, when every byte is 0xff). */
@@ -338,6 +344,11 @@ int etcd_parse_deleted(const json_t *ans)
 	if (etcd_json_int64(ans, "deleted", &deleted))
 		return -EPROTO;
 	return deleted > 0 ? 0 : -ENOENT;
+}
+
+int etcd_parse_deleted_count(const json_t *ans, int64_t *deleted)
+{
+	return etcd_json_int64(ans, "deleted", deleted) || *deleted < 0 ? -EPROTO : 0;
 }
 
 /* A txn that puts key only if it does not exist (its create_revision is

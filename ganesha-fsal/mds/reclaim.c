@@ -304,55 +304,17 @@ int pando_reclaim_read(struct pando_reclaim *r, pando_reclaim_fn fn, void *arg, 
 	return rc;
 }
 
-/* The keys of earlier terms; the list's callback may not call etcd. */
-struct old_keys {
-	const struct pando_reclaim *r;
-	char (*keys)[KEY_MAX + 1];
-	size_t n, cap;
-	bool failed;
-};
-
-static int collect_old(void *arg, const char *key, const char *value, size_t len, int64_t rev)
-{
-	struct old_keys *ok = arg;
-	uint64_t term;
-
-	(void)value;
-	(void)len;
-	(void)rev;
-	if (!term_of(ok->r->prefix, key, &term) || term >= ok->r->term)
-		return 0;
-	if (ok->n == ok->cap) {
-		size_t cap = ok->cap ? ok->cap * 2 : 64;
-		void *keys = realloc(ok->keys, cap * sizeof(*ok->keys));
-
-		if (!keys) {
-			ok->failed = true;
-			return 1;
-		}
-		ok->keys = keys;
-		ok->cap = cap;
-	}
-	snprintf(ok->keys[ok->n++], KEY_MAX + 1, "%s", key);
-	return 0;
-}
-
+/* Keys are <term>.<id> in fixed-width hex: those of earlier terms are
+ * exactly the ones below this term's, removed in one request. */
 int pando_reclaim_end_grace(struct pando_reclaim *r, size_t *removed)
 {
-	struct old_keys ok = { .r = r };
-	int rc = etcd_list(r->etcd, r->prefix, 0, collect_old, &ok, NULL);
-	size_t n = 0;
+	char end[KEY_MAX + 1];
+	int64_t n = 0;
+	int rc;
 
-	if (ok.failed)
-		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < ok.n; i++) {
-		rc = etcd_delete(r->etcd, ok.keys[i]);
-		if (rc == -ENOENT)
-			rc = 0;
-		n += !rc;
-	}
-	free(ok.keys);
+	snprintf(end, sizeof(end), "%s%016" PRIx64, r->prefix, r->term);
+	rc = etcd_delete_range(r->etcd, r->prefix, end, &n);
 	if (removed)
-		*removed = n;
+		*removed = rc ? 0 : (size_t)n;
 	return rc;
 }

@@ -54,8 +54,9 @@ typedef int (*pando_reclaim_fn)(void *arg, const char *tag, const char *const *r
 /* Every record, the newest of each tag once; *skipped (may be NULL)
  * gets how many did not parse. */
 int pando_reclaim_read(struct pando_reclaim *r, pando_reclaim_fn fn, void *arg, size_t *skipped);
-/* Removes the records of earlier terms; *removed (may be NULL) gets how
- * many. */
+/* Removes the records of earlier terms, and any other key under the
+ * prefix that sorts below this term's, in one request; *removed (may be
+ * NULL) gets how many. */
 int pando_reclaim_end_grace(struct pando_reclaim *r, size_t *removed);
 
 /* Whether key (under prefix) and value[len] are a record, as a read

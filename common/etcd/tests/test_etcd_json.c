@@ -103,7 +103,7 @@ static void range_answers_without_their_fields_are_refused(void)
 static void lease_answers(void)
 {
 	json_t *a;
-	int64_t lease = 0, ttl = 0;
+	int64_t lease = 0, ttl = 0, n = -1;
 
 	CHECK_EQ(answer(200, "{" HEADER ",\"ID\":\"2324035609875523847\",\"TTL\":\"5\"}", &a), 0);
 	CHECK_EQ(etcd_parse_grant(a, &lease), 0);
@@ -126,6 +126,15 @@ static void lease_answers(void)
 	json_decref(a);
 	CHECK_EQ(answer(200, "{" HEADER "}", &a), 0);
 	CHECK_EQ(etcd_parse_deleted(a), -ENOENT);
+	CHECK_EQ(etcd_parse_deleted_count(a, &n), 0); /* a range that held none */
+	CHECK_EQ(n, 0);
+	json_decref(a);
+	CHECK_EQ(answer(200, "{" HEADER ",\"deleted\":\"7\"}", &a), 0);
+	CHECK_EQ(etcd_parse_deleted_count(a, &n), 0);
+	CHECK_EQ(n, 7);
+	json_decref(a);
+	CHECK_EQ(answer(200, "{" HEADER ",\"deleted\":\"-1\"}", &a), 0);
+	CHECK_EQ(etcd_parse_deleted_count(a, &n), -EPROTO);
 	json_decref(a);
 }
 
@@ -277,6 +286,8 @@ static void prefix_ranges_end_past_the_last_key_with_the_prefix(void)
 		  "{\"key\":\"YQ==\",\"limit\":\"64\",\"range_end\":\"Yg==\"}");
 	/* trailing 0xff bytes are dropped before the increment */
 	check_str(etcd_body_range_prefix("a\xff", 0), "{\"key\":\"Yf8=\",\"range_end\":\"Yg==\"}");
+	/* a range deleted: [key, end) as given */
+	check_str(etcd_body_delete_range("a", "b"), "{\"key\":\"YQ==\",\"range_end\":\"Yg==\"}");
 }
 
 static void a_create_is_a_txn_on_create_revision_zero(void)

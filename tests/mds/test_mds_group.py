@@ -215,6 +215,11 @@ def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
                 _, other = newcomer.open(DIR, "held", OPEN4_SHARE_ACCESS_BOTH)
                 assert newcomer.lock(fh, other, 50, 10) == NFS4ERR_DENIED
         assert "pando: 1 NFSv4 clients may reclaim" in b.log_text()
+        # The grace period over, only b's term's records are left: the
+        # newcomer's and the returning client's again.
+        term = member(etcd.client(), "b")["term"]
+        keys = [k.rsplit("/", 1)[1] for k in etcd.client().get_prefix("/pando/groups/g1/clients/")]
+        assert len(keys) == 2 and all(k.startswith(f"{term:016x}.") for k in keys), keys
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]

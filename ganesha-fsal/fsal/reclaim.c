@@ -31,7 +31,8 @@
 static struct pando_reclaim *records;
 
 /* Who the client is, as the new active compares it at reclaim: its
- * address and its owner in hex, as recovery_fs.c words it. */
+ * address and its owner, "ADDR-(LEN:HEX)" (recovery_fs.c's shape, the
+ * owner in hex rather than escaped). */
 static char *tag_of(nfs_client_id_t *clientid)
 {
 	const nfs_client_record_t *cl = clientid->cid_client_record;

@@ -30,16 +30,23 @@ def _group(api: MgrApi) -> dict[str, Any]:
     return dict(groups[0])
 
 
+def _active_a(etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory,
+              mgr_factory: Factory) -> tuple[Any, MgrProcess, MgrApi]:
+    """Manager a, the active of group g1 on four OSDs, and a mgr."""
+    a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
+                               mds_group="g1")
+    a.start()
+    wait_log(a, "a is the active, term", 10)
+    return a, mgr, api
+
+
 def _checks(api: MgrApi) -> set[str]:
     return {c["code"] for c in api.status()["checks"]}
 
 
 def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory, mgr_factory: Factory) -> None:
-    a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
-                               mds_group="g1")
-    a.start()
-    wait_log(a, "a is the active, term", 10)
+    a, mgr, api = _active_a(etcd, tmp_path, mds_factory, mgr_factory)
     api.wait_for(lambda x: "MDS_GROUP_NO_STANDBY" in _checks(x), timeout=15,
                  what="a warning: no standby")
     b = start_standby(a, etcd, tmp_path)
@@ -83,10 +90,7 @@ def _failover(a: Any, mgr: MgrProcess, group: str) -> Any:
 
 def test_pando_mds_failover_hands_over_to_the_standby_with_every_change(
         etcd: EtcdCluster, tmp_path: Path, mds_factory: Factory, mgr_factory: Factory) -> None:
-    a, mgr, api = fsal_cluster(etcd, tmp_path, mds_factory, mgr_factory, 4, "a",
-                               mds_group="g1")
-    a.start()
-    wait_log(a, "a is the active, term", 10)
+    a, mgr, api = _active_a(etcd, tmp_path, mds_factory, mgr_factory)
     b = start_standby(a, etcd, tmp_path)
     try:
         api.wait_for(lambda x: _group(x)["standbys"] == 1, timeout=20, what="the standby")

@@ -58,6 +58,18 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def guest_copies_query(files: int) -> str:
+    """Guest shell that sets $q to what PnfsCluster.check_copies reads:
+    h<i>=sha256&s<i>=size of f1..f<files> (arrive NAME "${q#&}")."""
+    return f"""q=""
+i=1
+while [ $i -le {files} ]; do
+    q="$q&h$i=$(sha256sum f$i | cut -d' ' -f1)&s$i=$(stat -c %s f$i)"
+    i=$((i + 1))
+done
+"""
+
+
 # ---- guest <-> host rendezvous ----------------------------------------------------
 
 @dataclass

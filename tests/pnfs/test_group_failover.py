@@ -32,7 +32,7 @@ from pando_testing.mds import PandoMds
 from pando_testing.mds_group import GROUP, group_fsal, start_standby, wait_log
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH, \
     Nfs4Client
-from pando_testing.pnfs_tools import PnfsCluster
+from pando_testing.pnfs_tools import PnfsCluster, guest_copies_query
 
 PSEUDO = "/pando"
 FILES = 4
@@ -63,14 +63,9 @@ wait $f3
 dd if=/tmp/src4 of=f4 bs=1M conv=fsync 2>/dev/null || fail "dd f4"
 sync
 echo 3 > /proc/sys/vm/drop_caches
-q=""
-i=1
-while [ $i -le {FILES} ]; do
-    q="$q&h$i=$(sha256sum f$i | cut -d' ' -f1)&s$i=$(stat -c %s f$i)"
-    i=$((i + 1))
-done
+""" + guest_copies_query(FILES) + """\
 kill -0 $lk 2>/dev/null || fail "the lock holder ended: $(cat /tmp/lk.out)"
-arrive written "${{q#&}}"
+arrive written "${q#&}"
 touch release
 wait $lk || fail "lock: $(cat /tmp/lk.out)"
 arrive unlocked

@@ -25,7 +25,7 @@ import pytest
 from pando_cluster.ganesha_conf import GRACE_PERIOD_S
 from pando_testing.e2e import KernelClient
 from pando_testing.osdctl import Info
-from pando_testing.pnfs_tools import PARTITION, PnfsCluster
+from pando_testing.pnfs_tools import PARTITION, PnfsCluster, guest_copies_query
 from pando_testing.vm import Scenario
 
 FILES = 4
@@ -55,13 +55,7 @@ wait
 dd if=/tmp/src4 of=f4 bs=1M conv=fsync 2>/dev/null || fail "dd f4"
 sync
 echo 3 > /proc/sys/vm/drop_caches
-q=""
-i=1
-while [ $i -le {FILES} ]; do
-    q="$q&h$i=$(sha256sum f$i | cut -d' ' -f1)&s$i=$(stat -c %s f$i)"
-    i=$((i + 1))
-done
-arrive done "${{q#&}}"
+""" + guest_copies_query(FILES) + """arrive done "${q#&}"
 """
 
 

@@ -13,6 +13,7 @@
 #include "election.h"
 #include "etcd_client.h"
 #include "etcd_fixture.h"
+#include "freeze.h"
 
 #define KEY "/pando/mds/group-1/leader"
 #define TTL_S 2
@@ -148,7 +149,7 @@ static void test_a_leader_cut_off_from_etcd_stops_before_its_lease_ends(void)
 	for (int i = 0; i < 150 && !pando_election_leading(a.e, NULL); i++)
 		sleep_ms(20);
 	CHECK(pando_election_leading(a.e, NULL));
-	CHECK_EQ(kill(etcd.pid, SIGSTOP), 0);
+	CHECK_EQ(freeze_process(etcd.pid), 0);
 	t0 = mono_ms();
 	for (int i = 0; i < 200 && took < 0; i++) {
 		if (!pando_election_leading(a.e, NULL))

@@ -1,6 +1,9 @@
 /* A manager group's reclaim records as the next active reads them from
  * etcd (ganesha-fsal/mds/reclaim.c): the first byte is the length of the
- * key's part after the prefix, then that part, then the value. */
+ * key's part after the prefix, then that part, then the value.  An NSM
+ * host's record has the same shape: its tag, when a host name, becomes
+ * a file name in statd's notify list and a word of the line written
+ * there. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,23 @@
 #include "reclaim.h"
 
 #define PREFIX "/pando/groups/g1/clients/"
+
+/* A tag taken as a host name makes one file name and one word. */
+static void check_host(const char *tag)
+{
+	char line[2 * RECLAIM_HOST_MAX + 80], *words[8], *save = NULL;
+	int n = pando_reclaim_host_record(tag, "mds-b", line, sizeof(line)), count = 0;
+
+	fuzz_check((n > 0) == pando_reclaim_host_name_ok(tag), "a host name's record not made");
+	if (n <= 0)
+		return;
+	fuzz_check(tag[0] != '.' && !strchr(tag, '/'), "a host name that is no file name");
+	fuzz_check(line[n - 1] == '\n' && strlen(line) == (size_t)n, "a record that is no line");
+	line[n - 1] = 0;
+	for (char *w = strtok_r(line, " ", &save); w && count < 8; w = strtok_r(NULL, " ", &save))
+		words[count++] = w;
+	fuzz_check(count == 7 && !strcmp(words[5], tag), "a record whose words are not statd's");
+}
 
 /* An accepted value's fields hold the record's bounds. */
 static json_t *check_fields(const char *value, size_t len)
@@ -58,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   0 &&
 				   term2 == term,
 			   "an accepted record written again is refused");
+		check_host(json_string_value(json_object_get(o, "tag")));
 		free(again);
 		json_decref(o);
 	}

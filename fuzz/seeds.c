@@ -512,7 +512,7 @@ static void seeds_journal(void)
 }
 
 /* fuzz_reclaim_record: the key's length, the key after the prefix, the
- * value, as the FSAL writes records. */
+ * value, as the FSAL writes records (an NFSv4 client's, an NSM host's). */
 static void seeds_reclaim(void)
 {
 	static const char *const records[][3] = {
@@ -520,6 +520,8 @@ static void seeds_reclaim(void)
 		  "{\"tag\":\"10.0.0.1-(4:6f6e65)\",\"revoked\":[]}" },
 		{ "revoked", "000000000000002a.00000000000000ff",
 		  "{\"tag\":\"10.0.0.2-(3:616263)\",\"revoked\":[\"AAEC\",\"BBED\"]}" },
+		{ "nsm_host", "0000000000000003.af63bd4c8601b7df",
+		  "{\"tag\":\"127.0.0.2\",\"revoked\":[]}" },
 	};
 	uint8_t buf[256];
 

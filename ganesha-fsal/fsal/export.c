@@ -67,6 +67,7 @@ static struct config_item export_params[] = {
 	CONF_ITEM_STR("Etcd_Prefix", 1, 256, "/pando/", pando_mds_config, etcd_prefix),
 	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_mds_config, mds_name),
 	CONF_ITEM_STR("Mds_Group", 0, 63, "", pando_mds_config, mds_group),
+	CONF_ITEM_STR("Nsm_Source", 0, 255, "", pando_mds_config, nsm_source),
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_mds_config, rebuild_parallel),
 	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_mds_config,
 		       rebuild_bandwidth_mb),
@@ -95,6 +96,7 @@ static void export_free(struct pando_export *exp)
 	gsh_free(exp->mds.cfg.etcd_prefix);
 	gsh_free(exp->mds.cfg.mds_name);
 	gsh_free(exp->mds.cfg.mds_group);
+	gsh_free(exp->mds.cfg.nsm_source);
 	gsh_free(exp->mds.cfg.db_path);
 	gsh_free(exp->mds.cfg.cluster_path);
 	gsh_free(exp->mds.cfg.striped_clients);

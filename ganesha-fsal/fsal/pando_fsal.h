@@ -168,6 +168,17 @@ void pando_dbus_start(void);
  * clients in etcd; given once the manager is its group's active. */
 int pando_reclaim_give(struct pando_mds *mds);
 
+/* nsm_hosts.c: the group's NFSv3 hosts in etcd, given to the new
+ * active's notify list and told by sm-notify; the recovery backend's
+ * NSM hooks (patches/0146). */
+int pando_nsm_hosts_open(struct pando_mds *mds);
+bool pando_nsm_monitor(const char *mon_name);
+void pando_nsm_unmonitor(const char *mon_name);
+void pando_nsm_hosts_list(void);
+void pando_nsm_notify(void);
+void pando_nsm_hosts_end_grace(void);
+void pando_nsm_hosts_close(void);
+
 /* opstats_ops.c: every timed op of the fixed set (opstats.h) */
 void pando_opstats_ops_init(struct fsal_obj_ops *ops, struct fsal_obj_ops *untimed);
 

@@ -2,8 +2,9 @@
  * clients that may reclaim their state are the manager group's reclaim
  * records in etcd (../mds/reclaim.h), so the member that takes over
  * reads the old active's clients, and its grace period ends once they
- * all reclaimed (patches/0140).  The records outlive the export: Ganesha
- * removes its exports before it shuts the backend down. */
+ * all reclaimed (patches/0140); NFSv3 hosts likewise (nsm_hosts.c).  The
+ * records outlive the export: Ganesha removes its exports before it shuts
+ * the backend down. */
 #include "pando_fsal.h"
 
 #include <errno.h>
@@ -55,6 +56,7 @@ static int records_init(void)
 
 static void records_shutdown(void)
 {
+	pando_nsm_hosts_close();
 	pando_reclaim_close(records);
 	records = NULL;
 }
@@ -101,6 +103,7 @@ static void records_read(nfs_grace_start_t *gsp, add_clid_entry_hook add_clid,
 		LogWarn(COMPONENT_CLIENTID, "pando: %zu reclaim records are malformed: skipped",
 			skipped);
 	LogEvent(COMPONENT_CLIENTID, "pando: %zu NFSv4 clients may reclaim", h.clients);
+	pando_nsm_hosts_list();
 }
 
 static void records_add(nfs_client_id_t *clientid)
@@ -152,6 +155,7 @@ static void records_end_grace(void)
 	size_t removed = 0;
 	int rc = records ? pando_reclaim_end_grace(records, &removed) : -ENOENT;
 
+	pando_nsm_hosts_end_grace();
 	if (rc)
 		LogWarn(COMPONENT_CLIENTID,
 			"pando: the reclaim records of earlier terms stay (%s): the next grace "
@@ -170,6 +174,9 @@ static struct nfs4_recovery_backend backend = {
 	.rm_clid = records_rm,
 	.add_revoke_fh = records_revoke,
 	.end_grace = records_end_grace,
+	.nsm_monitor = pando_nsm_monitor,
+	.nsm_unmonitor = pando_nsm_unmonitor,
+	.nsm_notify = pando_nsm_notify,
 };
 
 int pando_reclaim_give(struct pando_mds *mds)
@@ -193,11 +200,14 @@ int pando_reclaim_give(struct pando_mds *mds)
 					"manager group per ganesha.nfsd");
 		return -EEXIST;
 	}
-	rc = pando_group_reclaim_open(mds, &records);
+	rc = pando_group_reclaim_open(mds, "clients", &records);
 	if (rc) {
 		LogCrit(COMPONENT_FSAL, "pando: group %s: the reclaim records: %s",
 			mds->cfg.mds_group, etcd_strerror(rc));
 		return rc;
 	}
+	rc = pando_nsm_hosts_open(mds);
+	if (rc)
+		return rc;
 	return nfs4_recovery_set_fsal_backend(&backend);
 }

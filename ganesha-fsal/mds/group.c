@@ -442,7 +442,7 @@ int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq)
 	return rc;
 }
 
-int pando_group_reclaim_open(struct pando_mds *mds, struct pando_reclaim **out)
+int pando_group_reclaim_open(struct pando_mds *mds, const char *kind, struct pando_reclaim **out)
 {
 	struct pando_group *g = mds->group;
 	struct etcd_options eo;
@@ -453,8 +453,8 @@ int pando_group_reclaim_open(struct pando_mds *mds, struct pando_reclaim **out)
 	if (!g || !atomic_load(&g->active))
 		return -ENOENT;
 	ro.term = (uint64_t)atomic_load(&g->term);
-	snprintf(prefix, sizeof(prefix), "%sgroups/%s/clients/", mds->cfg.etcd_prefix,
-		 mds->cfg.mds_group);
+	snprintf(prefix, sizeof(prefix), "%sgroups/%s/%s/", mds->cfg.etcd_prefix,
+		 mds->cfg.mds_group, kind);
 	pando_etcd_options(mds, 0, &eo);
 	return pando_reclaim_open(&ro, out);
 }

@@ -44,6 +44,7 @@ struct pando_mds_config {
 	char *etcd_prefix;              /* of every key, default "/pando/" */
 	char *mds_name;                 /* presence key mds/<name> ("": the host name) */
 	char *mds_group;                /* the manager group it is in ("": none, no journal) */
+	char *nsm_source;               /* sm-notify's -v for a group's active ("": Bind_Addr) */
 	uint32_t rebuild_parallel;      /* files rebuilt at once */
 	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
 	uint32_t scrub_interval_h;      /* hours between scrub passes (0: when asked) */
@@ -307,10 +308,11 @@ void pando_group_free(struct pando_mds *mds);
 /* ns_snapshot of the store into dir (a new standby's start), which the
  * journal is not trimmed past for an hour. */
 int pando_group_snapshot(struct pando_mds *mds, const char *dir, uint64_t *seq);
-/* The group's reclaim records (reclaim.h) in the active's term;
- * -ENOENT when this manager is not a group's active. */
+/* The group's reclaim records (reclaim.h) of kind "clients" (NFSv4) or
+ * "nsm" (NFSv3 hosts) in the active's term; -ENOENT when this manager is
+ * not a group's active. */
 struct pando_reclaim;
-int pando_group_reclaim_open(struct pando_mds *mds, struct pando_reclaim **out);
+int pando_group_reclaim_open(struct pando_mds *mds, const char *kind, struct pando_reclaim **out);
 
 /* presence.c: mds/<Mds_Name> in etcd with the manager's statistics. */
 int pando_presence_start(struct pando_mds *mds, struct pando_presence **out);

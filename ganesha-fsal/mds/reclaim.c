@@ -1,6 +1,7 @@
 /* Reclaim records in etcd (reclaim.h). */
 #include "reclaim.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -317,4 +318,39 @@ int pando_reclaim_end_grace(struct pando_reclaim *r, size_t *removed)
 	if (removed)
 		*removed = rc ? 0 : (size_t)n;
 	return rc;
+}
+
+bool pando_reclaim_host_name_ok(const char *name)
+{
+	size_t n = strnlen(name, RECLAIM_HOST_MAX + 1);
+
+	if (n == 0 || n > RECLAIM_HOST_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (name[i] <= ' ' || name[i] > '~' || name[i] == '/')
+			return false;
+	}
+	return true;
+}
+
+uint64_t pando_reclaim_host_id(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return h;
+}
+
+int pando_reclaim_host_record(const char *name, const char *my_name, char *buf, size_t len)
+{
+	static const char no_priv[] = "00000000000000000000000000000000";
+	int n;
+
+	if (!pando_reclaim_host_name_ok(name) || !pando_reclaim_host_name_ok(my_name))
+		return -ENAMETOOLONG;
+	/* statd prints the address as the word its bytes make in memory. */
+	n = snprintf(buf, len, "%08x %08x %08x %08x %s %s %s\n", (unsigned)htonl(INADDR_LOOPBACK),
+		     100021u, 4u, 16u, no_priv, name, my_name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }

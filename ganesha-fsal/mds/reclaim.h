@@ -21,6 +21,7 @@
 #ifndef PANDO_RECLAIM_H
 #define PANDO_RECLAIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,5 +64,25 @@ int pando_reclaim_end_grace(struct pando_reclaim *r, size_t *removed);
  * checks each: 0 and its term, or -EINVAL. */
 int pando_reclaim_record_check(const char *prefix, const char *key, const char *value, size_t len,
 			       uint64_t *term);
+
+/* NSM hosts.  The NFSv3 hosts that hold locks are records of the same
+ * shape under their own prefix (<Etcd_Prefix>groups/<group>/nsm/): the
+ * tag is the host's name as NSM monitors it (mon_name), the id
+ * pando_reclaim_host_id of it.  The next active writes each as statd
+ * would into its notify list, for sm-notify to tell and for its grace
+ * period to wait for; so a name must be one statd takes as a file name
+ * and a word of its record line: 1 to RECLAIM_HOST_MAX printable ASCII
+ * bytes, no space or '/', not starting with '.'. */
+#define RECLAIM_HOST_MAX 255
+
+bool pando_reclaim_host_name_ok(const char *name);
+/* The id of a host's record (FNV-1a): names that collide share one. */
+uint64_t pando_reclaim_host_id(const char *name);
+/* statd's record of a host it monitors for the local NLM (nfs-utils'
+ * file format: callback address 127.0.0.1, NLM program, version 4,
+ * procedure 16, no private data, then mon_name and my_name) in buf[len]:
+ * its length, or -ENAMETOOLONG when it does not fit or either name is
+ * not a host name as above. */
+int pando_reclaim_host_record(const char *name, const char *my_name, char *buf, size_t len);
 
 #endif

@@ -2,13 +2,16 @@
 OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
-tree; the active's NFSv4 clients reclaim their opens and locks there.
+tree; the active's NFSv4 clients reclaim their opens and locks there, and
+its NFSv3 hosts, told by sm-notify, their locks.
 Real etcd, OSDs and two ganesha.nfsd in one pod, NFSv3 and NFSv4.1
 clients."""
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +22,8 @@ from pando_testing.mds_files import connect, connect_v4, new_file
 from pando_testing.mds_group import GROUP, group_fsal, standby_of, start_standby, wait_log
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH
+from pando_testing.nlm import NLM4_DENIED, NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, NLM_PROG, \
+    NLM4_VERS, NlmHost, getport
 from pando_testing.oncrpc import ConnectionClosed
 
 # Both sides of the inline threshold (PandoMds.inline_max): bytes in the
@@ -219,6 +224,73 @@ def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
         # newcomer's and the returning client's again.
         term = member(etcd.client(), "b")["term"]
         keys = [k.rsplit("/", 1)[1] for k in etcd.client().get_prefix("/pando/groups/g1/clients/")]
+        assert len(keys) == 2 and all(k.startswith(f"{term:016x}.") for k in keys), keys
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def nlm_host(m: PandoMds, source: str) -> NlmHost:
+    """An NFSv3 host locking from `source` (one of the pod's addresses)
+    on the NLM the pod's rpcbind names: the active's."""
+    s = m.pod.connect("127.0.0.1", 111)
+    try:
+        port = getport(s, NLM_PROG, NLM4_VERS)
+    finally:
+        s.close()
+
+    def dial() -> socket.socket:
+        sock = socket.socket()
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+        return sock
+    return NlmHost(m.pod.call_inside(dial), f"host-{source}")
+
+
+def test_nfsv3_hosts_reclaim_their_locks_on_the_new_active(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The hosts NLM monitors on the active are records in etcd
+    (patches/0146): the new active, in the active's place, lists them in
+    its NSM_Notify_Dir, so its grace period waits for them, and sm-notify
+    tells them from the service address (Nsm_Source); the host that held
+    a lock reclaims it, and nobody else gets its range."""
+    a = mds_factory(4, object_pool=0, mds_group=GROUP, protocols=(3, 4), pseudo=DIR,
+                    graceless=False,
+                    extra_fsal=group_fsal(etcd, "a") + '\nNsm_Source = "127.0.0.1";')
+    wait_log(a, "a is the active, term", 10)
+    fh = a.create_files(["locked"])[0]
+    b = start_standby(a, etcd, tmp_path, in_place=True)
+    try:
+        holder = nlm_host(a, "127.0.0.2")
+        try:
+            assert holder.lock(fh, 0, 100) == NLM4_GRANTED
+        finally:
+            holder.close()
+        hosts = etcd.client().get_prefix("/pando/groups/g1/nsm/").values()
+        assert [json.loads(h)["tag"] for h in hosts] == ["127.0.0.2"], hosts
+        a.kill9()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        listed = (b.statd_dir / "sm.bak" / "127.0.0.2")
+        newcomer, back = nlm_host(b, "127.0.0.3"), nlm_host(b, "127.0.0.2")
+        try:
+            assert newcomer.lock(fh, 50, 10) == NLM4_DENIED_GRACE_PERIOD
+            assert back.lock(fh, 0, 100, reclaim=True) == NLM4_GRANTED
+            reclaimed = time.monotonic()
+            while (status := newcomer.lock(fh, 200, 10)) == NLM4_DENIED_GRACE_PERIOD:
+                assert time.monotonic() - reclaimed < 30, "the grace period goes on"
+                time.sleep(0.2)
+            assert status == NLM4_GRANTED
+            print(f"grace ended {time.monotonic() - reclaimed:.1f} s after the reclaim")
+            assert newcomer.lock(fh, 50, 10) == NLM4_DENIED
+        finally:
+            newcomer.close()
+            back.close()
+        assert not listed.exists(), "sm-notify did not tell the host"
+        assert "pando: 1 NFSv3 hosts to tell" in b.log_text()
+        assert "to reclaim, from 127.0.0.1" in b.log_text()
+        # Grace over: the host is b's, recorded in b's term only.
+        term = member(etcd.client(), "b")["term"]
+        keys = [k.rsplit("/", 1)[1] for k in etcd.client().get_prefix("/pando/groups/g1/nsm/")]
         assert len(keys) == 2 and all(k.startswith(f"{term:016x}.") for k in keys), keys
     finally:
         code = b.stop()

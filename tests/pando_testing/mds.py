@@ -92,6 +92,12 @@ class PandoMds(GaneshaServer):
         if self.dbus:
             self._wait_dbus()
 
+    def _notify(self) -> None:
+        """A group's active runs sm-notify itself once it serves (the FSAL's
+        nsm_hosts.c), with the hosts of the group's earlier actives."""
+        if not self.mds_group:
+            super()._notify()
+
     def store_snapshot(self, path: Path) -> str:
         """A copy of the store in path (store_snapshot over dbus): what a new
         standby of the manager group starts from.  Its words."""

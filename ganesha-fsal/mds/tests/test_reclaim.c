@@ -3,7 +3,8 @@
  * grace period removes the earlier terms' records and nothing else;
  * revoked handles accumulate without repeats, up to their bound; and a
  * record that is not one (bad JSON, out of bounds, a stray key) is
- * skipped and counted, never given. */
+ * skipped and counted, never given.  NSM hosts are records too, named
+ * as statd files them. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -186,6 +187,73 @@ static void test_records_that_are_not_records_are_skipped_and_counted(void)
 	pando_reclaim_close(r);
 }
 
+/* A host's name becomes a file name in statd's notify list and a word of
+ * its record line. */
+static void test_host_names_are_what_statd_can_file(void)
+{
+	char long_name[RECLAIM_HOST_MAX + 2];
+
+	CHECK(pando_reclaim_host_name_ok("127.0.0.2"));
+	CHECK(pando_reclaim_host_name_ok("node-17.cluster"));
+	CHECK(pando_reclaim_host_name_ok("fe80::1%eth0"));
+	CHECK(!pando_reclaim_host_name_ok(""));
+	CHECK(!pando_reclaim_host_name_ok("."));
+	CHECK(!pando_reclaim_host_name_ok(".."));
+	CHECK(!pando_reclaim_host_name_ok(".hidden"));
+	CHECK(!pando_reclaim_host_name_ok("../../etc/passwd"));
+	CHECK(!pando_reclaim_host_name_ok("a/b"));
+	CHECK(!pando_reclaim_host_name_ok("two words"));
+	CHECK(!pando_reclaim_host_name_ok("line\nbreak"));
+	CHECK(!pando_reclaim_host_name_ok("caf\xc3\xa9"));
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	CHECK(!pando_reclaim_host_name_ok(long_name));
+	long_name[RECLAIM_HOST_MAX] = 0;
+	CHECK(pando_reclaim_host_name_ok(long_name));
+}
+
+/* nfs-utils' record: address, program, version, procedure, 16 bytes of
+ * private data in hex, mon_name, my_name (a line rpc.statd 2.6.2 wrote
+ * for Ganesha's SM_MON, but for my_name). */
+static void test_a_host_record_is_the_line_statd_writes(void)
+{
+	const char *want = "0100007f 000186b5 00000004 00000010 "
+			   "00000000000000000000000000000000 127.0.0.2 mds-b\n";
+	char buf[512];
+
+	CHECK_EQ(pando_reclaim_host_record("127.0.0.2", "mds-b", buf, sizeof(buf)),
+		 (int)strlen(want));
+	CHECK(!strcmp(buf, want));
+	CHECK_EQ(pando_reclaim_host_record("127.0.0.2", "mds-b", buf, strlen(want)), -ENAMETOOLONG);
+	CHECK_EQ(pando_reclaim_host_record("a b", "mds-b", buf, sizeof(buf)), -ENAMETOOLONG);
+	CHECK_EQ(pando_reclaim_host_record("h", "", buf, sizeof(buf)), -ENAMETOOLONG);
+}
+
+/* Hosts are records under their own prefix, their id from the name. */
+static void test_hosts_are_records_keyed_by_their_name(void)
+{
+	struct pando_reclaim_options o = { .etcd = &eo,
+					   .prefix = "/pando/groups/g1/nsm/",
+					   .term = 3 };
+	struct pando_reclaim *r = NULL, *next = NULL;
+	struct seen s;
+
+	CHECK(pando_reclaim_host_id("127.0.0.2") != pando_reclaim_host_id("127.0.0.3"));
+	CHECK_EQ(pando_reclaim_host_id(""), 0xcbf29ce484222325ull);
+	CHECK_EQ(pando_reclaim_open(&o, &r), 0);
+	CHECK_EQ(pando_reclaim_add(r, pando_reclaim_host_id("127.0.0.2"), "127.0.0.2"), 0);
+	CHECK_EQ(pando_reclaim_add(r, pando_reclaim_host_id("127.0.0.3"), "127.0.0.3"), 0);
+	CHECK_EQ(pando_reclaim_add(r, pando_reclaim_host_id("127.0.0.2"), "127.0.0.2"), 0);
+	CHECK_EQ(pando_reclaim_remove(r, pando_reclaim_host_id("127.0.0.3")), 0);
+	o.term = 4;
+	CHECK_EQ(pando_reclaim_open(&o, &next), 0);
+	read_all(next, &s, NULL);
+	CHECK_EQ(s.n, 1);
+	CHECK(!strcmp(s.tags[0], "127.0.0.2"));
+	pando_reclaim_close(next);
+	pando_reclaim_close(r);
+}
+
 int main(void)
 {
 	if (!etcd_fixture_available()) {
@@ -198,6 +266,9 @@ int main(void)
 	test_revoked_handles_accumulate_once_each_up_to_their_bound();
 	test_tags_out_of_bounds_are_refused();
 	test_records_that_are_not_records_are_skipped_and_counted();
+	test_host_names_are_what_statd_can_file();
+	test_a_host_record_is_the_line_statd_writes();
+	test_hosts_are_records_keyed_by_their_name();
 	CHECK_EQ(etcd_fixture_stop(&etcd, check_failures), 0);
 	CHECK_DONE();
 }

@@ -1,5 +1,5 @@
-"""Fixtures shared by every suite: a private namespace, a cluster key, and
-pando-osd targets in it.  When a test fails, its daemons' logs are copied
+"""Fixtures shared by every suite: a private namespace, a cluster key,
+pando-osd targets in it, and a tap device for a VM.  When a test fails, its daemons' logs are copied
 to build/test-logs/<test> and their tails shown in the report."""
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pando_testing.logs import FAILED_KEY as _failed_key
 from pando_testing.logs import check_clean_exits
 from pando_testing.mds import PandoMds
 from pando_testing.pod import Pod
+from pando_testing.vmnet import TapNet, tap_error
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -117,3 +118,15 @@ def etcd(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[E
 def etcd3(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path) -> Iterator[EtcdCluster]:
     """Three etcd members (client ports 2379, 2381, 2383) in the test's pod."""
     yield from _etcd_cluster(request, pod, tmp_path, 3)
+
+
+@pytest.fixture
+def tap(pod: Pod) -> Iterator[TapNet]:
+    """A tap device in the pod for one VM (pando_testing.vmnet): the pod
+    reaches the guest at its own address, which slirp does not allow."""
+    why = tap_error(pod)
+    if why:
+        pytest.skip(f"no tap device here: {why}")
+    t = TapNet(pod).create()
+    yield t
+    t.remove()

@@ -35,7 +35,7 @@ from pando_testing.nlm import NLM4_GRANTED, NLM4_VERS, NLM_PROG, NlmHost, getpor
 from pando_testing.pnfs_tools import GATE_PORT, Rendezvous
 from pando_testing.pod import Pod
 from pando_testing.vm import NfsServerHandle, Scenario, Vm, wait_all
-from pando_testing.vmnet import GUEST_NET_SH, TapNet, tap_error
+from pando_testing.vmnet import GUEST_NET_SH, TapNet
 
 pytestmark = pytest.mark.slow
 
@@ -146,16 +146,6 @@ def test_nfs3_and_nfs41_hosts_lock_the_same_ranges(
     print(f"F_SETLKW on a lock the other host held for {HOLD_S} s: NFSv3 ({v3_kernel}) "
           f"waited {w3:.1f} s, NFSv4.1 ({v41_kernel}) {w41:.1f} s")
     assert w3 >= HOLD_S - 0.5 and w41 >= HOLD_S - 0.5, (w3, w41)
-
-
-@pytest.fixture
-def tap(pod: Pod) -> Iterator[TapNet]:
-    why = tap_error(pod)
-    if why:
-        pytest.skip(f"no tap device here: {why}")
-    t = TapNet(pod).create()
-    yield t
-    t.remove()
 
 
 def _hold_from_the_pod(mds: PandoMds, fh: bytes) -> NlmHost:

@@ -12,7 +12,6 @@ Stock Ganesha 4.3 keeps the whole 45 s with NLM on: run these on it
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Callable
 from typing import Iterator
@@ -23,11 +22,9 @@ from pando_cluster.ganesha_conf import GRACE_PERIOD_S, NSM_RECLAIM_WINDOW_S
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect_v4
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_GRACE, Nfs4Client
-from pando_testing.nlm import NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, NLM_PROG, NLM4_VERS, \
-    NlmHost, getport
+from pando_testing.nlm import NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, nlm_host
 
 DIR = "/pando"
-RPCBIND_PORT = 111
 # Starting Ganesha and a client's first calls on the shared 2-core VM.
 SLACK_S = 5.0
 
@@ -36,22 +33,6 @@ SLACK_S = 5.0
 def mds(mds_factory: Callable[..., PandoMds]) -> Iterator[PandoMds]:
     """A manager as users run it: NFSv3 with NLM and NFSv4.1, the grace period on."""
     yield mds_factory(4, object_pool=0, protocols=(3, 4), pseudo=DIR, graceless=False)
-
-
-def nlm_host(mds: PandoMds, source: str) -> NlmHost:
-    """An NFSv3 host locking from `source` (one of the pod's addresses)."""
-    s = mds.pod.connect("127.0.0.1", RPCBIND_PORT)
-    try:
-        port = getport(s, NLM_PROG, NLM4_VERS)
-    finally:
-        s.close()
-
-    def dial() -> socket.socket:
-        sock = socket.socket()
-        sock.bind((source, 0))
-        sock.connect(("127.0.0.1", port))
-        return sock
-    return NlmHost(mds.pod.call_inside(dial), f"host-{source}")
 
 
 def seconds_until_new_state(nfs: Nfs4Client, since: float, limit: float) -> float:
@@ -71,7 +52,7 @@ def test_with_nothing_to_recover_the_grace_period_ends_at_start(mds: PandoMds) -
     with connect_v4(mds) as nfs:
         assert nfs.reclaim_complete() == NFS4_OK
         assert nfs.create_status(DIR, "first") == NFS4_OK
-    host = nlm_host(mds, "127.0.0.2")
+    host = nlm_host(mds.pod, "127.0.0.2")
     try:
         fh = mds.create_files(["locked"])[0]
         assert host.lock(fh, 0, 10) == NLM4_GRANTED
@@ -104,7 +85,7 @@ def test_grace_ends_once_every_nfsv4_client_of_the_last_run_reclaimed(mds: Pando
 def test_grace_waits_for_nfsv3_hosts_to_be_told_and_to_reclaim_their_locks(
         mds: PandoMds) -> None:
     fh = mds.create_files(["locked"])[0]
-    holder = nlm_host(mds, "127.0.0.2")
+    holder = nlm_host(mds.pod, "127.0.0.2")
     try:
         assert holder.lock(fh, 0, 100) == NLM4_GRANTED
     finally:
@@ -112,7 +93,7 @@ def test_grace_waits_for_nfsv3_hosts_to_be_told_and_to_reclaim_their_locks(
     mds.kill9()
     mds.start()
     started = time.monotonic()
-    newcomer, back = nlm_host(mds, "127.0.0.3"), nlm_host(mds, "127.0.0.2")
+    newcomer, back = nlm_host(mds.pod, "127.0.0.3"), nlm_host(mds.pod, "127.0.0.2")
     try:
         assert newcomer.lock(fh, 200, 10) == NLM4_DENIED_GRACE_PERIOD
         assert back.lock(fh, 0, 100, reclaim=True) == NLM4_GRANTED
@@ -135,7 +116,7 @@ def test_a_host_sm_notify_cannot_reach_keeps_the_grace_period(mds: PandoMds) -> 
     """A host that held locks but does not answer (a crashed compute node)
     may still come back and reclaim: the grace period goes on for it."""
     fh = mds.create_files(["locked"])[0]
-    holder = nlm_host(mds, "127.0.0.2")
+    holder = nlm_host(mds.pod, "127.0.0.2")
     try:
         assert holder.lock(fh, 0, 100) == NLM4_GRANTED
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -22,8 +21,7 @@ from pando_testing.mds_files import connect, connect_v4, new_file
 from pando_testing.mds_group import GROUP, group_fsal, standby_of, start_standby, wait_log
 from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH
-from pando_testing.nlm import NLM4_DENIED, NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, NLM_PROG, \
-    NLM4_VERS, NlmHost, getport
+from pando_testing.nlm import NLM4_DENIED, NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, nlm_host
 from pando_testing.oncrpc import ConnectionClosed
 
 # Both sides of the inline threshold (PandoMds.inline_max): bytes in the
@@ -230,23 +228,6 @@ def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
     assert code == 0, b.log_text()[-3000:]
 
 
-def nlm_host(m: PandoMds, source: str) -> NlmHost:
-    """An NFSv3 host locking from `source` (one of the pod's addresses)
-    on the NLM the pod's rpcbind names: the active's."""
-    s = m.pod.connect("127.0.0.1", 111)
-    try:
-        port = getport(s, NLM_PROG, NLM4_VERS)
-    finally:
-        s.close()
-
-    def dial() -> socket.socket:
-        sock = socket.socket()
-        sock.bind((source, 0))
-        sock.connect(("127.0.0.1", port))
-        return sock
-    return NlmHost(m.pod.call_inside(dial), f"host-{source}")
-
-
 def test_nfsv3_hosts_reclaim_their_locks_on_the_new_active(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     """The hosts NLM monitors on the active are records in etcd
@@ -261,7 +242,7 @@ def test_nfsv3_hosts_reclaim_their_locks_on_the_new_active(
     fh = a.create_files(["locked"])[0]
     b = start_standby(a, etcd, tmp_path, in_place=True)
     try:
-        holder = nlm_host(a, "127.0.0.2")
+        holder = nlm_host(a.pod, "127.0.0.2")
         try:
             assert holder.lock(fh, 0, 100) == NLM4_GRANTED
         finally:
@@ -271,7 +252,7 @@ def test_nfsv3_hosts_reclaim_their_locks_on_the_new_active(
         a.kill9()
         b.wait_serving(TAKEOVER_TIMEOUT_S)
         listed = (b.statd_dir / "sm.bak" / "127.0.0.2")
-        newcomer, back = nlm_host(b, "127.0.0.3"), nlm_host(b, "127.0.0.2")
+        newcomer, back = nlm_host(b.pod, "127.0.0.3"), nlm_host(b.pod, "127.0.0.2")
         try:
             assert newcomer.lock(fh, 50, 10) == NLM4_DENIED_GRACE_PERIOD
             assert back.lock(fh, 0, 100, reclaim=True) == NLM4_GRANTED

@@ -10,6 +10,7 @@ import socket
 from dataclasses import dataclass
 
 from .oncrpc import RpcClient, auth_sys
+from .pod import Pod
 from .xdr import Packer
 
 PMAP_PROG, PMAP_VERS, PMAPPROC_GETPORT = 100000, 2, 3
@@ -88,3 +89,22 @@ class NlmHost:
         excl, hsvid = u.boolean(), u.i32()
         u.opaque(1024)
         return stat, Holder(excl, hsvid, u.u64(), u.u64())
+
+
+def nlm_host(pod: Pod, source: str, caller: str | None = None) -> NlmHost:
+    """An NFSv3 host in `pod` calling from `source` (one of its loopback
+    addresses) the NLM the pod's rpcbind names; `caller` its name (default
+    host-SOURCE).  Servers that tell hosts apart by address (NSM_Use_
+    Caller_Name = false, production's) see one host per source."""
+    s = pod.connect("127.0.0.1", 111)
+    try:
+        port = getport(s, NLM_PROG, NLM4_VERS)
+    finally:
+        s.close()
+
+    def dial() -> socket.socket:
+        sock = socket.socket()
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+        return sock
+    return NlmHost(pod.call_inside(dial), caller or f"host-{source}")

@@ -92,8 +92,13 @@ class Rendezvous:
     can carry), `put_times[name]` when (time.monotonic()),
     `longest_pause(name, since, until)`."""
 
-    def __init__(self, pod: Pod, port: int = GATE_PORT) -> None:
+    def __init__(self, pod: Pod, port: int = GATE_PORT, address: str = "127.0.0.1",
+                 guest_address: str = "10.0.2.2") -> None:
+        """`address`: where it listens in the pod; `guest_address`: the
+        guests' way there (slirp's 10.0.2.2 is the pod's loopback; a guest
+        on a tap device reaches the pod at its tap address)."""
         self.pod, self.port = pod, port
+        self.address, self.guest_address = address, guest_address
         self.data: dict[str, bytes] = {}
         self.arrivals: dict[str, Arrival] = {}
         self.puts: dict[str, list[dict[str, str]]] = {}
@@ -108,7 +113,7 @@ class Rendezvous:
     def guest_lib(self) -> str:
         # (busybox 1.35's static wget crashes with -T; its default read
         # timeout is 900 s)
-        g = f"http://10.0.2.2:{self.port}"
+        g = f"http://{self.guest_address}:{self.port}"
         return (
             f'arrive() {{ wget -q -O /tmp/gate.out "{g}/arrive/$1?${{2:-}}" '
             f'|| fail "gate $1: wget failed"; cat /tmp/gate.out; }}\n'
@@ -162,12 +167,13 @@ class Rendezvous:
         def listen() -> socket.socket:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("127.0.0.1", self.port))
+            s.bind((self.address, self.port))
             s.listen(16)
             return s
 
         sock = self.pod.call_inside(listen)
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler, bind_and_activate=False)
+        server = ThreadingHTTPServer((self.address, self.port), Handler,
+                                     bind_and_activate=False)
         server.socket.close()
         server.socket = sock
         server.daemon_threads = True

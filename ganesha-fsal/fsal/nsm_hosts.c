@@ -143,8 +143,9 @@ void pando_nsm_hosts_end_grace(void)
 	if (rc)
 		LogWarn(COMPONENT_NLM, "pando: the NFSv3 host records of earlier terms stay (%s)",
 			etcd_strerror(rc));
-	else if (removed)
-		LogEvent(COMPONENT_NLM, "pando: %zu NFSv3 hosts did not come back", removed);
+	else
+		LogEvent(COMPONENT_NLM, "pando: grace over: %zu NFSv3 host records removed",
+			 removed);
 }
 
 static void *reap(void *arg)

@@ -53,14 +53,19 @@ int pando_nsm_hosts_open(struct pando_mds *mds)
 
 bool pando_nsm_monitor(const char *mon_name)
 {
-	int rc = -EINVAL;
+	int rc;
 
-	if (pando_reclaim_host_name_ok(mon_name) && hosts)
-		rc = pando_reclaim_add(hosts, pando_reclaim_host_id(mon_name), mon_name);
+	/* The name is the client's own words: logged only once checked. */
+	if (!pando_reclaim_host_name_ok(mon_name)) {
+		if (pando_layouts_client_may_log())
+			LogWarn(COMPONENT_NLM, "pando: an NFSv3 host whose name statd could not "
+					       "file is refused its locks");
+		return false;
+	}
+	rc = hosts ? pando_reclaim_add(hosts, pando_reclaim_host_id(mon_name), mon_name) : -ENOENT;
 	if (rc && pando_layouts_client_may_log())
-		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %.64s: no record (%s): its locks refused",
-			mon_name,
-			rc == -EINVAL ? "not a host name statd files" : etcd_strerror(rc));
+		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %s: no record (%s): its locks refused",
+			mon_name, etcd_strerror(rc));
 	return rc == 0;
 }
 
@@ -68,8 +73,9 @@ void pando_nsm_unmonitor(const char *mon_name)
 {
 	int rc = hosts ? pando_reclaim_remove(hosts, pando_reclaim_host_id(mon_name)) : -ENOENT;
 
-	if (rc && pando_layouts_client_may_log())
-		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %.64s: its record stays (%s)", mon_name,
+	/* Only a name checked at monitor time was recorded, so logged. */
+	if (rc && pando_reclaim_host_name_ok(mon_name) && pando_layouts_client_may_log())
+		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %s: its record stays (%s)", mon_name,
 			etcd_strerror(rc));
 }
 
@@ -151,7 +157,7 @@ void pando_nsm_hosts_end_grace(void)
 static void *reap(void *arg)
 {
 	siginfo_t info;
-	int status;
+	int status = 0;
 
 	(void)arg;
 	/* Wait without reaping, so that a SIGTERM under the lock never
@@ -159,8 +165,10 @@ static void *reap(void *arg)
 	while (waitid(P_PID, (id_t)notifier, &info, WEXITED | WNOWAIT) && errno == EINTR)
 		;
 	pthread_mutex_lock(&notifier_lock);
-	waitpid(notifier, &status, 0);
-	LogEvent(COMPONENT_NLM, "pando: sm-notify ended (status %d)", status);
+	if (waitpid(notifier, &status, 0) == notifier && WIFEXITED(status))
+		LogEvent(COMPONENT_NLM, "pando: sm-notify exited %d", WEXITSTATUS(status));
+	else
+		LogEvent(COMPONENT_NLM, "pando: sm-notify ended (wait status %d)", status);
 	notifier = 0;
 	pthread_mutex_unlock(&notifier_lock);
 	return NULL;

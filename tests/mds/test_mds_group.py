@@ -66,6 +66,13 @@ def member(etcd: EtcdClient, name: str) -> dict[str, Any]:
     return value
 
 
+def record_keys(etcd: EtcdClient, kind: str) -> tuple[int, list[str]]:
+    """b's term, and the keys (<term>.<id>) of the group's reclaim
+    records of `kind` ("clients", "nsm") in etcd."""
+    term = member(etcd, "b")["term"]
+    return term, [k.rsplit("/", 1)[1] for k in etcd.get_prefix(f"/pando/groups/g1/{kind}/")]
+
+
 def wait_caught_up(etcd: EtcdClient, timeout: float = 30) -> None:
     """Until the standby's member key says it holds the active's last
     record (each is refreshed every second)."""
@@ -220,8 +227,7 @@ def test_nfsv4_clients_reclaim_their_opens_and_locks_on_the_new_active(
         assert "pando: 1 NFSv4 clients may reclaim" in b.log_text()
         # The grace period over, only b's term's records are left: the
         # newcomer's and the returning client's again.
-        term = member(etcd.client(), "b")["term"]
-        keys = [k.rsplit("/", 1)[1] for k in etcd.client().get_prefix("/pando/groups/g1/clients/")]
+        term, keys = record_keys(etcd.client(), "clients")
         assert len(keys) == 2 and all(k.startswith(f"{term:016x}.") for k in keys), keys
     finally:
         code = b.stop()
@@ -270,8 +276,7 @@ def test_nfsv3_hosts_reclaim_their_locks_on_the_new_active(
         assert "pando: 1 NFSv3 hosts to tell" in b.log_text()
         assert "to reclaim, from 127.0.0.1" in b.log_text()
         # Grace over: the host is b's, recorded in b's term only.
-        term = member(etcd.client(), "b")["term"]
-        keys = [k.rsplit("/", 1)[1] for k in etcd.client().get_prefix("/pando/groups/g1/nsm/")]
+        term, keys = record_keys(etcd.client(), "nsm")
         assert len(keys) == 2 and all(k.startswith(f"{term:016x}.") for k in keys), keys
     finally:
         code = b.stop()

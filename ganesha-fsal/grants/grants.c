@@ -274,6 +274,26 @@ static bool last_write_of_holder(const struct gfile *f, const struct pando_grant
 	return true;
 }
 
+/* Under g->lock: another holder writes the file with live handles. */
+static bool others_write(const struct gfile *f, const struct pando_grant *seg)
+{
+	for (const struct pando_grant *s = f->segs; s; s = s->next)
+		if (s->clientid != seg->clientid && writes_live(f, s))
+			return true;
+	return false;
+}
+
+/* Under g->lock: the return of seg revokes its holder's write handles.
+ * Handles carry the file's version, not the holder's, so a revocation
+ * takes every writer's.  While others write, a holder that gives its
+ * segment back unasked keeps its handles until the last writer's return
+ * (or a recall, or a fence) takes them all; a recalled one loses them
+ * at once, since its recall must see nothing of it land afterwards. */
+static bool return_revokes(const struct gfile *f, const struct pando_grant *seg)
+{
+	return last_write_of_holder(f, seg) && (seg->recalled || !others_write(f, seg));
+}
+
 /* Under g->lock, which it drops while the OSDs are asked; seg stays in
  * the file's list meanwhile, so a recall waiting for it waits for this
  * too.  A revocation that did not reach every component becomes a fence
@@ -309,7 +329,7 @@ static void returned(struct pando_grants *g, struct pando_grant *seg, bool revok
 
 	pthread_mutex_lock(&g->lock);
 	f = gfile_get(g, ino, false);
-	if (f && revoke && last_write_of_holder(f, seg))
+	if (f && revoke && return_revokes(f, seg))
 		revoke_writers(g, f, seg);
 	f = gfile_get(g, ino, false);
 	settle = ends_uncommitted(f, seg);

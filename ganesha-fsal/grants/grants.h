@@ -137,7 +137,9 @@ void pando_grants_ungrant(struct pando_grants *g, struct pando_grant *seg);
  * file, the holder's write handles are revoked first (revoke_writers,
  * called with the lock dropped; write grants of the file wait meanwhile
  * with -EAGAIN), so that once a recall sees it back nothing the holder
- * still sends lands. */
+ * still sends lands.  A revocation takes every holder's write handles:
+ * one given back unasked while other holders write leaves it to the
+ * last writer's return. */
 void pando_grant_end(struct pando_grant *seg);
 /* The segment was taken from its holder, not given back: Ganesha
  * revoked it (a recall it could not deliver or that went unanswered, a

@@ -5,6 +5,8 @@ OSDs with the handles of its layouts:
 * a holder's write handles end when it returns its last write layout of
   the file, and other clients' read handles stay good, also when an OSD
   of the file cannot be reached (its component is then recorded stale);
+  while other clients write the file, they keep theirs, and the last
+  writer's return ends every writer's;
 * every handle ends Capability_Lifetime seconds after its LAYOUTGET, and
   a new LAYOUTGET gives one that works;
 * a handle answers only its holder, the synthetic uid of the client it
@@ -21,7 +23,8 @@ import pytest
 from pando_testing import nfs3
 from pando_testing.mds import PandoMds
 from pando_testing.nfs3 import NFS3_OK, NFS3ERR_ACCES, NFS3ERR_STALE, Nfs3Client
-from pando_testing.nfs4 import (IOMODE_READ, IOMODE_RW, NFS4_OK, Layout, Nfs4Client,
+from pando_testing.nfs4 import (IOMODE_READ, IOMODE_RW, NFS4_OK, OPEN4_SHARE_ACCESS_BOTH,
+                                Layout, Nfs4Client,
                                 Stateid, ff_data_servers)
 from pando_testing.oncrpc import auth_sys
 from pando_testing.pnfs_tools import PnfsCluster
@@ -120,6 +123,19 @@ def test_a_writers_return_leaves_other_clients_read_handles_good(
     _, r = layout(two, fh2, sid2, IOMODE_READ)
     assert one.on(fh, one.layoutreturn(lo.stateid, IOMODE_RW))[0] == NFS4_OK
     assert read(mds, r) == NFS3_OK
+
+
+def test_a_writers_return_leaves_other_writers_writing_until_the_last_returns(
+        mds: PandoMds, one: Nfs4Client, two: Nfs4Client) -> None:
+    fh, sid = one.create(DIR, "writers", mode=0o666)
+    lo1, w1 = layout(one, fh, sid, IOMODE_RW)
+    fh2, sid2 = two.open(DIR, "writers", OPEN4_SHARE_ACCESS_BOTH)
+    lo2, w2 = layout(two, fh2, sid2, IOMODE_RW)
+    assert one.on(fh, one.layoutreturn(lo1.stateid, IOMODE_RW))[0] == NFS4_OK
+    assert write(mds, w2) == NFS3_OK
+    assert two.on(fh2, two.layoutreturn(lo2.stateid, IOMODE_RW))[0] == NFS4_OK
+    assert write(mds, w2) == NFS3ERR_STALE
+    assert write(mds, w1) == NFS3ERR_STALE
 
 
 def test_a_return_with_an_osd_away_leaves_readers_their_handles(

@@ -40,7 +40,9 @@ static void a_holder_keeps_its_write_handles_while_it_holds_another_write_segmen
 	fake_free(&fk);
 }
 
-static void another_holders_write_segment_does_not_keep_them(void)
+/* Their handles are the same version as mine: revoking mine would take
+ * theirs too, in the middle of their writes. */
+static void a_return_while_another_holder_writes_leaves_the_revocation_to_the_last_writer(void)
 {
 	struct fake fk;
 	struct pando_grant *mine, *theirs;
@@ -49,9 +51,28 @@ static void another_holders_write_segment_does_not_keep_them(void)
 	fake_grant(&fk, 5, 3, true, &mine);
 	fake_grant(&fk, 5, 4, true, &theirs);
 	pando_grant_end(mine);
+	CHECK_EQ(fk.nrevokes, 0);
+	CHECK_EQ(fk.nfences, 0);
+	pando_grant_end(theirs); /* takes mine with it */
+	CHECK_EQ(fk.nrevokes, 1);
+	CHECK_EQ(fk.revoked_cur[0], 1);
+	fake_free(&fk);
+}
+
+/* A recall must see nothing of the recalled holder land once its
+ * segment is back, also while a holder the recall spared writes on. */
+static void a_recalled_holders_return_revokes_while_another_holder_writes(void)
+{
+	struct fake fk;
+	struct pando_grant *mine, *theirs;
+
+	fake_grants(&fk);
+	fake_grant(&fk, 5, 3, true, &mine);
+	fake_grant(&fk, 5, 4, true, &theirs);
+	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 4, true, "test"), -EBUSY);
+	pando_grant_end(mine);
 	CHECK_EQ(fk.nrevokes, 1);
 	pando_grant_end(theirs);
-	CHECK_EQ(fk.nrevokes, 1); /* its handles died with mine */
 	fake_free(&fk);
 }
 
@@ -63,6 +84,7 @@ static void a_return_of_handles_revoked_already_revokes_nothing(void)
 	fake_grants(&fk);
 	fake_grant(&fk, 5, 3, true, &a);
 	fake_grant(&fk, 5, 4, true, &b);
+	CHECK_EQ(pando_grants_recall_file(fk.g, 5, 0, true, "test"), -EBUSY);
 	pando_grant_end(a); /* revokes b's handles too */
 	CHECK_EQ(fk.nrevokes, 1);
 	pando_grant_end(b); /* b gives back what the OSDs refuse */
@@ -189,7 +211,8 @@ int main(void)
 {
 	the_last_write_segment_back_revokes_its_holders_write_handles();
 	a_holder_keeps_its_write_handles_while_it_holds_another_write_segment();
-	another_holders_write_segment_does_not_keep_them();
+	a_return_while_another_holder_writes_leaves_the_revocation_to_the_last_writer();
+	a_recalled_holders_return_revokes_while_another_holder_writes();
 	a_return_of_handles_revoked_already_revokes_nothing();
 	grants_after_a_revocation_carry_the_new_version();
 	read_segments_and_fenced_segments_revoke_nothing();

@@ -11,6 +11,7 @@
 #include "ctl_auth.h"
 #include "ctl_server.h"
 #include "journal_record.h"
+#include "handover.h"
 #include "reclaim.h"
 #include "nfs3.h"
 #include "osd_fixture.h"
@@ -535,6 +536,30 @@ static void seeds_reclaim(void)
 	}
 }
 
+/* fuzz_handover_request: the value `pando mds failover` puts, for the
+ * target's active, for another, for an earlier term, at the size bound,
+ * and no request. */
+static void seeds_handover(void)
+{
+	static const char *const values[][2] = {
+		{ "for_me", "{\"from\":\"mds-a\",\"term\":41}" },
+		{ "for_another", "{\"from\":\"mds-b\",\"term\":41}" },
+		{ "stale", "{\"from\":\"mds-a\",\"term\":40}" },
+		{ "no_term", "{\"from\":\"mds-a\"}" },
+	};
+
+	char padded[PANDO_HANDOVER_VALUE_MAX + 1];
+	int n;
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		seed("fuzz_handover_request", values[i][0], values[i][1], strlen(values[i][1]));
+	/* At the bound: a byte more is no request. */
+	n = snprintf(padded, sizeof(padded), "{\"from\":\"mds-a\",\"term\":41,\"pad\":\"%0*d\"}",
+		     PANDO_HANDOVER_VALUE_MAX - 35, 0);
+	must(n != PANDO_HANDOVER_VALUE_MAX, "the padded handover request's size");
+	seed("fuzz_handover_request", "at_the_bound", padded, (size_t)n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -552,5 +577,6 @@ int main(int argc, char **argv)
 	seeds_cluster_map();
 	seeds_journal();
 	seeds_reclaim();
+	seeds_handover();
 	return 0;
 }

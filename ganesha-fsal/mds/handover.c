@@ -28,8 +28,6 @@ struct pando_handover {
 	char name[NAME_MAX_LEN + 1];
 };
 
-enum request { NOT_A_REQUEST, FOR_ME, FOR_AN_EARLIER_TERM, FOR_ANOTHER };
-
 static void say(struct pando_handover *h, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -46,20 +44,22 @@ static void say(struct pando_handover *h, int level, const char *fmt, ...)
 	h->log(h->arg, level, msg);
 }
 
-static enum request classify(const struct pando_handover *h, const char *value, size_t len)
+enum pando_handover_request pando_handover_classify(const char *name, int64_t term,
+						    const char *value, size_t len)
 {
-	json_t *o = json_loadb(value, len, 0, NULL);
+	/* Without JSON_ALLOW_NUL, a name with a NUL inside fails the parse. */
+	json_t *o = len <= PANDO_HANDOVER_VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
 	const char *from = json_string_value(json_object_get(o, "from"));
-	json_t *term = json_object_get(o, "term");
-	enum request r = NOT_A_REQUEST;
+	json_t *t = json_object_get(o, "term");
+	enum pando_handover_request r = PANDO_HANDOVER_NONE;
 
-	if (from && json_is_integer(term)) {
-		if (json_integer_value(term) < h->term)
-			r = FOR_AN_EARLIER_TERM;
-		else if (json_integer_value(term) == h->term && !strcmp(from, h->name))
-			r = FOR_ME;
+	if (from && json_is_integer(t)) {
+		if (json_integer_value(t) < term)
+			r = PANDO_HANDOVER_STALE;
+		else if (json_integer_value(t) == term && !strcmp(from, name))
+			r = PANDO_HANDOVER_FOR_ME;
 		else
-			r = FOR_ANOTHER;
+			r = PANDO_HANDOVER_FOR_ANOTHER;
 	}
 	json_decref(o);
 	return r;
@@ -71,19 +71,19 @@ static bool handover_tick(void *arg)
 	char *value = NULL;
 	size_t len = 0;
 	int64_t rev = 0;
-	enum request r;
+	enum pando_handover_request r;
 
 	if (etcd_get(h->etcd, h->key, &value, &len, &rev) != 0)
 		return true; /* none asked, or etcd away: look again */
-	r = classify(h, value, len);
+	r = pando_handover_classify(h->name, h->term, value, len);
 	free(value);
-	if (r == NOT_A_REQUEST && rev != h->logged_rev) {
+	if (r == PANDO_HANDOVER_NONE && rev != h->logged_rev) {
 		h->logged_rev = rev;
 		say(h, 1, "%s is not a handover request: ignored", h->key);
 	}
-	if (r == FOR_AN_EARLIER_TERM || r == FOR_ME)
+	if (r == PANDO_HANDOVER_STALE || r == PANDO_HANDOVER_FOR_ME)
 		etcd_delete_if(h->etcd, h->key, rev);
-	if (r != FOR_ME)
+	if (r != PANDO_HANDOVER_FOR_ME)
 		return true;
 	say(h, 0, "%s asked to hand over (pando mds failover): stopping, a standby takes over",
 	    h->name);

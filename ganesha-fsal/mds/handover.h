@@ -13,6 +13,7 @@
 #ifndef PANDO_HANDOVER_H
 #define PANDO_HANDOVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct etcd_options;
@@ -33,6 +34,22 @@ struct pando_handover_options {
 	pando_handover_log log;
 	void *arg;
 };
+
+/* What a value at the handover key asks of the active `name` in `term`.
+ * Only {"from": a name, "term": an integer}, at most
+ * PANDO_HANDOVER_VALUE_MAX bytes, is a request; it is for `name` only if
+ * "from" is that very name, NUL and all. */
+#define PANDO_HANDOVER_VALUE_MAX 1024
+
+enum pando_handover_request {
+	PANDO_HANDOVER_NONE,        /* not a request */
+	PANDO_HANDOVER_FOR_ME,      /* this name, this term */
+	PANDO_HANDOVER_STALE,       /* an earlier term: an active gone since */
+	PANDO_HANDOVER_FOR_ANOTHER, /* another name, or a later term */
+};
+
+enum pando_handover_request pando_handover_classify(const char *name, int64_t term,
+						    const char *value, size_t len);
 
 int pando_handover_start(const struct pando_handover_options *opt, struct pando_handover **out);
 /* Ends the watcher and joins it; NULL is fine. */

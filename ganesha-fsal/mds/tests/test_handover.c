@@ -1,7 +1,8 @@
 /* The planned switchover's watcher on a real etcd: a request naming this
  * active in its term stops it, once, and is deleted; one for an earlier
  * term is deleted unheeded; one for another member or a later term is
- * left alone; a value that is no request is logged once and ignored. */
+ * left alone; a value that is no request is logged once and ignored.
+ * And what makes a value a request, on its own. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,8 +126,45 @@ static void test_a_value_that_is_no_request_is_logged_once_and_ignored(void)
 	pando_handover_stop(h);
 }
 
+static enum pando_handover_request classify(const char *value, size_t len)
+{
+	return pando_handover_classify("mds-a", 41, value, len);
+}
+
+static void test_a_request_is_for_the_active_it_names_in_its_term(void)
+{
+	const char *me = "{\"from\":\"mds-a\",\"term\":41}";
+
+	CHECK_EQ(classify(me, strlen(me)), PANDO_HANDOVER_FOR_ME);
+	CHECK_EQ(classify("{\"from\":\"mds-a\",\"term\":40}", 26), PANDO_HANDOVER_STALE);
+	CHECK_EQ(classify("{\"from\":\"mds-a\",\"term\":42}", 26), PANDO_HANDOVER_FOR_ANOTHER);
+	CHECK_EQ(classify("{\"from\":\"mds-b\",\"term\":41}", 26), PANDO_HANDOVER_FOR_ANOTHER);
+	CHECK_EQ(classify("{\"from\":\"mds-a\",\"term\":\"41\"}", 28), PANDO_HANDOVER_NONE);
+	CHECK_EQ(classify("{\"term\":41}", 11), PANDO_HANDOVER_NONE);
+}
+
+/* Compared as C strings, "mds-a\0b" would be mds-a's. */
+static void test_a_name_with_a_nul_inside_is_no_request(void)
+{
+	const char *v = "{\"from\":\"mds-a\\u0000b\",\"term\":41}";
+
+	CHECK_EQ(classify(v, strlen(v)), PANDO_HANDOVER_NONE);
+}
+
+static void test_a_value_past_the_bound_is_no_request(void)
+{
+	char v[PANDO_HANDOVER_VALUE_MAX + 64];
+	int n = snprintf(v, sizeof(v), "{\"from\":\"mds-a\",\"term\":41,\"pad\":\"%0*d\"}",
+			 PANDO_HANDOVER_VALUE_MAX, 0);
+
+	CHECK_EQ(classify(v, (size_t)n), PANDO_HANDOVER_NONE);
+}
+
 int main(void)
 {
+	test_a_request_is_for_the_active_it_names_in_its_term();
+	test_a_name_with_a_nul_inside_is_no_request();
+	test_a_value_past_the_bound_is_no_request();
 	if (!etcd_fixture_available()) {
 		fprintf(stderr, "no etcd binary: the handover watcher needs one\n");
 		return 1;

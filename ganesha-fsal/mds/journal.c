@@ -19,6 +19,7 @@
 
 #define JOURNAL_PENDING_MAX (64u << 20)
 #define JOURNAL_STRIPE_UNIT (1u << 20)
+#define JOURNAL_ROLLS_MAX 3 /* new segments for one write whose copies fail */
 
 struct pando_journal {
 	struct pando_mds *mds;
@@ -34,6 +35,10 @@ struct pando_journal {
 	uint64_t off;               /* bytes written into seg */
 	bool trim_due;              /* a new segment: trim once its waiters are released */
 	uint64_t next_index;
+	/* OSDs of copies whose write failed since the last write that went
+	 * through: a new segment's copies go elsewhere. */
+	uint32_t avoid[JOURNAL_ROLLS_MAX * JOURNAL_COPIES];
+	size_t navoid;
 
 	struct ns_journal hook; /* pando_journal_ns */
 	pthread_t thread;
@@ -46,6 +51,32 @@ struct pando_journal {
 	int failed;
 	bool stop;
 };
+
+static bool avoided(const struct pando_journal *j, uint32_t osd_id)
+{
+	for (size_t i = 0; i < j->navoid; i++)
+		if (j->avoid[i] == osd_id)
+			return true;
+	return false;
+}
+
+/* Copy c of map on an OSD the journal does not avoid: -ENOSPC if no
+ * other qualifies (placement's own constraints: one copy per domain). */
+static int place_around(const struct pando_journal *j, const struct pando_view *v, uint64_t index,
+			struct pando_storage_map *map, int c)
+{
+	uint32_t osd_id = map->comp[c].osd_id;
+
+	for (uint64_t seed = index; avoided(j, osd_id) && seed < index + JOURNAL_COPIES; seed++) {
+		int rc = pando_place_replacement(v->placement, map, 0, (uint32_t)c, seed, &osd_id);
+
+		if (rc)
+			return rc;
+	}
+	if (avoided(j, osd_id))
+		return -ENOSPC;
+	return pando_map_replace_component(map, 0, (uint32_t)c, osd_id, map->comp[c].object_id);
+}
 
 /* A map of JOURNAL_COPIES mirrors for segment index, placed over the OSDs
  * that take new components, in the journal's own object id space. */
@@ -63,7 +94,15 @@ static int place(struct pando_journal *j, uint64_t index, struct pando_storage_m
 		.first_object_id = JOURNAL_OBJECT_BIT | index << 2,
 	};
 
-	return v->placement ? pando_place(v->placement, &req, map) : -ENOSPC;
+	int rc = v->placement ? pando_place(v->placement, &req, map) : -ENOSPC;
+
+	for (int c = 0; !rc && c < JOURNAL_COPIES; c++)
+		rc = place_around(j, v, index, *map, c);
+	if (rc && *map) {
+		pando_map_free(*map);
+		*map = NULL;
+	}
+	return rc;
 }
 
 /* A new segment for the records from seq first on: placed, its objects
@@ -161,33 +200,73 @@ static void *write_copy(void *arg)
 	return NULL;
 }
 
-/* Records [first, ...] in buf[n], to every copy, durable on return. */
-static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint64_t first)
+/* buf[n] at j->off on every copy of the segment, durable on return;
+ * the OSDs of the copies that failed go into j->avoid. */
+static int write_copies(struct pando_journal *j, const uint8_t *buf, size_t n)
 {
 	struct copy_write w[JOURNAL_COPIES];
 	pthread_t t[JOURNAL_COPIES];
 	bool threaded[JOURNAL_COPIES] = { false };
 	int rc = 0;
 
-	if (!j->seg.map || (j->off && j->off + n > j->segment_bytes)) {
-		rc = open_segment(j, first);
-		j->trim_due = !rc;
-	}
-	for (int c = 0; !rc && c < JOURNAL_COPIES; c++) {
+	for (int c = 0; c < JOURNAL_COPIES; c++) {
 		w[c] = (struct copy_write){ .j = j, .k = &j->seg.map->comp[c], .buf = buf, .n = n };
 		threaded[c] = pthread_create(&t[c], NULL, write_copy, &w[c]) == 0;
 		if (!threaded[c])
 			write_copy(&w[c]);
 	}
-	for (int c = 0; !rc && c < JOURNAL_COPIES; c++) {
+	for (int c = 0; c < JOURNAL_COPIES; c++) {
 		if (threaded[c])
 			pthread_join(t[c], NULL);
+		if (w[c].rc && j->navoid < sizeof(j->avoid) / sizeof(j->avoid[0]))
+			j->avoid[j->navoid++] = w[c].k->osd_id;
+		if (!rc)
+			rc = w[c].rc;
 	}
-	for (int c = 0; !rc && c < JOURNAL_COPIES; c++)
-		rc = w[c].rc;
-	if (!rc)
-		j->off += n;
 	return rc;
+}
+
+/* Ends the segment at j->off after a write to it failed on a copy: the
+ * records of that write go whole into the next segment, from its start.
+ * Some of them may be on the copies that took them here, after the last
+ * record every copy has; a reader finds them there and again at the next
+ * segment's start, the same bytes under the same seqs, and applies them
+ * once (enter() in journal_reader.c). */
+static void end_segment(struct pando_journal *j, uint64_t first, int rc)
+{
+	mds_log(MDS_LOG_WARN, __func__,
+		"pando: journal: segment %" PRIu64 " (term %" PRIu64 "): writing seq %" PRIu64
+		" on a copy failed (%s): it ends there, and the"
+		" journal goes on in a new segment away from OSD %u",
+		j->seg.index, j->term, first, strerror(-rc), j->avoid[j->navoid - 1]);
+	pando_map_free(j->seg.map);
+	j->seg.map = NULL;
+	j->off = 0;
+}
+
+/* Records [first, ...] in buf[n], to every copy, durable on return.  A
+ * copy that fails moves the journal to a new segment on other OSDs, up to
+ * JOURNAL_ROLLS_MAX times; what cannot be placed fails the write. */
+static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint64_t first)
+{
+	int rc = 0;
+
+	for (int roll = 0;; roll++) {
+		if (!j->seg.map || (j->off && j->off + n > j->segment_bytes)) {
+			rc = open_segment(j, first);
+			j->trim_due = !rc;
+		}
+		if (!rc)
+			rc = write_copies(j, buf, n);
+		if (!rc) {
+			j->off += n;
+			j->navoid = 0;
+			return 0;
+		}
+		if (!j->seg.map || !j->navoid || roll == JOURNAL_ROLLS_MAX)
+			return rc;
+		end_segment(j, first, rc);
+	}
 }
 
 /* Takes what is pending (NULL when nothing is and the journal stops). */

@@ -15,9 +15,14 @@
  * Writing is a group commit: append() copies a batch behind the others
  * and returns; one thread writes all that is pending to every copy,
  * stable, in order, then releases the sync() waiters up to the last
- * record it wrote.  A write that fails on any copy fails the journal:
- * every sync() from then on returns -EIO, and the manager must stop
- * acknowledging changes. */
+ * record it wrote.  A write that fails on a copy (its OSD down or not
+ * answering within the OSD timeout) ends the segment there and goes
+ * whole into a new one, in the same term, whose copies avoid the OSDs
+ * that failed; the same records may then be in both, and a reader
+ * applies them once.  A write that still cannot reach every copy (no OSD
+ * left to avoid the failed ones, or JOURNAL_ROLLS_MAX new segments
+ * failed in turn) fails the journal: every sync() from then on returns
+ * -EIO, and the manager must stop acknowledging changes. */
 #ifndef PANDO_JOURNAL_H
 #define PANDO_JOURNAL_H
 

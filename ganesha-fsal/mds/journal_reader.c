@@ -58,10 +58,13 @@ static int find_next(struct pando_journal_reader *r, struct journal_segment *nex
 /* Makes next the segment being read.  A writer lists a segment only once
  * every record before it is on every copy, and a new leader starts after
  * the last record it found, so a reader that applied a record at or past
- * next's first holds one the next writer never saw: -ESTALE. */
+ * the first of a later term's segment holds one the next writer never
+ * saw: -ESTALE.  In the same term, such records are the ones a write that
+ * failed on a copy left in cur (journal.c, end_segment), which next
+ * starts with again, the same: they are skipped there. */
 static int enter(struct pando_journal_reader *r, struct journal_segment *next)
 {
-	if (r->have && next->first_seq <= r->seq) {
+	if (r->have && next->first_seq <= r->seq && next->term != r->cur.term) {
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: journal %s: applied up to seq %" PRIu64
 			", past the start of segment %" PRIu64 " (term %" PRIu64

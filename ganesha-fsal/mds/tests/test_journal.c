@@ -225,7 +225,8 @@ static void test_a_new_term_starts_its_own_segment(struct mds_fixture *f)
 }
 
 /* Every copy holds every record: with one copy's OSD gone the others
- * give them all; and a write that cannot reach every copy fails the
+ * give them all; and a write that cannot reach every copy, with no other
+ * OSD to go to (three here, test_journal_roll has four), fails the
  * journal for good.  First, a copy's OSD that does not answer (stopped
  * with SIGSTOP): sync waits for it, up to the OSD timeout, and fails. */
 static void test_a_lost_copy_is_read_around_and_fails_the_writer(struct mds_fixture *f)

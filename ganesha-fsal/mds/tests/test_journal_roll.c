@@ -1,0 +1,188 @@
+/* The journal on four real OSDs and a real etcd, when a copy's OSD stops
+ * answering: the write goes whole into a new segment on the three others
+ * and is acknowledged, the writer goes on there, and a reader gets every
+ * record once, in order, also one that reads the old segment from the
+ * copy that took the write late. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "etcd_client.h"
+#include "etcd_fixture.h"
+#include "freeze.h"
+#include "journal.h"
+#include "journal_segment.h"
+#include "mds_fixture.h"
+
+#define OSDS 4
+#define FIRST_SEQ 100
+#define BATCH 300
+
+static struct etcd_fixture etcd;
+static uint64_t next_seq = FIRST_SEQ;
+
+static void tune(struct pando_mds_config *cfg)
+{
+	cfg->etcd = etcd.url;
+}
+
+static void batch_of(uint64_t seq, uint8_t *buf)
+{
+	for (size_t i = 0; i < BATCH; i++)
+		buf[i] = (uint8_t)(seq * 31 + i);
+}
+
+static int commit_one(struct pando_journal *j)
+{
+	uint8_t buf[BATCH];
+	uint64_t seq = next_seq++;
+	int rc;
+
+	batch_of(seq, buf);
+	rc = pando_journal_append(j, seq, buf, sizeof(buf));
+	return rc ? rc : pando_journal_sync(j, seq);
+}
+
+struct seen {
+	uint64_t last, count;
+	unsigned bad;
+};
+
+static int check_record(void *arg, const struct journal_record *r)
+{
+	struct seen *s = arg;
+	uint8_t want[BATCH];
+
+	batch_of(r->seq, want);
+	s->bad += r->seq != s->last + 1 || r->len != BATCH || memcmp(r->payload, want, BATCH);
+	s->last = r->seq;
+	s->count++;
+	return 0;
+}
+
+/* The group's segments, as etcd lists them; the caller frees them. */
+static size_t segments(struct mds_fixture *f, struct journal_segment **segs)
+{
+	struct etcd_options o = { .endpoints = etcd.url };
+	struct etcd_client *c = NULL;
+	size_t n = 0;
+	char prefix[128];
+
+	*segs = NULL;
+	journal_segment_prefix(f->mds.cfg.etcd_prefix, "g1", prefix, sizeof(prefix));
+	if (etcd_client_new(&o, &c) == 0)
+		CHECK_EQ(journal_segments_list(c, prefix, segs, &n), 0);
+	etcd_client_free(c);
+	return n;
+}
+
+static int fixture_index(struct mds_fixture *f, uint32_t osd_id)
+{
+	for (int i = 0; i < f->osds.n; i++)
+		if (f->osds.osds[i].id == osd_id)
+			return i;
+	return -1;
+}
+
+static bool on_osd(const struct journal_segment *s, uint32_t osd_id)
+{
+	for (int c = 0; c < JOURNAL_COPIES; c++)
+		if (s->map->comp[c].osd_id == osd_id)
+			return true;
+	return false;
+}
+
+static int read_all(struct mds_fixture *f, struct seen *s)
+{
+	struct pando_journal_reader *r = NULL;
+	size_t applied = 0;
+	int rc = pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r);
+
+	if (!rc)
+		rc = pando_journal_read(r, check_record, s, &applied);
+	pando_journal_reader_free(r);
+	return rc;
+}
+
+/* With the copies of the old segment that every write reached stopped,
+ * a reader must read it from the late copy, which has the failed write's
+ * record too, and then meet that record again at the new segment's
+ * start. */
+static void read_through_the_late_copy(struct mds_fixture *f, const struct journal_segment *old,
+				       int late)
+{
+	struct seen s = { .last = FIRST_SEQ - 1 };
+	int stopped[JOURNAL_COPIES], nstopped = 0;
+
+	for (int c = 0; c < JOURNAL_COPIES; c++) {
+		int i = fixture_index(f, old->map->comp[c].osd_id);
+
+		if (i != late && i >= 0 && osd_fixture_stop(&f->osds, i) == 0)
+			stopped[nstopped++] = i;
+	}
+	CHECK_EQ(nstopped, JOURNAL_COPIES - 1);
+	CHECK_EQ(read_all(f, &s), 0);
+	CHECK_EQ(s.bad, 0);
+	CHECK_EQ(s.count, next_seq - FIRST_SEQ);
+	for (int k = 0; k < nstopped; k++) {
+		CHECK_EQ(osd_fixture_restart(&f->osds, stopped[k]), 0);
+		CHECK_EQ(osd_fixture_back_in_pool(f->mds.conns, f->osds.osds[stopped[k]].id), 0);
+	}
+}
+
+static void test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(struct mds_fixture *f)
+{
+	const struct pando_journal_options o = { .group = "g1", .term = 1 };
+	struct pando_journal *j = NULL;
+	struct journal_segment *segs = NULL;
+	size_t n;
+	int late;
+	uint32_t away;
+
+	CHECK_EQ(pando_journal_open(&f->mds, &o, &j), 0);
+	if (!j)
+		return;
+	CHECK_EQ(commit_one(j), 0);
+	n = segments(f, &segs);
+	CHECK_EQ(n, 1);
+	away = n ? segs[0].map->comp[1].osd_id : 0;
+	late = fixture_index(f, away);
+	CHECK(late >= 0);
+	CHECK_EQ(freeze_process(f->osds.pids[late]), 0);
+	CHECK_EQ(commit_one(j), 0); /* after the OSD timeout, in a new segment */
+	CHECK_EQ(kill(f->osds.pids[late], SIGCONT), 0);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(commit_one(j), 0);
+	pando_journal_close(j);
+	journal_segments_free(segs, n);
+	n = segments(f, &segs);
+	CHECK_EQ(n, 2);
+	if (n == 2) {
+		CHECK_EQ(segs[1].term, 1);
+		CHECK_EQ(segs[1].first_seq, FIRST_SEQ + 1); /* the write that failed, whole */
+		CHECK(!on_osd(&segs[1], away));
+		read_through_the_late_copy(f, &segs[0], late);
+	}
+	journal_segments_free(segs, n);
+}
+
+int main(void)
+{
+	struct mds_fixture f;
+
+	if (!etcd_fixture_available()) {
+		fprintf(stderr, "no etcd binary: the journal needs one\n");
+		return 1;
+	}
+	CHECK_EQ(etcd_fixture_start(&etcd), 0);
+	if (mds_fixture_start(&f, OSDS, tune) == 0)
+		test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(&f);
+	else
+		CHECK(!"the engine starts");
+	mds_fixture_finish(&f, check_failures);
+	CHECK_EQ(etcd_fixture_stop(&etcd, check_failures), 0);
+	CHECK_DONE();
+}

@@ -560,6 +560,18 @@ static void seeds_handover(void)
 	seed("fuzz_handover_request", "at_the_bound", padded, (size_t)n);
 }
 
+/* fuzz_held_record: a record as held.c puts it, and one without "at". */
+static void seeds_held(void)
+{
+	static const char *const values[][2] = {
+		{ "record", "{\"at\":1796103442,\"seq\":409}" },
+		{ "no_at", "{\"seq\":409}" },
+	};
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		seed("fuzz_held_record", values[i][0], values[i][1], strlen(values[i][1]));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -578,5 +590,6 @@ int main(int argc, char **argv)
 	seeds_journal();
 	seeds_reclaim();
 	seeds_handover();
+	seeds_held();
 	return 0;
 }

@@ -12,10 +12,11 @@
  * Every member keeps <Etcd_Prefix>groups/<group>/members/<name> alive
  * under a lease: {"name", "role": "active" or "standby", "seq": the last
  * journal record its store holds, "term", "since": when the active took
- * over (unix time; 0 for a standby)}.  The active trims the journal
- * segments every standby has applied, and none that a snapshot made in
- * the last SNAPSHOT_HOLD_S needs (a standby starting from it has not
- * joined yet).  The active also heeds a planned switchover
+ * over (unix time; 0 for a standby)}, and puts the same seq without a
+ * lease (held.h).  The active trims the journal segments every standby
+ * has applied, none that a member down for less than PANDO_HELD_KEEP_S
+ * needs, and none that a snapshot made in the last SNAPSHOT_HOLD_S needs
+ * (a standby starting from it has not joined yet).  The active also heeds a planned switchover
  * (handover.h): asked, it stops the server as SIGTERM does. */
 #include "mds.h"
 
@@ -34,6 +35,7 @@
 #include "election.h"
 #include "etcd_client.h"
 #include "handover.h"
+#include "held.h"
 #include "journal.h"
 #include "reclaim.h"
 
@@ -48,6 +50,7 @@ struct pando_group {
 	struct pando_election *election;
 	struct pando_journal *journal; /* set before active */
 	struct etcd_presence *member;
+	struct pando_held *held;         /* what its store holds, past its lease */
 	struct etcd_client *etcd;        /* the trim floor's */
 	struct pando_handover *handover; /* the active's */
 	atomic_bool active;              /* took over: losing the lead ends the process */
@@ -60,15 +63,25 @@ struct pando_group {
 	char key[320];
 	char members[320]; /* <prefix>groups/<group>/members/ */
 	char member_key[600];
+	char helds[320]; /* <prefix>groups/<group>/held/ */
+	char held_key[600];
 	char name[256];
 	char active_value[300]; /* the active key's value: {"name": name} */
 };
+
+/* The last journal record this member's store holds. */
+static uint64_t member_seq(void *arg)
+{
+	struct pando_group *g = arg;
+
+	return atomic_load(&g->active) ? pando_journal_durable(g->journal) : atomic_load(&g->seq);
+}
 
 static char *member_fill(void *arg)
 {
 	struct pando_group *g = arg;
 	bool active = atomic_load(&g->active);
-	uint64_t seq = active ? pando_journal_durable(g->journal) : atomic_load(&g->seq);
+	uint64_t seq = member_seq(g);
 	json_t *o = json_pack("{ss ss sI sI sI}", "name", g->name, "role",
 			      active ? "active" : "standby", "seq", (json_int_t)seq, "term",
 			      (json_int_t)atomic_load(&g->term), "since",
@@ -101,11 +114,16 @@ static int start_member(struct pando_group *g)
 
 	pando_etcd_options(g->mds, 0, &eo);
 	rc = etcd_presence_start(&o, &g->member);
-	if (!rc)
-		rc = pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
-	else
+	if (rc) {
 		pando_etcd_new_failed(g->mds, "the group's member key", rc);
-	return rc;
+		return rc;
+	}
+	rc = pando_held_start(&eo, g->held_key, member_seq, g, &g->held);
+	if (rc) {
+		pando_etcd_new_failed(g->mds, "the group's held record", rc);
+		return rc;
+	}
+	return pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
 }
 
 struct floor_scan {
@@ -129,19 +147,27 @@ static int floor_member(void *arg, const char *key, const char *value, size_t le
 	return 0;
 }
 
-/* The journal's trim floor (journal.h): the lowest seq of the standbys
- * and of a recent snapshot; the active's own with neither; 0 (trim
- * nothing) when etcd cannot say. */
+/* The journal's trim floor (journal.h): the lowest seq of the standbys,
+ * of the members down for less than PANDO_HELD_KEEP_S (held.h) and of a
+ * recent snapshot; the active's own with none; 0 (trim nothing) when
+ * etcd cannot say. */
 static uint64_t trim_floor(void *arg)
 {
 	struct pando_group *g = arg;
 	struct floor_scan f = { 0 };
 	uint64_t snap = atomic_load(&g->snapshot_seq);
+	unsigned bad = 0;
 
 	if (etcd_list(g->etcd, g->members, 0, floor_member, &f, NULL) != 0)
 		return 0;
 	if (!f.any)
 		f.floor = pando_journal_durable(g->journal);
+	if (pando_held_floor(g->etcd, g->helds, g->name, time(NULL), &f.floor, &bad) != 0)
+		return 0;
+	if (bad)
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: %u malformed record(s) under %s left out of the trim floor",
+			g->mds->cfg.mds_group, bad, g->helds);
 	if (time(NULL) - atomic_load(&g->snapshot_at) < SNAPSHOT_HOLD_S && snap < f.floor)
 		f.floor = snap;
 	return f.floor;
@@ -397,6 +423,9 @@ static int group_new(struct pando_mds *mds, struct pando_group **out)
 	snprintf(g->members, sizeof(g->members), "%sgroups/%s/members/", mds->cfg.etcd_prefix,
 		 mds->cfg.mds_group);
 	snprintf(g->member_key, sizeof(g->member_key), "%s%s", g->members, g->name);
+	snprintf(g->helds, sizeof(g->helds), "%sgroups/%s/held/", mds->cfg.etcd_prefix,
+		 mds->cfg.mds_group);
+	snprintf(g->held_key, sizeof(g->held_key), "%s%s", g->helds, g->name);
 	*out = g;
 	if (!mds->cfg.etcd[0] || n < 0 || (size_t)n >= sizeof(g->key) ||
 	    strchr(mds->cfg.mds_group, '/')) {
@@ -468,6 +497,7 @@ void pando_group_free(struct pando_mds *mds)
 	atomic_store(&g->leaving, true);
 	pando_handover_stop(g->handover);
 	etcd_presence_stop(g->member);
+	pando_held_stop(g->held);
 	pando_journal_close(g->journal);
 	pando_election_stop(g->election);
 	if (g->etcd)

@@ -2,8 +2,10 @@
 OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
-tree; the active's NFSv4 clients reclaim their opens and locks there, and
-its NFSv3 hosts, told by sm-notify, their locks.
+tree; a standby killed and started again catches up; with both killed,
+either leads with every change and the other follows it from its own
+store; the active's NFSv4 clients reclaim their opens and locks there,
+and its NFSv3 hosts, told by sm-notify, their locks.
 Real etcd, OSDs and two ganesha.nfsd in one pod, NFSv3 and NFSv4.1
 clients."""
 from __future__ import annotations
@@ -73,15 +75,19 @@ def record_keys(etcd: EtcdClient, kind: str) -> tuple[int, list[str]]:
     return term, [k.rsplit("/", 1)[1] for k in etcd.get_prefix(f"/pando/groups/g1/{kind}/")]
 
 
-def wait_caught_up(etcd: EtcdClient, timeout: float = 30) -> None:
+def wait_caught_up(etcd: EtcdClient, timeout: float = 30, active: str = "a",
+                   standby: str = "b") -> None:
     """Until the standby's member key says it holds the active's last
-    record (each is refreshed every second)."""
+    record (each is refreshed every second; a member started again puts
+    its key within a second)."""
     deadline = time.monotonic() + timeout
     while True:
-        a, b = member(etcd, "a"), member(etcd, "b")
-        assert (a["role"], b["role"]) == ("active", "standby"), (a, b)
-        if b["seq"] == a["seq"] > 0:
-            return
+        a = etcd.get_json(f"/pando/groups/g1/members/{active}")
+        b = etcd.get_json(f"/pando/groups/g1/members/{standby}")
+        if isinstance(a, dict) and isinstance(b, dict):
+            assert (a["role"], b["role"]) == ("active", "standby"), (a, b)
+            if b["seq"] == a["seq"] > 0:
+                return
         assert time.monotonic() < deadline, f"the standby stays behind: {a}, {b}"
         time.sleep(0.2)
 
@@ -117,6 +123,74 @@ def test_a_standby_takes_over_with_every_acknowledged_change(
             check_files(c, broot, want)
             assert c.read_all(c.lookup_fh(broot, "last"), 0, 10) == b"xyz"
             new_file(c, broot, "on-b", b"new active")
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def wait_log_count(m: PandoMds, words: str, count: int, timeout: float) -> None:
+    """Until words are in m's log count times (a restart appends to it)."""
+    deadline = time.monotonic() + timeout
+    while m.log_text().count(words) < count:
+        assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
+        assert time.monotonic() < deadline, f"'{words}' not {count} times in {m.log_path}"
+        time.sleep(0.1)
+
+
+def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every_change(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
+    wait_log(a, "a is the active, term", 10)
+    root = a.root_handle()
+    b = start_standby(a, etcd, tmp_path)
+    members = etcd.client()
+    try:
+        with connect(a) as c:
+            want = make_files(c, root, "before", 10)
+            wait_caught_up(members)
+            b.kill9()
+            want |= make_files(c, root, "while-down", 20)
+        b.start(wait=False)
+        wait_log_count(b, "b follows the journal until it leads", 2, 30)
+        wait_caught_up(members)
+        a.kill9()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        with connect(b) as c:
+            check_files(c, b.root_handle(), want)
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def test_both_killed_and_started_again_lose_nothing_acknowledged(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The active and its standby die together (a power cut), with changes
+    the standby had not applied.  The standby, started first, leads with
+    every change the old active acknowledged (it reads them from the
+    journal); the old active, started again, follows it as a standby."""
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
+                    mds_group=GROUP)
+    wait_log(a, "a is the active, term", 10)
+    root = a.root_handle()
+    b = start_standby(a, etcd, tmp_path)
+    members = etcd.client()
+    try:
+        with connect(a) as c:
+            want = make_files(c, root, "before", 10)
+            wait_caught_up(members)
+            want |= make_files(c, root, "last", 6)
+        b.kill9()
+        a.kill9()
+        b.start(wait=False)
+        wait_log(b, "b is the active, term", TAKEOVER_TIMEOUT_S)
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        a.start(wait=False)
+        wait_log(a, "a follows the journal until it leads", 30)
+        with connect(b) as c:
+            check_files(c, b.root_handle(), want)
+            want |= make_files(c, b.root_handle(), "on-b", 4)
+        wait_caught_up(members, active="b", standby="a")
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]

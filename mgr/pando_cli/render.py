@@ -99,7 +99,8 @@ def _mds_text(mds: list[Any], epoch: Any) -> Text:
 
 def _group_text(g: dict[str, Any]) -> Text:
     """'g1: a (active, term 41, since 2026-11-30 23:01:02), standbys: b
-    (lag 3)' from one of status's groups; a lag is in journal records."""
+    (lag 3), down: c (at seq 409)' from one of status's groups; a lag is
+    in journal records."""
     t = Text(f"{_name(g)}: ")
     active = g.get("active")
     since = g.get("since")
@@ -117,6 +118,10 @@ def _group_text(g: dict[str, Any]) -> Text:
         t.append(", standbys: " if i == 0 else ", ")
         lag = m.get("lag")
         t.append(f"{_name(m)} (lag {'unknown' if lag is None else lag})")
+    down = [m for m in g.get("down") or [] if isinstance(m, dict)]
+    for i, m in enumerate(down):
+        t.append(", down: " if i == 0 else ", ")
+        t.append(f"{_name(m)} (at seq {m.get('seq', '-')})", style="yellow")
     return t
 
 

@@ -155,7 +155,7 @@ async def status(request: web.Request) -> web.Response:
         "clients": sum(int(v.get("clients", 0) or 0) for v in s.mds.values()),
         "throughput": mgr.history.total(),
         "mds": [{"name": n, **v} for n, v in sorted(s.mds.items())],
-        "groups": groups.view(s.groups),
+        "groups": groups.view(s.groups, time.time()),
         "etcd": {"members": members, "reachable": mgr.reachable,
                  "quorum": mgr.reachable and (not members or 2 * sum(
                      m["healthy"] for m in members) > len(members))},

@@ -1,7 +1,7 @@
 """Manager groups (ganesha-fsal/README.md, "Manager groups"): what the
-mgr reads of `groups/<group>/active` and `groups/<group>/members/<name>`,
-how the API and /metrics show it, and the planned switchover it asks for
-with `groups/<group>/handover`."""
+mgr reads of `groups/<group>/active`, `groups/<group>/members/<name>`
+and `groups/<group>/held/<name>`, how the API and /metrics show it, and
+the planned switchover it asks for with `groups/<group>/handover`."""
 from __future__ import annotations
 
 import re
@@ -13,15 +13,26 @@ from .osdmap import MapError
 # Mds_Group: at most 63 bytes, no '/' (the FSAL's limits); the API takes
 # only names it could have made.
 GROUP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,63}")
+# How long the active keeps the journal for a member that is down
+# (ganesha-fsal/mds/held.h, PANDO_HELD_KEEP_S).
+HELD_KEEP_S = 3600
 
 
 @dataclass
 class Group:
     """A manager group: its active (None: none now) and term (the active
-    key's create revision), and every member's key by name."""
+    key's create revision), every member's key by name, and every
+    member's held record (which outlives its key) by name."""
     active: str | None = None
     term: int = 0
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
+    held: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def down(self, now: float) -> list[str]:
+        """Members with a held record younger than HELD_KEEP_S and no key:
+        down, and the journal kept for them until they come back."""
+        return sorted(n for n, h in self.held.items()
+                      if n not in self.members and now - h["at"] <= HELD_KEEP_S)
 
     def since(self) -> int | None:
         """When the active took over (unix time), as its member key says."""
@@ -38,16 +49,18 @@ class Group:
         return max(0, int(top) - int(m.get("seq", 0)))
 
 
-def view(groups: dict[str, Group]) -> list[dict[str, Any]]:
+def view(groups: dict[str, Group], now: float) -> list[dict[str, Any]]:
     """Each group: its active, term, when the active took over, number of
-    standbys, and members with their role, seq and lag."""
+    standbys, members with their role, seq and lag, and members down (the
+    seq their store holds, and when they last said so)."""
     out = []
     for name, g in sorted(groups.items()):
         members = [{"name": n, "role": m.get("role"), "seq": m.get("seq"), "lag": g.lag(n)}
                    for n, m in sorted(g.members.items())]
+        down = [{"name": n, "seq": g.held[n]["seq"], "at": g.held[n]["at"]} for n in g.down(now)]
         out.append({"name": name, "active": g.active, "term": g.term, "since": g.since(),
                     "standbys": sum(m["role"] == "standby" for m in members),
-                    "members": members})
+                    "members": members, "down": down})
     return out
 
 

@@ -2,6 +2,8 @@
 map, the OSD and metadata-manager presence and etcd's members.  Pure."""
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
@@ -77,13 +79,25 @@ class GroupView(Protocol):
     """A manager group as the mgr read it (manager.Group)."""
     active: str | None
     members: dict[str, dict[str, Any]]
+    held: dict[str, dict[str, Any]]
+
+    def down(self, now: float) -> list[str]: ...
 
 
-def _group_checks(groups: Mapping[str, GroupView]) -> list[Check]:
+def _group_checks(groups: Mapping[str, GroupView], now: float) -> list[Check]:
     """A group with no active stops its file system until a standby takes
     over (a lease at most); one with no standby would stop it for good
-    when its active goes."""
+    when its active goes; a member down keeps the journal from being
+    trimmed (for an hour), and is one copy of the namespace fewer."""
     out: list[Check] = []
+    down = [(n, d) for n, g in sorted(groups.items()) for d in g.down(now)]
+    if down:
+        out.append(Check("MDS_GROUP_MEMBER_DOWN", "HEALTH_WARN",
+                         f"{len(down)} manager group members down",
+                         [f"group {n}: {d} down since "
+                          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(groups[n].held[d]['at']))}"
+                          f" UTC, its store at seq {groups[n].held[d]['seq']}"
+                          for n, d in down]))
     inactive = sorted(n for n, g in groups.items() if g.active is None and g.members)
     if inactive:
         out.append(Check("MDS_GROUP_NO_ACTIVE", "HEALTH_ERR",
@@ -149,10 +163,11 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
            etcd_reachable: bool, members: list[dict[str, Any]],
            scrub: dict[str, dict[str, Any]] | None = None,
            malformed: list[tuple[str, str, str]] | None = None,
-           groups: Mapping[str, GroupView] | None = None) -> list[Check]:
+           groups: Mapping[str, GroupView] | None = None,
+           now: float | None = None) -> list[Check]:
     """scrub: each metadata manager's `scrub/progress/<name>`; malformed:
     the (kind, key, why) of each value the last read skipped; groups: the
-    manager groups by name."""
+    manager groups by name; now: unix time (None: the clock's)."""
     out: list[Check] = _malformed_checks(malformed or [])
     if m is None and not any(k == "map" for k, _, _ in malformed or []):
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
@@ -160,7 +175,7 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
     elif m is not None:
         out += _osd_checks(m, presence)
     out += _mds_checks(mds)
-    out += _group_checks(groups or {})
+    out += _group_checks(groups or {}, time.time() if now is None else now)
     out += _scrub_checks(scrub or {})
     out += _etcd_checks(etcd_reachable, members)
     return out

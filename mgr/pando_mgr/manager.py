@@ -73,9 +73,8 @@ def _kind(rel: str) -> str | None:
     parts = rel.split("/")
     if parts[0] == "groups" and len(parts) == 3 and parts[1] and parts[2] == "active":
         return "group_active"
-    if parts[0] == "groups" and len(parts) == 4 and parts[1] and parts[2] == "members" \
-            and parts[3]:
-        return "group_member"
+    if parts[0] == "groups" and len(parts) == 4 and parts[1] and parts[3]:
+        return {"members": "group_member", "held": "group_held"}.get(parts[2])
     if rel == "mgr/leader":
         return "leader"
     if rel.startswith("mgr/members/") and len(rel) > len("mgr/members/"):
@@ -130,6 +129,8 @@ def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
         g.active, g.term = values.group_active(val)["name"], kv.create_revision
     elif kind == "group_member":        # groups/<group>/members/<name>
         s.groups.setdefault(rel.split("/")[1], Group()).members[name] = values.group_member(val)
+    elif kind == "group_held":          # groups/<group>/held/<name>
+        s.groups.setdefault(rel.split("/")[1], Group()).held[name] = values.group_held(val)
     elif kind == "progress":            # <rebuild|scrub|transcode>/progress/<name>
         per_mds = {"rebuild": s.rebuild, "scrub": s.scrub, "transcode": s.transcode}
         per_mds[rel.split("/", 1)[0]][name] = values.progress(val)

@@ -25,7 +25,7 @@ log = logging.getLogger("pando_mgr.values")
 
 # The kinds of key (the label of pando_mgr_etcd_malformed_total: bounded).
 KINDS = ("map", "osd", "mds", "leader", "member", "job", "progress", "scrub_request",
-         "group_active", "group_member")
+         "group_active", "group_member", "group_held")
 LOG_EVERY_S = 60.0
 URL_MAX = 256
 
@@ -196,6 +196,16 @@ def group_member(val: Any) -> dict[str, Any]:
     journal record its store holds and, for the active, when it took over
     (`since`, unix time)."""
     return _fields(val, GROUP_MEMBER, required=("role", "seq"))
+
+
+GROUP_HELD: dict[str, Check] = {"seq": lambda v: _uint(v) and v > 0, "at": _uint}
+
+
+def group_held(val: Any) -> dict[str, Any]:
+    """A `groups/<group>/held/<name>` value, kept without a lease: the
+    last journal record the member's store holds, and when it said so
+    (unix time)."""
+    return _fields(val, GROUP_HELD, required=("seq", "at"))
 
 
 SCRUB_REQUEST: dict[str, Check] = {"id": _uint, "action": lambda v: v in ("start", "stop"), "time": _num}

@@ -15,6 +15,7 @@ from pando_mgr.manager import parse_snapshot
 from pando_mgr.osdmap import MapError
 
 PREFIX = "/pando/"
+NOW = 1796100000
 
 
 def _kv(rel: str, val: Any, rev: int = 5) -> KV:
@@ -36,11 +37,11 @@ def test_the_active_its_term_and_the_members_are_read_with_each_standbys_lag() -
     assert not s.malformed
     g = s.groups["g1"]
     assert (g.active, g.term, sorted(g.members)) == ("a", 41, ["a", "b", "c"])
-    assert groups.view(s.groups) == [{
+    assert groups.view(s.groups, NOW) == [{
         "name": "g1", "active": "a", "term": 41, "since": None, "standbys": 2, "members": [
             {"name": "a", "role": "active", "seq": 900, "lag": None},
             {"name": "b", "role": "standby", "seq": 880, "lag": 20},
-            {"name": "c", "role": "standby", "seq": 950, "lag": 0}]}]
+            {"name": "c", "role": "standby", "seq": 950, "lag": 0}], "down": []}]
 
 
 def test_a_malformed_group_value_is_left_out_and_listed() -> None:
@@ -54,9 +55,13 @@ def test_a_malformed_group_value_is_left_out_and_listed() -> None:
     assert not any(g.active or g.members for g in s.groups.values())
 
 
+def _checks(s: Any) -> dict[str, health.Check]:
+    return {c.code: c for c in health.checks(None, {}, {"a": {}}, True, [], groups=s.groups,
+                                             now=NOW)}
+
+
 def _codes(s: Any) -> dict[str, str]:
-    return {c.code: c.severity for c in health.checks(None, {}, {"a": {}}, True, [],
-                                                       groups=s.groups)}
+    return {code: c.severity for code, c in _checks(s).items()}
 
 
 def test_health_errs_on_a_group_without_an_active_and_warns_without_a_standby() -> None:
@@ -98,7 +103,24 @@ def test_the_actives_takeover_time_is_shown_and_a_standbys_zero_is_none() -> Non
                         _kv("groups/g2/members/c", {**_member("standby", 1), "since": 0}),
                         _kv("groups/g3/members/d", {**_member("active", 1), "since": -5})],
                        PREFIX, 60)
-    assert [(g["name"], g["since"]) for g in groups.view(s.groups)] == [
+    assert [(g["name"], g["since"]) for g in groups.view(s.groups, NOW)] == [
         ("g1", 1764543662), ("g2", None)]
     assert [(kind, key) for kind, key, _ in s.malformed] == [
         ("group_member", PREFIX + "groups/g3/members/d")]
+
+
+def test_a_member_down_shows_with_the_seq_its_store_holds_for_an_hour() -> None:
+    """Its key went with its lease; its held record stays, and the active
+    keeps the journal for it (ganesha-fsal/mds/held.h)."""
+    s = parse_snapshot([_kv("groups/g1/active", {"name": "b"}, rev=41),
+                        _kv("groups/g1/members/b", _member("active", 900)),
+                        _kv("groups/g1/held/a", {"seq": 409, "at": NOW - 60}),
+                        _kv("groups/g1/held/b", {"seq": 890, "at": NOW}),
+                        _kv("groups/g1/held/old", {"seq": 5, "at": NOW - 3601}),
+                        _kv("groups/g1/held/bad", {"seq": 0, "at": NOW})], PREFIX, 60)
+    assert [(kind, key) for kind, key, _ in s.malformed] == [
+        ("group_held", PREFIX + "groups/g1/held/bad")]
+    assert groups.view(s.groups, NOW)[0]["down"] == [{"name": "a", "seq": 409, "at": NOW - 60}]
+    down = _checks(s)["MDS_GROUP_MEMBER_DOWN"]
+    assert down.severity == "HEALTH_WARN"
+    assert down.detail == ["group g1: a down since 2026-12-01 04:39:00 UTC, its store at seq 409"]

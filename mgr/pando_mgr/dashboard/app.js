@@ -77,9 +77,9 @@ function drawMds(list) {
   replaceRows(document.querySelector("#mds tbody"), rows);
 }
 
-// A manager group as `pando status` words it: its active and term, and
-// each standby's lag in journal records; red without an active, amber
-// without a standby.
+// A manager group as `pando status` words it: its active and term,
+// each standby's lag in journal records, and the members down; red
+// without an active, amber without a standby.
 function drawGroups(groups) {
   document.getElementById("groups").replaceChildren(...groups.map(g => {
     const standbys = (g.members || []).filter(m => m.role === "standby");
@@ -88,7 +88,10 @@ function drawGroups(groups) {
     const lead = g.active ? `${g.active} (active, term ${g.term}${since})` : "no active";
     const rest = standbys.length ? ", standbys: " + standbys.map(m =>
       `${m.name} (lag ${m.lag ?? "unknown"})`).join(", ") : ", no standby";
-    return el("li", {id: "group-" + g.name, class: cls}, `group ${g.name}: ${lead}${rest}`);
+    const down = (g.down || []).length ? ", down: " + g.down.map(m =>
+      `${m.name} (at seq ${m.seq})`).join(", ") : "";
+    return el("li", {id: "group-" + g.name, class: cls},
+      `group ${g.name}: ${lead}${rest}${down}`);
   }));
 }
 

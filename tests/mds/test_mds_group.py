@@ -92,11 +92,16 @@ def wait_caught_up(etcd: EtcdClient, timeout: float = 30, active: str = "a",
         time.sleep(0.2)
 
 
+def found_group(mds_factory: Callable[..., PandoMds], etcd: EtcdCluster) -> PandoMds:
+    """Manager "a" over 4 OSDs, the active of GROUP, which it founds."""
+    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"), mds_group=GROUP)
+    wait_log(a, "a is the active, term", 10)
+    return a
+
+
 def test_a_standby_takes_over_with_every_acknowledged_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     root = a.root_handle()
     with connect(a) as c:
         want = make_files(c, root, "before", 20)
@@ -139,9 +144,7 @@ def wait_log_count(m: PandoMds, words: str, count: int, timeout: float) -> None:
 
 def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     root = a.root_handle()
     b = start_standby(a, etcd, tmp_path)
     members = etcd.client()
@@ -169,9 +172,7 @@ def test_both_killed_and_started_again_lose_nothing_acknowledged(
     the standby had not applied.  The standby, started first, leads with
     every change the old active acknowledged (it reads them from the
     journal); the old active, started again, follows it as a standby."""
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     root = a.root_handle()
     b = start_standby(a, etcd, tmp_path)
     members = etcd.client()
@@ -202,9 +203,7 @@ def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
     out and the standby takes over.  Let go again, the old active must not
     acknowledge a change its clients still send it: it is no longer sure
     that it leads, so its journal refuses, and it stops itself."""
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     b = start_standby(a, etcd, tmp_path)
     try:
         root = a.root_handle()
@@ -233,9 +232,7 @@ def test_a_frozen_active_acknowledges_nothing_once_the_standby_leads(
 
 def test_a_standby_stops_cleanly_on_sigterm(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     b = start_standby(a, etcd, tmp_path)
     assert b.stop() == 0, b.log_text()[-3000:]
     assert "the standby stops (SIGTERM)" in b.log_text()
@@ -249,9 +246,7 @@ def test_a_store_of_another_file_system_cannot_join_the_group(
     says so, creates no export, and ganesha.nfsd ends (a member's
     RecoveryBackend = fsal has no records to give without one); the
     active goes on."""
-    a = mds_factory(4, object_pool=0, extra_fsal=group_fsal(etcd, "a"),
-                    mds_group=GROUP)
-    wait_log(a, "a is the active, term", 10)
+    a = found_group(mds_factory, etcd)
     with connect(a) as c:
         make_files(c, a.root_handle(), "d", 4)
     b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-new")

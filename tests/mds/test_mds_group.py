@@ -2,7 +2,8 @@
 OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
-tree; a standby killed and started again catches up; with both killed,
+tree; an OSD of the journal stopped costs the active nothing; a standby
+killed and started again catches up; with both killed,
 either leads with every change and the other follows it from its own
 store; the active's NFSv4 clients reclaim their opens and locks there,
 and its NFSv3 hosts, told by sm-notify, their locks.
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, connect_v4, new_file
@@ -194,6 +197,44 @@ def test_both_killed_and_started_again_lose_nothing_acknowledged(
         wait_caught_up(members, active="b", standby="a")
     finally:
         code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
+def test_an_osd_of_the_journal_stopped_costs_the_active_nothing(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The OSD of one copy of the journal's segment goes: the active goes
+    on in a new segment on the other OSDs, acknowledging every change
+    (small files, inline in the store: only the journal needs the OSDs),
+    and the standby follows across and takes over with all of them."""
+    a = found_group(mds_factory, etcd)
+    root = a.root_handle()
+    b = start_standby(a, etcd, tmp_path)
+    members = etcd.client()
+    gone: OsdProcess | None = None
+    try:
+        with connect(a) as c:
+            d = c.mkdir(root, "d").fh
+            assert d is not None
+            want = {f"d/f{i}": payload(f"f{i}", SIZES[0]) for i in range(12)}
+            for i in range(6):
+                new_file(c, d, f"f{i}", want[f"d/f{i}"])
+            seg = re.search(r"journal: segment \d+ \(term \d+\) from seq \d+ on OSDs (\d+)",
+                            a.log_text())
+            assert seg is not None, "no journal segment in the active's log"
+            gone = next(o for o in a.osds if o.osd_id == int(seg.group(1)))
+            assert gone.stop() == 0
+            for i in range(6, 12):
+                new_file(c, d, f"f{i}", want[f"d/f{i}"])
+        assert f"journal goes on in a new segment away from OSD {gone.osd_id}" in a.log_text()
+        wait_caught_up(members)
+        a.kill9()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        with connect(b) as c:
+            check_files(c, b.root_handle(), want)
+    finally:
+        code = b.stop()
+        if gone is not None and not gone.alive():
+            gone.start()
     assert code == 0, b.log_text()[-3000:]
 
 

@@ -16,8 +16,9 @@
  * lease (held.h).  The active trims the journal segments every standby
  * has applied, none that a member down for less than PANDO_HELD_KEEP_S
  * needs, and none that a snapshot made in the last SNAPSHOT_HOLD_S needs
- * (a standby starting from it has not joined yet).  The active also heeds a planned switchover
- * (handover.h): asked, it stops the server as SIGTERM does. */
+ * (a standby starting from it has not joined yet).  The active also
+ * heeds a planned switchover (handover.h): asked, it stops the server as
+ * SIGTERM does. */
 #include "mds.h"
 
 #include <errno.h>

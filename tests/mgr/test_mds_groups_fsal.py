@@ -69,8 +69,10 @@ def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         killed = time.time()
         a.kill9()
         b.wait_serving(60)
-        g = api.wait_for(lambda x: (g := _group(x))["active"] == "b" and g, timeout=20,
-                         what="b shown active")
+        # The active key names b a moment before b's member key (refreshed
+        # every second) says when it took over.
+        g = api.wait_for(lambda x: (g := _group(x))["active"] == "b" and g["since"] and g,
+                         timeout=20, what="b shown active, with its takeover time")
         assert g["term"] > metrics["pando_mds_group_term"][0][1]
         assert a_since <= killed <= g["since"] + 1
         metrics = parse_prometheus(api.get("/metrics"))

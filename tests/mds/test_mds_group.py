@@ -136,15 +136,6 @@ def test_a_standby_takes_over_with_every_acknowledged_change(
     assert code == 0, b.log_text()[-3000:]
 
 
-def wait_log_count(m: PandoMds, words: str, count: int, timeout: float) -> None:
-    """Until words are in m's log count times (a restart appends to it)."""
-    deadline = time.monotonic() + timeout
-    while m.log_text().count(words) < count:
-        assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
-        assert time.monotonic() < deadline, f"'{words}' not {count} times in {m.log_path}"
-        time.sleep(0.1)
-
-
 def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     a = found_group(mds_factory, etcd)
@@ -158,7 +149,7 @@ def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every
             b.kill9()
             want |= make_files(c, root, "while-down", 20)
         b.start(wait=False)
-        wait_log_count(b, "b follows the journal until it leads", 2, 30)
+        wait_log(b, "b follows the journal until it leads", 30, count=2)
         wait_caught_up(members)
         a.kill9()
         b.wait_serving(TAKEOVER_TIMEOUT_S)

@@ -49,12 +49,13 @@ def standby_in_place(active: PandoMds, etcd: EtcdCluster, workdir: Path, db: Pat
     return b
 
 
-def wait_log(m: PandoMds, words: str, timeout: float) -> None:
-    """Until words are in m's log; fails when m dies first."""
+def wait_log(m: PandoMds, words: str, timeout: float, count: int = 1) -> None:
+    """Until words are in m's log count times (a restart appends to it);
+    fails when m dies first."""
     deadline = time.monotonic() + timeout
-    while words not in m.log_text():
+    while m.log_text().count(words) < count:
         assert m.alive(), f"{m.workdir.name} died:\n{m.log_text()[-3000:]}"
-        assert time.monotonic() < deadline, f"no '{words}' in {m.log_path}"
+        assert time.monotonic() < deadline, f"'{words}' not {count} times in {m.log_path}"
         time.sleep(0.1)
 
 

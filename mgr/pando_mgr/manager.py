@@ -31,6 +31,7 @@ from .rebuild import Job
 log = logging.getLogger("pando_mgr")
 
 MEMBERS_S = 5.0         # how often etcd members are asked for their health
+MEMBERS_RETRY_S = 1.0   # how soon after a failed ask, so one timeout does not blank them for long
 
 
 class NotLeader(Exception):
@@ -223,9 +224,11 @@ class Manager:
         while not stop.is_set():
             try:
                 self.etcd_members = await self.etcd.members()
-            except EtcdError:
+            except EtcdError as e:
+                if self.etcd_members:
+                    log.warning("etcd members could not be listed: %s", e)
                 self.etcd_members = []
-            await _sleep(stop, MEMBERS_S)
+            await _sleep(stop, MEMBERS_S if self.etcd_members else MEMBERS_RETRY_S)
 
     # -- writing (leader only) ---------------------------------------------
     def job_key(self, job_id: int) -> str:

@@ -463,7 +463,9 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
     api = MgrApi(client, f"http://{HOSTS['host1']}:7480")
     api.wait_for(lambda a: a.osd_states() == {i: (True, True) for i in range(1, 7)},
                  timeout=40, what="the map with six OSDs up and in")
-    assert len(api.status()["etcd"]["members"]) == 3
+    # the mgr lists members on its own clock, apart from the map
+    api.wait_for(lambda a: len(a.status()["etcd"]["members"]) == 3, timeout=10,
+                 what="the three etcd members listed")
     follower = MgrApi(client, f"http://{HOSTS['host2']}:7480")
     # a follower answers GETs from the map it last read (every 0.25 s), so
     # it may be one epoch behind the leader for a moment: wait for it to catch up

@@ -16,6 +16,9 @@ fsal_status_t pando_status(int neg_errno)
 	/* Layouts of other clients are being recalled: retry shortly. */
 	if (neg_errno == -EBUSY)
 		return fsalstat(ERR_FSAL_DELAY, EBUSY);
+	/* A manager no longer sure that it leads: the next active takes it. */
+	if (neg_errno == -ESHUTDOWN)
+		return fsalstat(ERR_FSAL_DELAY, ESHUTDOWN);
 	if (neg_errno == -EREMOTE || neg_errno == -ENODATA || neg_errno == -EAGAIN)
 		return fsalstat(ERR_FSAL_SERVERFAULT, -neg_errno);
 	if (neg_errno == -EHOSTDOWN || neg_errno == -ETIMEDOUT || neg_errno == -ECONNREFUSED)

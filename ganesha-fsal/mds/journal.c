@@ -307,7 +307,7 @@ static void *writer(void *arg)
 		free(buf);
 		pthread_mutex_lock(&j->lock);
 		if (unsure && !j->failed) {
-			j->failed = -EIO;
+			j->failed = -ESHUTDOWN;
 			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: journal: term %" PRIu64
 				" no longer sure that it leads after"
@@ -322,7 +322,7 @@ static void *writer(void *arg)
 				first, last, strerror(-rc));
 		}
 		if (unsure)
-			rc = -EIO;
+			rc = -ESHUTDOWN;
 		if (!rc)
 			j->durable = last;
 		pthread_cond_broadcast(&j->cond);

@@ -22,7 +22,11 @@
  * applies them once.  A write that still cannot reach every copy (no OSD
  * left to avoid the failed ones, or JOURNAL_ROLLS_MAX new segments
  * failed in turn) fails the journal: every sync() from then on returns
- * -EIO, and the manager must stop acknowledging changes. */
+ * -EIO, and the manager must stop acknowledging changes.  A journal whose
+ * manager is no longer sure that it leads stops too, with -ESHUTDOWN:
+ * the change is not lost but left to the next active, so clients are
+ * told to send it again (NFS3ERR_JUKEBOX, NFS4ERR_DELAY) and find the
+ * next active at the service address by then. */
 #ifndef PANDO_JOURNAL_H
 #define PANDO_JOURNAL_H
 
@@ -71,8 +75,8 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 /* Queues the batch with sequence number seq (above every earlier one).
  * Waits only while more than JOURNAL_PENDING_MAX bytes are unwritten. */
 int pando_journal_append(struct pando_journal *j, uint64_t seq, const void *batch, size_t len);
-/* Returns once every record up to seq is on every copy: 0, or -EIO once
- * the journal has failed. */
+/* Returns once every record up to seq is on every copy: 0, or -EIO or
+ * -ESHUTDOWN once the journal has stopped. */
 int pando_journal_sync(struct pando_journal *j, uint64_t seq);
 /* The seq of the last record on every copy (0: none yet). */
 uint64_t pando_journal_durable(struct pando_journal *j);

@@ -169,10 +169,10 @@ int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
 int db_write_local(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 {
 	char *err = NULL;
-	int rc;
+	int rc = space_failed(s);
 
-	if (space_failed(s))
-		return -EIO;
+	if (rc)
+		return rc;
 	rocksdb_write(s->db, s->wopts, b, &err);
 	if (err) {
 		rc = space_write_failed(s, err);

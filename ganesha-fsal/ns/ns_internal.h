@@ -135,7 +135,7 @@ struct ns_store {
 	_Atomic uint64_t space_sampled;
 	_Atomic uint64_t space_free;
 	_Atomic bool space_low;
-	_Atomic bool failed; /* RocksDB refused a write: no more changes */
+	_Atomic int failed; /* -errno: RocksDB or the journal refused, no more changes */
 
 	/* Told how far a whole-store walk (ns_check, ns_repair) has come. */
 	ns_progress_fn progress;
@@ -244,11 +244,15 @@ int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last);
 /* ns_space.c */
 int space_open(struct ns_store *s, const char *dir);
 void space_close(struct ns_store *s);
-/* -ENOSPC while less than the reserve is free; -EIO once the store failed. */
+/* -ENOSPC while less than the reserve is free; space_failed() once the
+ * store failed. */
 int space_for_growth(struct ns_store *s);
 /* Marks the store failed after RocksDB refused a write; -ENOSPC or -EIO. */
 int space_write_failed(struct ns_store *s, const char *err);
-bool space_failed(struct ns_store *s);
+/* 0, or why the store takes no more changes: -EIO, or the journal's
+ * -ESHUTDOWN (its manager is no longer sure that it leads), which every
+ * later change gets too. */
+int space_failed(struct ns_store *s);
 
 /* ns_damage.c: 'P' ino(8) osd(4) keys; the value layout in ns_damage.c's
  * header comment. */

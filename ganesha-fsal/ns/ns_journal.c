@@ -24,9 +24,13 @@
 
 static int journal_failed(struct ns_store *s, const char *what, int rc)
 {
+	int none = 0;
+
 	if (rc > 0) /* not -errno: a broken journal all the same */
 		rc = -EIO;
-	if (!atomic_exchange(&s->failed, true))
+	/* Later changes get -EIO, but for a manager no longer sure that it
+	 * leads: theirs are for the next active, so they get -ESHUTDOWN. */
+	if (atomic_compare_exchange_strong(&s->failed, &none, rc == -ESHUTDOWN ? rc : -EIO))
 		db_say(s,
 		       "the journal failed to %s (%s): the store takes no more changes; its "
 		       "RocksDB may hold batches the journal lacks, and the journal is what a "
@@ -70,7 +74,7 @@ int journal_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq)
 	if (rocksdb_writebatch_count(b) == 0) {
 		/* Nothing changes: no need for the journal to hear of it. */
 		*seq = atomic_load(&s->journaled_seq);
-		return space_failed(s) ? -EIO : 0;
+		return space_failed(s);
 	}
 	pthread_mutex_lock(&s->commit_lock);
 	rc = journal_commit(s, b, seq);

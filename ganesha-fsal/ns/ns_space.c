@@ -61,8 +61,10 @@ static uint64_t free_bytes(struct ns_store *s)
 
 int space_for_growth(struct ns_store *s)
 {
-	if (atomic_load(&s->failed))
-		return -EIO;
+	int failed = atomic_load(&s->failed);
+
+	if (failed)
+		return failed;
 	if (s->reserve && free_bytes(s) < s->reserve) {
 		if (!atomic_exchange(&s->space_low, true))
 			db_say(s,
@@ -79,8 +81,9 @@ int space_for_growth(struct ns_store *s)
 int space_write_failed(struct ns_store *s, const char *err)
 {
 	bool nospc = strstr(err, "No space left") || strstr(err, "NoSpace");
+	int none = 0;
 
-	if (!atomic_exchange(&s->failed, true))
+	if (atomic_compare_exchange_strong(&s->failed, &none, -EIO))
 		db_say(s,
 		       "RocksDB refused a write (%s): the store takes no more changes until "
 		       "ganesha.nfsd is restarted%s",
@@ -88,12 +91,12 @@ int space_write_failed(struct ns_store *s, const char *err)
 	return nospc ? -ENOSPC : -EIO;
 }
 
-bool space_failed(struct ns_store *s)
+int space_failed(struct ns_store *s)
 {
 	return atomic_load(&s->failed);
 }
 
 bool ns_failed(struct ns_store *s)
 {
-	return space_failed(s);
+	return space_failed(s) != 0;
 }

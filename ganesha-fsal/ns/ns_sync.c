@@ -17,9 +17,10 @@
 static int sync_wal(struct ns_store *s)
 {
 	char *err = NULL;
+	int rc = space_failed(s);
 
-	if (space_failed(s))
-		return -EIO;
+	if (rc)
+		return rc;
 	rocksdb_flush_wal(s->db, 1, &err);
 	return err ? db_err(s, "sync wal", err) : 0;
 }
@@ -65,6 +66,6 @@ int ns_sync(struct ns_store *s)
 {
 	/* A batch the journal refused is in RocksDB, never to be durable. */
 	if (s->journal.append && space_failed(s))
-		return -EIO;
+		return space_failed(s);
 	return sync_upto(s, committed_seq(s));
 }

@@ -605,6 +605,27 @@ static void test_failures(bool in_sync)
 	fake_free(&f);
 }
 
+/* A journal whose manager is no longer sure that it leads refuses with
+ * -ESHUTDOWN: that change and every later one are the next active's to
+ * take, and say so (the FSAL answers them with DELAY, not EIO). */
+static void test_a_journal_shut_down_leaves_every_later_change_to_the_next_active(void)
+{
+	char path[128];
+	struct fake f;
+	struct ns_journal j = fake_journal(&f);
+	struct ns_store *a = active(path, sizeof(path), &j, false);
+
+	mkdir_(a, NS_ROOT_INO, "before");
+	f.sync_rc = -ESHUTDOWN;
+	CHECK_EQ(ns_mkdir(a, NS_ROOT_INO, "d", TEST_NEWDIR, NULL), -ESHUTDOWN);
+	f.sync_rc = 0;
+	CHECK_EQ(ns_mkdir(a, NS_ROOT_INO, "e", TEST_NEWDIR, NULL), -ESHUTDOWN);
+	CHECK_EQ(ns_intent_done(a, 5), -ESHUTDOWN);
+	CHECK_EQ(ns_sync(a), -ESHUTDOWN);
+	ns_close(a);
+	fake_free(&f);
+}
+
 /* Without sync, the journal still gets every batch; ns_sync syncs it. */
 static void test_nosync(void)
 {
@@ -941,6 +962,7 @@ int main(void)
 	test_sync_waits();
 	test_failures(false);
 	test_failures(true);
+	test_a_journal_shut_down_leaves_every_later_change_to_the_next_active();
 	test_nosync();
 	test_malformed();
 	test_snapshot_midstream();

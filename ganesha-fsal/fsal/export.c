@@ -21,6 +21,7 @@
  *       Etcd_Prefix = "/pando/";              # of the map and presence keys
  *       Mds_Name = "node1";                   # presence key mds/<name> (default: host name)
  *       Mds_Group = "g1";                     # a manager group: journal, active and standbys
+ *       Service_Address_Command = "...";      # run with take/release as the lead moves
  *   } } */
 #include "pando_fsal.h"
 
@@ -68,6 +69,8 @@ static struct config_item export_params[] = {
 	CONF_ITEM_STR("Mds_Name", 0, 255, "", pando_mds_config, mds_name),
 	CONF_ITEM_STR("Mds_Group", 0, 63, "", pando_mds_config, mds_group),
 	CONF_ITEM_STR("Nsm_Source", 0, 255, "", pando_mds_config, nsm_source),
+	CONF_ITEM_STR("Service_Address_Command", 0, 1024, "", pando_mds_config,
+		      service_address_command),
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_mds_config, rebuild_parallel),
 	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_mds_config,
 		       rebuild_bandwidth_mb),
@@ -97,6 +100,7 @@ static void export_free(struct pando_export *exp)
 	gsh_free(exp->mds.cfg.mds_name);
 	gsh_free(exp->mds.cfg.mds_group);
 	gsh_free(exp->mds.cfg.nsm_source);
+	gsh_free(exp->mds.cfg.service_address_command);
 	gsh_free(exp->mds.cfg.db_path);
 	gsh_free(exp->mds.cfg.cluster_path);
 	gsh_free(exp->mds.cfg.striped_clients);

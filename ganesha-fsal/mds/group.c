@@ -18,7 +18,9 @@
  * needs, and none that a snapshot made in the last SNAPSHOT_HOLD_S needs
  * (a standby starting from it has not joined yet).  The active also
  * heeds a planned switchover (handover.h): asked, it stops the server as
- * SIGTERM does. */
+ * SIGTERM does.  The address clients mount follows the lead
+ * (service_address.h): taken before the active serves, released when a
+ * member starts and whenever an active stops being one. */
 #include "mds.h"
 
 #include <errno.h>
@@ -39,6 +41,7 @@
 #include "held.h"
 #include "journal.h"
 #include "reclaim.h"
+#include "service_address.h"
 
 #define FOLLOW_POLL_MS 100
 #define FOLLOW_LOG_S 10
@@ -174,6 +177,22 @@ static uint64_t trim_floor(void *arg)
 	return f.floor;
 }
 
+/* Service_Address_Command with verb: "take" failing fails the takeover;
+ * "release" failing is only logged, as nothing better can be done. */
+static int service_address(struct pando_group *g, const char *verb)
+{
+	const char *cmd = g->mds->cfg.service_address_command;
+	char why[160] = "";
+	int rc;
+
+	if (!cmd || !cmd[0])
+		return 0;
+	rc = pando_service_address(cmd, verb, PANDO_SERVICE_ADDRESS_TIMEOUT_MS, why, sizeof(why));
+	mds_log(rc ? MDS_LOG_CRIT : MDS_LOG_EVENT, __func__, "pando: group %s: %s: `%s %s` %s%s",
+		g->mds->cfg.mds_group, g->name, cmd, verb, rc ? "failed: " : "done", why);
+	return rc;
+}
+
 static void election_log(void *arg, int level, const char *msg)
 {
 	struct pando_group *g = arg;
@@ -196,6 +215,7 @@ static void election_changed(void *arg, bool leading, int64_t term, const char *
 		"pando: group %s: %s is no longer the active (now %s, term %" PRId64
 		"): stopping at once, so that it acknowledges and serves nothing more",
 		g->mds->cfg.mds_group, g->name, leader[0] ? leader : "none", term);
+	service_address(g, "release");
 	_exit(EXIT_FAILURE);
 }
 
@@ -383,10 +403,13 @@ static int take_over(struct pando_group *g, int64_t term)
 			"pando: group %s: %s is no longer the active (lost while taking over):"
 			" stopping at once",
 			mds->cfg.mds_group, g->name);
+		service_address(g, "release");
 		_exit(EXIT_FAILURE);
 	}
 	etcd_presence_kick(g->member);
-	rc = start_handover(g, term);
+	rc = service_address(g, "take");
+	if (!rc)
+		rc = start_handover(g, term);
 	if (rc)
 		return rc;
 	ns_applied_seq(mds->ns, &seq);
@@ -446,6 +469,8 @@ int pando_group_join(struct pando_mds *mds)
 	if (!rc)
 		rc = pando_store_open(mds, NULL);
 	if (!rc)
+		service_address(mds->group, "release");
+	if (!rc)
 		rc = start_member(mds->group);
 	if (!rc)
 		rc = start_election(mds->group);
@@ -500,6 +525,8 @@ void pando_group_free(struct pando_mds *mds)
 	etcd_presence_stop(g->member);
 	pando_held_stop(g->held);
 	pando_journal_close(g->journal);
+	if (atomic_load(&g->active))
+		service_address(g, "release");
 	pando_election_stop(g->election);
 	if (g->etcd)
 		etcd_client_free(g->etcd);

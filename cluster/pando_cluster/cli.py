@@ -83,11 +83,18 @@ def _nsm_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                     help="the address to notify from and name this server by (sm-notify -v)")
     nn.add_argument("--timeout", type=float, default=60.0,
                     help="seconds to wait for Ganesha's NLM (default 60)")
+    nn.add_argument("--group", default="",
+                    help="the manager group this manager is in (\"\": none): a group's "
+                         "active runs sm-notify itself when it takes over, so nothing here")
 
 
 def _nsm(args: argparse.Namespace, ui: Ui) -> int:
     if args.nsm_cmd == "prepare":
         return nsm.unit_prepare(args.state_dir, ui)
+    if args.group:
+        ui.say(f"nsm notify: manager group {args.group}: its active tells the NFSv3 hosts "
+               f"when it takes over")
+        return 0
     return nsm.unit_notify(args.state_dir, args.source or None, args.timeout, ui)
 
 

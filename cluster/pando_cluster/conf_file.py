@@ -29,7 +29,10 @@ SCHEMA: dict[str, dict[str, str | None]] = {
     "mds": {"nfs_port": "2049", "mnt_port": "20048", "db_path": "/var/lib/pando/mds/ns",
             "recovery_root": "/var/lib/pando/mds/recovery",
             "plugins_dir": "/usr/lib/x86_64-linux-gnu/ganesha", "mirrors": "2",
-            "stripe_unit": "1048576", "inline_max": "65536", "log_level": "EVENT"},
+            "stripe_unit": "1048576", "inline_max": "65536", "log_level": "EVENT",
+            # A manager group (several mds hosts, one active): the address
+            # clients mount, ADDR/BITS, which moves to each new active.
+            "service_address": "", "service_dev": "eth0"},
     "mgr": {"url": "", "port": "7480"},
     # For every NFS client no [clients NAME] section names.
     "export": {"access": "rw", "squash": "root_squash", "sec": "sys"},
@@ -163,6 +166,13 @@ class PandoConf:
                         host_port(h.address, base + CTL_PORT_OFFSET + i))
                for h in self.hosts.values() for i in h.osds]
         return sorted(out, key=lambda o: o.osd_id)
+
+    @property
+    def service_address(self) -> ipaddress.IPv4Interface | None:
+        """[mds] service_address (checked by parse): its managers are a
+        group, named after the cluster."""
+        given = self.get("mds", "service_address")
+        return ipaddress.IPv4Interface(given) if given else None
 
     def host_path(self, section: str, key: str, host: Host) -> Path:
         return Path(self.get(section, key).format(host=host.name))
@@ -368,8 +378,24 @@ def _check(conf: PandoConf, lines: _Lines) -> None:
     if not conf.etcd_endpoints:
         raise ConfError(f"{conf.path}: no etcd: set [cluster] etcd, or etcd = yes on "
                         f"one host (three or five for a quorum that survives a failure)")
+    _check_group(conf, lines)
+
+
+def _check_group(conf: PandoConf, lines: _Lines) -> None:
+    given, dev = conf.get("mds", "service_address"), conf.get("mds", "service_dev")
+    if given:
+        try:
+            ok = "/" in given and ipaddress.IPv4Interface(given).ip.version == 4
+        except ValueError:
+            ok = False
+        if not ok:
+            raise lines.error("mds", "service_address",
+                              f"'{given}' is not an IPv4 ADDR/BITS (10.0.0.50/24)")
+    if not NAME_RE.match(dev):
+        raise lines.error("mds", "service_dev", f"'{dev}' is not a device name")
     mds = [h.name for h in conf.hosts.values() if h.mds]
-    if len(mds) > 1:
+    if len(mds) > 1 and not given:
         raise lines.error(f"{HOST_PREFIX}{mds[1]}", "mds",
-                          f"a second metadata manager ({', '.join(mds)}): one host only, "
-                          f"each manager keeps its own namespace")
+                          f"a second metadata manager ({', '.join(mds)}): several form one "
+                          f"group, one active and its standbys, which needs [mds] "
+                          f"service_address, the address clients mount")

@@ -7,7 +7,9 @@ default):
   ganesha.conf   on the metadata-manager host (pando-mds.service), through
                  ganesha_conf.py as `up` and the tests render it
   mds.env        on that host too: PANDO_NSM_SOURCE, the address
-                 pando-mds.service's sm-notify names the manager by
+                 pando-mds.service's sm-notify names the manager by, and
+                 for a manager group ([mds] service_address, several mds
+                 hosts) PANDO_MDS_GROUP and PANDO_SERVICE_ADDRESS_ARGS
   etcd.env       on an etcd host: ETCD_* for etcd.service (drop-in)
   mgr.env        on a mgr host: PANDO_MGR_ARGS for pando-mgr.service
   pando.conf     the file itself, for the `pando` CLI ([mgr] url)
@@ -18,6 +20,7 @@ default):
 from __future__ import annotations
 
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +36,13 @@ from .statd import SYSTEM_STATE_DIR, notify_dir
 from .state import OsdRecord
 
 HEADER = "# written by `pando-cluster render` from {src}; edit that file instead"
+
+
+def service_address_tool() -> str:
+    """pando-service-address beside the pando-cluster that renders (both
+    are installed together), else where the units name it."""
+    beside = Path(sys.argv[0]).resolve().parent / "pando-service-address"
+    return str(beside) if beside.is_file() else "/usr/local/bin/pando-service-address"
 
 
 @dataclass(frozen=True)
@@ -68,22 +78,45 @@ def osd_config(conf: PandoConf, o: OsdPlace, conf_dir: Path) -> OsdConfig:
                      etcd_password_file=mine.password_file)
 
 
+def service_address_args(conf: PandoConf) -> str:
+    """pando-service-address's options for the group's address ("": no group)."""
+    a = conf.service_address
+    return f"--address {a} --dev {conf.get('mds', 'service_dev')}" if a else ""
+
+
 def ganesha_conf(conf: PandoConf, host: Host, conf_dir: Path) -> str:
+    """A manager of a group (service_address) serves the group's address,
+    which it puts on its host when it leads; a standby binds nothing."""
     mirrors = min(conf.num("mds", "mirrors"), len(conf.osds()))
+    group = service_address_args(conf)
+    more = {"mds_group": conf.name, "options": (
+        f'Service_Address_Command = "{service_address_tool()} {group}";',)} if group else {}
     fsal = pando_fsal(conf.host_path("mds", "db_path", host), conf_dir / "cluster.conf",
                       mirrors, etcd_access(conf, host, conf_dir).mds(host.name), conf.prefix,
                       host.name,
                       inline_max=conf.num("mds", "inline_max"),
-                      stripe_unit=conf.num("mds", "stripe_unit"))
+                      stripe_unit=conf.num("mds", "stripe_unit"), **more)
+    bind = str(conf.service_address.ip) if conf.service_address else host.address
     settings = GaneshaSettings(
         plugins_dir=Path(conf.get("mds", "plugins_dir")),
         recovery_root=conf.host_path("mds", "recovery_root", host), fsal=fsal,
         nfs_port=conf.num("mds", "nfs_port"), mnt_port=conf.num("mds", "mnt_port"),
-        bind=host.address, log_level=conf.get("mds", "log_level"),
+        bind=bind, log_level=conf.get("mds", "log_level"),
         access_type=conf.export_access, squash=conf.export_squash, clients=tuple(conf.clients),
         sec=conf.export_sec, kerberos=conf.kerberos,
         nsm_notify_dir=notify_dir(SYSTEM_STATE_DIR))
     return render(settings)
+
+
+def mds_env(conf: PandoConf, host: Host) -> str:
+    """PANDO_NSM_SOURCE: the address the unit's sm-notify names the
+    manager by.  With a group, PANDO_MDS_GROUP (its active runs sm-notify
+    itself, so the unit does not) and PANDO_SERVICE_ADDRESS_ARGS (the unit
+    releases the address after any stop, SIGKILL included)."""
+    a = conf.service_address
+    return "".join([f"PANDO_NSM_SOURCE={a.ip if a else host.address}\n",
+                    f"PANDO_MDS_GROUP={conf.name if a else ''}\n",
+                    f"PANDO_SERVICE_ADDRESS_ARGS={service_address_args(conf)}\n"])
 
 
 def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
@@ -121,7 +154,7 @@ def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = N
                         f"--osd-id {o.osd_id} --key-file {conf.key_file}  # once")
     if host.mds:
         files["ganesha.conf"] = f"{header}\n{ganesha_conf(conf, host, where)}"
-        files["mds.env"] = f"{header}\nPANDO_NSM_SOURCE={host.address}\n"
+        files["mds.env"] = f"{header}\n{mds_env(conf, host)}"
     if host.etcd:
         files["etcd.env"] = render_env(etcd_member(conf, host, where), header)
     if host.mgr:

@@ -64,14 +64,20 @@ def release(iface: ipaddress.IPv4Interface, dev: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="pando-service-address", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--address", required=True, type=ipaddress.IPv4Interface,
-                   help="the service address with its prefix, e.g. 10.0.0.50/24")
-    p.add_argument("--dev", required=True, help="the device it goes on, e.g. eth0")
+    p.add_argument("--address", type=ipaddress.IPv4Interface,
+                   help="the service address with its prefix, e.g. 10.0.0.50/24 (none: a "
+                        "manager in no group, which has none to take or release)")
+    p.add_argument("--dev", default="eth0", help="the device it goes on (default eth0)")
     p.add_argument("--count", type=int, default=2, help="ARP announcements sent (take)")
     p.add_argument("--interval", type=float, default=0.1,
                    help="seconds between announcements")
     p.add_argument("verb", choices=("take", "release"))
     a = p.parse_args(argv)
+    if a.address is None:
+        if a.verb == "take":
+            p.error("take needs --address")
+        print("pando-service-address: no service address (no manager group): nothing to do")
+        return 0
     try:
         if a.verb == "take":
             take(a.address, a.dev, a.count, a.interval)

@@ -49,6 +49,7 @@ DEBIAN_ETCD_UNIT = Path("/lib/systemd/system/etcd.service")
 NET = "10.77.0"
 HOSTS = {"host1": f"{NET}.1", "host2": f"{NET}.2", "host3": f"{NET}.3"}
 CLIENT = f"{NET}.10"
+SERVICE_ADDRESS = f"{NET}.50/24"
 
 PANDO_CONF = """\
 [cluster]
@@ -304,11 +305,11 @@ def hosts(request: pytest.FixtureRequest, tmp_path: Path,
 
 # ---- the deployment ------------------------------------------------------------
 
-def _render(tmp_path: Path, hosts: dict[str, Host]) -> Path:
+def _render(tmp_path: Path, hosts: dict[str, Host], text: str = PANDO_CONF) -> Path:
     inst = hosts["host1"].paths.installed
     conf = tmp_path / "pando.conf"
-    conf.write_text(PANDO_CONF.format(root=tmp_path, net=NET,
-                                      plugins=inst.one("**/libfsalpando.so").parent))
+    conf.write_text(text.format(root=tmp_path, net=NET,
+                                plugins=inst.one("**/libfsalpando.so").parent))
     cluster_cli, cli_env = inst.command(inst.bin("pando-cluster"))
     tool.genkey(tmp_path / "cluster.key", key_id=1)
     for name in HOSTS:
@@ -372,11 +373,12 @@ def _start_osds(hosts: dict[str, Host]) -> None:
             h.start(f"osd.{i}", argv)
 
 
-def _start_mds(h: Host) -> None:
+def _start_mds(h: Host, group: str = "") -> None:
     """rpcbind and rpc.statd (Debian's rpcbind.service and rpc-statd.service
     on a real host, statd on /var/lib/nfs: the host's own directory is
     mounted there in its pod), then pando-mds.service: its ExecStartPre,
-    Ganesha, and its ExecStartPost, which tells NFSv3 hosts (none yet)."""
+    Ganesha, and its ExecStartPost, which tells NFSv3 hosts (none yet), or
+    leaves that to the active of the manager group `group`."""
     h.start("rpcbind", ["/usr/sbin/rpcbind", "-f"])
     h.pod.wait_port("127.0.0.1", 111, timeout=10)
     state = h.paths.logs.parent / "statd"
@@ -386,16 +388,24 @@ def _start_mds(h: Host) -> None:
     argv, env = unit_command(unit, h.paths, key="ExecStartPre")
     h.pod.run(argv, env={**os.environ, **env})
     h.start("rpc.statd", statd_argv("/usr/sbin/rpc.statd", SYSTEM_STATE_DIR))
-    argv, _ = unit_command(unit, h.paths)
+    _start_ganesha(h)
+    argv, env = unit_command(unit, h.paths, key="ExecStartPost")
+    source = SERVICE_ADDRESS.split("/")[0] if group else h.address
+    assert argv[-3:] == ["--source", source, f"--group={group}"], argv
+    cp = h.pod.run(argv, env={**os.environ, **env}, check=False, timeout=90)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    said = "its active tells the NFSv3 hosts" if group else "sm-notify tells the NFSv3 hosts"
+    assert said in cp.stdout, cp.stdout
+
+
+def _start_ganesha(h: Host) -> None:
+    """pando-mds.service's ExecStart; the installed Python packages on its
+    path, for Service_Address_Command's pando-service-address."""
+    argv, _ = unit_command([h.paths.installed.unit("pando-mds.service")], h.paths)
     assert argv[:2] == ["/usr/bin/ganesha.nfsd", "-F"], argv
     argv[argv.index("-p") + 1] = str(h.paths.logs / "ganesha.pid")
     (h.paths.logs.parent / "mds").mkdir(exist_ok=True)  # StateDirectory=pando pando/mds
-    h.start("ganesha", argv)
-    argv, env = unit_command(unit, h.paths, key="ExecStartPost")
-    assert argv[-2:] == ["--source", h.address], argv
-    cp = h.pod.run(argv, env={**os.environ, **env}, check=False, timeout=90)
-    assert cp.returncode == 0, cp.stdout + cp.stderr
-    assert "sm-notify tells the NFSv3 hosts" in cp.stdout, cp.stdout
+    h.start("ganesha", argv, {"PYTHONPATH": str(h.paths.installed.python_dir)})
 
 
 def _start_mgrs(hosts: dict[str, Host]) -> None:
@@ -405,8 +415,10 @@ def _start_mgrs(hosts: dict[str, Host]) -> None:
         hosts[name].start("pando-mgr", [*argv, "--log-level", "debug"], env)
 
 
-def _nfs3_roundtrip(client: Pod, name: str, data: bytes) -> None:
-    server = HOSTS["host1"]
+def _nfs3_roundtrip(client: Pod, name: str, data: bytes, server: str = HOSTS["host1"],
+                    before: dict[str, bytes] | None = None) -> None:
+    """Mounts server's /pando, writes `name` and reads it back, and reads
+    the files in `before` too."""
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -427,6 +439,8 @@ def _nfs3_roundtrip(client: Pod, name: str, data: bytes) -> None:
         w = nfs.write(fh, 0, data, stable=FILE_SYNC)
         assert w.status == NFS3_OK and w.count == len(data), w
         assert nfs.read_all(fh, 0, len(data) + 1) == data
+        for old, want in (before or {}).items():
+            assert nfs.read_all(nfs.lookup_fh(root, old), 0, len(want) + 1) == want, old
     finally:
         setup.close()
 
@@ -505,6 +519,70 @@ def test_three_hosts_from_one_pando_conf_survive_losing_an_etcd_member(
             if name in h.daemons and not (hname == "host3" and name == "etcd"):
                 codes[f"{hname}/{name}"] = h.stop(name)
     assert {k: v for k, v in codes.items() if v != 0} == {}, codes
+
+
+# host1 and host2 are a manager group: the service address moves with the lead.
+GROUP_CONF = PANDO_CONF.replace("[mgr]\n", f"service_address = {SERVICE_ADDRESS}\n\n[mgr]\n").replace(
+    "osds = 3, 4\nmgr = yes", "osds = 3, 4\nmds = yes\nmgr = yes")
+
+
+def _wait_log(h: Host, words: str, count: int = 1, timeout: float = 30) -> None:
+    """Until words are in the host's ganesha.log count times (a restart
+    appends to it)."""
+    log, deadline = h.paths.logs / "ganesha.log", time.monotonic() + timeout
+    while log.read_text(errors="replace").count(words) < count:
+        assert time.monotonic() < deadline, f"'{words}' not in {log}"
+        time.sleep(0.2)
+
+
+def _address_on(h: Host) -> bool:
+    return SERVICE_ADDRESS in h.pod.run(["ip", "-o", "-4", "addr", "show", "dev", "eth0"]).stdout
+
+
+@pytest.mark.skipif(not DEBIAN_ETCD_UNIT.exists(), reason="needs Debian's etcd-server")
+def test_two_managers_from_one_pando_conf_fail_over_at_the_service_address(
+        tmp_path: Path, hosts: dict[str, Host]) -> None:
+    """host1 founds the group; stopped, its store is copied to host2 (no
+    dbus here for store_snapshot), which then leads while host1 follows.
+    After a kill -9 of host2's Ganesha and the unit's ExecStopPost, the
+    client finds host1 leading at the same address, with every file."""
+    conf = _render(tmp_path, hosts, GROUP_CONF)
+    client = hosts["client"].pod
+    _start_etcd(hosts)
+    _etcd_users(hosts, conf)
+    _etcd(hosts).wait_healthy()
+    _start_osds(hosts)
+    _etcd(hosts).wait_for(lambda c: len(_presence(c)) == 6, timeout=30, what="six OSDs present")
+    service = SERVICE_ADDRESS.split("/")[0]
+    h1, h2 = hosts["host1"], hosts["host2"]
+    _start_mds(h1, group="multihost")
+    _wait_log(h1, "host1 is the active")
+    assert _address_on(h1) and not _address_on(h2)
+    written = {"before": os.urandom(300_000)}
+    _nfs3_roundtrip(client, "before", written["before"], server=service)
+
+    assert h1.stop("ganesha") == 0
+    assert not _address_on(h1)            # a clean stop gives the address up
+    shutil.copytree(tmp_path / "host1" / "mds" / "ns", tmp_path / "host2" / "mds" / "ns")
+    _start_mds(h2, group="multihost")
+    _wait_log(h2, "host2 is the active")
+    _start_ganesha(h1)
+    _wait_log(h1, "host1 follows the journal until it leads", count=2)
+    assert _address_on(h2) and not _address_on(h1)
+    written["on host2"] = b"host1 follows\n"
+    _nfs3_roundtrip(client, "on host2", written["on host2"], server=service)
+
+    h2.daemons["ganesha"].proc.kill()
+    h2.daemons["ganesha"].proc.wait()
+    argv, env = unit_command([h2.paths.installed.unit("pando-mds.service")], h2.paths,
+                             key="ExecStopPost")
+    cp = h2.pod.run(argv, env={**os.environ, **env}, check=False)
+    assert cp.returncode == 0 and not _address_on(h2), cp.stdout + cp.stderr
+    _nfs3_roundtrip(client, "after", b"written on the new active\n", server=service,
+                    before=written)
+    assert _address_on(h1)
+    _wait_log(h1, "host1 is the active", count=2, timeout=1)
+    assert h1.stop("ganesha") == 0
 
 
 def test_unit_command_expands_environment_and_instance(tmp_path: Path,

@@ -83,6 +83,12 @@ def test_three_hosts_parse_with_defaults_and_derived_endpoints() -> None:
      "[osd] base_port: '20k' is not a positive number"),
     (THREE_HOSTS.replace("osds = 3,4\nmgr = yes", "osds = 3,4\nmds = yes\nmgr = yes"),
      "pando.conf:21: [host h2] mds: a second metadata manager (h1, h2)"),
+    (THREE_HOSTS.replace("[mgr]", "[mds]\nservice_address = 10.77.0.50\n[mgr]"),
+     "pando.conf:9: [mds] service_address: '10.77.0.50' is not an IPv4 ADDR/BITS"),
+    (THREE_HOSTS.replace("[mgr]", "[mds]\nservice_address = h1/16\n[mgr]"),
+     "[mds] service_address: 'h1/16' is not an IPv4 ADDR/BITS"),
+    (THREE_HOSTS.replace("[mgr]", "[mds]\nservice_dev = eth0;rm\n[mgr]"),
+     "[mds] service_dev: 'eth0;rm' is not a device name"),
     (THREE_HOSTS.replace("etcd = yes", "etcd = no"), "no etcd: set [cluster] etcd"),
     ("[cluster]\nkey_file = /k\n", "no [host NAME] section"),
     ("key_file = /k\n", "File contains no section headers"),
@@ -160,14 +166,35 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     # nfs-common's statd: pando-mds.service's `pando-cluster nsm` steps fill
     # and empty its notify list, so NLM's grace ends when hosts reclaimed.
     assert 'NSM_Notify_Dir = "/var/lib/nfs/sm.bak";' in gconf
-    assert (tmp_path / "h1" / "mds.env").read_text().splitlines()[-1] == (
-        "PANDO_NSM_SOURCE=10.77.0.1")
+    assert (tmp_path / "h1" / "mds.env").read_text().splitlines()[-3:] == [
+        "PANDO_NSM_SOURCE=10.77.0.1", "PANDO_MDS_GROUP=", "PANDO_SERVICE_ADDRESS_ARGS="]
     mgr = (tmp_path / "h1" / "mgr.env").read_text().splitlines()[-1]
     assert mgr == ("PANDO_MGR_ARGS=--etcd https://10.77.0.1:2379,https://10.77.0.2:2379,"
                    "https://10.77.0.3:2379 --etcd-ca=/etc/pando/etcd-auth/ca.crt "
                    "--etcd-user=mgr --etcd-password-file=/etc/pando/etcd-auth/mgr.password "
                    "--prefix /pando/ --name h1 --listen 10.77.0.1:7480 "
                    "--seed /etc/pando/cluster.conf --token-file /etc/pando/mgr.token")
+
+
+def test_several_managers_with_a_service_address_render_one_group(tmp_path: Path) -> None:
+    """Each a member named after its host, serving the group's address,
+    which pando-service-address moves to the active; the unit skips
+    sm-notify (the active runs it) and releases the address after a stop."""
+    text = THREE_HOSTS.replace("[mgr]", "[mds]\nservice_address = 10.77.0.50/16\n\n[mgr]")
+    src = tmp_path / "pando.conf"
+    src.write_text(text.replace("osds = 3,4\nmgr = yes", "osds = 3,4\nmds = yes\nmgr = yes"))
+    conf = parse(src)
+    for name in ("h1", "h2"):
+        render_host(conf, name, tmp_path / name, Path("/etc/pando"))
+        gconf = (tmp_path / name / "ganesha.conf").read_text()
+        assert "Bind_Addr = 10.77.0.50;" in gconf
+        for line in ('Mds_Group = "demo";', f'Mds_Name = "{name}";'):
+            assert line in gconf
+        command = gconf.split('Service_Address_Command = "')[1].split('"')[0]
+        assert command.endswith("/pando-service-address --address 10.77.0.50/16 --dev eth0")
+        assert (tmp_path / name / "mds.env").read_text().splitlines()[-3:] == [
+            "PANDO_NSM_SOURCE=10.77.0.50", "PANDO_MDS_GROUP=demo",
+            "PANDO_SERVICE_ADDRESS_ARGS=--address 10.77.0.50/16 --dev eth0"]
 
 
 def test_render_makes_the_mgr_token_once_readable_by_its_owner_only(tmp_path: Path) -> None:

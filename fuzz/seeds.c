@@ -7,12 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl_auth.h"
 #include "ctl_server.h"
 #include "journal_record.h"
 #include "handover.h"
 #include "reclaim.h"
+#include "snapshot_pack.h"
 #include "nfs3.h"
 #include "osd_fixture.h"
 #include "pando/ff_xdr.h"
@@ -512,6 +514,52 @@ static void seeds_journal(void)
 	seed("fuzz_journal_record", "two_then_zeros", buf, a + b + 32);
 }
 
+/* fuzz_snapshot_pack: the packs of a store snapshot's directory, empty
+ * and with two files, made by the real packer. */
+struct seed_pack {
+	uint8_t b[256];
+	size_t n;
+};
+
+static int seed_pack_write(void *arg, uint64_t off, const void *buf, size_t n)
+{
+	struct seed_pack *p = arg;
+
+	if (off + n > sizeof(p->b))
+		return -ENOSPC;
+	memcpy(p->b + off, buf, n);
+	if (off + n > p->n)
+		p->n = (size_t)(off + n);
+	return 0;
+}
+
+static void seeds_snapshot(void)
+{
+	char dir[] = "/tmp/pando-fuzz-seeds-XXXXXX", f[64];
+	struct seed_pack p = { .n = 0 };
+	uint64_t total = 0;
+	FILE *out;
+
+	must(mkdtemp(dir) ? 0 : -errno, "a snapshot seed's directory");
+	must(snapshot_pack(dir, 3, seed_pack_write, &p, &total), "an empty snapshot pack");
+	seed("fuzz_snapshot_pack", "empty", p.b, p.n);
+	snprintf(f, sizeof(f), "%s/CURRENT", dir);
+	must((out = fopen(f, "w")) ? 0 : -errno, "a snapshot seed's file");
+	fputs("MANIFEST-000005\n", out);
+	fclose(out);
+	snprintf(f, sizeof(f), "%s/000009.sst", dir);
+	must((out = fopen(f, "w")) ? 0 : -errno, "a snapshot seed's file");
+	fputs("table bytes", out);
+	fclose(out);
+	p.n = 0;
+	must(snapshot_pack(dir, 41, seed_pack_write, &p, &total), "a snapshot pack");
+	seed("fuzz_snapshot_pack", "two_files", p.b, p.n);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/CURRENT", dir);
+	unlink(f);
+	rmdir(dir);
+}
+
 /* fuzz_reclaim_record: the key's length, the key after the prefix, the
  * value, as the FSAL writes records (an NFSv4 client's, an NSM host's). */
 static void seeds_reclaim(void)
@@ -588,6 +636,7 @@ int main(int argc, char **argv)
 	seeds_etcd();
 	seeds_cluster_map();
 	seeds_journal();
+	seeds_snapshot();
 	seeds_reclaim();
 	seeds_handover();
 	seeds_held();

@@ -20,9 +20,13 @@
  * heeds a planned switchover (handover.h): asked, it stops the server as
  * SIGTERM does.  The address clients mount follows the lead
  * (service_address.h): taken before the active serves, released when a
- * member starts and whenever an active stops being one. */
+ * member starts and whenever an active stops being one.  A member that
+ * starts with no store at its Db_Path while the group has a journal
+ * begins from a snapshot the active keeps on the OSDs for it
+ * (group_snapshot.h). */
 #include "mds.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -37,9 +41,11 @@
 
 #include "election.h"
 #include "etcd_client.h"
+#include "group_snapshot.h"
 #include "handover.h"
 #include "held.h"
 #include "journal.h"
+#include "journal_segment.h"
 #include "reclaim.h"
 #include "service_address.h"
 
@@ -54,12 +60,13 @@ struct pando_group {
 	struct pando_election *election;
 	struct pando_journal *journal; /* set before active */
 	struct etcd_presence *member;
-	struct pando_held *held;         /* what its store holds, past its lease */
-	struct etcd_client *etcd;        /* the trim floor's */
-	struct pando_handover *handover; /* the active's */
-	atomic_bool active;              /* took over: losing the lead ends the process */
-	atomic_bool leaving;             /* pando_group_free began */
-	_Atomic uint64_t seq;            /* a standby's last record applied */
+	struct pando_held *held;                 /* what its store holds, past its lease */
+	struct etcd_client *etcd;                /* the trim floor's */
+	struct pando_handover *handover;         /* the active's */
+	struct group_snapshot_server *snapshots; /* the active's */
+	atomic_bool active;                      /* took over: losing the lead ends the process */
+	atomic_bool leaving;                     /* pando_group_free began */
+	_Atomic uint64_t seq;                    /* a standby's last record applied */
 	_Atomic int64_t term;
 	_Atomic int64_t since;         /* when it took over (unix time); 0 a standby */
 	_Atomic uint64_t snapshot_seq; /* the last store_snapshot's, and when */
@@ -127,7 +134,8 @@ static int start_member(struct pando_group *g)
 		pando_etcd_new_failed(g->mds, "the group's held record", rc);
 		return rc;
 	}
-	return pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
+	return g->etcd ? 0
+		       : pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
 }
 
 struct floor_scan {
@@ -268,7 +276,7 @@ static void follow_failed(struct pando_group *g, uint64_t seq, int rc)
 	if (rc == -ESTALE || rc == -ENOENT || rc == -ERANGE)
 		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: group %s: the store %s cannot follow the journal after seq %" PRIu64
-			" (%s): make it again from a snapshot of the active's store",
+			" (%s): move it aside and start again, to begin from the group's snapshot",
 			g->mds->cfg.mds_group, g->mds->cfg.db_path, seq, strerror(-rc));
 	else if (rc != -EINTR)
 		mds_log(MDS_LOG_CRIT, __func__,
@@ -374,6 +382,15 @@ static int start_handover(struct pando_group *g, int64_t term)
 	return rc;
 }
 
+/* A snapshot made for a new standby holds the journal after it. */
+static void snapshot_made(void *arg, uint64_t seq)
+{
+	struct pando_group *g = arg;
+
+	atomic_store(&g->snapshot_seq, seq);
+	atomic_store(&g->snapshot_at, (int64_t)time(NULL));
+}
+
 /* The store again, now journaled in this manager's term. */
 static int take_over(struct pando_group *g, int64_t term)
 {
@@ -410,6 +427,8 @@ static int take_over(struct pando_group *g, int64_t term)
 	rc = service_address(g, "take");
 	if (!rc)
 		rc = start_handover(g, term);
+	if (!rc)
+		rc = group_snapshot_serve(mds, snapshot_made, g, &g->snapshots);
 	if (rc)
 		return rc;
 	ns_applied_seq(mds->ns, &seq);
@@ -461,13 +480,62 @@ static int group_new(struct pando_mds *mds, struct pando_group **out)
 	return active_value(g);
 }
 
+/* Db_Path absent or an empty directory. */
+static bool store_missing(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return errno == ENOENT;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* Whether the group has a journal: a member with no store then starts
+ * from a snapshot; without one it founds the group with a new store. */
+static int journal_begun(struct pando_group *g, bool *begun)
+{
+	struct journal_segment *segs = NULL;
+	char prefix[320];
+	size_t n = 0;
+	int rc = journal_segment_prefix(g->mds->cfg.etcd_prefix, g->mds->cfg.mds_group, prefix,
+					sizeof(prefix));
+
+	if (!rc)
+		rc = journal_segments_list(g->etcd, prefix, &segs, &n);
+	*begun = n > 0;
+	journal_segments_free(segs, n);
+	return rc;
+}
+
+/* A member with no store fetches the group's snapshot first. */
+static int open_store(struct pando_group *g)
+{
+	uint64_t seq = 0;
+	bool begun = false;
+	int rc = 0;
+
+	if (store_missing(g->mds->cfg.db_path)) {
+		rc = pando_etcd_client_new(g->mds, 2000, "the group's etcd client", &g->etcd);
+		if (!rc)
+			rc = journal_begun(g, &begun);
+		if (!rc && begun)
+			rc = group_snapshot_fetch(g->mds, g->name, stop_asked, &seq);
+	}
+	return rc ? rc : pando_store_open(g->mds, NULL);
+}
+
 int pando_group_join(struct pando_mds *mds)
 {
 	int64_t term = 0;
 	int rc = group_new(mds, &mds->group);
 
 	if (!rc)
-		rc = pando_store_open(mds, NULL);
+		rc = open_store(mds->group);
 	if (!rc)
 		service_address(mds->group, "release");
 	if (!rc)
@@ -512,6 +580,14 @@ int pando_group_reclaim_open(struct pando_mds *mds, const char *kind, struct pan
 		 mds->cfg.mds_group, kind);
 	pando_etcd_options(mds, 0, &eo);
 	return pando_reclaim_open(&ro, out);
+}
+
+void pando_group_quiesce(struct pando_mds *mds)
+{
+	if (!mds->group)
+		return;
+	group_snapshot_serve_stop(mds->group->snapshots);
+	mds->group->snapshots = NULL;
 }
 
 void pando_group_free(struct pando_mds *mds)

@@ -78,23 +78,30 @@ static int place_around(const struct pando_journal *j, const struct pando_view *
 	return pando_map_replace_component(map, 0, (uint32_t)c, osd_id, map->comp[c].object_id);
 }
 
-/* A map of JOURNAL_COPIES mirrors for segment index, placed over the OSDs
- * that take new components, in the journal's own object id space. */
-static int place(struct pando_journal *j, uint64_t index, struct pando_storage_map **map)
+int pando_journal_place(struct pando_mds *mds, uint64_t first_object_id, uint64_t seed,
+			struct pando_storage_map **map)
 {
-	const struct pando_view *v = pando_view_get(j->mds);
+	const struct pando_view *v = pando_view_get(mds);
 	struct pando_layout_request req = {
 		.raid = PANDO_RAID1,
 		.copies = JOURNAL_COPIES,
 		.data = 1,
 		.stripe_unit = JOURNAL_STRIPE_UNIT,
 		.max_groups = 1,
-		.seed = index,
-		.partition_id = j->mds->conf.map.partition,
-		.first_object_id = JOURNAL_OBJECT_BIT | index << 2,
+		.seed = seed,
+		.partition_id = mds->conf.map.partition,
+		.first_object_id = first_object_id,
 	};
 
-	int rc = v->placement ? pando_place(v->placement, &req, map) : -ENOSPC;
+	*map = NULL;
+	return v->placement ? pando_place(v->placement, &req, map) : -ENOSPC;
+}
+
+/* Segment index's map, its copies away from the OSDs the journal avoids. */
+static int place(struct pando_journal *j, uint64_t index, struct pando_storage_map **map)
+{
+	const struct pando_view *v = pando_view_get(j->mds);
+	int rc = pando_journal_place(j->mds, JOURNAL_OBJECT_BIT | index << 2, index, map);
 
 	for (int c = 0; !rc && c < JOURNAL_COPIES; c++)
 		rc = place_around(j, v, index, *map, c);

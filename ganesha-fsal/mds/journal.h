@@ -68,6 +68,12 @@ struct pando_journal_options {
 	void *trim_arg;
 };
 
+/* A map of JOURNAL_COPIES mirrors, one per failure domain, over the OSDs
+ * that take new components, with object ids from first_object_id (in the
+ * journal's space: JOURNAL_OBJECT_BIT set).  -ENOSPC: too few OSDs. */
+int pando_journal_place(struct pando_mds *mds, uint64_t first_object_id, uint64_t seed,
+			struct pando_storage_map **map);
+
 /* Starts the writer; its first segment is listed in etcd at the first
  * write.  -ENOSPC: fewer than JOURNAL_COPIES OSDs take new components. */
 int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options *opt,

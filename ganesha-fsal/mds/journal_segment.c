@@ -41,26 +41,33 @@ static int hex_decode(const char *hex, uint8_t **out, size_t *len)
 	return 0;
 }
 
+int journal_map_unhex(const char *hex, struct pando_storage_map **map)
+{
+	uint8_t *blob = NULL;
+	size_t blen = 0;
+	int rc = hex ? hex_decode(hex, &blob, &blen) : -EINVAL;
+
+	if (!rc)
+		rc = pando_map_decode(blob, blen, map) ? -EINVAL : 0;
+	free(blob);
+	return rc;
+}
+
 static int parse(const char *value, size_t len, struct journal_segment *s)
 {
 	json_t *o = json_loadb(value, len, 0, NULL);
-	json_t *map = json_object_get(o, "map");
-	uint8_t *blob = NULL;
-	size_t blen = 0;
 	int rc = -EINVAL;
 
 	if (json_is_integer(json_object_get(o, "index")) &&
 	    json_is_integer(json_object_get(o, "term")) &&
-	    json_is_integer(json_object_get(o, "first_seq")) && json_is_string(map) &&
-	    hex_decode(json_string_value(map), &blob, &blen) == 0) {
+	    json_is_integer(json_object_get(o, "first_seq"))) {
 		s->index = (uint64_t)json_integer_value(json_object_get(o, "index"));
 		s->term = (uint64_t)json_integer_value(json_object_get(o, "term"));
 		s->first_seq = (uint64_t)json_integer_value(json_object_get(o, "first_seq"));
-		rc = pando_map_decode(blob, blen, &s->map);
+		rc = journal_map_unhex(json_string_value(json_object_get(o, "map")), &s->map);
 	}
-	free(blob);
 	json_decref(o);
-	return rc ? -EINVAL : 0;
+	return rc;
 }
 
 struct list {
@@ -119,30 +126,36 @@ static char *hex_encode(const uint8_t *b, size_t len)
 	return hex;
 }
 
-int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s)
+char *journal_map_hex(const struct pando_storage_map *map)
 {
-	char key[512], *hex, *value;
-	json_t *o;
 	uint8_t *blob = NULL;
 	size_t blen = 0;
-	int rc = pando_map_encode(s->map, NULL, 0, &blen);
+	char *hex = NULL;
+	int rc = pando_map_encode(map, NULL, 0, &blen);
 
 	if (rc && rc != -ENOSPC)
-		return rc;
+		return NULL;
 	blob = mds_malloc(blen);
-	rc = pando_map_encode(s->map, blob, blen, &blen);
-	if (rc) {
-		free(blob);
-		return rc;
-	}
-	hex = hex_encode(blob, blen);
+	if (pando_map_encode(map, blob, blen, &blen) == 0)
+		hex = hex_encode(blob, blen);
 	free(blob);
-	o = json_pack("{sI sI sI ss}", "index", (json_int_t)s->index, "term", (json_int_t)s->term,
-		      "first_seq", (json_int_t)s->first_seq, "map", hex);
+	return hex;
+}
+
+int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s)
+{
+	char key[512], *value = NULL;
+	char *hex = journal_map_hex(s->map);
+	json_t *o = hex ? json_pack("{sI sI sI ss}", "index", (json_int_t)s->index, "term",
+				    (json_int_t)s->term, "first_seq", (json_int_t)s->first_seq,
+				    "map", hex)
+			: NULL;
+	int rc;
+
 	value = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
 	snprintf(key, sizeof(key), "%s%016" PRIx64, prefix, s->index);
-	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -ENOMEM;
+	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -EINVAL;
 	free(value);
 	free(hex);
 	return rc;

@@ -24,6 +24,10 @@ int journal_segment_prefix(const char *etcd_prefix, const char *group, char *buf
 int journal_segments_list(struct etcd_client *c, const char *prefix, struct journal_segment **out,
 			  size_t *n);
 int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s);
+/* A storage map as etcd values carry it: its encoding in lowercase hex
+ * (NULL: it does not encode), and back (-EINVAL: not a map's). */
+char *journal_map_hex(const struct pando_storage_map *map);
+int journal_map_unhex(const char *hex, struct pando_storage_map **map);
 void journal_segments_free(struct journal_segment *s, size_t n);
 
 #endif

@@ -69,28 +69,6 @@ char *pando_mapwatch_json(struct pando_mapwatch *w)
 	return s;
 }
 
-/* The rename itself durable: the folder synced. */
-static void sync_dir_of(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 /* tmp, fsync, rename: a crash leaves the old copy or the new, whole. */
 static int write_cache(const char *path, const char *json, size_t len)
 {
@@ -110,7 +88,7 @@ static int write_cache(const char *path, const char *json, size_t len)
 	if (rc)
 		unlink(tmp);
 	else
-		sync_dir_of(path);
+		pando_sync_dir_of(path); /* the rename itself durable */
 	return rc;
 }
 

@@ -200,6 +200,7 @@ void pando_mds_close(struct pando_mds *mds)
 {
 	if (!mds->host)
 		return; /* never opened */
+	pando_group_quiesce(mds);
 	pando_transcode_stop(mds->transcode);
 	pando_scrub_stop(mds->scrub);
 	pando_rebuild_stop(mds->rebuild);

@@ -298,13 +298,21 @@ int pando_etcd_client_new(const struct pando_mds *mds, int timeout_ms, const cha
 /* The manager's name in etcd: Mds_Name, or the host name. */
 void pando_mds_name(const struct pando_mds *mds, char *buf, size_t cap);
 
-/* group.c: a manager group (Mds_Group).  Join: opens the store, then
+/* sync_dir.c: the folder path is in synced, so that a rename or create
+ * of path is durable.  0 or -errno. */
+int pando_sync_dir_of(const char *path);
+
+/* group.c: a manager group (Mds_Group).  Join: opens the store (from
+ * the group's snapshot when it has none, group_snapshot.h), then
  * campaigns, following the group's journal into the store as a standby
  * until this manager leads; then opens the journal in its term and the
  * store with it.  0 as the active; -EINTR when SIGTERM or SIGINT came
  * first; -errno, logged.  Free (after the store is closed): closes the
  * journal and resigns. */
 int pando_group_join(struct pando_mds *mds);
+/* Stops what the active does with the store and the OSDs for others
+ * (snapshots for new standbys): first of all in a close. */
+void pando_group_quiesce(struct pando_mds *mds);
 void pando_group_free(struct pando_mds *mds);
 /* ns_snapshot of the store into dir (a new standby's start), which the
  * journal is not trimmed past for an hour. */

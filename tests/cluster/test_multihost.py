@@ -542,10 +542,11 @@ def _address_on(h: Host) -> bool:
 @pytest.mark.skipif(not DEBIAN_ETCD_UNIT.exists(), reason="needs Debian's etcd-server")
 def test_two_managers_from_one_pando_conf_fail_over_at_the_service_address(
         tmp_path: Path, hosts: dict[str, Host]) -> None:
-    """host1 founds the group; stopped, its store is copied to host2 (no
-    dbus here for store_snapshot), which then leads while host1 follows.
-    After a kill -9 of host2's Ganesha and the unit's ExecStopPost, the
-    client finds host1 leading at the same address, with every file."""
+    """host1 founds the group and leads; host2, with no store, starts from
+    the snapshot host1 puts on the OSDs and follows.  After a kill -9 of
+    host1's Ganesha and the unit's ExecStopPost, the client finds host2
+    leading at the same address, with every file; host1 started again
+    follows host2 from its own store."""
     conf = _render(tmp_path, hosts, GROUP_CONF)
     client = hosts["client"].pod
     _start_etcd(hosts)
@@ -561,28 +562,30 @@ def test_two_managers_from_one_pando_conf_fail_over_at_the_service_address(
     written = {"before": os.urandom(300_000)}
     _nfs3_roundtrip(client, "before", written["before"], server=service)
 
-    assert h1.stop("ganesha") == 0
-    assert not _address_on(h1)            # a clean stop gives the address up
-    shutil.copytree(tmp_path / "host1" / "mds" / "ns", tmp_path / "host2" / "mds" / "ns")
+    assert not (tmp_path / "host2" / "mds" / "ns").exists()
     _start_mds(h2, group="multihost")
-    _wait_log(h2, "host2 is the active")
-    _start_ganesha(h1)
-    _wait_log(h1, "host1 follows the journal until it leads", count=2)
-    assert _address_on(h2) and not _address_on(h1)
-    written["on host2"] = b"host1 follows\n"
-    _nfs3_roundtrip(client, "on host2", written["on host2"], server=service)
+    _wait_log(h2, "host2 starts from snapshot at seq")
+    _wait_log(h2, "host2 follows the journal until it leads")
+    assert _address_on(h1) and not _address_on(h2)
+    written["while host2 follows"] = os.urandom(200_000)
+    _nfs3_roundtrip(client, "while host2 follows", written["while host2 follows"],
+                    server=service)
 
-    h2.daemons["ganesha"].proc.kill()
-    h2.daemons["ganesha"].proc.wait()
-    argv, env = unit_command([h2.paths.installed.unit("pando-mds.service")], h2.paths,
+    h1.daemons["ganesha"].proc.kill()
+    h1.daemons["ganesha"].proc.wait()
+    argv, env = unit_command([h1.paths.installed.unit("pando-mds.service")], h1.paths,
                              key="ExecStopPost")
-    cp = h2.pod.run(argv, env={**os.environ, **env}, check=False)
-    assert cp.returncode == 0 and not _address_on(h2), cp.stdout + cp.stderr
+    cp = h1.pod.run(argv, env={**os.environ, **env}, check=False)
+    assert cp.returncode == 0 and not _address_on(h1), cp.stdout + cp.stderr
     _nfs3_roundtrip(client, "after", b"written on the new active\n", server=service,
                     before=written)
-    assert _address_on(h1)
-    _wait_log(h1, "host1 is the active", count=2, timeout=1)
+    assert _address_on(h2)
+    _wait_log(h2, "host2 is the active", timeout=1)
+    _start_ganesha(h1)
+    _wait_log(h1, "host1 follows the journal until it leads", count=2)
+    assert "asks the active for a snapshot" not in (h1.paths.logs / "ganesha.log").read_text()
     assert h1.stop("ganesha") == 0
+    assert h2.stop("ganesha") == 0
 
 
 def test_unit_command_expands_environment_and_instance(tmp_path: Path,

@@ -2,8 +2,9 @@
 OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
-tree; an OSD of the journal stopped costs the active nothing; a standby
-killed and started again catches up; with both killed,
+tree; a standby with no store starts from a snapshot the active puts on
+the OSDs; an OSD of the journal stopped costs the active nothing; a
+standby killed and started again catches up; with both killed,
 either leads with every change and the other follows it from its own
 store; the active's NFSv4 clients reclaim their opens and locks there,
 and its NFSv3 hosts, told by sm-notify, their locks.
@@ -15,10 +16,12 @@ import json
 import os
 import re
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from pando_cluster.paths import built
 from pando_testing.daemons import OsdProcess
 from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
@@ -63,6 +66,14 @@ def check_files(c: Nfs3Client, root: bytes, want: dict[str, bytes]) -> None:
         d, name = path.split("/")
         fh = c.lookup_fh(c.lookup_fh(root, d), name)
         assert c.read_all(fh, 0, len(data) + 1) == data, path
+
+
+def kill_the_active_and_check(a: PandoMds, b: PandoMds, want: dict[str, bytes]) -> None:
+    """kill -9 of the active a: the standby b serves, with every file."""
+    a.kill9()
+    b.wait_serving(TAKEOVER_TIMEOUT_S)
+    with connect(b) as c:
+        check_files(c, b.root_handle(), want)
 
 
 def member(etcd: EtcdClient, name: str) -> dict[str, Any]:
@@ -151,10 +162,7 @@ def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every
         b.start(wait=False)
         wait_log(b, "b follows the journal until it leads", 30, count=2)
         wait_caught_up(members)
-        a.kill9()
-        b.wait_serving(TAKEOVER_TIMEOUT_S)
-        with connect(b) as c:
-            check_files(c, b.root_handle(), want)
+        kill_the_active_and_check(a, b, want)
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]
@@ -271,22 +279,60 @@ def test_a_standby_stops_cleanly_on_sigterm(
     assert a.alive()
 
 
+def test_a_standby_that_starts_from_nothing_begins_from_the_groups_snapshot(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """No store at its Db_Path: the standby asks the active, which puts a
+    snapshot of its store on the OSDs (three copies); the standby starts
+    from it, follows the journal, and takes over after a kill -9 of the
+    active with every change it acknowledged.  Neither leaves a working
+    copy behind."""
+    a = found_group(mds_factory, etcd)
+    root = a.root_handle()
+    with connect(a) as c:
+        want = make_files(c, root, "before", 20)
+    db = tmp_path / "b-new"
+    b = standby_of(a, etcd, tmp_path / "mdsb", db)
+    b.start(wait=False)
+    members = etcd.client()
+    try:
+        wait_log(b, "b starts from snapshot at seq", 60)
+        wait_log(b, "b follows the journal until it leads", 30)
+        assert "snapshot 1 at seq" in a.log_text()
+        snap = members.get_json("/pando/groups/g1/snapshot")
+        assert snap["index"] == 1 and snap["seq"] > 0 and snap["bytes"] > 0, snap
+        assert members.get("/pando/groups/g1/snapshot_wanted") is None
+        assert a.db_path is not None
+        assert not Path(f"{a.db_path}.snapshot").exists()
+        assert not Path(f"{db}.fetch").exists()
+        with connect(a) as c:
+            want |= make_files(c, root, "after", 20)
+            wait_caught_up(members)
+            want |= make_files(c, root, "final", 4)
+        kill_the_active_and_check(a, b, want)
+    finally:
+        code = b.stop()
+    assert code == 0, b.log_text()[-3000:]
+
+
 def test_a_store_of_another_file_system_cannot_join_the_group(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    """A standby must start from the active's snapshot: a store that was
-    never journaled cannot follow a journal that already has records.  It
-    says so, creates no export, and ganesha.nfsd ends (a member's
-    RecoveryBackend = fsal has no records to give without one); the
-    active goes on."""
+    """A store that was never journaled cannot follow a journal that
+    already has records.  The member says so, creates no export, and
+    ganesha.nfsd ends (a member's RecoveryBackend = fsal has no records to
+    give without one); the active goes on."""
     a = found_group(mds_factory, etcd)
     with connect(a) as c:
         make_files(c, a.root_handle(), "d", 4)
-    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-new")
+    other = tmp_path / "b-other"
+    subprocess.run([str(built("ganesha-fsal", "ns", "pando-ns-bench")), "-n", "1", str(other)],
+                   check=True, capture_output=True, timeout=60)
+    b = standby_of(a, etcd, tmp_path / "mdsb", other)
     b.start(wait=False)
     wait_log(b, "cannot follow the journal after seq 0", 30)
     wait_log(b, "Could not create export", 10)
     assert b.proc is not None and b.proc.wait(timeout=30) != 0
     assert "Fatal errors.  Server exiting" in b.log_text()
+    assert "asks the active for a snapshot" not in b.log_text()
     assert a.alive()
     with connect(a) as c:
         assert c.lookup_fh(c.lookup_fh(a.root_handle(), "d"), "f2")

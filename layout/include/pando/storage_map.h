@@ -28,8 +28,9 @@ enum pando_raid {
 
 #define PANDO_MAP_MAX_WIDTH 64u /* components in one group */
 /* Object ids with this bit are the metadata manager's journal segments
- * (ganesha-fsal/mds/journal.h): no file's map names one, and the
- * namespace store's allocator never reaches it. */
+ * and its group's snapshots (ganesha-fsal/mds/journal.h,
+ * group_snapshot.h): no file's map names one, and the namespace store's
+ * allocator never reaches it. */
 #define PANDO_JOURNAL_OBJECT_BIT (1ull << 63)
 #define PANDO_MAP_MAX_GROUPS 1024u
 #define PANDO_MAP_MAX_SPARES 16u

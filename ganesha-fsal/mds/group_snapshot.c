@@ -1,0 +1,401 @@
+/* The group's snapshot on the OSDs (group_snapshot.h). */
+#include "group_snapshot.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "etcd_client.h"
+#include "journal.h"
+#include "journal_segment.h"
+#include "mds.h"
+#include "objio.h"
+#include "snapshot_pack.h"
+#include "ticker.h"
+
+#define FETCH_LOG_S 10
+#define VALUE_MAX 65536
+
+/* The value at the snapshot key. */
+struct stored {
+	uint64_t index, seq, bytes;
+	int64_t at;
+	struct pando_storage_map *map;
+};
+
+static int key_of(const struct pando_mds *mds, const char *what, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%sgroups/%s/%s", mds->cfg.etcd_prefix, mds->cfg.mds_group,
+			 what);
+
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+static bool count_of(json_t *o, const char *name, uint64_t *v)
+{
+	json_t *n = json_object_get(o, name);
+
+	if (!json_is_integer(n) || json_integer_value(n) < 0)
+		return false;
+	*v = (uint64_t)json_integer_value(n);
+	return true;
+}
+
+/* 0, -ENOENT (none), -EINVAL (not a snapshot's), or etcd's errors. */
+static int stored_get(struct etcd_client *c, const char *key, struct stored *s)
+{
+	char *value = NULL;
+	size_t len = 0;
+	uint64_t at = 0;
+	json_t *o;
+	int rc = etcd_get(c, key, &value, &len, NULL);
+
+	memset(s, 0, sizeof(*s));
+	if (rc)
+		return rc;
+	o = len <= VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
+	rc = count_of(o, "index", &s->index) && count_of(o, "seq", &s->seq) &&
+			     count_of(o, "bytes", &s->bytes) && count_of(o, "at", &at) && s->index
+		     ? journal_map_unhex(json_string_value(json_object_get(o, "map")), &s->map)
+		     : -EINVAL;
+	s->at = (int64_t)at;
+	json_decref(o);
+	free(value);
+	return rc;
+}
+
+static int stored_put(struct etcd_client *c, const char *key, const struct stored *s)
+{
+	char *hex = journal_map_hex(s->map), *value;
+	json_t *o = hex ? json_pack("{sI sI sI sI ss}", "index", (json_int_t)s->index, "seq",
+				    (json_int_t)s->seq, "bytes", (json_int_t)s->bytes, "at",
+				    (json_int_t)s->at, "map", hex)
+			: NULL;
+	int rc;
+
+	value = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -EINVAL;
+	free(value);
+	json_decref(o);
+	free(hex);
+	return rc;
+}
+
+/* The pack's bytes on the snapshot's object. */
+struct object {
+	struct objio io;
+	const struct pando_storage_map *map;
+	uint64_t size;
+};
+
+static int object_write(void *arg, uint64_t off, const void *buf, size_t n)
+{
+	struct object *o = arg;
+
+	return objio_write(&o->io, o->map, off, buf, n, false);
+}
+
+static int object_read(void *arg, uint64_t off, void *buf, size_t n)
+{
+	struct object *o = arg;
+	size_t got = 0;
+	int rc = objio_read(&o->io, o->map, o->size, off, buf, n, &got);
+
+	return rc ? rc : got == n ? 0 : -EIO;
+}
+
+static uint64_t owner_of(uint64_t index)
+{
+	return JOURNAL_OBJECT_BIT | GROUP_SNAPSHOT_OBJECT_BIT | index;
+}
+
+/* dir packed onto a new object of JOURNAL_COPIES mirrors, stable on every
+ * copy; s->map and s->bytes set.  Nothing left on the OSDs on failure. */
+static int store_object(struct pando_mds *mds, const char *dir, struct stored *s)
+{
+	struct object o = { .io = { .conns = mds->conns, .owner = owner_of(s->index) } };
+	int rc = pando_journal_place(mds,
+				     JOURNAL_OBJECT_BIT | GROUP_SNAPSHOT_OBJECT_BIT | s->index << 2,
+				     s->index, &s->map);
+
+	if (!rc)
+		rc = objio_create(&o.io, s->map);
+	o.map = s->map;
+	if (!rc)
+		rc = snapshot_pack(dir, s->seq, object_write, &o, &s->bytes);
+	if (!rc)
+		rc = objio_flush(&o.io, s->map);
+	if (rc && s->map) {
+		objio_remove(&o.io, s->map);
+		pando_map_free(s->map);
+		s->map = NULL;
+	}
+	return rc;
+}
+
+struct group_snapshot_server {
+	struct pando_mds *mds;
+	struct pando_ticker *ticker;
+	struct etcd_client *etcd;
+	void (*made)(void *arg, uint64_t seq);
+	void *made_arg;
+	char want_key[320], key[320], dir[PATH_MAX];
+};
+
+/* The new snapshot listed, the request answered, the one before gone. */
+static int publish(struct group_snapshot_server *g, struct stored *s, struct stored *old)
+{
+	struct objio io = { .conns = g->mds->conns, .owner = owner_of(old->index) };
+	int rc = stored_put(g->etcd, g->key, s);
+
+	if (rc)
+		return rc;
+	etcd_delete(g->etcd, g->want_key);
+	if (old->map && objio_remove(&io, old->map))
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: snapshot %" PRIu64
+			" replaced, some of its copies left on the OSDs",
+			g->mds->cfg.mds_group, old->index);
+	return 0;
+}
+
+static int make(struct group_snapshot_server *g, uint64_t *seq)
+{
+	struct stored old, s = { 0 };
+	struct objio io = { .conns = g->mds->conns };
+	int rc = stored_get(g->etcd, g->key, &old);
+
+	if (rc == -ENOENT || rc == -EINVAL) /* none, or one no standby can use */
+		rc = 0;
+	snapshot_dir_remove(g->dir);
+	if (!rc)
+		rc = ns_snapshot(g->mds->ns, g->dir, &s.seq);
+	s.index = old.index + 1;
+	s.at = (int64_t)time(NULL);
+	if (!rc)
+		rc = store_object(g->mds, g->dir, &s);
+	if (!rc) {
+		rc = publish(g, &s, &old);
+		io.owner = owner_of(s.index);
+		if (rc)
+			objio_remove(&io, s.map);
+	}
+	snapshot_dir_remove(g->dir);
+	if (!rc)
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: group %s: snapshot %" PRIu64 " at seq %" PRIu64 " (%" PRIu64
+			" bytes) on OSDs %u, %u, %u for a new standby",
+			g->mds->cfg.mds_group, s.index, s.seq, s.bytes, s.map->comp[0].osd_id,
+			s.map->comp[1].osd_id, s.map->comp[2].osd_id);
+	*seq = s.seq;
+	pando_map_free(s.map);
+	pando_map_free(old.map);
+	return rc;
+}
+
+static bool serve_tick(void *arg)
+{
+	struct group_snapshot_server *g = arg;
+	uint64_t seq = 0;
+	char *value = NULL;
+	size_t len = 0;
+	int rc = etcd_get(g->etcd, g->want_key, &value, &len, NULL);
+
+	free(value);
+	if (rc)
+		return true; /* none asked, or etcd away: look again */
+	rc = make(g, &seq);
+	if (rc)
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: cannot make a snapshot for a new standby: %s;"
+			" trying again",
+			g->mds->cfg.mds_group, strerror(-rc));
+	else if (g->made)
+		g->made(g->made_arg, seq);
+	return true;
+}
+
+int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t seq),
+			 void *made_arg, struct group_snapshot_server **out)
+{
+	struct group_snapshot_server *g = mds_calloc(1, sizeof(*g));
+	int n = snprintf(g->dir, sizeof(g->dir), "%s.snapshot", mds->cfg.db_path);
+	int rc = n < 0 || (size_t)n >= sizeof(g->dir) ? -ENAMETOOLONG : 0;
+
+	g->mds = mds;
+	g->made = made;
+	g->made_arg = made_arg;
+	if (!rc)
+		rc = key_of(mds, "snapshot", g->key, sizeof(g->key));
+	if (!rc)
+		rc = key_of(mds, "snapshot_wanted", g->want_key, sizeof(g->want_key));
+	if (!rc)
+		rc = pando_etcd_client_new(mds, 2000, "the group's snapshot server", &g->etcd);
+	if (!rc)
+		rc = pando_ticker_start(serve_tick, g, GROUP_SNAPSHOT_POLL_MS, &g->ticker);
+	if (rc) {
+		mds_log(MDS_LOG_CRIT, __func__, "pando: group %s: cannot serve snapshots: %s",
+			mds->cfg.mds_group, strerror(-rc));
+		group_snapshot_serve_stop(g);
+		g = NULL;
+	}
+	*out = g;
+	return rc;
+}
+
+void group_snapshot_serve_stop(struct group_snapshot_server *g)
+{
+	if (!g)
+		return;
+	pando_ticker_stop(g->ticker);
+	if (g->etcd)
+		etcd_client_free(g->etcd);
+	free(g);
+}
+
+/* s unpacked into dir from the first copy that gives a well-formed pack:
+ * a copy whose bytes fail a CRC is skipped for the next. */
+static int unpack(struct pando_mds *mds, const struct stored *s, const char *dir, uint64_t *seq)
+{
+	struct object o = { .io = { .conns = mds->conns, .owner = owner_of(s->index) },
+			    .map = s->map,
+			    .size = s->bytes };
+	int rc = -EIO;
+
+	for (uint32_t c = 0; c < pando_map_width(s->map) && c < OBJIO_MAX_SKIP; c++) {
+		rc = snapshot_unpack(object_read, &o, s->bytes, dir, seq);
+		if (rc != -EINVAL)
+			return rc;
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: snapshot %" PRIu64 ": the copy on OSD %u: %s",
+			mds->cfg.mds_group, s->index, s->map->comp[c].osd_id, strerror(-rc));
+		o.io.skip[o.io.nskip++] = s->map->comp[c].osd_id;
+	}
+	return rc;
+}
+
+int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
+		       const char *dir, uint64_t *seq)
+{
+	struct stored s;
+	char key[320];
+	int rc = key_of(mds, "snapshot", key, sizeof(key));
+
+	if (rc)
+		return rc;
+	rc = stored_get(c, key, &s);
+	if (!rc && s.index < min_index)
+		rc = -EAGAIN;
+	if (!rc)
+		rc = unpack(mds, &s, dir, seq);
+	pando_map_free(s.map);
+	return rc;
+}
+
+/* The standby's side. */
+struct fetch {
+	struct pando_mds *mds;
+	struct etcd_client *etcd;
+	const char *name;
+	char key[320], want_key[320], dir[PATH_MAX];
+};
+
+/* The snapshot's copy in place of Db_Path (absent, or an empty directory). */
+static int install(struct fetch *f)
+{
+	if (rmdir(f->mds->cfg.db_path) && errno != ENOENT)
+		return -errno;
+	if (rename(f->dir, f->mds->cfg.db_path))
+		return -errno;
+	return pando_sync_dir_of(f->mds->cfg.db_path);
+}
+
+static int ask(struct fetch *f, uint64_t *before)
+{
+	struct stored s;
+	json_t *o = json_pack("{ss}", "from", f->name);
+	char *value = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	int rc = stored_get(f->etcd, f->key, &s);
+
+	*before = s.index;
+	pando_map_free(s.map);
+	if (rc == -ENOENT || rc == -EINVAL)
+		rc = 0;
+	if (!rc)
+		rc = value ? etcd_put(f->etcd, f->want_key, value, strlen(value), 0) : -EINVAL;
+	free(value);
+	json_decref(o);
+	return rc;
+}
+
+/* Until a snapshot later than before is unpacked, or stop() says so. */
+static int wait_for(struct fetch *f, uint64_t before, bool (*stop)(void), uint64_t *seq)
+{
+	time_t logged = time(NULL);
+
+	for (;;) {
+		int rc = group_snapshot_get(f->mds, f->etcd, before + 1, f->dir, seq);
+
+		if (!rc)
+			return 0;
+		if (stop())
+			return -EINTR;
+		if (time(NULL) - logged >= FETCH_LOG_S) {
+			mds_log(MDS_LOG_WARN, __func__,
+				"pando: group %s: still waiting for the active's snapshot (%s)",
+				f->mds->cfg.mds_group,
+				rc == -EAGAIN || rc == -ENOENT ? "none yet" : strerror(-rc));
+			logged = time(NULL);
+		}
+		usleep(GROUP_SNAPSHOT_POLL_MS * 1000);
+	}
+}
+
+int group_snapshot_fetch(struct pando_mds *mds, const char *name, bool (*stop)(void), uint64_t *seq)
+{
+	struct fetch f = { .mds = mds, .name = name };
+	uint64_t before = 0;
+	int n = snprintf(f.dir, sizeof(f.dir), "%s.fetch", mds->cfg.db_path);
+	int rc = n < 0 || (size_t)n >= sizeof(f.dir) ? -ENAMETOOLONG : 0;
+
+	if (!rc)
+		rc = key_of(mds, "snapshot", f.key, sizeof(f.key));
+	if (!rc)
+		rc = key_of(mds, "snapshot_wanted", f.want_key, sizeof(f.want_key));
+	if (!rc)
+		rc = pando_etcd_client_new(mds, 2000, "the standby's snapshot fetch", &f.etcd);
+	mds_log(MDS_LOG_EVENT, __func__,
+		"pando: group %s: no store at %s: %s asks the active for a snapshot",
+		mds->cfg.mds_group, mds->cfg.db_path, name);
+	while (!rc && (rc = ask(&f, &before)) != 0 && !stop()) {
+		mds_log(MDS_LOG_WARN, __func__, "pando: group %s: cannot ask for a snapshot: %s",
+			mds->cfg.mds_group, strerror(-rc));
+		sleep(1);
+		rc = 0;
+	}
+	if (rc && stop())
+		rc = -EINTR;
+	snapshot_dir_remove(f.dir); /* a crashed fetch's */
+	if (!rc)
+		rc = wait_for(&f, before, stop, seq);
+	if (!rc)
+		rc = install(&f);
+	if (!rc)
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: group %s: %s starts from snapshot at seq %" PRIu64,
+			mds->cfg.mds_group, name, *seq);
+	else if (rc != -EINTR)
+		mds_log(MDS_LOG_CRIT, __func__, "pando: group %s: cannot start from a snapshot: %s",
+			mds->cfg.mds_group, strerror(-rc));
+	snapshot_dir_remove(f.dir);
+	if (f.etcd)
+		etcd_client_free(f.etcd);
+	return rc;
+}

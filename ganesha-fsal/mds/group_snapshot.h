@@ -1,0 +1,54 @@
+/* The group's snapshot: what a standby that starts from nothing (no
+ * store at its Db_Path) begins with, kept on the OSDs.
+ *
+ * The standby asks for one: it puts <Etcd_Prefix>groups/<group>/
+ * snapshot_wanted = {"from": its name}.  The active looks every
+ * GROUP_SNAPSHOT_POLL_MS; asked, it makes a store snapshot (ns_snapshot)
+ * beside its store, packs it (snapshot_pack.h) into an object of
+ * JOURNAL_COPIES mirrors in the journal's object space, stable on every
+ * copy, and only then puts
+ *
+ *   <Etcd_Prefix>groups/<group>/snapshot =
+ *     {"index", "seq", "bytes", "at": unix time, "map": its map in hex}
+ *
+ * deletes the request and removes the snapshot before (key first, then
+ * objects).  Until its seq is an hour old the journal keeps the records
+ * after it (the trim floor).  The standby waits for a snapshot of a later
+ * index than the one there when it asked, reads it from the first copy
+ * that gives a well-formed pack (every CRC right), unpacks it into
+ * <Db_Path>.fetch and renames that to Db_Path: from there it follows the
+ * journal as every standby does. */
+#ifndef PANDO_GROUP_SNAPSHOT_H
+#define PANDO_GROUP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct etcd_client;
+struct pando_mds;
+struct group_snapshot_server;
+
+#define GROUP_SNAPSHOT_POLL_MS 500
+/* Object ids of snapshots: the journal's space, apart from its segments. */
+#define GROUP_SNAPSHOT_OBJECT_BIT (1ull << 62)
+
+/* The active's side: answers requests until stopped.  *out NULL on
+ * failure (logged). */
+int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t seq),
+			 void *made_arg, struct group_snapshot_server **out);
+void group_snapshot_serve_stop(struct group_snapshot_server *s);
+
+/* The group's snapshot as it is now, if its index is at least min_index
+ * (else -EAGAIN; -ENOENT: none), unpacked into dir, which must not exist
+ * (-EEXIST), from the first copy that gives a well-formed pack; *seq its
+ * seq. */
+int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
+		       const char *dir, uint64_t *seq);
+
+/* The standby's side: asks, waits, and makes Db_Path the snapshot's copy
+ * (*seq its seq).  -EINTR once stop() says so; the OSDs' and etcd's
+ * errors are waited out. */
+int group_snapshot_fetch(struct pando_mds *mds, const char *name, bool (*stop)(void),
+			 uint64_t *seq);
+
+#endif

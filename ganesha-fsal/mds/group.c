@@ -29,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@
 #include "journal_segment.h"
 #include "reclaim.h"
 #include "service_address.h"
+#include "snapshot_pack.h"
 
 #define FOLLOW_POLL_MS 100
 #define FOLLOW_LOG_S 10
@@ -271,13 +273,28 @@ static bool stop_asked(void)
 	return sigpending(&set) == 0 && (sigismember(&set, SIGTERM) || sigismember(&set, SIGINT));
 }
 
+/* Whether rc says the store cannot follow the journal but a snapshot
+ * can: it holds records a later term never had (-ESTALE, or a batch
+ * missing before the next, -ERANGE), or the journal no longer holds the
+ * records after it (-ESTALE). */
+static bool needs_snapshot(int rc)
+{
+	return rc == -ESTALE || rc == -ERANGE;
+}
+
 static void follow_failed(struct pando_group *g, uint64_t seq, int rc)
 {
-	if (rc == -ESTALE || rc == -ENOENT || rc == -ERANGE)
+	if (needs_snapshot(rc))
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: the store %s cannot follow the journal after seq %" PRIu64
+			" (%s)",
+			g->mds->cfg.mds_group, g->mds->cfg.db_path, seq, strerror(-rc));
+	else if (rc == -ENOENT)
 		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: group %s: the store %s cannot follow the journal after seq %" PRIu64
-			" (%s): move it aside and start again, to begin from the group's snapshot",
-			g->mds->cfg.mds_group, g->mds->cfg.db_path, seq, strerror(-rc));
+			": it was never journaled (another file system's?); move it aside and"
+			" start again, to begin from the group's snapshot",
+			g->mds->cfg.mds_group, g->mds->cfg.db_path, seq);
 	else if (rc != -EINTR)
 		mds_log(MDS_LOG_CRIT, __func__,
 			"pando: group %s: following the journal after seq %" PRIu64 ": %s",
@@ -311,14 +328,15 @@ static int follow_once(struct pando_group *g, struct pando_journal_reader *r, si
 static int follow(struct pando_group *g, int64_t *term)
 {
 	struct pando_journal_reader *r = NULL;
-	uint64_t seq = 0;
+	uint64_t seq = 0, held_term = 0;
 	time_t logged = 0;
-	int rc = ns_applied_seq(g->mds->ns, &seq);
+	int rc = ns_applied(g->mds->ns, &seq, &held_term);
+	bool never = rc == -ENOENT;
 
-	if (rc == -ENOENT) /* never journaled: it founds the group or is refused */
+	if (never) /* never journaled: it founds the group or is refused */
 		rc = 0;
 	if (!rc)
-		rc = pando_journal_reader_new(g->mds, g->mds->cfg.mds_group, seq, &r);
+		rc = pando_journal_reader_new(g->mds, g->mds->cfg.mds_group, seq, held_term, &r);
 	while (!rc) {
 		bool leads = pando_election_leading(g->election, term);
 		size_t n = 0;
@@ -336,6 +354,8 @@ static int follow(struct pando_group *g, int64_t *term)
 	}
 	if (r)
 		seq = pando_journal_reader_seq(r);
+	if (never && seq == 0 && needs_snapshot(rc))
+		rc = -ENOENT; /* not the group's store at all: left as it is */
 	if (rc)
 		follow_failed(g, seq, rc);
 	pando_journal_reader_free(r);
@@ -529,6 +549,59 @@ static int open_store(struct pando_group *g)
 	return rc ? rc : pando_store_open(g->mds, NULL);
 }
 
+/* A store that cannot follow the journal moved aside to <Db_Path>.stale
+ * (the one there before removed), and the member starts again from the
+ * group's snapshot, out of the election meanwhile: what the old store
+ * held past the journal was never acknowledged. */
+static int start_again(struct pando_group *g)
+{
+	struct pando_mds *mds = g->mds;
+	char stale[PATH_MAX];
+	uint64_t seq = 0;
+	int n = snprintf(stale, sizeof(stale), "%s.stale", mds->cfg.db_path);
+	int rc = n < 0 || (size_t)n >= sizeof(stale) ? -ENAMETOOLONG : 0;
+
+	mds_log(MDS_LOG_CRIT, __func__,
+		"pando: group %s: %s moves its store aside to %s and starts again from the"
+		" group's snapshot",
+		mds->cfg.mds_group, g->name, stale);
+	pando_election_stop(g->election);
+	g->election = NULL;
+	ns_close(mds->ns);
+	mds->ns = NULL;
+	snapshot_dir_remove(stale);
+	if (!rc && rename(mds->cfg.db_path, stale))
+		rc = -errno;
+	if (!rc)
+		rc = pando_sync_dir_of(mds->cfg.db_path);
+	if (!rc)
+		rc = group_snapshot_fetch(mds, g->name, stop_asked, &seq);
+	if (!rc)
+		rc = pando_store_open(mds, NULL);
+	if (!rc)
+		rc = start_election(g);
+	return rc;
+}
+
+/* Follows until it leads; once more from the group's snapshot when its
+ * store cannot. */
+static int follow_or_start_again(struct pando_group *g, int64_t *term)
+{
+	for (int again = 0;; again++) {
+		int rc;
+
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: group %s: %s follows the journal until it leads",
+			g->mds->cfg.mds_group, g->name);
+		rc = follow(g, term);
+		if (!needs_snapshot(rc) || again)
+			return rc;
+		rc = start_again(g);
+		if (rc)
+			return rc;
+	}
+}
+
 int pando_group_join(struct pando_mds *mds)
 {
 	int64_t term = 0;
@@ -542,12 +615,8 @@ int pando_group_join(struct pando_mds *mds)
 		rc = start_member(mds->group);
 	if (!rc)
 		rc = start_election(mds->group);
-	if (!rc) {
-		mds_log(MDS_LOG_EVENT, __func__,
-			"pando: group %s: %s follows the journal until it leads",
-			mds->cfg.mds_group, mds->group->name);
-		rc = follow(mds->group, &term);
-	}
+	if (!rc)
+		rc = follow_or_start_again(mds->group, &term);
 	if (!rc)
 		rc = take_over(mds->group, term);
 	return rc;

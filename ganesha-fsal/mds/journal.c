@@ -444,7 +444,9 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 	j->leading_arg = opt->leading_arg;
 	j->trim_floor = opt->trim_floor;
 	j->trim_arg = opt->trim_arg;
-	j->hook = (struct ns_journal){ .append = hook_append, .sync = hook_sync, .arg = j };
+	j->hook = (struct ns_journal){
+		.append = hook_append, .sync = hook_sync, .arg = j, .term = opt->term
+	};
 	j->segment_bytes = opt->segment_bytes ? opt->segment_bytes : JOURNAL_SEGMENT_BYTES;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->cond, NULL);

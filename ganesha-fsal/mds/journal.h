@@ -92,17 +92,19 @@ void pando_journal_close(struct pando_journal *j);
  * batches here; valid while j is open. */
 const struct ns_journal *pando_journal_ns(struct pando_journal *j);
 
-/* A standby's side: applies the records after seq `after`, in order,
- * across segments and terms. */
+/* A standby's side: applies the records after seq `after`, written in
+ * term `term` (ns_applied; 0: not known), in order, across segments and
+ * terms. */
 typedef int (*pando_journal_apply_fn)(void *arg, const struct journal_record *r);
 int pando_journal_reader_new(struct pando_mds *mds, const char *group, uint64_t after,
-			     struct pando_journal_reader **out);
+			     uint64_t term, struct pando_journal_reader **out);
 /* Applies every record there is now; *applied counts them.  0 at the
  * tail; -ESTALE when the journal no longer holds the records right
- * after the reader's position, or when the reader applied records that
+ * after the reader's position, or when the reader holds records that
  * the next segment's writer did not have (an old leader's write that
- * landed after the new leader read its segment): a standby that needs a
- * snapshot.  What apply returned, or -errno of the OSDs and etcd. */
+ * landed after the new leader read its segment, or a store that was
+ * the active of an ended term and holds batches it never journaled):
+ * a standby that needs a snapshot.  What apply returned, or -errno of the OSDs and etcd. */
 int pando_journal_read(struct pando_journal_reader *r, pando_journal_apply_fn apply, void *arg,
 		       size_t *applied);
 /* The sequence number of the last record applied. */

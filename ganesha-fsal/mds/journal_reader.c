@@ -18,7 +18,8 @@ struct pando_journal_reader {
 	struct pando_mds *mds;
 	struct etcd_client *etcd;
 	char prefix[256];
-	uint64_t seq; /* the last record applied */
+	uint64_t seq;  /* the last record applied */
+	uint64_t term; /* the term that wrote it (0: not known) */
 	struct journal_segment cur;
 	bool have; /* cur is the segment being read */
 	uint64_t off;
@@ -55,22 +56,35 @@ static int find_next(struct pando_journal_reader *r, struct journal_segment *nex
 	return rc;
 }
 
-/* Makes next the segment being read.  A writer lists a segment only once
- * every record before it is on every copy, and a new leader starts after
- * the last record it found, so a reader that applied a record at or past
- * the first of a later term's segment holds one the next writer never
- * saw: -ESTALE.  In the same term, such records are the ones a write that
- * failed on a copy left in cur (journal.c, end_segment), which next
- * starts with again, the same: they are skipped there. */
+/* Whether the reader holds records at or past next's start that next's
+ * term never had.  A writer lists a segment only once every record
+ * before it is on every copy, and a new leader starts after the last
+ * record it found, so records the reader holds at or past the first of
+ * a later term's segment are ones the next writer never saw: read from
+ * an old leader's write that landed late, or never journaled at all by
+ * a store that was the active of that ended term.  In the same term,
+ * such records are the ones a write that failed on a copy left in cur
+ * (journal.c, end_segment), which next starts with again, the same:
+ * they are skipped there. */
+static bool diverged(const struct pando_journal_reader *r, const struct journal_segment *next)
+{
+	uint64_t held = r->have ? r->cur.term : r->term;
+
+	return (r->have || held) && next->first_seq <= r->seq && next->term != held;
+}
+
+/* Makes next the segment being read, unless the reader diverged from it
+ * (-ESTALE). */
 static int enter(struct pando_journal_reader *r, struct journal_segment *next)
 {
-	if (r->have && next->first_seq <= r->seq && next->term != r->cur.term) {
+	if (diverged(r, next)) {
 		mds_log(MDS_LOG_WARN, __func__,
-			"pando: journal %s: applied up to seq %" PRIu64
+			"pando: journal %s: holds up to seq %" PRIu64 " of term %" PRIu64
 			", past the start of segment %" PRIu64 " (term %" PRIu64
 			", from seq %" PRIu64
 			"): records of an ended term the next did not have; a new snapshot is needed",
-			r->prefix, r->seq, next->index, next->term, next->first_seq);
+			r->prefix, r->seq, r->have ? r->cur.term : r->term, next->index, next->term,
+			next->first_seq);
 		pando_map_free(next->map);
 		return -ESTALE;
 	}
@@ -166,13 +180,14 @@ uint64_t pando_journal_reader_seq(const struct pando_journal_reader *r)
 }
 
 int pando_journal_reader_new(struct pando_mds *mds, const char *group, uint64_t after,
-			     struct pando_journal_reader **out)
+			     uint64_t term, struct pando_journal_reader **out)
 {
 	struct pando_journal_reader *r = mds_calloc(1, sizeof(*r));
 	int rc = journal_segment_prefix(mds->cfg.etcd_prefix, group, r->prefix, sizeof(r->prefix));
 
 	r->mds = mds;
 	r->seq = after;
+	r->term = term;
 	r->cap = READ_CHUNK;
 	r->buf = mds_malloc(r->cap);
 	if (!rc)

@@ -15,8 +15,10 @@
  * compaction of the key.
  *
  * The applied seq is the 'A' key, a u64 the active's journal_commit puts
- * last in every batch it journals (its own seq), so applying a batch
- * records it in the same RocksDB write: a crash keeps both or neither.
+ * last in every batch it journals (its own seq), followed by a u64, the
+ * term of the leadership that wrote it, where the journal has terms, so
+ * applying a batch records both in the same RocksDB write: a crash keeps
+ * both or neither.
  * The standby then assigns each batch the sequence numbers the active
  * did, and a standby that takes over goes on where the active was. */
 #include "ns_internal.h"
@@ -116,14 +118,20 @@ static int check_record(const uint8_t **p, const uint8_t *end, struct record *r)
 	return ok ? 0 : -EINVAL;
 }
 
-/* The journal's batches end by setting the applied seq to their own. */
+/* The journal's batches end by setting the applied seq to their own
+ * (and the term, when there is one). */
 static bool sets_applied(const struct record *r, uint64_t last)
 {
-	return r->tag == TAG_PUT && r->k.len == 1 && r->k.p[0] == K_APPLIED && r->v.len == 8 &&
-	       get_be64(r->v.p) == last;
+	return r->tag == TAG_PUT && r->k.len == 1 && r->k.p[0] == K_APPLIED &&
+	       (r->v.len == 8 || r->v.len == 16) && get_be64(r->v.p) == last;
 }
 
-int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last)
+static uint64_t term_of(const struct record *r)
+{
+	return r->v.len == 16 ? get_be64(r->v.p + 8) : 0;
+}
+
+int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last, uint64_t *term)
 {
 	const uint8_t *p = batch, *end = p + len;
 	struct record r = { 0 };
@@ -140,7 +148,10 @@ int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last)
 		if (n == count || check_record(&p, end, &r))
 			return -EINVAL;
 	}
-	return n == count && sets_applied(&r, *last) ? 0 : -EINVAL;
+	if (n != count || !sets_applied(&r, *last))
+		return -EINVAL;
+	*term = term_of(&r);
+	return 0;
 }
 
 /* ---- the applied seq ----------------------------------------------------- */
@@ -159,8 +170,9 @@ int applied_load(struct ns_store *s)
 		return rc;
 	if (!v)
 		return -ENOENT;
-	if (vlen == 8) {
+	if (vlen == 8 || vlen == 16) {
 		s->applied_seq = get_be64((const uint8_t *)v);
+		s->applied_term = vlen == 16 ? get_be64((const uint8_t *)v + 8) : 0;
 		s->applied_known = true;
 	} else {
 		db_say(s, "malformed applied seq");
@@ -170,22 +182,32 @@ int applied_load(struct ns_store *s)
 	return rc;
 }
 
-void applied_put(rocksdb_writebatch_t *b, uint64_t seq)
+void applied_put(rocksdb_writebatch_t *b, uint64_t seq, uint64_t term)
 {
-	uint8_t k = K_APPLIED, v[8];
+	uint8_t k = K_APPLIED, v[16];
 
 	put_be64(v, seq);
-	rocksdb_writebatch_put(b, (const char *)&k, 1, (const char *)v, sizeof(v));
+	put_be64(v + 8, term);
+	rocksdb_writebatch_put(b, (const char *)&k, 1, (const char *)v, term ? 16 : 8);
 }
 
 int ns_applied_seq(struct ns_store *s, uint64_t *seq)
+{
+	uint64_t term;
+
+	return ns_applied(s, seq, &term);
+}
+
+int ns_applied(struct ns_store *s, uint64_t *seq, uint64_t *term)
 {
 	int rc;
 
 	pthread_mutex_lock(&s->commit_lock);
 	rc = applied_load(s);
-	if (!rc)
+	if (!rc) {
 		*seq = s->applied_seq;
+		*term = s->applied_term;
+	}
 	pthread_mutex_unlock(&s->commit_lock);
 	return rc;
 }
@@ -193,7 +215,7 @@ int ns_applied_seq(struct ns_store *s, uint64_t *seq)
 /* ---- apply ------------------------------------------------------------- */
 
 static int apply_locked(struct ns_store *s, const void *batch, size_t len, uint64_t first,
-			uint64_t last, uint64_t *seq)
+			uint64_t last, uint64_t term, uint64_t *seq)
 {
 	rocksdb_writebatch_t *b;
 	int rc = applied_load(s);
@@ -208,22 +230,24 @@ static int apply_locked(struct ns_store *s, const void *batch, size_t len, uint6
 	b = rocksdb_writebatch_create_from(batch, len);
 	rc = db_write_local(s, b, seq);
 	rocksdb_writebatch_destroy(b);
-	if (!rc)
+	if (!rc) {
 		s->applied_seq = last;
+		s->applied_term = term;
+	}
 	return rc;
 }
 
 int ns_apply(struct ns_store *s, const void *batch, size_t len)
 {
-	uint64_t first, last, seq;
-	int rc = batch_check(batch, len, &first, &last);
+	uint64_t first, last, term, seq;
+	int rc = batch_check(batch, len, &first, &last, &term);
 
 	if (rc)
 		return rc;
 	if (s->journal.append)
 		return -EPERM;
 	pthread_mutex_lock(&s->commit_lock);
-	rc = apply_locked(s, batch, len, first, last, &seq);
+	rc = apply_locked(s, batch, len, first, last, term, &seq);
 	pthread_mutex_unlock(&s->commit_lock);
 	if (!rc && !s->nosync)
 		rc = sync_upto(s, seq);

@@ -122,6 +122,7 @@ struct ns_store {
 	_Atomic bool applying;
 	bool applied_known;
 	uint64_t applied_seq;
+	uint64_t applied_term; /* of the batch at applied_seq; 0: none said */
 
 	/* Group commit: one WAL sync at a time covers every write before it. */
 	pthread_mutex_t sync_lock;
@@ -237,9 +238,9 @@ int journal_mark(struct ns_store *s, uint64_t *seq);
 /* The applied seq into s->applied_seq, under commit_lock; -ENOENT if the
  * store has none. */
 int applied_load(struct ns_store *s);
-void applied_put(rocksdb_writebatch_t *b, uint64_t seq);
+void applied_put(rocksdb_writebatch_t *b, uint64_t seq, uint64_t term);
 /* Checks a batch's bytes (ns_apply says what); its first and last seq. */
-int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last);
+int batch_check(const void *batch, size_t len, uint64_t *first, uint64_t *last, uint64_t *term);
 
 /* ns_space.c */
 int space_open(struct ns_store *s, const char *dir);

@@ -12,7 +12,7 @@
  * Bytes: the batch's representation after the write, in which RocksDB
  * has filled the header with the first sequence number it assigned
  * (test_ns_journal checks that), and whose last record sets the 'A' key
- * to the batch's seq, so a standby reads where each batch goes from the
+ * to the batch's seq and the journal's term, so a standby reads where each batch goes from the
  * bytes themselves and records where it is by applying them.
  *
  * Failures: see struct ns_journal.  The store is marked failed under the
@@ -51,7 +51,7 @@ static int journal_commit(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t 
 	size_t len;
 	int rc;
 
-	applied_put(b, last);
+	applied_put(b, last, s->journal.term);
 	rc = db_write_local(s, b, seq); /* checks the failed flag, under the lock */
 	if (!rc && *seq != last)
 		rc = journal_failed(s, "take a batch: a write bypassed the journal", -EIO);
@@ -63,6 +63,7 @@ static int journal_commit(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t 
 		return journal_failed(s, "append a batch", rc);
 	atomic_store(&s->journaled_seq, *seq);
 	s->applied_seq = *seq;
+	s->applied_term = s->journal.term;
 	s->applied_known = true;
 	return 0;
 }

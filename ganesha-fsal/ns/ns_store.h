@@ -61,7 +61,8 @@ enum ns_type {
  * A batch is RocksDB's write batch representation: a header of the first
  * sequence number it covers (u64) and its count of records (u32), both
  * little-endian, then the records, the last of which sets the store's
- * applied seq (ns_applied_seq) to the batch's seq.  That seq, the one
+ * applied seq (ns_applied_seq) to the batch's seq, and to the journal's
+ * term where it has one (ns_applied).  That seq, the one
  * append and sync are given, is the last sequence number the batch
  * covers (first + count - 1): each batch of a store starts right after
  * the one before it.
@@ -84,6 +85,10 @@ struct ns_journal {
 	 * batch durable. */
 	int (*sync)(void *arg, uint64_t seq);
 	void *arg;
+	/* The leadership writing (the manager group's term), recorded with
+	 * each batch's seq, so every store of the group says which term
+	 * wrote the last batch it holds (ns_applied).  0: none. */
+	uint64_t term;
 };
 
 struct ns_options {
@@ -495,6 +500,9 @@ int ns_apply(struct ns_store *s, const void *batch, size_t len);
  * on a standby, the last committed on an active; -ENOENT if the store has
  * never had a journal. */
 int ns_applied_seq(struct ns_store *s, uint64_t *seq);
+/* The same, and the term that wrote that batch (0 when its journal had
+ * none). */
+int ns_applied(struct ns_store *s, uint64_t *seq, uint64_t *term);
 /* Makes DIR (which must not exist: -EEXIST) a copy of the store that a
  * standby opens and applies the batches after *seq to: every batch up to
  * *seq is in it and none after, and all of them are durable in the

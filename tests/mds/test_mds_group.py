@@ -113,6 +113,14 @@ def found_group(mds_factory: Callable[..., PandoMds], etcd: EtcdCluster) -> Pand
     return a
 
 
+def found_pair(mds_factory: Callable[..., PandoMds], etcd: EtcdCluster,
+               tmp_path: Path) -> tuple[PandoMds, bytes, PandoMds, EtcdClient]:
+    """found_group's "a", its root, its standby "b" following, and an
+    etcd client for the members' keys."""
+    a = found_group(mds_factory, etcd)
+    return a, a.root_handle(), start_standby(a, etcd, tmp_path), etcd.client()
+
+
 def test_a_standby_takes_over_with_every_acknowledged_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     a = found_group(mds_factory, etcd)
@@ -149,10 +157,7 @@ def test_a_standby_takes_over_with_every_acknowledged_change(
 
 def test_a_standby_killed_and_started_again_catches_up_and_takes_over_with_every_change(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
-    a = found_group(mds_factory, etcd)
-    root = a.root_handle()
-    b = start_standby(a, etcd, tmp_path)
-    members = etcd.client()
+    a, root, b, members = found_pair(mds_factory, etcd, tmp_path)
     try:
         with connect(a) as c:
             want = make_files(c, root, "before", 10)
@@ -174,10 +179,7 @@ def test_both_killed_and_started_again_lose_nothing_acknowledged(
     the standby had not applied.  The standby, started first, leads with
     every change the old active acknowledged (it reads them from the
     journal); the old active, started again, follows it as a standby."""
-    a = found_group(mds_factory, etcd)
-    root = a.root_handle()
-    b = start_standby(a, etcd, tmp_path)
-    members = etcd.client()
+    a, root, b, members = found_pair(mds_factory, etcd, tmp_path)
     try:
         with connect(a) as c:
             want = make_files(c, root, "before", 10)
@@ -312,6 +314,47 @@ def test_a_standby_that_starts_from_nothing_begins_from_the_groups_snapshot(
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]
+
+
+def test_an_old_active_with_a_change_the_journal_never_had_starts_again_from_a_snapshot(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """Every OSD stops: the active's next create is in its store but
+    reaches no copy of the journal, so it is refused, never acknowledged.
+    The active is killed, the OSDs come back, and the standby leads and
+    creates on.  Started again, the old active's store holds a batch the
+    new term never had at seqs the new term used: it must not follow on
+    from it (it would skip the new term's changes there), so it moves
+    its store aside, starts from the group's snapshot, and later leads
+    with every change of the new term and without the refused create."""
+    a, root, b, members = found_pair(mds_factory, etcd, tmp_path)
+    try:
+        with connect(a) as c:
+            want = make_files(c, root, "before", 6)
+            wait_caught_up(members)
+            for o in a.osds:
+                assert o.stop() == 0
+            assert c.create(root, "never-acknowledged").status != 0
+        a.kill9()
+        for o in a.osds:
+            o.start()
+        b.wait_serving(TAKEOVER_TIMEOUT_S)
+        with connect(b) as c:
+            want |= make_files(c, b.root_handle(), "on-b", 6)
+        a.start(wait=False)
+        wait_log(a, "a starts from snapshot at seq", 60)
+        assert "a moves its store aside to" in a.log_text()
+        assert "records of an ended term the next did not have" in a.log_text()
+        wait_log(a, "a follows the journal until it leads", 30, count=3)
+        wait_caught_up(members, active="b", standby="a")
+        with connect(b) as c:
+            want |= make_files(c, b.root_handle(), "final", 4)
+        wait_caught_up(members, active="b", standby="a")
+        kill_the_active_and_check(b, a, want)
+        with connect(a) as c:
+            assert c.lookup(a.root_handle(), "never-acknowledged").status != 0
+    finally:
+        code = a.stop()
+    assert code == 0, a.log_text()[-3000:]
 
 
 def test_a_store_of_another_file_system_cannot_join_the_group(

@@ -154,7 +154,7 @@ static size_t read_all(struct mds_fixture *f, uint64_t after, struct seen *s, in
 	struct pando_journal_reader *r = NULL;
 	size_t applied = 0;
 
-	*rc = pando_journal_reader_new(&f->mds, "g1", after, &r);
+	*rc = pando_journal_reader_new(&f->mds, "g1", after, 0, &r);
 	if (!*rc)
 		*rc = pando_journal_read(r, check_record, s, &applied);
 	pando_journal_reader_free(r);
@@ -209,7 +209,7 @@ static void test_a_new_term_starts_its_own_segment(struct mds_fixture *f)
 	size_t before = segments(f), applied = 0;
 	uint64_t seq = 0;
 
-	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r), 0);
+	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, 0, &r), 0);
 	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), 0);
 	CHECK_EQ(pando_journal_reader_seq(r), next_seq - 1);
 	CHECK_EQ(open_term(f, 2, 0, &j), 0);
@@ -317,7 +317,7 @@ static void test_a_reader_ahead_of_the_next_term_must_start_again(struct mds_fix
 
 	CHECK_EQ(open_term(f, 5, 0, &old), 0);
 	CHECK_EQ(write_record(old, seq), 0);
-	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", seq - 1, &r), 0);
+	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", seq - 1, 0, &r), 0);
 	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), 0);
 	CHECK_EQ(applied, 1);
 	/* the new leader read up to seq; then the old one's late write */
@@ -378,7 +378,7 @@ static void test_segments_every_member_applied_are_trimmed(struct mds_fixture *f
 	CHECK_EQ(rc, 0);
 	CHECK_EQ(s.bad, 0);
 	s = (struct seen){ 0 };
-	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r), 0);
+	CHECK_EQ(pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, 0, &r), 0);
 	CHECK_EQ(pando_journal_read(r, check_record, &s, &applied), -ESTALE);
 	pando_journal_reader_free(r);
 }

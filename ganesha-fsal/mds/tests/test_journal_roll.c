@@ -99,7 +99,7 @@ static int read_all(struct mds_fixture *f, struct seen *s)
 {
 	struct pando_journal_reader *r = NULL;
 	size_t applied = 0;
-	int rc = pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, &r);
+	int rc = pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, 0, &r);
 
 	if (!rc)
 		rc = pando_journal_read(r, check_record, s, &applied);

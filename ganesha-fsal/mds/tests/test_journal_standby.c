@@ -14,6 +14,7 @@
 #include "journal.h"
 #include "mds_fixture.h"
 #include "ns_store.h"
+#include "snapshot_pack.h"
 
 static struct etcd_fixture etcd;
 
@@ -185,7 +186,7 @@ static void test_a_standby_from_a_snapshot_follows_the_journal_across_terms(stru
 	work(w->a, 0);
 	CHECK_EQ(ns_snapshot(w->a, w->standby, &w->seq), 0);
 	CHECK_EQ(ns_open(w->standby, &standby, &w->b), 0);
-	CHECK_EQ(pando_journal_reader_new(&w->f.mds, "g1", w->seq, &r), 0);
+	CHECK_EQ(pando_journal_reader_new(&w->f.mds, "g1", w->seq, 0, &r), 0);
 	if (!w->b || !r)
 		return;
 	work(w->a, 1);
@@ -202,6 +203,104 @@ static void test_a_standby_from_a_snapshot_follows_the_journal_across_terms(stru
 	pando_journal_reader_free(r);
 }
 
+/* The journal hook of a store as an active's, that can be told to lose
+ * the batches it is given: the store's RocksDB holds them, the journal
+ * never will, as when an active dies between the two. */
+struct losing {
+	const struct ns_journal *real;
+	bool lose;
+	struct ns_journal hook;
+};
+
+static int losing_append(void *arg, uint64_t seq, const void *batch, size_t len)
+{
+	struct losing *l = arg;
+
+	return l->lose ? 0 : l->real->append(l->real->arg, seq, batch, len);
+}
+
+static int losing_sync(void *arg, uint64_t seq)
+{
+	struct losing *l = arg;
+
+	return l->lose ? -EIO : l->real->sync(l->real->arg, seq);
+}
+
+static void create_in(struct ns_store *s, const char *prefix, int n)
+{
+	struct ns_attr a;
+	char name[32];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		CHECK_EQ(ns_create(s, NS_ROOT_INO, name, &file_mode, NS_UNCHECKED, NULL, &a, NULL),
+			 0);
+	}
+}
+
+/* An active killed with a create in its RocksDB that never reached the
+ * journal; the standby takes over and creates on; the old active's store
+ * comes back as a standby.  It holds a batch of the ended term at seqs
+ * the new term wrote other batches to: it must not follow on as if it
+ * held those. */
+static void
+test_a_store_with_a_batch_the_next_term_never_had_is_told_to_start_again(struct world *w)
+{
+	const struct pando_journal_options jo = { .group = "g1", .term = 3 };
+	struct losing l = { 0 };
+	struct ns_options o = { 0 };
+	struct pando_journal_reader *r = NULL;
+	struct ns_attr a;
+	uint64_t seq = 0, from = 0, term = 0;
+	size_t applied = 0;
+	char old[160];
+	int rc;
+
+	close_active(w);
+	ns_close(w->b);
+	w->b = NULL;
+	/* The active of term 3 on the store left by term 2. */
+	CHECK_EQ(pando_journal_open(&w->f.mds, &jo, &w->j), 0);
+	l.real = pando_journal_ns(w->j);
+	l.hook = (struct ns_journal){
+		.append = losing_append, .sync = losing_sync, .arg = &l, .term = l.real->term
+	};
+	o.journal = &l.hook;
+	CHECK_EQ(ns_open(w->active, &o, &w->a), 0);
+	if (!w->a)
+		return;
+	create_in(w->a, "t3.", 3);
+	CHECK_EQ(ns_applied_seq(w->a, &from), 0);
+	snapshot_dir_remove(w->standby);
+	CHECK_EQ(ns_snapshot(w->a, w->standby, &seq), 0);
+	l.lose = true;
+	rc = ns_create(w->a, NS_ROOT_INO, "never-acknowledged", &file_mode, NS_UNCHECKED, NULL, &a,
+		       NULL);
+	CHECK(rc != 0);
+	close_active(w);
+	/* The standby leads in term 4 and creates on: the two stores swap. */
+	snprintf(old, sizeof(old), "%s", w->active);
+	snprintf(w->active, sizeof(w->active), "%s", w->standby);
+	snprintf(w->standby, sizeof(w->standby), "%s", old);
+	CHECK_EQ(open_active(w, 4), 0);
+	if (!w->a)
+		return;
+	create_in(w->a, "t4.", 5);
+	/* The old active's store, as a standby from its own last batch. */
+	CHECK_EQ(ns_open(w->standby, &(struct ns_options){ .nosync = true }, &w->b), 0);
+	if (!w->b)
+		return;
+	CHECK_EQ(ns_applied(w->b, &seq, &term), 0);
+	CHECK(seq > from);
+	CHECK_EQ(term, 3);
+	CHECK_EQ(pando_journal_reader_new(&w->f.mds, "g1", seq, term, &r), 0);
+	if (!r)
+		return;
+	CHECK_EQ(pando_journal_read(r, apply_one, w->b, &applied), -ESTALE);
+	CHECK_EQ(applied, 0);
+	pando_journal_reader_free(r);
+}
+
 int main(void)
 {
 	struct world w = { 0 };
@@ -215,6 +314,7 @@ int main(void)
 		snprintf(w.active, sizeof(w.active), "%s/active", w.f.osds.root);
 		snprintf(w.standby, sizeof(w.standby), "%s/standby", w.f.osds.root);
 		test_a_standby_from_a_snapshot_follows_the_journal_across_terms(&w);
+		test_a_store_with_a_batch_the_next_term_never_had_is_told_to_start_again(&w);
 	} else {
 		CHECK(!"the engine starts");
 	}

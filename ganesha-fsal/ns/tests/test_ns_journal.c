@@ -388,11 +388,11 @@ static void check_order(struct fake *f)
 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct rec *r = &f->v[i];
-		uint64_t first, last;
+		uint64_t first, last, term;
 
 		bad += rec_first(r) + rec_count(r) - 1 != r->seq;
 		bad += i > 0 && rec_first(r) != f->v[i - 1].seq + 1;
-		bad += batch_check(r->data, r->len, &first, &last) != 0 || last != r->seq;
+		bad += batch_check(r->data, r->len, &first, &last, &term) != 0 || last != r->seq;
 	}
 	CHECK_EQ(bad, 0);
 }
@@ -671,17 +671,25 @@ static void hand_rec(struct hand *h, uint8_t tag, const void *k, size_t kl, cons
 }
 
 /* Ends with the applied seq and fills the header for a batch at first. */
-static void hand_end(struct hand *h, uint64_t first)
+/* Ends the batch with the applied seq in a value of vlen bytes (8: the
+ * seq; 16: the seq and term 7). */
+static void hand_end_value(struct hand *h, uint64_t first, size_t vlen)
 {
-	uint8_t k = K_APPLIED, v[8];
+	uint8_t k = K_APPLIED, v[16];
 	uint64_t last = first + h->count;
 
 	put_be64(v, last);
-	hand_rec(h, 0x1, &k, 1, v, 8);
+	put_be64(v + 8, 7);
+	hand_rec(h, 0x1, &k, 1, v, vlen);
 	for (int i = 0; i < 8; i++)
 		h->b[i] = (uint8_t)(first >> (8 * i));
 	for (int i = 0; i < 4; i++)
 		h->b[8 + i] = (uint8_t)(h->count >> (8 * i));
+}
+
+static void hand_end(struct hand *h, uint64_t first)
+{
+	hand_end_value(h, first, 8);
 }
 
 static void hand_start(struct hand *h)
@@ -695,11 +703,22 @@ static void malformed_by_hand(struct ns_store *b, uint64_t next)
 {
 	uint8_t ik[9] = { K_INODE, 0, 0, 0, 0, 0, 0, 0, 9 }, ck[2] = { K_COUNTER, C_INODES };
 	struct hand h;
+	uint64_t term = 1;
 
 	hand_start(&h); /* a well-formed one, to show the others fail for their fault */
 	hand_rec(&h, 0x1, ik, 9, "x", 1);
 	hand_end(&h, next);
-	CHECK_EQ(batch_check(h.b, h.len, &(uint64_t){ 0 }, &(uint64_t){ 0 }), 0);
+	CHECK_EQ(batch_check(h.b, h.len, &(uint64_t){ 0 }, &(uint64_t){ 0 }, &term), 0);
+	CHECK_EQ(term, 0);
+	hand_start(&h); /* with a term */
+	hand_rec(&h, 0x1, ik, 9, "x", 1);
+	hand_end_value(&h, next, 16);
+	CHECK_EQ(batch_check(h.b, h.len, &(uint64_t){ 0 }, &(uint64_t){ 0 }, &term), 0);
+	CHECK_EQ(term, 7);
+	hand_start(&h); /* an applied value neither a seq nor a seq and a term */
+	hand_rec(&h, 0x1, ik, 9, "x", 1);
+	hand_end_value(&h, next, 12);
+	CHECK_EQ(ns_apply(b, h.b, h.len), -EINVAL);
 
 	hand_start(&h); /* no applied seq at the end */
 	hand_rec(&h, 0x1, ik, 9, "x", 1);
@@ -796,7 +815,7 @@ static void malformed_flips(struct ns_store *b, struct ns_store *scratch, const 
 			refused++;
 			continue;
 		}
-		CHECK_EQ(batch_check(buf, x->len, &first, &last), 0);
+		CHECK_EQ(batch_check(buf, x->len, &first, &last, &(uint64_t){ 0 }), 0);
 		wb = rocksdb_writebatch_create_from((const char *)buf, x->len);
 		CHECK_EQ(db_write_local(scratch, wb, &seq), 0);
 		rocksdb_writebatch_destroy(wb);
@@ -839,6 +858,42 @@ static void test_malformed(void)
 	b = standby(bpath, true);
 	scratch = standby(spath, true);
 	ns_close(scratch);
+	ns_close(b);
+	ns_close(a);
+	fake_free(&f);
+}
+
+/* A journal with a term: every batch ends by setting the applied seq and
+ * that term, so the active, and a standby applying its batches, say which
+ * term wrote the last batch they hold, across a reopen. */
+static void test_each_batch_carries_the_journals_term(void)
+{
+	char path[128], bpath[160];
+	struct fake f;
+	struct ns_journal j = fake_journal(&f);
+	struct ns_store *a, *b;
+	uint64_t seq0 = 0, seq = 0, term = 0;
+	const struct rec *x;
+
+	j.term = 9;
+	a = active(path, sizeof(path), &j, true);
+	snprintf(bpath, sizeof(bpath), "%s.standby", path);
+	CHECK_EQ(ns_snapshot(a, bpath, &seq0), 0);
+	mkfile(a, NS_ROOT_INO, "f");
+	CHECK_EQ(ns_applied(a, &seq, &term), 0);
+	CHECK_EQ(term, 9);
+	x = &f.v[f.n - 1];
+	CHECK_EQ(seq, x->seq);
+	CHECK_EQ(get_be64(x->data + x->len - 8), 9); /* the applied value's end */
+	b = standby(bpath, true);
+	CHECK_EQ(ns_applied(b, &seq, &term), 0);
+	CHECK_EQ(term, 9); /* the snapshot's own batch */
+	CHECK(apply_after(&f, b, seq0) > 0);
+	ns_close(b);
+	b = standby(bpath, true);
+	CHECK_EQ(ns_applied(b, &seq, &term), 0);
+	CHECK_EQ(seq, x->seq);
+	CHECK_EQ(term, 9);
 	ns_close(b);
 	ns_close(a);
 	fake_free(&f);
@@ -965,6 +1020,7 @@ int main(void)
 	test_a_journal_shut_down_leaves_every_later_change_to_the_next_active();
 	test_nosync();
 	test_malformed();
+	test_each_batch_carries_the_journals_term();
 	test_snapshot_midstream();
 	test_repair();
 	test_no_journal();

@@ -56,6 +56,7 @@
 #define MEMBER_TTL_S 5
 #define MEMBER_INTERVAL_S 1
 #define SNAPSHOT_HOLD_S 3600
+#define JOURNAL_FAILED_REPLY_MS 500
 
 struct pando_group {
 	struct pando_mds *mds;
@@ -67,8 +68,8 @@ struct pando_group {
 	struct pando_handover *handover;         /* the active's */
 	struct group_snapshot_server *snapshots; /* the active's */
 	atomic_bool active;                      /* took over: losing the lead ends the process */
-	atomic_bool leaving;                     /* pando_group_free began */
-	_Atomic uint64_t seq;                    /* a standby's last record applied */
+	atomic_bool leaving;  /* it resigns: pando_group_free, a failed journal */
+	_Atomic uint64_t seq; /* a standby's last record applied */
 	_Atomic int64_t term;
 	_Atomic int64_t since;         /* when it took over (unix time); 0 a standby */
 	_Atomic uint64_t snapshot_seq; /* the last store_snapshot's, and when */
@@ -402,6 +403,28 @@ static int start_handover(struct pando_group *g, int64_t term)
 	return rc;
 }
 
+/* The journal failed for good (journal.h): what it holds is left to the
+ * next active, which may reach the OSDs this one cannot, so this one
+ * resigns at once, rather than waiting out its lease, and stops, as an
+ * active that lost the lead does, once the replies to the changes it
+ * refused (DELAY) had JOURNAL_FAILED_REPLY_MS to go out; started again,
+ * it starts from the group's snapshot if its store holds what the
+ * journal does not. */
+static void journal_failed(void *arg)
+{
+	struct pando_group *g = arg;
+
+	mds_log(MDS_LOG_CRIT, __func__,
+		"pando: group %s: %s cannot write the journal: it leaves the lead to a standby"
+		" and stops",
+		g->mds->cfg.mds_group, g->name);
+	atomic_store(&g->leaving, true); /* resigning is no lead lost */
+	pando_election_stop(g->election);
+	usleep(JOURNAL_FAILED_REPLY_MS * 1000);
+	service_address(g, "release");
+	_exit(EXIT_FAILURE);
+}
+
 /* A snapshot made for a new standby holds the journal after it. */
 static void snapshot_made(void *arg, uint64_t seq)
 {
@@ -420,7 +443,9 @@ static int take_over(struct pando_group *g, int64_t term)
 						  .leading = still_leading,
 						  .leading_arg = g,
 						  .trim_floor = trim_floor,
-						  .trim_arg = g };
+						  .trim_arg = g,
+						  .failed = journal_failed,
+						  .failed_arg = g };
 	uint64_t seq = 0;
 	int rc;
 

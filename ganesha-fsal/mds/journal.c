@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "etcd_client.h"
 #include "journal_segment.h"
@@ -20,6 +22,12 @@
 #define JOURNAL_PENDING_MAX (64u << 20)
 #define JOURNAL_STRIPE_UNIT (1u << 20)
 #define JOURNAL_ROLLS_MAX 3 /* new segments for one write whose copies fail */
+/* How long a write that cannot reach its copies is tried again before the
+ * journal fails for good: longer than the OSD connections' back-off after
+ * a failure (2 s), so that OSDs restarting together cost a wait, not the
+ * lead. */
+#define JOURNAL_GIVE_UP_MS 10000
+#define JOURNAL_RETRY_MS 250
 
 struct pando_journal {
 	struct pando_mds *mds;
@@ -30,6 +38,8 @@ struct pando_journal {
 	void *leading_arg;
 	uint64_t (*trim_floor)(void *arg);
 	void *trim_arg;
+	void (*failed_fn)(void *arg);
+	void *failed_arg;
 	/* the writer thread's own */
 	struct journal_segment seg; /* map NULL until the first write */
 	uint64_t off;               /* bytes written into seg */
@@ -276,6 +286,44 @@ static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint
 	}
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool stopping(struct pando_journal *j)
+{
+	bool stop;
+
+	pthread_mutex_lock(&j->lock);
+	stop = j->stop;
+	pthread_mutex_unlock(&j->lock);
+	return stop;
+}
+
+/* write_out, tried again every JOURNAL_RETRY_MS, away from no OSD, for up
+ * to JOURNAL_GIVE_UP_MS or until the journal is closed. */
+static int write_patiently(struct pando_journal *j, const uint8_t *buf, size_t n, uint64_t first)
+{
+	int64_t give_up = now_ms() + JOURNAL_GIVE_UP_MS;
+	int rc = write_out(j, buf, n, first);
+
+	if (rc)
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: journal: writing seq %" PRIu64
+			" reached too few OSDs (%s): trying again for up to %d s",
+			first, strerror(-rc), JOURNAL_GIVE_UP_MS / 1000);
+	while (rc && now_ms() < give_up && !stopping(j)) {
+		usleep(JOURNAL_RETRY_MS * 1000);
+		j->navoid = 0; /* the OSDs failed may be back */
+		rc = write_out(j, buf, n, first);
+	}
+	return rc;
+}
+
 /* Takes what is pending (NULL when nothing is and the journal stops). */
 static uint8_t *take(struct pando_journal *j, size_t *n, uint64_t *first, uint64_t *last,
 		     int *failed)
@@ -308,8 +356,8 @@ static void *writer(void *arg)
 	int failed;
 
 	while ((buf = take(j, &n, &first, &last, &failed))) {
-		int rc = failed ? failed : write_out(j, buf, n, first);
-		bool unsure = !rc && j->leading && !j->leading(j->leading_arg);
+		int rc = failed ? failed : write_patiently(j, buf, n, first);
+		bool unsure = !rc && j->leading && !j->leading(j->leading_arg), gave_up = false;
 
 		free(buf);
 		pthread_mutex_lock(&j->lock);
@@ -322,7 +370,8 @@ static void *writer(void *arg)
 				": the journal stops, no change can be acknowledged",
 				j->term, first, last);
 		} else if (rc && !j->failed) {
-			j->failed = -EIO;
+			j->failed = j->failed_fn ? -ESHUTDOWN : -EIO;
+			gave_up = j->failed_fn != NULL;
 			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: journal: writing seq %" PRIu64 "..%" PRIu64
 				" failed (%s): the journal stops, no change can be acknowledged",
@@ -334,6 +383,8 @@ static void *writer(void *arg)
 			j->durable = last;
 		pthread_cond_broadcast(&j->cond);
 		pthread_mutex_unlock(&j->lock);
+		if (gave_up)
+			j->failed_fn(j->failed_arg);
 		if (j->trim_due && !rc) {
 			j->trim_due = false;
 			trim(j);
@@ -444,6 +495,8 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 	j->leading_arg = opt->leading_arg;
 	j->trim_floor = opt->trim_floor;
 	j->trim_arg = opt->trim_arg;
+	j->failed_fn = opt->failed;
+	j->failed_arg = opt->failed_arg;
 	j->hook = (struct ns_journal){
 		.append = hook_append, .sync = hook_sync, .arg = j, .term = opt->term
 	};

@@ -21,12 +21,15 @@
  * that failed; the same records may then be in both, and a reader
  * applies them once.  A write that still cannot reach every copy (no OSD
  * left to avoid the failed ones, or JOURNAL_ROLLS_MAX new segments
- * failed in turn) fails the journal: every sync() from then on returns
+ * failed in turn) is tried again, on any OSD, for 10 s, and then fails
+ * the journal: every sync() from then on returns
  * -EIO, and the manager must stop acknowledging changes.  A journal whose
  * manager is no longer sure that it leads stops too, with -ESHUTDOWN:
  * the change is not lost but left to the next active, so clients are
  * told to send it again (NFS3ERR_JUKEBOX, NFS4ERR_DELAY) and find the
- * next active at the service address by then. */
+ * next active at the service address by then.  A group's active (with
+ * the failed callback) stops the same way when its journal fails for
+ * good, and lets a standby, which may reach the OSDs it cannot, lead. */
 #ifndef PANDO_JOURNAL_H
 #define PANDO_JOURNAL_H
 
@@ -66,6 +69,12 @@ struct pando_journal_options {
 	 * nothing is trimmed. */
 	uint64_t (*trim_floor)(void *arg);
 	void *trim_arg;
+	/* Called once, from the writer's thread, when the journal fails for
+	 * good: the changes it holds and any later are then left to the next
+	 * active (-ESHUTDOWN), and the writer's manager must let a standby,
+	 * which may reach the OSDs it cannot, lead.  NULL: -EIO. */
+	void (*failed)(void *arg);
+	void *failed_arg;
 };
 
 /* A map of JOURNAL_COPIES mirrors, one per failure domain, over the OSDs

@@ -27,7 +27,7 @@ from pando_testing.etcd import EtcdClient, EtcdCluster
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import connect, connect_v4, new_file
 from pando_testing.mds_group import GROUP, group_fsal, standby_of, start_standby, wait_log
-from pando_testing.nfs3 import FILE_SYNC, Nfs3Client
+from pando_testing.nfs3 import FILE_SYNC, NFS3ERR_JUKEBOX, Nfs3Client
 from pando_testing.nfs4 import NFS4_OK, NFS4ERR_DENIED, NFS4ERR_GRACE, OPEN4_SHARE_ACCESS_BOTH
 from pando_testing.nlm import NLM4_DENIED, NLM4_DENIED_GRACE_PERIOD, NLM4_GRANTED, nlm_host
 from pando_testing.oncrpc import ConnectionClosed
@@ -316,25 +316,30 @@ def test_a_standby_that_starts_from_nothing_begins_from_the_groups_snapshot(
     assert code == 0, b.log_text()[-3000:]
 
 
-def test_an_old_active_with_a_change_the_journal_never_had_starts_again_from_a_snapshot(
+def test_an_active_that_cannot_journal_steps_down_and_comes_back_from_a_snapshot(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     """Every OSD stops: the active's next create is in its store but
-    reaches no copy of the journal, so it is refused, never acknowledged.
-    The active is killed, the OSDs come back, and the standby leads and
-    creates on.  Started again, the old active's store holds a batch the
+    reaches no copy of the journal, so it is never acknowledged: the
+    client is told to send it again (NFS3ERR_JUKEBOX), and the active,
+    whose journal cannot go on, leaves the lead and stops.  The OSDs
+    come back, and the standby leads and creates on.  Started again, the old active's store holds a batch the
     new term never had at seqs the new term used: it must not follow on
     from it (it would skip the new term's changes there), so it moves
     its store aside, starts from the group's snapshot, and later leads
     with every change of the new term and without the refused create."""
     a, root, b, members = found_pair(mds_factory, etcd, tmp_path)
     try:
-        with connect(a) as c:
+        # The journal tries again for 10 s before it gives up.
+        with connect(a, timeout=30) as c:
             want = make_files(c, root, "before", 6)
             wait_caught_up(members)
             for o in a.osds:
                 assert o.stop() == 0
-            assert c.create(root, "never-acknowledged").status != 0
-        a.kill9()
+            # The client is told to send it again, not given an error.
+            assert c.create(root, "never-acknowledged").status == NFS3ERR_JUKEBOX
+        # Its journal failed for good: the active leaves the lead and stops.
+        wait_log(a, "cannot write the journal: it leaves the lead to a standby", 30)
+        assert a.proc is not None and a.proc.wait(timeout=30) != 0
         for o in a.osds:
             o.start()
         b.wait_serving(TAKEOVER_TIMEOUT_S)

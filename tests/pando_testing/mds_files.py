@@ -28,10 +28,10 @@ def ok(res: Any, what: str = "") -> Any:
 
 
 def connect(server: GaneshaServer, uid: int = 0, gid: int = 0,
-            gids: Sequence[int] = ()) -> Nfs3Client:
+            gids: Sequence[int] = (), timeout: float = 10.0) -> Nfs3Client:
     """A client of the server's NFSv3 side (a manager's gateway), as
-    AUTH_SYS uid/gid (root by default)."""
-    return Nfs3Client.over(server.pod.connect(server.host, server.nfs_port),
+    AUTH_SYS uid/gid (root by default), waiting `timeout` s for a reply."""
+    return Nfs3Client.over(server.pod.connect(server.host, server.nfs_port, timeout=timeout),
                            auth_sys_groups(uid, gid, gids))
 
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "etcd_fixture.h"
@@ -224,11 +225,46 @@ static void test_a_new_term_starts_its_own_segment(struct mds_fixture *f)
 	pando_journal_reader_free(r);
 }
 
+/* A copy's OSD that stops answering (SIGSTOP) for 3 s, with no other
+ * OSD to go to (three here): the write is tried again until it answers,
+ * and the journal goes on, the record acknowledged late. */
+static void *thaw_later(void *arg)
+{
+	sleep(3);
+	kill(*(pid_t *)arg, SIGCONT);
+	return NULL;
+}
+
+static void test_an_osd_back_within_the_give_up_time_costs_a_wait(struct mds_fixture *f)
+{
+	struct pando_journal *j = NULL;
+	struct timespec t0, t1;
+	uint64_t seq = 0;
+	pthread_t t;
+
+	CHECK_EQ(open_term(f, 4, 0, &j), 0);
+	if (!j)
+		return;
+	CHECK_EQ(commit_one(j, &seq), 0);
+	CHECK_EQ(freeze_process(f->osds.pids[1]), 0);
+	CHECK_EQ(pthread_create(&t, NULL, thaw_later, &f->osds.pids[1]), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(commit_one(j, &seq), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_join(t, NULL);
+	CHECK(t1.tv_sec - t0.tv_sec >= 2);
+	CHECK_EQ(commit_one(j, &seq), 0);
+	CHECK_EQ(mds_fixture_log_find("trying again for up to 10 s"), 1);
+	pando_journal_close(j);
+	CHECK_EQ(osd_fixture_back_in_pool(f->mds.conns, f->osds.osds[1].id), 0);
+}
+
 /* Every copy holds every record: with one copy's OSD gone the others
  * give them all; and a write that cannot reach every copy, with no other
  * OSD to go to (three here, test_journal_roll has four), fails the
- * journal for good.  First, a copy's OSD that does not answer (stopped
- * with SIGSTOP): sync waits for it, up to the OSD timeout, and fails. */
+ * journal for good once tried again for 10 s.  First, a copy's OSD that
+ * does not answer (stopped with SIGSTOP): sync waits for it, up to the
+ * OSD timeout each try, and fails. */
 static void test_a_lost_copy_is_read_around_and_fails_the_writer(struct mds_fixture *f)
 {
 	struct pando_journal *j = NULL;
@@ -395,6 +431,7 @@ int main(void)
 	if (mds_fixture_start(&f, JOURNAL_COPIES, tune) == 0) {
 		test_records_from_many_threads_read_back_in_order_across_rolls(&f);
 		test_a_new_term_starts_its_own_segment(&f);
+		test_an_osd_back_within_the_give_up_time_costs_a_wait(&f);
 		test_a_lost_copy_is_read_around_and_fails_the_writer(&f);
 		test_a_writer_unsure_that_it_leads_acknowledges_nothing(&f);
 		test_a_reader_ahead_of_the_next_term_must_start_again(&f);

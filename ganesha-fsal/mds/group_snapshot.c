@@ -21,6 +21,9 @@
 #include "ticker.h"
 
 #define FETCH_LOG_S 10
+/* Each snapshot flushes the store and copies it whole to the OSDs: one
+ * every few seconds at most, however often it is asked for. */
+#define GROUP_SNAPSHOT_GAP_S 5
 #define VALUE_MAX 65536
 
 /* The value at the snapshot key. */
@@ -146,6 +149,8 @@ struct group_snapshot_server {
 	struct etcd_client *etcd;
 	void (*made)(void *arg, uint64_t seq);
 	void *made_arg;
+	time_t next;  /* no snapshot before, whoever asks (GROUP_SNAPSHOT_GAP_S) */
+	int failures; /* in a row: one line for the first, then every tenth */
 	char want_key[320], key[320], dir[PATH_MAX];
 };
 
@@ -209,16 +214,20 @@ static bool serve_tick(void *arg)
 	int rc = etcd_get(g->etcd, g->want_key, &value, &len, NULL);
 
 	free(value);
-	if (rc)
-		return true; /* none asked, or etcd away: look again */
+	if (rc || time(NULL) < g->next)
+		return true; /* none asked, etcd away, or too soon: look again */
 	rc = make(g, &seq);
-	if (rc)
+	g->next = time(NULL) + GROUP_SNAPSHOT_GAP_S;
+	if (rc && g->failures++ % 10 == 0)
 		mds_log(MDS_LOG_WARN, __func__,
-			"pando: group %s: cannot make a snapshot for a new standby: %s;"
-			" trying again",
-			g->mds->cfg.mds_group, strerror(-rc));
-	else if (g->made)
-		g->made(g->made_arg, seq);
+			"pando: group %s: cannot make a snapshot for a new standby: %s"
+			" (%d time(s) in a row); trying again every %d s",
+			g->mds->cfg.mds_group, strerror(-rc), g->failures, GROUP_SNAPSHOT_GAP_S);
+	if (!rc) {
+		g->failures = 0;
+		if (g->made)
+			g->made(g->made_arg, seq);
+	}
 	return true;
 }
 

@@ -371,7 +371,7 @@ static void *writer(void *arg)
 				j->term, first, last);
 		} else if (rc && !j->failed) {
 			j->failed = j->failed_fn ? -ESHUTDOWN : -EIO;
-			gave_up = j->failed_fn != NULL;
+			gave_up = j->failed_fn != NULL && !j->stop; /* a clean stop goes on */
 			mds_log(MDS_LOG_CRIT, __func__,
 				"pando: journal: writing seq %" PRIu64 "..%" PRIu64
 				" failed (%s): the journal stops, no change can be acknowledged",

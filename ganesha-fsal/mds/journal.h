@@ -70,7 +70,8 @@ struct pando_journal_options {
 	uint64_t (*trim_floor)(void *arg);
 	void *trim_arg;
 	/* Called once, from the writer's thread, when the journal fails for
-	 * good: the changes it holds and any later are then left to the next
+	 * good (not while it closes): the changes it holds and any later are
+	 * then left to the next
 	 * active (-ESHUTDOWN), and the writer's manager must let a standby,
 	 * which may reach the OSDs it cannot, lead.  NULL: -EIO. */
 	void (*failed)(void *arg);

@@ -65,7 +65,7 @@ static int list_files(int dfd, char ***out, size_t *n)
 		if (rc)
 			break;
 		names = mds_realloc(names, (*n + 1) * sizeof(*names));
-		names[(*n)++] = strdup(e->d_name);
+		names[(*n)++] = mds_strdup(e->d_name);
 	}
 	if (d)
 		closedir(d);

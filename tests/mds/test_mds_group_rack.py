@@ -1,5 +1,5 @@
-"""A manager group in the rack model (pando_testing/rack.py): etcd, four
-OSDs, the active and the standby each on a machine of its own, and a
+"""A manager group in the rack model (pando_testing/rack_group.py): etcd,
+four OSDs, the active and the standby each on a machine of its own, and a
 client machine that mounts the group's service address, which the
 active holds (Service_Address_Command: pando-service-address).
 
@@ -14,99 +14,28 @@ its clients, acknowledges nothing once the standby leads: whatever it
 acknowledged is on the new active."""
 from __future__ import annotations
 
-import dataclasses
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from pando_testing.daemons import OsdProcess
-from pando_testing.etcd import CLIENT_PORT_BASE, PEER_PORT_BASE, EtcdMember
-from pando_testing.keys import write_cluster_key
-from pando_testing.mds import PandoMds
-from pando_testing.mds_group import GROUP, wait_log
+from pando_testing.mds_group import wait_log
 from pando_testing.nfs3 import (FILE_SYNC, NFS3_OK, NFS3ERR_JUKEBOX, UNCHECKED, Nfs3Client,
                                 Nfs3StatusError, auth_sys_groups)
 from pando_testing.oncrpc import ConnectionClosed
 from pando_testing.pod import Pod
-from pando_testing.rack import Rack, RackNode
+from pando_testing.rack_group import SERVICE, RackGroup, rack_group
 from pando_testing.threads import RaisingThread
 
-SERVICE = "10.77.200.1"
-OSDS = 4
 TAKEOVER_TIMEOUT_S = 60
 CALL_TIMEOUT_S = 2.0
 
 
-def member_fsal(etcd: EtcdMember, name: str) -> str:
-    command = (f"{sys.executable} -m pando_cluster.service_address"
-               f" --address {SERVICE}/16 --dev eth0")
-    return "\n".join([f'Etcd = "{etcd.client_url}";', f'Mds_Name = "{name}";',
-                      f'Service_Address_Command = "{command}";'])
-
-
-@dataclass
-class RackGroup:
-    rack: Rack
-    etcd: EtcdMember
-    osds: list[OsdProcess]
-    a: PandoMds
-    b: PandoMds
-    nodes: dict[str, RackNode] = field(default_factory=dict)
-
-    def cut(self, name: str) -> None:
-        self.rack.hub.run(["ip", "link", "set", self.nodes[name].port, "down"])
-
-    def mend(self, name: str) -> None:
-        self.rack.hub.run(["ip", "link", "set", self.nodes[name].port, "up"])
-
-
-def _start_etcd(node: RackNode, workdir: Path) -> EtcdMember:
-    m = EtcdMember(node.pod, workdir, "etcd1", node.addr, CLIENT_PORT_BASE, PEER_PORT_BASE)
-    m.start()
-    return m
-
-
 @pytest.fixture
 def group(tmp_path: Path) -> Iterator[RackGroup]:
-    """Active "a" (founding the group, holding the address), standby "b"
-    following its journal from a snapshot of its store."""
-    rack = Rack().start()
-    stopped: dict[str, int | None] = {}
-    started: list[OsdProcess | EtcdMember | PandoMds] = []
-    try:
-        nodes = {n: rack.node(n) for n in ("etcd", *(f"osd{i}" for i in range(1, OSDS + 1)),
-                                            "mds-a", "mds-b", "client")}
-        etcd = _start_etcd(nodes["etcd"], tmp_path / "etcd")
-        started.append(etcd)
-        key = write_cluster_key(tmp_path / "cluster.key")
-        osds = []
-        for i in range(1, OSDS + 1):
-            o = OsdProcess(nodes[f"osd{i}"].pod, tmp_path / "osds", key, osd_id=i,
-                           host=nodes[f"osd{i}"].addr)
-            o.format()
-            started.append(o.start())
-            osds.append(o)
-        a = PandoMds(nodes["mds-a"].pod, tmp_path / "mdsa", osds=osds, key=key, host=SERVICE,
-                     object_pool=0, protocols=(3,), nsm=False, mds_group=GROUP,
-                     extra_fsal=member_fsal(etcd, "a"))
-        started.append(a.start())
-        wait_log(a, "a is the active, term", 10)
-        a.store_snapshot(tmp_path / "b-store")
-        b = dataclasses.replace(a, pod=nodes["mds-b"].pod, workdir=tmp_path / "mdsb",
-                                db_path=tmp_path / "b-store", extra_fsal=member_fsal(etcd, "b"))
-        started.append(b.start(wait=False))
-        wait_log(b, "b follows the journal until it leads", 30)
-        yield RackGroup(rack, etcd, osds, a, b, nodes)
-    finally:
-        for d in reversed(started):
-            if d.alive():
-                stopped[str(getattr(d, "workdir", d))] = d.stop()
-        rack.stop()
-    assert all(code == 0 for code in stopped.values()), stopped
+    with rack_group(tmp_path) as g:
+        yield g
 
 
 class Writer:

@@ -30,17 +30,22 @@ def log_dir_for(request: pytest.FixtureRequest) -> Path:
 
 
 def keep_logs(request: pytest.FixtureRequest, logs: list[Path], tail: int = 30) -> None:
+    """Copies logs into the failed test's log folder; a name already
+    there (two managers' ganesha.log) gets its folder's name in front."""
     if not request.node.stash.get(FAILED_KEY, False):
         return
     dest = log_dir_for(request)
     dest.mkdir(parents=True, exist_ok=True)
+    kept: set[str] = set()
     for log in logs:
         if log.exists():
-            shutil.copy(log, dest / log.name)
+            name = log.name if log.name not in kept else f"{log.parent.name}-{log.name}"
+            kept.add(name)
+            shutil.copy(log, dest / name)
             if tail:
                 lines = log.read_text(errors="replace").replace("\r", "").splitlines()[-tail:]
                 lines = [x if len(x) <= 400 else x[:400] + " [...]" for x in lines]
-                print(f"\n--- {log.name} (kept in {dest}) ---\n" + "\n".join(lines))
+                print(f"\n--- {name} (kept in {dest}) ---\n" + "\n".join(lines))
 
 
 def sanitizer_reports(logs: list[Path]) -> list[str]:

@@ -44,6 +44,7 @@ from .osdctl import Info, OsdCtl, OsdCtlError, Stats, Status, open_ctl
 from .pod import Pod
 from .threads import RaisingThread
 from .vm import Scenario, Vm
+from .vmnet import GUEST_NET_SH, TapNet
 
 if TYPE_CHECKING:
     from .e2e import KernelClient
@@ -486,11 +487,12 @@ class PnfsCluster:
         return self.mds.log_text()
 
     def copy_to_midway(self, kc: "KernelClient", script: str, files: int, size: int,
-                       *opened: str) -> tuple[Vm, list[bytes]]:
-        """A guest of kc runs script over NFSv4.1, random bytes for
-        f1..f<files> at the gate (getdata), the gates `opened` open from
-        the start; returned, with the bytes, once it waits at gate
-        "midway" (gate "ready" released on the way)."""
+                       *opened: str, tap: TapNet | None = None) -> tuple[Vm, list[bytes]]:
+        """A guest of kc runs script over NFSv4.1 (on `tap` if given,
+        else on qemu's user network), random bytes for f1..f<files> at the
+        gate (getdata), the gates `opened` open from the start; returned,
+        with the bytes, once it waits at gate "midway" (gate "ready"
+        released on the way)."""
         gate = self.gate
         assert gate is not None
         data = [os.urandom(size) for _ in range(files)]
@@ -498,7 +500,12 @@ class PnfsCluster:
             gate.data[f"f{i}"] = d
         for name in opened:
             gate.open(name)
-        vm = kc.start(Scenario().step("sh", "v4.1", gate.guest_lib() + script), timeout=900)
+        scenario = Scenario().raw(GUEST_NET_SH) if tap is not None else Scenario()
+        vm = kc.vm(scenario.step("sh", "v4.1", gate.guest_lib() + script), timeout=900,
+                   params=tap.guest_params() if tap is not None else {})
+        if tap is not None:
+            vm.netdev = tap.netdev()
+        vm.start()
         gate.wait("ready", timeout=300, vms=[vm])
         gate.release("ready")
         gate.wait("midway", timeout=300, vms=[vm])

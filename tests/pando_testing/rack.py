@@ -15,9 +15,13 @@ import subprocess
 from dataclasses import dataclass, field
 
 from .pod import Pod
+from .vmnet import TapNet
 
 SUBNET = "10.77"
 BRIDGE = "br0"
+# The hub's own address on the switch, for what a test serves its qemu
+# guests (pnfs_tools.Rendezvous); nodes are numbered below 10.77.4.
+HUB_ADDR = f"{SUBNET}.100.1"
 
 
 def _tbf(dev: str, mbit: int) -> list[str]:
@@ -75,6 +79,15 @@ class Rack:
         node = RackNode(name, pod, addr, port)
         self.nodes.append(node)
         return node
+
+    def guest_tap(self, n: int = 1) -> TapNet:
+        """A tap device on the switch for the n-th qemu guest, which runs in
+        the hub (qemu opens its tap by name there) at 10.77.100.<n + 1>;
+        the hub answers at HUB_ADDR.  No cap on the guest's link: a TCG
+        guest is far slower than any NIC."""
+        self.hub.run(["ip", "addr", "replace", f"{HUB_ADDR}/16", "dev", BRIDGE])
+        return TapNet(self.hub, ifname=f"gtap{n}", host_addr=HUB_ADDR,
+                      guest_addr=f"{SUBNET}.100.{n + 1}", prefix=16, bridge=BRIDGE).create()
 
     def link_bytes(self, node: RackNode) -> tuple[int, int]:
         """(bytes the node sent, bytes it received) on its NIC so far."""

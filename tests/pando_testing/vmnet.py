@@ -27,6 +27,10 @@ lib.sh's parse_params turns into shell variables) carry the tap
 addresses, and GUEST_NET_SH, run first thing by a scenario script,
 re-addresses eth0 from them and checks the pod side answers.
 
+On a bridge (`bridge`: rack.Rack.guest_tap) the device is a port of
+that bridge instead, and the guest a machine on its network: `host_addr`
+is then the bridge's own address, which the caller gives it.
+
 One tap device per pod and per VM at a time (qemu opens it by name; the
 device is persistent and outlives qemu, so a VM booted again reuses it).
 Needs root (CAP_NET_ADMIN in the pod) and /dev/net/tun.
@@ -80,6 +84,7 @@ class TapNet:
     # Both ends' MTU.  1500 is Ethernet's; with virtio-net's offloads the
     # guest sends 64 KiB TSO segments anyway, so a larger MTU gains little.
     mtu: int = 1500
+    bridge: str | None = None
     created: bool = False
 
     def __post_init__(self) -> None:
@@ -93,13 +98,17 @@ class TapNet:
             raise TapUnavailable(f"ip {' '.join(args)}: {(cp.stderr or cp.stdout).strip()}")
 
     def create(self) -> "TapNet":
-        """Makes the device, gives the pod side its address, brings it up."""
+        """Makes the device, gives the pod side its address (or joins the
+        bridge), brings it up."""
         if not os.path.exists("/dev/net/tun"):
             raise TapUnavailable("/dev/net/tun does not exist")
         self._ip("tuntap", "add", "dev", self.ifname, "mode", "tap")
         self.created = True
         try:
-            self._ip("addr", "add", f"{self.host_addr}/{self.prefix}", "dev", self.ifname)
+            if self.bridge is None:
+                self._ip("addr", "add", f"{self.host_addr}/{self.prefix}", "dev", self.ifname)
+            else:
+                self._ip("link", "set", self.ifname, "master", self.bridge)
             self._ip("link", "set", self.ifname, "mtu", str(self.mtu))
             self._ip("link", "set", self.ifname, "up")
         except BaseException:

@@ -15,9 +15,10 @@
 #include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -193,11 +194,77 @@ static bool source_of(char *buf, size_t len)
 	return strcmp(buf, "0.0.0.0") && strcmp(buf, "::");
 }
 
+/* sm-notify wants a host name for an address it sends from (it asks the
+ * resolver with NI_NAMEREQD) and tells nobody without one.  A floating
+ * address seldom has one: no PTR record, no line in /etc/hosts.  So the
+ * notifier gets, in a mount namespace of its own, the machine's
+ * /etc/hosts with one more line that names the address by itself (the
+ * machine's own name for it, if any, still comes first): it sends from
+ * the address, and names the server by it, as each host mounted it
+ * (statd matches the sender's address or that name). */
+static bool write_hosts(const char *path, const char *from)
+{
+	char buf[4096];
+	ssize_t n;
+	bool ok;
+	int in = open("/etc/hosts", O_RDONLY | O_CLOEXEC), out;
+
+	/* A new file: statd's directory may belong to statd's user. */
+	(void)unlink(path);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	ok = out >= 0;
+	while (ok && in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	n = snprintf(buf, sizeof(buf), "\n%s\t%s\n", from, from);
+	ok = ok && write(out, buf, (size_t)n) == n;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ok = false;
+	return ok;
+}
+
+static bool numeric(const char *host)
+{
+	struct addrinfo hint = { .ai_flags = AI_NUMERICHOST }, *ai = NULL;
+	bool yes = getaddrinfo(host, NULL, &hint, &ai) == 0;
+
+	if (ai)
+		freeaddrinfo(ai);
+	return yes;
+}
+
+/* The child of a fork in a threaded process: system calls only. */
+static void exec_notifier(char *const argv[], const char *hosts_file)
+{
+	static const char failed[] = "pando: sm-notify keeps the machine's /etc/hosts\n";
+
+	if (hosts_file &&
+	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     mount(hosts_file, "/etc/hosts", NULL, MS_BIND, NULL)))
+		(void)!write(STDERR_FILENO, failed, sizeof(failed) - 1);
+	execve(SM_NOTIFY, argv, environ);
+	_exit(127);
+}
+
+static int spawn_notifier(char *const argv[], const char *hosts_file)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		exec_notifier(argv, hosts_file);
+	if (pid < 0)
+		return errno;
+	notifier = pid;
+	return 0;
+}
+
 void pando_nsm_notify(void)
 {
 	const char *list = nfs_param.core_param.nsm_notify_dir;
-	char dir[PATH_MAX], from[NI_MAXHOST];
+	char dir[PATH_MAX], from[NI_MAXHOST], hosts_file[PATH_MAX + 8];
 	char *argv[] = { SM_NOTIFY, "-d", "-f", "-P", dir, "-v", from, NULL };
+	bool named = false;
 	int rc;
 
 	if (!hosts || !list || snprintf(dir, sizeof(dir), "%s", list) >= (int)sizeof(dir) ||
@@ -207,12 +274,16 @@ void pando_nsm_notify(void)
 	if (!source_of(from, sizeof(from))) {
 		argv[5] = NULL;
 		snprintf(from, sizeof(from), "(its host name)");
+	} else if (numeric(from)) {
+		snprintf(hosts_file, sizeof(hosts_file), "%s/hosts", dir);
+		named = write_hosts(hosts_file, from);
+		if (!named)
+			LogWarn(COMPONENT_NLM, "pando: %s: %s: sm-notify needs a host name for %s",
+				hosts_file, strerror(errno), from);
 	}
 	pthread_mutex_lock(&notifier_lock);
-	rc = posix_spawn(&notifier, SM_NOTIFY, NULL, NULL, argv, environ);
-	if (rc)
-		notifier = 0;
-	else
+	rc = spawn_notifier(argv, named ? hosts_file : NULL);
+	if (!rc)
 		reaping = pthread_create(&reaper, NULL, reap, NULL) == 0;
 	pthread_mutex_unlock(&notifier_lock);
 	if (rc)

@@ -18,6 +18,10 @@ its ganesha still running:
 - the kernel reclaimed its open and its lock on b; b settled the files
   whose write layouts a had out;
 - a, cut off from etcd, stops on its own and gives the address up.
+
+The same for a guest holding an NFSv3 lock (with its own statd): b tells
+it from the service address (sm-notify), and its lockd reclaims the lock
+on b.
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from pathlib import Path
 import pytest
 
 from pando_testing.e2e import KernelClient
-from pando_testing.group_failover import PSEUDO, failover_under_writer
+from pando_testing.group_failover import PSEUDO, failover_under_writer, \
+    nfs3_lock_across_failover
 from pando_testing.logs import keep_logs
 from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
 from pando_testing.rack import HUB_ADDR
@@ -52,7 +57,7 @@ class RackGuest:
 @pytest.fixture
 def rack(version: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[RackGuest]:
     with rack_group(tmp_path, clients=(), protocols=None, pnfs=True, pseudo=PSEUDO,
-                    graceless=False, inline_max=1) as g:
+                    graceless=False, inline_max=1, nsm=True) as g:
         tap = g.rack.guest_tap()
         gate = Rendezvous(g.rack.hub, address=HUB_ADDR, guest_address=HUB_ADDR).start()
         target = g.a.mount_target(address=SERVICE)
@@ -98,3 +103,18 @@ def test_the_actives_machine_cut_off_writer_and_lock_holder_go_on_on_the_standby
 def test_the_actives_machine_cut_off_other_kernels(rack: RackGuest) -> None:
     cut_under_writer(rack)
 
+
+@pytest.mark.parametrize("version", ["6.12"])
+def test_the_actives_machine_cut_off_nfs3_lock_holder_reclaims_on_the_standby(
+        rack: RackGuest) -> None:
+    g = rack.group
+    nfs3_lock_across_failover(g.a, g.b, rack.kc, rack.tap, rack.gate, lambda: g.cut("mds-a"))
+    check_cut_off_active_stopped(g)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["6.1", "7.x"])
+def test_the_actives_machine_cut_off_nfs3_lock_holder_other_kernels(rack: RackGuest) -> None:
+    g = rack.group
+    nfs3_lock_across_failover(g.a, g.b, rack.kc, rack.tap, rack.gate, lambda: g.cut("mds-a"))
+    check_cut_off_active_stopped(g)

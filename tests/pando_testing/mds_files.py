@@ -156,3 +156,19 @@ class BackgroundWriter:
                  tb: TracebackType | None) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def lookup_path(c: Nfs3Client, root: bytes, path: str) -> bytes:
+    fh = root
+    for name in path.strip("/").split("/"):
+        fh = c.lookup_fh(fh, name)
+    return fh
+
+
+def file_bytes(m: GaneshaServer, path: str) -> tuple[int, bytes]:
+    """Size and bytes of a file, read through the server's NFSv3 side."""
+    with connect(m) as c:
+        fh = lookup_path(c, m.root_handle(), path)
+        attrs = c.getattr(fh).attrs
+        assert attrs is not None
+        return attrs.size, c.read_all(fh, 0, attrs.size)

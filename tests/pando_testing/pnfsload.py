@@ -4,12 +4,13 @@ can write the same bytes."""
 from __future__ import annotations
 
 import json
+import signal
 import struct
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .bench_tools import bench_binary, from_result, wait_result
 from .pod import Pod
@@ -118,3 +119,33 @@ def run_pnfsload(argv: Sequence[str], pod: Pod | None = None, prefix: Sequence[s
                  progress: bool = False, timeout: float = 330.0) -> PnfsloadResult:
     """One pnfsload run to its end."""
     return wait_pnfsload(start_pnfsload(argv, pod, prefix, progress), timeout)
+
+
+def progress_lines(proc: subprocess.Popen[str], until: Callable[[float], bool],
+                   acked: dict[int, int] | None = None) -> int:
+    """Reads pnfsload --writer's progress lines until one's time passes
+    `until`; the bytes it acknowledged.  `acked` gets every client's last
+    count on the way."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        words = line.split()
+        if words[:1] != ["progress"]:
+            continue
+        if acked is not None:
+            acked[int(words[1])] = int(words[3])
+        if until(float(words[2])):
+            return int(words[3])
+    raise AssertionError(f"pnfsload ended: {proc.wait()}")
+
+
+def stop_writer(proc: subprocess.Popen[str],
+                acked: dict[int, int]) -> tuple[PnfsloadResult, str]:
+    """SIGTERM to a --writer: its result and its stderr; `acked` gets every
+    client's last acknowledged byte count."""
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    for ln in out.splitlines():
+        if ln.startswith("progress"):
+            acked[int(ln.split()[1])] = int(ln.split()[3])
+    return PnfsloadResult.parse(out.splitlines()[-1]), err

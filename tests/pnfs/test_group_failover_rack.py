@@ -25,6 +25,7 @@ on b.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,13 @@ from pathlib import Path
 import pytest
 
 from pando_testing.e2e import KernelClient
-from pando_testing.group_failover import PSEUDO, failover_under_writer, \
+from pando_testing.group_failover import PSEUDO, TAKEOVER_TIMEOUT_S, failover_under_writer, \
     nfs3_lock_across_failover
 from pando_testing.logs import keep_logs
+from pando_testing.mds_files import file_bytes
 from pando_testing.pnfs_tools import PnfsCluster, Rendezvous
+from pando_testing.pnfsload import pattern, pnfsload_argv, progress_lines, start_pnfsload, \
+    stop_writer
 from pando_testing.rack import HUB_ADDR
 from pando_testing.rack_group import SERVICE, RackGroup, rack_group
 from pando_testing.vm import NfsServerHandle
@@ -55,24 +59,33 @@ class RackGuest:
 
 
 @pytest.fixture
-def rack(version: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[RackGuest]:
-    with rack_group(tmp_path, clients=(), protocols=None, pnfs=True, pseudo=PSEUDO,
+def group(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[RackGroup]:
+    with rack_group(tmp_path, clients=("client",), protocols=None, pnfs=True, pseudo=PSEUDO,
                     graceless=False, inline_max=1, nsm=True) as g:
-        tap = g.rack.guest_tap()
-        gate = Rendezvous(g.rack.hub, address=HUB_ADDR, guest_address=HUB_ADDR).start()
-        target = g.a.mount_target(address=SERVICE)
-        kc = KernelClient(g.rack.hub, version, tmp_path / "vms",
-                          NfsServerHandle(name="pando", target=target, logs=[g.a.log_path]),
-                          f"k{version.replace('.', '_')}-rack")
         try:
-            yield RackGuest(g, kc, tap, gate)
+            yield g
         finally:
-            for vm in kc.vms:
-                vm.kill()
-            gate.stop()
-            tap.remove()
-            keep_logs(request, [*(log for vm in kc.vms for log in vm.logs()),
-                                g.a.log_path, g.b.log_path])
+            keep_logs(request, [g.a.log_path, g.b.log_path])
+
+
+@pytest.fixture
+def rack(group: RackGroup, version: str, tmp_path: Path,
+         request: pytest.FixtureRequest) -> Iterator[RackGuest]:
+    g = group
+    tap = g.rack.guest_tap()
+    gate = Rendezvous(g.rack.hub, address=HUB_ADDR, guest_address=HUB_ADDR).start()
+    target = g.a.mount_target(address=SERVICE)
+    kc = KernelClient(g.rack.hub, version, tmp_path / "vms",
+                      NfsServerHandle(name="pando", target=target, logs=[g.a.log_path]),
+                      f"k{version.replace('.', '_')}-rack")
+    try:
+        yield RackGuest(g, kc, tap, gate)
+    finally:
+        for vm in kc.vms:
+            vm.kill()
+        gate.stop()
+        tap.remove()
+        keep_logs(request, [log for vm in kc.vms for log in vm.logs()])
 
 
 def cut_under_writer(r: RackGuest) -> None:
@@ -118,3 +131,37 @@ def test_the_actives_machine_cut_off_nfs3_lock_holder_other_kernels(rack: RackGu
     g = rack.group
     nfs3_lock_across_failover(g.a, g.b, rack.kc, rack.tap, rack.gate, lambda: g.cut("mds-a"))
     check_cut_off_active_stopped(g)
+
+
+def test_the_actives_machine_cut_off_a_pnfsload_writer_rides_through_to_the_standby(
+        group: RackGroup) -> None:
+    """pnfsload --writer on a client machine, at the service address: its
+    connection to the cut-off active fails once the standby holds the
+    address, it makes a new session there and goes on with new layouts;
+    its file then holds exactly the bytes it acknowledged."""
+    g = group
+    argv = pnfsload_argv(f"{SERVICE}:{g.a.nfs_port}", "wr", 2, export=PSEUDO,
+                         transfer=64 * 1024, block=64 << 20, timeout=60,
+                         extra=["--writer", "--pace", "10"])
+    proc = start_pnfsload(argv, pod=g.nodes["client"].pod)
+    acked: dict[int, int] = {}
+    try:
+        progress_lines(proc, lambda t: True, acked)
+        g.cut("mds-a")
+        cut = time.monotonic()
+        g.b.wait_serving(TAKEOVER_TIMEOUT_S)
+        served = time.monotonic()
+        before = dict(acked)
+        progress_lines(proc, lambda t: t > served + 3, acked)
+        r, err = stop_writer(proc, acked)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    print(f"b serves {served - cut:.1f} s after the cut; {r.raw}")
+    assert r.recoveries >= 1 and "the MDS lost the session" in err, err
+    assert all(acked[i] > before.get(i, 0) for i in (0, 1)), (before, acked)
+    check_cut_off_active_stopped(g)
+    for i in (0, 1):
+        size, data = file_bytes(g.b, f"/wr/ior.{i}")
+        assert size == acked[i] and data == pattern(i + 1, 0, acked[i]), i

@@ -9,7 +9,6 @@ import hashlib
 import os
 import signal
 import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -18,12 +17,13 @@ from typing import Callable
 import pytest
 
 from pando_testing import mds_files
+from pando_testing.mds_files import file_bytes, lookup_path
 from pando_testing.e2e import KernelClient
 from pando_testing.ganesha import GaneshaServer, GaneshaVfs
 from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
-from pando_testing.nfs3 import Nfs3Client
 from pando_testing.pnfsload import (PnfsloadError, PnfsloadResult, pattern, pnfsload_argv,
+                                    progress_lines, stop_writer,
                                     run_pnfsload, start_pnfsload, wait_pnfsload)
 from pando_testing.pnfs_tools import CallbackBlocker, PnfsCluster
 from pando_testing.pod import Pod
@@ -48,26 +48,10 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def lookup_path(c: Nfs3Client, root: bytes, path: str) -> bytes:
-    fh = root
-    for name in path.strip("/").split("/"):
-        fh = c.lookup_fh(fh, name)
-    return fh
-
-
 def names_in(m: GaneshaServer, path: str) -> set[str]:
     with mds_files.connect(m) as c:
         fh = lookup_path(c, m.root_handle(), path)
         return {e.name.decode() for e in c.readdir_all(fh)} - {".", ".."}
-
-
-def file_bytes(m: GaneshaServer, path: str) -> tuple[int, bytes]:
-    """Size and bytes of a file, read through the server's NFSv3 side."""
-    with mds_files.connect(m) as c:
-        fh = lookup_path(c, m.root_handle(), path)
-        attrs = c.getattr(fh).attrs
-        assert attrs is not None
-        return attrs.size, c.read_all(fh, 0, attrs.size)
 
 
 def test_ior_file_per_process_writes_every_mirror_through_layouts_and_reads_back_verified(
@@ -222,23 +206,6 @@ def test_layoutget_loop_asks_for_one_stripe_unit_at_a_time_and_all_are_granted(
     assert PnfsCluster(m.pod, m, list(m.osds)).layout_status().granted - before == 80
 
 
-def progress_lines(proc: subprocess.Popen[str], until: Callable[[float], bool],
-                   acked: dict[int, int] | None = None) -> int:
-    """Reads pnfsload --writer's progress lines until one's time passes
-    `until`; the bytes it acknowledged.  `acked` gets every client's last
-    count on the way."""
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        words = line.split()
-        if words[:1] != ["progress"]:
-            continue
-        if acked is not None:
-            acked[int(words[1])] = int(words[3])
-        if until(float(words[2])):
-            return int(words[3])
-    raise AssertionError(f"pnfsload ended: {proc.wait()}")
-
-
 def test_a_writer_goes_on_after_the_manager_is_killed_and_restarted(
         mds_factory: Callable[..., PandoMds]) -> None:
     """--writer (tests/bench/mds_restart): after kill -9 and a restart of
@@ -268,19 +235,6 @@ def test_a_writer_goes_on_after_the_manager_is_killed_and_restarted(
     assert "the MDS lost the session" in err
     size, data = file_bytes(m, "/wr/ior.0")
     assert (size, sha(data)) == (acked, sha(pattern(1, 0, acked)))
-
-
-def stop_writer(proc: subprocess.Popen[str],
-                acked: dict[int, int]) -> tuple[PnfsloadResult, str]:
-    """SIGTERM to a --writer: its result and its stderr; `acked` gets every
-    client's last acknowledged byte count."""
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    for ln in out.splitlines():
-        if ln.startswith("progress"):
-            acked[int(ln.split()[1])] = int(ln.split()[3])
-    return PnfsloadResult.parse(out.splitlines()[-1]), err
 
 
 def verified(m: GaneshaServer, directory: str, clients: int, **kw: object) -> dict[int, int]:

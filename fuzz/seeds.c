@@ -11,7 +11,9 @@
 
 #include "ctl_auth.h"
 #include "ctl_server.h"
+#include "group_snapshot.h"
 #include "journal_record.h"
+#include "journal_segment.h"
 #include "handover.h"
 #include "reclaim.h"
 #include "snapshot_pack.h"
@@ -620,6 +622,33 @@ static void seeds_held(void)
 		seed("fuzz_held_record", values[i][0], values[i][1], strlen(values[i][1]));
 }
 
+/* fuzz_group_values: a segment and a snapshot listing as the journal
+ * and the active write them. */
+static void seeds_group_values(void)
+{
+	struct pando_map_shape shape = {
+		.raid = PANDO_RAID1, .copies = 3, .data = 1, .stripe_unit = 1 << 20, .visit_rows = 1
+	};
+	struct pando_storage_map *map = NULL;
+	char *value;
+
+	must(pando_map_new(&shape, 1, 0, &map), "a journal object's map");
+	for (uint32_t i = 0; i < 3; i++)
+		map->comp[i] =
+			(struct pando_component){ i + 1, PANDO_JOURNAL_OBJECT_BIT | (i + 9) };
+	map->partition_id = 1;
+	value = journal_segment_format(&(struct journal_segment){ 3, 2, 4096, map });
+	must(value ? 0 : -EINVAL, "a segment's value");
+	seed_sel("fuzz_group_values", "segment", 0, value, strlen(value));
+	free(value);
+	value = group_snapshot_listing_format(
+		&(struct group_snapshot_listing){ 4, 472, 19480, 1796188628, map });
+	must(value ? 0 : -EINVAL, "a snapshot listing's value");
+	seed_sel("fuzz_group_values", "listing", 1, value, strlen(value));
+	free(value);
+	pando_map_free(map);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -640,5 +669,6 @@ int main(int argc, char **argv)
 	seeds_reclaim();
 	seeds_handover();
 	seeds_held();
+	seeds_group_values();
 	return 0;
 }

@@ -149,13 +149,13 @@ struct floor_scan {
 static int floor_member(void *arg, const char *key, const char *value, size_t len, int64_t rev)
 {
 	struct floor_scan *f = arg;
-	json_t *o = json_loadb(value, len, 0, NULL);
+	json_t *o = len <= JOURNAL_VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
 	const char *role = json_string_value(json_object_get(o, "role"));
-	json_t *seq = json_object_get(o, "seq");
+	uint64_t seq;
 
-	if (role && !strcmp(role, "standby") && json_is_integer(seq) &&
-	    (!f->any || (uint64_t)json_integer_value(seq) < f->floor)) {
-		f->floor = (uint64_t)json_integer_value(seq);
+	if (role && !strcmp(role, "standby") && journal_json_count(o, "seq", &seq) &&
+	    (!f->any || seq < f->floor)) {
+		f->floor = seq;
 		f->any = true;
 	}
 	json_decref(o);

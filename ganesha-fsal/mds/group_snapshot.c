@@ -24,14 +24,6 @@
 /* Each snapshot flushes the store and copies it whole to the OSDs: one
  * every few seconds at most, however often it is asked for. */
 #define GROUP_SNAPSHOT_GAP_S 5
-#define VALUE_MAX 65536
-
-/* The value at the snapshot key. */
-struct stored {
-	uint64_t index, seq, bytes;
-	int64_t at;
-	struct pando_storage_map *map;
-};
 
 static int key_of(const struct pando_mds *mds, const char *what, char *buf, size_t cap)
 {
@@ -41,53 +33,57 @@ static int key_of(const struct pando_mds *mds, const char *what, char *buf, size
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
-static bool count_of(json_t *o, const char *name, uint64_t *v)
+int group_snapshot_listing_parse(const char *value, size_t len, struct group_snapshot_listing *s)
 {
-	json_t *n = json_object_get(o, name);
-
-	if (!json_is_integer(n) || json_integer_value(n) < 0)
-		return false;
-	*v = (uint64_t)json_integer_value(n);
-	return true;
-}
-
-/* 0, -ENOENT (none), -EINVAL (not a snapshot's), or etcd's errors. */
-static int stored_get(struct etcd_client *c, const char *key, struct stored *s)
-{
-	char *value = NULL;
-	size_t len = 0;
+	json_t *o = len <= JOURNAL_VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
 	uint64_t at = 0;
-	json_t *o;
-	int rc = etcd_get(c, key, &value, &len, NULL);
+	int rc = -EINVAL;
 
 	memset(s, 0, sizeof(*s));
-	if (rc)
-		return rc;
-	o = len <= VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
-	rc = count_of(o, "index", &s->index) && count_of(o, "seq", &s->seq) &&
-			     count_of(o, "bytes", &s->bytes) && count_of(o, "at", &at) && s->index
-		     ? journal_map_unhex(json_string_value(json_object_get(o, "map")), &s->map)
-		     : -EINVAL;
+	if (journal_json_count(o, "index", &s->index) && journal_json_count(o, "seq", &s->seq) &&
+	    journal_json_count(o, "bytes", &s->bytes) && journal_json_count(o, "at", &at) &&
+	    s->index)
+		rc = journal_map_unhex(json_string_value(json_object_get(o, "map")), &s->map);
 	s->at = (int64_t)at;
 	json_decref(o);
-	free(value);
 	return rc;
 }
 
-static int stored_put(struct etcd_client *c, const char *key, const struct stored *s)
+char *group_snapshot_listing_format(const struct group_snapshot_listing *s)
 {
 	char *hex = journal_map_hex(s->map), *value;
 	json_t *o = hex ? json_pack("{sI sI sI sI ss}", "index", (json_int_t)s->index, "seq",
 				    (json_int_t)s->seq, "bytes", (json_int_t)s->bytes, "at",
 				    (json_int_t)s->at, "map", hex)
 			: NULL;
-	int rc;
 
 	value = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -EINVAL;
-	free(value);
 	json_decref(o);
 	free(hex);
+	return value;
+}
+
+/* 0, -ENOENT (none), -EINVAL (not a listing), or etcd's errors. */
+static int listing_get(struct etcd_client *c, const char *key, struct group_snapshot_listing *s)
+{
+	char *value = NULL;
+	size_t len = 0;
+	int rc = etcd_get(c, key, &value, &len, NULL);
+
+	memset(s, 0, sizeof(*s));
+	if (!rc)
+		rc = group_snapshot_listing_parse(value, len, s);
+	free(value);
+	return rc;
+}
+
+static int listing_put(struct etcd_client *c, const char *key,
+		       const struct group_snapshot_listing *s)
+{
+	char *value = group_snapshot_listing_format(s);
+	int rc = value ? etcd_put(c, key, value, strlen(value), 0) : -EINVAL;
+
+	free(value);
 	return rc;
 }
 
@@ -121,7 +117,7 @@ static uint64_t owner_of(uint64_t index)
 
 /* dir packed onto a new object of JOURNAL_COPIES mirrors, stable on every
  * copy; s->map and s->bytes set.  Nothing left on the OSDs on failure. */
-static int store_object(struct pando_mds *mds, const char *dir, struct stored *s)
+static int store_object(struct pando_mds *mds, const char *dir, struct group_snapshot_listing *s)
 {
 	struct object o = { .io = { .conns = mds->conns, .owner = owner_of(s->index) } };
 	int rc = pando_journal_place(mds,
@@ -155,10 +151,11 @@ struct group_snapshot_server {
 };
 
 /* The new snapshot listed, the request answered, the one before gone. */
-static int publish(struct group_snapshot_server *g, struct stored *s, struct stored *old)
+static int publish(struct group_snapshot_server *g, struct group_snapshot_listing *s,
+		   struct group_snapshot_listing *old)
 {
 	struct objio io = { .conns = g->mds->conns, .owner = owner_of(old->index) };
-	int rc = stored_put(g->etcd, g->key, s);
+	int rc = listing_put(g->etcd, g->key, s);
 
 	if (rc)
 		return rc;
@@ -173,9 +170,9 @@ static int publish(struct group_snapshot_server *g, struct stored *s, struct sto
 
 static int make(struct group_snapshot_server *g, uint64_t *seq)
 {
-	struct stored old, s = { 0 };
+	struct group_snapshot_listing old, s = { 0 };
 	struct objio io = { .conns = g->mds->conns };
-	int rc = stored_get(g->etcd, g->key, &old);
+	int rc = listing_get(g->etcd, g->key, &old);
 
 	if (rc == -ENOENT || rc == -EINVAL) /* none, or one no standby can use */
 		rc = 0;
@@ -271,7 +268,8 @@ void group_snapshot_serve_stop(struct group_snapshot_server *g)
 
 /* s unpacked into dir from the first copy that gives a well-formed pack:
  * a copy whose bytes fail a CRC is skipped for the next. */
-static int unpack(struct pando_mds *mds, const struct stored *s, const char *dir, uint64_t *seq)
+static int unpack(struct pando_mds *mds, const struct group_snapshot_listing *s, const char *dir,
+		  uint64_t *seq)
 {
 	struct object o = { .io = { .conns = mds->conns, .owner = owner_of(s->index) },
 			    .map = s->map,
@@ -293,13 +291,13 @@ static int unpack(struct pando_mds *mds, const struct stored *s, const char *dir
 int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
 		       const char *dir, uint64_t *seq)
 {
-	struct stored s;
+	struct group_snapshot_listing s;
 	char key[320];
 	int rc = key_of(mds, "snapshot", key, sizeof(key));
 
 	if (rc)
 		return rc;
-	rc = stored_get(c, key, &s);
+	rc = listing_get(c, key, &s);
 	if (!rc && s.index < min_index)
 		rc = -EAGAIN;
 	if (!rc)
@@ -328,10 +326,10 @@ static int install(struct fetch *f)
 
 static int ask(struct fetch *f, uint64_t *before)
 {
-	struct stored s;
+	struct group_snapshot_listing s;
 	json_t *o = json_pack("{ss}", "from", f->name);
 	char *value = o ? json_dumps(o, JSON_COMPACT) : NULL;
-	int rc = stored_get(f->etcd, f->key, &s);
+	int rc = listing_get(f->etcd, f->key, &s);
 
 	*before = s.index;
 	pando_map_free(s.map);

@@ -23,15 +23,32 @@
 #define PANDO_GROUP_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct etcd_client;
 struct pando_mds;
+struct pando_storage_map;
 struct group_snapshot_server;
+
+/* The value at the snapshot key. */
+struct group_snapshot_listing {
+	uint64_t index, seq, bytes;
+	int64_t at;
+	struct pando_storage_map *map;
+};
 
 #define GROUP_SNAPSHOT_POLL_MS 500
 /* Object ids of snapshots: the journal's space, apart from its segments. */
 #define GROUP_SNAPSHOT_OBJECT_BIT (1ull << 62)
+
+/* The listing's value: JSON {"at", "bytes", "index", "map", "seq"}, the
+ * counts non-negative integers, the index not 0, the map in hex
+ * (journal_map_hex), at most JOURNAL_VALUE_MAX bytes.  0, or -EINVAL:
+ * not a listing.  The map is the caller's to free. */
+int group_snapshot_listing_parse(const char *value, size_t len, struct group_snapshot_listing *s);
+/* The value for s; NULL when its map does not encode.  Freed by free(). */
+char *group_snapshot_listing_format(const struct group_snapshot_listing *s);
 
 /* The active's side: answers requests until stopped.  *out NULL on
  * failure (logged). */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,14 @@ int journal_segment_prefix(const char *etcd_prefix, const char *group, char *buf
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Lowercase only, as journal_map_hex writes it: one text per map. */
 static int hex_decode(const char *hex, uint8_t **out, size_t *len)
 {
 	size_t n = strlen(hex);
@@ -29,13 +36,14 @@ static int hex_decode(const char *hex, uint8_t **out, size_t *len)
 		return -EINVAL;
 	*out = mds_malloc(n / 2);
 	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
 
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1) {
+		if (hi < 0 || lo < 0) {
 			free(*out);
+			*out = NULL;
 			return -EINVAL;
 		}
-		(*out)[i] = (uint8_t)v;
+		(*out)[i] = (uint8_t)(hi << 4 | lo);
 	}
 	*len = n / 2;
 	return 0;
@@ -53,19 +61,25 @@ int journal_map_unhex(const char *hex, struct pando_storage_map **map)
 	return rc;
 }
 
-static int parse(const char *value, size_t len, struct journal_segment *s)
+bool journal_json_count(json_t *o, const char *name, uint64_t *v)
 {
-	json_t *o = json_loadb(value, len, 0, NULL);
+	json_t *n = json_object_get(o, name);
+
+	if (!json_is_integer(n) || json_integer_value(n) < 0)
+		return false;
+	*v = (uint64_t)json_integer_value(n);
+	return true;
+}
+
+int journal_segment_parse(const char *value, size_t len, struct journal_segment *s)
+{
+	json_t *o = len <= JOURNAL_VALUE_MAX ? json_loadb(value, len, 0, NULL) : NULL;
 	int rc = -EINVAL;
 
-	if (json_is_integer(json_object_get(o, "index")) &&
-	    json_is_integer(json_object_get(o, "term")) &&
-	    json_is_integer(json_object_get(o, "first_seq"))) {
-		s->index = (uint64_t)json_integer_value(json_object_get(o, "index"));
-		s->term = (uint64_t)json_integer_value(json_object_get(o, "term"));
-		s->first_seq = (uint64_t)json_integer_value(json_object_get(o, "first_seq"));
+	memset(s, 0, sizeof(*s));
+	if (journal_json_count(o, "index", &s->index) && journal_json_count(o, "term", &s->term) &&
+	    journal_json_count(o, "first_seq", &s->first_seq))
 		rc = journal_map_unhex(json_string_value(json_object_get(o, "map")), &s->map);
-	}
 	json_decref(o);
 	return rc;
 }
@@ -88,7 +102,7 @@ static int one(void *arg, const char *key, const char *value, size_t len, int64_
 	}
 	l->s = mds_realloc(l->s, (l->n + 1) * sizeof(*l->s));
 	memset(&l->s[l->n], 0, sizeof(*l->s));
-	l->rc = parse(value, len, &l->s[l->n]);
+	l->rc = journal_segment_parse(value, len, &l->s[l->n]);
 	if (l->rc)
 		return 1;
 	l->n++;
@@ -142,22 +156,28 @@ char *journal_map_hex(const struct pando_storage_map *map)
 	return hex;
 }
 
-int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s)
+char *journal_segment_format(const struct journal_segment *s)
 {
-	char key[512], *value = NULL;
-	char *hex = journal_map_hex(s->map);
+	char *hex = journal_map_hex(s->map), *value;
 	json_t *o = hex ? json_pack("{sI sI sI ss}", "index", (json_int_t)s->index, "term",
 				    (json_int_t)s->term, "first_seq", (json_int_t)s->first_seq,
 				    "map", hex)
 			: NULL;
-	int rc;
 
 	value = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
+	free(hex);
+	return value;
+}
+
+int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s)
+{
+	char key[512], *value = journal_segment_format(s);
+	int rc;
+
 	snprintf(key, sizeof(key), "%s%016" PRIx64, prefix, s->index);
 	rc = value ? etcd_put(c, key, value, strlen(value), 0) : -EINVAL;
 	free(value);
-	free(hex);
 	return rc;
 }
 

@@ -3,11 +3,17 @@
 #ifndef PANDO_JOURNAL_SEGMENT_H
 #define PANDO_JOURNAL_SEGMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 struct etcd_client;
 struct pando_storage_map;
+
+/* The most bytes of a value the journal's keys in etcd may hold. */
+#define JOURNAL_VALUE_MAX 65536
 
 struct journal_segment {
 	uint64_t index;
@@ -24,8 +30,17 @@ int journal_segment_prefix(const char *etcd_prefix, const char *group, char *buf
 int journal_segments_list(struct etcd_client *c, const char *prefix, struct journal_segment **out,
 			  size_t *n);
 int journal_segment_put(struct etcd_client *c, const char *prefix, const struct journal_segment *s);
+/* A segment's value: JSON {"first_seq", "index", "map", "term"}, the
+ * counts non-negative integers, the map in hex (journal_map_hex), at most
+ * JOURNAL_VALUE_MAX bytes.  0, or -EINVAL: not a segment's value. */
+int journal_segment_parse(const char *value, size_t len, struct journal_segment *s);
+/* The value for s; NULL when its map does not encode.  Freed by free(). */
+char *journal_segment_format(const struct journal_segment *s);
+/* Whether o's member `name` is a non-negative integer, into *v. */
+bool journal_json_count(json_t *o, const char *name, uint64_t *v);
 /* A storage map as etcd values carry it: its encoding in lowercase hex
- * (NULL: it does not encode), and back (-EINVAL: not a map's). */
+ * (NULL: it does not encode), and back (-EINVAL: not lowercase hex of a
+ * map's encoding). */
 char *journal_map_hex(const struct pando_storage_map *map);
 int journal_map_unhex(const char *hex, struct pando_storage_map **map);
 void journal_segments_free(struct journal_segment *s, size_t n);

@@ -17,7 +17,6 @@
 #include "etcd_client.h"
 #include "etcd_fixture.h"
 #include "group_snapshot.h"
-#include "journal_segment.h"
 #include "mds_fixture.h"
 #include "ns_store.h"
 #include "objio.h"
@@ -69,23 +68,17 @@ static int create_files(struct world *w)
 /* The snapshot etcd lists: its map, index and seq. */
 static struct pando_storage_map *stored(struct world *w, uint64_t *index, uint64_t *seq)
 {
-	struct pando_storage_map *map = NULL;
-	char key[64], *value = NULL, hex[4096];
+	struct group_snapshot_listing l;
+	char key[64], *value = NULL;
 	size_t len = 0;
-	unsigned long long i = 0, s = 0;
 
 	snprintf(key, sizeof(key), "%sgroups/g1/snapshot", w->f.prefix);
 	CHECK_EQ(etcd_get(w->etcd, key, &value, &len, NULL), 0);
-	CHECK(value &&
-	      sscanf(value, "{\"at\":%*d,\"bytes\":%*d,\"index\":%llu,\"map\":\"%4095[0-9a-f]", &i,
-		     hex) == 2);
-	CHECK(value && strstr(value, "\"seq\":") &&
-	      sscanf(strstr(value, "\"seq\":"), "\"seq\":%llu}", &s) == 1);
-	CHECK_EQ(journal_map_unhex(hex, &map), 0);
-	*index = i;
-	*seq = s;
+	CHECK_EQ(group_snapshot_listing_parse(value, len, &l), 0);
+	*index = l.index;
+	*seq = l.seq;
 	free(value);
-	return map;
+	return l.map;
 }
 
 /* Every file of the active in the store at path, and its seq. */

@@ -15,8 +15,9 @@
  * over (unix time; 0 for a standby)}, and puts the same seq without a
  * lease (held.h).  The active trims the journal segments every standby
  * has applied, none that a member down for less than PANDO_HELD_KEEP_S
- * needs, and none that a snapshot made in the last SNAPSHOT_HOLD_S needs
- * (a standby starting from it has not joined yet).  The active also
+ * needs, and none that the group's snapshot or one made here in the last
+ * GROUP_SNAPSHOT_HOLD_S needs (a member starting from it has not joined
+ * yet).  The active also
  * heeds a planned switchover (handover.h): asked, it stops the server as
  * SIGTERM does.  The address clients mount follows the lead
  * (service_address.h): taken before the active serves, released when a
@@ -55,7 +56,6 @@
 #define FOLLOW_LOG_S 10
 #define MEMBER_TTL_S 5
 #define MEMBER_INTERVAL_S 1
-#define SNAPSHOT_HOLD_S 3600
 #define JOURNAL_FAILED_REPLY_MS 500
 
 struct pando_group {
@@ -183,8 +183,10 @@ static uint64_t trim_floor(void *arg)
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: group %s: %u malformed record(s) under %s left out of the trim floor",
 			g->mds->cfg.mds_group, bad, g->helds);
-	if (time(NULL) - atomic_load(&g->snapshot_at) < SNAPSHOT_HOLD_S && snap < f.floor)
+	if (time(NULL) - atomic_load(&g->snapshot_at) < GROUP_SNAPSHOT_HOLD_S && snap < f.floor)
 		f.floor = snap;
+	if (group_snapshot_hold(g->mds, g->etcd, time(NULL), &f.floor) != 0)
+		return 0;
 	return f.floor;
 }
 

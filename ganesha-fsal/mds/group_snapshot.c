@@ -289,7 +289,7 @@ static int unpack(struct pando_mds *mds, const struct group_snapshot_listing *s,
 }
 
 int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
-		       const char *dir, uint64_t *seq)
+		       int64_t min_at, const char *dir, uint64_t *seq)
 {
 	struct group_snapshot_listing s;
 	char key[320];
@@ -298,12 +298,27 @@ int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t mi
 	if (rc)
 		return rc;
 	rc = listing_get(c, key, &s);
-	if (!rc && s.index < min_index)
+	if (!rc && (s.index < min_index || s.at < min_at))
 		rc = -EAGAIN;
 	if (!rc)
 		rc = unpack(mds, &s, dir, seq);
 	pando_map_free(s.map);
 	return rc;
+}
+
+int group_snapshot_hold(struct pando_mds *mds, struct etcd_client *c, int64_t now, uint64_t *floor)
+{
+	struct group_snapshot_listing s;
+	char key[320];
+	int rc = key_of(mds, "snapshot", key, sizeof(key));
+
+	if (!rc)
+		rc = listing_get(c, key, &s);
+	if (!rc && now - s.at < GROUP_SNAPSHOT_HOLD_S && s.seq < *floor)
+		*floor = s.seq;
+	if (!rc)
+		pando_map_free(s.map);
+	return rc == -ENOENT || rc == -EINVAL ? 0 : rc;
 }
 
 /* The standby's side. */
@@ -342,14 +357,26 @@ static int ask(struct fetch *f, uint64_t *before)
 	return rc;
 }
 
-/* Until a snapshot later than before is unpacked, or stop() says so. */
+/* Until a snapshot later than before is unpacked, or stop() says so;
+ * from GROUP_SNAPSHOT_FALLBACK_S on, the one listed when it asked will
+ * do (group_snapshot.h). */
 static int wait_for(struct fetch *f, uint64_t before, bool (*stop)(void), uint64_t *seq)
 {
-	time_t logged = time(NULL);
+	time_t asked = time(NULL), logged = asked;
+	bool said = false;
 
 	for (;;) {
-		int rc = group_snapshot_get(f->mds, f->etcd, before + 1, f->dir, seq);
+		bool fallback = before && time(NULL) - asked >= GROUP_SNAPSHOT_FALLBACK_S;
+		int64_t min_at = fallback ? (int64_t)time(NULL) - GROUP_SNAPSHOT_HOLD_S / 2 : 0;
+		int rc = group_snapshot_get(f->mds, f->etcd, fallback ? before : before + 1, min_at,
+					    f->dir, seq);
 
+		if (fallback && !said)
+			mds_log(MDS_LOG_WARN, __func__,
+				"pando: group %s: no active made a snapshot in %d s: %s takes "
+				"snapshot %" PRIu64 " if recent enough",
+				f->mds->cfg.mds_group, GROUP_SNAPSHOT_FALLBACK_S, f->name, before);
+		said |= fallback;
 		if (!rc)
 			return 0;
 		if (stop())

@@ -13,12 +13,16 @@
  *     {"index", "seq", "bytes", "at": unix time, "map": its map in hex}
  *
  * deletes the request and removes the snapshot before (key first, then
- * objects).  Until its seq is an hour old the journal keeps the records
- * after it (the trim floor).  The standby waits for a snapshot of a later
+ * objects).  For GROUP_SNAPSHOT_HOLD_S after the listing's "at", every
+ * active's trim floor keeps the journal's records after its seq
+ * (group_snapshot_hold).  The standby waits for a snapshot of a later
  * index than the one there when it asked, reads it from the first copy
  * that gives a well-formed pack (every CRC right), unpacks it into
  * <Db_Path>.fetch and renames that to Db_Path: from there it follows the
- * journal as every standby does. */
+ * journal as every standby does.  When no new one comes within
+ * GROUP_SNAPSHOT_FALLBACK_S (no active: every member's store was lost),
+ * it takes the one listed when it asked, if listed within half the hold,
+ * so the group starts again from that snapshot and the journal. */
 #ifndef PANDO_GROUP_SNAPSHOT_H
 #define PANDO_GROUP_SNAPSHOT_H
 
@@ -39,6 +43,9 @@ struct group_snapshot_listing {
 };
 
 #define GROUP_SNAPSHOT_POLL_MS 500
+#define GROUP_SNAPSHOT_HOLD_S 3600
+/* Twice the lead's lease: a live active answers well before. */
+#define GROUP_SNAPSHOT_FALLBACK_S 10
 /* Object ids of snapshots: the journal's space, apart from its segments. */
 #define GROUP_SNAPSHOT_OBJECT_BIT (1ull << 62)
 
@@ -57,11 +64,17 @@ int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t
 void group_snapshot_serve_stop(struct group_snapshot_server *s);
 
 /* The group's snapshot as it is now, if its index is at least min_index
- * (else -EAGAIN; -ENOENT: none), unpacked into dir, which must not exist
- * (-EEXIST), from the first copy that gives a well-formed pack; *seq its
- * seq. */
+ * and it was listed at min_at or later (else -EAGAIN; -ENOENT: none),
+ * unpacked into dir, which must not exist (-EEXIST), from the first copy
+ * that gives a well-formed pack; *seq its seq. */
 int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
-		       const char *dir, uint64_t *seq);
+		       int64_t min_at, const char *dir, uint64_t *seq);
+
+/* The trim floor's part: *floor lowered to the listed snapshot's seq when
+ * it was listed within GROUP_SNAPSHOT_HOLD_S of now.  0 (also with none
+ * listed, or a malformed listing, which holds nothing), or etcd's
+ * errors. */
+int group_snapshot_hold(struct pando_mds *mds, struct etcd_client *c, int64_t now, uint64_t *floor);
 
 /* The standby's side: asks, waits, and makes Db_Path the snapshot's copy
  * (*seq its seq).  -EINTR once stop() says so; the OSDs' and etcd's

@@ -3,7 +3,8 @@ OSDs before it answers; a standby, started from a snapshot of the
 active's store, follows the journal and takes over when the active is
 killed, with every change the active acknowledged, and serves the same
 tree; a standby with no store starts from a snapshot the active puts on
-the OSDs; an OSD of the journal stopped costs the active nothing; a
+the OSDs, and, with every member's store lost, from the last snapshot
+the group listed and the journal; an OSD of the journal stopped costs the active nothing; a
 standby killed and started again catches up; with both killed,
 either leads with every change and the other follows it from its own
 store; the active's NFSv4 clients reclaim their opens and locks there,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -314,6 +316,46 @@ def test_a_standby_that_starts_from_nothing_begins_from_the_groups_snapshot(
     finally:
         code = b.stop()
     assert code == 0, b.log_text()[-3000:]
+
+
+def test_with_every_store_lost_a_member_starts_again_from_the_snapshot_and_the_journal(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
+    """The active killed, then the standby that took over killed too, and
+    both their stores lost: a member started from nothing finds no active
+    to make it a snapshot, takes the one the group lists once
+    GROUP_SNAPSHOT_FALLBACK_S (10 s) has passed, follows the journal of
+    both terms from it, and leads with every change either active
+    acknowledged."""
+    a = found_group(mds_factory, etcd)
+    root = a.root_handle()
+    with connect(a) as c:
+        want = make_files(c, root, "before", 20)
+    b = standby_of(a, etcd, tmp_path / "mdsb", tmp_path / "b-new")
+    b.start(wait=False)
+    try:
+        wait_log(b, "b starts from snapshot at seq", 60)
+        wait_log(b, "b follows the journal until it leads", 30)
+        with connect(a) as c:
+            want |= make_files(c, root, "after", 20)
+        kill_the_active_and_check(a, b, want)
+        with connect(b) as c:
+            want |= make_files(c, root, "on_b", 10)
+    finally:
+        b.kill9()
+    assert a.db_path is not None and b.db_path is not None
+    shutil.rmtree(a.db_path)
+    shutil.rmtree(b.db_path)
+    m = standby_of(a, etcd, tmp_path / "mdsc", tmp_path / "c-new", name="c")
+    m.start(wait=False)
+    try:
+        wait_log(m, "no active made a snapshot in 10 s: c takes snapshot 1", 60)
+        wait_log(m, "c starts from snapshot at seq", 30)
+        m.wait_serving(TAKEOVER_TIMEOUT_S)
+        with connect(m) as c:
+            check_files(c, root, want)
+    finally:
+        code = m.stop()
+    assert code == 0, m.log_text()[-3000:]
 
 
 def test_an_active_that_cannot_journal_steps_down_and_comes_back_from_a_snapshot(

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "etcd_client.h"
@@ -143,18 +144,38 @@ static void test_a_copy_whose_bytes_changed_is_passed_over(struct world *w)
 	CHECK_EQ(index, 1);
 	spoil(w, map, 0);
 	mds_fixture_log_clear();
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, w->other, &seq), 0);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), 0);
 	CHECK_EQ(seq, listed);
 	check_store(w->other, seq);
 	CHECK_EQ(mds_fixture_log_find("snapshot 1: the copy on OSD"), 1);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, w->other, &seq), -EEXIST);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 2, w->other, &seq), -EAGAIN);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), -EEXIST);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 2, 0, w->other, &seq), -EAGAIN);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, time(NULL) + 60, w->other, &seq), -EAGAIN);
 	spoil(w, map, 1);
 	spoil(w, map, 2);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, "/nonexistent/never", &seq), -ENOENT);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, "/nonexistent/never", &seq), -ENOENT);
 	snprintf(w->other + strlen(w->other), 8, ".2");
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, w->other, &seq), -EINVAL);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), -EINVAL);
 	CHECK(!exists(w->other));
+	pando_map_free(map);
+}
+
+/* Every active's trim floor keeps the journal after the listed snapshot
+ * for the hold, whoever made it. */
+static void test_the_listed_snapshot_holds_the_journal_for_the_hold(struct world *w)
+{
+	uint64_t index = 0, listed = 0, floor = UINT64_MAX;
+	struct pando_storage_map *map = stored(w, &index, &listed);
+	int64_t now = time(NULL);
+
+	CHECK_EQ(group_snapshot_hold(&w->b, w->etcd, now, &floor), 0);
+	CHECK_EQ(floor, listed);
+	floor = UINT64_MAX;
+	CHECK_EQ(group_snapshot_hold(&w->b, w->etcd, now + GROUP_SNAPSHOT_HOLD_S + 1, &floor), 0);
+	CHECK_EQ(floor, UINT64_MAX);
+	floor = listed - 1;
+	CHECK_EQ(group_snapshot_hold(&w->b, w->etcd, now, &floor), 0);
+	CHECK_EQ(floor, listed - 1);
 	pando_map_free(map);
 }
 
@@ -197,6 +218,7 @@ int main(void)
 		w.b.cfg.db_path = w.b_store;
 		test_a_standby_with_no_store_starts_from_the_actives_snapshot(&w);
 		test_a_copy_whose_bytes_changed_is_passed_over(&w);
+		test_the_listed_snapshot_holds_the_journal_for_the_hold(&w);
 		test_a_second_request_replaces_the_snapshot_before(&w);
 	} else {
 		CHECK(!"the engine starts as a group's active");

@@ -71,6 +71,8 @@ static struct config_item export_params[] = {
 	CONF_ITEM_STR("Nsm_Source", 0, 255, "", pando_mds_config, nsm_source),
 	CONF_ITEM_STR("Service_Address_Command", 0, 1024, "", pando_mds_config,
 		      service_address_command),
+	CONF_ITEM_UI32("Snapshot_Interval", 0, 7 * 24 * 3600, 900, pando_mds_config,
+		       snapshot_interval_s),
 	CONF_ITEM_UI32("Rebuild_Parallel", 1, 256, 4, pando_mds_config, rebuild_parallel),
 	CONF_ITEM_UI32("Rebuild_Bandwidth_Mb", 0, 1u << 20, 0, pando_mds_config,
 		       rebuild_bandwidth_mb),

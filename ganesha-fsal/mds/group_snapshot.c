@@ -146,6 +146,8 @@ struct group_snapshot_server {
 	void (*made)(void *arg, uint64_t seq);
 	void *made_arg;
 	time_t next;  /* no snapshot before, whoever asks (GROUP_SNAPSHOT_GAP_S) */
+	time_t due;   /* the next one on schedule (Snapshot_Interval) */
+	uint64_t seq; /* the listed one's: on schedule only once the store is past it */
 	int failures; /* in a row: one line for the first, then every tenth */
 	char want_key[320], key[320], dir[PATH_MAX];
 };
@@ -168,7 +170,7 @@ static int publish(struct group_snapshot_server *g, struct group_snapshot_listin
 	return 0;
 }
 
-static int make(struct group_snapshot_server *g, uint64_t *seq)
+static int make(struct group_snapshot_server *g, const char *why, uint64_t *seq)
 {
 	struct group_snapshot_listing old, s = { 0 };
 	struct objio io = { .conns = g->mds->conns };
@@ -193,13 +195,27 @@ static int make(struct group_snapshot_server *g, uint64_t *seq)
 	if (!rc)
 		mds_log(MDS_LOG_EVENT, __func__,
 			"pando: group %s: snapshot %" PRIu64 " at seq %" PRIu64 " (%" PRIu64
-			" bytes) on OSDs %u, %u, %u for a new standby",
+			" bytes) on OSDs %u, %u, %u %s",
 			g->mds->cfg.mds_group, s.index, s.seq, s.bytes, s.map->comp[0].osd_id,
-			s.map->comp[1].osd_id, s.map->comp[2].osd_id);
+			s.map->comp[1].osd_id, s.map->comp[2].osd_id, why);
 	*seq = s.seq;
 	pando_map_free(s.map);
 	pando_map_free(old.map);
 	return rc;
+}
+
+/* Whether Snapshot_Interval says a snapshot is due: its time has come
+ * and the store holds records the listed one does not. */
+static bool due(struct group_snapshot_server *g)
+{
+	uint64_t seq = 0, term = 0;
+
+	if (!g->mds->cfg.snapshot_interval_s || time(NULL) < g->due)
+		return false;
+	if (ns_applied(g->mds->ns, &seq, &term) == 0 && seq > g->seq)
+		return true;
+	g->due = time(NULL) + g->mds->cfg.snapshot_interval_s;
+	return false;
 }
 
 static bool serve_tick(void *arg)
@@ -209,23 +225,39 @@ static bool serve_tick(void *arg)
 	char *value = NULL;
 	size_t len = 0;
 	int rc = etcd_get(g->etcd, g->want_key, &value, &len, NULL);
+	bool asked = rc == 0;
 
 	free(value);
-	if (rc || time(NULL) < g->next)
-		return true; /* none asked, etcd away, or too soon: look again */
-	rc = make(g, &seq);
+	if ((!asked && !due(g)) || time(NULL) < g->next)
+		return true; /* none asked or due, etcd away, or too soon: look again */
+	rc = make(g, asked ? "for a new member" : "on schedule", &seq);
 	g->next = time(NULL) + GROUP_SNAPSHOT_GAP_S;
 	if (rc && g->failures++ % 10 == 0)
 		mds_log(MDS_LOG_WARN, __func__,
-			"pando: group %s: cannot make a snapshot for a new standby: %s"
+			"pando: group %s: cannot make a snapshot: %s"
 			" (%d time(s) in a row); trying again every %d s",
 			g->mds->cfg.mds_group, strerror(-rc), g->failures, GROUP_SNAPSHOT_GAP_S);
 	if (!rc) {
 		g->failures = 0;
+		g->seq = seq;
+		g->due = time(NULL) + g->mds->cfg.snapshot_interval_s;
 		if (g->made)
 			g->made(g->made_arg, seq);
 	}
 	return true;
+}
+
+/* The schedule from the listed snapshot, if any: due an interval after
+ * it was listed (or after now). */
+static void schedule(struct group_snapshot_server *g)
+{
+	struct group_snapshot_listing s;
+	int rc = listing_get(g->etcd, g->key, &s);
+
+	g->seq = rc ? 0 : s.seq;
+	g->due = (rc ? time(NULL) : (time_t)s.at) + g->mds->cfg.snapshot_interval_s;
+	if (!rc)
+		pando_map_free(s.map);
 }
 
 int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t seq),
@@ -244,6 +276,8 @@ int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t
 		rc = key_of(mds, "snapshot_wanted", g->want_key, sizeof(g->want_key));
 	if (!rc)
 		rc = pando_etcd_client_new(mds, 2000, "the group's snapshot server", &g->etcd);
+	if (!rc)
+		schedule(g);
 	if (!rc)
 		rc = pando_ticker_start(serve_tick, g, GROUP_SNAPSHOT_POLL_MS, &g->ticker);
 	if (rc) {
@@ -385,7 +419,9 @@ static int wait_for(struct fetch *f, uint64_t before, bool (*stop)(void), uint64
 			mds_log(MDS_LOG_WARN, __func__,
 				"pando: group %s: still waiting for the active's snapshot (%s)",
 				f->mds->cfg.mds_group,
-				rc == -EAGAIN || rc == -ENOENT ? "none yet" : strerror(-rc));
+				rc != -EAGAIN && rc != -ENOENT ? strerror(-rc)
+				: fallback ? "the one listed is too old for the journal"
+					   : "none yet");
 			logged = time(NULL);
 		}
 		usleep(GROUP_SNAPSHOT_POLL_MS * 1000);

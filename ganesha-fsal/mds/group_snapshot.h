@@ -3,8 +3,9 @@
  *
  * The standby asks for one: it puts <Etcd_Prefix>groups/<group>/
  * snapshot_wanted = {"from": its name}.  The active looks every
- * GROUP_SNAPSHOT_POLL_MS; asked, and no snapshot made or tried in the
- * last 5 s, it makes a store snapshot (ns_snapshot)
+ * GROUP_SNAPSHOT_POLL_MS; asked, or Snapshot_Interval after the last one
+ * listed if its store has moved on since, and no snapshot made or tried
+ * in the last 5 s, it makes a store snapshot (ns_snapshot)
  * beside its store, packs it (snapshot_pack.h) into an object of
  * JOURNAL_COPIES mirrors in the journal's object space, stable on every
  * copy, and only then puts

@@ -46,6 +46,7 @@ struct pando_mds_config {
 	char *mds_group;                /* the manager group it is in ("": none, no journal) */
 	char *nsm_source;               /* sm-notify's -v for a group's active ("": Bind_Addr) */
 	char *service_address_command;  /* moves the address clients mount (service_address.h) */
+	uint32_t snapshot_interval_s;   /* a group's active: seconds between snapshots (0: asked) */
 	uint32_t rebuild_parallel;      /* files rebuilt at once */
 	uint32_t rebuild_bandwidth_mb;  /* MiB/s the rebuild copies (0: unlimited) */
 	uint32_t scrub_interval_h;      /* hours between scrub passes (0: when asked) */

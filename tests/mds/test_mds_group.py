@@ -358,6 +358,29 @@ def test_with_every_store_lost_a_member_starts_again_from_the_snapshot_and_the_j
     assert code == 0, m.log_text()[-3000:]
 
 
+def test_the_active_lists_a_snapshot_on_schedule_only_once_its_store_moved_on(
+        mds_factory: Callable[..., PandoMds], etcd: EtcdCluster) -> None:
+    """Snapshot_Interval = 2: with nobody asking, the active lists a
+    snapshot of its store once it holds changes no snapshot has, and not
+    again while nothing changes."""
+    a = mds_factory(4, object_pool=0, mds_group=GROUP,
+                    extra_fsal=group_fsal(etcd, "a") + "\nSnapshot_Interval = 2;")
+    wait_log(a, "a is the active, term", 10)
+    members = etcd.client()
+    with connect(a) as c:
+        make_files(c, a.root_handle(), "first", 4)
+    wait_log(a, "snapshot 1 at seq", 15)
+    assert "on schedule" in a.log_text()
+    first = members.get_json("/pando/groups/g1/snapshot")
+    time.sleep(8)  # four intervals, past the 5 s between any two snapshots
+    assert members.get_json("/pando/groups/g1/snapshot") == first
+    with connect(a) as c:
+        make_files(c, a.root_handle(), "second", 4)
+    wait_log(a, "snapshot 2 at seq", 15)
+    second = members.get_json("/pando/groups/g1/snapshot")
+    assert second["index"] == 2 and second["seq"] > first["seq"], (first, second)
+
+
 def test_an_active_that_cannot_journal_steps_down_and_comes_back_from_a_snapshot(
         mds_factory: Callable[..., PandoMds], etcd: EtcdCluster, tmp_path: Path) -> None:
     """Every OSD stops: the active's next create is in its store but

@@ -322,8 +322,27 @@ static int unpack(struct pando_mds *mds, const struct group_snapshot_listing *s,
 	return rc;
 }
 
+/* 0 when the journal still holds every record after seq: its first
+ * segment (the only end trimmed) starts at seq + 1 or before; -EAGAIN
+ * when not, or etcd's errors. */
+static int journal_covers(struct pando_mds *mds, struct etcd_client *c, uint64_t seq)
+{
+	struct journal_segment *segs = NULL;
+	size_t n = 0;
+	char prefix[320];
+	int rc = journal_segment_prefix(mds->cfg.etcd_prefix, mds->cfg.mds_group, prefix,
+					sizeof(prefix));
+
+	if (!rc)
+		rc = journal_segments_list(c, prefix, &segs, &n);
+	if (!rc && (n == 0 || segs[0].first_seq > seq + 1))
+		rc = -EAGAIN;
+	journal_segments_free(segs, n);
+	return rc;
+}
+
 int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
-		       int64_t min_at, const char *dir, uint64_t *seq)
+		       bool covered, const char *dir, uint64_t *seq)
 {
 	struct group_snapshot_listing s;
 	char key[320];
@@ -332,8 +351,10 @@ int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t mi
 	if (rc)
 		return rc;
 	rc = listing_get(c, key, &s);
-	if (!rc && (s.index < min_index || s.at < min_at))
+	if (!rc && s.index < min_index)
 		rc = -EAGAIN;
+	if (!rc && covered)
+		rc = journal_covers(mds, c, s.seq);
 	if (!rc)
 		rc = unpack(mds, &s, dir, seq);
 	pando_map_free(s.map);
@@ -401,14 +422,13 @@ static int wait_for(struct fetch *f, uint64_t before, bool (*stop)(void), uint64
 
 	for (;;) {
 		bool fallback = before && time(NULL) - asked >= GROUP_SNAPSHOT_FALLBACK_S;
-		int64_t min_at = fallback ? (int64_t)time(NULL) - GROUP_SNAPSHOT_HOLD_S / 2 : 0;
-		int rc = group_snapshot_get(f->mds, f->etcd, fallback ? before : before + 1, min_at,
-					    f->dir, seq);
+		int rc = group_snapshot_get(f->mds, f->etcd, fallback ? before : before + 1,
+					    fallback, f->dir, seq);
 
 		if (fallback && !said)
 			mds_log(MDS_LOG_WARN, __func__,
 				"pando: group %s: no active made a snapshot in %d s: %s takes "
-				"snapshot %" PRIu64 " if recent enough",
+				"snapshot %" PRIu64 " if the journal still holds what follows it",
 				f->mds->cfg.mds_group, GROUP_SNAPSHOT_FALLBACK_S, f->name, before);
 		said |= fallback;
 		if (!rc)

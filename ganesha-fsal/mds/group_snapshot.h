@@ -22,8 +22,9 @@
  * <Db_Path>.fetch and renames that to Db_Path: from there it follows the
  * journal as every standby does.  When no new one comes within
  * GROUP_SNAPSHOT_FALLBACK_S (no active: every member's store was lost),
- * it takes the one listed when it asked, if listed within half the hold,
- * so the group starts again from that snapshot and the journal. */
+ * it takes the one listed when it asked, if the journal still holds every
+ * record after it, so the group starts again from that snapshot and the
+ * journal. */
 #ifndef PANDO_GROUP_SNAPSHOT_H
 #define PANDO_GROUP_SNAPSHOT_H
 
@@ -65,11 +66,12 @@ int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t
 void group_snapshot_serve_stop(struct group_snapshot_server *s);
 
 /* The group's snapshot as it is now, if its index is at least min_index
- * and it was listed at min_at or later (else -EAGAIN; -ENOENT: none),
- * unpacked into dir, which must not exist (-EEXIST), from the first copy
- * that gives a well-formed pack; *seq its seq. */
+ * and, when `covered`, the journal still holds every record after it
+ * (else -EAGAIN; -ENOENT: none), unpacked into dir, which must not exist
+ * (-EEXIST), from the first copy that gives a well-formed pack; *seq its
+ * seq. */
 int group_snapshot_get(struct pando_mds *mds, struct etcd_client *c, uint64_t min_index,
-		       int64_t min_at, const char *dir, uint64_t *seq);
+		       bool covered, const char *dir, uint64_t *seq);
 
 /* The trim floor's part: *floor lowered to the listed snapshot's seq when
  * it was listed within GROUP_SNAPSHOT_HOLD_S of now.  0 (also with none

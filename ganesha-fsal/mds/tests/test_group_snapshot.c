@@ -18,6 +18,7 @@
 #include "etcd_client.h"
 #include "etcd_fixture.h"
 #include "group_snapshot.h"
+#include "journal_segment.h"
 #include "mds_fixture.h"
 #include "ns_store.h"
 #include "objio.h"
@@ -127,6 +128,40 @@ static void test_a_standby_with_no_store_starts_from_the_actives_snapshot(struct
 	CHECK_EQ(mds_fixture_log_find("b starts from snapshot at seq"), 1);
 }
 
+/* A member that no active answers takes the listed snapshot only while
+ * the journal holds every record after it: here its first segment is
+ * made to start past it, as a trim would, and back. */
+static void test_a_snapshot_is_taken_unasked_only_while_the_journal_follows_it(struct world *w)
+{
+	uint64_t index = 0, listed = 0, seq = 0, first;
+	struct pando_storage_map *map = stored(w, &index, &listed);
+	struct journal_segment *segs = NULL;
+	char prefix[320], dir[200];
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "%s.covered", w->other);
+	CHECK_EQ(journal_segment_prefix(w->f.mds.cfg.etcd_prefix, "g1", prefix, sizeof(prefix)), 0);
+	CHECK_EQ(journal_segments_list(w->etcd, prefix, &segs, &n), 0);
+	if (n == 0 || !map) {
+		CHECK(!"a journal segment and a listed snapshot");
+		pando_map_free(map);
+		return;
+	}
+	first = segs[0].first_seq;
+	CHECK(first <= listed + 1);
+	segs[0].first_seq = listed + 2;
+	CHECK_EQ(journal_segment_put(w->etcd, prefix, &segs[0]), 0);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, index, true, dir, &seq), -EAGAIN);
+	CHECK(!exists(dir));
+	segs[0].first_seq = first;
+	CHECK_EQ(journal_segment_put(w->etcd, prefix, &segs[0]), 0);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, index, true, dir, &seq), 0);
+	CHECK_EQ(seq, listed);
+	snapshot_dir_remove(dir);
+	journal_segments_free(segs, n);
+	pando_map_free(map);
+}
+
 static void spoil(struct world *w, const struct pando_storage_map *map, int c)
 {
 	struct objio io = { .conns = w->f.mds.conns };
@@ -144,18 +179,17 @@ static void test_a_copy_whose_bytes_changed_is_passed_over(struct world *w)
 	CHECK_EQ(index, 1);
 	spoil(w, map, 0);
 	mds_fixture_log_clear();
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), 0);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, false, w->other, &seq), 0);
 	CHECK_EQ(seq, listed);
 	check_store(w->other, seq);
 	CHECK_EQ(mds_fixture_log_find("snapshot 1: the copy on OSD"), 1);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), -EEXIST);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 2, 0, w->other, &seq), -EAGAIN);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, time(NULL) + 60, w->other, &seq), -EAGAIN);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, false, w->other, &seq), -EEXIST);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 2, false, w->other, &seq), -EAGAIN);
 	spoil(w, map, 1);
 	spoil(w, map, 2);
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, "/nonexistent/never", &seq), -ENOENT);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, false, "/nonexistent/never", &seq), -ENOENT);
 	snprintf(w->other + strlen(w->other), 8, ".2");
-	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, 0, w->other, &seq), -EINVAL);
+	CHECK_EQ(group_snapshot_get(&w->b, w->etcd, 1, false, w->other, &seq), -EINVAL);
 	CHECK(!exists(w->other));
 	pando_map_free(map);
 }
@@ -217,6 +251,7 @@ int main(void)
 		snprintf(w.other, sizeof(w.other), "%s/other", w.f.osds.root);
 		w.b.cfg.db_path = w.b_store;
 		test_a_standby_with_no_store_starts_from_the_actives_snapshot(&w);
+		test_a_snapshot_is_taken_unasked_only_while_the_journal_follows_it(&w);
 		test_a_copy_whose_bytes_changed_is_passed_over(&w);
 		test_the_listed_snapshot_holds_the_journal_for_the_hold(&w);
 		test_a_second_request_replaces_the_snapshot_before(&w);

@@ -83,8 +83,8 @@ class Rack:
     def guest_tap(self, n: int = 1) -> TapNet:
         """A tap device on the switch for the n-th qemu guest, which runs in
         the hub (qemu opens its tap by name there) at 10.77.100.<n + 1>;
-        the hub answers at HUB_ADDR.  No cap on the guest's link: a TCG
-        guest is far slower than any NIC."""
+        the hub answers at HUB_ADDR.  The guest's link is not capped: the
+        tests that use it measure no bandwidth."""
         self.hub.run(["ip", "addr", "replace", f"{HUB_ADDR}/16", "dev", BRIDGE])
         return TapNet(self.hub, ifname=f"gtap{n}", host_addr=HUB_ADDR,
                       guest_addr=f"{SUBNET}.100.{n + 1}", prefix=16, bridge=BRIDGE).create()

@@ -151,7 +151,8 @@ def test_the_actives_machine_cut_off_a_pnfsload_writer_rides_through_to_the_stan
         cut = time.monotonic()
         g.b.wait_serving(TAKEOVER_TIMEOUT_S)
         served = time.monotonic()
-        before = dict(acked)
+        progress_lines(proc, lambda t: t > served, acked)
+        at_served = dict(acked)
         progress_lines(proc, lambda t: t > served + 3, acked)
         r, err = stop_writer(proc, acked)
     finally:
@@ -160,7 +161,7 @@ def test_the_actives_machine_cut_off_a_pnfsload_writer_rides_through_to_the_stan
             proc.wait()
     print(f"b serves {served - cut:.1f} s after the cut; {r.raw}")
     assert r.recoveries >= 1 and "the MDS lost the session" in err, err
-    assert all(acked[i] > before.get(i, 0) for i in (0, 1)), (before, acked)
+    assert all(acked[i] > at_served.get(i, 0) for i in (0, 1)), (at_served, acked)
     check_cut_off_active_stopped(g)
     for i in (0, 1):
         size, data = file_bytes(g.b, f"/wr/ior.{i}")

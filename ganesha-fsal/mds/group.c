@@ -427,15 +427,6 @@ static void journal_failed(void *arg)
 	_exit(EXIT_FAILURE);
 }
 
-/* A snapshot made for a new standby holds the journal after it. */
-static void snapshot_made(void *arg, uint64_t seq)
-{
-	struct pando_group *g = arg;
-
-	atomic_store(&g->snapshot_seq, seq);
-	atomic_store(&g->snapshot_at, (int64_t)time(NULL));
-}
-
 /* The store again, now journaled in this manager's term. */
 static int take_over(struct pando_group *g, int64_t term)
 {
@@ -475,7 +466,7 @@ static int take_over(struct pando_group *g, int64_t term)
 	if (!rc)
 		rc = start_handover(g, term);
 	if (!rc)
-		rc = group_snapshot_serve(mds, snapshot_made, g, &g->snapshots);
+		rc = group_snapshot_serve(mds, &g->snapshots);
 	if (rc)
 		return rc;
 	ns_applied_seq(mds->ns, &seq);

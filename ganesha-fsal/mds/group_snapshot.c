@@ -143,8 +143,6 @@ struct group_snapshot_server {
 	struct pando_mds *mds;
 	struct pando_ticker *ticker;
 	struct etcd_client *etcd;
-	void (*made)(void *arg, uint64_t seq);
-	void *made_arg;
 	time_t next;  /* no snapshot before, whoever asks (GROUP_SNAPSHOT_GAP_S) */
 	time_t due;   /* the next one on schedule (Snapshot_Interval) */
 	uint64_t seq; /* the listed one's: on schedule only once the store is past it */
@@ -241,8 +239,6 @@ static bool serve_tick(void *arg)
 		g->failures = 0;
 		g->seq = seq;
 		g->due = time(NULL) + g->mds->cfg.snapshot_interval_s;
-		if (g->made)
-			g->made(g->made_arg, seq);
 	}
 	return true;
 }
@@ -260,16 +256,13 @@ static void schedule(struct group_snapshot_server *g)
 		pando_map_free(s.map);
 }
 
-int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t seq),
-			 void *made_arg, struct group_snapshot_server **out)
+int group_snapshot_serve(struct pando_mds *mds, struct group_snapshot_server **out)
 {
 	struct group_snapshot_server *g = mds_calloc(1, sizeof(*g));
 	int n = snprintf(g->dir, sizeof(g->dir), "%s.snapshot", mds->cfg.db_path);
 	int rc = n < 0 || (size_t)n >= sizeof(g->dir) ? -ENAMETOOLONG : 0;
 
 	g->mds = mds;
-	g->made = made;
-	g->made_arg = made_arg;
 	if (!rc)
 		rc = key_of(mds, "snapshot", g->key, sizeof(g->key));
 	if (!rc)

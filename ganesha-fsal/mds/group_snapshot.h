@@ -61,8 +61,7 @@ char *group_snapshot_listing_format(const struct group_snapshot_listing *s);
 
 /* The active's side: answers requests until stopped.  *out NULL on
  * failure (logged). */
-int group_snapshot_serve(struct pando_mds *mds, void (*made)(void *arg, uint64_t seq),
-			 void *made_arg, struct group_snapshot_server **out);
+int group_snapshot_serve(struct pando_mds *mds, struct group_snapshot_server **out);
 void group_snapshot_serve_stop(struct group_snapshot_server *s);
 
 /* The group's snapshot as it is now, if its index is at least min_index

@@ -52,7 +52,7 @@
 #include "service_address.h"
 #include "snapshot_pack.h"
 
-#define FOLLOW_POLL_MS 100
+#define FOLLOW_POLL_MS 100 /* between a standby's passes, each to the journal's end */
 #define FOLLOW_LOG_S 10
 #define MEMBER_TTL_S 5
 #define MEMBER_INTERVAL_S 1
@@ -325,6 +325,20 @@ static int follow_once(struct pando_group *g, struct pando_journal_reader *r, si
 	return rc ? -EAGAIN : 0;
 }
 
+/* A pass, made durable once, before the member says how far it is: the
+ * trim floor reads that, and a crash may take back what the store, opened
+ * nosync, applied since the last pass. */
+static int follow_pass(struct pando_group *g, struct pando_journal_reader *r, size_t *n,
+		       time_t *logged)
+{
+	int rc = follow_once(g, r, n, logged);
+	int synced = *n ? ns_sync(g->mds->ns) : 0;
+
+	if (!synced)
+		atomic_store(&g->seq, pando_journal_reader_seq(r));
+	return synced ? synced : rc;
+}
+
 /* Applies the journal until this manager leads, then to its end: every
  * record the last active acknowledged is on the copies before its lease
  * expired, so before this one could win. */
@@ -344,15 +358,14 @@ static int follow(struct pando_group *g, int64_t *term)
 		bool leads = pando_election_leading(g->election, term);
 		size_t n = 0;
 
-		rc = follow_once(g, r, &n, &logged);
-		atomic_store(&g->seq, pando_journal_reader_seq(r));
+		rc = follow_pass(g, r, &n, &logged);
 		if (!rc && leads)
 			break;
 		if (rc == -EAGAIN)
 			rc = 0;
 		if (!rc && stop_asked())
 			rc = -EINTR;
-		else if (!rc && !n)
+		else if (!rc)
 			usleep(FOLLOW_POLL_MS * 1000);
 	}
 	if (r)
@@ -446,7 +459,7 @@ static int take_over(struct pando_group *g, int64_t term)
 	mds->ns = NULL;
 	rc = pando_journal_open(mds, &jo, &g->journal);
 	if (!rc)
-		rc = pando_store_open(mds, pando_journal_ns(g->journal));
+		rc = pando_store_open(mds, pando_journal_ns(g->journal), false);
 	if (rc)
 		return rc;
 	atomic_store(&g->term, term);
@@ -564,7 +577,7 @@ static int open_store(struct pando_group *g)
 		if (!rc && begun)
 			rc = group_snapshot_fetch(g->mds, g->name, stop_asked, &seq);
 	}
-	return rc ? rc : pando_store_open(g->mds, NULL);
+	return rc ? rc : pando_store_open(g->mds, NULL, true);
 }
 
 /* A store that cannot follow the journal moved aside to <Db_Path>.stale
@@ -595,7 +608,7 @@ static int start_again(struct pando_group *g)
 	if (!rc)
 		rc = group_snapshot_fetch(mds, g->name, stop_asked, &seq);
 	if (!rc)
-		rc = pando_store_open(mds, NULL);
+		rc = pando_store_open(mds, NULL, true);
 	if (!rc)
 		rc = start_election(g);
 	return rc;

@@ -24,12 +24,13 @@ static void store_log(void *arg, const char *msg)
 	mds_log(MDS_LOG_CRIT, "store", "pando: namespace store: %s", msg);
 }
 
-int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal)
+int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal, bool standby)
 {
 	struct ns_options o = { .inline_max = mds->cfg.inline_max,
 				.log = store_log,
 				.reserve_bytes = (uint64_t)mds->cfg.db_reserve_mb << 20,
-				.journal = journal };
+				.journal = journal,
+				.nosync = standby };
 	int rc = ns_open(mds->cfg.db_path, &o, &mds->ns);
 
 	if (rc == -ENOENT) {
@@ -177,7 +178,7 @@ int pando_mds_open(struct pando_mds *mds, const struct pando_mds_host *host)
 		if (!rc)
 			rc = pando_group_join(mds);
 	} else {
-		rc = pando_store_open(mds, NULL);
+		rc = pando_store_open(mds, NULL, false);
 		if (!rc)
 			rc = open_cluster(mds);
 	}

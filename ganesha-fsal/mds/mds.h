@@ -147,8 +147,10 @@ struct pando_mds {
  * either way. */
 int pando_mds_open(struct pando_mds *mds, const struct pando_mds_host *host);
 /* Opens the store at Db_Path with journal (NULL: none), formatting a new
- * one when Db_Path does not exist yet or is an empty directory. */
-int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal);
+ * one when Db_Path does not exist yet or is an empty directory.  A
+ * standby's store is opened nosync: the journal holds what it applies,
+ * and the standby syncs once per pass over it (group.c, follow_pass). */
+int pando_store_open(struct pando_mds *mds, const struct ns_journal *journal, bool standby);
 /* Before the first client is served: fences and settles the files a
  * stopped manager had write layouts out on, and recomputes the parity
  * of the RS files it was updating. */

@@ -329,6 +329,18 @@ int etcd_delete_if(struct etcd_client *c, const char *key, int64_t mod_revision)
 	return rc;
 }
 
+int etcd_put_if(struct etcd_client *c, const char *key, const void *value, size_t len,
+		int64_t mod_revision)
+{
+	json_t *ans;
+	int rc = call(c, "/v3/kv/txn", etcd_body_put_if(key, value, len, mod_revision), &ans);
+
+	if (rc == 0)
+		rc = etcd_parse_txn(ans);
+	json_decref(ans);
+	return rc;
+}
+
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease)
 {
 	json_t *ans;

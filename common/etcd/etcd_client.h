@@ -73,6 +73,11 @@ int etcd_create(struct etcd_client *c, const char *key, const void *value, size_
  * -EEXIST if it was (or it is gone).  How a worker ends the task it ran
  * without deleting one put again meanwhile. */
 int etcd_delete_if(struct etcd_client *c, const char *key, int64_t mod_revision);
+/* Puts key = value[len] only if it was not written since mod_revision
+ * (one txn): -EEXIST if it was, or is gone.  How a value read, changed
+ * and put back does not undo a write or a delete made meanwhile. */
+int etcd_put_if(struct etcd_client *c, const char *key, const void *value, size_t len,
+		int64_t mod_revision);
 
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease);
 /* Renews the lease; -ENOENT when it has expired (grant a new one). */

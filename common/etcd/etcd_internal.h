@@ -18,6 +18,7 @@ char *etcd_body_delete_range(const char *key, const char *end);
 char *etcd_body_range_prefix(const char *prefix, int64_t limit);
 char *etcd_body_create(const char *key, const void *value, size_t len, int64_t lease);
 char *etcd_body_delete_if(const char *key, int64_t rev);
+char *etcd_body_put_if(const char *key, const void *value, size_t len, int64_t rev);
 char *etcd_body_grant(int ttl_s);
 char *etcd_body_lease(int64_t lease); /* keepalive and revoke */
 /* The caller zeroes it once sent: it holds the password. */

@@ -376,6 +376,21 @@ char *etcd_body_delete_if(const char *key, int64_t rev)
 			      b64_string(key, strlen(key))));
 }
 
+/* A txn that puts key only if its mod_revision is still rev (a key gone
+ * has none, 0, so it fails too). */
+char *etcd_body_put_if(const char *key, const void *value, size_t len, int64_t rev)
+{
+	json_t *put = put_request(key, value, len, 0);
+	char buf[24];
+
+	if (!put)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%" PRId64, rev);
+	return dump(json_pack("{s:[{s:o,s:s,s:s,s:s}],s:[{s:o}]}", "compare", "key",
+			      b64_string(key, strlen(key)), "target", "MOD", "result", "EQUAL",
+			      "mod_revision", buf, "success", "request_put", put));
+}
+
 int etcd_parse_token(const json_t *ans, char **token)
 {
 	const char *t = json_string_value(json_object_get(ans, "token"));

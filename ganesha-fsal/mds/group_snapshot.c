@@ -24,6 +24,9 @@
 /* Each snapshot flushes the store and copies it whole to the OSDs: one
  * every few seconds at most, however often it is asked for. */
 #define GROUP_SNAPSHOT_GAP_S 5
+/* How often the active looks for copies of the snapshot and the journal
+ * on OSDs that are out. */
+#define GROUP_REBUILD_S 5
 
 static int key_of(const struct pando_mds *mds, const char *what, char *buf, size_t cap)
 {
@@ -147,6 +150,8 @@ struct group_snapshot_server {
 	time_t due;   /* the next one on schedule (Snapshot_Interval) */
 	uint64_t seq; /* the listed one's: on schedule only once the store is past it */
 	int failures; /* in a row: one line for the first, then every tenth */
+	time_t rebuild_next;
+	int rebuild_failures; /* the same, for rebuild_tick */
 	char want_key[320], key[320], dir[PATH_MAX];
 };
 
@@ -216,14 +221,71 @@ static bool due(struct group_snapshot_server *g)
 	return false;
 }
 
+static char *listing_format(const void *listing, const struct pando_storage_map *map)
+{
+	struct group_snapshot_listing s = *(const struct group_snapshot_listing *)listing;
+
+	s.map = (struct pando_storage_map *)map;
+	return group_snapshot_listing_format(&s);
+}
+
+/* The listed snapshot's copies that are out, rebuilt (*rebuilt). */
+static int rebuild_snapshot(struct group_snapshot_server *g, size_t *rebuilt)
+{
+	struct group_snapshot_listing s = { 0 };
+	char *value = NULL;
+	size_t len = 0;
+	int64_t rev = 0;
+	int rc = etcd_get(g->etcd, g->key, &value, &len, &rev);
+
+	*rebuilt = 0;
+	if (!rc)
+		rc = group_snapshot_listing_parse(value, len, &s);
+	if (!rc && pando_journal_map_degraded(g->mds, s.map))
+		rc = pando_journal_relist(g->mds, g->etcd, g->key, rev, owner_of(s.index), s.map,
+					  s.index, listing_format, &s, rebuilt);
+	free(value);
+	pando_map_free(s.map);
+	return rc == -ENOENT || rc == -EEXIST ? 0 : rc; /* none, or a new one listed */
+}
+
+/* What a member starting again reads, the snapshot and the journal's
+ * segments, back on JOURNAL_COPIES copies each; here, in the thread that
+ * makes and replaces snapshots, so a rebuilt copy is never left behind by
+ * a snapshot's replacement. */
+static void rebuild_tick(struct group_snapshot_server *g)
+{
+	size_t snap = 0, segs = 0;
+	int rc, rc2;
+
+	if (time(NULL) < g->rebuild_next)
+		return;
+	g->rebuild_next = time(NULL) + GROUP_REBUILD_S;
+	rc = rebuild_snapshot(g, &snap);
+	rc2 = pando_journal_rebuild(g->mds, g->etcd, g->mds->cfg.mds_group, &segs);
+	if (!rc)
+		rc = rc2;
+	if (rc && g->rebuild_failures++ % 10 == 0)
+		mds_log(MDS_LOG_WARN, __func__,
+			"pando: group %s: cannot rebuild every copy on an OSD that is out of its"
+			" snapshot and journal: %s (%d time(s) in a row); trying again every %d s",
+			g->mds->cfg.mds_group, strerror(-rc), g->rebuild_failures, GROUP_REBUILD_S);
+	if (!rc)
+		g->rebuild_failures = 0;
+}
+
 static bool serve_tick(void *arg)
 {
 	struct group_snapshot_server *g = arg;
 	uint64_t seq = 0;
 	char *value = NULL;
 	size_t len = 0;
-	int rc = etcd_get(g->etcd, g->want_key, &value, &len, NULL);
-	bool asked = rc == 0;
+	int rc;
+	bool asked;
+
+	rebuild_tick(g);
+	rc = etcd_get(g->etcd, g->want_key, &value, &len, NULL);
+	asked = rc == 0;
 
 	free(value);
 	if ((!asked && !due(g)) || time(NULL) < g->next)

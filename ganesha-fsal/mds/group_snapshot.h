@@ -24,7 +24,11 @@
  * GROUP_SNAPSHOT_FALLBACK_S (no active: every member's store was lost),
  * it takes the one listed when it asked, if the journal still holds every
  * record after it, so the group starts again from that snapshot and the
- * journal. */
+ * journal.
+ *
+ * Every GROUP_REBUILD_S the active also puts back the copies of the
+ * listed snapshot and of the journal's segments that are on OSDs that are
+ * out (pando_journal_rebuild). */
 #ifndef PANDO_GROUP_SNAPSHOT_H
 #define PANDO_GROUP_SNAPSHOT_H
 

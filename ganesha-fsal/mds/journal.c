@@ -44,6 +44,7 @@ struct pando_journal {
 	struct journal_segment seg; /* map NULL until the first write */
 	uint64_t off;               /* bytes written into seg */
 	bool trim_due;              /* a new segment: trim once its waiters are released */
+	bool stay;                  /* seg has a copy out and no new one could be placed */
 	uint64_t next_index;
 	/* OSDs of copies whose write failed since the last write that went
 	 * through: a new segment's copies go elsewhere. */
@@ -150,25 +151,62 @@ static int open_segment(struct pando_journal *j, uint64_t first)
 	j->seg = s;
 	j->off = 0;
 	j->next_index++;
+	j->stay = false;
 	return 0;
 }
 
-/* Segment s, which no one will read again: its key first, so no reader
- * starts on it, then its objects (a copy whose OSD is away stays there,
- * as the journal's, which pando-fsck counts and leaves). */
-static int trim_one(struct pando_journal *j, const struct journal_segment *s)
+/* A segment with a copy on an OSD that is out is left for a new one (the
+ * active rebuilds its copies); where none can be placed, the writer stays
+ * in it, on the copies it has, until the next segment. */
+static void leave_degraded(struct pando_journal *j, uint64_t first)
 {
-	struct objio io = { .conns = j->mds->conns, .owner = JOURNAL_OBJECT_BIT | s->index };
-	char key[sizeof(j->prefix) + 20];
+	uint64_t index = j->seg.index;
+
+	if (j->stay || !j->seg.map || !pando_journal_map_degraded(j->mds, j->seg.map))
+		return;
+	if (open_segment(j, first) == 0) {
+		j->trim_due = true;
+		mds_log(MDS_LOG_EVENT, __func__,
+			"pando: journal: segment %" PRIu64 " has a copy on an OSD that is out:"
+			" the journal goes on in segment %" PRIu64,
+			index, j->seg.index);
+		return;
+	}
+	j->stay = true;
+	mds_log(MDS_LOG_WARN, __func__,
+		"pando: journal: segment %" PRIu64 " has a copy on an OSD that is out and no"
+		" new segment can be placed: the journal stays in it, on the copies it has",
+		index);
+}
+
+/* Segment index, which no one will read again: its key first, so no
+ * reader starts on it, then the objects of the map it listed then (a
+ * rebuild may have listed new copies since the trim's listing; a copy
+ * whose OSD is away stays there, as the journal's, which pando-fsck counts
+ * and leaves).  -EEXIST: listed anew between the two, left for the next
+ * trim. */
+static int trim_one(struct pando_journal *j, uint64_t index)
+{
+	struct objio io = { .conns = j->mds->conns, .owner = JOURNAL_OBJECT_BIT | index };
+	struct journal_segment s = { 0 };
+	char key[sizeof(j->prefix) + 20], *value = NULL;
+	size_t len = 0;
+	int64_t rev = 0;
 	int rc;
 
-	snprintf(key, sizeof(key), "%s%016" PRIx64, j->prefix, s->index);
-	rc = etcd_delete(j->etcd, key);
-	if (!rc && objio_remove(&io, s->map) != 0)
+	snprintf(key, sizeof(key), "%s%016" PRIx64, j->prefix, index);
+	rc = etcd_get(j->etcd, key, &value, &len, &rev);
+	if (!rc)
+		rc = journal_segment_parse(value, len, &s);
+	if (!rc)
+		rc = etcd_delete_if(j->etcd, key, rev);
+	if (!rc && objio_remove(&io, s.map) != 0)
 		mds_log(MDS_LOG_WARN, __func__,
 			"pando: journal: segment %" PRIu64
 			" trimmed, some of its copies left on the OSDs",
-			s->index);
+			index);
+	free(value);
+	pando_map_free(s.map);
 	return rc;
 }
 
@@ -184,10 +222,10 @@ static void trim(struct pando_journal *j)
 	for (size_t i = 0; !rc && i + 1 < n; i++) {
 		if (segs[i + 1].index > j->seg.index || segs[i + 1].first_seq > floor + 1)
 			break;
-		rc = trim_one(j, &segs[i]);
+		rc = trim_one(j, segs[i].index);
 		done += !rc;
 	}
-	if (rc)
+	if (rc && rc != -EEXIST)
 		mds_log(MDS_LOG_WARN, __func__, "pando: journal %s: trimming: %s", j->prefix,
 			strerror(-rc));
 	else if (done)
@@ -272,6 +310,8 @@ static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint
 		if (!j->seg.map || (j->off && j->off + n > j->segment_bytes)) {
 			rc = open_segment(j, first);
 			j->trim_due = !rc;
+		} else {
+			leave_degraded(j, first);
 		}
 		if (!rc)
 			rc = write_copies(j, buf, n);

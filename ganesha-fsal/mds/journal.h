@@ -45,6 +45,7 @@
 #define JOURNAL_OBJECT_BIT PANDO_JOURNAL_OBJECT_BIT
 #define JOURNAL_SEGMENT_BYTES (64ull << 20)
 
+struct etcd_client;
 struct pando_mds;
 struct pando_journal;
 struct pando_journal_reader;
@@ -101,6 +102,40 @@ void pando_journal_close(struct pando_journal *j);
 /* The hook a store opens with (ns_options.journal) to journal its
  * batches here; valid while j is open. */
 const struct ns_journal *pando_journal_ns(struct pando_journal *j);
+
+/* Rebuild (journal_rebuild.c).  A copy on an OSD that is out (or dropped
+ * from the map) is made anew from a healthy one on an OSD that takes new
+ * components, one per failure domain as placed, stable, before the listing
+ * names it.  The writer leaves a segment with such a copy for a new one at
+ * its next write, when one can be placed (else it goes on in it, on the
+ * copies it has); the group's active rebuilds the others'. */
+bool pando_journal_map_degraded(struct pando_mds *mds, const struct pando_storage_map *map);
+/* A copy of old, with its copies that are out rebuilt (*rebuilt of them),
+ * into *out; owner is stored with each new object.  -errno, with nothing
+ * left on the OSDs. */
+int pando_journal_copies_rebuild(struct pando_mds *mds, uint64_t owner,
+				 const struct pando_storage_map *old, uint64_t seed,
+				 struct pando_storage_map **out, size_t *rebuilt);
+/* The copies now has and old does not, removed: the listing that was to
+ * name them lost a race with a write or a trim. */
+void pando_journal_copies_forget(struct pando_mds *mds, uint64_t owner,
+				 const struct pando_storage_map *old,
+				 const struct pando_storage_map *now);
+/* The listing at key (read at mod revision rev), whose map is old, put
+ * again with the map's copies that are out rebuilt: format makes the new
+ * value from listing and the new map.  -EEXIST when the key was written
+ * or deleted since rev; on any failure, the new copies are removed. */
+typedef char *(*pando_journal_format_fn)(const void *listing, const struct pando_storage_map *map);
+int pando_journal_relist(struct pando_mds *mds, struct etcd_client *c, const char *key, int64_t rev,
+			 uint64_t owner, const struct pando_storage_map *old, uint64_t seed,
+			 pando_journal_format_fn format, const void *listing, size_t *rebuilt);
+/* Every listed segment of group's journal but the last, its copies that
+ * are out rebuilt and the segment listed again with the new map, only if
+ * its key was not written or deleted (trimmed) since it was read.
+ * *rebuilt counts the copies.  0, or the first error (the rest are still
+ * tried). */
+int pando_journal_rebuild(struct pando_mds *mds, struct etcd_client *c, const char *group,
+			  size_t *rebuilt);
 
 /* A standby's side: applies the records after seq `after`, written in
  * term `term` (ns_applied; 0: not known), in order, across segments and

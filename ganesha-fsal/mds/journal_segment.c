@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "etcd_client.h"
+#include "journal.h"
 #include "mds_alloc.h"
 #include "pando/storage_map.h"
 
@@ -57,6 +58,13 @@ int journal_map_unhex(const char *hex, struct pando_storage_map **map)
 
 	if (!rc)
 		rc = pando_map_decode(blob, blen, map) ? -EINVAL : 0;
+	/* Every journal map is placed as pando_journal_place places it. */
+	if (!rc && ((*map)->groups != 1 || (*map)->shape.raid != PANDO_RAID1 ||
+		    pando_map_width(*map) != JOURNAL_COPIES)) {
+		pando_map_free(*map);
+		*map = NULL;
+		rc = -EINVAL;
+	}
 	free(blob);
 	return rc;
 }

@@ -40,7 +40,7 @@ char *journal_segment_format(const struct journal_segment *s);
 bool journal_json_count(json_t *o, const char *name, uint64_t *v);
 /* A storage map as etcd values carry it: its encoding in lowercase hex
  * (NULL: it does not encode), and back (-EINVAL: not lowercase hex of a
- * map's encoding). */
+ * map's encoding, or not a map of JOURNAL_COPIES mirrors in one group). */
 char *journal_map_hex(const struct pando_storage_map *map);
 int journal_map_unhex(const char *hex, struct pando_storage_map **map);
 void journal_segments_free(struct journal_segment *s, size_t n);

@@ -111,6 +111,16 @@ int objio_create(struct objio *io, const struct pando_storage_map *map)
 	return 0;
 }
 
+int objio_component_remove(struct objio *io, uint64_t partition, const struct pando_component *k)
+{
+	int res = 0;
+	int rc = objio_osd_remove(io, k->osd_id, partition, k->object_id, &res);
+
+	if (!rc && res != -ENOENT)
+		rc = res;
+	return rc == -ENOENT ? 0 : rc;
+}
+
 int objio_remove(struct objio *io, const struct pando_storage_map *map)
 {
 	uint32_t width = pando_map_width(map);
@@ -118,15 +128,8 @@ int objio_remove(struct objio *io, const struct pando_storage_map *map)
 
 	for (uint32_t g = 0; g < map->groups; g++) {
 		for (uint32_t c = 0; c < width; c++) {
-			const struct pando_component *k = comp_of(map, g, c);
-			int res = 0;
-			int rc = objio_osd_remove(io, k->osd_id, map->partition_id, k->object_id,
-						  &res);
+			int rc = objio_component_remove(io, map->partition_id, comp_of(map, g, c));
 
-			if (!rc && res != -ENOENT)
-				rc = res;
-			if (rc == -ENOENT)
-				rc = 0;
 			if (rc && !first)
 				first = rc;
 		}

@@ -109,6 +109,8 @@ int objio_component_copy(struct objio *io, uint64_t partition, const struct pand
 int objio_component_diff(struct objio *io, uint64_t partition, const struct pando_component *src,
 			 const struct pando_component *dst, uint64_t first, size_t count,
 			 bool *differs, size_t *n);
+/* Removes k's object; one already gone counts as removed. */
+int objio_component_remove(struct objio *io, uint64_t partition, const struct pando_component *k);
 /* Cuts (or extends) the object to len bytes and makes it all durable. */
 int objio_component_settle(struct objio *io, uint64_t partition, const struct pando_component *k,
 			   uint64_t len);

@@ -306,6 +306,14 @@ static void a_delete_if_is_a_txn_on_the_mod_revision(void)
 		  "\"aw==\"}}]}");
 }
 
+static void a_put_if_is_a_txn_on_the_mod_revision(void)
+{
+	check_str(etcd_body_put_if("k", "v", 1, 42),
+		  "{\"compare\":[{\"key\":\"aw==\",\"mod_revision\":\"42\",\"result\":\"EQUAL\","
+		  "\"target\":\"MOD\"}],\"success\":[{\"request_put\":{\"key\":\"aw==\","
+		  "\"value\":\"dg==\"}}]}");
+}
+
 static void txn_answers_say_whether_the_compare_held(void)
 {
 	json_t *a;
@@ -384,6 +392,7 @@ int main(void)
 	a_create_is_a_txn_on_create_revision_zero();
 	txn_answers_say_whether_the_compare_held();
 	a_delete_if_is_a_txn_on_the_mod_revision();
+	a_put_if_is_a_txn_on_the_mod_revision();
 	range_answers_list_every_key_in_order();
 	CHECK_DONE();
 }

@@ -7,6 +7,11 @@
 #include <time.h>
 
 #include "grants.h"
+#include "journal.h"
+#include "objio.h"
+#include "view.h"
+#include "osd_conns.h"
+#include "pando/osd_ctl_client.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_lines[MDS_FIXTURE_LOG_LINES][512];
@@ -266,4 +271,89 @@ void mds_fixture_layout_return(struct mds_fixture *f, struct pando_grant *seg)
 {
 	pando_grants_committed(f->mds.grants, seg->ino);
 	pando_grant_end(seg);
+}
+
+struct count_call {
+	uint64_t partition;
+	long total;
+};
+
+static int count_journal_objects(struct osd_ctl_client *c, void *arg)
+{
+	struct count_call *a = arg;
+	uint64_t ids[256], after = 0;
+	size_t n = 0;
+	bool eof = false;
+	int rc = 0;
+
+	while (!eof && (rc = osd_ctl_list(c, a->partition, after, ids, 256, &n, &eof)) == 0 && n) {
+		for (size_t i = 0; i < n; i++)
+			a->total += (ids[i] & JOURNAL_OBJECT_BIT) != 0;
+		after = ids[n - 1];
+	}
+	return rc;
+}
+
+long mds_fixture_journal_objects(struct mds_fixture *f)
+{
+	struct count_call a = { .partition = f->mds.conf.map.partition };
+
+	for (int o = 0; o < f->osds.n; o++)
+		if (osd_conns_call(f->mds.conns, f->osds.osds[o].id, count_journal_objects, &a))
+			return -1;
+	return a.total;
+}
+
+int mds_fixture_mark_out(struct mds_fixture *f, uint64_t epoch, uint32_t out)
+{
+	const struct cluster_map *seed = &f->mds.conf.map;
+	struct cluster_map m = { .epoch = epoch,
+				 .partition = seed->partition,
+				 .nosds = seed->nosds };
+	int rc;
+
+	m.osds = calloc(seed->nosds, sizeof(*m.osds));
+	if (!m.osds)
+		return -ENOMEM;
+	for (size_t i = 0; i < seed->nosds; i++) {
+		m.osds[i] = seed->osds[i];
+		m.osds[i].in = m.osds[i].id != out;
+	}
+	rc = pando_view_apply(&f->mds, &m, "test");
+	free(m.osds);
+	return rc;
+}
+
+/* Copy c of map against copy 0: 1 the same, 0 not, -errno. */
+static int same_as_first(struct objio *io, const struct pando_storage_map *map, int c)
+{
+	bool differs[OBJIO_DIFF_MAX];
+	uint64_t len = 0, first_len = 0;
+	size_t n = 0;
+	int rc = objio_component_length(io, map->partition_id, &map->comp[c], &len);
+
+	if (!rc)
+		rc = objio_component_length(io, map->partition_id, &map->comp[0], &first_len);
+	if (!rc && (len != first_len || !len))
+		return 0;
+	for (uint64_t e = 0; !rc && e * OSD_CTL_CSUM_EXTENT_BYTES < len; e += n) {
+		rc = objio_component_diff(io, map->partition_id, &map->comp[0], &map->comp[c], e,
+					  OBJIO_DIFF_MAX, differs, &n);
+		for (size_t i = 0; !rc && i < n; i++)
+			if (differs[i])
+				return 0;
+		if (!rc && !n)
+			return 0;
+	}
+	return rc ? rc : 1;
+}
+
+int mds_fixture_copies_same(struct mds_fixture *f, const struct pando_storage_map *map)
+{
+	struct objio io = { .conns = f->mds.conns };
+	int rc = 1;
+
+	for (int c = 1; rc == 1 && c < JOURNAL_COPIES; c++)
+		rc = same_as_first(&io, map, c);
+	return rc;
 }

@@ -61,6 +61,18 @@ void mds_fixture_log_clear(void);
  * -1 when none: the order the engine did things in. */
 int mds_fixture_log_first(const char *needle);
 
+/* A new view at epoch: the seed's OSDs, with OSD out (0: none) marked
+ * out.  What pando_view_apply returns. */
+int mds_fixture_mark_out(struct mds_fixture *f, uint64_t epoch, uint32_t out);
+/* Whether the copies of a journal map (JOURNAL_COPIES mirrors) hold the
+ * same bytes: the same length, not 0, and the same CRC extent by extent
+ * as their OSDs keep them.  1 if so, 0 if not, -errno. */
+int mds_fixture_copies_same(struct mds_fixture *f, const struct pando_storage_map *map);
+
+/* Objects in the journal's space (JOURNAL_OBJECT_BIT) on the OSDs, every
+ * copy counted; -1 when an OSD does not answer. */
+long mds_fixture_journal_objects(struct mds_fixture *f);
+
 /* A regular file made in the root directory of the store. */
 int mds_fixture_create(struct mds_fixture *f, const char *name, struct ns_attr *out);
 

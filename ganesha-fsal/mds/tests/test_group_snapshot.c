@@ -6,18 +6,21 @@
  * copy is left on either side.  A copy whose bytes were changed is passed
  * over for the next; with every copy changed, nothing is unpacked.  A
  * second request replaces the snapshot, and the one before leaves the
- * OSDs. */
+ * OSDs.  Copies of the snapshot and of the journal on an OSD that goes out
+ * are made anew elsewhere. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "etcd_client.h"
 #include "etcd_fixture.h"
 #include "group_snapshot.h"
+#include "journal.h"
 #include "journal_segment.h"
 #include "mds_fixture.h"
 #include "ns_store.h"
@@ -235,6 +238,81 @@ static void test_a_second_request_replaces_the_snapshot_before(struct world *w)
 	pando_map_free(map);
 }
 
+/* The group's segments as etcd lists them now. */
+static size_t listed(struct world *w, struct journal_segment **segs)
+{
+	char prefix[64];
+	size_t n = 0;
+
+	*segs = NULL;
+	journal_segment_prefix(w->f.prefix, "g1", prefix, sizeof(prefix));
+	CHECK_EQ(journal_segments_list(w->etcd, prefix, segs, &n), 0);
+	return n;
+}
+
+static bool names(const struct pando_storage_map *map, uint32_t osd)
+{
+	for (int c = 0; map && c < JOURNAL_COPIES; c++)
+		if (map->comp[c].osd_id == osd)
+			return true;
+	return false;
+}
+
+/* Whether the snapshot and every segment are off osd, on copies that
+ * hold the same bytes. */
+static bool off_and_whole(struct world *w, uint32_t osd)
+{
+	uint64_t index = 0, seq = 0;
+	struct pando_storage_map *snap = stored(w, &index, &seq);
+	struct journal_segment *segs = NULL;
+	size_t n = listed(w, &segs);
+	bool off = snap && !names(snap, osd) && n > 0;
+
+	for (size_t i = 0; off && i < n; i++)
+		off = !names(segs[i].map, osd);
+	if (off) {
+		CHECK_EQ(mds_fixture_copies_same(&w->f, snap), 1);
+		for (size_t i = 0; i < n; i++)
+			CHECK_EQ(mds_fixture_copies_same(&w->f, segs[i].map), 1);
+	}
+	pando_map_free(snap);
+	journal_segments_free(segs, n);
+	return off;
+}
+
+/* An OSD that both the snapshot and the journal's segment use goes out:
+ * the writer leaves the segment for one elsewhere, and within a few of
+ * the active's rebuild passes every copy that was on it is on another
+ * OSD, with the same bytes. */
+static void test_copies_on_an_osd_that_goes_out_are_rebuilt(struct world *w)
+{
+	uint64_t index = 0, seq = 0;
+	struct pando_storage_map *snap = stored(w, &index, &seq);
+	struct journal_segment *segs = NULL;
+	size_t n = listed(w, &segs);
+	uint32_t away = 0;
+	struct ns_attr a;
+	bool off = false;
+
+	for (int c = 0; snap && n && c < JOURNAL_COPIES; c++)
+		if (names(segs[n - 1].map, snap->comp[c].osd_id))
+			away = snap->comp[c].osd_id;
+	CHECK(away != 0);
+	journal_segments_free(segs, n);
+	pando_map_free(snap);
+	/* A record after the snapshot: its hold keeps the segment from a trim. */
+	CHECK_EQ(mds_fixture_create(&w->f, "before-out", &a), 0);
+	CHECK_EQ(mds_fixture_mark_out(&w->f, 1, away), 0);
+	mds_fixture_log_clear();
+	CHECK_EQ(mds_fixture_create(&w->f, "after-out", &a), 0);
+	CHECK_EQ(mds_fixture_log_find("has a copy on an OSD that is out"), 1);
+	for (int i = 0; i < 60 && !(off = off_and_whole(w, away)); i++)
+		usleep(250 * 1000);
+	CHECK(off);
+	CHECK(mds_fixture_log_find("rebuilt, now on OSDs") >= 2);
+	CHECK_EQ(mds_fixture_mark_out(&w->f, 2, 0), 0);
+}
+
 int main(void)
 {
 	static struct world w;
@@ -255,6 +333,7 @@ int main(void)
 		test_a_copy_whose_bytes_changed_is_passed_over(&w);
 		test_the_listed_snapshot_holds_the_journal_for_the_hold(&w);
 		test_a_second_request_replaces_the_snapshot_before(&w);
+		test_copies_on_an_osd_that_goes_out_are_rebuilt(&w);
 	} else {
 		CHECK(!"the engine starts as a group's active");
 	}

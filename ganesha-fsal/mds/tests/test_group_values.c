@@ -170,6 +170,48 @@ static void test_a_map_that_is_not_a_maps_lowercase_hex_is_refused(void)
 	free(value);
 }
 
+/* A map of any other shape than the journal's three mirrors in one
+ * group: the rebuild and the writer name copies 0 to 2 of group 0. */
+static struct pando_storage_map *shaped(enum pando_raid raid, uint32_t copies, uint32_t data,
+					uint32_t groups)
+{
+	struct pando_map_shape shape = { .raid = raid,
+					 .copies = copies,
+					 .data = data,
+					 .parity = raid == PANDO_RS ? 2 : 0,
+					 .stripe_unit = 1 << 20,
+					 .visit_rows = 1 };
+	struct pando_storage_map *map = NULL;
+
+	CHECK_EQ(pando_map_new(&shape, groups, 0, &map), 0);
+	for (uint32_t i = 0; map && i < groups * pando_map_width(map); i++)
+		map->comp[i] =
+			(struct pando_component){ i + 1, PANDO_JOURNAL_OBJECT_BIT | (7 + i) };
+	if (map)
+		map->partition_id = 1;
+	return map;
+}
+
+static void test_a_map_not_of_three_mirrors_in_one_group_is_refused(void)
+{
+	struct pando_storage_map *maps[] = { shaped(PANDO_RAID1, 2, 1, 1),
+					     shaped(PANDO_RAID1, 3, 1, 2),
+					     shaped(PANDO_RAID1, 3, 2, 1),
+					     shaped(PANDO_RAID0, 1, 3, 1),
+					     shaped(PANDO_RS, 1, 1, 1) };
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		struct journal_segment s = { .index = 1, .term = 1, .first_seq = 1, .map = maps[i] };
+		char *value = maps[i] ? journal_segment_format(&s) : NULL;
+
+		CHECK(value != NULL);
+		if (value)
+			CHECK_EQ(parse_segment(value), -EINVAL);
+		free(value);
+		pando_map_free(maps[i]);
+	}
+}
+
 static void test_a_listing_with_a_field_wrong_or_index_0_is_refused(void)
 {
 	struct group_snapshot_listing s = {
@@ -228,6 +270,7 @@ int main(void)
 	test_a_listing_written_reads_back_field_for_field();
 	test_a_segment_with_a_field_wrong_is_refused();
 	test_a_map_that_is_not_a_maps_lowercase_hex_is_refused();
+	test_a_map_not_of_three_mirrors_in_one_group_is_refused();
 	test_a_listing_with_a_field_wrong_or_index_0_is_refused();
 	test_a_value_past_the_bound_is_refused();
 	CHECK_DONE();

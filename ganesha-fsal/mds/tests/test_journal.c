@@ -101,39 +101,6 @@ static int open_term(struct mds_fixture *f, uint64_t term, uint64_t segment_byte
 	return pando_journal_open(&f->mds, &o, j);
 }
 
-/* Journal objects on the OSDs, every copy counted. */
-struct count_call {
-	uint64_t partition;
-	size_t total;
-};
-
-static int count_journal_objects(struct osd_ctl_client *c, void *arg)
-{
-	struct count_call *a = arg;
-	uint64_t ids[256], after = 0;
-	size_t n = 0;
-	bool eof = false;
-	int rc;
-
-	while (!eof && (rc = osd_ctl_list(c, a->partition, after, ids, 256, &n, &eof)) == 0 && n) {
-		for (size_t i = 0; i < n; i++)
-			a->total += (ids[i] & JOURNAL_OBJECT_BIT) != 0;
-		after = ids[n - 1];
-	}
-	return 0;
-}
-
-static size_t journal_objects(struct mds_fixture *f)
-{
-	struct count_call a = { .partition = f->mds.conf.map.partition };
-
-	for (int o = 0; o < f->osds.n; o++)
-		CHECK_EQ(osd_conns_call(f->mds.conns, f->osds.osds[o].id, count_journal_objects,
-					&a),
-			 0);
-	return a.total;
-}
-
 static uint64_t commit_many(struct pando_journal *j)
 {
 	pthread_t t[THREADS];
@@ -389,7 +356,8 @@ static void test_segments_every_member_applied_are_trimmed(struct mds_fixture *f
 	struct pando_journal_reader *r = NULL;
 	struct pando_journal *j = NULL;
 	struct seen s = { 0 };
-	size_t before, objects_before, applied = 0;
+	size_t before, applied = 0;
+	long objects_before;
 	uint64_t seq = 0, floor;
 	int rc;
 
@@ -400,15 +368,15 @@ static void test_segments_every_member_applied_are_trimmed(struct mds_fixture *f
 	for (int i = 0; i < 60; i++)
 		CHECK_EQ(commit_one(j, &seq), 0);
 	before = segments(f);
-	objects_before = journal_objects(f);
+	objects_before = mds_fixture_journal_objects(f);
 	floor = seq - 20;
 	atomic_store(&floor_seq, floor);
 	for (int i = 0; i < 60; i++)
 		CHECK_EQ(commit_one(j, &seq), 0);
 	pando_journal_close(j);
 	CHECK(segments(f) < before);
-	CHECK_EQ(journal_objects(f), JOURNAL_COPIES * segments(f));
-	CHECK(journal_objects(f) < objects_before);
+	CHECK_EQ(mds_fixture_journal_objects(f), JOURNAL_COPIES * segments(f));
+	CHECK(mds_fixture_journal_objects(f) < objects_before);
 	s.last = floor;
 	CHECK_EQ(read_all(f, floor, &s, &rc), seq - floor);
 	CHECK_EQ(rc, 0);

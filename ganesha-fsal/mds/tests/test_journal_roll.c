@@ -4,6 +4,7 @@
  * record once, in order, also one that reads the old segment from the
  * copy that took the write late. */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "journal.h"
 #include "journal_segment.h"
 #include "mds_fixture.h"
+#include "objio.h"
+#include "view.h"
 
 #define OSDS 4
 #define FIRST_SEQ 100
@@ -64,7 +67,7 @@ static int check_record(void *arg, const struct journal_record *r)
 }
 
 /* The group's segments, as etcd lists them; the caller frees them. */
-static size_t segments(struct mds_fixture *f, struct journal_segment **segs)
+static size_t segments(struct mds_fixture *f, const char *group, struct journal_segment **segs)
 {
 	struct etcd_options o = { .endpoints = etcd.url };
 	struct etcd_client *c = NULL;
@@ -72,7 +75,7 @@ static size_t segments(struct mds_fixture *f, struct journal_segment **segs)
 	char prefix[128];
 
 	*segs = NULL;
-	journal_segment_prefix(f->mds.cfg.etcd_prefix, "g1", prefix, sizeof(prefix));
+	journal_segment_prefix(f->mds.cfg.etcd_prefix, group, prefix, sizeof(prefix));
 	if (etcd_client_new(&o, &c) == 0)
 		CHECK_EQ(journal_segments_list(c, prefix, segs, &n), 0);
 	etcd_client_free(c);
@@ -95,11 +98,11 @@ static bool on_osd(const struct journal_segment *s, uint32_t osd_id)
 	return false;
 }
 
-static int read_all(struct mds_fixture *f, struct seen *s)
+static int read_all(struct mds_fixture *f, const char *group, struct seen *s)
 {
 	struct pando_journal_reader *r = NULL;
 	size_t applied = 0;
-	int rc = pando_journal_reader_new(&f->mds, "g1", FIRST_SEQ - 1, 0, &r);
+	int rc = pando_journal_reader_new(&f->mds, group, s->last, 0, &r);
 
 	if (!rc)
 		rc = pando_journal_read(r, check_record, s, &applied);
@@ -124,7 +127,7 @@ static void read_through_the_late_copy(struct mds_fixture *f, const struct journ
 			stopped[nstopped++] = i;
 	}
 	CHECK_EQ(nstopped, JOURNAL_COPIES - 1);
-	CHECK_EQ(read_all(f, &s), 0);
+	CHECK_EQ(read_all(f, "g1", &s), 0);
 	CHECK_EQ(s.bad, 0);
 	CHECK_EQ(s.count, next_seq - FIRST_SEQ);
 	for (int k = 0; k < nstopped; k++) {
@@ -146,7 +149,7 @@ static void test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(str
 	if (!j)
 		return;
 	CHECK_EQ(commit_one(j), 0);
-	n = segments(f, &segs);
+	n = segments(f, "g1", &segs);
 	CHECK_EQ(n, 1);
 	away = n ? segs[0].map->comp[1].osd_id : 0;
 	late = fixture_index(f, away);
@@ -158,7 +161,7 @@ static void test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(str
 		CHECK_EQ(commit_one(j), 0);
 	pando_journal_close(j);
 	journal_segments_free(segs, n);
-	n = segments(f, &segs);
+	n = segments(f, "g1", &segs);
 	CHECK_EQ(n, 2);
 	if (n == 2) {
 		CHECK_EQ(segs[1].term, 1);
@@ -167,6 +170,128 @@ static void test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(str
 		read_through_the_late_copy(f, &segs[0], late);
 	}
 	journal_segments_free(segs, n);
+}
+
+static char *segment_value(const void *listing, const struct pando_storage_map *map)
+{
+	struct journal_segment s = *(const struct journal_segment *)listing;
+
+	s.map = (struct pando_storage_map *)map;
+	return journal_segment_format(&s);
+}
+
+/* The key's mod revision now; -1 when it is gone. */
+static int64_t revision(struct etcd_client *c, const char *key)
+{
+	char *value = NULL;
+	size_t len = 0;
+	int64_t rev = -1;
+
+	etcd_get(c, key, &value, &len, &rev);
+	free(value);
+	return rev;
+}
+
+/* Segment 1 of g2, while the OSD `away` is out: a rebuild made for a
+ * listing that was written, or deleted, since it was read lists nothing
+ * and leaves no copy behind. */
+static void check_a_stale_listing_is_left_alone(struct mds_fixture *f, struct etcd_client *c,
+						const struct journal_segment *seg)
+{
+	char prefix[128], key[160], *value = NULL;
+	size_t len = 0, made = 9;
+	int64_t rev = 0, stale;
+	long objects = mds_fixture_journal_objects(f);
+
+	journal_segment_prefix(f->mds.cfg.etcd_prefix, "g2", prefix, sizeof(prefix));
+	snprintf(key, sizeof(key), "%s%016" PRIx64, prefix, seg->index);
+	CHECK_EQ(etcd_get(c, key, &value, &len, &stale), 0);
+	CHECK_EQ(etcd_put(c, key, value, len, 0), 0);
+	CHECK_EQ(pando_journal_relist(&f->mds, c, key, stale, JOURNAL_OBJECT_BIT | seg->index,
+				      seg->map, seg->index, segment_value, seg, &made),
+		 -EEXIST);
+	CHECK_EQ(made, 0);
+	rev = revision(c, key);
+	CHECK(rev > stale);
+	CHECK_EQ(etcd_delete(c, key), 0);
+	CHECK_EQ(pando_journal_relist(&f->mds, c, key, rev, JOURNAL_OBJECT_BIT | seg->index,
+				      seg->map, seg->index, segment_value, seg, &made),
+		 -EEXIST);
+	CHECK_EQ(revision(c, key), -1);
+	CHECK_EQ(mds_fixture_journal_objects(f), objects);
+	CHECK_EQ(etcd_put(c, key, value, len, 0), 0);
+	free(value);
+}
+
+/* After the writer left segment 1 (on away) for segment 2 (not on it):
+ * segment 1's copy on away is rebuilt elsewhere, the same bytes, and the
+ * journal reads whole with away stopped. */
+static void check_rebuilt(struct mds_fixture *f, struct etcd_client *c, uint32_t away,
+			  uint64_t first)
+{
+	struct journal_segment *segs = NULL;
+	struct seen s = { .last = first - 1 };
+	long objects = mds_fixture_journal_objects(f);
+	size_t made = 0, n;
+	int late = fixture_index(f, away);
+
+	CHECK_EQ(pando_journal_rebuild(&f->mds, c, "g2", &made), 0);
+	CHECK_EQ(made, 1);
+	CHECK_EQ(mds_fixture_journal_objects(f), objects + 1);
+	n = segments(f, "g2", &segs);
+	CHECK_EQ(n, 2);
+	for (size_t i = 0; i < n; i++)
+		CHECK(!on_osd(&segs[i], away));
+	if (n == 2)
+		CHECK_EQ(mds_fixture_copies_same(f, segs[0].map), 1);
+	CHECK_EQ(mds_fixture_log_find("cop"), 1);
+	journal_segments_free(segs, n);
+	CHECK_EQ(osd_fixture_stop(&f->osds, late), 0);
+	CHECK_EQ(read_all(f, "g2", &s), 0);
+	CHECK_EQ(s.bad, 0);
+	CHECK_EQ(s.count, next_seq - first);
+	CHECK_EQ(osd_fixture_restart(&f->osds, late), 0);
+	CHECK_EQ(osd_fixture_back_in_pool(f->mds.conns, f->osds.osds[late].id), 0);
+}
+
+static void test_an_osd_out_has_its_journal_copies_rebuilt(struct mds_fixture *f)
+{
+	const struct pando_journal_options o = { .group = "g2", .term = 1 };
+	struct etcd_options eo = { .endpoints = etcd.url };
+	struct pando_journal *j = NULL;
+	struct journal_segment *segs = NULL;
+	struct etcd_client *c = NULL;
+	uint64_t first = next_seq;
+	uint32_t away = 0;
+	size_t n;
+
+	CHECK_EQ(etcd_client_new(&eo, &c), 0);
+	CHECK_EQ(pando_journal_open(&f->mds, &o, &j), 0);
+	if (!j || !c)
+		return;
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(commit_one(j), 0);
+	n = segments(f, "g2", &segs);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		away = segs[0].map->comp[0].osd_id;
+	CHECK_EQ(mds_fixture_mark_out(f, 1, away), 0);
+	CHECK_EQ(commit_one(j), 0); /* the writer leaves segment 1 */
+	journal_segments_free(segs, n);
+	n = segments(f, "g2", &segs);
+	CHECK_EQ(n, 2);
+	if (n == 2) {
+		CHECK(on_osd(&segs[0], away));
+		CHECK(!on_osd(&segs[1], away));
+		CHECK_EQ(segs[1].first_seq, next_seq - 1);
+		check_a_stale_listing_is_left_alone(f, c, &segs[0]);
+		mds_fixture_log_clear();
+		check_rebuilt(f, c, away, first);
+	}
+	journal_segments_free(segs, n);
+	pando_journal_close(j);
+	etcd_client_free(c);
+	CHECK_EQ(mds_fixture_mark_out(f, 2, 0), 0);
 }
 
 int main(void)
@@ -178,9 +303,10 @@ int main(void)
 		return 1;
 	}
 	CHECK_EQ(etcd_fixture_start(&etcd), 0);
-	if (mds_fixture_start(&f, OSDS, tune) == 0)
+	if (mds_fixture_start(&f, OSDS, tune) == 0) {
 		test_a_copy_that_stops_answering_moves_the_journal_to_other_osds(&f);
-	else
+		test_an_osd_out_has_its_journal_copies_rebuilt(&f);
+	} else
 		CHECK(!"the engine starts");
 	mds_fixture_finish(&f, check_failures);
 	CHECK_EQ(etcd_fixture_stop(&etcd, check_failures), 0);

@@ -17,31 +17,6 @@
 #define NOSDS 3
 #define FLIPS 200
 
-/* The seed's OSDs as a cluster map at epoch, with OSD `out` (0: none)
- * marked out. */
-static void map_at(struct mds_fixture *f, uint64_t epoch, uint32_t out,
-		   struct cluster_map_osd *osds, struct cluster_map *m)
-{
-	const struct cluster_map *seed = &f->mds.conf.map;
-
-	for (size_t i = 0; i < seed->nosds; i++) {
-		osds[i] = seed->osds[i];
-		osds[i].in = osds[i].id != out;
-	}
-	*m = (struct cluster_map){
-		.epoch = epoch, .partition = seed->partition, .nosds = seed->nosds, .osds = osds
-	};
-}
-
-static int apply(struct mds_fixture *f, uint64_t epoch, uint32_t out)
-{
-	struct cluster_map_osd osds[NOSDS];
-	struct cluster_map m;
-
-	map_at(f, epoch, out, osds, &m);
-	return pando_view_apply(&f->mds, &m, "test");
-}
-
 static void test_the_seed_is_cluster_conf_with_every_osd_taking(void)
 {
 	const struct pando_view *v;
@@ -74,7 +49,7 @@ static void test_a_map_publishes_a_newer_view_and_the_older_stays_valid(void)
 	CHECK_EQ(mds_fixture_start(&f, NOSDS, NULL), 0);
 	id = f.osds.osds[2].id;
 	old = pando_view_get(&f.mds);
-	CHECK_EQ(apply(&f, 5, id), 0);
+	CHECK_EQ(mds_fixture_mark_out(&f, 5, id), 0);
 	v = pando_view_get(&f.mds);
 	CHECK(v != old);
 	CHECK_EQ(v->map.epoch, 5);
@@ -88,8 +63,8 @@ static void test_a_map_publishes_a_newer_view_and_the_older_stays_valid(void)
 	CHECK(old->placement != NULL);
 	CHECK(pando_view_osd(old, id) != NULL);
 	/* Not newer: refused, nothing published. */
-	CHECK_EQ(apply(&f, 5, 0), -EALREADY);
-	CHECK_EQ(apply(&f, 4, 0), -EALREADY);
+	CHECK_EQ(mds_fixture_mark_out(&f, 5, 0), -EALREADY);
+	CHECK_EQ(mds_fixture_mark_out(&f, 4, 0), -EALREADY);
 	CHECK(pando_view_get(&f.mds) == v);
 	mds_fixture_finish(&f, check_failures);
 }
@@ -138,7 +113,7 @@ static void test_readers_see_each_view_whole_and_epochs_only_grow(void)
 	while (atomic_load(&r.reads) == 0)
 		sched_yield();
 	for (uint64_t e = 1; e <= FLIPS; e++)
-		CHECK_EQ(apply(&f, e, e % 2 ? r.osd : 0), 0);
+		CHECK_EQ(mds_fixture_mark_out(&f, e, e % 2 ? r.osd : 0), 0);
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
 	CHECK(r.reads > 0);
@@ -182,9 +157,9 @@ static void test_an_osd_marked_out_recalls_the_layouts_on_it(void)
 			unused = id;
 	}
 	CHECK(used != 0 && unused != 0);
-	CHECK_EQ(apply(&f, 1, unused), 0);
+	CHECK_EQ(mds_fixture_mark_out(&f, 1, unused), 0);
 	CHECK_EQ(f.host.recalls, 0);
-	CHECK_EQ(apply(&f, 2, used), 0);
+	CHECK_EQ(mds_fixture_mark_out(&f, 2, used), 0);
 	CHECK(fake_host_wait(&f.host, &f.host.recalls, 1, 5000));
 	CHECK_EQ(f.host.recalls, 1);
 	CHECK_EQ(f.host.last_recall_ino, ino);

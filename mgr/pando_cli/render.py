@@ -122,6 +122,25 @@ def _group_text(g: dict[str, Any]) -> Text:
     for i, m in enumerate(down):
         t.append(", down: " if i == 0 else ", ")
         t.append(f"{_name(m)} (at seq {m.get('seq', '-')})", style="yellow")
+    return _snapshot_text(t, g)
+
+
+def _snapshot_text(t: Text, g: dict[str, Any]) -> Text:
+    """', snapshot at seq 880 (2026-11-30 23:05:00), journal from seq 850'
+    after a group's members; 'no snapshot' when none is listed."""
+    snap = g.get("snapshot")
+    journal = g.get("journal")
+    first = journal.get("first_seq") if isinstance(journal, dict) else None
+    if not isinstance(snap, dict):
+        t.append(", no snapshot", style="yellow")
+    else:
+        at = snap.get("at")
+        when = (f" ({time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(at))})"
+                if isinstance(at, int) and at > 0 else "")
+        t.append(f", snapshot at seq {snap.get('seq', '-')}{when}")
+    if isinstance(first, int):
+        followed = not isinstance(snap, dict) or first <= int(snap.get("seq", 0)) + 1
+        t.append(f", journal from seq {first}", style="" if followed else "bold red")
     return t
 
 

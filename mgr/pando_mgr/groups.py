@@ -1,7 +1,9 @@
 """Manager groups (ganesha-fsal/README.md, "Manager groups"): what the
-mgr reads of `groups/<group>/active`, `groups/<group>/members/<name>`
-and `groups/<group>/held/<name>`, how the API and /metrics show it, and
-the planned switchover it asks for with `groups/<group>/handover`."""
+mgr reads of `groups/<group>/active`, `groups/<group>/members/<name>`,
+`groups/<group>/held/<name>`, `groups/<group>/snapshot` and the
+journal's segments `journal/<group>/<index>`, how the API and /metrics
+show it, and the planned switchover it asks for with
+`groups/<group>/handover`."""
 from __future__ import annotations
 
 import re
@@ -21,12 +23,27 @@ HELD_KEEP_S = 3600
 @dataclass
 class Group:
     """A manager group: its active (None: none now) and term (the active
-    key's create revision), every member's key by name, and every
-    member's held record (which outlives its key) by name."""
+    key's create revision), every member's key by name, every member's
+    held record (which outlives its key) by name, its snapshot (index,
+    seq, bytes, at; None: none listed) and its journal's segments (the
+    seq of each one's first record, by index)."""
     active: str | None = None
     term: int = 0
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     held: dict[str, dict[str, Any]] = field(default_factory=dict)
+    snapshot: dict[str, int] | None = None
+    segments: dict[int, int] = field(default_factory=dict)
+
+    def journal_from(self) -> int | None:
+        """The seq of the journal's first record (None: no segment)."""
+        return self.segments[min(self.segments)] if self.segments else None
+
+    def snapshot_followed(self) -> bool:
+        """Whether the journal holds every record after the snapshot, so
+        that a group whose every store is lost starts again from the two
+        (the FSAL's group_snapshot_get asks the same)."""
+        first = self.journal_from()
+        return self.snapshot is not None and (first is None or first <= self.snapshot["seq"] + 1)
 
     def down(self, now: float) -> list[str]:
         """Members with a held record younger than HELD_KEEP_S and no key:
@@ -51,8 +68,9 @@ class Group:
 
 def view(groups: dict[str, Group], now: float) -> list[dict[str, Any]]:
     """Each group: its active, term, when the active took over, number of
-    standbys, members with their role, seq and lag, and members down (the
-    seq their store holds, and when they last said so)."""
+    standbys, members with their role, seq and lag, members down (the seq
+    their store holds, and when they last said so), its snapshot, and its
+    journal (segments listed, the seq of the first record)."""
     out = []
     for name, g in sorted(groups.items()):
         members = [{"name": n, "role": m.get("role"), "seq": m.get("seq"), "lag": g.lag(n)}
@@ -60,7 +78,8 @@ def view(groups: dict[str, Group], now: float) -> list[dict[str, Any]]:
         down = [{"name": n, "seq": g.held[n]["seq"], "at": g.held[n]["at"]} for n in g.down(now)]
         out.append({"name": name, "active": g.active, "term": g.term, "since": g.since(),
                     "standbys": sum(m["role"] == "standby" for m in members),
-                    "members": members, "down": down})
+                    "members": members, "down": down, "snapshot": g.snapshot,
+                    "journal": {"segments": len(g.segments), "first_seq": g.journal_from()}})
     return out
 
 

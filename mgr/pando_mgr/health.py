@@ -80,8 +80,18 @@ class GroupView(Protocol):
     active: str | None
     members: dict[str, dict[str, Any]]
     held: dict[str, dict[str, Any]]
+    snapshot: dict[str, int] | None
 
     def down(self, now: float) -> list[str]: ...
+
+    def since(self) -> int | None: ...
+
+    def journal_from(self) -> int | None: ...
+
+    def snapshot_followed(self) -> bool: ...
+
+
+SNAPSHOT_DUE_S = 3600
 
 
 def _group_checks(groups: Mapping[str, GroupView], now: float) -> list[Check]:
@@ -111,7 +121,38 @@ def _group_checks(groups: Mapping[str, GroupView], now: float) -> list[Check]:
                          f"{len(alone)} manager groups have no standby",
                          [f"group {n}: active {groups[n].active}, no standby follows its journal"
                           for n in alone]))
+    return out + _snapshot_checks(groups, now)
+
+
+def _snapshot_checks(groups: Mapping[str, GroupView], now: float) -> list[Check]:
+    """A group whose every store is lost starts again from its snapshot and
+    the journal after it (ganesha-fsal/mds/group_snapshot.h).  With none
+    listed an hour after its active took over (the active makes one every
+    Snapshot_Interval, 15 min by default), or one the journal no longer
+    follows, it could not."""
+    out: list[Check] = []
+    none = sorted(n for n, g in groups.items() if g.active is not None and g.snapshot is None
+                  and now - (g.since() or now) > SNAPSHOT_DUE_S)
+    if none:
+        out.append(Check("MDS_GROUP_NO_SNAPSHOT", "HEALTH_WARN",
+                         f"{len(none)} manager groups have no snapshot",
+                         [f"group {n}: no snapshot listed an hour after {groups[n].active} took"
+                          " over: were every member's store lost, the group could not start again"
+                          for n in none]))
+    behind = sorted(n for n, g in groups.items()
+                    if g.snapshot is not None and not g.snapshot_followed())
+    if behind:
+        out.append(Check("MDS_GROUP_SNAPSHOT_BEHIND", "HEALTH_WARN",
+                         f"{len(behind)} manager groups have a snapshot the journal no longer follows",
+                         [_behind(n, groups[n]) for n in behind]))
     return out
+
+
+def _behind(name: str, g: GroupView) -> str:
+    snap = g.snapshot or {}
+    return (f"group {name}: snapshot {snap.get('index')} holds up to seq {snap.get('seq')},"
+            f" the journal starts at seq {g.journal_from()}: were every member's store lost,"
+            " the group could not start again")
 
 
 def _scrub_checks(scrub: dict[str, dict[str, Any]]) -> list[Check]:

@@ -72,8 +72,10 @@ def _kind(rel: str) -> str | None:
     if rel.startswith("mds/") and len(rel) > 4:
         return "mds"
     parts = rel.split("/")
-    if parts[0] == "groups" and len(parts) == 3 and parts[1] and parts[2] == "active":
-        return "group_active"
+    if parts[0] == "groups" and len(parts) == 3 and parts[1] and parts[2] in ("active", "snapshot"):
+        return "group_" + parts[2]
+    if parts[0] == "journal" and len(parts) == 3 and parts[1] and len(parts[2]) == 16:
+        return "journal_segment"
     if parts[0] == "groups" and len(parts) == 4 and parts[1] and parts[3]:
         return {"members": "group_member", "held": "group_held"}.get(parts[2])
     if rel == "mgr/leader":
@@ -132,6 +134,11 @@ def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
         s.groups.setdefault(rel.split("/")[1], Group()).members[name] = values.group_member(val)
     elif kind == "group_held":          # groups/<group>/held/<name>
         s.groups.setdefault(rel.split("/")[1], Group()).held[name] = values.group_held(val)
+    elif kind == "group_snapshot":      # groups/<group>/snapshot
+        s.groups.setdefault(rel.split("/")[1], Group()).snapshot = values.group_snapshot(val)
+    elif kind == "journal_segment":     # journal/<group>/<index>
+        index, first_seq = values.journal_segment(name, val)
+        s.groups.setdefault(rel.split("/")[1], Group()).segments[index] = first_seq
     elif kind == "progress":            # <rebuild|scrub|transcode>/progress/<name>
         per_mds = {"rebuild": s.rebuild, "scrub": s.scrub, "transcode": s.transcode}
         per_mds[rel.split("/", 1)[0]][name] = values.progress(val)

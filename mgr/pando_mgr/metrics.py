@@ -180,6 +180,15 @@ def _groups(e: Exposition, mgr: Manager) -> None:
     e.family("pando_mds_group_standbys", "gauge", "Standbys following each group's journal.")
     e.family("pando_mds_group_lag_records", "gauge",
              "Journal records a standby is behind its group's active.")
+    e.family("pando_mds_group_snapshot_seq", "gauge",
+             "The last journal record each group's listed snapshot holds.")
+    e.family("pando_mds_group_snapshot_timestamp_seconds", "gauge",
+             "When each group's listed snapshot was made (unix time).")
+    e.family("pando_mds_group_journal_first_seq", "gauge",
+             "The first record each group's journal holds: a snapshot older than it"
+             " cannot start the group again.")
+    e.family("pando_mds_group_journal_segments", "gauge",
+             "Segments each group's journal lists.")
     for name in sorted(groups):
         g = groups[name]
         e.sample("pando_mds_group_term", g.term if g.active else 0, group=name)
@@ -192,6 +201,13 @@ def _groups(e: Exposition, mgr: Manager) -> None:
             lag = g.lag(n)
             if lag is not None:
                 e.sample("pando_mds_group_lag_records", lag, group=name, mds=n)
+        if g.snapshot is not None:
+            e.sample("pando_mds_group_snapshot_seq", g.snapshot["seq"], group=name)
+            e.sample("pando_mds_group_snapshot_timestamp_seconds", g.snapshot["at"], group=name)
+        first = g.journal_from()
+        if first is not None:
+            e.sample("pando_mds_group_journal_first_seq", first, group=name)
+        e.sample("pando_mds_group_journal_segments", len(g.segments), group=name)
 
 
 REBUILD = (("files_total", "Files the manager's rebuild has to do."),

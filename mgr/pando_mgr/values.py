@@ -25,7 +25,7 @@ log = logging.getLogger("pando_mgr.values")
 
 # The kinds of key (the label of pando_mgr_etcd_malformed_total: bounded).
 KINDS = ("map", "osd", "mds", "leader", "member", "job", "progress", "scrub_request",
-         "group_active", "group_member", "group_held")
+         "group_active", "group_member", "group_held", "group_snapshot", "journal_segment")
 LOG_EVERY_S = 60.0
 URL_MAX = 256
 
@@ -46,6 +46,13 @@ def _num(v: Any) -> bool:
 
 def _str(v: Any) -> bool:
     return isinstance(v, str)
+
+
+def _map_hex(v: Any) -> bool:
+    """A storage map as the journal's etcd values carry it: lowercase hex,
+    within the FSAL's bound on a value (JOURNAL_VALUE_MAX)."""
+    return (isinstance(v, str) and 0 < len(v) <= 65536 and len(v) % 2 == 0
+            and all(c in "0123456789abcdef" for c in v))
 
 
 def _bool(v: Any) -> bool:
@@ -209,6 +216,28 @@ def group_held(val: Any) -> dict[str, Any]:
 
 
 SCRUB_REQUEST: dict[str, Check] = {"id": _uint, "action": lambda v: v in ("start", "stop"), "time": _num}
+
+
+GROUP_SNAPSHOT: dict[str, Check] = {"index": lambda v: _uint(v) and v > 0, "seq": _uint,
+                                    "bytes": _uint, "at": _uint, "map": _map_hex}
+JOURNAL_SEGMENT: dict[str, Check] = {"index": _uint, "term": _uint, "first_seq": _uint,
+                                     "map": _map_hex}
+
+
+def group_snapshot(val: Any) -> dict[str, Any]:
+    """A `groups/<group>/snapshot` value: the snapshot a member with no
+    store starts from (ganesha-fsal/mds/group_snapshot.h), without its map."""
+    v = _fields(val, GROUP_SNAPSHOT, required=tuple(GROUP_SNAPSHOT))
+    return {n: v[n] for n in ("index", "seq", "bytes", "at")}
+
+
+def journal_segment(index_hex: str, val: Any) -> tuple[int, int]:
+    """A `journal/<group>/<index, 16 hex digits>` value: the segment's
+    index and the seq of its first record (ganesha-fsal/mds/journal.h)."""
+    v = _fields(val, JOURNAL_SEGMENT, required=tuple(JOURNAL_SEGMENT))
+    if index_hex != f"{v['index']:016x}":
+        raise Malformed(f"index {v['index']} in the key of segment {index_hex[:20]!r}")
+    return v["index"], v["first_seq"]
 
 
 def scrub_request(val: Any) -> dict[str, Any]:

@@ -69,13 +69,15 @@ def test_status_says_when_there_is_no_leader_an_mds_behind_or_the_state_is_cache
         assert want in out, f"{want!r} not in:\n{out}"
 
 
-def test_status_shows_each_manager_group_its_active_standbys_lag_and_members_down(
+def test_status_shows_each_manager_group_its_members_down_snapshot_and_journal(
         stub: StubMgr, capsys: Any) -> None:
     stub.answer("GET", "/api/status", 200, {**S.STATUS, "groups": [
         {"name": "g1", "active": "a", "term": 41, "standbys": 1, "members": [
             {"name": "a", "role": "active", "seq": 9, "lag": None},
             {"name": "b", "role": "standby", "seq": 6, "lag": 3}],
-         "down": [{"name": "e", "seq": 4, "at": 1764543662}]},
+         "down": [{"name": "e", "seq": 4, "at": 1764543662}],
+         "snapshot": {"index": 2, "seq": 5, "bytes": 4096, "at": 1764543662},
+         "journal": {"segments": 2, "first_seq": 6}},
         {"name": "g2", "active": None, "term": 0, "standbys": 1, "members": [
             {"name": "c", "role": "standby", "seq": 1, "lag": None}]},
         {"name": "g3", "active": "d", "term": 7, "since": 1764543662, "standbys": 0,
@@ -83,8 +85,9 @@ def test_status_shows_each_manager_group_its_active_standbys_lag_and_members_dow
     code, out, _ = pando(capsys, "--mgr", stub.url, "status")
     assert code == 0
     since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1764543662))
-    for want in ("g1: a (active, term 41), standbys: b (lag 3), down: e (at seq 4)",
-                 "g2: no active, standbys: c (lag unknown)",
+    for want in ("g1: a (active, term 41), standbys: b (lag 3), down: e (at seq 4),"
+                 f" snapshot at seq 5 ({since}), journal from seq 6",
+                 "g2: no active, standbys: c (lag unknown), no snapshot",
                  f"g3: d (active, term 7, since {since}), no standby"):
         assert want in out, f"{want!r} not in:\n{out}"
 

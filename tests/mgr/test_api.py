@@ -185,7 +185,8 @@ def test_metrics_parse_and_their_labels_are_bounded(mgr_factory: Factory, presen
     assert m["pando_mds_layouts"] == [({"mds": "mds-a"}, 5.0)]
     assert {lab["kind"]: v for lab, v in m["pando_mgr_etcd_malformed_total"]} == {
         k: 0 for k in ("map", "osd", "mds", "leader", "member", "job", "progress",
-                       "scrub_request", "group_active", "group_member", "group_held")}
+                       "scrub_request", "group_active", "group_member", "group_held",
+                       "group_snapshot", "journal_segment")}
     allowed = {"osd", "proto", "mds", "op", "le", "mgr", "kind", "group"}
     for name, samples in m.items():
         for lab, _ in samples:

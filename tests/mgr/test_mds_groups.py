@@ -1,7 +1,8 @@
 """Manager groups as the mgr reads them (groups.py): the active and
 members from etcd's keys, a malformed value left out, health when a
-group has no active or no standby, each standby's lag, and what a
-handover asks.  Pure."""
+group has no active or no standby, each standby's lag, its snapshot and
+journal with health when the group could not start again from them, and
+what a handover asks.  Pure."""
 from __future__ import annotations
 
 import json
@@ -27,12 +28,24 @@ def _member(role: str, seq: int, term: int = 41) -> dict[str, Any]:
     return {"name": "x", "role": role, "seq": seq, "term": term}
 
 
+MAP_HEX = "0a1b2c"
+
+
+def _segment(index: int, first_seq: int) -> KV:
+    return _kv(f"journal/g1/{index:016x}",
+               {"index": index, "term": 41, "first_seq": first_seq, "map": MAP_HEX})
+
+
+def _snapshot(seq: int, at: int = NOW - 60) -> KV:
+    return _kv("groups/g1/snapshot",
+               {"index": 3, "seq": seq, "bytes": 4096, "at": at, "map": MAP_HEX})
+
+
 def test_the_active_its_term_and_the_members_are_read_with_each_standbys_lag() -> None:
     s = parse_snapshot([_kv("groups/g1/active", {"name": "a"}, rev=41),
                         _kv("groups/g1/members/a", _member("active", 900)),
                         _kv("groups/g1/members/b", _member("standby", 880)),
                         _kv("groups/g1/members/c", _member("standby", 950)),
-                        _kv("journal/g1/0000000000000001", {"index": 1}),
                         _kv("groups/g1/other", {"x": 1})], PREFIX, 9)
     assert not s.malformed
     g = s.groups["g1"]
@@ -41,7 +54,58 @@ def test_the_active_its_term_and_the_members_are_read_with_each_standbys_lag() -
         "name": "g1", "active": "a", "term": 41, "since": None, "standbys": 2, "members": [
             {"name": "a", "role": "active", "seq": 900, "lag": None},
             {"name": "b", "role": "standby", "seq": 880, "lag": 20},
-            {"name": "c", "role": "standby", "seq": 950, "lag": 0}], "down": []}]
+            {"name": "c", "role": "standby", "seq": 950, "lag": 0}], "down": [],
+        "snapshot": None, "journal": {"segments": 0, "first_seq": None}}]
+
+
+def test_the_snapshot_and_the_journals_first_record_are_read() -> None:
+    s = parse_snapshot([_kv("groups/g1/active", {"name": "a"}, rev=41),
+                        _kv("groups/g1/members/a", _member("active", 900)),
+                        _snapshot(700), _segment(4, 650), _segment(5, 800)], PREFIX, 9)
+    assert not s.malformed
+    view = groups.view(s.groups, NOW)[0]
+    assert view["snapshot"] == {"index": 3, "seq": 700, "bytes": 4096, "at": NOW - 60}
+    assert view["journal"] == {"segments": 2, "first_seq": 650}
+    assert s.groups["g1"].snapshot_followed()
+
+
+def test_a_malformed_snapshot_or_segment_is_left_out_and_listed() -> None:
+    good = {"index": 3, "seq": 7, "bytes": 1, "at": NOW, "map": MAP_HEX}
+    seg = {"index": 4, "term": 1, "first_seq": 1, "map": MAP_HEX}
+    s = parse_snapshot([_kv("groups/g1/snapshot", {**good, "map": "0A1B"}),
+                        _kv("groups/g2/snapshot", {**good, "index": 0}),
+                        _kv("groups/g3/snapshot", {k: v for k, v in good.items() if k != "map"}),
+                        _kv("journal/g1/0000000000000005", seg),
+                        _kv("journal/g1/0000000000000004", {**seg, "first_seq": -1}),
+                        _kv("journal/g1/000000000000000g", seg),
+                        _kv("journal/g2/0000000000000004", {**seg, "map": "abc"})], PREFIX, 9)
+    assert sorted((k, key) for k, key, _ in s.malformed) == sorted([
+        ("group_snapshot", PREFIX + "groups/g1/snapshot"),
+        ("group_snapshot", PREFIX + "groups/g2/snapshot"),
+        ("group_snapshot", PREFIX + "groups/g3/snapshot"),
+        ("journal_segment", PREFIX + "journal/g1/0000000000000005"),
+        ("journal_segment", PREFIX + "journal/g1/0000000000000004"),
+        ("journal_segment", PREFIX + "journal/g1/000000000000000g"),
+        ("journal_segment", PREFIX + "journal/g2/0000000000000004")])
+    assert not any(g.snapshot or g.segments for g in s.groups.values())
+
+
+def test_health_warns_when_every_store_lost_could_not_start_the_group_again() -> None:
+    """From no snapshot an hour after the takeover (the active makes one
+    every 15 min by default), or from one the journal no longer follows."""
+    since = {**_member("active", 900), "since": NOW - 3700}
+    base = [_kv("groups/g1/active", {"name": "a"}), _kv("groups/g1/members/a", since),
+            _kv("groups/g1/members/b", _member("standby", 900))]
+    assert _codes(parse_snapshot(base, PREFIX, 9))["MDS_GROUP_NO_SNAPSHOT"] == "HEALTH_WARN"
+    recent = [base[0], _kv("groups/g1/members/a", {**since, "since": NOW - 600}), base[2]]
+    assert "MDS_GROUP_NO_SNAPSHOT" not in _codes(parse_snapshot(recent, PREFIX, 9))
+    followed = parse_snapshot(base + [_snapshot(700), _segment(4, 701)], PREFIX, 9)
+    assert not {"MDS_GROUP_NO_SNAPSHOT", "MDS_GROUP_SNAPSHOT_BEHIND"} & set(_codes(followed))
+    behind = _checks(parse_snapshot(base + [_snapshot(700), _segment(4, 702)], PREFIX, 9))
+    assert behind["MDS_GROUP_SNAPSHOT_BEHIND"].severity == "HEALTH_WARN"
+    assert behind["MDS_GROUP_SNAPSHOT_BEHIND"].detail == [
+        "group g1: snapshot 3 holds up to seq 700, the journal starts at seq 702: were every"
+        " member's store lost, the group could not start again"]
 
 
 def test_a_malformed_group_value_is_left_out_and_listed() -> None:

@@ -1,7 +1,8 @@
 """A manager group seen through the mgr with the real metadata managers:
 two ganesha.nfsd with libfsalpando in one group on etcd, four real
 pando-osd, a real pando-mgr.  GET /api/status and /metrics show the
-active, its term, when it took over and the standby caught up; when the
+active, its term, when it took over, the standby caught up, and the
+snapshot a member asked for with the journal after it; when the
 active is killed, the standby is shown active and health warns that the group has no
 standby left.  `pando mds failover` hands the lead over with every
 change the active acknowledged."""
@@ -65,6 +66,17 @@ def test_the_mgr_shows_the_active_its_standby_and_the_takeover(
         assert metrics["pando_mds_group_standbys"] == [({"group": "g1"}, 1.0)]
         assert metrics["pando_mds_group_term"] == [({"group": "g1"}, float(g["term"]))]
         assert metrics["pando_mds_group_lag_records"] == [({"group": "g1", "mds": "b"}, 0.0)]
+        etcd.client().put("/pando/groups/g1/snapshot_wanted", json.dumps({"from": "test"}))
+        g = api.wait_for(lambda x: (g := _group(x))["snapshot"] and g, timeout=20,
+                         what="the snapshot the test asked for")
+        snap = g["snapshot"]
+        assert snap["index"] == 1 and snap["seq"] > 20 and snap["bytes"] > 0
+        assert 0 < g["journal"]["first_seq"] <= snap["seq"] + 1 and g["journal"]["segments"] >= 1
+        metrics = parse_prometheus(api.get("/metrics"))
+        assert metrics["pando_mds_group_snapshot_seq"] == [({"group": "g1"}, float(snap["seq"]))]
+        assert metrics["pando_mds_group_journal_first_seq"] == [
+            ({"group": "g1"}, float(g["journal"]["first_seq"]))]
+        assert not {"MDS_GROUP_NO_SNAPSHOT", "MDS_GROUP_SNAPSHOT_BEHIND"} & _checks(api)
         a_since = g["since"]
         killed = time.time()
         a.kill9()

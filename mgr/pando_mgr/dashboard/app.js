@@ -77,13 +77,25 @@ function drawMds(list) {
   replaceRows(document.querySelector("#mds tbody"), rows);
 }
 
+// The snapshot a group whose every store is lost starts again from, and
+// the journal's first record: the two must meet (health's
+// MDS_GROUP_SNAPSHOT_BEHIND).
+function snapshotText(g) {
+  const first = (g.journal || {}).first_seq;
+  const snap = g.snapshot ? `, snapshot at seq ${g.snapshot.seq}` : ", no snapshot";
+  return snap + (first != null ? `, journal from seq ${first}` : "");
+}
+
 // A manager group as `pando status` words it: its active and term,
-// each standby's lag in journal records, and the members down; red
-// without an active, amber without a standby.
+// each standby's lag in journal records, the members down, its snapshot
+// and journal; red without an active, amber without a standby or with a
+// snapshot the journal no longer follows.
 function drawGroups(groups) {
   document.getElementById("groups").replaceChildren(...groups.map(g => {
     const standbys = (g.members || []).filter(m => m.role === "standby");
-    const cls = !g.active ? "err" : standbys.length ? "" : "warn";
+    const first = (g.journal || {}).first_seq;
+    const behind = g.snapshot && first != null && first > g.snapshot.seq + 1;
+    const cls = !g.active ? "err" : standbys.length && !behind ? "" : "warn";
     const since = g.since ? `, since ${new Date(g.since * 1000).toLocaleString()}` : "";
     const lead = g.active ? `${g.active} (active, term ${g.term}${since})` : "no active";
     const rest = standbys.length ? ", standbys: " + standbys.map(m =>
@@ -91,7 +103,7 @@ function drawGroups(groups) {
     const down = (g.down || []).length ? ", down: " + g.down.map(m =>
       `${m.name} (at seq ${m.seq})`).join(", ") : "";
     return el("li", {id: "group-" + g.name, class: cls},
-      `group ${g.name}: ${lead}${rest}${down}`);
+      `group ${g.name}: ${lead}${rest}${down}${snapshotText(g)}`);
   }));
 }
 

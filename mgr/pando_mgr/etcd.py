@@ -252,6 +252,14 @@ class Etcd:
         rev = int(r.get("header", {}).get("revision", 0))
         return [_kv(kv) for kv in r.get("kvs", [])], rev
 
+    async def first_key(self, key: str, end: str) -> str | None:
+        """The first key in [key, end) (end a plain key), without its value;
+        None when there is none."""
+        r = await self.call("/v3/kv/range", {"key": b64(key), "range_end": b64(end),
+                                             "limit": "1", "keys_only": True})
+        kvs = r.get("kvs", [])
+        return _kv(kvs[0]).key if kvs else None
+
     async def get_ranges(self, ranges: list[tuple[str, str]]) -> tuple[list[KV], int]:
         """The keys of several [key, end) ranges, read at one revision (one
         txn without compares), and that revision."""

@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +148,11 @@ def _take(s: Snapshot, kind: str, rel: str, kv: KV) -> None:
 
 JOBS = "rebuild/jobs/"
 TASKS = "rebuild/tasks/"
+GROUPS = "groups/"
+# What groups.py reads of each group: keys, and subtrees.
+GROUP_KEYS = ("active", "snapshot")
+GROUP_DIRS = ("members/", "held/")
+GROUPS_MAX = 4096
 
 
 def _after(prefix: str) -> str:
@@ -155,10 +160,42 @@ def _after(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-def state_ranges(prefix: str) -> list[tuple[str, str]]:
+def state_ranges(prefix: str, groups: Iterable[str] = ()) -> list[tuple[str, str]]:
     """The whole prefix but the per-file rebuild tasks (one key per file to
-    rebuild: thousands, read by the FSALs, not by the mgr)."""
-    return [(prefix, prefix + TASKS), (_after(prefix + TASKS), _after(prefix))]
+    rebuild: thousands, read by the FSALs, not by the mgr) and, of each
+    manager group's subtree, only what groups.py reads: the rest holds a
+    key per NFSv4 client and NFSv3 host that may reclaim (thousands too)."""
+    g = prefix + GROUPS
+    out = [(prefix, g), (_after(g), prefix + TASKS), (_after(prefix + TASKS), _after(prefix))]
+    for name in groups:
+        base = g + name + "/"
+        out += [(base + k, base + k + "\0") for k in GROUP_KEYS]
+        out += [(base + d, _after(base + d)) for d in GROUP_DIRS]
+    return out
+
+
+async def group_names(etcd: Etcd, prefix: str) -> list[str]:
+    """The groups with a key under groups/, one read of one key (no value)
+    per group, so the keys under each are never listed here."""
+    g = prefix + GROUPS
+    names: list[str] = []
+    start = g
+    while len(names) < GROUPS_MAX:
+        key = await etcd.first_key(start, _after(g))
+        if key is None:
+            break
+        name, slash, _ = key[len(g):].partition("/")
+        if name and slash:
+            names.append(name)
+            start = _after(g + name + "/")
+        else:
+            start = key + "\0" if name else _after(g + "/")
+    return names
+
+
+async def read_state(etcd: Etcd, prefix: str) -> tuple[list[KV], int]:
+    """What the mgr reads (state_ranges), at one revision, and that revision."""
+    return await etcd.get_ranges(state_ranges(prefix, await group_names(etcd, prefix)))
 
 
 class Manager:
@@ -188,7 +225,7 @@ class Manager:
     # -- reading -----------------------------------------------------------
     async def poll_once(self) -> None:
         try:
-            kvs, rev = await self.etcd.get_ranges(state_ranges(self.prefix))
+            kvs, rev = await read_state(self.etcd, self.prefix)
         except EtcdError as e:
             if not self._poll_failed:
                 log.warning("etcd unreachable, serving the last state read: %s", e)
@@ -349,7 +386,7 @@ class Manager:
         for _ in range(5):
             self._require_leader()
             async with self.write_lock:
-                kvs, rev = await self.etcd.get_ranges(state_ranges(self.prefix))
+                kvs, rev = await read_state(self.etcd, self.prefix)
                 cur = parse_snapshot(kvs, self.prefix, rev)
                 if cur.map_kv is None:
                     raise MapError(409, "no cluster map yet")

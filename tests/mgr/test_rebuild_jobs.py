@@ -17,7 +17,7 @@ import pytest
 from mgrtest import (PREFIX, jobs_of, osd_in_map, parse_prometheus, put_progress,
                      rebuild_cluster, rebuild_progress, scrub_progress, write_seed)
 from pando_mgr.etcd import Etcd
-from pando_mgr.manager import state_ranges
+from pando_mgr.manager import group_names, read_state, state_ranges
 from pando_testing.etcd import EtcdCluster
 from pando_testing.mgr import MgrApiError, MgrProcess
 from pando_testing.pod import Pod
@@ -314,24 +314,35 @@ def test_metrics_show_rebuild_and_scrub_per_metadata_manager(
             assert all(set(lab) <= {"mds"} for lab, _ in samples), name
 
 
-def test_the_poll_reads_every_key_but_the_per_file_tasks_at_one_revision(
+def test_the_poll_reads_every_key_but_the_per_file_tasks_and_reclaim_records_at_one_revision(
         pod: Pod, etcd: EtcdCluster) -> None:
+    """Per-file rebuild tasks and a group's per-client reclaim records are
+    thousands of keys the FSALs read: the mgr's poll lists neither."""
     c = etcd.client()
-    keys = ["map", "mds/a", "mgr/leader", "osd/1", "rebuild/claims/a/00000000000000ff",
+    keys = ["groups", "groups/g1/active", "groups/g1/clients/41.1", "groups/g1/held/a",
+            "groups/g1/members/a", "groups/g1/members/b", "groups/g1/nsm/41.h",
+            "groups/g1/snapshot", "groups/g1/snapshot_wanted", "groups/g2/members/c",
+            "groups/g2x", "groups/g3/clients/5.5", "journal/g1/0000000000000001", "map",
+            "mds/a", "mgr/leader", "osd/1", "rebuild/claims/a/00000000000000ff",
             "rebuild/jobs/7", "rebuild/progress/a", "rebuild/tasks/a/01/00000000000000ff",
             "rebuild/tasks/b/00/0000000000000001", "rebuild/tasksx", "scrub/progress/a",
             "scrub/request", "zzz"]
     for k in keys:
         c.put(PREFIX + k, "{}")
     c.put("/pando0", "{}")                          # past the prefix
+    left_out = ("rebuild/tasks/", "groups/g1/clients/", "groups/g1/nsm/",
+                "groups/g1/snapshot_wanted", "groups/g2x", "groups/g3/")
 
-    async def read() -> tuple[list[str], int]:
+    async def read() -> tuple[list[str], list[str], int]:
         e = Etcd([etcd.members[0].client_url])
         try:
-            kvs, rev = await e.get_ranges(state_ranges(PREFIX))
+            names = await group_names(e, PREFIX)
+            kvs, rev = await read_state(e, PREFIX)
         finally:
             await e.close()
-        return [kv.key[len(PREFIX):] for kv in kvs], rev
-    got, rev = pod.call_inside(lambda: asyncio.run(read()))
-    assert got == [k for k in keys if not k.startswith("rebuild/tasks/")]
+        return names, sorted(kv.key[len(PREFIX):] for kv in kvs), rev
+    names, got, rev = pod.call_inside(lambda: asyncio.run(read()))
+    assert names == ["g1", "g2", "g3"]
+    assert got == [k for k in keys if not k.startswith(left_out)]
     assert rev >= len(keys) + 1
+    assert state_ranges(PREFIX)[0] == (PREFIX, PREFIX + "groups/")

@@ -11,16 +11,6 @@
 #include "journal_segment.h"
 #include "pando/storage_map.h"
 
-static bool same_map(const struct pando_storage_map *a, const struct pando_storage_map *b)
-{
-	char *x = journal_map_hex(a), *y = journal_map_hex(b);
-	bool same = x && y && !strcmp(x, y);
-
-	free(x);
-	free(y);
-	return same;
-}
-
 static void segment(const char *value, size_t len)
 {
 	struct journal_segment s, again;
@@ -36,7 +26,7 @@ static void segment(const char *value, size_t len)
 	fuzz_check(journal_segment_parse(text, strlen(text), &again) == 0,
 		   "a segment written again does not parse");
 	fuzz_check(again.index == s.index && again.term == s.term &&
-			   again.first_seq == s.first_seq && same_map(again.map, s.map),
+			   again.first_seq == s.first_seq && journal_map_same(again.map, s.map),
 		   "a segment written again reads otherwise");
 	pando_map_free(again.map);
 	pando_map_free(s.map);
@@ -59,7 +49,7 @@ static void listing(const char *value, size_t len)
 	fuzz_check(group_snapshot_listing_parse(text, strlen(text), &again) == 0,
 		   "a listing written again does not parse");
 	fuzz_check(again.index == s.index && again.seq == s.seq && again.bytes == s.bytes &&
-			   again.at == s.at && same_map(again.map, s.map),
+			   again.at == s.at && journal_map_same(again.map, s.map),
 		   "a listing written again reads otherwise");
 	pando_map_free(again.map);
 	pando_map_free(s.map);

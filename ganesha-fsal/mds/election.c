@@ -14,6 +14,7 @@
 
 #include "etcd_client.h"
 #include "mds_alloc.h"
+#include "mds_clock.h"
 
 #define EXCHANGE_MS 1000
 #define VALUE_MAX 256
@@ -45,14 +46,6 @@ struct pando_election {
 	char seen[VALUE_MAX];
 	bool lost; /* etcd failed since it last answered: said once */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void say(struct pando_election *e, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -200,14 +193,14 @@ static void lead(struct pando_election *e, int64_t now)
 			failed(e, "renewing the lease", rc);
 		}
 	}
-	if (mono_ms() - e->last_renewed >= e->ttl_ms / 2) {
+	if (mds_mono_ms() - e->last_renewed >= e->ttl_ms / 2) {
 		step_down(e, "no renewal for half the lease's TTL");
 		return;
 	}
 	rc = read_key(e, value, &term);
 	if (rc == 0 || (rc > 0 && term != e->seen_term))
 		step_down(e, "the key is no longer its own");
-	else if (mono_ms() - e->last_renewed >= e->ttl_ms / 2)
+	else if (mds_mono_ms() - e->last_renewed >= e->ttl_ms / 2)
 		step_down(e, "no renewal for half the lease's TTL");
 }
 
@@ -220,7 +213,7 @@ static void resign_now(struct pando_election *e, int hold_ms)
 			    e->seen_term);
 		step_down(e, "it resigned");
 	}
-	e->hold_until = mono_ms() + hold_ms;
+	e->hold_until = mds_mono_ms() + hold_ms;
 	pthread_mutex_lock(&e->lock);
 	e->resigns_done++;
 	pthread_cond_broadcast(&e->cond);
@@ -257,7 +250,7 @@ static void *election_thread(void *arg)
 	bool stop = false;
 
 	while (!stop) {
-		int64_t now = mono_ms();
+		int64_t now = mds_mono_ms();
 		int hold;
 
 		if (holds(e))
@@ -334,7 +327,7 @@ bool pando_election_leading(struct pando_election *e, int64_t *term)
 	bool leading;
 
 	pthread_mutex_lock(&e->lock);
-	leading = e->leading && mono_ms() < e->sure_until;
+	leading = e->leading && mds_mono_ms() < e->sure_until;
 	if (term)
 		*term = leading ? e->term : 0;
 	pthread_mutex_unlock(&e->lock);

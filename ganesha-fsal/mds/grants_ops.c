@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "grants.h"
+#include "mds_clock.h"
 #include "ticker.h"
 
 struct pando_osd_watcher {
@@ -21,10 +22,7 @@ struct pando_osd_watcher {
 
 static uint64_t monotonic_s(void *arg)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec;
+	return (uint64_t)mds_mono_s();
 }
 
 static void log_line(void *arg, enum pando_grants_level level, const char *msg)

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "etcd_client.h"
+#include "mds_clock.h"
 #include "ticker.h"
 
 #define HELD_POLL_MS 1000
@@ -26,27 +27,20 @@ struct pando_held {
 	char key[512];
 };
 
-static int64_t mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
-
 static void put(struct pando_held *h, bool always)
 {
 	uint64_t seq = h->seq(h->arg);
 	char value[HELD_VALUE_MAX];
 	int n;
 
-	if (!seq || (!always && seq == h->put_seq && mono_s() - h->put_at < PANDO_HELD_REFRESH_S))
+	if (!seq ||
+	    (!always && seq == h->put_seq && mds_mono_s() - h->put_at < PANDO_HELD_REFRESH_S))
 		return;
 	n = snprintf(value, sizeof(value), "{\"at\":%lld,\"seq\":%llu}", (long long)time(NULL),
 		     (unsigned long long)seq);
 	if (etcd_put(h->etcd, h->key, value, (size_t)n, 0) == 0) {
 		h->put_seq = seq;
-		h->put_at = mono_s();
+		h->put_at = mds_mono_s();
 	}
 }
 

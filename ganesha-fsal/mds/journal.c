@@ -15,6 +15,7 @@
 #include "etcd_client.h"
 #include "journal_segment.h"
 #include "mds.h"
+#include "mds_clock.h"
 #include "objio.h"
 #include "pando/placement.h"
 #include "view.h"
@@ -326,14 +327,6 @@ static int write_out(struct pando_journal *j, const uint8_t *buf, size_t n, uint
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool stopping(struct pando_journal *j)
 {
 	bool stop;
@@ -348,7 +341,7 @@ static bool stopping(struct pando_journal *j)
  * to JOURNAL_GIVE_UP_MS or until the journal is closed. */
 static int write_patiently(struct pando_journal *j, const uint8_t *buf, size_t n, uint64_t first)
 {
-	int64_t give_up = now_ms() + JOURNAL_GIVE_UP_MS;
+	int64_t give_up = mds_mono_ms() + JOURNAL_GIVE_UP_MS;
 	int rc = write_out(j, buf, n, first);
 
 	if (rc)
@@ -356,7 +349,7 @@ static int write_patiently(struct pando_journal *j, const uint8_t *buf, size_t n
 			"pando: journal: writing seq %" PRIu64
 			" reached too few OSDs (%s): trying again for up to %d s",
 			first, strerror(-rc), JOURNAL_GIVE_UP_MS / 1000);
-	while (rc && now_ms() < give_up && !stopping(j)) {
+	while (rc && mds_mono_ms() < give_up && !stopping(j)) {
 		usleep(JOURNAL_RETRY_MS * 1000);
 		j->navoid = 0; /* the OSDs failed may be back */
 		rc = write_out(j, buf, n, first);

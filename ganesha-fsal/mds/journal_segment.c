@@ -69,6 +69,16 @@ int journal_map_unhex(const char *hex, struct pando_storage_map **map)
 	return rc;
 }
 
+bool journal_map_same(const struct pando_storage_map *a, const struct pando_storage_map *b)
+{
+	char *x = journal_map_hex(a), *y = journal_map_hex(b);
+	bool same = x && y && !strcmp(x, y);
+
+	free(x);
+	free(y);
+	return same;
+}
+
 bool journal_json_count(json_t *o, const char *name, uint64_t *v)
 {
 	json_t *n = json_object_get(o, name);

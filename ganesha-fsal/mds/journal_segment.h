@@ -43,6 +43,8 @@ bool journal_json_count(json_t *o, const char *name, uint64_t *v);
  * map's encoding, or not a map of JOURNAL_COPIES mirrors in one group). */
 char *journal_map_hex(const struct pando_storage_map *map);
 int journal_map_unhex(const char *hex, struct pando_storage_map **map);
+/* Whether two maps are carried as the same value (both encode, alike). */
+bool journal_map_same(const struct pando_storage_map *a, const struct pando_storage_map *b);
 void journal_segments_free(struct journal_segment *s, size_t n);
 
 #endif

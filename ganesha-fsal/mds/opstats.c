@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mds_clock.h"
+
 const char *const pando_op_names[PANDO_OP_COUNT] = {
 	"lookup",       "getattr",      "setattr", "create", "mkdir",
 	"remove",       "rename",       "readdir", "open",   "layoutget",
@@ -45,10 +47,7 @@ void pando_opstats_free(struct pando_opstats *s)
 
 uint64_t pando_opstats_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mds_mono_ns();
 }
 
 void pando_opstats_done(struct pando_opstats *s, enum pando_op op, uint64_t start_ns)

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "grants.h"
+#include "mds_clock.h"
 #include "objio.h"
 #include "objio_rs_rebuild.h"
 #include "pando/placement.h"
@@ -49,17 +50,9 @@ struct rebuild {
 	uint64_t intent; /* of the new objects; 0: none (yet) */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n)
 {
-	uint64_t now = now_ns(), start;
+	uint64_t now = mds_mono_ns(), start;
 	struct timespec ts;
 
 	pthread_mutex_lock(&p->lock);

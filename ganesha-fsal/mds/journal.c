@@ -29,6 +29,8 @@
  * lead. */
 #define JOURNAL_GIVE_UP_MS 10000
 #define JOURNAL_RETRY_MS 250
+/* How often an idle writer looks at its segment's copies. */
+#define JOURNAL_IDLE_MS 1000
 
 struct pando_journal {
 	struct pando_mds *mds;
@@ -357,15 +359,21 @@ static int write_patiently(struct pando_journal *j, const uint8_t *buf, size_t n
 	return rc;
 }
 
-/* Takes what is pending (NULL when nothing is and the journal stops). */
+/* Takes what is pending: NULL when the journal stops, or, with *idle,
+ * when nothing came for JOURNAL_IDLE_MS. */
 static uint8_t *take(struct pando_journal *j, size_t *n, uint64_t *first, uint64_t *last,
-		     int *failed)
+		     int *failed, bool *idle)
 {
+	struct timespec until;
 	uint8_t *buf = NULL;
 
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += JOURNAL_IDLE_MS / 1000;
+	*idle = false;
 	pthread_mutex_lock(&j->lock);
-	while (!j->stop && !j->npending)
-		pthread_cond_wait(&j->cond, &j->lock);
+	while (!j->stop && !j->npending && !*idle)
+		*idle = pthread_cond_timedwait(&j->cond, &j->lock, &until) == ETIMEDOUT;
+	*idle = *idle && !j->stop && !j->npending;
 	if (j->npending) {
 		buf = j->pending;
 		*n = j->npending;
@@ -380,6 +388,24 @@ static uint8_t *take(struct pando_journal *j, size_t *n, uint64_t *first, uint64
 	return buf;
 }
 
+/* An idle writer leaves a segment with a copy on an OSD that is out too,
+ * so that the active can rebuild that one's copies (it never touches the
+ * segment being written); the next one's records start after the last
+ * written. */
+static void idle_upkeep(struct pando_journal *j)
+{
+	uint64_t durable;
+
+	pthread_mutex_lock(&j->lock);
+	durable = j->durable;
+	pthread_mutex_unlock(&j->lock);
+	leave_degraded(j, durable + 1);
+	if (j->trim_due) {
+		j->trim_due = false;
+		trim(j);
+	}
+}
+
 static void *writer(void *arg)
 {
 	struct pando_journal *j = arg;
@@ -387,10 +413,19 @@ static void *writer(void *arg)
 	uint8_t *buf;
 	size_t n;
 	int failed;
+	bool idle;
 
-	while ((buf = take(j, &n, &first, &last, &failed))) {
-		int rc = failed ? failed : write_patiently(j, buf, n, first);
-		bool unsure = !rc && j->leading && !j->leading(j->leading_arg), gave_up = false;
+	while ((buf = take(j, &n, &first, &last, &failed, &idle)) || idle) {
+		bool unsure, gave_up = false;
+		int rc;
+
+		if (!buf) {
+			if (!failed)
+				idle_upkeep(j);
+			continue;
+		}
+		rc = failed ? failed : write_patiently(j, buf, n, first);
+		unsure = !rc && j->leading && !j->leading(j->leading_arg);
 
 		free(buf);
 		pthread_mutex_lock(&j->lock);
@@ -520,6 +555,7 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 		       struct pando_journal **out)
 {
 	struct pando_journal *j = mds_calloc(1, sizeof(*j));
+	pthread_condattr_t ca;
 	int rc;
 
 	j->mds = mds;
@@ -535,7 +571,10 @@ int pando_journal_open(struct pando_mds *mds, const struct pando_journal_options
 	};
 	j->segment_bytes = opt->segment_bytes ? opt->segment_bytes : JOURNAL_SEGMENT_BYTES;
 	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	rc = journal_segment_prefix(mds->cfg.etcd_prefix, opt->group, j->prefix, sizeof(j->prefix));
 	if (!rc)
 		rc = pando_etcd_client_new(mds, 2000, "the journal's etcd client", &j->etcd);

@@ -107,8 +107,9 @@ const struct ns_journal *pando_journal_ns(struct pando_journal *j);
  * from the map) is made anew from a healthy one on an OSD that takes new
  * components, one per failure domain as placed, stable, before the listing
  * names it.  The writer leaves a segment with such a copy for a new one at
- * its next write, when one can be placed (else it goes on in it, on the
- * copies it has); the group's active rebuilds the others'. */
+ * its next write, or within JOURNAL_IDLE_MS (1 s) while idle, when one can
+ * be placed (else it goes on in it, on the copies it has); the group's
+ * active rebuilds the others'. */
 bool pando_journal_map_degraded(struct pando_mds *mds, const struct pando_storage_map *map);
 /* A copy of old, with its copies that are out rebuilt (*rebuilt of them),
  * into *out; owner is stored with each new object.  -errno, with nothing

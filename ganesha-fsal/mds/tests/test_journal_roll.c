@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "etcd_client.h"
@@ -276,7 +277,14 @@ static void test_an_osd_out_has_its_journal_copies_rebuilt(struct mds_fixture *f
 	if (n == 1)
 		away = segs[0].map->comp[0].osd_id;
 	CHECK_EQ(mds_fixture_mark_out(f, 1, away), 0);
-	CHECK_EQ(commit_one(j), 0); /* the writer leaves segment 1 */
+	/* Idle, the writer leaves segment 1 within a second or so. */
+	for (int i = 0; i < 50 && n < 2; i++) {
+		journal_segments_free(segs, n);
+		usleep(100 * 1000);
+		n = segments(f, "g2", &segs);
+	}
+	CHECK_EQ(n, 2);
+	CHECK_EQ(commit_one(j), 0); /* into segment 2 */
 	journal_segments_free(segs, n);
 	n = segments(f, "g2", &segs);
 	CHECK_EQ(n, 2);

@@ -213,16 +213,18 @@ void pando_mds_close(struct pando_mds *mds)
 	pando_grants_free(mds->grants);
 	pando_reaper_stop(mds->reaper);
 	pando_object_pool_stop(mds->object_pool);
-	pando_views_free(mds);
-	osd_conns_free(mds->conns);
 	unstable_files_free(mds->unstable);
 	pando_opstats_free(mds->opstats);
-	cluster_conf_free(&mds->conf);
 	if (mds->ns)
 		ns_close(mds->ns);
 	/* After the store, which syncs the journal as it closes; then the
-	 * lead goes to a standby. */
+	 * lead goes to a standby.  The journal's writer writes through the
+	 * OSD connections and looks at its copies in the view until it is
+	 * closed, so those go last. */
 	pando_group_free(mds);
+	pando_views_free(mds);
+	osd_conns_free(mds->conns);
+	cluster_conf_free(&mds->conf);
 	pthread_mutex_destroy(&mds->inflight_lock);
 	pthread_cond_destroy(&mds->inflight_cond);
 	pthread_mutex_destroy(&mds->space_lock);

@@ -306,11 +306,12 @@ int etcd_list(struct etcd_client *c, const char *prefix, int64_t limit, etcd_kv_
 	return rc;
 }
 
-int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
-		int64_t lease)
+/* A txn (body, which call frees): 0 when its compare held, -EEXIST when
+ * not, -EPROTO for an answer that says neither, or the call's error. */
+static int txn(struct etcd_client *c, char *body)
 {
 	json_t *ans;
-	int rc = call(c, "/v3/kv/txn", etcd_body_create(key, value, len, lease), &ans);
+	int rc = call(c, "/v3/kv/txn", body, &ans);
 
 	if (rc == 0)
 		rc = etcd_parse_txn(ans);
@@ -318,27 +319,21 @@ int etcd_create(struct etcd_client *c, const char *key, const void *value, size_
 	return rc;
 }
 
+int etcd_create(struct etcd_client *c, const char *key, const void *value, size_t len,
+		int64_t lease)
+{
+	return txn(c, etcd_body_create(key, value, len, lease));
+}
+
 int etcd_delete_if(struct etcd_client *c, const char *key, int64_t mod_revision)
 {
-	json_t *ans;
-	int rc = call(c, "/v3/kv/txn", etcd_body_delete_if(key, mod_revision), &ans);
-
-	if (rc == 0)
-		rc = etcd_parse_txn(ans);
-	json_decref(ans);
-	return rc;
+	return txn(c, etcd_body_delete_if(key, mod_revision));
 }
 
 int etcd_put_if(struct etcd_client *c, const char *key, const void *value, size_t len,
 		int64_t mod_revision)
 {
-	json_t *ans;
-	int rc = call(c, "/v3/kv/txn", etcd_body_put_if(key, value, len, mod_revision), &ans);
-
-	if (rc == 0)
-		rc = etcd_parse_txn(ans);
-	json_decref(ans);
-	return rc;
+	return txn(c, etcd_body_put_if(key, value, len, mod_revision));
 }
 
 int etcd_lease_grant(struct etcd_client *c, int ttl_s, int64_t *lease)

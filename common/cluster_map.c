@@ -27,6 +27,24 @@ bool cluster_map_osd_takes(const struct cluster_map_osd *o)
 	return o->up && o->in && o->weight > 0 && !o->removed;
 }
 
+bool cluster_map_pool_name_ok(const char *s)
+{
+	size_t n = strnlen(s, CLUSTER_MAP_POOL_MAX);
+
+	if (n == 0 || n == CLUSTER_MAP_POOL_MAX || s[0] == '-' || s[0] == '_')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && s[i] != '-' &&
+		    s[i] != '_')
+			return false;
+	return true;
+}
+
+bool cluster_map_osd_in_pool(const struct cluster_map_osd *o, const char *pool)
+{
+	return !pool || !pool[0] || !strncmp(o->pool, pool, CLUSTER_MAP_POOL_MAX);
+}
+
 static int cmp_id(const void *a, const void *b)
 {
 	uint32_t x = ((const struct cluster_map_osd *)a)->id;

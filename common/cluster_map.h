@@ -17,6 +17,8 @@
 #define CLUSTER_MAP_MAX_OSDS 1024
 #define CLUSTER_MAP_ADDR_MAX 64
 #define CLUSTER_MAP_DOMAIN_MAX 64
+/* A pool name: 1 to 31 of [a-z0-9_-], starting with a letter or digit. */
+#define CLUSTER_MAP_POOL_MAX 32
 
 struct cluster_map_osd {
 	uint32_t id;
@@ -25,6 +27,7 @@ struct cluster_map_osd {
 	char advertise[CLUSTER_MAP_ADDR_MAX]; /* what clients are told; nfs if unset */
 	uint64_t weight;                      /* bytes; 0: takes no new components */
 	char domain[CLUSTER_MAP_DOMAIN_MAX];  /* failure domain; "": the OSD alone */
+	char pool[CLUSTER_MAP_POOL_MAX];      /* the named pool it serves; "": none */
 	bool up;
 	bool in;
 	/* A later map dropped it: still known, because components name it,
@@ -43,6 +46,11 @@ struct cluster_map {
 const struct cluster_map_osd *cluster_map_osd(const struct cluster_map *m, uint32_t id);
 /* Whether the OSD takes new components: up, in and a non-zero weight. */
 bool cluster_map_osd_takes(const struct cluster_map_osd *o);
+/* Whether s is a pool name (CLUSTER_MAP_POOL_MAX). */
+bool cluster_map_pool_name_ok(const char *s);
+/* Whether the OSD serves placements in pool: every OSD for NULL or "",
+ * otherwise the OSDs the map puts in that pool. */
+bool cluster_map_osd_in_pool(const struct cluster_map_osd *o, const char *pool);
 /* Sorts m->osds by id: 0, or -EINVAL when two share an id (in *dup). */
 int cluster_map_sort(struct cluster_map *m, uint32_t *dup);
 /* *out = newer brought over older: newer's epoch, partition and OSDs,

@@ -1,7 +1,7 @@
 /* A directory's storage policy in its stored form (layout/src/policy.c),
- * read back from the namespace store and set over dbus.  Sixteen bytes,
- * every one a field: a policy that decodes must be valid and encode to
- * the very same bytes. */
+ * read back from the namespace store and set over dbus: sixteen bytes of
+ * fields, then a pool's name in version 2.  A policy that decodes must be
+ * valid and encode to the very same bytes. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -9,7 +9,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t buf[PANDO_POLICY_LEN];
+	uint8_t buf[PANDO_POLICY_MAX_LEN];
 	struct pando_policy p;
 	size_t len;
 

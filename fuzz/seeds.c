@@ -313,6 +313,7 @@ static void seeds_layout(void)
 					.cold_k = 10,
 					.cold_m = 2 };
 	struct pando_policy mirror3 = { .scheme = PANDO_RAID1, .copies = 3, .width = 2 };
+	struct pando_policy pooled = { .scheme = PANDO_RAID1, .copies = 2, .pool = "fast" };
 
 	must(pando_map_new(&rs, 2, 1, &map), "pando_map_new");
 	map->seed = 42;
@@ -335,6 +336,8 @@ static void seeds_layout(void)
 	seed("fuzz_policy", "rs_cold", buf, len);
 	must(pando_policy_encode(&mirror3, buf, sizeof(buf), &len), "pando_policy_encode");
 	seed("fuzz_policy", "mirror3", buf, len);
+	must(pando_policy_encode(&pooled, buf, sizeof(buf), &len), "pando_policy_encode");
+	seed("fuzz_policy", "pooled", buf, len);
 }
 
 static void seeds_ff(void)
@@ -492,7 +495,8 @@ static void seeds_cluster_map(void)
 	static const char *maps[][2] = {
 		{ "two", "{\"epoch\": 12, \"partition\": 1, \"osds\": ["
 			 "{\"id\": 2, \"ctl\": \"127.0.0.1:20592\", \"nfs\": \"127.0.0.1:20492\","
-			 " \"weight\": 1099511627776, \"domain\": \"host-a\", \"up\": true,"
+			 " \"weight\": 1099511627776, \"domain\": \"host-a\", \"pool\": \"fast\","
+			 " \"up\": true,"
 			 " \"in\": true},"
 			 "{\"id\": 1, \"ctl\": \"[::1]:20591\", \"nfs\": \"[::1]:20491\","
 			 " \"advertise\": \"10.0.2.2:20491\", \"weight\": 0, \"up\": false,"

@@ -94,8 +94,35 @@ static void test_merge_past_the_bound_is_refused_and_writes_nothing(void)
 	free(b);
 }
 
+static void test_pool_names_are_short_lowercase_words(void)
+{
+	const char *good[] = { "fast", "ssd-1", "rack_a", "0", "abcdefghijklmnopqrstuvwxyz01234" };
+	const char *bad[] = { "",    "Fast",  "-x",
+			      "_x",  "a b",   "a/b",
+			      "a.b", "ssd\n", "abcdefghijklmnopqrstuvwxyz012345" };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(cluster_map_pool_name_ok(good[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(!cluster_map_pool_name_ok(bad[i]));
+}
+
+static void test_no_pool_takes_every_osd_and_a_pool_only_its_own(void)
+{
+	struct cluster_map_osd plain = osd(1, "a:1"), fast = osd(2, "a:2");
+
+	strcpy(fast.pool, "fast");
+	CHECK(cluster_map_osd_in_pool(&plain, NULL) && cluster_map_osd_in_pool(&plain, ""));
+	CHECK(cluster_map_osd_in_pool(&fast, NULL) && cluster_map_osd_in_pool(&fast, ""));
+	CHECK(cluster_map_osd_in_pool(&fast, "fast"));
+	CHECK(!cluster_map_osd_in_pool(&plain, "fast"));
+	CHECK(!cluster_map_osd_in_pool(&fast, "fas"));
+}
+
 int main(void)
 {
+	test_pool_names_are_short_lowercase_words();
+	test_no_pool_takes_every_osd_and_a_pool_only_its_own();
 	test_lookup_and_takes();
 	test_sort_orders_by_id_and_refuses_a_duplicate();
 	test_merge_keeps_what_only_the_older_lists_as_removed();

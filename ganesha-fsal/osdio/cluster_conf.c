@@ -73,6 +73,12 @@ static int osd_option(struct parse *p, struct cluster_map_osd *o, char *opt)
 	*eq = 0;
 	if (!strcmp(opt, "capacity"))
 		return parse_u64(eq + 1, &o->weight) ? fail(p, "bad capacity") : 0;
+	if (!strcmp(opt, "pool")) {
+		if (!cluster_map_pool_name_ok(eq + 1) || strlen(eq + 1) >= sizeof(o->pool))
+			return fail(p, "pool: \"%s\" is not a pool name", eq + 1);
+		strcpy(o->pool, eq + 1);
+		return 0;
+	}
 	if (!strcmp(opt, "ctl"))
 		dst = o->ctl;
 	else if (!strcmp(opt, "nfs"))

@@ -7,7 +7,7 @@
  *   key_file = cluster.key        # relative to the file's folder
  *   partition = 1                 # optional, default 1
  *   osd 1 ctl=127.0.0.1:20591 nfs=127.0.0.1:20491 [advertise=10.0.2.2:20491]
- *         [capacity=BYTES]
+ *         [capacity=BYTES] [pool=NAME]
  *
  * Every OSD of the seed is up and in; its weight is its capacity, or
  * CLUSTER_CONF_DEFAULT_WEIGHT (all alike) when none is given.

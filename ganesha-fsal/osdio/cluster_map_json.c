@@ -105,6 +105,11 @@ static int parse_osd(json_t *o, size_t idx, struct cluster_map_osd *out, char *w
 		rc = get_str(o, "domain", false, false, out->domain, sizeof(out->domain), where,
 			     why, cap);
 	if (!rc)
+		rc = get_str(o, "pool", false, false, out->pool, sizeof(out->pool), where, why,
+			     cap);
+	if (!rc && out->pool[0] && !cluster_map_pool_name_ok(out->pool))
+		rc = fail(why, cap, "%s: \"pool\" = \"%s\" is not a pool name", where, out->pool);
+	if (!rc)
 		rc = get_int(o, "weight", true, 0, INT64_MAX, &out->weight, where, why, cap);
 	if (!rc)
 		rc = get_bool(o, "up", &out->up, where, why, cap);

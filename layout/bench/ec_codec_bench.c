@@ -212,7 +212,8 @@ static double place_step(void *arg, size_t i)
 
 static double bench_placement(const struct options *o)
 {
-	struct pando_placement_policy policy = { 1, PANDO_BIAS_DEFAULT_PPM };
+	struct pando_placement_policy policy = { .spares = 1,
+						 .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
 	static struct cluster_map_osd osds[120];
 	struct cluster_map cluster = { .epoch = 1, .partition = 1, .nosds = 120, .osds = osds };
 	uint64_t used[120];

@@ -12,11 +12,11 @@
 #define WEIGHT_BITS 40 /* weights summed over 2^16 OSDs stay below 2^56 */
 
 /* What placement may put on an OSD: an OSD that takes no new components
- * (down, out, removed or without weight) stays in the view with none, so
- * the maps that name it still find it. */
-static uint64_t capacity_of(const struct cluster_map_osd *o)
+ * (down, out, removed, without weight or outside the view's pool) stays
+ * in the view with none, so the maps that name it still find it. */
+static uint64_t capacity_of(const struct cluster_map_osd *o, const char *pool)
 {
-	return cluster_map_osd_takes(o) ? o->weight : 0;
+	return cluster_map_osd_takes(o) && cluster_map_osd_in_pool(o, pool) ? o->weight : 0;
 }
 
 static uint32_t util_ppm(uint64_t used, uint64_t capacity)
@@ -29,20 +29,20 @@ static uint32_t util_ppm(uint64_t used, uint64_t capacity)
 /* 1 + (mean utilisation - this OSD's), held within the bias limit.
  * Without used bytes every OSD is as full as the mean: no bias. */
 static void set_bias(struct pando_placement_view *c, const struct cluster_map *map,
-		     const uint64_t *used, uint32_t limit)
+		     const uint64_t *used, const struct pando_placement_policy *policy)
 {
 	unsigned __int128 total = 0, capacity = 0;
-	uint32_t mean;
+	uint32_t mean, limit = policy->bias_limit_ppm;
 
 	for (size_t i = 0; i < c->count; i++) {
-		uint64_t cap = capacity_of(&map->osds[i]);
+		uint64_t cap = capacity_of(&map->osds[i], policy->pool);
 
 		total += cap && used ? used[i] : 0;
 		capacity += cap;
 	}
 	mean = capacity ? (uint32_t)(total * PPM / capacity) : 0;
 	for (size_t i = 0; i < c->count; i++) {
-		uint64_t cap = capacity_of(&map->osds[i]);
+		uint64_t cap = capacity_of(&map->osds[i], policy->pool);
 		int64_t diff = 0;
 
 		if (cap)
@@ -57,14 +57,15 @@ static void set_bias(struct pando_placement_view *c, const struct cluster_map *m
 
 /* capacity x bias, shifted right alike for all so the largest is below
  * 2^WEIGHT_BITS; an OSD with capacity never rounds down to nothing. */
-static void set_weights(struct pando_placement_view *c, const struct cluster_map *map)
+static void set_weights(struct pando_placement_view *c, const struct cluster_map *map,
+			const char *pool)
 {
 	unsigned __int128 max = 0;
 	unsigned shift = 0;
 
 	for (size_t i = 0; i < c->count; i++) {
 		unsigned __int128 w =
-			(unsigned __int128)capacity_of(&map->osds[i]) * c->osds[i].bias_ppm;
+			(unsigned __int128)capacity_of(&map->osds[i], pool) * c->osds[i].bias_ppm;
 
 		if (w > max)
 			max = w;
@@ -73,7 +74,7 @@ static void set_weights(struct pando_placement_view *c, const struct cluster_map
 		shift++;
 	c->eligible = 0;
 	for (size_t i = 0; i < c->count; i++) {
-		uint64_t cap = capacity_of(&map->osds[i]);
+		uint64_t cap = capacity_of(&map->osds[i], pool);
 		unsigned __int128 w = (unsigned __int128)cap * c->osds[i].bias_ppm;
 		uint64_t scaled = (uint64_t)(w >> shift);
 
@@ -178,7 +179,8 @@ int pando_placement_view_new(const struct cluster_map *map, const uint64_t *used
 	int rc;
 
 	*out = NULL;
-	if (map->nosds > PANDO_MAX_OSDS || policy->bias_limit_ppm >= PPM || !map_sorted(map))
+	if (map->nosds > PANDO_MAX_OSDS || policy->bias_limit_ppm >= PPM || !map_sorted(map) ||
+	    (policy->pool && policy->pool[0] && !cluster_map_pool_name_ok(policy->pool)))
 		return -EINVAL;
 	rc = view_alloc(map->nosds, &c);
 	if (rc)
@@ -186,8 +188,8 @@ int pando_placement_view_new(const struct cluster_map *map, const uint64_t *used
 	c->spares = policy->spares;
 	for (size_t i = 0; i < c->count; i++)
 		c->osds[i].id = map->osds[i].id;
-	set_bias(c, map, used, policy->bias_limit_ppm);
-	set_weights(c, map);
+	set_bias(c, map, used, policy);
+	set_weights(c, map, policy->pool);
 	rc = set_domains(c, map);
 	if (rc) {
 		pando_placement_view_free(c);

@@ -1,13 +1,16 @@
 /* Storage policies (include/pando/policy.h): their rules, their encoding,
  * and the layout request they make for a new file.
  *
- * Encoding, version 1, 16 bytes, integers big-endian:
- *    0 u8 version (1)   1 u8 scheme   2 u8 copies   3 u8 k   4 u8 m
+ * Encoding, integers big-endian; version 1 (16 bytes) for a policy
+ * without a pool, version 2 (17 bytes and the pool's name) with one:
+ *    0 u8 version       1 u8 scheme   2 u8 copies   3 u8 k   4 u8 m
  *    5 u8 width         6 u32 stripe_unit          10 u32 cold_after_s
- *   14 u8 cold_k       15 u8 cold_m */
+ *   14 u8 cold_k       15 u8 cold_m
+ *   16 u8 pool length (1..31)       17 the pool's name, no NUL */
 #include "pando/policy.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "pando/ec.h"
 
@@ -78,6 +81,9 @@ const char *pando_policy_problem(const struct pando_policy *p)
 	if (p->stripe_unit &&
 	    (p->stripe_unit % PANDO_POLICY_UNIT || p->stripe_unit > PANDO_MAP_MAX_STRIPE_UNIT))
 		return "stripe unit must be a multiple of 4 KiB, 4 KiB to 1 GiB";
+	if (memchr(p->pool, 0, sizeof(p->pool)) == NULL ||
+	    (p->pool[0] && !cluster_map_pool_name_ok(p->pool)))
+		return "pool must be 1 to 31 of a-z, 0-9, - and _, not starting with - or _";
 	return cold_problem(p);
 }
 
@@ -88,12 +94,16 @@ int pando_policy_validate(const struct pando_policy *p)
 
 int pando_policy_encode(const struct pando_policy *p, uint8_t *buf, size_t cap, size_t *len)
 {
+	size_t pool;
+
 	*len = PANDO_POLICY_LEN;
 	if (pando_policy_validate(p))
 		return -EINVAL;
-	if (cap < PANDO_POLICY_LEN)
+	pool = strlen(p->pool);
+	*len += pool ? 1 + pool : 0;
+	if (cap < *len)
 		return -ENOSPC;
-	buf[0] = PANDO_POLICY_VERSION;
+	buf[0] = pool ? PANDO_POLICY_VERSION_POOL : PANDO_POLICY_VERSION;
 	buf[1] = p->scheme;
 	buf[2] = p->copies;
 	buf[3] = p->k;
@@ -103,7 +113,23 @@ int pando_policy_encode(const struct pando_policy *p, uint8_t *buf, size_t cap, 
 	put32(buf + 10, p->cold_after_s);
 	buf[14] = p->cold_k;
 	buf[15] = p->cold_m;
+	if (pool) {
+		buf[16] = (uint8_t)pool;
+		memcpy(buf + 17, p->pool, pool);
+	}
 	return 0;
+}
+
+/* The pool of a version 2 encoding into p->pool: -EBADMSG unless the
+ * length byte is 1..31 and the name fills the rest exactly. */
+static int decode_pool(const uint8_t *buf, size_t len, struct pando_policy *p)
+{
+	if (len < PANDO_POLICY_LEN + 2 || buf[16] == 0 || buf[16] >= sizeof(p->pool) ||
+	    len != PANDO_POLICY_LEN + 1u + buf[16])
+		return -EBADMSG;
+	memcpy(p->pool, buf + 17, buf[16]);
+	p->pool[buf[16]] = 0;
+	return strlen(p->pool) == buf[16] ? 0 : -EBADMSG;
 }
 
 int pando_policy_decode(const uint8_t *buf, size_t len, struct pando_policy *out)
@@ -112,9 +138,9 @@ int pando_policy_decode(const uint8_t *buf, size_t len, struct pando_policy *out
 
 	if (len == 0)
 		return -EBADMSG;
-	if (buf[0] != PANDO_POLICY_VERSION)
+	if (buf[0] != PANDO_POLICY_VERSION && buf[0] != PANDO_POLICY_VERSION_POOL)
 		return -ENOTSUP;
-	if (len != PANDO_POLICY_LEN)
+	if (len < PANDO_POLICY_LEN || (buf[0] == PANDO_POLICY_VERSION && len != PANDO_POLICY_LEN))
 		return -EBADMSG;
 	p = (struct pando_policy){
 		.scheme = buf[1],
@@ -127,6 +153,8 @@ int pando_policy_decode(const uint8_t *buf, size_t len, struct pando_policy *out
 		.cold_k = buf[14],
 		.cold_m = buf[15],
 	};
+	if (buf[0] == PANDO_POLICY_VERSION_POOL && decode_pool(buf, len, &p))
+		return -EBADMSG;
 	if (pando_policy_validate(&p))
 		return -EBADMSG;
 	*out = p;

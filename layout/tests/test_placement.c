@@ -120,8 +120,9 @@ static void test_determinism(void)
 
 	for (uint32_t i = 0; i < 60; i++)
 		reversed.osds[i] = cluster.osds[59 - i];
-	CHECK_EQ(pando_placement_view_new(&reversed, used, &(struct pando_placement_policy){ 1, 0 },
-					  &b),
+	CHECK_EQ(pando_placement_view_new(
+			 &reversed, used,
+			 &(struct pando_placement_policy){ .spares = 1, .bias_limit_ppm = 0 }, &b),
 		 -EINVAL);
 	CHECK_EQ(cluster_map_sort(&reversed, &dup), 0);
 	a = fixture_view(&cluster, used);
@@ -416,13 +417,69 @@ static void test_replacement_tiers(void)
 	CHECK_EQ(pando_place_replacement(c, map, 1, 0, 77, &osd), -EINVAL);
 	/* without the spare in the cluster, nowhere to go */
 	cluster.osds[map->spares[0] - 1].in = false;
-	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
+	CHECK_EQ(pando_placement_view_new(&cluster, used,
+					  &(struct pando_placement_policy){ .spares = 1,
+									    .bias_limit_ppm = 0 },
 					  &two),
 		 0);
 	CHECK_EQ(pando_place_replacement(two, map, 0, 1, 77, &osd), -ENOSPC);
 	pando_placement_view_free(two);
 	pando_map_free(map);
 	pando_placement_view_free(c);
+	fixture_free(&cluster, used);
+}
+
+/* 32 OSDs in domains of two, 1..12 in pool "fast": a view of the pool
+ * places every component and spare there, and so does every replacement;
+ * the view of no pool uses the others too; a pool without OSDs places
+ * nothing; a name that is not a pool's is refused. */
+static void test_pools(void)
+{
+	struct cluster_map cluster = fixture_map(32, 1, 2);
+	uint64_t *used = fixture_used(32);
+	struct pando_placement_policy fast = { .spares = 1, .pool = "fast" };
+	struct pando_placement_policy empty = { .spares = 1, .pool = "slow" };
+	struct pando_placement_view *c = NULL, *all = fixture_view(&cluster, used), *none = NULL;
+	int bad = 0, outside = 0;
+
+	for (uint32_t i = 0; i < 12; i++)
+		strcpy(cluster.osds[i].pool, "fast");
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &fast, &c), 0);
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &empty, &none), 0);
+	for (uint64_t seed = 0; seed < 400; seed++) {
+		struct pando_layout_request req = fixture_request(seed);
+		struct pando_storage_map *map;
+
+		req.data = req.raid == PANDO_RAID0 ? req.data : (uint8_t)(req.data % 3);
+		if (pando_place(c, &req, &map))
+			continue;
+		for (uint32_t k = 0; k < map->groups * pando_map_width(map); k++)
+			bad += map->comp[k].osd_id > 12;
+		for (uint32_t s = 0; s < map->spare_count; s++)
+			bad += map->spares[s] > 12;
+		for (uint32_t g = 0; g < map->groups; g++) {
+			uint32_t osd = 0;
+
+			if (!pando_place_replacement(c, map, g, 0, seed, &osd))
+				bad += osd > 12;
+		}
+		pando_map_free(map);
+		CHECK_EQ(pando_place(none, &req, &map), -ENOSPC);
+		if (!pando_place(all, &req, &map)) {
+			for (uint32_t k = 0; k < map->groups * pando_map_width(map); k++)
+				outside += map->comp[k].osd_id > 12;
+			pando_map_free(map);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(outside > 0);
+	fast.pool = "Fast";
+	CHECK_EQ(pando_placement_view_new(&cluster, used, &fast,
+					  &(struct pando_placement_view *){ NULL }),
+		 -EINVAL);
+	pando_placement_view_free(c);
+	pando_placement_view_free(none);
+	pando_placement_view_free(all);
 	fixture_free(&cluster, used);
 }
 
@@ -600,12 +657,14 @@ static void test_max_osds(void)
 	struct pando_storage_map *map;
 
 	CHECK_EQ(cluster.nosds, PANDO_MAX_OSDS + 1);
-	CHECK_EQ(pando_placement_view_new(&cluster, NULL, &(struct pando_placement_policy){ 1, 0 },
-					  &c),
+	CHECK_EQ(pando_placement_view_new(
+			 &cluster, NULL,
+			 &(struct pando_placement_policy){ .spares = 1, .bias_limit_ppm = 0 }, &c),
 		 -EINVAL);
 	cluster.nosds--;
-	CHECK_EQ(pando_placement_view_new(&cluster, NULL, &(struct pando_placement_policy){ 1, 0 },
-					  &c),
+	CHECK_EQ(pando_placement_view_new(
+			 &cluster, NULL,
+			 &(struct pando_placement_policy){ .spares = 1, .bias_limit_ppm = 0 }, &c),
 		 0);
 	CHECK_EQ(pando_place(c, &req, &map), 0);
 	CHECK_EQ(check_map(map, &cluster, &req), 0);
@@ -660,17 +719,23 @@ static void test_refusals(void)
 	req.parity = 0;
 	CHECK_EQ(pando_place(c, &req, &map), -EINVAL);
 	cluster.osds[3].id = cluster.osds[2].id; /* a duplicate id */
-	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
+	CHECK_EQ(pando_placement_view_new(&cluster, used,
+					  &(struct pando_placement_policy){ .spares = 1,
+									    .bias_limit_ppm = 0 },
 					  &bad_view),
 		 -EINVAL);
 	CHECK(bad_view == NULL);
 	cluster.osds[3].id = 40; /* distinct, but out of order: not sorted here */
-	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 1, 0 },
+	CHECK_EQ(pando_placement_view_new(&cluster, used,
+					  &(struct pando_placement_policy){ .spares = 1,
+									    .bias_limit_ppm = 0 },
 					  &bad_view),
 		 -EINVAL);
 	cluster.osds[3].id = 4;
 	/* No spare: a file may then take every OSD (a cluster as small as a file). */
-	CHECK_EQ(pando_placement_view_new(&cluster, used, &(struct pando_placement_policy){ 0, 0 },
+	CHECK_EQ(pando_placement_view_new(&cluster, used,
+					  &(struct pando_placement_policy){ .spares = 0,
+									    .bias_limit_ppm = 0 },
 					  &bad_view),
 		 0);
 	req = ok;
@@ -680,7 +745,9 @@ static void test_refusals(void)
 	pando_map_free(map);
 	pando_placement_view_free(bad_view);
 	CHECK_EQ(pando_placement_view_new(
-			 &cluster, used, &(struct pando_placement_policy){ 1, 1000000 }, &bad_view),
+			 &cluster, used,
+			 &(struct pando_placement_policy){ .spares = 1, .bias_limit_ppm = 1000000 },
+			 &bad_view),
 		 -EINVAL);
 	pando_placement_view_free(c);
 	fixture_free(&cluster, used);
@@ -696,6 +763,7 @@ int main(void)
 	test_domains();
 	test_replacement();
 	test_replacement_tiers();
+	test_pools();
 	test_not_taking();
 	test_domain_names();
 	test_max_osds();

@@ -1,8 +1,9 @@
-/* Storage policies: the rules, the version-1 bytes, round trips, every
+/* Storage policies: the rules, the version-1 and version-2 bytes, round trips, every
  * truncation and malformed input, and the layout request a policy makes
  * over the export's defaults. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 #include "pando/policy.h"
@@ -38,10 +39,61 @@ static void encoding_is_the_documented_bytes(void)
 	CHECK_MEM(buf, want, sizeof(want));
 }
 
+/* A pool makes it version 2: version 1's fields, the name's length and
+ * the name. */
+static void a_pool_is_version_2_with_the_name_after(void)
+{
+	struct pando_policy p = { .scheme = PANDO_RAID1, .copies = 2, .pool = "ssd" };
+	static const uint8_t want[] = {
+		2, PANDO_RAID1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 's', 's', 'd',
+	};
+	uint8_t buf[PANDO_POLICY_MAX_LEN];
+	size_t len = 0;
+
+	CHECK_EQ(pando_policy_encode(&p, buf, sizeof(buf), &len), 0);
+	CHECK_EQ(len, sizeof(want));
+	CHECK_MEM(buf, want, sizeof(want));
+	strcpy(p.pool, "abcdefghijklmnopqrstuvwxyz01234");
+	CHECK_EQ(pando_policy_encode(&p, buf, sizeof(buf), &len), 0);
+	CHECK_EQ(len, PANDO_POLICY_MAX_LEN);
+}
+
+/* The pool's length byte out of 1..31 or not the rest of the blob, a NUL
+ * or a character a pool name has not: -EBADMSG; a bad name is not
+ * encoded. */
+static void malformed_pools_are_ebadmsg(void)
+{
+	struct pando_policy p = { .scheme = PANDO_RAID0, .pool = "fast" }, q;
+	uint8_t buf[PANDO_POLICY_MAX_LEN + 1] = { 0 };
+	size_t len;
+
+	CHECK_EQ(pando_policy_encode(&p, buf, sizeof(buf), &len), 0);
+	for (size_t n = 0; n < len; n++)
+		CHECK_EQ(pando_policy_decode(buf, n, &q), -EBADMSG);
+	CHECK_EQ(pando_policy_decode(buf, len + 1, &q), -EBADMSG);
+	buf[16] = 0;
+	CHECK_EQ(pando_policy_decode(buf, len, &q), -EBADMSG);
+	buf[16] = 32;
+	CHECK_EQ(pando_policy_decode(buf, PANDO_POLICY_LEN + 33, &q), -EBADMSG);
+	buf[16] = 4;
+	buf[18] = 0;
+	CHECK_EQ(pando_policy_decode(buf, len, &q), -EBADMSG);
+	buf[18] = 'A';
+	CHECK_EQ(pando_policy_decode(buf, len, &q), -EBADMSG);
+	buf[18] = 's';
+	CHECK_EQ(pando_policy_decode(buf, len, &q), 0);
+	CHECK(!strcmp(q.pool, "fsst"));
+	strcpy(p.pool, "-fast");
+	CHECK(pando_policy_problem(&p) != NULL);
+	CHECK_EQ(pando_policy_encode(&p, buf, sizeof(buf), &len), -EINVAL);
+	memset(p.pool, 'a', sizeof(p.pool));
+	CHECK_EQ(pando_policy_validate(&p), -EINVAL);
+}
+
 static void round_trip(const struct pando_policy *p)
 {
 	struct pando_policy q = { 0 };
-	uint8_t buf[PANDO_POLICY_LEN];
+	uint8_t buf[PANDO_POLICY_MAX_LEN];
 	size_t len;
 
 	CHECK_EQ(pando_policy_encode(p, buf, sizeof(buf), &len), 0);
@@ -55,6 +107,7 @@ static void round_trip(const struct pando_policy *p)
 	CHECK_EQ(q.cold_after_s, p->cold_after_s);
 	CHECK_EQ(q.cold_k, p->cold_k);
 	CHECK_EQ(q.cold_m, p->cold_m);
+	CHECK(!strcmp(q.pool, p->pool));
 }
 
 static void every_scheme_round_trips(void)
@@ -66,7 +119,9 @@ static void every_scheme_round_trips(void)
 		.scheme = PANDO_RS, .k = 32, .m = 4, .stripe_unit = 1u << 30
 	};
 	struct pando_policy cold = rs_cold();
+	struct pando_policy pooled = { .scheme = PANDO_RS, .k = 4, .m = 2, .pool = "hdd_1" };
 
+	round_trip(&pooled);
 	round_trip(&mirror);
 	round_trip(&raid0);
 	round_trip(&auto_rs);
@@ -103,7 +158,7 @@ static void unknown_version_is_enotsup(void)
 	size_t len;
 
 	CHECK_EQ(pando_policy_encode(&p, buf, sizeof(buf), &len), 0);
-	buf[0] = 2;
+	buf[0] = 3;
 	CHECK_EQ(pando_policy_decode(buf, len, &q), -ENOTSUP);
 	buf[0] = 0;
 	CHECK_EQ(pando_policy_decode(buf, len, &q), -ENOTSUP);
@@ -236,6 +291,8 @@ static void rs_policy_requests_k_and_m(void)
 int main(void)
 {
 	encoding_is_the_documented_bytes();
+	a_pool_is_version_2_with_the_name_after();
+	malformed_pools_are_ebadmsg();
 	every_scheme_round_trips();
 	short_buffer_is_enospc_and_sizes_it();
 	every_truncation_is_ebadmsg();

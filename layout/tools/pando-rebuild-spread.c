@@ -178,7 +178,8 @@ static int account_file(const struct pando_placement_view *c, const struct pando
  * domain), fails OSD 1. */
 static int simulate(const struct options *o, uint32_t n, struct spread *s)
 {
-	struct pando_placement_policy policy = { o->spares, PANDO_BIAS_DEFAULT_PPM };
+	struct pando_placement_policy policy = { .spares = o->spares,
+						 .bias_limit_ppm = PANDO_BIAS_DEFAULT_PPM };
 	struct cluster_map cluster = { .epoch = 1, .partition = 1, .nosds = n };
 	struct pando_placement_view *c = NULL;
 	int rc;

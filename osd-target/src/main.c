@@ -61,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "etcd-interval", required_argument, NULL, 'I' },
 	{ "advertise", required_argument, NULL, 'A' },
 	{ "domain", required_argument, NULL, 'D' },
+	{ "pool", required_argument, NULL, 'O' },
 	{ "read-bandwidth", required_argument, NULL, 'R' },
 	{ "write-bandwidth", required_argument, NULL, 'W' },
 	{ "format", no_argument, NULL, 'F' },
@@ -99,6 +100,7 @@ static void usage(FILE *out)
 		     "  --etcd-interval S   seconds between presence updates [2]\n"
 		     "  --advertise H:P     NFS address clients are told [nfs_listen]\n"
 		     "  --domain NAME       failure domain [none]\n"
+		     "  --pool NAME         the pool it serves [none]\n"
 		     "  --read-bandwidth B  cap on bytes read per second, e.g. 4M [unlimited]\n"
 		     "  --write-bandwidth B cap on bytes written per second [unlimited]\n"
 		     "  --format            format DATA_DIR first if it is empty\n");

@@ -114,6 +114,9 @@ static int set_presence(struct osd_config *cfg, const char *name, const char *va
 		     set_string(cfg->advertise, sizeof(cfg->advertise), value);
 	} else if (!strcmp(name, "domain")) {
 		rc = set_string(cfg->domain, sizeof(cfg->domain), value);
+	} else if (!strcmp(name, "pool")) {
+		rc = (*value && !cluster_map_pool_name_ok(value)) ||
+		     set_string(cfg->pool, sizeof(cfg->pool), value);
 	} else {
 		snprintf(err, errcap, "unknown setting '%s'", name);
 		return -1;
@@ -205,7 +208,7 @@ int osd_config_set(struct osd_config *cfg, const char *name, const char *value, 
 	} else if (is_transport_key(name)) {
 		return set_transport(cfg, name, value, err, errcap);
 	} else if (!strncmp(name, "etcd", 4) || !strcmp(name, "advertise") ||
-		   !strcmp(name, "domain")) {
+		   !strcmp(name, "domain") || !strcmp(name, "pool")) {
 		return set_presence(cfg, name, value, err, errcap);
 	} else {
 		snprintf(err, errcap, "unknown setting '%s'", name);

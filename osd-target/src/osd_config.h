@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cluster_map.h"
 #include "log.h"
 
 struct osd_config {
@@ -33,10 +34,11 @@ struct osd_config {
 	char etcd_user[256];    /* "": no authentication */
 	char etcd_password_file[PATH_MAX];
 	char etcd_prefix[256];
-	unsigned etcd_ttl;      /* lease TTL, seconds */
-	unsigned etcd_interval; /* seconds between puts of the presence value */
-	char advertise[256];    /* HOST:PORT clients are told; "": nfs_listen */
-	char domain[128];       /* failure domain; "": the OSD alone */
+	unsigned etcd_ttl;               /* lease TTL, seconds */
+	unsigned etcd_interval;          /* seconds between puts of the presence value */
+	char advertise[256];             /* HOST:PORT clients are told; "": nfs_listen */
+	char domain[128];                /* failure domain; "": the OSD alone */
+	char pool[CLUSTER_MAP_POOL_MAX]; /* the pool it serves; "": none */
 	/* The disk model (osd_throttle.h): bytes per second; 0 unlimited. */
 	uint64_t read_bandwidth;
 	uint64_t write_bandwidth;

@@ -60,12 +60,12 @@ static json_t *counters_json(const struct osd_stats *stats)
 
 char *osd_presence_value(struct osd_presence *p)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:f,s:o,s:o}", "id",
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:f,s:o,s:o}", "id",
 			      (json_int_t)p->cfg->osd_id, "ctl", p->ctl, "nfs", p->nfs, "advertise",
-			      p->advertise, "domain", p->cfg->domain, "pid", (json_int_t)getpid(),
-			      "host", p->host, "started_at", (json_int_t)p->started_at, "time",
-			      unix_now(), "statfs", statfs_json(p->ctx), "counters",
-			      counters_json(p->ctx->stats));
+			      p->advertise, "domain", p->cfg->domain, "pool", p->cfg->pool, "pid",
+			      (json_int_t)getpid(), "host", p->host, "started_at",
+			      (json_int_t)p->started_at, "time", unix_now(), "statfs",
+			      statfs_json(p->ctx), "counters", counters_json(p->ctx->stats));
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
 	json_decref(o);

@@ -61,7 +61,8 @@ def nfs_write(osd: OsdProcess, oid: int, data: bytes) -> None:
 def test_presence_key_says_what_the_osd_is(etcd: EtcdCluster,
                                            osd_factory: Callable[..., OsdProcess]) -> None:
     osd = osd_factory(1, extra_args=presence_args(
-        etcd.endpoints, TTL, "--advertise", "10.1.2.3:2049", "--domain", "rack-a"))
+        etcd.endpoints, TTL, "--advertise", "10.1.2.3:2049", "--domain", "rack-a",
+        "--pool", "fast"))
     client = etcd.client()
     v = wait_key(client)
     assert v["id"] == 1
@@ -69,6 +70,7 @@ def test_presence_key_says_what_the_osd_is(etcd: EtcdCluster,
     assert v["ctl"] == f"127.0.0.1:{osd.ctl_port}"
     assert v["advertise"] == "10.1.2.3:2049"
     assert v["domain"] == "rack-a"
+    assert v["pool"] == "fast"
     assert osd.proc is not None and v["pid"] == osd.proc.pid
     assert v["host"] == socket.gethostname()
     assert abs(v["started_at"] - time.time()) < 60
@@ -97,7 +99,7 @@ def test_presence_defaults_advertise_the_nfs_address(
     osd = osd_factory(1, extra_args=["--etcd", etcd.endpoints, "--etcd-prefix", "/other/"])
     v = wait_key(etcd.client(), "/other/osd/1")
     assert v["advertise"] == v["nfs"] == f"127.0.0.1:{osd.nfs_port}"
-    assert v["domain"] == ""
+    assert v["domain"] == v["pool"] == ""
 
 
 def test_sigterm_removes_the_key_at_once_and_exits_0(
@@ -260,10 +262,11 @@ def test_presence_settings_come_from_the_config_file_too(
         etcd: EtcdCluster, osd_factory: Callable[..., OsdProcess], tmp_path: Path) -> None:
     conf = tmp_path / "osd.conf"
     conf.write_text(f"etcd = {etcd.endpoints}\netcd_prefix = /c/\netcd_ttl = 3\n"
-                    "etcd_interval = 1\nadvertise = 192.0.2.7:20491\ndomain = rack-b\n")
+                    "etcd_interval = 1\nadvertise = 192.0.2.7:20491\ndomain = rack-b\n"
+                    "pool = hdd_2\n")
     osd_factory(1, extra_args=["--config", str(conf)])
     v = wait_key(etcd.client(), "/c/osd/1")
-    assert (v["advertise"], v["domain"]) == ("192.0.2.7:20491", "rack-b")
+    assert (v["advertise"], v["domain"], v["pool"]) == ("192.0.2.7:20491", "rack-b", "hdd_2")
 
 
 @pytest.mark.parametrize("args, code, message", [
@@ -273,6 +276,9 @@ def test_presence_settings_come_from_the_config_file_too(
     (["--etcd-interval", "0"], 2, "bad value '0' for etcd_interval"),
     (["--etcd-prefix", "/pando"], 2, "bad value '/pando' for etcd_prefix"),
     (["--advertise", "nohost"], 2, "bad value 'nohost' for advertise"),
+    (["--pool", "Fast"], 2, "bad value 'Fast' for pool"),
+    (["--pool", "-x"], 2, "bad value '-x' for pool"),
+    (["--pool", "a" * 32], 2, "for pool"),
 ])
 def test_bad_presence_settings_stop_the_start_with_a_clear_error(
         osd_factory: Callable[..., OsdProcess], args: list[str], code: int,

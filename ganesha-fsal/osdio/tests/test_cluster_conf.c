@@ -144,7 +144,7 @@ static void test_full(void)
 		"osd 3\tctl=10.0.0.3:20591  nfs=10.0.0.3:20491 advertise=192.0.2.3:20491"
 		" capacity=1000000000000 \t\r\n"
 		"osd\t1 ctl=10.0.0.1:20591 nfs=10.0.0.1:20491  # advertise: nfs\r\n"
-		"osd 2 ctl=10.0.0.2:20591 nfs=10.0.0.2:20491 capacity=0";
+		"osd 2 ctl=10.0.0.2:20591 nfs=10.0.0.2:20491 capacity=0 pool=ssd-1";
 	struct cluster_conf d;
 
 	if (LOAD_VALID(text, &d))
@@ -162,6 +162,8 @@ static void test_full(void)
 	CHECK(!strcmp(d.map.osds[2].advertise, "192.0.2.3:20491"));
 	CHECK_EQ(d.map.osds[2].weight, 1000000000000ll);
 	CHECK_EQ(d.map.osds[1].weight, CLUSTER_CONF_DEFAULT_WEIGHT); /* capacity=0: none given */
+	CHECK(!strcmp(d.map.osds[1].pool, "ssd-1"));
+	CHECK(!strcmp(d.map.osds[0].pool, ""));
 	cluster_conf_free(&d);
 }
 
@@ -309,6 +311,10 @@ static void test_bad_osd_options(void)
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=\n", 2, "bad capacity");
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=1e12\n", 2, "bad capacity");
 	EXPECT_INVALID(KEY "osd 1" ADDRS " capacity=18446744073709551616\n", 2, "bad capacity");
+	EXPECT_INVALID(KEY "osd 1" ADDRS " pool=\n", 2, "is not a pool name");
+	EXPECT_INVALID(KEY "osd 1" ADDRS " pool=SSD\n", 2, "\"SSD\" is not a pool name");
+	EXPECT_INVALID(KEY "osd 1" ADDRS " pool=abcdefghijklmnopqrstuvwxyz0123456\n", 2,
+		       "is not a pool name");
 }
 
 /* Each bad address in each of the three address options, on line 2. */

@@ -39,7 +39,7 @@ static void test_readme_map(void)
 		"{\"epoch\": 12, \"partition\": 1, \"osds\": [{\"id\": 1, \"ctl\": "
 		"\"127.0.0.1:20591\", \"nfs\": \"127.0.0.1:20491\", \"advertise\": "
 		"\"10.0.2.2:20491\", \"weight\": 1099511627776, \"domain\": \"host-a\", "
-		"\"up\": true, \"in\": true, \"down_at\": 0, \"out_at\": 0}], \"pools\": "
+		"\"pool\": \"fast\", \"up\": true, \"in\": true, \"down_at\": 0, \"out_at\": 0}], \"pools\": "
 		"[{\"name\": \"default\", \"scheme\": \"mirror\", \"copies\": 2, "
 		"\"stripe_unit\": 1048576}], \"updated_at\": 1764070000.5, \"updated_by\": "
 		"\"mgr-a\", \"reason\": \"osd.3 down: presence lease expired\"}";
@@ -58,6 +58,7 @@ static void test_readme_map(void)
 		CHECK(!strcmp(o->nfs, "127.0.0.1:20491"));
 		CHECK(!strcmp(o->advertise, "10.0.2.2:20491"));
 		CHECK(!strcmp(o->domain, "host-a"));
+		CHECK(!strcmp(o->pool, "fast"));
 		CHECK_EQ(o->weight, 1099511627776ull);
 		CHECK(o->up && o->in);
 		CHECK(cluster_map_osd_takes(o));
@@ -90,6 +91,7 @@ static void test_sorted_and_states(void)
 	/* No advertise (or ""): clients are told the nfs address. */
 	CHECK(!strcmp(m.osds[1].advertise, "[::1]:6"));
 	CHECK(!strcmp(m.osds[0].domain, ""));
+	CHECK(!strcmp(m.osds[0].pool, ""));
 	cluster_map_free(&m);
 }
 
@@ -153,6 +155,13 @@ static void test_wrong_types(void)
 	    "\"ctl\" is empty");
 	bad("{\"epoch\": 1, \"osds\": [{\"id\": 1, \"ctl\": \"h:1\\u0000x\", \"nfs\": \"h:2\"}]}",
 	    "not JSON");
+	bad("{\"epoch\": 1, \"osds\": [" OSD(1, ", \"pool\": 7") "]}", "\"pool\" is not a string");
+	bad("{\"epoch\": 1, \"osds\": [" OSD(1, ", \"pool\": \"Fast\"") "]}",
+	    "\"pool\" = \"Fast\" is not a pool name");
+	bad("{\"epoch\": 1, \"osds\": [" OSD(1, ", \"pool\": \"-x\"") "]}", "is not a pool name");
+	bad("{\"epoch\": 1, \"osds\": [" OSD(
+		    1, ", \"pool\": \"abcdefghijklmnopqrstuvwxyz0123456\"") "]}",
+	    "\"pool\" is too long");
 }
 
 static void test_duplicate_ids(void)

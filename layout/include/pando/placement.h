@@ -35,6 +35,9 @@ struct pando_placement_policy {
 	 * small to keep one (as many OSDs as a file's width). */
 	uint32_t spares;
 	uint32_t bias_limit_ppm; /* passive balancing bound, parts per million */
+	/* NULL or "": every OSD; otherwise only the OSDs the map puts in
+	 * this pool take components (cluster_map_osd_in_pool). */
+	const char *pool;
 };
 
 /* A prepared, read-only view of the OSDs placement may use, derived from
@@ -43,12 +46,14 @@ struct pando_placement_policy {
 struct pando_placement_view;
 
 /* The view of map's OSDs: an OSD's capacity is its weight when it takes
- * new components (cluster_map_osd_takes), else 0 (it stays in the view,
- * so maps naming it still decode); OSDs with the same non-empty domain
+ * new components (cluster_map_osd_takes) and is in the policy's pool,
+ * else 0 (it stays in the view, so maps naming it still decode; passive
+ * balancing weighs the pool's OSDs against the pool's mean); OSDs with the same non-empty domain
  * string share a failure domain, "" is the OSD alone.  used is NULL or
  * parallel to map->osds: the bytes each OSD holds, for passive
  * balancing.  -EINVAL: map->osds not sorted by distinct id, more than
- * PANDO_MAX_OSDS, a bias limit of 100% or more. */
+ * PANDO_MAX_OSDS, a bias limit of 100% or more, a pool that is not a
+ * pool name. */
 int pando_placement_view_new(const struct cluster_map *map, const uint64_t *used,
 			     const struct pando_placement_policy *policy,
 			     struct pando_placement_view **out);

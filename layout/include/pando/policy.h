@@ -7,7 +7,9 @@
  *     automatic width, Panasas Table 1, as pando_layout_request.data = 0);
  *   - stripe_unit and width (RAID-0/RAID-1 data columns), 0: the export's;
  *   - a cold rule: once closed cold_after_s seconds, a file is to be
- *     transcoded to RS(cold_k, cold_m) (0 s: never).
+ *     transcoded to RS(cold_k, cold_m) (0 s: never);
+ *   - a pool: the named subset of OSDs its files are placed on ("": any
+ *     OSD, cluster_map_osd_in_pool).
  *
  * The blob kept in the store is the versioned encoding below (README.md,
  * "Storage policies").  Every function that can fail returns 0 or a
@@ -21,8 +23,10 @@
 #include "pando/placement.h"
 #include "pando/storage_map.h"
 
-#define PANDO_POLICY_VERSION 1u
-#define PANDO_POLICY_LEN 16u    /* encoded size, version 1 */
+#define PANDO_POLICY_VERSION 1u      /* no pool */
+#define PANDO_POLICY_VERSION_POOL 2u /* version 1's fields, then the pool */
+#define PANDO_POLICY_LEN 16u         /* encoded size, version 1 */
+#define PANDO_POLICY_MAX_LEN (PANDO_POLICY_LEN + CLUSTER_MAP_POOL_MAX)
 #define PANDO_POLICY_UNIT 4096u /* stripe units are multiples of this */
 #define PANDO_POLICY_MAX_M 4u
 
@@ -36,6 +40,7 @@ struct pando_policy {
 	uint32_t cold_after_s; /* 0: no cold rule */
 	uint8_t cold_k;        /* RS(cold_k, cold_m) once cold; cold_k 0: automatic */
 	uint8_t cold_m;
+	char pool[CLUSTER_MAP_POOL_MAX]; /* "": any OSD */
 };
 
 /* The export's configuration, what a file without a policy gets. */
@@ -52,7 +57,8 @@ const char *pando_policy_problem(const struct pando_policy *p);
 /* -EINVAL when pando_policy_problem has something to say. */
 int pando_policy_validate(const struct pando_policy *p);
 
-/* encode: PANDO_POLICY_LEN bytes into buf (-ENOSPC when cap is short,
+/* encode: PANDO_POLICY_LEN bytes into buf, more with a pool, at most
+ * PANDO_POLICY_MAX_LEN (-ENOSPC when cap is short,
  * -EINVAL for an invalid policy).  decode: -ENOTSUP for an unknown
  * version, -EBADMSG for anything malformed, truncated or invalid. */
 int pando_policy_encode(const struct pando_policy *p, uint8_t *buf, size_t cap, size_t *len);

@@ -118,17 +118,20 @@ def _reachable(addr: str) -> str:
 class ConfOsd:
     """One `osd` line of cluster.conf: the addresses the FSAL
     dials, the data server pNFS clients are told where that differs, and
-    a placement weight in bytes where statfs is not to be taken."""
+    a placement weight in bytes where statfs is not to be taken, and the
+    pool it serves ("": none)."""
     osd_id: int
     ctl: str
     nfs: str
     advertise: str = ""
     capacity: int = 0
+    pool: str = ""
 
     def line(self) -> str:
         adv = f" advertise={self.advertise}" if self.advertise else ""
         cap = f" capacity={self.capacity}" if self.capacity else ""
-        return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}{cap}"
+        pool = f" pool={self.pool}" if self.pool else ""
+        return f"osd {self.osd_id} ctl={self.ctl} nfs={self.nfs}{adv}{cap}{pool}"
 
 
 def render_conf(key_file: Path, osds: Iterable[ConfOsd], partition: int = 1,

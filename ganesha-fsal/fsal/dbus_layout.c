@@ -3,8 +3,9 @@
  *   layout_set(s path, s policy) -> (b status, s msg): sets a directory's
  *       policy, which what is made in it from now on takes.  policy is
  *       {"scheme": "mirror"|"raid0"|"rs", "copies", "k", "m", "stripe_unit",
- *        "width", "cold_after_s", "cold": {"k", "m"}}; "" or
- *       {"scheme": "default"} clears it.
+ *        "width", "cold_after_s", "cold": {"k", "m"}, "pool"}; "" or
+ *       {"scheme": "default"} clears it; {"scheme": "default", "pool"} is
+ *       the export's shape in that pool.  A pool no OSD is in is refused.
  *   layout_get(s path) -> (b status, s msg, s json):
  *       {"path", "ino", "type": "directory"|"file"|"other",
  *        "policy": {... as above} or {"scheme": "default", "copies",
@@ -22,6 +23,7 @@
 
 #include "pando/policy.h"
 #include "transcode.h"
+#include "view.h"
 
 #define MSG_MAX (PATH_MAX + 128)
 
@@ -42,8 +44,9 @@ static const char *get_uint(json_t *o, const char *key, uint32_t max, uint32_t *
 	return NULL;
 }
 
-static const char *const fields[] = { "scheme", "copies",       "k",    "m", "stripe_unit",
-				      "width",  "cold_after_s", "cold", NULL };
+static const char *const fields[] = { "scheme",       "copies", "k",    "m",
+				      "stripe_unit",  "width",  "cold", "pool",
+				      "cold_after_s", NULL };
 
 static bool known_field(const char *key)
 {
@@ -106,8 +109,43 @@ static const char *rest_from(json_t *o, struct pando_policy *p)
 	return NULL;
 }
 
+/* An optional pool name; NULL or "pool" when it is not a string that
+ * fits (whether it is a name, pando_policy_problem says). */
+static const char *pool_from(json_t *o, struct pando_policy *p)
+{
+	json_t *v = json_object_get(o, "pool");
+
+	if (!v)
+		return NULL;
+	if (!json_is_string(v) || json_string_length(v) >= sizeof(p->pool) ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return "pool";
+	strcpy(p->pool, json_string_value(v));
+	return NULL;
+}
+
+/* The shape: "default" with a pool is the export's, made concrete (and
+ * takes no other field); NULL or the offending field's name. */
+static const char *shape_from(const struct pando_export *exp, json_t *o, const char *scheme,
+			      struct pando_policy *p)
+{
+	const char *key, *bad = NULL;
+	json_t *v;
+
+	if (strcmp(scheme, "default") != 0) {
+		bad = scheme_from(o, scheme, p);
+		return bad ? bad : rest_from(o, p);
+	}
+	json_object_foreach(o, key, v) if (!bad && strcmp(key, "scheme") && strcmp(key, "pool"))
+		bad = key;
+	p->scheme = exp->mds.cfg.mirrors > 1 ? PANDO_RAID1 : PANDO_RAID0;
+	p->copies = (uint8_t)(exp->mds.cfg.mirrors > 1 ? exp->mds.cfg.mirrors : 0);
+	return bad;
+}
+
 /* 0: *p set; 1: clear the policy; -EINVAL with why in msg. */
-static int policy_from_json(const char *text, struct pando_policy *p, char *msg, size_t cap)
+static int policy_from_json(const struct pando_export *exp, const char *text,
+			    struct pando_policy *p, char *msg, size_t cap)
 {
 	json_error_t jerr;
 	json_t *o, *v;
@@ -130,9 +168,11 @@ static int policy_from_json(const char *text, struct pando_policy *p, char *msg,
 		snprintf(msg, cap, "unknown field '%s'", bad);
 	else if (!scheme)
 		snprintf(msg, cap, "policy needs a \"scheme\" (mirror, raid0, rs or default)");
-	else if (strcmp(scheme, "default") == 0)
+	else if ((bad = pool_from(o, p)))
+		snprintf(msg, cap, "bad value for '%s'", bad);
+	else if (strcmp(scheme, "default") == 0 && !p->pool[0])
 		rc = 1;
-	else if ((bad = scheme_from(o, scheme, p)) || (bad = rest_from(o, p)))
+	else if ((bad = shape_from(exp, o, scheme, p)))
 		snprintf(msg, cap, "bad value for '%s'", bad);
 	else if ((bad = pando_policy_problem(p)))
 		snprintf(msg, cap, "%s", bad);
@@ -142,9 +182,20 @@ static int policy_from_json(const char *text, struct pando_policy *p, char *msg,
 
 /* ---- layout_set ------------------------------------------------------- */
 
+/* Whether an OSD of the cluster map (not one it dropped) is in pool. */
+static bool pool_known(struct pando_export *exp, const char *pool)
+{
+	const struct pando_view *v = pando_view_get(&exp->mds);
+
+	for (size_t i = 0; i < v->map.nosds; i++)
+		if (!v->map.osds[i].removed && !strcmp(v->map.osds[i].pool, pool))
+			return true;
+	return false;
+}
+
 static int set_policy(struct pando_export *exp, uint64_t dir, const struct pando_policy *p)
 {
-	uint8_t blob[PANDO_POLICY_LEN];
+	uint8_t blob[PANDO_POLICY_MAX_LEN];
 	size_t len = 0;
 	int rc = p ? pando_policy_encode(p, blob, sizeof(blob), &len) : 0;
 
@@ -182,9 +233,14 @@ static bool layout_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error
 			 path);
 		return pando_dbus_reply_text(msg, false, why, NULL);
 	}
-	rc = policy_from_json(text, &p, why, sizeof(why));
+	rc = policy_from_json(exp, text, &p, why, sizeof(why));
 	if (rc < 0)
 		return pando_dbus_reply_text(msg, false, why, NULL);
+	if (rc == 0 && p.pool[0] && !pool_known(exp, p.pool)) {
+		snprintf(why, sizeof(why), "no OSD is in pool '%s' (pando osd ls shows each OSD's)",
+			 p.pool);
+		return pando_dbus_reply_text(msg, false, why, NULL);
+	}
 	clear = rc == 1;
 	rc = set_policy(exp, a.ino, clear ? NULL : &p);
 	if (rc)
@@ -230,6 +286,8 @@ static json_t *policy_json(const struct pando_policy *p)
 				    json_pack("{sI sI}", "k", (json_int_t)p->cold_k, "m",
 					      (json_int_t)p->cold_m));
 	}
+	if (p->pool[0])
+		json_object_set_new(j, "pool", json_string(p->pool));
 	return j;
 }
 

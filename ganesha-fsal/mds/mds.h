@@ -189,10 +189,11 @@ int pando_map_load(struct pando_mds *mds, uint64_t ino, struct pando_storage_map
 /* A new map placed for seed (new object ids), and its encoded form. */
 int pando_map_new_placed(struct pando_mds *mds, uint64_t seed, struct pando_storage_map **out);
 /* A map for file ino as req asks (raid, copies, data, parity, stripe unit,
- * groups), placed as pando_map_new_placed does; seed and ids filled in. */
+ * groups), placed in pool ("": any OSD) as pando_map_new_placed does; seed
+ * and ids filled in.  -ENOSPC when no OSD of the pool takes components. */
 struct pando_layout_request;
-int pando_map_place(struct pando_mds *mds, uint64_t ino, struct pando_layout_request *req,
-		    struct pando_storage_map **out);
+int pando_map_place(struct pando_mds *mds, uint64_t ino, const char *pool,
+		    struct pando_layout_request *req, struct pando_storage_map **out);
 /* The policy file ino was made with; false for none (or unusable). */
 struct pando_policy;
 bool pando_file_policy(struct pando_mds *mds, uint64_t ino, struct pando_policy *p);

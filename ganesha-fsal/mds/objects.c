@@ -127,20 +127,20 @@ bool pando_file_policy(struct pando_mds *mds, uint64_t ino, struct pando_policy 
 	return rc == 0;
 }
 
-int pando_map_place(struct pando_mds *mds, uint64_t ino, struct pando_layout_request *req,
-		    struct pando_storage_map **out)
+int pando_map_place(struct pando_mds *mds, uint64_t ino, const char *pool,
+		    struct pando_layout_request *req, struct pando_storage_map **out)
 {
-	const struct pando_view *v;
+	const struct pando_placement_view *placement;
 	int rc = ns_ids_reserve(mds->ns, pando_request_max_width(req), &req->first_object_id);
 
 	req->seed = ino;
 	req->partition_id = mds->conf.map.partition;
-	v = pando_view_get(mds);
-	/* No OSD of the map takes new components. */
-	if (!rc && !v->placement)
+	placement = pando_view_placement(pando_view_get(mds), pool);
+	/* No OSD of the map (or of the pool) takes new components. */
+	if (!rc && !placement)
 		rc = -ENOSPC;
 	for (int tries = 0; !rc; tries++) {
-		rc = pando_place(v->placement, req, out);
+		rc = pando_place(placement, req, out);
 		if (rc || tries == PLACE_TRIES - 1 || all_reachable(mds, *out))
 			break;
 		pando_map_free(*out);
@@ -150,10 +150,10 @@ int pando_map_place(struct pando_mds *mds, uint64_t ino, struct pando_layout_req
 	return rc;
 }
 
-/* A new map for file ino: its policy over the export's defaults (pool
- * maps are the export's), declustered placement seeded by the file id
- * (redrawn away from OSDs known to be down), over object ids reserved
- * from the store's allocator. */
+/* A new map for file ino: its policy over the export's defaults (the
+ * object pool's maps are the export's), declustered placement over the
+ * policy's pool seeded by the file id (redrawn away from OSDs known to be
+ * down), over object ids reserved from the store's allocator. */
 int pando_map_new_placed(struct pando_mds *mds, uint64_t ino, struct pando_storage_map **out)
 {
 	const struct pando_policy_defaults d = { .mirrors = mds->cfg.mirrors,
@@ -161,9 +161,10 @@ int pando_map_new_placed(struct pando_mds *mds, uint64_t ino, struct pando_stora
 						 .stripe_unit = mds->cfg.stripe_unit };
 	struct pando_layout_request req = { .max_groups = 1 };
 	struct pando_policy policy;
+	bool has = pando_file_policy(mds, ino, &policy);
 
-	pando_policy_request(pando_file_policy(mds, ino, &policy) ? &policy : NULL, &d, &req);
-	return pando_map_place(mds, ino, &req, out);
+	pando_policy_request(has ? &policy : NULL, &d, &req);
+	return pando_map_place(mds, ino, has ? policy.pool : "", &req, out);
 }
 
 int pando_map_blob(const struct pando_storage_map *map, uint8_t **blob, size_t *len)

@@ -20,6 +20,7 @@
 #include "objio.h"
 #include "objio_rs_rebuild.h"
 #include "pando/placement.h"
+#include "pando/policy.h"
 #include "rebuild.h"
 #include "view.h"
 
@@ -48,6 +49,9 @@ struct rebuild {
 	uint64_t size;   /* RS: the file size the copy is for */
 	bool inflight;   /* registered with the reaper's guard */
 	uint64_t intent; /* of the new objects; 0: none (yet) */
+	/* The file's policy's pool ("": any OSD): new components stay in it,
+	 * as its first ones were placed. */
+	char pool[CLUSTER_MAP_POOL_MAX];
 };
 
 void pando_rebuild_pace(struct pando_rebuild_pace *p, uint64_t n)
@@ -145,8 +149,9 @@ static bool group_uses(const struct pando_storage_map *map, uint32_t g, uint32_t
 	return false;
 }
 
-/* The job's spare if it may hold the component, else the declustered
- * placement's choice (not in the group, not in a domain the group uses):
+/* The job's spare if it may hold the component (in the file's pool),
+ * else the declustered placement's choice over the pool (not in the
+ * group, not in a domain the group uses):
  * of TARGET_DRAWS draws, the OSD given the fewest bytes to write in this
  * rebuild so far.  One random draw per component leaves the busiest
  * survivor with about 1.5 times the mean at 16 OSDs, and the rebuild
@@ -158,16 +163,19 @@ static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint64_
 		       uint32_t *osd)
 {
 	const struct pando_view *v = pando_view_get(rb->mds);
+	const struct pando_placement_view *placement;
 	uint64_t seed = rb->t->ino * 0x9e3779b97f4a7c15ull + rb->t->job, least = UINT64_MAX;
 	int rc = -ENOSPC;
 
+	placement = pando_view_placement(v, rb->pool);
 	if (rb->t->target && pando_view_takes(v, rb->t->target) &&
+	    cluster_map_osd_in_pool(pando_view_osd(v, rb->t->target), rb->pool) &&
 	    !group_uses(rb->map, g, rb->t->target)) {
 		*osd = rb->t->target;
 		pando_rebuild_load(rb->pace, *osd, bytes);
 		return 0;
 	}
-	for (int d = 0; v->placement && d < TARGET_DRAWS; d++) {
+	for (int d = 0; placement && d < TARGET_DRAWS; d++) {
 		/* The file's distributed spare comes first in every draw that
 		 * sees it: the later draws look past it. */
 		struct pando_storage_map unspared = *rb->map;
@@ -175,7 +183,7 @@ static int pick_target(const struct rebuild *rb, uint32_t g, uint32_t c, uint64_
 		uint64_t load;
 
 		unspared.spare_count = d ? 0 : rb->map->spare_count;
-		if (pando_place_replacement(v->placement, &unspared, g, c,
+		if (pando_place_replacement(placement, &unspared, g, c,
 					    seed + (uint64_t)d * 0xbf58476d1ce4e5b9ull, &id))
 			continue;
 		load = pando_rebuild_load(rb->pace, id, 0);
@@ -549,8 +557,11 @@ int pando_rebuild_file(struct pando_mds *mds, const struct pando_rebuild_task *t
 		       struct pando_rebuild_pace *pace, void *buf, size_t cap)
 {
 	struct rebuild rb = { .mds = mds, .t = t, .pace = pace, .buf = buf, .cap = cap };
+	struct pando_policy policy;
 	int rc = load(&rb);
 
+	if (!rc && pando_file_policy(mds, t->ino, &policy))
+		snprintf(rb.pool, sizeof(rb.pool), "%s", policy.pool);
 	if (!rc)
 		rc = choose_mode(&rb);
 	if (!rc)

@@ -29,7 +29,8 @@ struct job {
 	uint8_t *old_blob, *next_blob;
 	size_t old_len, next_len;
 	uint64_t size;
-	uint64_t intent; /* of the new objects; 0: none (yet) */
+	char pool[CLUSTER_MAP_POOL_MAX]; /* the policy's: the RS map stays in it */
+	uint64_t intent;                 /* of the new objects; 0: none (yet) */
 	bool inflight;
 	void *buf;
 	size_t cap;
@@ -55,6 +56,7 @@ static bool wanted(struct job *j, struct pando_layout_request *req)
 					      .stripe_unit = su,
 					      .max_groups = 1 };
 	j->size = a.size;
+	snprintf(j->pool, sizeof(j->pool), "%s", p.pool);
 	/* Smaller than a row, RS costs more than the mirror (PanFS keeps
 	 * small files mirrored too). */
 	return a.size >= (uint64_t)(p.cold_k ? p.cold_k : 8) * su;
@@ -65,7 +67,7 @@ static bool wanted(struct job *j, struct pando_layout_request *req)
 static int make_next(struct job *j, struct pando_layout_request *req)
 {
 	uint32_t ver = OBJIO_CAP_VERSION_NEW, width;
-	int rc = pando_map_place(j->mds, j->ino, req, &j->next);
+	int rc = pando_map_place(j->mds, j->ino, j->pool, req, &j->next);
 
 	if (!rc)
 		rc = pando_map_blob(j->next, &j->next_blob, &j->next_len);

@@ -15,25 +15,75 @@
 
 static void view_free(struct pando_view *v)
 {
-	if (v->placement)
-		pando_placement_view_free(v->placement);
+	pando_placement_view_free(v->placement);
+	for (size_t i = 0; i < v->npools; i++)
+		pando_placement_view_free(v->pools[i].placement);
+	free(v->pools);
 	cluster_map_free(&v->map);
 	free(v);
 }
 
-/* Placement over the OSDs that take new components; the others are in
- * it with capacity 0, so maps naming them still decode against it. */
-static int make_placement(struct pando_mds *mds, struct pando_view *v)
+/* Placement over the OSDs of pool ("": all) that take new components;
+ * the others are in it with capacity 0, so maps naming them still
+ * decode against it.  *out NULL when none takes. */
+static int place_over(struct pando_mds *mds, const struct cluster_map *map, const char *pool,
+		      struct pando_placement_view **out)
 {
-	struct pando_placement_policy pol = { .spares = 1, .bias_limit_ppm = 0 };
+	struct pando_placement_policy pol = { .spares = 1, .bias_limit_ppm = 0, .pool = pool };
 	size_t takers = 0;
 
-	for (size_t i = 0; i < v->map.nosds; i++)
-		takers += cluster_map_osd_takes(&v->map.osds[i]);
+	*out = NULL;
+	for (size_t i = 0; i < map->nosds; i++)
+		takers += cluster_map_osd_takes(&map->osds[i]) &&
+			  cluster_map_osd_in_pool(&map->osds[i], pool);
 	/* Spares are for rebuild; with no OSD left over for one, none. */
 	if (takers <= mds->cfg.mirrors * mds->cfg.stripe_width)
 		pol.spares = 0;
-	return takers ? pando_placement_view_new(&v->map, NULL, &pol, &v->placement) : 0;
+	return takers ? pando_placement_view_new(map, NULL, &pol, out) : 0;
+}
+
+static bool pool_listed(const struct pando_view *v, const char *name)
+{
+	for (size_t i = 0; i < v->npools; i++)
+		if (!strcmp(v->pools[i].name, name))
+			return true;
+	return false;
+}
+
+static int cmp_pool(const void *a, const void *b)
+{
+	return strcmp(((const struct pando_view_pool *)a)->name,
+		      ((const struct pando_view_pool *)b)->name);
+}
+
+/* The placement of every OSD, then one per pool the map's OSDs name. */
+static int make_placement(struct pando_mds *mds, struct pando_view *v)
+{
+	int rc = place_over(mds, &v->map, "", &v->placement);
+
+	v->pools = mds_calloc(v->map.nosds ? v->map.nosds : 1, sizeof(*v->pools));
+	for (size_t i = 0; !rc && i < v->map.nosds; i++) {
+		const char *name = v->map.osds[i].pool;
+
+		if (!name[0] || pool_listed(v, name))
+			continue;
+		snprintf(v->pools[v->npools].name, sizeof(v->pools[0].name), "%s", name);
+		rc = place_over(mds, &v->map, name, &v->pools[v->npools++].placement);
+	}
+	qsort(v->pools, v->npools, sizeof(*v->pools), cmp_pool);
+	return rc;
+}
+
+const struct pando_placement_view *pando_view_placement(const struct pando_view *v,
+							const char *pool)
+{
+	struct pando_view_pool key = { 0 }, *found;
+
+	if (!pool || !pool[0])
+		return v->placement;
+	snprintf(key.name, sizeof(key.name), "%s", pool);
+	found = bsearch(&key, v->pools, v->npools, sizeof(*v->pools), cmp_pool);
+	return found ? found->placement : NULL;
 }
 
 static void publish(struct pando_mds *mds, struct pando_view *v)
@@ -99,6 +149,8 @@ static void describe_osd(const struct pando_view *old, const struct cluster_map_
 	else if (strcmp(was->ctl, now->ctl) || strcmp(was->advertise, now->advertise))
 		snprintf(what, cap, "osd.%u moved to %s (clients: %s)", now->id, now->ctl,
 			 now->advertise);
+	else if (strcmp(was->pool, now->pool))
+		snprintf(what, cap, "osd.%u now in pool \"%s\"", now->id, now->pool);
 }
 
 /* "osd.5 new (up/in weight W), osd.3 now down/in weight W, osd.2 removed",

@@ -19,13 +19,22 @@
 struct pando_mds;
 struct pando_placement_view;
 
+/* The placement of one pool: its OSDs take components, the others are in
+ * it with none. */
+struct pando_view_pool {
+	char name[CLUSTER_MAP_POOL_MAX];
+	struct pando_placement_view *placement; /* NULL: none of its OSDs takes */
+};
+
 struct pando_view {
 	/* Every OSD known, sorted by id: the map last applied, with the OSDs
 	 * earlier maps listed and it dropped marked removed; epoch 0 is
 	 * cluster.conf's seed. */
 	struct cluster_map map;
 	struct pando_placement_view *placement; /* NULL: no OSD takes new components */
-	char source[16];                        /* "cluster.conf", "etcd", "cache" */
+	struct pando_view_pool *pools;          /* each pool an OSD names, by name */
+	size_t npools;
+	char source[16]; /* "cluster.conf", "etcd", "cache" */
 	struct pando_view *older;
 };
 
@@ -37,6 +46,10 @@ int pando_view_seed(struct pando_mds *mds);
  * changed is logged. */
 int pando_view_apply(struct pando_mds *mds, const struct cluster_map *m, const char *source);
 const struct pando_view *pando_view_get(struct pando_mds *mds);
+/* The placement of a file in pool ("" or NULL: any OSD); NULL when no
+ * OSD of the pool takes new components, or none is in it. */
+const struct pando_placement_view *pando_view_placement(const struct pando_view *v,
+							const char *pool);
 /* The OSD's addresses and state, or NULL when the view does not know it. */
 const struct cluster_map_osd *pando_view_osd(const struct pando_view *v, uint32_t id);
 /* True when the OSD may take new components. */

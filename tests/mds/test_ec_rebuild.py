@@ -7,9 +7,7 @@ right, through the rebuilt components."""
 from __future__ import annotations
 
 import hashlib
-import json
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +20,7 @@ from pando_testing.layout_policy import layout_set, mkdir
 from pando_testing.mds import PandoMds
 from pando_testing.mds_files import BackgroundWriter, connect
 from pando_testing.nfs3 import FILE_SYNC, NFS3_OK, Nfs3Client, Sattr3
+from pando_testing.rebuild_jobs import progress, put_job
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -35,23 +34,13 @@ def components(mds: PandoMds, path: str) -> list[tuple[int, int]]:
     return mds_files.components(mds, path, "rs")
 
 
-def progress(etcd: EtcdCluster) -> dict[str, Any]:
-    return etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
-
-
-def put_job(etcd: EtcdCluster, job: int, osd: int) -> None:
-    etcd.client().put(f"{PREFIX}rebuild/jobs/{job}", json.dumps(
-        {"id": job, "osd": osd, "reason": "out", "target": None, "created": time.time(),
-         "by": "test"}))
-
-
 def watch_job(etcd: EtcdCluster, job: int, timeout: float = 90) -> list[dict[str, Any]]:
     """Every distinct progress record seen until the job is done and the
     manager idle; the last is the final one."""
     seen: list[dict[str, Any]] = []
 
     def done() -> bool:
-        p = progress(etcd)
+        p = progress(etcd, MDS_NAME)
         if p and (not seen or p != seen[-1]):
             seen.append(p)
         return job in p.get("jobs_done", []) and p.get("state") == "idle"
@@ -206,7 +195,7 @@ def test_a_stale_rs_component_is_decoded_where_it_is_once_its_osd_answers(
     mds.osds[osd - 1].start()
     # The manager's own stale record becomes a task (no job) within ~10 s.
     p = wait_for("the stale component caught up", lambda: (
-        (p := progress(etcd)).get("files_done", 0) >= 1 and p.get("state") == "idle"
+        (p := progress(etcd, MDS_NAME)).get("files_done", 0) >= 1 and p.get("state") == "idle"
         and p), timeout=60)
     assert components(mds, "/ec/f0") == comps, "caught up in place, not moved"
     # decoded whole: one parity unit per row of the file

@@ -10,9 +10,7 @@ and compared with what was written."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,6 +22,7 @@ from pando_testing.mds import PandoMds
 from pando_testing.mds_files import (PARTITION, BackgroundWriter, components, connect, new_file,
                                      object_bytes)
 from pando_testing.nfs3 import FILE_SYNC
+from pando_testing.rebuild_jobs import progress, put_job, wait_job_done
 
 MDS_NAME = "mds-test"
 KIB = 1024
@@ -41,24 +40,6 @@ def assert_every_copy_matches(mds: PandoMds, files: dict[str, bytes]) -> None:
             assert hashlib.sha256(got[:len(data)]).hexdigest() == want, \
                 f"{name}: the copy on OSD {osd} (object {oid}) differs"
             assert not got[len(data):].strip(b"\0"), f"{name}: bytes past the end on OSD {osd}"
-
-
-def progress(mds: PandoMds, etcd: EtcdCluster) -> dict[str, Any]:
-    return etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
-
-
-def put_job(etcd: EtcdCluster, job: int, osd: int, target: int | None = None) -> None:
-    etcd.client().put(f"{PREFIX}rebuild/jobs/{job}", json.dumps(
-        {"id": job, "osd": osd, "reason": "out", "target": target, "created": time.time(),
-         "by": "test"}))
-
-
-def wait_job_done(mds: PandoMds, etcd: EtcdCluster, job: int, timeout: float = 60) -> dict:
-    def done() -> dict[str, Any] | None:
-        p = progress(mds, etcd)
-        return p if job in p.get("jobs_done", []) and p.get("state") == "idle" else None
-    p: dict[str, Any] = wait_for(f"rebuild job {job} done", done, timeout)
-    return p
 
 
 @pytest.fixture
@@ -90,7 +71,7 @@ def test_components_on_an_out_osd_are_rebuilt_elsewhere_and_every_copy_matches(
     mds.osds[2].kill9()
     take_out(mds, etcd, 3, 2)
     put_job(etcd, 2, 3)
-    p = wait_job_done(mds, etcd, 2)
+    p = wait_job_done(etcd, MDS_NAME, 2)
     assert p["files_done"] >= len(on3) and p["files_failed"] == 0, p
     assert p["bytes_done"] > 0
     ok, _, over_dbus = dbus_json(mds, "rebuild_status")
@@ -141,13 +122,13 @@ def test_a_second_failure_after_the_first_rebuild_loses_nothing(
     mds.osds[0].kill9()
     take_out(mds, etcd, 1, 2)
     put_job(etcd, 2, 1)
-    wait_job_done(mds, etcd, 2)
+    wait_job_done(etcd, MDS_NAME, 2)
     mds.osds[4].kill9()
     put_map(etcd.client(), 3, [osd_entry(o, up=o.osd_id not in (1, 5), in_=o.osd_id not in (1, 5))
                                for o in mds.osds])
     wait_epoch(mds, 3)
     put_job(etcd, 3, 5)
-    wait_job_done(mds, etcd, 3)
+    wait_job_done(etcd, MDS_NAME, 3)
     for name in files:
         assert not {o for o, _ in components(mds, "/" + name)} & {1, 5}
     assert_every_copy_matches(mds, files)
@@ -168,7 +149,7 @@ def test_the_spare_target_takes_every_lost_component(
                  if o.osd_id != 2 and all(o.osd_id not in {x for x, _ in components(mds, "/" + n)}
                                           for n in on2[:1]))
     put_job(etcd, 2, 2, target=spare)
-    wait_job_done(mds, etcd, 2)
+    wait_job_done(etcd, MDS_NAME, 2)
     for n in on2:
         osds = {o for o, _ in components(mds, "/" + n)}
         assert 2 not in osds
@@ -195,7 +176,7 @@ def test_a_file_written_during_its_rebuild_loses_nothing(
 
     with BackgroundWriter(mds, fh, data, piece, pause=0.05) as writer:
         writer.assert_goes_on(5, 15, f"OSD {victim} killed, its components being rebuilt")
-        wait_job_done(mds, etcd, 2, timeout=90)
+        wait_job_done(etcd, MDS_NAME, 2, timeout=90)
         writer.assert_goes_on(5, 15, "after the rebuild")
     assert victim not in {o for o, _ in components(mds, "/hot")}
     assert_every_copy_matches(mds, {"hot": bytes(data)})
@@ -219,7 +200,7 @@ def test_a_stale_component_is_caught_up_where_it_is_once_its_osd_answers(
     mds.osds[osd - 1].start()
     # The manager's own stale record becomes a task (no job) within ~10 s.
     p = wait_for("the stale component caught up", lambda: (
-        (p := progress(mds, etcd)).get("files_done", 0) >= 1 and p.get("state") == "idle"
+        (p := progress(etcd, MDS_NAME)).get("files_done", 0) >= 1 and p.get("state") == "idle"
         and p), timeout=60)
     assert components(mds, "/lag") == comps, "caught up in place, not moved"
     assert_every_copy_matches(mds, {"lag": bytes(data)})
@@ -241,7 +222,7 @@ def test_an_osd_back_after_its_components_were_rebuilt_has_its_leftovers_removed
     mds.osds[3].kill9()
     take_out(mds, etcd, 4, 2)
     put_job(etcd, 2, 4)
-    wait_job_done(mds, etcd, 2)
+    wait_job_done(etcd, MDS_NAME, 2)
     mds.osds[3].start()
 
     def left() -> set[int]:
@@ -266,8 +247,8 @@ def test_two_osds_drained_at_once_move_every_component_even_of_files_on_both(
     wait_epoch(mds, 2)
     put_job(etcd, 2, 1)
     put_job(etcd, 3, 2)
-    wait_job_done(mds, etcd, 2)
-    wait_job_done(mds, etcd, 3)
+    wait_job_done(etcd, MDS_NAME, 2)
+    wait_job_done(etcd, MDS_NAME, 3)
     for name in files:
         assert not {o for o, _ in components(mds, "/" + name)} & {1, 2}, name
     assert_every_copy_matches(mds, files)
@@ -295,7 +276,7 @@ def test_a_rebuilt_component_never_shares_a_failure_domain_with_its_mirror(
     put_map(etcd.client(), 2, entries(dead=1))
     wait_epoch(mds, 2)
     put_job(etcd, 2, 1)
-    wait_job_done(mds, etcd, 2)
+    wait_job_done(etcd, MDS_NAME, 2)
     for name in files:
         osds = [o for o, _ in components(mds, "/" + name)]
         assert 1 not in osds and len({domain[o] for o in osds}) == 2, f"{name}: {osds}"
@@ -327,7 +308,7 @@ def test_a_stale_component_on_the_jobs_osd_does_not_keep_the_job_from_ending(
     c.write_all(handles[last], 0, files[last], stable=FILE_SYNC)     # misses the victim
     take_out(mds, etcd, victim, 2)
     put_job(etcd, 2, victim)
-    p = wait_job_done(mds, etcd, 2, timeout=90)
+    p = wait_job_done(etcd, MDS_NAME, 2, timeout=90)
     assert p["files_done"] == ahead + 1 and p["files_failed"] == 0, p
     assert victim not in {o for o, _ in components(mds, "/" + last)}
     assert_every_copy_matches(mds, files)
@@ -349,11 +330,11 @@ def test_a_job_put_over_a_running_stale_task_is_still_done_after_it(
     data = os.urandom(3 << 20)
     c.write_all(fh, 0, data, stable=FILE_SYNC)          # all 48 extents missed
     mds.osds[osd - 1].start()
-    wait_for("the in-place catch-up running", lambda: progress(mds, etcd).get("state")
+    wait_for("the in-place catch-up running", lambda: progress(etcd, MDS_NAME).get("state")
              == "rebuilding", timeout=30)
     take_out(mds, etcd, osd, 2)
     put_job(etcd, 2, osd)
-    wait_job_done(mds, etcd, 2, timeout=90)
+    wait_job_done(etcd, MDS_NAME, 2, timeout=90)
     assert osd not in {o for o, _ in components(mds, "/slow")}, "left on the out OSD"
     assert_every_copy_matches(mds, {"slow": data})
     assert "was put again while it ran: kept" in mds.log_text()

@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from pando_cluster.ganesha_conf import EXPORT_PATH, PandoFsal
 from pando_cluster.mds_config import ConfOsd, render_conf
@@ -26,11 +26,14 @@ def fsck_binary() -> Path:
 
 
 def write_cluster_conf(path: Path, key: ClusterKey, osds: Sequence[OsdProcess],
-                       advertise_host: str | None = None, partition: int = 1) -> Path:
+                       advertise_host: str | None = None, partition: int = 1,
+                       pools: Mapping[int, str] | None = None) -> Path:
     """One `osd` line per target; `advertise_host` replaces the data-server
-    host pNFS clients are told (10.0.2.2 for a qemu guest)."""
+    host pNFS clients are told (10.0.2.2 for a qemu guest); `pools` names
+    the pool of an OSD by id."""
     descs = [ConfOsd(o.osd_id, o.ctl_addr, f"{o.host}:{o.nfs_port}",
-                     f"{advertise_host}:{o.nfs_port}" if advertise_host else "") for o in osds]
+                     f"{advertise_host}:{o.nfs_port}" if advertise_host else "",
+                     pool=(pools or {}).get(o.osd_id, "")) for o in osds]
     path.write_text(render_conf(key.path, descs, partition, header=""))
     return path
 
@@ -52,6 +55,7 @@ class PandoMds(GaneshaServer):
     dbus: bool = True
     extra_fsal: str = ""                  # more FSAL option lines
     mds_group: str = ""                   # the FSAL's Mds_Group
+    osd_pools: Mapping[int, str] = field(default_factory=dict)  # cluster.conf's pool=, by OSD id
     # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
     # their listen address); off by default (the FSAL's Pnfs = false) so
     # plain gateway tests see no layouts.
@@ -126,7 +130,8 @@ class PandoMds(GaneshaServer):
 
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"
-        write_cluster_conf(self.cluster_conf, self.key, self.osds, self.advertise_host)
+        write_cluster_conf(self.cluster_conf, self.key, self.osds, self.advertise_host,
+                           pools=self.osd_pools)
         super().write_config()
 
     def fsck(self, *args: str, check: bool = False) -> tuple[int, str]:

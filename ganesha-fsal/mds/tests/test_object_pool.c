@@ -159,7 +159,7 @@ static void test_an_empty_file_claims_a_pooled_map_with_every_osd_down(void)
 static void set_policy(struct mds_fixture *f, uint64_t ino)
 {
 	struct pando_policy pol = { .scheme = PANDO_RAID1, .copies = 2, .stripe_unit = 65536 };
-	uint8_t buf[PANDO_POLICY_LEN];
+	uint8_t buf[PANDO_POLICY_MAX_LEN];
 	size_t len = 0;
 
 	CHECK_EQ(pando_policy_encode(&pol, buf, sizeof(buf), &len), 0);

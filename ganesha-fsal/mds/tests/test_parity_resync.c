@@ -23,7 +23,7 @@
 static void rs_policy(struct mds_fixture *f, uint64_t ino)
 {
 	struct pando_policy pol = { .scheme = PANDO_RS, .k = K, .m = 1, .stripe_unit = SU };
-	uint8_t buf[PANDO_POLICY_LEN];
+	uint8_t buf[PANDO_POLICY_MAX_LEN];
 	size_t len = 0;
 
 	CHECK_EQ(pando_policy_encode(&pol, buf, sizeof(buf), &len), 0);

@@ -48,7 +48,7 @@ static uint64_t mirrored_file(struct mds_fixture *f, const char *name, const str
 {
 	struct pando_storage_map *map = NULL;
 	struct ns_setattr sa = { .mask = NS_SET_SIZE, .size = len };
-	uint8_t blob[PANDO_POLICY_LEN];
+	uint8_t blob[PANDO_POLICY_MAX_LEN];
 	struct ns_attr a;
 	struct objio io;
 	size_t n = 0;

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
 
-from . import config, ganesha, layout_view, policy, rebuild_view, render, units, watch
+from . import config, ganesha, layout_view, policy, rebuild_view, render, watch
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -100,13 +100,12 @@ def cmd_osd_ls(c: Ctx) -> int:
 def cmd_osd_add(c: Ctx) -> int:
     a = c.args
     spec: dict[str, Any] = {"ctl": a.ctl, "nfs": a.nfs}
-    for key in ("id", "advertise", "domain", "weight"):
+    for key in ("id", "advertise", "domain", "weight", "pool"):
         if getattr(a, key) is not None:
             spec[key] = getattr(a, key)
     with c.busy("adding the OSD"):
         osd = c.mgr.osd_add(spec)
-    c.emit(osd, lambda: c.out.print(f"added osd.{osd.get('id')} (ctl {osd.get('ctl')}, "
-                                    f"nfs {osd.get('nfs')}, weight {units.size(osd.get('weight'))})"))
+    c.emit(osd, lambda: c.out.print(render.added(osd)))
     return EXIT_OK
 
 

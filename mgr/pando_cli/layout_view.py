@@ -64,6 +64,7 @@ def layout(con: Console, j: dict[str, Any]) -> None:
     head = Text(str(j.get("path", "?")) + "\n", style="bold")
     for label, value in (("ino", j.get("ino")), ("type", j.get("type")),
                          ("scheme", scheme(p)), ("stripe_unit", _unit(p.get("stripe_unit"))),
-                         ("width", _width(p)), ("cold", _cold(p)), ("map", _map(j.get("map")))):
+                         ("width", _width(p)), ("cold", _cold(p)),
+                         ("pool", p.get("pool") or "- (any OSD)"), ("map", _map(j.get("map")))):
         head.append(f"  {label + ':':<13} {value if value is not None else '-'}\n")
     con.print(head, end="", no_wrap=True, overflow="ignore", crop=False)

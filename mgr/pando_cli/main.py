@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pando_mgr.osdmap import POOL_NAME_RULE, pool_name_ok
 from rich.console import Console
 
 from . import config, ganesha, units
@@ -78,6 +79,12 @@ def _hostport(text: str) -> str:
     return text
 
 
+def _pool(text: str) -> str:
+    if not pool_name_ok(text):
+        raise argparse.ArgumentTypeError(f"not a pool name ({POOL_NAME_RULE}): {text!r}")
+    return text
+
+
 def _common(sub: bool) -> argparse.ArgumentParser:
     """Options every subcommand takes, before or after its name. On the
     subcommands they default to SUPPRESS so they never undo the top level's."""
@@ -112,6 +119,9 @@ def _osd_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     add.add_argument("--domain", help="failure domain (default: the OSD alone)")
     add.add_argument("--weight", type=_size, metavar="SIZE",
                      help="placement weight: its capacity (bytes, or 512G, 1T)")
+    add.add_argument("--pool", type=_pool, metavar="NAME",
+                     help="the named pool it is in (default: none); once it is up, the pool "
+                          "its config gives wins")
     add.add_argument("--id", type=_osd_id, help="the id (default: the mgr picks the next)")
     add.set_defaults(fn=cmd_osd_add)
     for state, what in (("out", "take no new components; layouts naming it are recalled"),
@@ -175,6 +185,9 @@ def _layout_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                     help="closed this long, a file is to be transcoded to rs(cold-k, cold-m)")
     st.add_argument("--cold-k", type=_count, metavar="K")
     st.add_argument("--cold-m", type=_count, metavar="M")
+    st.add_argument("--pool", type=_pool, metavar="NAME",
+                    help="place files only on this pool's OSDs; alone: the export's default "
+                         "shape in that pool")
     st.add_argument("--clear", action="store_true",
                     help="no policy: new files take the export's defaults")
     st.set_defaults(fn=cmd_layout_set)

@@ -18,13 +18,13 @@ _SCHEME_OPTIONS = {"mirror": ("copies",), "raid0": (), "rs": ("k", "m")}
 def from_args(a: argparse.Namespace) -> dict[str, Any] | None:
     """The policy the options describe; None for --clear."""
     given = {k for k in ("scheme", "copies", "k", "m", "stripe_unit", "width", "cold_after",
-                         "cold_k", "cold_m") if getattr(a, k, None) is not None}
+                         "cold_k", "cold_m", "pool") if getattr(a, k, None) is not None}
     if a.clear:
         if given:
             raise PolicyUsage("--clear takes no other policy option")
         return None
     if a.scheme is None:
-        raise PolicyUsage("say --scheme mirror|raid0|rs, or --clear")
+        return _pool_only(a.pool, given)
     for opt in ("copies", "k", "m"):
         if opt in given and opt not in _SCHEME_OPTIONS[a.scheme]:
             raise PolicyUsage(f"--{opt} does not apply to --scheme {a.scheme}")
@@ -37,10 +37,21 @@ def from_args(a: argparse.Namespace) -> dict[str, Any] | None:
     if a.cold_after is not None and a.cold_m is None:
         raise PolicyUsage("--cold-after needs --cold-m (and --cold-k, or 0: automatic)")
     out: dict[str, Any] = {"scheme": a.scheme}
-    for opt in ("copies", "k", "m", "stripe_unit", "width"):
+    for opt in ("copies", "k", "m", "stripe_unit", "width", "pool"):
         if getattr(a, opt) is not None:
             out[opt] = getattr(a, opt)
     if a.cold_after is not None:
         out["cold_after_s"] = a.cold_after
         out["cold"] = {"k": a.cold_k or 0, "m": a.cold_m}
     return out
+
+
+def _pool_only(pool: str | None, given: set[str]) -> dict[str, Any]:
+    """--pool without --scheme: the export's default shape, in that pool
+    (the FSAL's "default" scheme takes no shape of its own)."""
+    if pool is None:
+        raise PolicyUsage("say --scheme mirror|raid0|rs, --pool NAME, or --clear")
+    if given != {"pool"}:
+        raise PolicyUsage("--pool without --scheme keeps the export's default shape: "
+                          "other policy options need --scheme")
+    return {"scheme": "default", "pool": pool}

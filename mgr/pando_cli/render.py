@@ -187,6 +187,13 @@ def status(con: Console, st: dict[str, Any]) -> None:
     con.print(text, end="", no_wrap=True, overflow="ignore", crop=False)
 
 
+def added(osd: dict[str, Any]) -> str:
+    """The answer to osd add: the OSD as the map holds it."""
+    pool = f", pool {osd['pool']}" if osd.get("pool") else ""
+    return (f"added osd.{osd.get('id')} (ctl {osd.get('ctl')}, nfs {osd.get('nfs')}, "
+            f"weight {units.size(osd.get('weight'))}{pool})")
+
+
 def marked(osd_id: int, state: str, ans: Any) -> str:
     """The answer to osd out/in: {OSD view, "changed", "epoch"}."""
     if isinstance(ans, dict) and ans.get("changed") is False:
@@ -223,8 +230,8 @@ def osd_table(osds: list[dict[str, Any]]) -> Table:
         return "" if adv == nfs else adv
     show_adv = any(advertised(o) for o in osds)
     t = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("ID", "STATE", "IN", "WEIGHT", "DOMAIN", "CTL", "NFS", "ADVERTISE", "USED", "SIZE",
-                "%USE"):
+    for col in ("ID", "STATE", "IN", "WEIGHT", "DOMAIN", "POOL", "CTL", "NFS", "ADVERTISE", "USED",
+                "SIZE", "%USE"):
         if col != "ADVERTISE" or show_adv:
             t.add_column(col, no_wrap=True, justify="right" if col in (
                 "ID", "WEIGHT", "USED", "SIZE", "%USE") else "left")
@@ -235,7 +242,7 @@ def osd_table(osds: list[dict[str, Any]]) -> Table:
                   Text("up" if up else "down", style="green" if up else "bold red"),
                   Text("in" if inn else "out", style="" if inn else "yellow"),
                   units.size(o.get("weight")), str(o.get("domain") or "-"),
-                  str(o.get("ctl", "")), str(o.get("nfs", "")),
+                  str(o.get("pool") or "-"), str(o.get("ctl", "")), str(o.get("nfs", "")),
                   *([advertised(o)] if show_adv else []),
                   units.size(used), units.size(total),
                   f"{units.percent(used, total):.1f}" if total else "-")
@@ -260,7 +267,7 @@ def df(con: Console, d: dict[str, Any]) -> None:
                             extra=("state", "objects")))
     con.print()
     table(con, _usage_table("POOLS", "POOL", pools, lambda p: str(p.get("name", "?")),
-                           extra=("scheme", "copies")))
+                           extra=("scheme", "copies", "osds")))
 
 
 def _usage_table(title: str, key: str, rows: list[dict[str, Any]], name: Any,

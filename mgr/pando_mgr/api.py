@@ -256,7 +256,25 @@ async def df(request: web.Request) -> web.Response:
         pools.append({"name": pool.get("name", ""), "scheme": pool.get("scheme", ""),
                       "copies": copies, "total": raw["total"] // copies,
                       "used": raw["used"] // copies, "free": raw["free"] // copies})
-    return _json(_cached(mgr, {"osds": rows, "pools": pools, "total": raw}))
+    return _json(_cached(mgr, {"osds": rows, "pools": pools + _named_pools(mgr),
+                               "total": raw}))
+
+
+def _named_pools(mgr: Manager) -> list[dict[str, Any]]:
+    """A row per pool the map's OSDs are in, by name: its OSDs' raw space
+    (a file's protection within the pool is its directory's policy, not
+    the pool's)."""
+    members: dict[str, list[int]] = {}
+    for o in (mgr.snap.cmap.osds if mgr.snap.cmap else []):
+        if o.pool:
+            members.setdefault(o.pool, []).append(o.id)
+    rows = []
+    for name, ids in sorted(members.items()):
+        present = [p for i in ids if (p := mgr.snap.presence.get(i)) is not None]
+        rows.append({"name": name, "osds": len(ids),
+                     **_df_row(sum(p.statfs("bytes_total") for p in present),
+                               sum(p.statfs("bytes_free") for p in present))})
+    return rows
 
 
 async def mds(request: web.Request) -> web.Response:

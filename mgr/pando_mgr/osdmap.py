@@ -10,6 +10,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ADDR_RE = re.compile(r"^[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
+# The C side's rule (common/cluster_map.c, cluster_map_pool_name_ok); its
+# map parser refuses a whole map with an OSD pool that breaks it.
+POOL_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,30}")
+POOL_NAME_RULE = "1 to 31 of a-z, 0-9, '-' and '_', not starting with '-' or '_'"
+
+
+def pool_name_ok(v: Any) -> bool:
+    """Whether v names a pool (POOL_NAME_RULE); "" (no pool) does not."""
+    return isinstance(v, str) and POOL_NAME_RE.fullmatch(v) is not None
 
 
 class MapError(ValueError):
@@ -28,6 +37,7 @@ class Osd:
     advertise: str = ""
     weight: int = 0
     domain: str = ""
+    pool: str = ""                  # the named pool it is in; "": none
     up: bool = False
     in_: bool = True
     down_at: float = 0
@@ -36,14 +46,15 @@ class Osd:
     weight_auto: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
-    _KNOWN = ("id", "ctl", "nfs", "advertise", "weight", "domain", "up", "in",
+    _KNOWN = ("id", "ctl", "nfs", "advertise", "weight", "domain", "pool", "up", "in",
               "down_at", "out_at", "weight_auto")
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Osd:
         return cls(id=int(d["id"]), ctl=str(d.get("ctl", "")), nfs=str(d.get("nfs", "")),
                    advertise=str(d.get("advertise", "")), weight=int(d.get("weight", 0)),
-                   domain=str(d.get("domain", "")), up=bool(d.get("up", False)),
+                   domain=str(d.get("domain", "")), pool=str(d.get("pool", "")),
+                   up=bool(d.get("up", False)),
                    in_=bool(d.get("in", True)), down_at=float(d.get("down_at", 0)),
                    out_at=float(d.get("out_at", 0)),
                    weight_auto=bool(d.get("weight_auto", False)),
@@ -53,7 +64,7 @@ class Osd:
         d: dict[str, Any] = {"id": self.id, "ctl": self.ctl, "nfs": self.nfs,
                              "advertise": self.advertise or self.nfs,
                              "weight": self.weight, "domain": self.domain,
-                             "up": self.up, "in": self.in_,
+                             "pool": self.pool, "up": self.up, "in": self.in_,
                              "down_at": self.down_at, "out_at": self.out_at}
         if self.weight_auto:
             d["weight_auto"] = True
@@ -144,6 +155,18 @@ def _addresses(p: Presence) -> tuple[str, str, str]:
     return str(v.get("ctl", "")), nfs, str(v.get("advertise", "") or nfs)
 
 
+def _presence_pool(p: Presence) -> str | None:
+    """The pool an OSD's presence says it is in ("": none); None when it
+    says nothing (no "pool": a pando-osd from before pools) or names no
+    pool, which the map must never hold."""
+    v = p.value.get("pool")
+    return v if v == "" or pool_name_ok(v) else None
+
+
+def _pool_text(pool: str) -> str:
+    return pool or '""'
+
+
 def _observe(o: Osd, p: Presence | None, now: float, s: Settings,
              hold_down: bool) -> list[str]:
     """Moves one OSD along down/up/out from its presence; what changed."""
@@ -168,6 +191,10 @@ def _observe(o: Osd, p: Presence | None, now: float, s: Settings,
         if o.weight_auto and total > 0 and o.weight != total:
             o.weight = total
             why.append(f"osd.{o.id} weight {total} from its statfs")
+        pool = _presence_pool(p)
+        if pool is not None and pool != o.pool:
+            why.append(f"osd.{o.id} pool {_pool_text(pool)} (was {_pool_text(o.pool)})")
+            o.pool = pool
     return why
 
 
@@ -181,11 +208,17 @@ def _discover(m: ClusterMap, p: Presence, now: float) -> str | None:
     if not ctl or not nfs:
         return None
     m.removed.pop(p.id, None)
+    pool = _presence_pool(p) or ""
     m.osds.append(Osd(id=p.id, ctl=ctl, nfs=nfs, advertise=adv,
                       weight=p.statfs("bytes_total"), domain=str(p.value.get("domain", "")),
-                      up=True, in_=True, weight_auto=True))
+                      pool=pool, up=True, in_=True, weight_auto=True))
     m.osds.sort(key=lambda o: o.id)
-    return f"osd.{p.id} added: presence seen at {nfs}"
+    why = f"osd.{p.id} added: presence seen at {nfs}"
+    if pool:
+        why += f" in pool {pool}"
+    elif p.value.get("pool", ""):
+        why += f", pool name {str(p.value['pool'])[:40]!r} ignored as invalid"
+    return why
 
 
 def step(cur: ClusterMap, presence: dict[int, Presence], now: float,
@@ -239,12 +272,18 @@ def _check_addr(what: str, v: Any) -> str:
     return v
 
 
+def _check_pool(v: Any) -> str:
+    if v != "" and not pool_name_ok(v):
+        raise MapError(400, f"pool must be a pool name ({POOL_NAME_RULE}) or \"\", got {v!r}")
+    return v
+
+
 def add_osd(cur: ClusterMap, req: Any, now: float, by: str) -> tuple[ClusterMap, Osd]:
     """An OSD added by command from {"id"?, "ctl", "nfs", "advertise"?,
-    "domain"?, "weight"?}; it is down until its presence appears."""
+    "domain"?, "weight"?, "pool"?}; it is down until its presence appears."""
     if not isinstance(req, dict):
         raise MapError(400, "expected a JSON object")
-    unknown = set(req) - {"id", "ctl", "nfs", "advertise", "domain", "weight"}
+    unknown = set(req) - {"id", "ctl", "nfs", "advertise", "domain", "weight", "pool"}
     if unknown:
         raise MapError(400, f"unknown fields: {', '.join(sorted(unknown))}")
     m = copy.deepcopy(cur)
@@ -264,12 +303,14 @@ def add_osd(cur: ClusterMap, req: Any, now: float, by: str) -> tuple[ClusterMap,
     if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)
                                or weight < 0):
         raise MapError(400, f"weight must be a non-negative integer, got {weight!r}")
+    pool = _check_pool(req.get("pool", ""))
     o = Osd(id=osd_id, ctl=ctl, nfs=nfs, advertise=adv, weight=weight or 0, domain=domain,
-            up=False, in_=True, weight_auto=weight is None)
+            pool=pool, up=False, in_=True, weight_auto=weight is None)
     m.osds.append(o)
     m.osds.sort(key=lambda x: x.id)
     m.removed.pop(osd_id, None)
-    return _next(m, now, by, [f"osd.{osd_id} added by command"]), o
+    why = f"osd.{osd_id} added by command" + (f" in pool {pool}" if pool else "")
+    return _next(m, now, by, [why]), o
 
 
 def remove_osd(cur: ClusterMap, osd_id: int, presence: Presence | None, force: bool,
@@ -333,13 +374,16 @@ def _seed_line(m: ClusterMap, line: str) -> None:
         raise ValueError("expected 'osd ID ctl=H:P nfs=H:P ...'")
     osd_id = int(words[1])
     opts = dict(w.split("=", 1) for w in words[2:])
-    unknown = set(opts) - {"ctl", "nfs", "advertise", "capacity"}
+    unknown = set(opts) - {"ctl", "nfs", "advertise", "capacity", "pool"}
     if unknown:
         raise ValueError(f"unknown option {', '.join(sorted(unknown))}")
     if m.osd(osd_id) is not None:
         raise ValueError(f"osd {osd_id} listed twice")
     cap = int(opts.get("capacity", 0))
     nfs = _check_addr("nfs", opts["nfs"])
+    pool = opts.get("pool", "")
+    if "pool" in opts and not pool_name_ok(pool):
+        raise ValueError(f"pool {pool!r} is not a pool name ({POOL_NAME_RULE})")
     m.osds.append(Osd(id=osd_id, ctl=_check_addr("ctl", opts["ctl"]), nfs=nfs,
-                      advertise=opts.get("advertise", nfs), weight=cap,
+                      advertise=opts.get("advertise", nfs), weight=cap, pool=pool,
                       up=False, in_=True, weight_auto=cap == 0))

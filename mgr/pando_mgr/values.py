@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .osdmap import ADDR_RE, ClusterMap, Presence
+from .osdmap import ADDR_RE, ClusterMap, Presence, pool_name_ok
 from .rebuild import REASONS, Job
 
 log = logging.getLogger("pando_mgr.values")
@@ -63,6 +63,12 @@ def _addr(v: Any) -> bool:
     """HOST:PORT, or "" (not known yet)."""
     return isinstance(v, str) and (v == "" or (ADDR_RE.match(v) is not None
                                                and 0 < int(v.rsplit(":", 1)[1]) < 65536))
+
+
+def _pool(v: Any) -> bool:
+    """"" (none) or a pool name: what pando-osd puts, and all the C map
+    parser takes (it refuses a whole map with another)."""
+    return v == "" or pool_name_ok(v)
 
 
 def _dict_of(check: Check) -> Check:
@@ -113,7 +119,7 @@ def _fields(val: Any, spec: dict[str, Check], required: tuple[str, ...] = ()) ->
 
 
 PRESENCE: dict[str, Check] = {"id": _uint, "ctl": _addr, "nfs": _addr, "advertise": _addr, "domain": _str,
-            "pid": _uint, "host": _str, "started_at": _num, "time": _num,
+            "pool": _pool, "pid": _uint, "host": _str, "started_at": _num, "time": _num,
             "statfs": _dict_of(_uint), "counters": _dict_of(_uint)}
 
 
@@ -139,8 +145,8 @@ def mds(val: Any) -> dict[str, Any]:
 
 
 MAP_OSD: dict[str, Check] = {"id": lambda v: _uint(v) and 0 < v < 2**32, "ctl": _addr, "nfs": _addr,
-           "advertise": _addr, "weight": _uint, "domain": _str, "up": _bool, "in": _bool,
-           "down_at": _num, "out_at": _num, "weight_auto": _bool}
+           "advertise": _addr, "weight": _uint, "domain": _str, "pool": _pool, "up": _bool,
+           "in": _bool, "down_at": _num, "out_at": _num, "weight_auto": _bool}
 POOL: dict[str, Check] = {"name": _str, "scheme": _str, "copies": _uint, "stripe_unit": _uint}
 MAP: dict[str, Check] = {"epoch": _uint, "partition": _uint,
        "osds": _list_of(lambda o: _object(MAP_OSD)(o) and "id" in o),

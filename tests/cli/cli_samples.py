@@ -27,10 +27,10 @@ STATUS: dict[str, Any] = {
 }
 
 
-def osd(i: int, up: bool = True, inn: bool = True) -> dict[str, Any]:
+def osd(i: int, up: bool = True, inn: bool = True, pool: str = "") -> dict[str, Any]:
     return {"id": i, "ctl": f"127.0.0.1:{20590 + i}", "nfs": f"127.0.0.1:{20490 + i}",
             "advertise": f"127.0.0.1:{20490 + i}", "weight": 10 * GiB, "domain": "host-a",
-            "up": up, "in": inn, "down_at": 0, "out_at": 0, "alive": up,
+            "pool": pool, "up": up, "in": inn, "down_at": 0, "out_at": 0, "alive": up,
             "statfs": {"bytes_total": 10 * GiB, "bytes_free": 7 * GiB, "objects": 42}}
 
 
@@ -41,6 +41,11 @@ DF: dict[str, Any] = {
     "pools": [{"name": "default", "scheme": "mirror", "copies": 2,
                "total": 20 * GiB, "used": 6 * GiB, "free": 14 * GiB}],
 }
+# The map's pools, then the named pools its OSDs are in (no scheme, copies).
+DF_POOLS: dict[str, Any] = {**DF, "pools": [
+    *DF["pools"],
+    {"name": "archive", "osds": 1, "total": 10 * GiB, "used": 3 * GiB, "free": 7 * GiB},
+    {"name": "fast", "osds": 2, "total": 20 * GiB, "used": 5 * GiB, "free": 15 * GiB}]}
 DF_TOTAL: dict[str, Any] = {**DF, "total": {"total": 40 * GiB, "used": 12 * GiB,
                                             "free": 28 * GiB}}
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pando_cli import layout_view
+from pando_cli import ganesha, layout_view
 from pando_cli.main import parser, run
 from pando_cli.policy import from_args
 from rich.console import Console
@@ -28,8 +28,17 @@ def test_options_become_the_policy_json() -> None:
     assert policy("--clear") is None
 
 
+def test_pool_goes_into_the_policy_json_and_alone_keeps_the_default_shape() -> None:
+    assert policy("--scheme", "rs", "--m", "2", "--pool", "fast") == {
+        "scheme": "rs", "m": 2, "pool": "fast"}
+    assert policy("--pool", "ssd_2") == {"scheme": "default", "pool": "ssd_2"}
+
+
 @pytest.mark.parametrize("opts, says", [
     ([], "--scheme"),
+    (["--clear", "--pool", "fast"], "--clear takes no other"),
+    (["--pool", "fast", "--copies", "2"], "other policy options need --scheme"),
+    (["--pool", "fast", "--stripe-unit", "64K"], "other policy options need --scheme"),
     (["--clear", "--scheme", "raid0"], "--clear takes no other"),
     (["--scheme", "rs", "--k", "4"], "needs --m"),
     (["--scheme", "raid0", "--copies", "2"], "--copies does not apply"),
@@ -48,6 +57,15 @@ def test_bad_numbers_are_usage_errors(capsys: Any) -> None:
     with pytest.raises(SystemExit) as e:
         parser().parse_args(["layout", "set", "/d", "--scheme", "rs", "--m", "-1"])
     assert e.value.code == 2
+
+
+@pytest.mark.parametrize("name", ["Fast", "-fast", "_fast", "a" * 32, "fa st", ""])
+def test_a_pool_that_is_no_pool_name_exits_2_before_any_call(
+        name: str, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ganesha, "layout_set", lambda *a, **k: pytest.fail("called"))
+    with pytest.raises(SystemExit) as e:
+        run(["layout", "set", "/d", "--scheme", "raid0", f"--pool={name}"])
+    assert e.value.code == 2 and "not a pool name" in capsys.readouterr().err
 
 
 def render(j: dict[str, Any]) -> str:
@@ -73,3 +91,12 @@ def test_get_of_a_directory_without_a_policy_shows_the_defaults() -> None:
                              "stripe_unit": 1048576}})
     for want in ("default (mirror x2)", "1.0 MiB (1048576)", "width:        1", "cold:         -"):
         assert want in out, f"{want!r} not in:\n{out}"
+
+
+def test_get_shows_the_pool_of_a_policy_or_that_any_osd_will_do() -> None:
+    out = render({"path": "/fast", "ino": 5, "type": "directory", "map": None,
+                  "policy": {"scheme": "default", "copies": 2, "pool": "fast"}})
+    assert "pool:         fast" in out, out
+    out = render({"path": "/", "ino": 1, "type": "directory", "map": None,
+                  "policy": {"scheme": "mirror", "copies": 2}})
+    assert "pool:         - (any OSD)" in out, out

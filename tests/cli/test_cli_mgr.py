@@ -118,6 +118,29 @@ def test_osd_ls_is_a_table_of_states_addresses_and_usage(stub: StubMgr, capsys: 
     assert "127.0.0.1:20591" in out and "host-a" in out and "30.0" in out
 
 
+def test_osd_ls_has_a_pool_column_with_a_dash_for_none(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("GET", "/api/osds", 200, [S.osd(1, pool="fast"), S.osd(2)])
+    code, out, _ = pando(capsys, "--mgr", stub.url, "osd", "ls")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:7] == ["ID", "STATE", "IN", "WEIGHT", "DOMAIN", "POOL", "CTL"]
+    assert [line.split()[5:7] for line in lines[1:]] == [["host-a", "fast"], ["host-a", "-"]]
+
+
+def test_df_lists_the_named_pools_after_the_maps_with_their_osds(stub: StubMgr,
+                                                                 capsys: Any) -> None:
+    stub.answer("GET", "/api/df", 200, S.DF_POOLS)
+    code, out, _ = pando(capsys, "--mgr", stub.url, "df")
+    assert code == 0
+    pools = out[out.index("POOLS"):].splitlines()
+    assert pools[1].split() == ["POOL", "SCHEME", "COPIES", "OSDS", "SIZE", "AVAIL", "USED",
+                                "%USED"]
+    assert [line.split()[:4] for line in pools[2:]] == [["default", "mirror", "2", "-"],
+                                                         ["archive", "-", "-", "1"],
+                                                         ["fast", "-", "-", "2"]]
+    assert pools[4].split()[4:] == ["20", "GiB", "15", "GiB", "5.0", "GiB", "25.00"]
+
+
 def test_df_and_mds_ls_print_tables(stub: StubMgr, capsys: Any) -> None:
     code, out, _ = pando(capsys, "--mgr", stub.url, "df")
     assert code == 0 and "RAW STORAGE" in out and "default" in out and "mirror" in out
@@ -148,6 +171,25 @@ def test_osd_add_posts_the_spec_with_the_weight_in_bytes(stub: StubMgr, capsys: 
     assert stub.requests[-1] == ("POST", "/api/osds", {
         "ctl": "127.0.0.1:20595", "nfs": "127.0.0.1:20495", "weight": 1 << 40,
         "domain": "host-b"})
+
+
+def test_osd_add_posts_the_pool_and_says_it(stub: StubMgr, capsys: Any) -> None:
+    stub.answer("POST", "/api/osds", 201, S.osd(5, pool="fast"))
+    code, out, _ = pando(capsys, "--mgr", stub.url, "osd", "add", "--ctl", "127.0.0.1:20595",
+                         "--nfs", "127.0.0.1:20495", "--pool", "fast")
+    assert (code, out) == (0, "added osd.5 (ctl 127.0.0.1:20595, nfs 127.0.0.1:20495, "
+                              "weight 10 GiB, pool fast)\n")
+    assert stub.requests[-1] == ("POST", "/api/osds", {
+        "ctl": "127.0.0.1:20595", "nfs": "127.0.0.1:20495", "pool": "fast"})
+
+
+@pytest.mark.parametrize("name", ["Fast", "-fast", "a" * 32, ""])
+def test_osd_add_with_no_pool_name_exits_2_before_asking(stub: StubMgr, capsys: Any,
+                                                         name: str) -> None:
+    with pytest.raises(SystemExit) as e:
+        run(["--mgr", stub.url, "osd", "add", "--ctl", "h:1", "--nfs", "h:2", f"--pool={name}"])
+    assert e.value.code == 2 and "not a pool name" in capsys.readouterr().err
+    assert stub.requests == []
 
 
 def test_osd_out_and_in_post_to_the_osd(stub: StubMgr, capsys: Any) -> None:

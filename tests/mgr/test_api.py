@@ -116,6 +116,8 @@ def test_remove_is_refused_while_in_or_holding_objects(mgr_factory: Factory,
     ("POST", "/api/osds", {"ctl": "h:1", "nfs": "h:2", "weight": "big"}, 400),
     ("POST", "/api/osds", {"ctl": "h:1", "nfs": "h:2", "id": 1}, 409),
     ("POST", "/api/osds", [1, 2], 400),
+    ("POST", "/api/osds", {"ctl": "h:1", "nfs": "h:2", "pool": "Fast"}, 400),
+    ("POST", "/api/osds", {"ctl": "h:1", "nfs": "h:2", "pool": 3}, 400),
     ("GET", "/api/nothing", None, 404),
     ("PUT", "/api/osds", {}, 405),
 ])
@@ -162,6 +164,29 @@ def test_df_mds_map_and_the_dashboard_files_are_served(mgr_factory: Factory,
     assert "<title>Pando cluster</title>" in page and "/static/app.js" in page
     assert "setInterval(refresh" in api.get("/static/app.js")
     assert ".HEALTH_OK" in api.get("/static/app.css")
+
+
+def test_df_has_a_row_per_named_pool_and_osds_show_their_pool(mgr_factory: Factory,
+                                                              presence: Factory,
+                                                              tmp_path: Path) -> None:
+    seed = write_seed(tmp_path / "cluster.conf", [1, 2, 3, 4])
+    presence(1, pool="fast", total=4 * 10**9, free=10**9)
+    presence(2, pool="fast", total=2 * 10**9, free=2 * 10**9)
+    presence(3, pool="archive")
+    presence(4)
+    api = mgr_factory(seed=seed).api()
+    api.wait_for(lambda a: [o["pool"] for o in a.get("/api/osds")] == ["fast", "fast",
+                                                                       "archive", ""],
+                 timeout=15, what="the presence's pools in the map")
+    added = api.post("/api/osds", {"ctl": "127.0.0.1:20599", "nfs": "127.0.0.1:20499",
+                                   "pool": "archive"})
+    assert added["pool"] == "archive" and api.get("/api/map")["osds"][4]["pool"] == "archive"
+    pools = api.get("/api/df")["pools"]
+    assert [p["name"] for p in pools] == ["default", "archive", "fast"]
+    assert pools[1] == {"name": "archive", "osds": 2, "total": 10**9, "used": 4 * 10**8,
+                        "free": 6 * 10**8}           # osd.5 is not present: no bytes
+    assert pools[2] == {"name": "fast", "osds": 2, "total": 6 * 10**9, "used": 3 * 10**9,
+                        "free": 3 * 10**9}
 
 
 def test_metrics_parse_and_their_labels_are_bounded(mgr_factory: Factory, presence: Factory,

@@ -14,7 +14,7 @@ from pando_mgr.etcd import KV
 from pando_mgr.manager import parse_snapshot
 
 PREFIX = "/pando/"
-MAP = {"epoch": 3, "partition": 1, "pools": [], "osds": [
+MAP: dict[str, Any] = {"epoch": 3, "partition": 1, "pools": [], "osds": [
     {"id": i, "ctl": f"127.0.0.1:{20590 + i}", "nfs": f"127.0.0.1:{20490 + i}",
      "up": True, "in": True} for i in (1, 2)]}
 
@@ -34,6 +34,11 @@ def _snap(*kvs: KV) -> Any:
     ("osd", "osd/1", osd_value(1, ctl="no port")),
     ("osd", "osd/1", osd_value(1, time=float("nan"))),
     ("osd", "osd/1", osd_value(2)),                            # another OSD's id
+    ("osd", "osd/1", osd_value(1, pool="Fast")),
+    ("osd", "osd/1", osd_value(1, pool="-fast")),
+    ("osd", "osd/1", osd_value(1, pool="a" * 32)),
+    ("osd", "osd/1", osd_value(1, pool=7)),
+    ("osd", "osd/1", osd_value(1, pool=None)),
     ("osd", "osd/1", [1, 2]),
     ("osd", "osd/1", b"{not json"),
     ("mds", "mds/a", mds_value("a") | {"degraded": "many"}),
@@ -85,6 +90,24 @@ def test_a_malformed_map_is_known_to_exist_so_it_is_never_seeded_over() -> None:
     assert [(c.code, c.severity) for c in cs if c.code.startswith("ETCD_MAL")] == [
         ("ETCD_MALFORMED", "HEALTH_ERR")]
     assert "MAP_MISSING" not in [c.code for c in cs]
+
+
+def test_a_pool_name_or_none_is_read_from_presence_and_the_map() -> None:
+    osds = [{**MAP["osds"][0], "pool": "fast"}, {**MAP["osds"][1], "pool": ""}]
+    s = _snap(_kv("map", {**MAP, "osds": osds}), _kv("osd/1", osd_value(1, pool="ssd_2")),
+              _kv("osd/2", osd_value(2, pool="")))
+    assert s.malformed == [] and s.cmap is not None
+    assert [o.pool for o in s.cmap.osds] == ["fast", ""]
+    assert s.presence[1].value["pool"] == "ssd_2" and s.presence[2].value["pool"] == ""
+
+
+@pytest.mark.parametrize("pool", ["Fast", "_x", "a" * 32, "fast\n", 7, None])
+def test_a_map_with_an_osd_pool_that_is_no_pool_name_is_malformed(pool: Any) -> None:
+    """The C parser refuses such a map whole; so does the mgr, and writes
+    nothing over it."""
+    s = _snap(_kv("map", {**MAP, "osds": [{**MAP["osds"][0], "pool": pool}]}))
+    assert s.cmap is None and s.map_kv is not None
+    assert [k for k, _, _ in s.malformed] == ["map"]
 
 
 def test_an_osd_whose_presence_is_malformed_is_marked_down_as_if_absent() -> None:

@@ -211,3 +211,86 @@ def test_health_names_down_out_full_and_missing_managers() -> None:
     assert ok == [] and health.overall(ok) == "HEALTH_OK"
     warn = health.checks(up_map(), {1: pres(1, free=100)}, {"m": {"degraded": 3}}, False, [])
     assert {c.code for c in warn} == {"OSD_NEARFULL", "FILES_DEGRADED", "ETCD_QUORUM"}
+
+
+@pytest.mark.parametrize("name", ["a", "0", "fast", "ssd-1", "tier_2", "9lives", "a" * 31])
+def test_a_pool_name_is_1_to_31_of_lowercase_digits_dash_and_underscore(name: str) -> None:
+    assert osdmap.pool_name_ok(name)
+
+
+@pytest.mark.parametrize("name", ["", "-fast", "_fast", "Fast", "fast!", "fa st", "fäst",
+                                  "a" * 32, "fast\n", None, 3, ["fast"]])
+def test_anything_else_is_no_pool_name(name: Any) -> None:
+    assert not osdmap.pool_name_ok(name)
+
+
+def test_an_osd_that_announces_a_pool_is_added_in_it() -> None:
+    m = osdmap.step(up_map(), {5: pres(5, pool="fast")}, 300, S)
+    assert m is not None
+    o = m.osd(5)
+    assert o is not None and o.pool == "fast"
+    assert "osd.5 added: presence seen at 127.0.0.1:20495 in pool fast" in m.reason
+    assert m.to_json()["osds"][2]["pool"] == "fast"
+
+
+@pytest.mark.parametrize("bad", ["Fast", "-x", "a" * 32, 7])
+def test_a_new_osds_pool_that_is_no_name_is_ignored_and_the_reason_says_so(bad: Any) -> None:
+    m = osdmap.step(up_map(), {5: pres(5, pool=bad)}, 300, S)
+    assert m is not None
+    o = m.osd(5)
+    assert o is not None and o.pool == "" and o.up
+    assert f"osd.5 added: presence seen at 127.0.0.1:20495, pool name {str(bad)!r} " \
+           "ignored as invalid" in m.reason
+
+
+def test_the_map_follows_a_pool_the_presence_changes() -> None:
+    joined = osdmap.step(up_map(), {1: pres(1, pool="fast"),
+                                    2: pres(2, advertise="10.0.2.2:20492")}, 300, S)
+    assert joined is not None and joined.reason == 'osd.1 pool fast (was "")'
+    moved = osdmap.step(joined, {1: pres(1, pool="slow"),
+                                 2: pres(2, advertise="10.0.2.2:20492")}, 301, S)
+    assert moved is not None and moved.reason == "osd.1 pool slow (was fast)"
+    left = osdmap.step(moved, {1: pres(1, pool=""),
+                               2: pres(2, advertise="10.0.2.2:20492")}, 302, S)
+    assert left is not None and left.reason == 'osd.1 pool "" (was slow)'
+    assert [o.pool for o in left.osds] == ["", ""] and left.epoch == joined.epoch + 2
+
+
+def test_a_presence_without_a_pool_or_with_no_pool_name_leaves_the_maps_pool() -> None:
+    m, _ = osdmap.add_osd(up_map(), {"id": 5, "ctl": "127.0.0.1:20595",
+                                     "nfs": "127.0.0.1:20495", "pool": "fast"}, 300, "a")
+    others = {1: pres(1), 2: pres(2, advertise="10.0.2.2:20492")}
+    up = osdmap.step(m, {**others, 5: pres(5)}, 301, S)
+    assert up is not None and "pool" not in up.reason
+    assert osdmap.step(up, {**others, 5: pres(5, pool="Fast!")}, 302, S) is None
+    o = up.osd(5)
+    assert o is not None and o.pool == "fast"
+
+
+def test_admin_add_takes_a_pool_and_refuses_one_that_is_no_name() -> None:
+    m, o = osdmap.add_osd(up_map(), {"ctl": "h:1", "nfs": "h:2", "pool": "fast"}, 5, "a")
+    assert o.pool == "fast" and m.reason == "osd.3 added by command in pool fast"
+    _, none = osdmap.add_osd(up_map(), {"ctl": "h:1", "nfs": "h:2", "pool": ""}, 5, "a")
+    assert none.pool == ""
+    for bad in ("Fast", "-fast", "a" * 32, 3, None, ["fast"]):
+        with pytest.raises(MapError, match="pool must be a pool name") as e:
+            osdmap.add_osd(up_map(), {"ctl": "h:1", "nfs": "h:2", "pool": bad}, 5, "a")
+        assert e.value.status == 400, bad
+
+
+def test_the_seed_takes_a_pool_per_osd_and_refuses_one_that_is_no_name() -> None:
+    m = osdmap.parse_seed("osd 1 ctl=h:1 nfs=h:2 pool=fast\nosd 2 ctl=h:3 nfs=h:4\n", 0, "x")
+    assert [o.pool for o in m.osds] == ["fast", ""]
+    for bad in ("pool=Fast", "pool=", "pool=-x"):
+        with pytest.raises(ValueError, match="line 1: pool .* is not a pool name"):
+            osdmap.parse_seed(f"osd 1 ctl=h:1 nfs=h:2 {bad}\n", 0, "x")
+
+
+def test_every_osd_of_the_map_json_carries_its_pool_and_an_old_map_reads_as_none() -> None:
+    j = up_map().to_json()
+    assert [o["pool"] for o in j["osds"]] == ["", ""]
+    for o in j["osds"]:
+        del o["pool"]
+    back = ClusterMap.from_json(j)
+    assert [o.pool for o in back.osds] == ["", ""]
+    assert "pool" not in back.osds[0].extra

@@ -40,7 +40,7 @@ SCHEMA: dict[str, dict[str, str | None]] = {
     "kerberos": {"keytab": "", "principal": "nfs"},
 }
 HOST_KEYS: dict[str, str | None] = {"address": None, "osds": "", "mds": "no", "mgr": "no",
-                                    "etcd": "no"}
+                                    "etcd": "no", "pool": ""}
 # access and sec "": the export's.
 CLIENTS_KEYS: dict[str, str | None] = {"hosts": None, "access": "", "squash": "root_squash",
                                        "sec": ""}
@@ -52,6 +52,8 @@ CLIENT_NAME_RE = re.compile(r"^@?[A-Za-z0-9*?]([A-Za-z0-9*?.-]*[A-Za-z0-9*?])?$"
 BOOLEANS = {"yes": True, "true": True, "on": True, "1": True,
             "no": False, "false": False, "off": False, "0": False}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# A pool's name (common/cluster_map.h, cluster_map_pool_name_ok).
+POOL_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,30}")
 # A GSS host-based service name, as Ganesha's PrincipalName takes it.
 SERVICE_RE = re.compile(r"^[A-Za-z0-9_.-]+(@[A-Za-z0-9_.-]+)?$")
 # A path that goes into ganesha.conf between quotes as it is.
@@ -70,6 +72,7 @@ class Host:
     mds: bool
     mgr: bool
     etcd: bool
+    pool: str = ""          # the pool its OSDs serve; "": none
 
 
 @dataclass(frozen=True)
@@ -277,8 +280,13 @@ def _host(lines: _Lines, section: str, given: dict[str, str]) -> Host:
     v = _fill(lines, section, HOST_KEYS, given)
     if any(c in v["address"] for c in " ,/[]") or not v["address"]:
         raise lines.error(section, "address", f"'{v['address']}' is not an address")
+    if v["pool"] and not POOL_RE.fullmatch(v["pool"]):
+        raise lines.error(section, "pool", f"'{v['pool']}' is not a pool name (1 to 31 of "
+                                           "a-z, 0-9, - and _, not starting with - or _)")
     return Host(name, v["address"], _ids(lines, section, v["osds"]),
-                *(_bool(lines, section, k, v[k]) for k in ("mds", "mgr", "etcd")))
+                mds=_bool(lines, section, "mds", v["mds"]),
+                mgr=_bool(lines, section, "mgr", v["mgr"]),
+                etcd=_bool(lines, section, "etcd", v["etcd"]), pool=v["pool"])
 
 
 def _word(lines: _Lines, section: str, key: str, value: str, words: dict[str, str]) -> str:

@@ -25,6 +25,7 @@ class OsdConfig:
     etcd_prefix: str = "/pando/"
     advertise: str = ""         # the NFS address clients dial, when not nfs_listen
     domain: str = ""            # failure domain (the host, on several hosts)
+    pool: str = ""              # the pool it serves ("": none)
     etcd_ttl: int = 0           # 0: pando-osd's default (5 s)
     etcd_interval: int = 0      # 0: pando-osd's default (2 s)
     # a secured etcd (cluster/README.md, "etcd's TLS and users")
@@ -59,6 +60,8 @@ class OsdConfig:
             lines.append(f"advertise   = {self.advertise}")
         if self.domain:
             lines.append(f"domain      = {self.domain}")
+        if self.pool:
+            lines.append(f"pool        = {self.pool}")
         if self.etcd_ttl:
             lines.append(f"etcd_ttl    = {self.etcd_ttl}")
         if self.etcd_interval:

@@ -3,7 +3,7 @@ cluster.conf, which the FSAL reads (format:
 ganesha-fsal/osdio/cluster_conf.h), and the private dbus bus's policy."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,9 +143,11 @@ def render_conf(key_file: Path, osds: Iterable[ConfOsd], partition: int = 1,
 
 
 def render_cluster_conf(key_file: Path, osds: Iterable[OsdRecord], partition: int = 1,
-                        header: str = WRITTEN_BY) -> str:
-    """The description of the OSDs `up` started, by id, as the FSAL dials them."""
-    return render_conf(key_file, [ConfOsd(o.osd_id, _reachable(o.ctl_addr), _reachable(o.nfs_addr))
+                        header: str = WRITTEN_BY, pools: Mapping[int, str] | None = None) -> str:
+    """The description of the OSDs `up` started, by id, as the FSAL dials
+    them, each with its pool from `pools` (by id; none when absent)."""
+    return render_conf(key_file, [ConfOsd(o.osd_id, _reachable(o.ctl_addr), _reachable(o.nfs_addr),
+                                          pool=(pools or {}).get(o.osd_id, ""))
                                   for o in sorted(osds, key=lambda o: o.osd_id)], partition, header)
 
 

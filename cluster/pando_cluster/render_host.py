@@ -72,7 +72,8 @@ def osd_config(conf: PandoConf, o: OsdPlace, conf_dir: Path) -> OsdConfig:
                      threads=conf.num("osd", "threads"),
                      log_level=conf.get("osd", "log_level"),
                      etcd=mine.endpoints, etcd_prefix=conf.prefix,
-                     domain=o.host.name, etcd_ttl=conf.num("osd", "etcd_ttl"),
+                     domain=o.host.name, pool=o.host.pool,
+                     etcd_ttl=conf.num("osd", "etcd_ttl"),
                      etcd_interval=conf.num("osd", "etcd_interval"),
                      etcd_ca=mine.ca_file, etcd_user=mine.user,
                      etcd_password_file=mine.password_file)
@@ -132,7 +133,9 @@ def mgr_env(conf: PandoConf, host: Host, conf_dir: Path) -> str:
 
 def cluster_conf(conf: PandoConf, header: str) -> str:
     recs = [OsdRecord(o.osd_id, o.nfs, o.ctl, str(o.data_dir), "", "") for o in conf.osds()]
-    return render_cluster_conf(conf.key_file, recs, conf.num("cluster", "partition"), header)
+    pools = {o.osd_id: o.host.pool for o in conf.osds()}
+    return render_cluster_conf(conf.key_file, recs, conf.num("cluster", "partition"), header,
+                               pools)
 
 
 def render_host(conf: PandoConf, name: str, out: Path, conf_dir: Path | None = None

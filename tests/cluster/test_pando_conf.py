@@ -93,6 +93,8 @@ def test_three_hosts_parse_with_defaults_and_derived_endpoints() -> None:
     ("[cluster]\nkey_file = /k\n", "no [host NAME] section"),
     ("key_file = /k\n", "File contains no section headers"),
     (THREE_HOSTS + "[host h1]\naddress = 10.77.0.9\n", "section 'host h1' already exists"),
+    (THREE_HOSTS.replace("osds = 5,6", "osds = 5,6\npool = SSD"),
+     "pando.conf:27: [host h3] pool: 'SSD' is not a pool name"),
 ])
 def test_a_bad_file_is_refused_naming_the_line_and_key(text: str, expected: str) -> None:
     assert expected in _error(text)
@@ -105,7 +107,7 @@ def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
     src = tmp_path / "pando.conf"
-    src.write_text(THREE_HOSTS)
+    src.write_text(THREE_HOSTS.replace("osds = 5,6", "osds = 5,6\npool = fast"))
     conf = parse(src)
     h1 = render_host(conf, "h1", tmp_path / "h1", Path("/etc/pando"))
     auth = tmp_path / "h1" / "etcd-auth"
@@ -140,10 +142,13 @@ def test_render_writes_each_hosts_files(tmp_path: Path) -> None:
                  ("etcd        = https://10.77.0.3:2379,https://10.77.0.1:2379,"
                  "https://10.77.0.2:2379"), "etcd_prefix = /pando/", "domain      = h3",
                  "etcd_ca = /etc/pando/etcd-auth/ca.crt", "etcd_user = osd.5",
-                 "etcd_password_file = /etc/pando/etcd-auth/osd.5.password"):
+                 "etcd_password_file = /etc/pando/etcd-auth/osd.5.password",
+                 "pool        = fast"):
         assert line in osd.splitlines(), osd
+    assert "pool" not in (tmp_path / "h1" / "osd.1.conf").read_text()
     desc = (tmp_path / "h1" / "cluster.conf").read_text()
-    assert "osd 6 ctl=10.77.0.3:20596 nfs=10.77.0.3:20496" in desc
+    assert "osd 6 ctl=10.77.0.3:20596 nfs=10.77.0.3:20496 pool=fast" in desc.splitlines()
+    assert "osd 1 ctl=10.77.0.1:20591 nfs=10.77.0.1:20491" in desc.splitlines()
     assert desc == (tmp_path / "h3" / "cluster.conf").read_text()
 
     env = dict(line.split("=", 1) for line in

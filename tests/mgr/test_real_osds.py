@@ -145,3 +145,20 @@ def test_what_an_osd_refused_reaches_metrics_by_kind(
         api.wait_for(refusals, timeout=10, what="the refusals in /metrics")
     except TimeoutError:
         raise AssertionError(f"want {want}, /metrics has {got}") from None
+
+
+def test_the_pool_an_osds_config_names_reaches_the_map_and_follows_a_restart(
+        etcd: EtcdCluster, osd_factory: Factory, mgr_factory: Factory) -> None:
+    args = ["--etcd", etcd.endpoints, "--etcd-ttl", str(TTL), "--etcd-interval", "1"]
+    fast = osd_factory(1, extra_args=[*args, "--pool", "fast"])
+    osd_factory(2, extra_args=list(args))
+    mgr_factory()
+    c = etcd.client()
+
+    def pools() -> dict[int, str]:
+        return {i: str((osd_in_map(c, i) or {}).get("pool")) for i in (1, 2)}
+    c.wait_for(lambda _: pools() == {1: "fast", 2: ""}, timeout=15, what="both OSDs in the map")
+    fast.stop()
+    fast.extra_args = [*args, "--pool", "ssd"]
+    fast.start()
+    c.wait_for(lambda _: pools() == {1: "ssd", 2: ""}, timeout=15, what="osd.1 in pool ssd")

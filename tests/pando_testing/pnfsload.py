@@ -60,6 +60,7 @@ class PnfsloadResult:
     errors: int
     recoveries: int
     ds_errors: int
+    matches: int
     raw: dict[str, Any]
 
     @classmethod
@@ -82,13 +83,14 @@ def pnfsload_argv(mds: str, directory: str, clients: int = 1, *, export: str | N
                   fsync: bool = False, files: int | None = None, unique_dir: bool = False,
                   depth: int | None = None, client_base: int = 0, start_at: float | None = None,
                   no_layouts: bool = False, progress: bool = False, timeout: float = 300.0,
-                  extra: Sequence[str] = ()) -> list[str]:
+                  interleave: int | None = None, extra: Sequence[str] = ()) -> list[str]:
     """The command line of one pnfsload run (one of ior= and mdtest=)."""
     argv = [str(pnfsload_binary()), "--mds", mds, "--dir", directory, "--clients", str(clients),
             "--client-base", str(client_base), "--timeout", str(int(timeout))]
     options: list[tuple[str, object]] = [
         ("--export", export), ("--ior", ior), ("--mdtest", mdtest), ("--transfer", transfer),
-        ("--block", block), ("--files", files), ("--depth", depth), ("--start-at", start_at)]
+        ("--block", block), ("--files", files), ("--depth", depth), ("--start-at", start_at),
+        ("--interleave", interleave)]
     for flag, value in options:
         if value is not None:
             argv += [flag, str(value)]

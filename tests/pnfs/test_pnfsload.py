@@ -102,6 +102,39 @@ def test_eight_clients_writing_disjoint_segments_of_one_file_leave_its_size_and_
     assert (g.bytes, g.layouts, g.mds_io_bytes, g.ds_io_bytes) == (8 * block, 0, 8 * block, 0)
 
 
+def test_interleaved_transfers_of_four_clients_fill_one_file_as_ior_hard_does(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    """IO500's ior-hard: 47,008-byte transfers, client i's j-th at
+    (j * 4 + i) * 47008, each client's layout spanning the others'."""
+    m = pando(mds_factory)
+    transfer, per_client = 47008, 12
+    block = transfer * per_client
+    kw: dict[str, object] = dict(clients=4, shared=True, transfer=transfer, block=block,
+                                 interleave=4)
+    w = load(m, "hard", ior="write", **kw)
+    assert (w.bytes, w.ops, w.mds_io_bytes) == (4 * block, 4 * per_client, 0)
+    assert w.layouts == 4 and w.ds_io_bytes == 2 * 4 * block
+    want = pattern(0, 0, 4 * block)
+    size, data = file_bytes(m, "/hard/ior.shared")
+    assert size == 4 * block and sha(data) == sha(want)
+    comps = mds_files.components(m, "/hard/ior.shared")
+    assert [sha(mds_files.object_bytes(m, osd, oid)) for osd, oid in comps] == [sha(want)] * 2
+    r = load(m, "hard", ior="read", verify=True, **kw)
+    assert (r.bytes, r.ds_io_bytes) == (4 * block, 4 * block)
+
+
+def test_interleave_is_refused_where_it_means_nothing_or_leaves_clients_out(
+        mds_factory: Callable[..., PandoMds]) -> None:
+    m = pando(mds_factory)
+    for kw, says in ((dict(ior="write", interleave=2), "--interleave is for --ior --shared"),
+                     (dict(ior="write", shared=True, clients=3, interleave=2),
+                      "fewer than the clients"),
+                     (dict(ior="write", shared=True, interleave=1, transfer=47008,
+                           block=100000), "a multiple of --transfer")):
+        with pytest.raises(PnfsloadError, match=says):
+            load(m, "bad", **kw)
+
+
 def test_striped_layouts_put_each_stripe_unit_on_its_column_of_every_mirror(
         mds_factory: Callable[..., PandoMds]) -> None:
     """Two mirrors of two columns (1 MiB stripe unit, RFC 8435 sparse: each
@@ -445,6 +478,34 @@ def test_mdtest_write_bytes_keeps_small_files_in_the_manager_and_sends_large_one
     comps = mds_files.components(m, "/large/mdtest.0.3")
     assert [sha(mds_files.object_bytes(m, osd, oid)) for osd, oid in comps] == \
         [sha(pattern(0, 0, big))] * 2
+
+
+def make_io500_tree(m: GaneshaServer) -> None:
+    """tree/easy: 3 clients x 20 empty files in a directory each (mdtest
+    easy); tree/hard: 2 clients x 600 files of 3,901 bytes in one (hard),
+    more than one READDIR reply holds."""
+    load(m, "tree/easy", mdtest="create", clients=3, files=20, unique_dir=True)
+    load(m, "tree/hard", mdtest="create", clients=2, files=600, depth=8,
+         extra=["--write-bytes", "3901"])
+
+
+@pytest.mark.parametrize("server", ["pando", "vfs"])
+def test_find_lists_every_entry_of_the_tree_and_matches_the_hard_files_by_size(
+        mds_factory: Callable[..., PandoMds], pod: Pod, tmp_path: Path, server: str) -> None:
+    vfs = GaneshaVfs(pod, tmp_path / "vfs", protocols=(3, 4)) if server == "vfs" else None
+    m: GaneshaServer = vfs.start() if vfs else pando(mds_factory)
+    try:
+        make_io500_tree(m)
+        f = load(m, "tree", extra=["--find", "--find-size", "3901"], depth=4)
+        # easy, hard; c0..c2 and their 60 files; the 1,200 hard files
+        assert (f.workload, f.phase, f.ops, f.matches) == ("find", "find", 2 + 3 + 60 + 1200,
+                                                           1200)
+        assert load(m, "tree/easy", extra=["--find", "--find-size", "3901"]).matches == 0
+        with pytest.raises(PnfsloadError, match="--find walks the tree with one client"):
+            load(m, "tree", clients=2, extra=["--find"])
+    finally:
+        if vfs:
+            vfs.stop()
 
 
 def test_no_layouts_moves_every_byte_through_the_pando_manager(

@@ -1,6 +1,8 @@
 /* IOR-like sequential I/O: a file per client (<dir>/ior.<client>, pattern
  * seed client + 1) or one shared file (<dir>/ior.shared, seed 0) where
- * client i owns bytes [i * block, (i + 1) * block).  Through a layout
+ * client i owns bytes [i * block, (i + 1) * block), or, with --interleave
+ * R (IO500's ior-hard), transfer j of client i is at (j * R + i) *
+ * transfer, every client's transfers between the others'.  Through a layout
  * writes go to every mirror and reads to one; without one, through the
  * MDS.  A recalled layout is given back once the data-server calls in
  * flight are done (after COMMIT and LAYOUTCOMMIT of what it wrote); the
@@ -44,7 +46,9 @@ void *ior_setup(struct client *cl)
 		snprintf(s->name, sizeof(s->name), "ior.shared");
 	else
 		snprintf(s->name, sizeof(s->name), "ior.%u", cl->idx);
-	s->base = o->shared ? (uint64_t)cl->idx * o->block : 0;
+	s->base = !o->shared      ? 0
+		  : o->interleave ? (uint64_t)cl->idx * o->transfer
+				  : (uint64_t)cl->idx * o->block;
 	s->seed = o->shared ? 0 : (uint64_t)cl->idx + 1;
 	s->ntransfers = (o->block + o->transfer - 1) / o->transfer;
 	pthread_rwlockattr_t attr;
@@ -63,10 +67,21 @@ void *ior_setup(struct client *cl)
 
 static uint32_t transfer_at(const struct ior *s, uint64_t i, uint64_t *off)
 {
-	uint64_t rel = i * s->cl->opt->transfer, left = s->cl->opt->block - rel;
+	const struct options *o = s->cl->opt;
+	uint64_t rel = i * o->transfer, left = o->block - rel;
 
-	*off = s->base + rel;
-	return left < s->cl->opt->transfer ? (uint32_t)left : s->cl->opt->transfer;
+	*off = s->base + (o->interleave ? rel * o->interleave : rel);
+	return left < o->transfer ? (uint32_t)left : o->transfer;
+}
+
+/* Bytes from the client's first to past its last: its segment, or with
+ * --interleave the span its transfers are spread over. */
+static uint64_t span(const struct ior *s)
+{
+	uint64_t off;
+	uint32_t count = transfer_at(s, s->ntransfers - 1, &off);
+
+	return off + count - s->base;
 }
 
 static void verify(const struct ior *s, const uint8_t *data, uint64_t off, uint32_t count,
@@ -285,9 +300,9 @@ void ior_run(struct client *cl, void *state)
 	cl_set_recall_hook(cl, &s->hook);
 	/* The size Linux would weigh against the threshold: the file's end
 	 * after this client's segment. */
-	s->layout = cl->pnfs && !lo_below_threshold(&s->f, write, s->base + cl->opt->block) &&
+	s->layout = cl->pnfs && !lo_below_threshold(&s->f, write, s->base + span(s)) &&
 		    lo_get(cl, 0, &s->f, write ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ, s->base,
-			   cl->opt->block) > 0;
+			   span(s)) > 0;
 	__atomic_store_n(&s->holding, s->layout, __ATOMIC_RELEASE);
 	if (cl->opt->transfer + 512 > (write ? cl->maxrequest : cl->maxresponse))
 		cl_die(cl, "--transfer %u is more than the MDS session takes (%u)",

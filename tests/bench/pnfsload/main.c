@@ -102,7 +102,8 @@ static void usage(FILE *f)
 	fputs("usage: pnfsload --mds HOST[:PORT] [--export PATH] --dir NAME --clients N\n"
 	      "         [--client-base B] [--depth D] [--start-at T] [--no-layouts] [--progress]\n"
 	      "         [--timeout SEC] [--uid N] [--gid N] [--ds-host HOST]\n"
-	      "  IOR:    --ior write|read [--shared] [--transfer SIZE] [--block SIZE] [--verify]\n"
+	      "  IOR:    --ior write|read [--shared [--interleave CLIENTS]] [--transfer SIZE]\n"
+	      "          [--block SIZE] [--verify]\n"
 	      "          [--fsync] [--stonewall SEC]\n"
 	      "  mdtest: --mdtest create|stat|remove [--files N] [--unique-dir] [--write-bytes W]\n"
 	      "  --layoutget N [--block SIZE] [--transfer SIZE]: N READ LAYOUTGETs of ior.<client>\n"
@@ -110,6 +111,8 @@ static void usage(FILE *f)
 	      "          LAYOUTCOMMIT per transfer, a progress line each, riding through failures\n"
 	      "  --verifier [--shared] [--block SIZE] [--transfer SIZE]: reads what --writer\n"
 	      "          left, riding through failures; a verified line per client\n"
+	      "  --find [--find-size SIZE]: READDIR the tree under --dir with --depth workers;\n"
+	      "          files of SIZE bytes match\n"
 	      "Sizes take K/M/G suffixes (powers of 2). Prints one JSON line of results.\n",
 	      f);
 }
@@ -117,7 +120,7 @@ static void usage(FILE *f)
 static void set_workload(enum workload wl, enum phase phase)
 {
 	if (opt.workload != WL_NONE)
-		die("give one of --ior, --mdtest, --layoutget, --writer and --verifier");
+		die("give one of --ior, --mdtest, --layoutget, --writer, --verifier and --find");
 	opt.workload = wl;
 	opt.phase = phase;
 }
@@ -157,6 +160,15 @@ static void check_args(bool have_dir)
 		die("--layoutget must be > 0");
 	if (opt.client_base > UINT32_MAX - MAX_CLIENTS)
 		die("--client-base too large");
+	if (opt.workload == WL_FIND && opt.clients != 1)
+		die("--find walks the tree with one client (--clients 1; --depth workers)");
+	if (opt.interleave && (!opt.shared || opt.workload != WL_IOR))
+		die("--interleave is for --ior --shared");
+	if (opt.interleave && opt.interleave < opt.client_base + opt.clients)
+		die("--interleave %u: fewer than the clients up to this process's (%u)",
+		    opt.interleave, opt.client_base + opt.clients);
+	if (opt.interleave && opt.block % opt.transfer)
+		die("--interleave needs --block a multiple of --transfer");
 }
 
 enum {
@@ -170,7 +182,10 @@ enum {
 	O_NOLAYOUTS,
 	O_PROGRESS,
 	O_IOR,
+	O_FIND,
+	O_FIND_SIZE,
 	O_SHARED,
+	O_INTERLEAVE,
 	O_TRANSFER,
 	O_BLOCK,
 	O_VERIFY,
@@ -201,7 +216,10 @@ static const struct option longopts[] = {
 	{ "no-layouts", no_argument, NULL, O_NOLAYOUTS },
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "ior", required_argument, NULL, O_IOR },
+	{ "find", no_argument, NULL, O_FIND },
+	{ "find-size", required_argument, NULL, O_FIND_SIZE },
 	{ "shared", no_argument, NULL, O_SHARED },
+	{ "interleave", required_argument, NULL, O_INTERLEAVE },
 	{ "transfer", required_argument, NULL, O_TRANSFER },
 	{ "block", required_argument, NULL, O_BLOCK },
 	{ "verify", no_argument, NULL, O_VERIFY },
@@ -270,8 +288,19 @@ static void parse_args(int argc, char **argv)
 		case O_IOR:
 			set_phase(WL_IOR, optarg);
 			break;
+		case O_FIND:
+			set_workload(WL_FIND, PH_FIND);
+			break;
+		case O_FIND_SIZE:
+			opt.find_size = parse_size(optarg, "--find-size");
+			break;
 		case O_SHARED:
 			opt.shared = true;
+			break;
+		case O_INTERLEAVE:
+			opt.interleave = (unsigned)parse_size(optarg, "--interleave");
+			if (opt.interleave == 0 || opt.interleave > UINT32_MAX / 2)
+				die("bad --interleave: %s (clients in all, > 0)", optarg);
 			break;
 		case O_TRANSFER:
 			opt.transfer = (uint32_t)parse_size(optarg, "--transfer");
@@ -369,6 +398,7 @@ static const struct workload_ops {
 	[WL_LAYOUTGET] = { "layoutget", layoutget_setup, layoutget_run },
 	[WL_WRITER] = { "writer", writer_setup, writer_run },
 	[WL_VERIFIER] = { "verifier", verifier_setup, verifier_run },
+	[WL_FIND] = { "find", find_setup, find_run },
 };
 
 struct client_arg {
@@ -403,7 +433,7 @@ static void *client_main(void *arg)
 
 static void print_result(const struct stats *st)
 {
-	static const char *phases[] = { "write", "read", "create", "stat", "remove" };
+	static const char *phases[] = { "write", "read", "create", "stat", "remove", "find" };
 	double secs = st->t_end - st->t_start;
 
 	if (secs <= 0)
@@ -412,11 +442,12 @@ static void print_result(const struct stats *st)
 	       "\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f, \"mib_s\": %.2f, "
 	       "\"ops_s\": %.1f, \"t_start\": %.6f, \"t_end\": %.6f, \"layouts\": %" PRIu64 ", "
 	       "\"mds_io_bytes\": %" PRIu64 ", \"ds_io_bytes\": %" PRIu64 ", \"errors\": %" PRIu64
-	       ", \"recoveries\": %" PRIu64 ", \"ds_errors\": %" PRIu64 "}\n",
+	       ", \"recoveries\": %" PRIu64 ", \"ds_errors\": %" PRIu64 ", \"matches\": %" PRIu64
+	       "}\n",
 	       workloads[opt.workload].name, phases[opt.phase], opt.clients, opt.depth, st->bytes,
 	       st->ops, secs, (double)st->bytes / secs / 1048576.0, (double)st->ops / secs,
 	       st->t_start, st->t_end, st->layouts, st->mds_io_bytes, st->ds_io_bytes, st->errors,
-	       st->recoveries, st->ds_errors);
+	       st->recoveries, st->ds_errors, st->matches);
 	fflush(stdout);
 }
 

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #define NF4DIR 2u
+#define DIRENT_NAME_MAX 255u
+/* READDIR asks for type (1), size (4) and filehandle (19): word 0. */
+#define DIRENT_ATTRS ((1u << 1) | (1u << 4) | (1u << 19))
 #define OPEN4_CREATE 1u
 #define UNCHECKED4 0u
 #define CLAIM_NULL 0u
@@ -195,6 +198,17 @@ void c4_mkdir(struct xdr_w *w, const char *name, uint32_t mode)
 	xw_u32(w, NF4DIR);
 	xw_string(w, name);
 	mode_attr(w, mode);
+}
+
+void c4_readdir(struct xdr_w *w, uint64_t cookie, const uint8_t *verifier, uint32_t maxcount)
+{
+	op(w, OP_READDIR);
+	xw_u64(w, cookie);
+	xw_fixed(w, verifier, NFS4_VERIFIER_SIZE);
+	xw_u32(w, maxcount); /* dircount */
+	xw_u32(w, maxcount);
+	xw_u32(w, 1);
+	xw_u32(w, DIRENT_ATTRS);
 }
 
 void c4_remove(struct xdr_w *w, const char *name)
@@ -622,5 +636,45 @@ int d4_layoutreturn(struct xdr_r *r)
 
 	if (xr_bool(r))
 		read_stateid(r, &ignored);
+	return verdict(r);
+}
+
+/* One entry4 after its cookie: name, then the attributes c4_readdir
+ * asked for, every one of them there. */
+static int dirent(struct xdr_r *r, struct nfs4_dirent *e)
+{
+	uint32_t words[BITMAP_MAX];
+	struct xdr_r in;
+
+	e->name_len = xr_u32(r);
+	if (r->err || e->name_len > DIRENT_NAME_MAX ||
+	    (size_t)(r->end - r->p) < XDR_PAD(e->name_len))
+		return -EBADMSG;
+	e->name = (const char *)r->p;
+	r->p += XDR_PAD(e->name_len);
+	if (fattr4_open(r, words, &in) || (words[0] & DIRENT_ATTRS) != DIRENT_ATTRS ||
+	    (words[0] & ~DIRENT_ATTRS & ((1u << 19) - 1)) != 0)
+		return -EBADMSG;
+	e->type = xr_u32(&in);
+	e->size = xr_u64(&in);
+	e->fh.len = xr_opaque(&in, e->fh.data, PANDO_FF_FH_MAX);
+	return in.err || e->fh.len == 0 ? -EBADMSG : 0;
+}
+
+int d4_readdir(struct xdr_r *r, void (*fn)(void *arg, const struct nfs4_dirent *e), void *arg,
+	       struct nfs4_readdir_res *res)
+{
+	memset(res, 0, sizeof(*res));
+	xr_fixed(r, res->verifier, NFS4_VERIFIER_SIZE);
+	while (!r->err && xr_u32(r)) {
+		struct nfs4_dirent e;
+
+		res->cookie = xr_u64(r);
+		if (r->err || dirent(r, &e))
+			return -EBADMSG;
+		res->entries++;
+		fn(arg, &e);
+	}
+	res->eof = xr_u32(r) != 0;
 	return verdict(r);
 }

@@ -30,6 +30,7 @@ enum nfs4_op {
 	OP_PUTFH = 22,
 	OP_PUTROOTFH = 24,
 	OP_READ = 25,
+	OP_READDIR = 26,
 	OP_REMOVE = 28,
 	OP_WRITE = 38,
 	OP_EXCHANGE_ID = 42,
@@ -111,6 +112,24 @@ struct nfs4_layout_res {
 	uint32_t body_len;
 };
 
+/* One READDIR entry, as d4_readdir hands it over: its name (not
+ * NUL-terminated, inside the reply), type, size and file handle. */
+struct nfs4_dirent {
+	const char *name;
+	uint32_t name_len;
+	uint32_t type; /* NF4REG, NF4DIR, ... */
+	uint64_t size;
+	struct nfs4_fh fh;
+};
+
+/* What a READDIR reply says besides its entries. */
+struct nfs4_readdir_res {
+	uint8_t verifier[NFS4_VERIFIER_SIZE];
+	uint64_t cookie; /* the last entry's, to go on from */
+	uint32_t entries;
+	bool eof;
+};
+
 struct nfs4_attrs {
 	uint32_t type;
 	uint64_t change;
@@ -142,6 +161,9 @@ void c4_getattr(struct xdr_w *w);
 void c4_getattr_mdsthreshold(struct xdr_w *w);
 void c4_mkdir(struct xdr_w *w, const char *name, uint32_t mode);
 void c4_remove(struct xdr_w *w, const char *name);
+/* READDIR from cookie (0 and a zero verifier: the start) for entries'
+ * type, size and file handle, in replies of at most maxcount bytes. */
+void c4_readdir(struct xdr_w *w, uint64_t cookie, const uint8_t *verifier, uint32_t maxcount);
 /* OPEN by name in the current directory; create: UNCHECKED4 with mode. */
 void c4_open(struct xdr_w *w, uint64_t clientid, const char *owner, const char *name, bool create,
 	     uint32_t access, uint32_t mode);
@@ -185,6 +207,11 @@ int d4_layoutget(struct xdr_r *r, struct nfs4_layout_res *res);
 int d4_getdeviceinfo(struct xdr_r *r, const uint8_t **body, uint32_t *body_len);
 int d4_layoutcommit(struct xdr_r *r);
 int d4_layoutreturn(struct xdr_r *r);
+/* READDIR4resok: each entry to fn (which may not keep e->name), then
+ * res.  -EBADMSG for a reply that does not parse, an entry without the
+ * attributes asked for, a name over 255 bytes or a handle too long. */
+int d4_readdir(struct xdr_r *r, void (*fn)(void *arg, const struct nfs4_dirent *e), void *arg,
+	       struct nfs4_readdir_res *res);
 
 const char *nfs4_status_name(uint32_t status);
 const char *nfs4_op_name(uint32_t op);

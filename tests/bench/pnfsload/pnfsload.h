@@ -21,8 +21,8 @@
  * one was made (--writer and --verifier only): the caller's state is gone. */
 #define CL_LOST 0xffffffffu
 
-enum workload { WL_NONE, WL_IOR, WL_MDTEST, WL_LAYOUTGET, WL_WRITER, WL_VERIFIER };
-enum phase { PH_WRITE, PH_READ, PH_CREATE, PH_STAT, PH_REMOVE };
+enum workload { WL_NONE, WL_IOR, WL_MDTEST, WL_LAYOUTGET, WL_WRITER, WL_VERIFIER, WL_FIND };
+enum phase { PH_WRITE, PH_READ, PH_CREATE, PH_STAT, PH_REMOVE, PH_FIND };
 
 struct options {
 	char host[256];
@@ -41,12 +41,17 @@ struct options {
 	enum workload workload;
 	enum phase phase;
 	bool shared;
+	/* ior-hard: the shared file's transfers go round the clients, transfer
+	 * i of client c at (i * interleave + c) * transfer; 0: a segment of
+	 * --block bytes each.  The clients of every process together. */
+	unsigned interleave;
 	uint32_t transfer;
 	uint64_t block;
 	bool verify;
 	bool fsync;
 	unsigned files;
 	uint32_t write_bytes; /* mdtest -w: bytes written into each new file */
+	uint64_t find_size;   /* --find: regular files of this size match; 0: none */
 	bool unique_dir;
 	uint64_t layoutgets; /* --layoutget: LAYOUTGETs per client */
 	unsigned pace_ms;    /* --writer: at most one transfer per pace_ms */
@@ -66,6 +71,7 @@ struct stats {
 	uint64_t errors;     /* recovered: DELAY retries, refused layouts */
 	uint64_t recoveries; /* --writer, --verifier: MDS sessions lost and made again */
 	uint64_t ds_errors;  /* --writer, --verifier: data-server failures ridden through */
+	uint64_t matches;    /* --find: files of --find-size */
 	double t_start;      /* CLOCK_REALTIME, min over clients */
 	double t_end;        /* max over clients */
 	pthread_mutex_t lock;
@@ -309,5 +315,7 @@ void *writer_setup(struct client *cl);
 void writer_run(struct client *cl, void *state);
 void *verifier_setup(struct client *cl);
 void verifier_run(struct client *cl, void *state);
+void *find_setup(struct client *cl);
+void find_run(struct client *cl, void *state);
 
 #endif

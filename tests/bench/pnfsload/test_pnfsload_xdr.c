@@ -305,8 +305,87 @@ static void mdsthreshold_decodes_and_truncations_are_ebadmsg(void)
 	CHECK(t.read_size == 0 && t.write_size == 0);
 }
 
+static void readdir_encodes_as_rfc8881_says(void)
+{
+	static const char want_hex[] =
+		"0000001a 0000000000000007 0102030405060708" /* READDIR, cookie, cookieverf */
+		"0000f000 0000f000"                          /* dircount, maxcount */
+		"00000001 00080012";                         /* type, size, filehandle */
+	static const uint8_t verf[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t want[64], got[64];
+	struct xdr_w w = { got, sizeof(got), 0 };
+	size_t n = unhex(want_hex, want);
+
+	c4_readdir(&w, 7, verf, 0xf000);
+	CHECK_EQ(w.len, n);
+	CHECK_MEM(got, want, n);
+}
+
+/* READDIR4resok: a directory "d" and a 3,901-byte file "f", then eof. */
+static const char readdir_reply_hex[] =
+	"0a0b0c0d0e0f0001"                            /* cookieverf */
+	"00000001 0000000000000003 00000001 64000000" /* entry, cookie 3, "d" */
+	"00000001 00080012 00000014"                  /* bitmap, attrs of 20 bytes */
+	"00000002 0000000000001000 00000004 aabbccdd" /* NF4DIR, size, fh<4> */
+	"00000001 0000000000000009 00000001 66000000" /* entry, cookie 9, "f" */
+	"00000001 00080012 00000014"
+	"00000001 0000000000000f3d 00000004 11223344" /* NF4REG, 3901 */
+	"00000000 00000001";                          /* no more entries, eof */
+
+struct seen {
+	unsigned n;
+	char names[2];
+	uint32_t types[2];
+	uint64_t sizes[2];
+	uint8_t fh0;
+};
+
+static void note_entry(void *arg, const struct nfs4_dirent *e)
+{
+	struct seen *s = arg;
+
+	if (s->n < 2 && e->name_len == 1) {
+		s->names[s->n] = e->name[0];
+		s->types[s->n] = e->type;
+		s->sizes[s->n] = e->size;
+		if (s->n == 0)
+			s->fh0 = e->fh.data[0];
+	}
+	s->n++;
+}
+
+static void readdir_replies_decode_and_truncations_are_ebadmsg(void)
+{
+	uint8_t buf[256];
+	size_t n = unhex(readdir_reply_hex, buf);
+	struct nfs4_readdir_res res;
+	struct seen s = { 0 };
+	struct xdr_r r = { buf, buf + n, false, false };
+
+	CHECK_EQ(d4_readdir(&r, note_entry, &s, &res), 0);
+	CHECK(s.n == 2 && s.names[0] == 'd' && s.names[1] == 'f');
+	CHECK(s.types[0] == 2 && s.types[1] == 1 && s.sizes[1] == 3901 && s.fh0 == 0xaa);
+	CHECK(res.eof && res.entries == 2 && res.cookie == 9 && res.verifier[0] == 0x0a);
+	for (size_t cut = 0; cut < n; cut++) {
+		struct xdr_r part = { buf, buf + cut, false, false };
+
+		CHECK_EQ(d4_readdir(&part, note_entry, &s, &res), -EBADMSG);
+	}
+	/* An entry without the file handle asked for, or a name of 256 bytes. */
+	buf[33] = 0x00;
+	r = (struct xdr_r){ buf, buf + n, false, false };
+	CHECK_EQ(d4_readdir(&r, note_entry, &s, &res), -EBADMSG);
+	buf[33] = 0x08;
+	buf[22] = 0x01;
+	buf[23] = 0x00;
+	r = (struct xdr_r){ buf, buf + n, false, false };
+	CHECK_EQ(d4_readdir(&r, note_entry, &s, &res), -EBADMSG);
+}
+
 int main(void)
 {
+	readdir_encodes_as_rfc8881_says();
+	readdir_replies_decode_and_truncations_are_ebadmsg();
 	mdsthreshold_decodes_and_truncations_are_ebadmsg();
 	callbacks_answer_recalls_and_refuse_garbage();
 	sequence_putfh_layoutget_encodes_as_rfc8881_says();

@@ -5,6 +5,8 @@ together and summed.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ from .ganesha import GaneshaServer, GaneshaVfs
 from .keys import ClusterKey
 from .mds import PandoMds
 from .pnfsload import PnfsloadError, pnfsload_binary, wait_pnfsload
+from .pod import build_dir
 from .rack import Rack, RackNode
 
 MIB = 1 << 20
@@ -28,8 +31,34 @@ SETUP_S_PER_PROCESS = 0.25
 SETUP_S_MIN = 2.0
 
 
+# What a rack run starts: the manager, the OSDs, the load generator.
+BINARIES = ("ganesha-fsal/fsal/libfsalpando.so", "osd-target/pando-osd",
+            "osd-target/pando-osd-tool", "tests/bench/pnfsload/pnfsload")
+
+
 def say(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def ensure_built(bench: str, no_build: bool) -> None:
+    """ci/build, or with no_build only a check that the binaries are there."""
+    if no_build:
+        missing = [b for b in BINARIES if not (build_dir() / b).exists()]
+        if missing:
+            sys.exit(f"{bench}: missing {', '.join(missing)} (and --no-build given)")
+        return
+    say("building (ci/build)")
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([str(root / "ci" / "build")], check=True)
+
+
+def snapshot_binaries(dest: Path) -> None:
+    """Every run uses one build, even if the shared build directory is
+    rebuilt meanwhile (a binary being linked cannot be started)."""
+    for b in BINARIES:
+        (dest / b).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(build_dir() / b, dest / b)
+    os.environ["PANDO_BUILD_DIR"] = str(dest)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from . import groups, health, metrics, osdmap, progress, rebuild, token
 from .etcd import EtcdError, EtcdUnavailable
 from .manager import Manager, NotLeader
 from .osdmap import ClusterMap, MapError
+from .pools import named_pools
 
 log = logging.getLogger("pando_mgr.api")
 DASHBOARD = Path(__file__).parent / "dashboard"
@@ -261,20 +262,10 @@ async def df(request: web.Request) -> web.Response:
 
 
 def _named_pools(mgr: Manager) -> list[dict[str, Any]]:
-    """A row per pool the map's OSDs are in, by name: its OSDs' raw space
-    (a file's protection within the pool is its directory's policy, not
-    the pool's)."""
-    members: dict[str, list[int]] = {}
-    for o in (mgr.snap.cmap.osds if mgr.snap.cmap else []):
-        if o.pool:
-            members.setdefault(o.pool, []).append(o.id)
-    rows = []
-    for name, ids in sorted(members.items()):
-        present = [p for i in ids if (p := mgr.snap.presence.get(i)) is not None]
-        rows.append({"name": name, "osds": len(ids),
-                     **_df_row(sum(p.statfs("bytes_total") for p in present),
-                               sum(p.statfs("bytes_free") for p in present))})
-    return rows
+    """A row per pool the map's OSDs are in, by name; `up`: its OSDs up
+    and in."""
+    return [{"name": p.name, "osds": len(p.osds), "up": len(p.up), **_df_row(p.total, p.free)}
+            for p in named_pools(mgr.snap.cmap, mgr.snap.presence)]
 
 
 async def mds(request: web.Request) -> web.Response:

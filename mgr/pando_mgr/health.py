@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
 from .osdmap import ClusterMap, Presence
+from .pools import named_pools
 
 NEARFULL = 0.85
 FULL = 0.95
@@ -52,6 +53,39 @@ def _osd_checks(m: ClusterMap, presence: dict[int, Presence]) -> list[Check]:
     if near:
         out.append(Check("OSD_NEARFULL", "HEALTH_WARN", f"{len(near)} nearfull osds", near))
     return out
+
+
+# OSDs up and in that a pool needs for a mirrored file (the export's
+# default, 2 copies) to be placed in it: placement puts no two components
+# of a file on one OSD.
+POOL_MIN_UP = 2
+
+
+def _pool_checks(m: ClusterMap, presence: dict[int, Presence]) -> list[Check]:
+    """A file whose directory's policy names a pool is placed on that
+    pool's OSDs only: with none up and in, moving it to objects fails
+    with ENOSPC (ganesha-fsal/README.md, "Storage policies"), as in a
+    full cluster; with one, so does any shape wider than one OSD."""
+    out: list[Check] = []
+    pools = named_pools(m, presence)
+    dead = [p for p in pools if not p.up]
+    if dead:
+        out.append(Check("POOL_NO_OSD_UP", "HEALTH_ERR",
+                         f"{len(dead)} pools with no osd up and in",
+                         [f"pool {p.name}: no osd up and in (of {_osds(p.osds)}): "
+                          "its files cannot be placed (ENOSPC)" for p in dead]))
+    thin = [p for p in pools if 0 < len(p.up) < POOL_MIN_UP]
+    if thin:
+        out.append(Check("POOL_DEGRADED", "HEALTH_WARN",
+                         f"{len(thin)} pools with fewer than {POOL_MIN_UP} osds up and in",
+                         [f"pool {p.name}: only {_osds(p.up)} up and in (of {_osds(p.osds)}): "
+                          f"a file on {POOL_MIN_UP} or more osds (a mirror) cannot be placed"
+                          for p in thin]))
+    return out
+
+
+def _osds(ids: list[int]) -> str:
+    return ", ".join(f"osd.{i}" for i in ids)
 
 
 def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
@@ -214,7 +248,7 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
                          ["the leading mgr writes it from --seed or from OSD presence"]))
     elif m is not None:
-        out += _osd_checks(m, presence)
+        out += _osd_checks(m, presence) + _pool_checks(m, presence)
     out += _mds_checks(mds)
     out += _group_checks(groups or {}, time.time() if now is None else now)
     out += _scrub_checks(scrub or {})

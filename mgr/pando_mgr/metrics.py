@@ -3,14 +3,17 @@
 Labels are bounded: kind (values.KINDS, or one of the three kinds of
 refusal), osd (an id in the map or in presence), mds (a metadata
 manager's name), op (the fixed set of mgr/README.md), proto (nfs|ctl),
-le (the FSAL's fixed bounds), group (a manager group's name).  Nothing
-per client or file."""
+le (the FSAL's fixed bounds), group (a manager group's name), pool (a
+named pool of the map's OSDs: at most one per OSD, its name checked as
+the map was read).  Nothing per client or file."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .health import SEVERITY_RANK
 from .manager import Manager
+from .pools import NamedPool, named_pools
 from .progress import num as _num
 
 MDS_OPS = ("lookup", "getattr", "setattr", "create", "mkdir", "remove", "rename", "readdir",
@@ -128,6 +131,24 @@ def _refusals(e: Exposition, mgr: Manager, ids: list[int]) -> None:
             continue
         for kind, n in _refusal_kinds(c).items():
             e.sample(name, n, osd=str(i), kind=kind)
+
+
+POOL_GAUGES: tuple[tuple[str, str, Callable[[NamedPool], int]], ...] = (
+    ("pando_pool_osds", "OSDs the map puts in each named pool.", lambda p: len(p.osds)),
+    ("pando_pool_osds_up", "OSDs of each named pool up and in (0: its files cannot be placed).",
+     lambda p: len(p.up)),
+    ("pando_pool_bytes_total", "Capacity in bytes of each named pool's present OSDs.",
+     lambda p: p.total),
+    ("pando_pool_bytes_free", "Free bytes of each named pool's present OSDs.",
+     lambda p: p.free))
+
+
+def _pools(e: Exposition, mgr: Manager) -> None:
+    named = named_pools(mgr.snap.cmap, mgr.snap.presence)
+    for name, help_, value in POOL_GAUGES:
+        e.family(name, "gauge", help_)
+        for p in named:
+            e.sample(name, value(p), pool=p.name)
 
 
 def _mds_histogram(e: Exposition, name: str, v: dict[str, Any]) -> None:
@@ -266,6 +287,7 @@ def render(mgr: Manager, health: str) -> str:
     e = Exposition()
     _cluster(e, mgr, health)
     _osds(e, mgr)
+    _pools(e, mgr)
     _mds(e, mgr)
     _groups(e, mgr)
     _rebuild(e, mgr)

@@ -183,10 +183,10 @@ def test_df_has_a_row_per_named_pool_and_osds_show_their_pool(mgr_factory: Facto
     assert added["pool"] == "archive" and api.get("/api/map")["osds"][4]["pool"] == "archive"
     pools = api.get("/api/df")["pools"]
     assert [p["name"] for p in pools] == ["default", "archive", "fast"]
-    assert pools[1] == {"name": "archive", "osds": 2, "total": 10**9, "used": 4 * 10**8,
-                        "free": 6 * 10**8}           # osd.5 is not present: no bytes
-    assert pools[2] == {"name": "fast", "osds": 2, "total": 6 * 10**9, "used": 3 * 10**9,
-                        "free": 3 * 10**9}
+    assert pools[1] == {"name": "archive", "osds": 2, "up": 1, "total": 10**9,
+                        "used": 4 * 10**8, "free": 6 * 10**8}  # osd.5 is not present: no bytes
+    assert pools[2] == {"name": "fast", "osds": 2, "up": 2, "total": 6 * 10**9,
+                        "used": 3 * 10**9, "free": 3 * 10**9}
 
 
 def test_metrics_parse_and_their_labels_are_bounded(mgr_factory: Factory, presence: Factory,

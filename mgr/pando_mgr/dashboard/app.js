@@ -48,6 +48,16 @@ function drawCapacity(c) {
     `${bytes(c.used)} used of ${bytes(c.total)} (${pct.toFixed(1)} %), ${bytes(c.free)} free`;
 }
 
+// The named pools: /api/df's rows with "osds" (the export's rows have
+// scheme and copies instead).  Red with no OSD up and in, amber with
+// one, as health's POOL_NO_OSD_UP and POOL_DEGRADED.
+function drawPools(pools) {
+  document.getElementById("pools").replaceChildren(...pools.filter(p => "osds" in p).map(p =>
+    el("li", {id: "pool-" + p.name, class: !p.up ? "err" : p.up < 2 ? "warn" : ""},
+      `pool ${p.name}: ${p.up}/${p.osds} osds up and in, ${bytes(p.total)}, ` +
+      `${bytes(p.free)} free`)));
+}
+
 function stateCell(o) {
   return el("td", {class: "state"},
     el("span", {class: o.up ? "st-up" : "st-down"}, o.up ? "up" : "down"),
@@ -62,9 +72,9 @@ function drawOsds(osds) {
     const r = o.rates || {};
     return el("tr", {id: "osd-" + o.id, "data-up": o.up, "data-in": o.in},
       el("td", {}, "osd." + o.id), stateCell(o), el("td", {}, o.advertise || o.nfs),
-      el("td", {}, o.domain || "–"), el("td", {}, bytes(o.weight)), el("td", {}, used),
-      el("td", {}, st.objects ?? "–"), el("td", {}, bytes(r.read_bps || 0) + "/s"),
-      el("td", {}, bytes(r.write_bps || 0) + "/s"));
+      el("td", {}, o.domain || "–"), el("td", {}, o.pool || "–"), el("td", {}, bytes(o.weight)),
+      el("td", {}, used), el("td", {}, st.objects ?? "–"),
+      el("td", {}, bytes(r.read_bps || 0) + "/s"), el("td", {}, bytes(r.write_bps || 0) + "/s"));
   });
   replaceRows(document.querySelector("#osds tbody"), rows);
 }
@@ -202,11 +212,13 @@ async function getJson(path) {
 async function refresh() {
   const foot = document.getElementById("updated");
   try {
-    const [s, osds, mds, hist, rb, tc] = await Promise.all(
+    const [s, osds, mds, hist, rb, tc, df] = await Promise.all(
       [getJson("/api/status"), getJson("/api/osds"), getJson("/api/mds"),
-       getJson("/api/history"), getJson("/api/rebuild"), getJson("/api/transcode")]);
+       getJson("/api/history"), getJson("/api/rebuild"), getJson("/api/transcode"),
+       getJson("/api/df")]);
     drawHealth(s);
     drawCapacity(s.capacity);
+    drawPools(df.pools || []);
     drawOsds(osds);
     drawMds(mds);
     drawGroups(s.groups || []);

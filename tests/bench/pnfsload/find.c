@@ -62,8 +62,7 @@ static void one_entry(void *arg, const struct nfs4_dirent *e)
 	struct listing *l = arg;
 
 	l->entries++;
-	if (e->type == NF4REG && l->s->cl->opt->find_size &&
-	    e->size == l->s->cl->opt->find_size)
+	if (e->type == NF4REG && l->s->cl->opt->find_size && e->size == l->s->cl->opt->find_size)
 		l->matches++;
 	if (e->type == NF4DIR) {
 		pthread_mutex_lock(&l->s->lock);

@@ -34,6 +34,7 @@ enum {
 	K_WLAYOUT = 'W',
 	K_INTENT = 'X',
 	K_POLICY = 'Y',
+	K_QUOTA = 'Q',
 };
 
 /* Second byte of a 'C' key. */
@@ -115,6 +116,8 @@ struct ns_store {
 	struct ns_journal journal;
 	pthread_mutex_t commit_lock;
 	_Atomic uint64_t journaled_seq;
+	/* Taken before commit_lock: a quota's check and the write it allows. */
+	pthread_mutex_t quota_lock;
 
 	/* A standby (ns_apply.c): once it applied a batch, nothing else
 	 * writes.  applied_seq (under commit_lock) caches the 'A' key: the
@@ -214,6 +217,11 @@ const uint8_t *iter_key(struct db_iter *i, size_t *len);
 const uint8_t *iter_value(struct db_iter *i, size_t *len);
 void iter_next(struct db_iter *i);
 int iter_close(struct ns_store *s, struct db_iter *i);
+
+/* ns_quota.c: db_write, unless the batch (adding inodes and bytes) would
+ * take the store past its quota: -EDQUOT, nothing written. */
+int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, int64_t inodes, int64_t bytes,
+		uint64_t *seq);
 
 /* ns_merge.c */
 rocksdb_mergeoperator_t *merge_operator(void);

@@ -14,6 +14,7 @@
  *   'X' id(8)                    removal intent: version(1) kind(1) ino(8) blob
  *   'Y' ino(8)                   storage policy (opaque, from the layout library)
  *   'A'                          seq (and term) of the last journaled batch held (ns_apply.c)
+ *   'Q'                          the store's quota (ns_quota.c)
  *
  * Inode record, 136 bytes, times as i64 seconds + u32 nanoseconds:
  *    0  u8   version (1)        1  u8   type         2  u16  flags

@@ -39,6 +39,7 @@ static struct ns_store *store_alloc(const struct ns_options *opts)
 		pthread_mutex_init(&s->stripes[i], NULL);
 	pthread_mutex_init(&s->rename_lock, NULL);
 	pthread_mutex_init(&s->commit_lock, NULL);
+	pthread_mutex_init(&s->quota_lock, NULL);
 	pthread_mutex_init(&s->sync_lock, NULL);
 	pthread_cond_init(&s->sync_done, NULL);
 	return s;
@@ -52,6 +53,7 @@ static void store_free(struct ns_store *s)
 		pthread_mutex_destroy(&s->stripes[i]);
 	pthread_mutex_destroy(&s->rename_lock);
 	pthread_mutex_destroy(&s->commit_lock);
+	pthread_mutex_destroy(&s->quota_lock);
 	pthread_mutex_destroy(&s->sync_lock);
 	pthread_cond_destroy(&s->sync_done);
 	free(s);

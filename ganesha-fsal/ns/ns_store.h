@@ -412,6 +412,20 @@ int ns_policy_set(struct ns_store *s, uint64_t ino, const void *blob, size_t len
 /* *blob malloc'd, the caller frees it.  -ENOENT: the inode has none. */
 int ns_policy_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len);
 
+/* ns_quota.c.  The store's quota: at most `bytes` of regular files'
+ * sizes (ns_statfs's bytes) and `files` inodes (every type, the root's
+ * too); 0: no limit.  Any operation whose batch would take the store past
+ * it fails with -EDQUOT and changes nothing; what shrinks usage passes,
+ * also over a quota lowered below it. */
+struct ns_quota {
+	uint64_t bytes;
+	uint64_t files;
+};
+/* Both 0 clears it.  Durable on return. */
+int ns_quota_set(struct ns_store *s, const struct ns_quota *q);
+/* Zeros when none is set; -EBADMSG for an undecodable record. */
+int ns_quota_get(struct ns_store *s, struct ns_quota *q);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls

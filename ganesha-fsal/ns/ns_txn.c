@@ -203,21 +203,20 @@ static int stage_slot(struct txn *t, struct txn_slot *sl, struct deltas *d)
 	return 0;
 }
 
-static int stage(struct txn *t)
+static int stage(struct txn *t, struct deltas *d)
 {
-	struct deltas d = { 0 };
 	int rc = 0;
 
 	for (int i = 0; !rc && i < t->nslots; i++)
-		rc = stage_slot(t, &t->slot[i], &d);
+		rc = stage_slot(t, &t->slot[i], d);
 	if (rc)
 		return rc;
-	if (d.inodes)
-		merge_add(t->b, C_INODES, d.inodes);
-	if (d.bytes)
-		merge_add(t->b, C_BYTES, d.bytes);
-	if (d.inline_bytes)
-		merge_add(t->b, C_INLINE, d.inline_bytes);
+	if (d->inodes)
+		merge_add(t->b, C_INODES, d->inodes);
+	if (d->bytes)
+		merge_add(t->b, C_BYTES, d->bytes);
+	if (d->inline_bytes)
+		merge_add(t->b, C_INLINE, d->inline_bytes);
 	if (t->top_id)
 		merge_next_id(t->b, t->top_id + 1);
 	return 0;
@@ -227,11 +226,12 @@ static int stage(struct txn *t)
  * requires stable before the reply. */
 int txn_commit(struct txn *t, bool durable)
 {
+	struct deltas d = { 0 };
 	uint64_t seq = 0;
-	int rc = stage(t);
+	int rc = stage(t, &d);
 
 	if (!rc)
-		rc = db_write(t->s, t->b, &seq);
+		rc = quota_write(t->s, t->b, d.inodes, d.bytes, &seq);
 	txn_end(t);
 	if (!rc && durable && !t->s->nosync)
 		rc = sync_upto(t->s, seq);

@@ -1,0 +1,96 @@
+/* The store's quota ('Q'): at most so many bytes (the regular files'
+ * sizes, as ns_statfs sums them) and so many inodes.  A batch that would
+ * take the store past either fails with -EDQUOT when it commits, with
+ * nothing of it written; batches that shrink usage always pass, so a
+ * store over a lowered quota can be cleaned up.
+ *
+ * Value, 17 bytes: u8 version (1), u64 bytes, u64 files, big-endian; 0: no
+ * limit.  The check reads the key and the counters and writes the batch
+ * under quota_lock, so two growing batches never both take the last room. */
+#include "ns_internal.h"
+
+#include <string.h>
+
+#include "byteorder.h"
+
+#define QUOTA_REC_LEN 17
+#define QUOTA_REC_VERSION 1
+
+static int quota_read(struct ns_store *s, struct ns_quota *q)
+{
+	uint8_t k = K_QUOTA;
+	char *v = NULL;
+	size_t len = 0;
+	int rc = db_get(s, &k, 1, &v, &len);
+
+	memset(q, 0, sizeof(*q));
+	if (rc || !v)
+		return rc;
+	if (len != QUOTA_REC_LEN || v[0] != QUOTA_REC_VERSION)
+		rc = -EBADMSG;
+	else
+		*q = (struct ns_quota){ get_be64((const uint8_t *)v + 1),
+					get_be64((const uint8_t *)v + 9) };
+	rocksdb_free(v);
+	return rc;
+}
+
+int ns_quota_get(struct ns_store *s, struct ns_quota *q)
+{
+	return quota_read(s, q);
+}
+
+int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
+{
+	uint8_t k = K_QUOTA, v[QUOTA_REC_LEN];
+	rocksdb_writebatch_t *b;
+	uint64_t seq = 0;
+	int rc;
+
+	v[0] = QUOTA_REC_VERSION;
+	put_be64(v + 1, q->bytes);
+	put_be64(v + 9, q->files);
+	b = rocksdb_writebatch_create();
+	if (q->bytes || q->files)
+		rocksdb_writebatch_put(b, (const char *)&k, 1, (const char *)v, sizeof(v));
+	else
+		rocksdb_writebatch_delete(b, (const char *)&k, 1);
+	pthread_mutex_lock(&s->quota_lock);
+	rc = db_write(s, b, &seq);
+	pthread_mutex_unlock(&s->quota_lock);
+	rocksdb_writebatch_destroy(b);
+	return rc ? rc : sync_upto(s, seq);
+}
+
+/* Whether usage plus what a batch adds stays within q. */
+static int within(struct ns_store *s, const struct ns_quota *q, int64_t inodes, int64_t bytes)
+{
+	struct ns_statfs st;
+	int rc = ns_statfs(s, &st);
+
+	if (rc)
+		return rc;
+	if (q->files && inodes > 0 && st.inodes + (uint64_t)inodes > q->files)
+		return -EDQUOT;
+	if (q->bytes && bytes > 0 && st.bytes + (uint64_t)bytes > q->bytes)
+		return -EDQUOT;
+	return 0;
+}
+
+int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, int64_t inodes, int64_t bytes,
+		uint64_t *seq)
+{
+	struct ns_quota q;
+	int rc;
+
+	if (inodes <= 0 && bytes <= 0)
+		return db_write(s, b, seq);
+	pthread_mutex_lock(&s->quota_lock);
+	rc = quota_read(s, &q);
+	if (!rc)
+		rc = within(s, &q, inodes, bytes);
+	if (!rc)
+		rc = db_write(s, b, seq);
+	pthread_mutex_unlock(&s->quota_lock);
+	return rc;
+}

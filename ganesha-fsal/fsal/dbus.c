@@ -361,6 +361,8 @@ static struct gsh_dbus_method *pando_methods[] = { &cluster_status_method,
 						   &pando_transcode_file_method,
 						   &reload_key_method,
 						   &pando_store_snapshot_method,
+						   &pando_quota_set_method,
+						   &pando_quota_get_method,
 						   NULL };
 
 static struct gsh_dbus_interface pando_interface = {

@@ -39,6 +39,8 @@ extern struct gsh_dbus_method pando_layout_get_method;
 extern struct gsh_dbus_method pando_transcode_status_method;
 extern struct gsh_dbus_method pando_transcode_file_method;
 extern struct gsh_dbus_method pando_store_snapshot_method; /* dbus_group.c */
+extern struct gsh_dbus_method pando_quota_set_method;      /* dbus_quota.c */
+extern struct gsh_dbus_method pando_quota_get_method;
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

@@ -175,21 +175,46 @@ static fsal_status_t pando_create_handle(struct fsal_export *e, struct gsh_buffd
 	return pando_handle_from_ino(exp, ino, gen, out, attrs);
 }
 
+static uint64_t left_of(uint64_t limit, uint64_t used)
+{
+	return used < limit ? limit - used : 0;
+}
+
+/* A quota is what df shows: its bytes as the size, what is left of it
+ * (or of the OSDs' space, when less) as free; the same for files. */
+static void apply_quota(const struct ns_quota *q, const struct ns_statfs *st,
+			fsal_dynamicfsinfo_t *info)
+{
+	if (q->bytes) {
+		info->total_bytes = q->bytes;
+		if (info->avail_bytes > left_of(q->bytes, st->bytes))
+			info->avail_bytes = left_of(q->bytes, st->bytes);
+	}
+	if (q->files) {
+		info->total_files = q->files;
+		info->avail_files = left_of(q->files, st->inodes);
+	}
+	info->free_bytes = info->avail_bytes;
+	info->free_files = info->avail_files;
+}
+
 static fsal_status_t pando_dynamic_info(struct fsal_export *e, struct fsal_obj_handle *o,
 					fsal_dynamicfsinfo_t *info)
 {
 	struct pando_export *exp = to_export(e);
 	struct ns_statfs st;
+	struct ns_quota q;
 	int rc = ns_statfs(exp->mds.ns, &st);
 
+	if (!rc)
+		rc = ns_quota_get(exp->mds.ns, &q);
 	if (rc)
 		return pando_status(rc);
 	pando_mds_space(&exp->mds, &info->total_bytes, &info->avail_bytes);
-	info->free_bytes = info->avail_bytes;
 	/* Inodes are RocksDB records: no fixed table to run out of. */
 	info->total_files = UINT32_MAX;
-	info->free_files = info->avail_files =
-		UINT32_MAX - (st.inodes < UINT32_MAX ? st.inodes : 0);
+	info->avail_files = UINT32_MAX - (st.inodes < UINT32_MAX ? st.inodes : 0);
+	apply_quota(&q, &st, info);
 	info->time_delta.tv_sec = 0;
 	info->time_delta.tv_nsec = 1;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);

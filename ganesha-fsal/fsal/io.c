@@ -146,6 +146,15 @@ static int write_map(struct pando_handle *h, struct objio *io, const struct pand
 	return rc;
 }
 
+static uint64_t iov_length(const struct iovec *iov, int iovcnt)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
 static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 			 const struct ns_cred *writer, uint64_t off, const struct iovec *iov,
 			 int iovcnt, bool stable, size_t *n)
@@ -154,9 +163,15 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 	struct objio io = { 0 };
 	struct pando_storage_map *map = NULL;
 	struct ns_setattr sa = { .mask = NS_SET_KILL_SETID, .writer = writer };
-	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0;
-	int rc;
+	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0, end;
+	int rc = pando_quota_end(&exp->mds, a->size, &end);
 
+	/* Past the quota nothing reaches the OSDs (ns_setattr below would
+	 * refuse the size anyway, leaving the bytes hidden past it). */
+	if (!rc && off + iov_length(iov, iovcnt) > end)
+		rc = -EDQUOT;
+	if (rc)
+		return rc;
 	/* Bytes written here and through another client's write layout
 	 * would race on the OSDs: recall those layouts first. */
 	rc = pando_grants_recall_and_wait(exp->mds.grants, h->ino, self, true,

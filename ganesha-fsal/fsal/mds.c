@@ -126,6 +126,25 @@ static int choose_segment(const struct pando_export *exp, const struct pando_sto
 	return pando_stripe_segment(map, offset, seg);
 }
 
+/* A write layout reaches no further than the quota lets the file grow:
+ * its size plus what is left of the store's bytes.  -EDQUOT when that
+ * leaves the client less than its minlength from the offset it asked
+ * for: it then writes through the manager, which refuses with EDQUOT. */
+static int within_quota(struct pando_export *exp, const struct ns_attr *a,
+			const struct pando_layout_ask *ask, struct pando_segment *seg)
+{
+	uint64_t end;
+	int rc = pando_quota_end(&exp->mds, a->size, &end);
+
+	if (rc || end == UINT64_MAX)
+		return rc;
+	if (end <= ask->offset || end - ask->offset < ask->minlength || end <= seg->offset)
+		return -EDQUOT;
+	if (seg->length == PANDO_LENGTH_EOF || seg->length > end - seg->offset)
+		seg->length = end - seg->offset;
+	return 0;
+}
+
 /* Neither this manager nor the cluster map says the OSD is down. */
 static bool osd_reachable(struct pando_export *exp, uint32_t id)
 {
@@ -398,6 +417,7 @@ static nfsstat4 layoutget_status(uint64_t ino, int rc)
 {
 	switch (rc) {
 	case -EOPNOTSUPP:
+	case -EDQUOT:
 		return NFS4ERR_LAYOUTUNAVAILABLE;
 	case -EAGAIN:
 		return NFS4ERR_LAYOUTTRYLATER;
@@ -441,6 +461,8 @@ static nfsstat4 pando_layoutget(struct fsal_obj_handle *o, XDR *loc_body,
 	rc = pando_map_load(&exp->mds, h->ino, &map);
 	if (!rc)
 		rc = choose_segment(exp, map, res->segment.offset, write, &seg);
+	if (!rc && write)
+		rc = within_quota(exp, &a, &ask, &seg);
 	if (!rc)
 		rc = usable_mirrors(exp, h->ino, map, write, &seg);
 	if (!rc)

@@ -180,6 +180,11 @@ int pando_settle_size(struct pando_mds *mds, uint64_t ino, const char *why, bool
 /* The same on a host worker; tells pando_grants_settled when done. */
 void pando_settle_size_async(struct pando_mds *mds, uint64_t ino);
 
+/* quota.c: the end a file of `size` bytes may grow to under the store's
+ * quota (ns_quota_get): its size and the bytes left; UINT64_MAX without
+ * a quota on bytes. */
+int pando_quota_end(struct pando_mds *mds, uint64_t size, uint64_t *end);
+
 /* objects.c */
 /* Moves an inline file to new objects (the ns_map_set dance, or a
  * claim from the object pool for an empty file); one caller per file

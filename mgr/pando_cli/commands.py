@@ -192,6 +192,20 @@ def cmd_layout_get(c: Ctx) -> int:
                   lambda j: layout_view.layout(c.out, j))
 
 
+def cmd_quota(c: Ctx) -> int:
+    return c.show(ASK_GANESHA, lambda: ganesha.quota_get(address=c.args.dbus),
+                  lambda q: layout_view.quota(c.out, q))
+
+
+def cmd_quota_set(c: Ctx) -> int:
+    limits = (c.args.bytes, c.args.files)
+    if c.args.clear == any(v is not None for v in limits):
+        raise policy.UsageError("say --bytes SIZE and/or --files N, or --clear alone")
+    bytes_, files = (v or 0 for v in limits)
+    return c.show(ASK_GANESHA, lambda: ganesha.quota_set(bytes_, files, address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
+
+
 def cmd_rebuild(c: Ctx) -> int:
     if getattr(c.args, "watch", False):
         try:

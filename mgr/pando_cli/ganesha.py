@@ -209,6 +209,21 @@ def layout_set(path: str, policy: dict[str, Any] | None,
     return {"path": path, "ok": ok, "message": msg, "policy": policy}
 
 
+def quota_get(address: str | None = None) -> dict[str, Any]:
+    """The export's quota and what it uses (quota_get() -> (b, s, s json)):
+    {"bytes", "files", "used_bytes", "used_files"}, 0: no limit."""
+    return _json_answer(call("quota_get", address=address), "quota_get")
+
+
+def quota_set(bytes_: int, files: int, address: str | None = None) -> dict[str, Any]:
+    """Sets the export's quota; 0 and 0 clear it (quota_set(t, t) -> (b, s))."""
+    ok, msg = _status(call("quota_set", f"uint64:{bytes_}", f"uint64:{files}",
+                           address=address), "quota_set")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"ok": ok, "message": msg, "bytes": bytes_, "files": files}
+
+
 def reload_key(address: str | None = None) -> dict[str, Any]:
     """The manager reads its cluster key file again: a key rotation's
     second step, without a restart (reload_key() -> (b, s))."""

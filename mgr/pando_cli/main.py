@@ -21,10 +21,11 @@ from rich.console import Console
 from . import config, ganesha, units
 from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_layout_get, cmd_layout_set,
                        cmd_mds_failover, cmd_mds_ls, cmd_mds_reload_key, cmd_osd_add, cmd_osd_ls,
-                       cmd_osd_mark, cmd_osd_rm, cmd_rebuild, cmd_rebuild_start, cmd_recall,
-                       cmd_scrub, cmd_scrub_action, cmd_status, cmd_transcode)
+                       cmd_osd_mark, cmd_osd_rm, cmd_quota, cmd_quota_set, cmd_rebuild,
+                       cmd_rebuild_start, cmd_recall, cmd_scrub, cmd_scrub_action, cmd_status,
+                       cmd_transcode)
 from .mgrapi import MgrError, MgrUnreachable
-from .policy import PolicyUsage
+from .policy import UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 
@@ -197,6 +198,22 @@ def _layout_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     gt.set_defaults(fn=cmd_layout_get)
 
 
+def _quota_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    q = sub.add_parser("quota", help="the export's quota on bytes and files, as df shows it, "
+                       "through Ganesha", parents=[common])
+    q.set_defaults(fn=cmd_quota)
+    qsub = q.add_subparsers(dest="quota_cmd", metavar="{show,set}")
+    qsub.add_parser("show", help="each limit and what is used of it",
+                    parents=[common]).set_defaults(fn=cmd_quota)
+    st = qsub.add_parser("set", help="the limits (an option left out: no limit on it)",
+                         parents=[common])
+    st.add_argument("--bytes", type=_size, metavar="SIZE",
+                    help="regular files' sizes in all: bytes, or 500G, 2T")
+    st.add_argument("--files", type=_count, metavar="N", help="files and directories in all")
+    st.add_argument("--clear", action="store_true", help="no quota")
+    st.set_defaults(fn=cmd_quota_set)
+
+
 def parser() -> argparse.ArgumentParser:
     common = _common(sub=True)
     p = argparse.ArgumentParser(
@@ -234,6 +251,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("target", metavar="PATH|CLIENT")
     r.set_defaults(fn=cmd_recall)
     _layout_parsers(sub, common)
+    _quota_parsers(sub, common)
     return p
 
 
@@ -247,7 +265,7 @@ def run(argv: list[str] | None = None) -> int:
         return _fail(f"{e} (HTTP {e.status})" if e.status != 200 else str(e), EXIT_FAILED)
     except (ganesha.GaneshaError, config.ConfigError, BadAnswer) as e:
         return _fail(str(e), EXIT_FAILED)
-    except PolicyUsage as e:
+    except UsageError as e:
         return _fail(str(e), EXIT_USAGE)
 
 

@@ -35,8 +35,7 @@ static bool quota_set(DBusMessageIter *args, DBusMessage *msg, DBusError *error)
 	int rc;
 
 	if (!next_u64(args, true, &q.bytes) || !next_u64(args, false, &q.files))
-		return pando_dbus_reply_text(msg, false, "expected bytes and files (uint64)",
-					     NULL);
+		return pando_dbus_reply_text(msg, false, "expected bytes and files (uint64)", NULL);
 	if (!exp)
 		return pando_dbus_reply_text(msg, false, "no Pando export", NULL);
 	rc = ns_quota_set(exp->mds.ns, &q);

@@ -74,6 +74,20 @@ static json_t *bounds_json(void)
 	return a;
 }
 
+/* The store's quota and usage; zeros in the limits: none.  NULL when
+ * the store cannot say (the value then has no "quota"). */
+static json_t *quota_json(struct pando_mds *mds)
+{
+	struct ns_statfs st;
+	struct ns_quota q;
+
+	if (ns_quota_get(mds->ns, &q) || ns_statfs(mds->ns, &st))
+		return NULL;
+	return json_pack("{sI sI sI sI}", "bytes", (json_int_t)q.bytes, "files",
+			 (json_int_t)q.files, "used_bytes", (json_int_t)st.bytes, "used_files",
+			 (json_int_t)st.inodes);
+}
+
 static char *fill(void *arg)
 {
 	struct pando_presence *p = arg;
@@ -81,7 +95,7 @@ static char *fill(void *arg)
 	struct pando_layout_stats st = { 0 };
 	struct stale_count stale = { 0 };
 	struct timespec now;
-	json_t *o;
+	json_t *o, *q;
 	char *s;
 
 	pando_grants_stats(mds->grants, &st);
@@ -100,6 +114,8 @@ static char *fill(void *arg)
 	json_object_set_new(o, "store_failed", json_boolean(ns_failed(mds->ns)));
 	json_object_set_new(o, "op_bounds", bounds_json());
 	json_object_set_new(o, "ops", ops_json(mds->opstats));
+	if ((q = quota_json(mds)))
+		json_object_set_new(o, "quota", q);
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable
 
+from pando_mgr.health import QUOTA_NEARFULL_PCT
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -293,11 +294,23 @@ def _extra(r: dict[str, Any], key: str) -> str:
     return str(r.get(key, "-"))
 
 
+def quota_bytes(q: Any) -> Text:
+    """The export's quota on bytes as used/limit ("-": no limit, or a
+    manager that sends no quota), yellow and red where health raises
+    QUOTA_NEARFULL and QUOTA_FULL."""
+    if not isinstance(q, dict) or not q.get("bytes"):
+        return Text("-")
+    limit, used = int(q["bytes"]), int(q.get("used_bytes", 0))
+    style = ("bold red" if used >= limit else
+             "yellow" if 100 * used >= QUOTA_NEARFULL_PCT * limit else "")
+    return Text(f"{units.size(used)}/{units.size(limit)}", style=style)
+
+
 def mds_table(mds: list[dict[str, Any]], now: float | None = None) -> Table:
     now = time.time() if now is None else now
     t = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("NAME", "NFS", "PID", "EPOCH", "CLIENTS", "LAYOUTS", "RECALLS", "FENCES",
-                "DEGRADED", "SEEN"):
+                "DEGRADED", "QUOTA", "SEEN"):
         t.add_column(col, no_wrap=True, justify="left" if col in ("NAME", "NFS") else "right")
     for m in mds:
         pres = m.get("presence")
@@ -306,6 +319,7 @@ def mds_table(mds: list[dict[str, Any]], now: float | None = None) -> Table:
         t.add_row(str(m.get("name", p.get("name", "?"))), str(p.get("nfs", "")),
                   *(str(p.get(k, "-")) for k in ("pid", "epoch", "clients", "layouts",
                                                  "recalls", "fences", "degraded")),
+                  quota_bytes(p.get("quota")),
                   f"{max(0.0, now - float(seen)):.0f}s ago" if seen else "-")
     return t
 

@@ -3,12 +3,13 @@ map, the OSD and metadata-manager presence and etcd's members.  Pure."""
 from __future__ import annotations
 
 import time
-
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
 from .osdmap import ClusterMap, Presence
 from .pools import named_pools
+from .units import size
 
 NEARFULL = 0.85
 FULL = 0.95
@@ -106,6 +107,44 @@ def _mds_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
         out.append(Check("MDS_STORE_FAILED", "HEALTH_ERR",
                          f"{len(failed)} metadata stores failed",
                          [f"mds {n}: metadata store failed" for n in failed]))
+    return out
+
+
+# Percent of a quota limit from which QUOTA_NEARFULL warns.  Not the
+# OSDs' NEARFULL/FULL: a full OSD is a share of raw space, a quota is
+# exact (the store refuses the very byte or inode past it: EDQUOT), so
+# QUOTA_FULL is the limit itself.
+QUOTA_NEARFULL_PCT = 90
+QUOTA_LIMITS: tuple[tuple[str, Callable[[int], str]], ...] = (
+    ("bytes", size), ("files", lambda n: f"{n:,}"))
+
+
+def _quota_checks(mds: dict[str, dict[str, Any]]) -> list[Check]:
+    """A manager's export at its quota refuses writes that grow a file
+    (bytes) or creates (files) with EDQUOT.  Managers that send no quota
+    (older ones) raise nothing; a limit of 0 is none."""
+    full, near = [], []
+    for n, v in sorted(mds.items()):
+        q = v.get("quota")
+        if not isinstance(q, dict):
+            continue
+        for what, fmt in QUOTA_LIMITS:
+            limit, used = q[what], q[f"used_{what}"]
+            if not limit:
+                continue
+            # Floored, so a limit not yet reached never reads 100%.
+            line = f"{n}: {what} {fmt(used)} of {fmt(limit)} ({100 * used // limit}%)"
+            if used >= limit:
+                full.append(line)
+            elif 100 * used >= QUOTA_NEARFULL_PCT * limit:
+                near.append(line)
+    out: list[Check] = []
+    if full:
+        out.append(Check("QUOTA_FULL", "HEALTH_ERR",
+                         f"{len(full)} quota limits reached (EDQUOT)", full))
+    if near:
+        out.append(Check("QUOTA_NEARFULL", "HEALTH_WARN",
+                         f"{len(near)} quota limits nearly reached", near))
     return out
 
 
@@ -249,7 +288,7 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
                          ["the leading mgr writes it from --seed or from OSD presence"]))
     elif m is not None:
         out += _osd_checks(m, presence) + _pool_checks(m, presence)
-    out += _mds_checks(mds)
+    out += _mds_checks(mds) + _quota_checks(mds)
     out += _group_checks(groups or {}, time.time() if now is None else now)
     out += _scrub_checks(scrub or {})
     out += _etcd_checks(etcd_reachable, members)

@@ -190,6 +190,25 @@ def _mds(e: Exposition, mgr: Manager) -> None:
     e.family("pando_mds_op_duration_seconds", "histogram", "Metadata op latency.")
     for n in sorted(mds):
         _mds_histogram(e, n, mds[n])
+    _quota(e, mds)
+
+
+QUOTA = (("bytes", "The export's quota on regular files' bytes (0: no limit)."),
+         ("used_bytes", "Bytes of regular files the quota counts."),
+         ("files", "The export's quota on inodes (0: no limit)."),
+         ("used_files", "Inodes the quota counts."))
+
+
+def _quota(e: Exposition, mds: dict[str, dict[str, Any]]) -> None:
+    """Only for managers that send a quota (older ones do not); a limit of
+    0 is still a sample, so usage shows without a limit."""
+    for field, help_ in QUOTA:
+        name = f"pando_mds_quota_{field}"
+        e.family(name, "gauge", help_)
+        for n in sorted(mds):
+            q = mds[n].get("quota")
+            if isinstance(q, dict):
+                e.sample(name, q[field], mds=n)
 
 
 def _groups(e: Exposition, mgr: Manager) -> None:

@@ -83,6 +83,11 @@ def _object(spec: dict[str, Check]) -> Check:
     return lambda v: isinstance(v, dict) and _bad_field(v, spec) is None
 
 
+def _record(spec: dict[str, Check]) -> Check:
+    """_object with every field of spec present: its readers take them all."""
+    return lambda v: _object(spec)(v) and all(n in v for n in spec)
+
+
 def mgr_url(v: Any) -> bool:
     """http(s)://HOST:PORT and nothing else (no user, path, query): what a
     follower may redirect a client, and its token, to."""
@@ -132,11 +137,13 @@ def presence(osd_id: int, val: Any, create_revision: int) -> Presence:
 
 
 MDS_OP: dict[str, Check] = {"count": _uint, "sum": _num, "buckets": _list_of(_uint)}
+# The export's quota (ganesha-fsal/README.md, "Quotas"; 0: no limit).
+MDS_QUOTA: dict[str, Check] = {n: _uint for n in ("bytes", "files", "used_bytes", "used_files")}
 MDS: dict[str, Check] = {"name": _str, "nfs": _str, "pid": _uint, "time": _num, "epoch": _uint,
        "clients": _uint, "layouts": _uint, "recalls": _uint, "fences": _uint,
        "degraded": _uint, "gateway_read_bytes": _uint, "gateway_write_bytes": _uint,
        "store_failed": _bool, "store": _str, "op_bounds": _list_of(_num),
-       "ops": _dict_of(_object(MDS_OP))}
+       "ops": _dict_of(_object(MDS_OP)), "quota": _record(MDS_QUOTA)}
 
 
 def mds(val: Any) -> dict[str, Any]:

@@ -51,6 +51,13 @@ DF_TOTAL: dict[str, Any] = {**DF, "total": {"total": 40 * GiB, "used": 12 * GiB,
 
 MDS = [{"name": "node1", "nfs": "127.0.0.1:2049", "pid": 99, "time": 1764070042.3,
         "epoch": 12, "clients": 3, "layouts": 17, "recalls": 2, "fences": 0, "degraded": 0}]
+# node1 as an older manager sends it (no quota), node2 with a quota on
+# bytes, node3 with one on files only.
+MDS_QUOTA = [*MDS,
+             {**MDS[0], "name": "node2", "quota": {"bytes": 10 * GiB, "files": 0,
+                                                   "used_bytes": 6 * GiB // 5, "used_files": 7}},
+             {**MDS[0], "name": "node3", "quota": {"bytes": 0, "files": 100,
+                                                   "used_bytes": 5 * GiB, "used_files": 99}}]
 
 # `dbus-send --print-reply` answers as dbus-send 1.14 (Debian 12) prints them.
 RECALL_FILE_REPLY = """\

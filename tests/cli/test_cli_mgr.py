@@ -12,8 +12,9 @@ from typing import Any, Iterator
 import pytest
 
 import cli_samples as S
+from cli_samples import GiB
 from cli_stub import StubMgr
-from pando_cli import config
+from pando_cli import config, render
 from pando_cli.main import run
 from pando_mgr import token as mgr_token
 from pando_testing.threads import RaisingThread
@@ -152,6 +153,26 @@ def test_df_and_mds_ls_print_tables(stub: StubMgr, capsys: Any) -> None:
     assert code == 0 and "node1" in out and "127.0.0.1:2049" in out
     stub.answer("GET", "/api/osds", 200, [])
     assert pando(capsys, "--mgr", stub.url, "osd", "ls")[:2] == (0, "no OSDs in the map\n")
+
+
+def test_mds_ls_shows_the_bytes_quota_as_used_of_limit_or_a_dash_without_one(
+        stub: StubMgr, capsys: Any) -> None:
+    stub.answer("GET", "/api/mds", 200, S.MDS_QUOTA)
+    code, out, err = pando(capsys, "--mgr", stub.url, "mds", "ls")
+    assert code == 0, err
+    head, *rows = out.splitlines()
+    assert head.split()[-2:] == ["QUOTA", "SEEN"]
+    quotas = {r.split()[0]: r.split("  ")[-2].strip() for r in rows}
+    assert quotas == {"node1": "-", "node2": "1.2 GiB/10 GiB", "node3": "-"}
+    code, out, _ = pando(capsys, "--mgr", stub.url, "mds", "ls", "--json")
+    assert code == 0 and json.loads(out) == S.MDS_QUOTA
+
+
+@pytest.mark.parametrize("used, style", [(8 * GiB, ""), (9 * GiB, "yellow"),
+                                         (10 * GiB, "bold red"), (11 * GiB, "bold red")])
+def test_the_quota_column_is_coloured_where_health_warns_and_errs(used: int, style: str) -> None:
+    q = {"bytes": 10 * GiB, "files": 0, "used_bytes": used, "used_files": 0}
+    assert render.quota_bytes(q).style == style
 
 
 @pytest.mark.parametrize("argv", [["status"], ["osd", "ls"], ["df"], ["mds", "ls"]])

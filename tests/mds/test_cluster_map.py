@@ -211,6 +211,13 @@ def test_presence_in_etcd_carries_the_epoch_and_op_latencies(
     for op in p["ops"].values():
         assert len(op["buckets"]) == 17 and sum(op["buckets"]) == op["count"]
     assert p["ops"]["create"]["count"] >= 1 and p["gateway_write_bytes"] >= 8 * KIB
+    # No quota: zero limits, and the usage the store counts (the root, p).
+    assert p["quota"] == {"bytes": 0, "files": 0, "used_bytes": 8 * KIB, "used_files": 2}
+    mds.pod.run(["dbus-send", "--system", "--print-reply", "--dest=org.ganesha.nfsd",
+                 "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.quota_set",
+                 "uint64:1048576", "uint64:100"], env=mds.dbus_env(), timeout=30)
+    wait_for("the quota in the presence",
+             lambda: (client.get_json(key) or {}).get("quota", {}).get("files") == 100)
     # A clean stop revokes the lease: the key goes at once.
     assert mds.stop_ganesha() == 0
     wait_for("the presence key gone", lambda: client.get(key) is None, timeout=5)

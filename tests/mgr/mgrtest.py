@@ -93,6 +93,12 @@ def mds_value(name: str = "mds-a") -> dict[str, Any]:
             "ops": {"lookup": {"count": 8, "sum": 0.003, "buckets": buckets}}}
 
 
+def quota(**fields: Any) -> dict[str, Any]:
+    """An `mds/<name>` value's quota (mgr/README.md): no limit, nothing
+    used; fields override."""
+    return {"bytes": 0, "files": 0, "used_bytes": 0, "used_files": 0} | fields
+
+
 def write_seed(path: Path, ids: list[int], capacity: int = 0) -> Path:
     path.write_text(render_conf(Path("cluster.key"), [
         ConfOsd(i, f"127.0.0.1:{20590 + i}", f"127.0.0.1:{20490 + i}", capacity=capacity)

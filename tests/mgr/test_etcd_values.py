@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import pytest
-from mgrtest import mds_value, osd_value, rebuild_progress
+from mgrtest import mds_value, osd_value, quota, rebuild_progress
 from pando_mgr import health, osdmap, values
 from pando_mgr.etcd import KV
 from pando_mgr.manager import parse_snapshot
@@ -44,6 +44,14 @@ def _snap(*kvs: KV) -> Any:
     ("mds", "mds/a", mds_value("a") | {"degraded": "many"}),
     ("mds", "mds/a", mds_value("a") | {"op_bounds": ["x"]}),
     ("mds", "mds/a", mds_value("a") | {"ops": {"lookup": {"buckets": [1.5]}}}),
+    ("mds", "mds/a", mds_value("a") | {"quota": quota(bytes="x")}),
+    ("mds", "mds/a", mds_value("a") | {"quota": quota(used_files=-1)}),
+    ("mds", "mds/a", mds_value("a") | {"quota": quota(files=2**64)}),
+    ("mds", "mds/a", mds_value("a") | {"quota": quota(used_bytes=1.5)}),
+    ("mds", "mds/a", mds_value("a") | {"quota": quota(bytes=True)}),
+    ("mds", "mds/a", mds_value("a") | {"quota": {"bytes": 10, "files": 0, "used_bytes": 1}}),
+    ("mds", "mds/a", mds_value("a") | {"quota": [10, 0, 1, 1]}),
+    ("mds", "mds/a", mds_value("a") | {"quota": None}),
     ("leader", "mgr/leader", {"name": "mgr-a", "url": "http://evil.example/path"}),
     ("leader", "mgr/leader", {"name": "mgr-a", "url": "http://user@h:1"}),
     ("leader", "mgr/leader", {"name": "mgr-a", "url": "http://h"}),
@@ -80,6 +88,17 @@ def test_well_formed_values_are_read_as_the_readme_gives_them() -> None:
     assert s.leader == {"name": "mgr-a", "url": "http://[::1]:7480", "since": 1.5}
     assert s.jobs[4].osd == 2 and s.rebuild["a"]["jobs_done"] == [4]
     assert s.scrub_request == {"id": 2, "action": "start", "time": 1.0}
+
+
+def test_an_mds_quota_is_read_whole_and_a_manager_without_one_is_read_as_before() -> None:
+    """Older managers send no quota; a member the mgr does not know is
+    kept unchecked, as in every value."""
+    s = _snap(_kv("mds/a", mds_value("a") | {"quota": quota(bytes=2**63, used_files=7)}),
+              _kv("mds/b", mds_value("b")),
+              _kv("mds/c", mds_value("c") | {"quota": quota() | {"used_dirs": "x"}}))
+    assert s.malformed == []
+    assert s.mds["a"]["quota"] == {"bytes": 2**63, "files": 0, "used_bytes": 0, "used_files": 7}
+    assert "quota" not in s.mds["b"] and s.mds["c"]["quota"]["used_dirs"] == "x"
 
 
 def test_a_malformed_map_is_known_to_exist_so_it_is_never_seeded_over() -> None:

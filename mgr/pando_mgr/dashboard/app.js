@@ -79,11 +79,23 @@ function drawOsds(osds) {
   replaceRows(document.querySelector("#osds tbody"), rows);
 }
 
+// The export's quota on bytes as `pando mds ls` shows it ("–": none, or a
+// manager that sends no quota), amber and red where health raises
+// QUOTA_NEARFULL (90 %) and QUOTA_FULL.
+function quotaCell(m) {
+  const q = m.quota, id = "quota-" + m.name;
+  if (!q || !q.bytes) return el("td", {id, class: "quota"}, "–");
+  const cls = q.used_bytes >= q.bytes ? "err" : 100 * q.used_bytes >= 90 * q.bytes ? "warn" : "";
+  return el("td", {id, class: ("quota " + cls).trim()},
+    `${bytes(q.used_bytes)}/${bytes(q.bytes)}`);
+}
+
 function drawMds(list) {
   const rows = list.map(m => el("tr", {},
     el("td", {}, m.name), el("td", {}, m.nfs || "–"), el("td", {}, m.epoch ?? "–"),
-    el("td", {}, m.clients ?? 0), el("td", {}, m.layouts ?? 0), el("td", {}, m.degraded ?? 0)));
-  if (!rows.length) rows.push(el("tr", {}, el("td", {colspan: 6}, "no metadata manager present")));
+    el("td", {}, m.clients ?? 0), el("td", {}, m.layouts ?? 0), el("td", {}, m.degraded ?? 0),
+    quotaCell(m)));
+  if (!rows.length) rows.push(el("tr", {}, el("td", {colspan: 7}, "no metadata manager present")));
   replaceRows(document.querySelector("#mds tbody"), rows);
 }
 

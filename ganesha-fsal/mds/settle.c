@@ -26,8 +26,10 @@
 int pando_settle_size(struct pando_mds *mds, uint64_t ino, const char *why, bool *grew,
 		      struct ns_attr *before)
 {
+	/* Past the quota too: the bytes came through a layout granted within
+	 * it, and the client may have been told they are safe. */
 	struct ns_setattr sa = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_IF_CHANGE |
-					 NS_SET_MTIME_NOW };
+					 NS_SET_MTIME_NOW | NS_SET_PAST_QUOTA };
 	uint64_t len = 0;
 	int rc = ns_getattr(mds->ns, ino, before);
 

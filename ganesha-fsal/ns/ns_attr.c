@@ -4,7 +4,7 @@
 #define SET_ALL \
 	(NS_SET_MODE | NS_SET_UID | NS_SET_GID | NS_SET_SIZE | NS_SET_ATIME | NS_SET_MTIME | \
 	 NS_SET_ATIME_NOW | NS_SET_MTIME_NOW | NS_SET_SIZE_GROW | NS_SET_LAZY | NS_SET_IF_CHANGE | \
-	 NS_SET_KILL_SETID)
+	 NS_SET_KILL_SETID | NS_SET_PAST_QUOTA)
 
 int ns_getattr(struct ns_store *s, uint64_t ino, struct ns_attr *out)
 {
@@ -40,6 +40,8 @@ static int mask_ok(const struct ns_setattr *sa)
 	if (m & ~SET_ALL)
 		return -EINVAL;
 	if ((m & NS_SET_SIZE_GROW) && !(m & NS_SET_SIZE))
+		return -EINVAL;
+	if ((m & NS_SET_PAST_QUOTA) && !(m & NS_SET_SIZE_GROW))
 		return -EINVAL;
 	if ((m & NS_SET_KILL_SETID) && !sa->writer)
 		return -EINVAL;
@@ -108,6 +110,7 @@ int ns_setattr(struct ns_store *s, uint64_t ino, const struct ns_setattr *sa, st
 	if (!sa->mask)
 		return out ? ns_getattr(s, ino, out) : 0;
 	txn_begin(&t, s);
+	t.past_quota = sa->mask & NS_SET_PAST_QUOTA;
 	txn_lock(&t, &ino, 1);
 	rc = txn_inode(&t, ino, &r);
 	if (!rc && (sa->mask & NS_SET_IF_CHANGE) && r->change != sa->change)

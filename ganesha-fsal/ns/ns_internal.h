@@ -168,6 +168,7 @@ struct txn {
 	int nslots;
 	uint64_t top_id;
 	struct timespec now;
+	bool past_quota; /* the batch is not held to the quota (NS_SET_PAST_QUOTA) */
 };
 
 /* An iterator over [start, end) with its own copy of the bound, which

@@ -171,6 +171,11 @@ enum ns_setattr_mask {
 	 * (objects, pNFS).  Alone and with nothing to clear, it changes
 	 * nothing.  A mode set in the same call is applied after it. */
 	NS_SET_KILL_SETID = 1u << 11,
+	/* With NS_SET_SIZE_GROW: past the store's quota too.  For the size
+	 * the manager settles from what the OSDs hold (after a crash, a
+	 * fence): bytes written through a layout granted within the quota,
+	 * which a client may already have been told are safe. */
+	NS_SET_PAST_QUOTA = 1u << 12,
 };
 
 struct ns_setattr {

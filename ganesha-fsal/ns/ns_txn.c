@@ -23,6 +23,7 @@ void txn_begin(struct txn *t, struct ns_store *s)
 	t->nstripes = 0;
 	t->nslots = 0;
 	t->top_id = 0;
+	t->past_quota = false;
 	clock_gettime(CLOCK_REALTIME, &t->now);
 }
 
@@ -231,7 +232,8 @@ int txn_commit(struct txn *t, bool durable)
 	int rc = stage(t, &d);
 
 	if (!rc)
-		rc = quota_write(t->s, t->b, d.inodes, d.bytes, &seq);
+		rc = t->past_quota ? db_write(t->s, t->b, &seq)
+				   : quota_write(t->s, t->b, d.inodes, d.bytes, &seq);
 	txn_end(t);
 	if (!rc && durable && !t->s->nosync)
 		rc = sync_upto(t->s, seq);

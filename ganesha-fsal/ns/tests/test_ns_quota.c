@@ -121,6 +121,28 @@ static void test_the_quota_survives_a_reopen(void)
 	ns_close(s);
 }
 
+/* The size the manager settles from the OSDs after a crash or a fence
+ * passes the quota: a layout granted within it let the client write those
+ * bytes.  The flag needs a growing size. */
+static void test_a_settled_size_passes_the_quota(void)
+{
+	char path[128];
+	struct ns_store *s = test_store(path, sizeof(path), NULL);
+	uint64_t f = mkfile(s, NS_ROOT_INO, "f");
+	struct ns_setattr settle = { .mask = NS_SET_SIZE | NS_SET_SIZE_GROW | NS_SET_PAST_QUOTA,
+				     .size = 5000 };
+	struct ns_setattr bad = { .mask = NS_SET_SIZE | NS_SET_PAST_QUOTA, .size = 6000 };
+
+	quota(s, 1000, 0);
+	CHECK_EQ(set_size(s, f, 5000), -EDQUOT);
+	CHECK_EQ(ns_setattr(s, f, &settle, NULL), 0);
+	CHECK_EQ(attr_of(s, f).size, 5000);
+	CHECK_EQ(ns_setattr(s, f, &bad, NULL), -EINVAL);
+	CHECK_EQ(set_size(s, f, 5001), -EDQUOT);
+	check_clean(s);
+	ns_close(s);
+}
+
 /* A record that does not decode fails growth closed (EBADMSG), not open;
  * setting the quota again writes a good one. */
 static void test_an_undecodable_record_refuses_growth_until_set_again(void)
@@ -196,6 +218,7 @@ int main(void)
 	test_growth_past_the_bytes_fails_and_shrinking_passes();
 	test_the_quota_survives_a_reopen();
 	test_an_undecodable_record_refuses_growth_until_set_again();
+	test_a_settled_size_passes_the_quota();
 	test_racing_creates_never_pass_the_quota();
 	test_dir_done();
 	CHECK_DONE();

@@ -123,7 +123,7 @@ def _cached(mgr: Manager, body: dict[str, Any]) -> dict[str, Any]:
 def _checks(mgr: Manager) -> list[health.Check]:
     s = mgr.snap
     return health.checks(s.cmap, s.presence, s.mds, mgr.reachable, mgr.etcd_members, s.scrub,
-                         s.malformed, s.groups)
+                         s.malformed, s.groups, ratios=mgr.ratios)
 
 
 def _capacity(mgr: Manager) -> dict[str, int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from . import token
+from . import health, token
 from .api import make_app
 from .etcd import Etcd, EtcdAuth
 from .manager import Manager
@@ -36,6 +36,13 @@ def _positive(v: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {v!r}") from None
     if f <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
+    return f
+
+
+def _ratio(v: str) -> float:
+    f = _positive(v)
+    if f >= 1:
+        raise argparse.ArgumentTypeError(f"must be < 1, got {v}")
     return f
 
 
@@ -68,6 +75,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "presence is marked down (default %(default)s)")
     p.add_argument("--poll", type=_positive, default=0.25,
                    help="seconds between reads of etcd (default %(default)s)")
+    p.add_argument("--nearfull-ratio", type=_ratio, default=health.FullRatios.nearfull,
+                   help="share of an OSD's file system in use past which it is nearfull, "
+                        "OSD_NEARFULL (default %(default)s)")
+    p.add_argument("--full-ratio", type=_ratio, default=health.FullRatios.full,
+                   help="share past which it is full, OSD_FULL (default %(default)s)")
     p.add_argument("--log-file", type=Path, help="log here instead of stderr")
     p.add_argument("--log-level", default="info",
                    choices=["debug", "info", "warning", "error"])
@@ -84,6 +96,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         a.token = token.load(a.token_file)
     except token.TokenError as e:
         p.error(f"--token-file: {e} (pando-cluster up and render make it)")
+    if a.nearfull_ratio >= a.full_ratio:
+        p.error("--nearfull-ratio must be below --full-ratio")
     if a.etcd_user and not a.etcd_password_file:
         p.error("--etcd-user needs --etcd-password-file")
     a.etcd_auth = EtcdAuth(a.etcd_ca, a.etcd_user, a.etcd_password_file)
@@ -114,7 +128,8 @@ async def serve(a: argparse.Namespace) -> None:
     mgr = Manager(etcd, a.prefix, a.name, url, a.lease,
                   Settings(name=a.name, down_out_interval=a.down_out_interval,
                            presence_grace=a.presence_grace),
-                  seed=a.seed, poll=a.poll)
+                  seed=a.seed, poll=a.poll,
+                  ratios=health.FullRatios(a.nearfull_ratio, a.full_ratio))
     names = frozenset({host, socket.gethostname(), urllib.parse.urlsplit(url).hostname or ""})
     runner = web.AppRunner(make_app(mgr, a.token, names - {""}), access_log=None)
     await runner.setup()

@@ -11,8 +11,6 @@ from .osdmap import ClusterMap, Presence
 from .pools import named_pools
 from .units import size
 
-NEARFULL = 0.85
-FULL = 0.95
 SEVERITY_RANK = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
 
 
@@ -28,7 +26,16 @@ class Check:
                 "detail": self.detail}
 
 
-def _osd_checks(m: ClusterMap, presence: dict[int, Presence]) -> list[Check]:
+@dataclass(frozen=True)
+class FullRatios:
+    """The share of an OSD's file system in use past which it is nearfull
+    (WARN) and full (ERR), as Ceph's mon_osd_nearfull_ratio and
+    mon_osd_full_ratio: pando-mgr --nearfull-ratio and --full-ratio."""
+    nearfull: float = 0.85
+    full: float = 0.95
+
+
+def _osd_checks(m: ClusterMap, presence: dict[int, Presence], ratios: FullRatios) -> list[Check]:
     out: list[Check] = []
     down = [o for o in m.osds if not o.up]
     if down:
@@ -45,9 +52,9 @@ def _osd_checks(m: ClusterMap, presence: dict[int, Presence]) -> list[Check]:
             continue
         used = (total - free) / total
         line = f"osd.{p.id} is {used:.0%} full"
-        if used > FULL:
+        if used > ratios.full:
             full.append(line)
-        elif used > NEARFULL:
+        elif used > ratios.nearfull:
             near.append(line)
     if full:
         out.append(Check("OSD_FULL", "HEALTH_ERR", f"{len(full)} full osds", full))
@@ -278,16 +285,17 @@ def checks(m: ClusterMap | None, presence: dict[int, Presence], mds: dict[str, d
            scrub: dict[str, dict[str, Any]] | None = None,
            malformed: list[tuple[str, str, str]] | None = None,
            groups: Mapping[str, GroupView] | None = None,
-           now: float | None = None) -> list[Check]:
+           now: float | None = None, ratios: FullRatios = FullRatios()) -> list[Check]:
     """scrub: each metadata manager's `scrub/progress/<name>`; malformed:
     the (kind, key, why) of each value the last read skipped; groups: the
-    manager groups by name; now: unix time (None: the clock's)."""
+    manager groups by name; now: unix time (None: the clock's); ratios:
+    when an OSD is nearfull and full."""
     out: list[Check] = _malformed_checks(malformed or [])
     if m is None and not any(k == "map" for k, _, _ in malformed or []):
         out.append(Check("MAP_MISSING", "HEALTH_WARN", "no cluster map yet",
                          ["the leading mgr writes it from --seed or from OSD presence"]))
     elif m is not None:
-        out += _osd_checks(m, presence) + _pool_checks(m, presence)
+        out += _osd_checks(m, presence, ratios) + _pool_checks(m, presence)
     out += _mds_checks(mds) + _quota_checks(mds)
     out += _group_checks(groups or {}, time.time() if now is None else now)
     out += _scrub_checks(scrub or {})

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import groups, osdmap, progress, rebuild, values
+from . import groups, health, osdmap, progress, rebuild, values
 from .groups import Group
 from .election import Election
 from .etcd import (KV, Etcd, EtcdError, EtcdUnavailable, cmp_create, cmp_mod, op_delete,
@@ -200,12 +200,14 @@ async def read_state(etcd: Etcd, prefix: str) -> tuple[list[KV], int]:
 
 class Manager:
     def __init__(self, etcd: Etcd, prefix: str, name: str, url: str, lease: float,
-                 settings: Settings, seed: Path | None = None, poll: float = 0.25) -> None:
+                 settings: Settings, seed: Path | None = None, poll: float = 0.25,
+                 ratios: health.FullRatios = health.FullRatios()) -> None:
         self.etcd = etcd
         self.prefix = prefix
         self.name = name
         self.url = url
         self.settings = settings
+        self.ratios = ratios
         self.seed = seed
         self.poll = poll
         self.map_key = prefix + "map"

@@ -43,6 +43,23 @@ def test_status_says_health_ok_with_every_osd_up(mgr_factory: Factory, presence:
     assert "cached" not in s
 
 
+@pytest.mark.parametrize(("ratios", "code"), [(("0.3", "0.5"), "OSD_NEARFULL"),
+                                              (("0.2", "0.35"), "OSD_FULL")])
+def test_nearfull_and_full_follow_the_ratios_the_mgr_is_given(
+        mgr_factory: Factory, presence: Factory, tmp_path: Path, ratios: tuple[str, str],
+        code: str) -> None:
+    seed = write_seed(tmp_path / "cluster.conf", [1, 2])
+    for i in (1, 2):
+        presence(i)                 # 40 % of each OSD in use
+    presence(mds="mds-a")
+    api = mgr_factory(seed=seed, extra_args=["--nearfull-ratio", ratios[0],
+                                             "--full-ratio", ratios[1]]).api()
+    s = api.wait_for(lambda a: (st := a.status())["osds"]["up"] == 2 and st, timeout=15,
+                     what="both osds up")
+    assert [c["code"] for c in s["checks"]] == [code], s["checks"]
+    assert s["checks"][0]["detail"] == ["osd.1 is 40% full", "osd.2 is 40% full"]
+
+
 def test_osds_lists_the_map_with_presence_and_rates(mgr_factory: Factory, presence: Factory,
                                                     tmp_path: Path) -> None:
     _, api, pres = _cluster(mgr_factory, presence, tmp_path)

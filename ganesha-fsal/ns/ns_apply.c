@@ -230,6 +230,7 @@ static int apply_locked(struct ns_store *s, const void *batch, size_t len, uint6
 	b = rocksdb_writebatch_create_from(batch, len);
 	rc = db_write_local(s, b, seq);
 	rocksdb_writebatch_destroy(b);
+	atomic_store(&s->quota_known, false);
 	if (!rc) {
 		s->applied_seq = last;
 		s->applied_term = term;

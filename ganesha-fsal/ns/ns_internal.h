@@ -116,8 +116,12 @@ struct ns_store {
 	struct ns_journal journal;
 	pthread_mutex_t commit_lock;
 	_Atomic uint64_t journaled_seq;
-	/* Taken before commit_lock: a quota's check and the write it allows. */
+	/* Taken before commit_lock: a quota's check and the write it allows.
+	 * quota caches the 'Q' key while quota_known; applying a batch,
+	 * which may hold one, clears it. */
 	pthread_mutex_t quota_lock;
+	struct ns_quota quota;
+	_Atomic bool quota_known;
 
 	/* A standby (ns_apply.c): once it applied a batch, nothing else
 	 * writes.  applied_seq (under commit_lock) caches the 'A' key: the

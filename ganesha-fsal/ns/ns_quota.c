@@ -5,8 +5,10 @@
  * store over a lowered quota can be cleaned up.
  *
  * Value, 17 bytes: u8 version (1), u64 bytes, u64 files, big-endian; 0: no
- * limit.  The check reads the key and the counters and writes the batch
- * under quota_lock, so two growing batches never both take the last room. */
+ * limit.  The check and the write it allows happen under quota_lock, so
+ * two growing batches never both take the last room.  The key is cached
+ * (s->quota), so a batch that grows usage on a store without a quota
+ * reads nothing more than one that does not. */
 #include "ns_internal.h"
 
 #include <string.h>
@@ -35,9 +37,32 @@ static int quota_read(struct ns_store *s, struct ns_quota *q)
 	return rc;
 }
 
+/* Under quota_lock.  quota_known is set before the read, so a batch
+ * applied meanwhile (which clears it after its write) makes the next
+ * call read again. */
+static int quota_cached(struct ns_store *s, struct ns_quota *q)
+{
+	int rc;
+
+	if (atomic_exchange(&s->quota_known, true)) {
+		*q = s->quota;
+		return 0;
+	}
+	rc = quota_read(s, &s->quota);
+	if (rc)
+		atomic_store(&s->quota_known, false);
+	*q = s->quota;
+	return rc;
+}
+
 int ns_quota_get(struct ns_store *s, struct ns_quota *q)
 {
-	return quota_read(s, q);
+	int rc;
+
+	pthread_mutex_lock(&s->quota_lock);
+	rc = quota_cached(s, q);
+	pthread_mutex_unlock(&s->quota_lock);
+	return rc;
 }
 
 int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
@@ -57,23 +82,37 @@ int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
 		rocksdb_writebatch_delete(b, (const char *)&k, 1);
 	pthread_mutex_lock(&s->quota_lock);
 	rc = db_write(s, b, &seq);
+	if (!rc) {
+		s->quota = *q;
+		atomic_store(&s->quota_known, true);
+	}
 	pthread_mutex_unlock(&s->quota_lock);
 	rocksdb_writebatch_destroy(b);
 	return rc ? rc : sync_upto(s, seq);
 }
 
-/* Whether usage plus what a batch adds stays within q. */
+/* Whether usage plus what a batch adds stays within q; reads only the
+ * counters a limit applies to. */
 static int within(struct ns_store *s, const struct ns_quota *q, int64_t inodes, int64_t bytes)
 {
-	struct ns_statfs st;
-	int rc = ns_statfs(s, &st);
+	uint8_t k[2];
+	uint64_t used;
+	int rc;
 
-	if (rc)
-		return rc;
-	if (q->files && inodes > 0 && st.inodes + (uint64_t)inodes > q->files)
-		return -EDQUOT;
-	if (q->bytes && bytes > 0 && st.bytes + (uint64_t)bytes > q->bytes)
-		return -EDQUOT;
+	if (q->files && inodes > 0) {
+		rc = db_get_u64(s, k, key_counter(k, C_INODES), &used);
+		if (rc)
+			return rc;
+		if (used + (uint64_t)inodes > q->files)
+			return -EDQUOT;
+	}
+	if (q->bytes && bytes > 0) {
+		rc = db_get_u64(s, k, key_counter(k, C_BYTES), &used);
+		if (rc)
+			return rc;
+		if (used + (uint64_t)bytes > q->bytes)
+			return -EDQUOT;
+	}
 	return 0;
 }
 
@@ -86,7 +125,7 @@ int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, int64_t inodes, int
 	if (inodes <= 0 && bytes <= 0)
 		return db_write(s, b, seq);
 	pthread_mutex_lock(&s->quota_lock);
-	rc = quota_read(s, &q);
+	rc = quota_cached(s, &q);
 	if (!rc)
 		rc = within(s, &q, inodes, bytes);
 	if (!rc)

@@ -472,6 +472,36 @@ static void test_replay(void)
 	fake_free(&f);
 }
 
+/* The quota a standby reads follows the batches it applies, though it
+ * read (and cached) another before them. */
+static void test_a_standby_reads_the_quota_it_applied(void)
+{
+	char path[128], bpath[160];
+	struct fake f;
+	struct ns_journal j = fake_journal(&f);
+	struct ns_store *a = active(path, sizeof(path), &j, true), *b;
+	struct ns_quota q = { 1, 1 };
+	uint64_t seq0 = 0;
+
+	snprintf(bpath, sizeof(bpath), "%s.standby", path);
+	CHECK_EQ(ns_snapshot(a, bpath, &seq0), 0);
+	b = standby(bpath, true);
+	CHECK_EQ(ns_quota_get(b, &q), 0);
+	CHECK(q.bytes == 0 && q.files == 0);
+	CHECK_EQ(ns_quota_set(a, &(struct ns_quota){ 4096, 7 }), 0);
+	CHECK_EQ(apply_after(&f, b, seq0), 1);
+	CHECK_EQ(ns_quota_get(b, &q), 0);
+	CHECK(q.bytes == 4096 && q.files == 7);
+	seq0 = f.v[f.n - 1].seq;
+	CHECK_EQ(ns_quota_set(a, &(struct ns_quota){ 0, 0 }), 0);
+	CHECK_EQ(apply_after(&f, b, seq0), 1);
+	CHECK_EQ(ns_quota_get(b, &q), 0);
+	CHECK(q.bytes == 0 && q.files == 0);
+	ns_close(b);
+	ns_close(a);
+	fake_free(&f);
+}
+
 /* Durable operations from 4 threads: each returns only once the journal
  * synced its batch. */
 static struct fake *order_fake;
@@ -1013,6 +1043,7 @@ int main(void)
 	test_dir_init("journal");
 	test_batches();
 	test_replay();
+	test_a_standby_reads_the_quota_it_applied();
 	test_synced_threads();
 	test_sync_waits();
 	test_failures(false);

@@ -31,7 +31,10 @@ bool cluster_map_pool_name_ok(const char *s)
 {
 	size_t n = strnlen(s, CLUSTER_MAP_POOL_MAX);
 
-	if (n == 0 || n == CLUSTER_MAP_POOL_MAX || s[0] == '-' || s[0] == '_')
+	/* "default" names the export's own protection (the map's pools, `pando
+	 * df`'s first rows), never a set of OSDs. */
+	if (n == 0 || n == CLUSTER_MAP_POOL_MAX || s[0] == '-' || s[0] == '_' ||
+	    !strcmp(s, "default"))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && s[i] != '-' &&

@@ -46,7 +46,8 @@ struct cluster_map {
 const struct cluster_map_osd *cluster_map_osd(const struct cluster_map *m, uint32_t id);
 /* Whether the OSD takes new components: up, in and a non-zero weight. */
 bool cluster_map_osd_takes(const struct cluster_map_osd *o);
-/* Whether s is a pool name (CLUSTER_MAP_POOL_MAX). */
+/* Whether s is a pool name: 1 to CLUSTER_MAP_POOL_MAX - 1 of a-z, 0-9,
+ * '-' and '_', not starting with '-' or '_', and not "default". */
 bool cluster_map_pool_name_ok(const char *s);
 /* Whether the OSD serves placements in pool: every OSD for NULL or "",
  * otherwise the OSDs the map puts in that pool. */

@@ -280,9 +280,10 @@ def _host(lines: _Lines, section: str, given: dict[str, str]) -> Host:
     v = _fill(lines, section, HOST_KEYS, given)
     if any(c in v["address"] for c in " ,/[]") or not v["address"]:
         raise lines.error(section, "address", f"'{v['address']}' is not an address")
-    if v["pool"] and not POOL_RE.fullmatch(v["pool"]):
+    if v["pool"] and (not POOL_RE.fullmatch(v["pool"]) or v["pool"] == "default"):
         raise lines.error(section, "pool", f"'{v['pool']}' is not a pool name (1 to 31 of "
-                                           "a-z, 0-9, - and _, not starting with - or _)")
+                                           "a-z, 0-9, - and _, not starting with - or _, "
+                                           "and not default)")
     return Host(name, v["address"], _ids(lines, section, v["osds"]),
                 mds=_bool(lines, section, "mds", v["mds"]),
                 mgr=_bool(lines, section, "mgr", v["mgr"]),

@@ -97,9 +97,10 @@ static void test_merge_past_the_bound_is_refused_and_writes_nothing(void)
 static void test_pool_names_are_short_lowercase_words(void)
 {
 	const char *good[] = { "fast", "ssd-1", "rack_a", "0", "abcdefghijklmnopqrstuvwxyz01234" };
-	const char *bad[] = { "",    "Fast",  "-x",
-			      "_x",  "a b",   "a/b",
-			      "a.b", "ssd\n", "abcdefghijklmnopqrstuvwxyz012345" };
+	const char *bad[] = { "",       "Fast",  "-x",
+			      "_x",     "a b",   "a/b",
+			      "a.b",    "ssd\n", "abcdefghijklmnopqrstuvwxyz012345",
+			      "default" };
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		CHECK(cluster_map_pool_name_ok(good[i]));

@@ -83,7 +83,8 @@ const char *pando_policy_problem(const struct pando_policy *p)
 		return "stripe unit must be a multiple of 4 KiB, 4 KiB to 1 GiB";
 	if (memchr(p->pool, 0, sizeof(p->pool)) == NULL ||
 	    (p->pool[0] && !cluster_map_pool_name_ok(p->pool)))
-		return "pool must be 1 to 31 of a-z, 0-9, - and _, not starting with - or _";
+		return "pool must be 1 to 31 of a-z, 0-9, - and _, not starting with - or _, "
+		       "and not default";
 	return cold_problem(p);
 }
 

@@ -13,12 +13,13 @@ ADDR_RE = re.compile(r"^[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
 # The C side's rule (common/cluster_map.c, cluster_map_pool_name_ok); its
 # map parser refuses a whole map with an OSD pool that breaks it.
 POOL_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,30}")
-POOL_NAME_RULE = "1 to 31 of a-z, 0-9, '-' and '_', not starting with '-' or '_'"
+POOL_NAME_RULE = ("1 to 31 of a-z, 0-9, '-' and '_', not starting with '-' or '_', "
+                  "and not 'default'")
 
 
 def pool_name_ok(v: Any) -> bool:
     """Whether v names a pool (POOL_NAME_RULE); "" (no pool) does not."""
-    return isinstance(v, str) and POOL_NAME_RE.fullmatch(v) is not None
+    return isinstance(v, str) and POOL_NAME_RE.fullmatch(v) is not None and v != "default"
 
 
 class MapError(ValueError):

@@ -95,6 +95,8 @@ def test_three_hosts_parse_with_defaults_and_derived_endpoints() -> None:
     (THREE_HOSTS + "[host h1]\naddress = 10.77.0.9\n", "section 'host h1' already exists"),
     (THREE_HOSTS.replace("osds = 5,6", "osds = 5,6\npool = SSD"),
      "pando.conf:27: [host h3] pool: 'SSD' is not a pool name"),
+    (THREE_HOSTS.replace("osds = 5,6", "osds = 5,6\npool = default"),
+     "pando.conf:27: [host h3] pool: 'default' is not a pool name"),
 ])
 def test_a_bad_file_is_refused_naming_the_line_and_key(text: str, expected: str) -> None:
     assert expected in _error(text)

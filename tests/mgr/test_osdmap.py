@@ -219,7 +219,7 @@ def test_a_pool_name_is_1_to_31_of_lowercase_digits_dash_and_underscore(name: st
 
 
 @pytest.mark.parametrize("name", ["", "-fast", "_fast", "Fast", "fast!", "fa st", "fäst",
-                                  "a" * 32, "fast\n", None, 3, ["fast"]])
+                                  "a" * 32, "fast\n", "default", None, 3, ["fast"]])
 def test_anything_else_is_no_pool_name(name: Any) -> None:
     assert not osdmap.pool_name_ok(name)
 

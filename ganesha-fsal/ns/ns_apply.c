@@ -83,7 +83,10 @@ static int span_cmp(const struct span *a, const struct span *b)
  * read and compaction of the key would fail. */
 static bool merged_key(const struct span *k)
 {
-	return (k->len == 1 && k->p[0] == K_NEXT) || (k->len == 2 && k->p[0] == K_COUNTER);
+	struct ns_owner o;
+
+	return (k->len == 1 && k->p[0] == K_NEXT) || (k->len == 2 && k->p[0] == K_COUNTER) ||
+	       (k->p[0] == K_COUNTER && owner_of_key(k->p, k->len, &o));
 }
 
 struct record {

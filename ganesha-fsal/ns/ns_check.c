@@ -47,6 +47,7 @@ struct checker {
 	uint64_t max_id;
 	uint64_t bytes;
 	uint64_t inline_bytes;
+	struct owner_sums owners;
 	struct ns_inode parent; /* the directory whose entries are being read */
 	bool parent_ok;
 	bool saw_root;
@@ -394,6 +395,8 @@ static int check_inode(struct checker *c, const struct ns_inode *r)
 		c->bytes += r->size;
 		c->inline_bytes += r->inline_len;
 	}
+	if (owner_sums_add(&c->owners, r))
+		return -ENOMEM;
 	return check_extras(c, r);
 }
 
@@ -513,10 +516,17 @@ static int check_counter(struct checker *c, uint8_t which, uint64_t want, const 
 	return rc;
 }
 
+static void bad_owner(void *arg, const char *msg)
+{
+	struct checker *c = arg;
+
+	problem(c, &c->res->bad_counters, "%s", msg);
+}
+
 static int check_counters(struct checker *c)
 {
 	uint8_t k = K_NEXT;
-	uint64_t next;
+	uint64_t next, nbad;
 	int rc = check_counter(c, C_INODES, c->res->inodes, "inode");
 
 	if (!rc)
@@ -528,7 +538,7 @@ static int check_counters(struct checker *c)
 	if (!rc && next <= c->max_id)
 		problem(c, &c->res->bad_counters, "next id %llu, but id %llu is in use",
 			(unsigned long long)next, (unsigned long long)c->max_id);
-	return rc;
+	return rc ? rc : owner_sums_compare(c->s, &c->owners, bad_owner, c, &nbad);
 }
 
 /* ---- the whole check ------------------------------------------------- */
@@ -580,5 +590,6 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 		rc = check_counters(&c);
 	free(c.by_parent.v);
 	free(c.by_child.v);
+	owner_sums_free(&c.owners);
 	return rc;
 }

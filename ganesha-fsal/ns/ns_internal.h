@@ -37,8 +37,12 @@ enum {
 	K_QUOTA = 'Q',
 };
 
-/* Second byte of a 'C' key. */
-enum { C_INODES = 'i', C_BYTES = 'b', C_INLINE = 'l' };
+/* Second byte of a 'C' key.  C_OWNERS alone marks the owner counters
+ * (ns_owners.c) kept; after it, an owner's kind, id and C_INODES or
+ * C_BYTES. */
+enum { C_INODES = 'i', C_BYTES = 'b', C_INLINE = 'l', C_OWNERS = 'o' };
+#define OWNER_COUNTER_KEY_LEN 8
+#define OWNER_QUOTA_KEY_LEN 6
 
 #define KEY_MAX (1 + 8 + NS_NAME_MAX)
 #define ID_KEY_LEN 9
@@ -121,6 +125,7 @@ struct ns_store {
 	 * which may hold one, clears it. */
 	pthread_mutex_t quota_lock;
 	struct ns_quota quota;
+	bool owner_quotas; /* any owner's quota is set ('Q' keys after the store's) */
 	_Atomic bool quota_known;
 
 	/* A standby (ns_apply.c): once it applied a batch, nothing else
@@ -157,7 +162,24 @@ struct txn_slot {
 	uint8_t raw[INODE_REC_LEN];
 	uint64_t old_size;
 	uint32_t old_inline;
+	uint32_t old_uid, old_gid;
 	bool fresh;
+};
+
+/* What a batch adds to the usage of the store and of each owner it
+ * touches (at most a user and a group before and after, per inode). */
+#define TXN_OWNERS (TXN_INODES * 4)
+struct owner_delta {
+	struct ns_owner o;
+	int64_t inodes;
+	int64_t bytes;
+};
+struct usage_delta {
+	int64_t inodes;
+	int64_t bytes;
+	int64_t inline_bytes;
+	struct owner_delta owner[TXN_OWNERS];
+	int nowners;
 };
 
 /* A mutating operation: inode locks, the inodes it loaded, one write
@@ -188,6 +210,10 @@ size_t key_id(uint8_t *k, uint8_t type, uint64_t id);
 size_t key_dirent(uint8_t *k, uint64_t dir, const char *name, size_t len);
 size_t key_index(uint8_t *k, uint64_t dir, uint64_t seq);
 size_t key_counter(uint8_t *k, uint8_t which);
+size_t key_owner_counter(uint8_t *k, const struct ns_owner *o, uint8_t which);
+size_t key_owner_quota(uint8_t *k, const struct ns_owner *o);
+/* The owner a key of either kind names; false if it names none. */
+bool owner_of_key(const uint8_t *k, size_t klen, struct ns_owner *o);
 void prefix_end(uint8_t *k, size_t len);
 void inode_encode(const struct ns_inode *r, uint8_t *v);
 int inode_decode(uint64_t ino, const uint8_t *v, size_t len, struct ns_inode *r);
@@ -223,14 +249,61 @@ const uint8_t *iter_value(struct db_iter *i, size_t *len);
 void iter_next(struct db_iter *i);
 int iter_close(struct ns_store *s, struct db_iter *i);
 
-/* ns_quota.c: db_write, unless the batch (adding inodes and bytes) would
- * take the store past its quota: -EDQUOT, nothing written. */
-int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, int64_t inodes, int64_t bytes,
+/* ns_quota.c: db_write, unless the batch (adding d) would take the store
+ * or an owner past its quota: -EDQUOT, nothing written. */
+int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, const struct usage_delta *d,
 		uint64_t *seq);
+/* The store's quota, cached, and s->owner_quotas; under quota_lock. */
+int quota_cached(struct ns_store *s, struct ns_quota *q);
+/* A quota record: u8 version (1), u64 bytes, u64 files, big-endian. */
+#define QUOTA_REC_LEN 17
+void quota_record_encode(const struct ns_quota *q, uint8_t *v);
+/* The quota record at k (the store's or an owner's): zeros when there
+ * is none, -EBADMSG when it does not decode. */
+int quota_record_read(struct ns_store *s, const uint8_t *k, size_t klen, struct ns_quota *q);
+
+/* ns_owners.c */
+/* Adds what the inode (as it was, as it is) adds to its owners. */
+void owners_count(struct usage_delta *d, const struct txn_slot *sl, bool gone);
+/* The deltas' merge operands into b. */
+void owners_stage(rocksdb_writebatch_t *b, const struct usage_delta *d);
+/* -EDQUOT if any owner d grows passes its quota; under quota_lock. */
+int owners_within(struct ns_store *s, const struct usage_delta *d);
+/* Whether an owner's quota is set; under quota_lock (cached with the
+ * store's). */
+int owners_any_quota(struct ns_store *s, bool *any);
+/* At open: counts every owner's usage if the store never did. */
+int owners_ready(struct ns_store *s);
+
+/* Every owner's usage as a walk of the inodes counts it. */
+struct owner_sum {
+	struct ns_owner o;
+	uint64_t inodes;
+	uint64_t bytes;
+	bool used;
+};
+struct owner_sums {
+	struct owner_sum *v; /* open addressing, cap a power of 2 */
+	size_t n, cap;
+};
+int owner_sums_add(struct owner_sums *t, const struct ns_inode *r);
+const struct owner_sum *owner_sums_find(const struct owner_sums *t, const struct ns_owner *o);
+void owner_sums_free(struct owner_sums *t);
+/* The batch that makes the store's owner counters t's (and marks them
+ * kept): a range delete of the old ones, then a put per owner. */
+void owner_sums_stage(rocksdb_writebatch_t *b, const struct owner_sums *t);
+/* That batch, written and synced. */
+int owner_sums_write(struct ns_store *s, const struct owner_sums *t);
+/* Says each owner counter that t disagrees with, and a store that does
+ * not keep them; *nbad: how many. */
+typedef void (*owner_bad_fn)(void *arg, const char *msg);
+int owner_sums_compare(struct ns_store *s, const struct owner_sums *t, owner_bad_fn bad, void *arg,
+		       uint64_t *nbad);
 
 /* ns_merge.c */
 rocksdb_mergeoperator_t *merge_operator(void);
 void merge_add(rocksdb_writebatch_t *b, uint8_t which, int64_t delta);
+void merge_add_key(rocksdb_writebatch_t *b, const uint8_t *k, size_t klen, int64_t delta);
 void merge_next_id(rocksdb_writebatch_t *b, uint64_t next);
 
 /* ns_sync.c */

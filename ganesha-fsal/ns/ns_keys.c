@@ -62,6 +62,48 @@ size_t key_counter(uint8_t *k, uint8_t which)
 	return 2;
 }
 
+/* 'C' C_OWNERS kind id(4) which: an owner's counter. */
+size_t key_owner_counter(uint8_t *k, const struct ns_owner *o, uint8_t which)
+{
+	k[0] = K_COUNTER;
+	k[1] = C_OWNERS;
+	k[2] = (uint8_t)o->kind;
+	put_be32(k + 3, o->id);
+	k[7] = which;
+	return OWNER_COUNTER_KEY_LEN;
+}
+
+/* 'Q' kind id(4): an owner's quota. */
+size_t key_owner_quota(uint8_t *k, const struct ns_owner *o)
+{
+	k[0] = K_QUOTA;
+	k[1] = (uint8_t)o->kind;
+	put_be32(k + 2, o->id);
+	return OWNER_QUOTA_KEY_LEN;
+}
+
+static bool owner_kind_ok(uint8_t kind)
+{
+	return kind == NS_OWNER_USER || kind == NS_OWNER_GROUP;
+}
+
+bool owner_of_key(const uint8_t *k, size_t klen, struct ns_owner *o)
+{
+	const uint8_t *p;
+
+	if (klen == OWNER_COUNTER_KEY_LEN && k[0] == K_COUNTER && k[1] == C_OWNERS &&
+	    (k[7] == C_INODES || k[7] == C_BYTES))
+		p = k + 2;
+	else if (klen == OWNER_QUOTA_KEY_LEN && k[0] == K_QUOTA)
+		p = k + 1;
+	else
+		return false;
+	if (!owner_kind_ok(p[0]))
+		return false;
+	*o = (struct ns_owner){ (enum ns_owner_kind)p[0], get_be32(p + 1) };
+	return true;
+}
+
 /* The smallest key above every key that starts with k[0..len). */
 void prefix_end(uint8_t *k, size_t len)
 {

@@ -82,12 +82,19 @@ rocksdb_mergeoperator_t *merge_operator(void)
 					    merge_name);
 }
 
-void merge_add(rocksdb_writebatch_t *b, uint8_t which, int64_t delta)
+void merge_add_key(rocksdb_writebatch_t *b, const uint8_t *k, size_t klen, int64_t delta)
 {
-	uint8_t k[2], v[8];
+	uint8_t v[8];
 
 	put_be64(v, (uint64_t)delta);
-	rocksdb_writebatch_merge(b, (const char *)k, key_counter(k, which), (const char *)v, 8);
+	rocksdb_writebatch_merge(b, (const char *)k, klen, (const char *)v, 8);
+}
+
+void merge_add(rocksdb_writebatch_t *b, uint8_t which, int64_t delta)
+{
+	uint8_t k[2];
+
+	merge_add_key(b, k, key_counter(k, which), delta);
 }
 
 void merge_next_id(rocksdb_writebatch_t *b, uint64_t next)

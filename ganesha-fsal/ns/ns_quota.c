@@ -15,15 +15,20 @@
 
 #include "byteorder.h"
 
-#define QUOTA_REC_LEN 17
 #define QUOTA_REC_VERSION 1
 
-static int quota_read(struct ns_store *s, struct ns_quota *q)
+void quota_record_encode(const struct ns_quota *q, uint8_t *v)
 {
-	uint8_t k = K_QUOTA;
+	v[0] = QUOTA_REC_VERSION;
+	put_be64(v + 1, q->bytes);
+	put_be64(v + 9, q->files);
+}
+
+int quota_record_read(struct ns_store *s, const uint8_t *k, size_t klen, struct ns_quota *q)
+{
 	char *v = NULL;
 	size_t len = 0;
-	int rc = db_get(s, &k, 1, &v, &len);
+	int rc = db_get(s, k, klen, &v, &len);
 
 	memset(q, 0, sizeof(*q));
 	if (rc || !v)
@@ -37,10 +42,17 @@ static int quota_read(struct ns_store *s, struct ns_quota *q)
 	return rc;
 }
 
+static int quota_read(struct ns_store *s, struct ns_quota *q)
+{
+	uint8_t k = K_QUOTA;
+
+	return quota_record_read(s, &k, 1, q);
+}
+
 /* Under quota_lock.  quota_known is set before the read, so a batch
  * applied meanwhile (which clears it after its write) makes the next
  * call read again. */
-static int quota_cached(struct ns_store *s, struct ns_quota *q)
+int quota_cached(struct ns_store *s, struct ns_quota *q)
 {
 	int rc;
 
@@ -49,6 +61,8 @@ static int quota_cached(struct ns_store *s, struct ns_quota *q)
 		return 0;
 	}
 	rc = quota_read(s, &s->quota);
+	if (!rc)
+		rc = owners_any_quota(s, &s->owner_quotas);
 	if (rc)
 		atomic_store(&s->quota_known, false);
 	*q = s->quota;
@@ -72,9 +86,7 @@ int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
 	uint64_t seq = 0;
 	int rc;
 
-	v[0] = QUOTA_REC_VERSION;
-	put_be64(v + 1, q->bytes);
-	put_be64(v + 9, q->files);
+	quota_record_encode(q, v);
 	b = rocksdb_writebatch_create();
 	if (q->bytes || q->files)
 		rocksdb_writebatch_put(b, (const char *)&k, 1, (const char *)v, sizeof(v));
@@ -82,10 +94,8 @@ int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
 		rocksdb_writebatch_delete(b, (const char *)&k, 1);
 	pthread_mutex_lock(&s->quota_lock);
 	rc = db_write(s, b, &seq);
-	if (!rc) {
+	if (!rc)
 		s->quota = *q;
-		atomic_store(&s->quota_known, true);
-	}
 	pthread_mutex_unlock(&s->quota_lock);
 	rocksdb_writebatch_destroy(b);
 	return rc ? rc : sync_upto(s, seq);
@@ -116,18 +126,30 @@ static int within(struct ns_store *s, const struct ns_quota *q, int64_t inodes, 
 	return 0;
 }
 
-int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, int64_t inodes, int64_t bytes,
+static bool grows(const struct usage_delta *d)
+{
+	if (d->inodes > 0 || d->bytes > 0)
+		return true;
+	for (int i = 0; i < d->nowners; i++)
+		if (d->owner[i].inodes > 0 || d->owner[i].bytes > 0)
+			return true;
+	return false;
+}
+
+int quota_write(struct ns_store *s, rocksdb_writebatch_t *b, const struct usage_delta *d,
 		uint64_t *seq)
 {
 	struct ns_quota q;
 	int rc;
 
-	if (inodes <= 0 && bytes <= 0)
+	if (!grows(d))
 		return db_write(s, b, seq);
 	pthread_mutex_lock(&s->quota_lock);
 	rc = quota_cached(s, &q);
 	if (!rc)
-		rc = within(s, &q, inodes, bytes);
+		rc = within(s, &q, d->inodes, d->bytes);
+	if (!rc && s->owner_quotas)
+		rc = owners_within(s, d);
 	if (!rc)
 		rc = db_write(s, b, seq);
 	pthread_mutex_unlock(&s->quota_lock);

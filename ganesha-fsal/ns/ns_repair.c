@@ -186,5 +186,6 @@ int ns_repair(struct ns_store *s, ns_check_say_fn say_fn, void *arg, struct ns_c
 	if (!rc)
 		rc = ns_sync(s);
 	repair_graph_free(&r);
+	owner_sums_free(&r.owners);
 	return rc;
 }

@@ -38,8 +38,9 @@ struct repairer {
 	struct edge *by_parent, *by_child;
 	size_t nedges, edges_cap;
 	uint64_t lost_found;
-	/* pass 6: the statfs counters, counted */
+	/* pass 6: the statfs counters and each owner's, counted */
 	uint64_t inodes, bytes, inline_bytes;
+	struct owner_sums owners;
 };
 
 /* An index entry's value, decoded, its name copied out. */

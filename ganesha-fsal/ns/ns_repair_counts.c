@@ -1,6 +1,6 @@
 /* Repair pass 6: what is derived is recomputed from the graph pass 5 left
  * loaded: link counts, entry counts and parents of every inode, then the
- * statfs counters (inodes, bytes, inline bytes). */
+ * statfs counters (inodes, bytes, inline bytes) and the owners'. */
 #include "ns_repair.h"
 
 #include "byteorder.h"
@@ -66,6 +66,8 @@ static int visit_count(struct repairer *r, const uint8_t *k, size_t klen, const 
 		r->bytes += rec.size;
 		r->inline_bytes += rec.inline_len;
 	}
+	if (owner_sums_add(&r->owners, &rec))
+		return -ENOMEM;
 	return fix_links(r, &rec) ? repair_put_inode(r, &rec) : 0;
 }
 
@@ -90,6 +92,26 @@ static int fix_counter(struct repairer *r, uint8_t which, uint64_t want, const c
 	return repair_put_key(r, k, klen, v, sizeof(v));
 }
 
+static void owner_wrong(void *arg, const char *msg)
+{
+	repair_note(arg, "%s", msg);
+}
+
+/* One batch rewrites them all: the counters of owners no inode names
+ * go with the wrong ones. */
+static int fix_owners(struct repairer *r)
+{
+	uint64_t nbad;
+	int rc = owner_sums_compare(r->s, &r->owners, owner_wrong, r, &nbad);
+
+	if (rc || !nbad)
+		return rc;
+	repaired(r, &r->res->bad_counters,
+		 "owner counters: %llu wrong, set for %zu users and groups",
+		 (unsigned long long)nbad, r->owners.n);
+	return owner_sums_write(r->s, &r->owners);
+}
+
 int repair_counts(struct repairer *r)
 {
 	int rc;
@@ -99,5 +121,7 @@ int repair_counts(struct repairer *r)
 		rc = fix_counter(r, C_INODES, r->inodes, "inode");
 	if (!rc)
 		rc = fix_counter(r, C_BYTES, r->bytes, "bytes");
-	return rc ? rc : fix_counter(r, C_INLINE, r->inline_bytes, "inline bytes");
+	if (!rc)
+		rc = fix_counter(r, C_INLINE, r->inline_bytes, "inline bytes");
+	return rc ? rc : fix_owners(r);
 }

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "byteorder.h"
+
 static struct ns_store *store_alloc(const struct ns_options *opts)
 {
 	struct ns_store *s = calloc(1, sizeof(*s));
@@ -76,7 +78,7 @@ static int seed_generations(struct ns_store *s)
 static int write_root(struct ns_store *s)
 {
 	struct ns_new in = { .mode = 0755 };
-	uint8_t k = K_SUPER, v[SUPER_REC_LEN];
+	uint8_t k = K_SUPER, v[SUPER_REC_LEN], counter[2];
 	struct ns_inode *root;
 	struct txn t;
 	int rc;
@@ -91,6 +93,10 @@ static int write_root(struct ns_store *s)
 	root->parent = root->ino;
 	super_encode(s->uuid, &t.now, v);
 	rocksdb_writebatch_put(t.b, (const char *)&k, 1, (const char *)v, sizeof(v));
+	/* The owners' counters are kept from the root's batch on (ns_owners.c). */
+	put_be64(v, 1);
+	rocksdb_writebatch_put(t.b, (const char *)counter, key_counter(counter, C_OWNERS),
+			       (const char *)v, 8);
 	rc = txn_commit(&t, true);
 	/* A format is durable whatever the options say. */
 	return rc ? rc : ns_sync(s);
@@ -171,6 +177,8 @@ int ns_open(const char *dir, const struct ns_options *opts, struct ns_store **ou
 		rc = read_next_id(s);
 	if (!rc)
 		rc = seed_generations(s);
+	if (!rc)
+		rc = owners_ready(s);
 	if (rc) {
 		store_free(s);
 		return rc;

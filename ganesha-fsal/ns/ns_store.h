@@ -431,6 +431,30 @@ int ns_quota_set(struct ns_store *s, const struct ns_quota *q);
 /* Zeros when none is set; -EBADMSG for an undecodable record. */
 int ns_quota_get(struct ns_store *s, struct ns_quota *q);
 
+/* ns_owners.c.  Every inode counts for its user and for its group, as it
+ * counts for the store: one file, and its size if it is a regular file.
+ * An owner's quota limits what it uses as the store's limits the store's:
+ * the batch that would take any owner it grows past its quota fails with
+ * -EDQUOT; a chown moves the inode's usage, so it too may fail. */
+enum ns_owner_kind { NS_OWNER_USER = 'u', NS_OWNER_GROUP = 'g' };
+struct ns_owner {
+	enum ns_owner_kind kind;
+	uint32_t id;
+};
+/* Both 0 clears it.  Durable on return.  -EINVAL: no such kind. */
+int ns_owner_quota_set(struct ns_store *s, const struct ns_owner *o, const struct ns_quota *q);
+/* The owner's quota (zeros: none) and what it uses. */
+int ns_owner_quota_get(struct ns_store *s, const struct ns_owner *o, struct ns_quota *q,
+		       struct ns_quota *used);
+/* The bytes a file of uid and gid may still grow by: the least room the
+ * store's quota and its user's and group's leave; UINT64_MAX under none. */
+int ns_quota_room(struct ns_store *s, uint32_t uid, uint32_t gid, uint64_t *room);
+typedef int (*ns_owner_quota_fn)(void *arg, const struct ns_owner *o, const struct ns_quota *q,
+				 const struct ns_quota *used);
+/* Each owner with a quota, groups then users, by id; a non-zero return
+ * from fn stops the walk and is returned. */
+int ns_owner_quota_list(struct ns_store *s, ns_owner_quota_fn fn, void *arg);
+
 /* ns_intent.c.  Object removal the namespace owes: written in the batch
  * that orphans the objects (unlink of the last name, truncate to 0,
  * ns_map_set), finished by the FSAL's background worker, which calls

@@ -92,6 +92,8 @@ int txn_inode(struct txn *t, uint64_t ino, struct ns_inode **out)
 	inode_encode(&sl->rec, sl->raw);
 	sl->old_size = sl->rec.size;
 	sl->old_inline = sl->rec.inline_len;
+	sl->old_uid = sl->rec.uid;
+	sl->old_gid = sl->rec.gid;
 	sl->fresh = false;
 	t->nslots++;
 	*out = &sl->rec;
@@ -168,16 +170,11 @@ int txn_intent(struct txn *t, uint64_t ino, const void *blob, size_t len, uint64
 
 /* ---- commit ---------------------------------------------------------- */
 
-struct deltas {
-	int64_t inodes;
-	int64_t bytes;
-	int64_t inline_bytes;
-};
-
-static void count(struct deltas *d, const struct txn_slot *sl, bool gone)
+static void count(struct usage_delta *d, const struct txn_slot *sl, bool gone)
 {
 	const struct ns_inode *r = &sl->rec;
 
+	owners_count(d, sl, gone);
 	if (sl->fresh)
 		d->inodes++;
 	else if (gone)
@@ -188,7 +185,7 @@ static void count(struct deltas *d, const struct txn_slot *sl, bool gone)
 	d->inline_bytes += (int64_t)(gone ? 0 : r->inline_len) - (int64_t)sl->old_inline;
 }
 
-static int stage_slot(struct txn *t, struct txn_slot *sl, struct deltas *d)
+static int stage_slot(struct txn *t, struct txn_slot *sl, struct usage_delta *d)
 {
 	uint8_t k[ID_KEY_LEN], v[INODE_REC_LEN];
 	bool gone = sl->rec.nlink == 0;
@@ -204,7 +201,7 @@ static int stage_slot(struct txn *t, struct txn_slot *sl, struct deltas *d)
 	return 0;
 }
 
-static int stage(struct txn *t, struct deltas *d)
+static int stage(struct txn *t, struct usage_delta *d)
 {
 	int rc = 0;
 
@@ -218,6 +215,7 @@ static int stage(struct txn *t, struct deltas *d)
 		merge_add(t->b, C_BYTES, d->bytes);
 	if (d->inline_bytes)
 		merge_add(t->b, C_INLINE, d->inline_bytes);
+	owners_stage(t->b, d);
 	if (t->top_id)
 		merge_next_id(t->b, t->top_id + 1);
 	return 0;
@@ -227,13 +225,12 @@ static int stage(struct txn *t, struct deltas *d)
  * requires stable before the reply. */
 int txn_commit(struct txn *t, bool durable)
 {
-	struct deltas d = { 0 };
+	struct usage_delta d = { 0 };
 	uint64_t seq = 0;
 	int rc = stage(t, &d);
 
 	if (!rc)
-		rc = t->past_quota ? db_write(t->s, t->b, &seq)
-				   : quota_write(t->s, t->b, d.inodes, d.bytes, &seq);
+		rc = t->past_quota ? db_write(t->s, t->b, &seq) : quota_write(t->s, t->b, &d, &seq);
 	txn_end(t);
 	if (!rc && durable && !t->s->nosync)
 		rc = sync_upto(t->s, seq);

@@ -363,6 +363,9 @@ static struct gsh_dbus_method *pando_methods[] = { &cluster_status_method,
 						   &pando_store_snapshot_method,
 						   &pando_quota_set_method,
 						   &pando_quota_get_method,
+						   &pando_owner_quota_set_method,
+						   &pando_owner_quota_get_method,
+						   &pando_owner_quota_list_method,
 						   NULL };
 
 static struct gsh_dbus_interface pando_interface = {

@@ -41,6 +41,9 @@ extern struct gsh_dbus_method pando_transcode_file_method;
 extern struct gsh_dbus_method pando_store_snapshot_method; /* dbus_group.c */
 extern struct gsh_dbus_method pando_quota_set_method;      /* dbus_quota.c */
 extern struct gsh_dbus_method pando_quota_get_method;
+extern struct gsh_dbus_method pando_owner_quota_set_method;
+extern struct gsh_dbus_method pando_owner_quota_get_method;
+extern struct gsh_dbus_method pando_owner_quota_list_method;
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

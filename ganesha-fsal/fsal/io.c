@@ -164,7 +164,7 @@ static int write_objects(struct pando_handle *h, const struct ns_attr *a,
 	struct pando_storage_map *map = NULL;
 	struct ns_setattr sa = { .mask = NS_SET_KILL_SETID, .writer = writer };
 	uint64_t self = op_ctx->clientid ? *op_ctx->clientid : 0, end;
-	int rc = pando_quota_end(&exp->mds, a->size, &end);
+	int rc = pando_quota_end(&exp->mds, a, &end);
 
 	/* Past the quota nothing reaches the OSDs (ns_setattr below would
 	 * refuse the size anyway, leaving the bytes hidden past it). */

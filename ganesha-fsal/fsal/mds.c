@@ -126,15 +126,16 @@ static int choose_segment(const struct pando_export *exp, const struct pando_sto
 	return pando_stripe_segment(map, offset, seg);
 }
 
-/* A write layout reaches no further than the quota lets the file grow:
- * its size plus what is left of the store's bytes.  -EDQUOT when that
+/* A write layout reaches no further than the quotas let the file grow:
+ * its size plus the least that the store's, its user's and its group's
+ * leave.  -EDQUOT when that
  * leaves the client less than its minlength from the offset it asked
  * for: it then writes through the manager, which refuses with EDQUOT. */
 static int within_quota(struct pando_export *exp, const struct ns_attr *a,
 			const struct pando_layout_ask *ask, struct pando_segment *seg)
 {
 	uint64_t end;
-	int rc = pando_quota_end(&exp->mds, a->size, &end);
+	int rc = pando_quota_end(&exp->mds, a, &end);
 
 	if (rc || end == UINT64_MAX)
 		return rc;

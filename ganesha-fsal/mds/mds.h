@@ -180,10 +180,10 @@ int pando_settle_size(struct pando_mds *mds, uint64_t ino, const char *why, bool
 /* The same on a host worker; tells pando_grants_settled when done. */
 void pando_settle_size_async(struct pando_mds *mds, uint64_t ino);
 
-/* quota.c: the end a file of `size` bytes may grow to under the store's
- * quota (ns_quota_get): its size and the bytes left; UINT64_MAX without
- * a quota on bytes. */
-int pando_quota_end(struct pando_mds *mds, uint64_t size, uint64_t *end);
+/* quota.c: the end the file may grow to under the quotas (ns_quota_room:
+ * the store's, its user's and its group's): its size and the least room
+ * they leave; UINT64_MAX without a quota on bytes. */
+int pando_quota_end(struct pando_mds *mds, const struct ns_attr *a, uint64_t *end);
 
 /* objects.c */
 /* Moves an inline file to new objects (the ns_map_set dance, or a

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
 
-from . import config, ganesha, layout_view, policy, rebuild_view, render, watch
+from . import config, ganesha, layout_view, policy, quota_view, rebuild_view, render, watch
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -192,9 +192,25 @@ def cmd_layout_get(c: Ctx) -> int:
                   lambda j: layout_view.layout(c.out, j))
 
 
+def _owner(c: Ctx) -> tuple[str, int] | None:
+    """("user", uid) or ("group", gid) from --user or --group, or None."""
+    if getattr(c.args, "user", None) is not None:
+        return ("user", c.args.user)
+    if getattr(c.args, "group", None) is not None:
+        return ("group", c.args.group)
+    return None
+
+
 def cmd_quota(c: Ctx) -> int:
-    return c.show(ASK_GANESHA, lambda: ganesha.quota_get(address=c.args.dbus),
-                  lambda q: layout_view.quota(c.out, q))
+    owner = _owner(c)
+    if owner:
+        return c.show(ASK_GANESHA,
+                      lambda: ganesha.owner_quota_get(*owner, address=c.args.dbus),
+                      lambda q: quota_view.owner(c.out, q))
+    return c.show(ASK_GANESHA,
+                  lambda: {**ganesha.quota_get(address=c.args.dbus),
+                           "owners": ganesha.owner_quota_list(address=c.args.dbus)},
+                  lambda q: quota_view.export(c.out, q))
 
 
 def cmd_quota_set(c: Ctx) -> int:
@@ -202,6 +218,11 @@ def cmd_quota_set(c: Ctx) -> int:
     if c.args.clear == any(v is not None for v in limits):
         raise policy.UsageError("say --bytes SIZE and/or --files N, or --clear alone")
     bytes_, files = (v or 0 for v in limits)
+    owner = _owner(c)
+    if owner:
+        return c.show(ASK_GANESHA,
+                      lambda: ganesha.owner_quota_set(*owner, bytes_, files, address=c.args.dbus),
+                      lambda ans: c.out.print(ans["message"]))
     return c.show(ASK_GANESHA, lambda: ganesha.quota_set(bytes_, files, address=c.args.dbus),
                   lambda ans: c.out.print(ans["message"]))
 

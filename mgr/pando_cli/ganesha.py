@@ -224,6 +224,36 @@ def quota_set(bytes_: int, files: int, address: str | None = None) -> dict[str, 
     return {"ok": ok, "message": msg, "bytes": bytes_, "files": files}
 
 
+def owner_quota_get(kind: str, id_: int, address: str | None = None) -> dict[str, Any]:
+    """A user's or group's quota and what it uses (owner_quota_get(s kind,
+    u id) -> (b, s, s json)): {"kind", "id", "bytes", "files",
+    "used_bytes", "used_files"}, 0: no limit."""
+    return _json_answer(call("owner_quota_get", f"string:{kind}", f"uint32:{id_}",
+                             address=address), "owner_quota_get")
+
+
+def owner_quota_set(kind: str, id_: int, bytes_: int, files: int,
+                    address: str | None = None) -> dict[str, Any]:
+    """Sets a user's or group's quota; 0 and 0 clear it
+    (owner_quota_set(s, u, t, t) -> (b, s))."""
+    ok, msg = _status(call("owner_quota_set", f"string:{kind}", f"uint32:{id_}",
+                           f"uint64:{bytes_}", f"uint64:{files}", address=address),
+                      "owner_quota_set")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"ok": ok, "message": msg, "kind": kind, "id": id_, "bytes": bytes_, "files": files}
+
+
+def owner_quota_list(address: str | None = None) -> list[dict[str, Any]]:
+    """Every user's and group's quota, groups then users, by id
+    (owner_quota_list() -> (b, s, s json {"owners": [...]}))."""
+    owners = _json_answer(call("owner_quota_list", address=address),
+                          "owner_quota_list").get("owners")
+    if not isinstance(owners, list):
+        raise GaneshaError("owner_quota_list: no list of owners in the answer")
+    return owners
+
+
 def reload_key(address: str | None = None) -> dict[str, Any]:
     """The manager reads its cluster key file again: a key rotation's
     second step, without a restart (reload_key() -> (b, s))."""

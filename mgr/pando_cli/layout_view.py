@@ -68,14 +68,3 @@ def layout(con: Console, j: dict[str, Any]) -> None:
                          ("pool", p.get("pool") or "- (any OSD)"), ("map", _map(j.get("map")))):
         head.append(f"  {label + ':':<13} {value if value is not None else '-'}\n")
     con.print(head, end="", no_wrap=True, overflow="ignore", crop=False)
-
-
-def quota(con: Console, q: dict[str, Any]) -> None:
-    """The export's quota: each limit with what is used of it."""
-    def line(what: str, used: Any, limit: Any, fmt: Any) -> str:
-        if not limit:
-            return f"{what}: {fmt(used)} used, no limit"
-        return (f"{what}: {fmt(used)} used of {fmt(limit)} "
-                f"({units.percent(used, limit):.1f}%), {fmt(max(0, limit - used))} left")
-    con.print(line("bytes", q.get("used_bytes", 0), q.get("bytes", 0), units.size))
-    con.print(line("files", q.get("used_files", 0), q.get("files", 0), lambda n: f"{n:,}"))

@@ -11,6 +11,8 @@ Exit codes (scripts may rely on them):
 from __future__ import annotations
 
 import argparse
+import grp
+import pwd
 import sys
 from pathlib import Path
 from typing import Any
@@ -198,15 +200,39 @@ def _layout_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     gt.set_defaults(fn=cmd_layout_get)
 
 
+def _id_of(kind: str, text: str) -> int:
+    """A user or group by name (as this host knows it) or by number."""
+    if text.isdigit() and int(text) < 2**32:
+        return int(text)
+    try:
+        return pwd.getpwnam(text).pw_uid if kind == "user" else grp.getgrnam(text).gr_gid
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"no {kind} {text!r} on this host "
+                                         "(a number is taken as it is)") from None
+
+
+def _owner_options(p: argparse.ArgumentParser, sub: bool) -> None:
+    # A subcommand's own default would hide `pando quota --user U show`'s.
+    d: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--user", type=lambda t: _id_of("user", t), metavar="USER",
+                     help="a user's quota (name or uid) instead of the export's", **d)
+    who.add_argument("--group", type=lambda t: _id_of("group", t), metavar="GROUP",
+                     help="a group's quota (name or gid) instead of the export's", **d)
+
+
 def _quota_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     q = sub.add_parser("quota", help="the export's quota on bytes and files, as df shows it, "
-                       "through Ganesha", parents=[common])
+                       "and each user's and group's, through Ganesha", parents=[common])
+    _owner_options(q, sub=False)
     q.set_defaults(fn=cmd_quota)
     qsub = q.add_subparsers(dest="quota_cmd", metavar="{show,set}")
-    qsub.add_parser("show", help="each limit and what is used of it",
-                    parents=[common]).set_defaults(fn=cmd_quota)
+    sh = qsub.add_parser("show", help="each limit and what is used of it", parents=[common])
+    _owner_options(sh, sub=True)
+    sh.set_defaults(fn=cmd_quota)
     st = qsub.add_parser("set", help="the limits (an option left out: no limit on it)",
                          parents=[common])
+    _owner_options(st, sub=True)
     st.add_argument("--bytes", type=_size, metavar="SIZE",
                     help="regular files' sizes in all: bytes, or 500G, 2T")
     st.add_argument("--files", type=_count, metavar="N", help="files and directories in all")

@@ -2,7 +2,9 @@
 `pando quota set`, shown by df (FSSTAT) as the size and what is left of
 it as free; creates past its files and gateway writes past its bytes get
 DQUOT with nothing written; a write layout reaches no further than the
-bytes left, and a LAYOUTCOMMIT past them is refused with DQUOT."""
+bytes left, and a LAYOUTCOMMIT past them is refused with DQUOT.  A
+user's or group's quota (`--user`, `--group`) does the same for the
+files that user or group owns, and only for them."""
 from __future__ import annotations
 
 import subprocess
@@ -132,9 +134,66 @@ def test_a_write_layout_reaches_the_bytes_left_and_a_commit_past_them_is_dquot(
         assert used(mds)[0] == 100 * KIB
 
 
-@pytest.mark.parametrize("args", [(), ("--clear", "--files", "3"), ("--bytes", "-1")])
+@pytest.mark.parametrize("args", [(), ("--clear", "--files", "3"), ("--bytes", "-1"),
+                                  ("--user", "no-such-user", "--files", "1"),
+                                  ("--user", "1000", "--group", "100", "--files", "1")])
 def test_quota_set_without_limits_or_with_clear_and_limits_is_a_usage_error(
         mds: PandoMds, args: tuple[str, ...]) -> None:
     cp = pando(mds, "quota", "set", *args)
     assert cp.returncode == 2, cp.stderr
     assert used(mds)[1] >= 1
+
+
+def shared_dir(mds: PandoMds) -> bytes:
+    """/shared, 0777, made by root: where the users below create."""
+    d = connect(mds).mkdir(mds.root_handle(), "shared", Sattr3(mode=0o777))
+    assert d.status == NFS3_OK and d.fh is not None
+    return d.fh
+
+
+def test_a_users_quota_stops_that_user_alone_and_pando_quota_shows_it(mds: PandoMds) -> None:
+    d = shared_dir(mds)
+    alice, bob = connect(mds, uid=1000, gid=100), connect(mds, uid=1001, gid=100)
+    quota(mds, "--user", "1000", "--files", "2", "--bytes", "64K")
+    fh = new_file(alice, d, "a1", b"a" * (60 * KIB))
+    new_file(alice, d, "a2")
+    assert alice.create(d, "a3", nfs3.GUARDED, Sattr3(mode=0o644)).status == NFS3ERR_DQUOT
+    new_file(bob, d, "b1", b"b" * (100 * KIB))            # another user, the same group
+    assert alice.write(fh, 60 * KIB, b"x" * (8 * KIB), nfs3.FILE_SYNC).status == NFS3ERR_DQUOT
+    for osd, oid in components(mds, "/shared/a1"):
+        data = object_bytes(mds, osd, oid)
+        assert len(data.rstrip(b"\0")) <= 60 * KIB, f"bytes past the quota on OSD {osd}"
+    cp = pando(mds, "quota", "--user", "1000")
+    assert cp.returncode == 0, cp.stderr
+    assert "bytes: 60 KiB used of 64 KiB (93.8%), 4.0 KiB left" in cp.stdout
+    assert "files: 2 used of 2 (100.0%), 0 left" in cp.stdout
+    quota(mds, "--group", "100", "--bytes", "1M")
+    rows = [r.split() for r in pando(mds, "quota").stdout.splitlines() if r.split()[:1]
+            in (["user"], ["group"])]
+    assert [r[:2] for r in rows] == [["group", "100"], ["user", "1000"]]
+    assert " ".join(rows[0][3:]) == "160 KiB / 1.0 MiB 3 / -"
+    quota(mds, "--user", "1000", "--clear")
+    assert alice.create(d, "a3", nfs3.GUARDED, Sattr3(mode=0o644)).status == NFS3_OK
+
+
+def test_a_chown_onto_a_user_past_its_quota_is_dquot(mds: PandoMds) -> None:
+    c = connect(mds)
+    fh = new_file(c, shared_dir(mds), "f", b"f" * (32 * KIB))
+    quota(mds, "--user", "1000", "--bytes", "16K")
+    assert c.setattr(fh, Sattr3(uid=1000)).status == NFS3ERR_DQUOT
+    attrs = c.getattr(fh).attrs
+    assert attrs is not None and attrs.uid == 0
+    assert c.setattr(fh, Sattr3(uid=1001)).status == NFS3_OK
+
+
+def test_a_write_layout_reaches_the_bytes_its_owners_quota_leaves(mds: PandoMds) -> None:
+    c = connect(mds)
+    fh = new_file(c, mds.root_handle(), "big", b"z" * (16 * KIB))
+    assert c.setattr(fh, Sattr3(uid=1000, gid=100)).status == NFS3_OK
+    quota(mds, "--group", "100", "--bytes", "40K")
+    with Nfs4Client(mds.pod.connect(mds.host, mds.nfs_port)) as nfs:
+        assert nfs.reclaim_complete() == NFS4_OK
+        fh4, sid = nfs.open(DIR, "big", access=3)
+        status, lo = nfs.on(fh4, nfs.layoutget(sid, IOMODE_RW, 0, EOF, 0))
+        assert status == NFS4_OK and isinstance(lo, Layout), status
+        assert lo.segments[0][:2] == (0, 40 * KIB), "16 KiB and the 24 KiB the group has left"

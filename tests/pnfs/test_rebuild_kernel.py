@@ -58,6 +58,7 @@ from pando_testing.mgr_cluster import (MDS_NAME, PREFIX, dbus_json, fsal_osd_sta
 from pando_testing.osdctl import OsdCtl
 from pando_testing.pnfs_tools import PARTITION, PnfsCluster, Rendezvous
 from pando_testing.pod import Pod
+from pando_testing.rebuild_jobs import progress
 
 OSDS = 6
 DOWN_OUT = 5            # the mgr's --down-out-interval where the interval outs the OSD
@@ -65,11 +66,6 @@ REBUILD = "Rebuild_Parallel = 4;\nRebuild_Bandwidth_Mb = 1;"   # ~10 s of copyin
 
 
 # ---- rebuild ----------------------------------------------------------------------
-
-def progress(etcd: EtcdCluster) -> dict[str, Any]:
-    p: dict[str, Any] = etcd.client().get_json(f"{PREFIX}rebuild/progress/{MDS_NAME}") or {}
-    return p
-
 
 def jobs(etcd: EtcdCluster) -> dict[int, dict[str, Any]]:
     return {int(k.rsplit("/", 1)[1]): json.loads(v)
@@ -112,7 +108,7 @@ def kill_and_rebuild(c: PnfsCluster, api: MgrApi, etcd: EtcdCluster, w: Writers,
     seen: dict[str, Any] = {}
 
     def done() -> bool:
-        p = progress(etcd)
+        p = progress(etcd, MDS_NAME)
         if p.get("files_done", 0) >= seen.get("files_done", 0):
             seen.update(p)
         return p.get("state") == "idle" and (job in p.get("jobs_done", []) or job not in jobs(etcd))

@@ -13,9 +13,16 @@
 #define LINE_MAX_LEN 512
 
 static const char *const kind_names[FSCK_NKINDS] = {
-	"orphan objects", "missing objects",  "shared objects",
-	"unknown OSDs",   "unreachable OSDs", "undecodable maps",
-	"next id",        "stale components", "components on out OSDs",
+	"orphan objects",
+	"missing objects",
+	"shared objects",
+	"unknown OSDs",
+	"unreachable OSDs",
+	"undecodable maps",
+	"next id",
+	"stale components",
+	"components on out OSDs",
+	"components outside their pool",
 };
 
 const char *fsck_kind_name(enum fsck_kind k)

@@ -19,6 +19,9 @@
  *                    could take ids that live ones have
  *   stale component  a damage record says a component missed writes
  *   out component    a component on an OSD the cluster map took out
+ *   outside its pool a component of a file whose policy names a pool, on
+ *                    an OSD the cluster map puts in no pool or another
+ *                    (moved after the file was placed): reported
  * Pending intents are work in progress, not problems: a detail line each;
  * repair finishes them (removes their objects, ns_intent_done).
  *
@@ -47,6 +50,7 @@ enum fsck_kind {
 	FSCK_NEXT_ID,
 	FSCK_STALE_COMPONENT,
 	FSCK_OUT_COMPONENT,
+	FSCK_OUTSIDE_POOL,
 	FSCK_NKINDS,
 };
 

@@ -3,7 +3,8 @@
  * (owed to the intent), sorted by OSD, partition and object, so that each
  * object an OSD lists is found by binary search.  Problems found here:
  * undecodable maps and intents, objects named twice, OSDs the cluster
- * cluster map lacks, an id allocator below an object id in use. */
+ * map lacks, components outside their file's pool, an id allocator below
+ * an object id in use. */
 #include "fsck_internal.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "pando/policy.h"
 #include "pando/storage_map.h"
 
 static int note_partition(struct fsck *f, uint64_t partition)
@@ -91,6 +93,47 @@ static uint64_t file_size(struct fsck *f, uint64_t ino)
 	return !ns_getattr(f->s, ino, &a) && a.objects ? a.size : UNKNOWN_SIZE;
 }
 
+/* The pool the file's policy names, "" for none.  A policy that does
+ * not decode, or a map whose inode is gone (the namespace check says
+ * so), names none here. */
+static int pool_of(struct fsck *f, uint64_t ino, char pool[CLUSTER_MAP_POOL_MAX])
+{
+	struct pando_policy p;
+	void *blob = NULL;
+	size_t len = 0;
+	int rc = ns_policy_get(f->s, ino, &blob, &len);
+
+	pool[0] = 0;
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	if (!pando_policy_decode(blob, len, &p))
+		memcpy(pool, p.pool, CLUSTER_MAP_POOL_MAX);
+	free(blob);
+	return 0;
+}
+
+/* Placement, rebuild and transcode keep a pool's files on its OSDs; an
+ * OSD moved to another pool takes its components out of theirs. */
+static int check_pool(struct fsck *f, uint64_t ino, const struct pando_storage_map *map)
+{
+	char pool[CLUSTER_MAP_POOL_MAX];
+	uint32_t width = pando_map_width(map);
+	int rc = pool_of(f, ino, pool);
+
+	for (uint32_t i = 0; !rc && pool[0] && i < map->groups * width; i++) {
+		const struct pando_component *k = pando_map_component(map, i / width, i % width);
+		const struct cluster_map_osd *o = cluster_map_osd(f->cluster_map, k->osd_id);
+
+		if (o && !cluster_map_osd_in_pool(o, pool))
+			fsck_problem(f, FSCK_OUTSIDE_POOL, false,
+				     "file %llu: object %llu (component %u) is on osd %u, "
+				     "outside the file's pool %s (osd %u is in %s)",
+				     (unsigned long long)ino, (unsigned long long)k->object_id, i,
+				     k->osd_id, pool, k->osd_id, o->pool[0] ? o->pool : "no pool");
+	}
+	return rc;
+}
+
 static int map_wants(void *arg, uint64_t ino, const void *blob, size_t len)
 {
 	struct fsck *f = arg;
@@ -109,6 +152,8 @@ static int map_wants(void *arg, uint64_t ino, const void *blob, size_t len)
 	}
 	proto.size = file_size(f, ino);
 	rc = add_wants(f, map, &proto);
+	if (!rc)
+		rc = check_pool(f, ino, map);
 	pando_map_free(map);
 	return rc;
 }

@@ -3,7 +3,8 @@
  * removed only on repair, while a journal segment's object is left; a component missing from its OSD is found; a
  * stale component and one on an out OSD are short copies; an object longer
  * than its file is a detail, trimmed on repair; a pending intent is
- * finished on repair; an OSD that does not answer is reported, and its
+ * finished on repair; a component outside its file's pool is found; an
+ * OSD that does not answer is reported, and its
  * objects are not counted missing.  Each case has a store and a partition
  * of its own. */
 #include "check.h"
@@ -15,6 +16,7 @@
 #include "fsck_check.h"
 #include "osd_fixture.h"
 #include "pando/osd_ctl_client.h"
+#include "pando/policy.h"
 #include "pando/storage_map.h"
 
 #define NOSDS 3
@@ -352,6 +354,39 @@ static void test_pending_intent_is_finished_on_repair(void)
 	ns_close(w.s);
 }
 
+/* OSDs 1 and 2 in pool "fast", 3 in none: a file of the pool with a
+ * component on OSD 3 has it outside; one without a pool does not. */
+static void test_component_outside_its_pool_is_found(void)
+{
+	struct cluster_map_osd osds[NOSDS];
+	struct cluster_map map = fx.map;
+	struct pando_policy p = { .scheme = PANDO_RAID1, .copies = 2, .pool = "fast" };
+	const struct fsck_options o = { 0 };
+	const struct fsck_hooks h = { .problem = on_problem };
+	struct fsck_result r;
+	uint8_t blob[PANDO_POLICY_MAX_LEN];
+	struct world w;
+	struct file in, out;
+	size_t len = 0;
+
+	world_open(&w);
+	memcpy(osds, fx.map.osds, sizeof(osds));
+	snprintf(osds[0].pool, sizeof(osds[0].pool), "fast");
+	snprintf(osds[1].pool, sizeof(osds[1].pool), "fast");
+	map.osds = osds;
+	map.partition = w.partition;
+	CHECK_EQ(pando_policy_encode(&p, blob, sizeof(blob), &len), 0);
+	in = make_file(&w, "in", 1, 2);
+	out = make_file(&w, "out", 2, 3);
+	make_file(&w, "any", 1, 3);
+	CHECK_EQ(ns_policy_set(w.s, in.ino, blob, len), 0);
+	CHECK_EQ(ns_policy_set(w.s, out.ino, blob, len), 0);
+	CHECK_EQ(fsck_objects(w.s, &map, conns, &o, &h, &r), 0);
+	CHECK_EQ(r.t[FSCK_OUTSIDE_POOL].found, 1);
+	CHECK_EQ(problems(&r), 1);
+	ns_close(w.s);
+}
+
 /* Last: OSD 3 stops for good.  Unreachable is a problem, unless the
  * cluster map took it out; its objects are then short copies. */
 static void test_osd_down_is_reported_not_a_crash(void)
@@ -389,6 +424,7 @@ int main(void)
 		test_stale_component_is_a_short_copy();
 		test_object_longer_than_its_file_is_trimmed_on_repair();
 		test_pending_intent_is_finished_on_repair();
+		test_component_outside_its_pool_is_found();
 		test_osd_down_is_reported_not_a_crash();
 	}
 	osd_conns_free(conns);

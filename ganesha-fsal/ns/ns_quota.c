@@ -101,29 +101,28 @@ int ns_quota_set(struct ns_store *s, const struct ns_quota *q)
 	return rc ? rc : sync_upto(s, seq);
 }
 
-/* Whether usage plus what a batch adds stays within q; reads only the
- * counters a limit applies to. */
-static int within(struct ns_store *s, const struct ns_quota *q, int64_t inodes, int64_t bytes)
+/* -EDQUOT if counter `which` plus delta passes limit (0: none); reads
+ * the counter only when a limit applies. */
+static int past_limit(struct ns_store *s, uint8_t which, uint64_t limit, int64_t delta)
 {
 	uint8_t k[2];
 	uint64_t used;
 	int rc;
 
-	if (q->files && inodes > 0) {
-		rc = db_get_u64(s, k, key_counter(k, C_INODES), &used);
-		if (rc)
-			return rc;
-		if (used + (uint64_t)inodes > q->files)
-			return -EDQUOT;
-	}
-	if (q->bytes && bytes > 0) {
-		rc = db_get_u64(s, k, key_counter(k, C_BYTES), &used);
-		if (rc)
-			return rc;
-		if (used + (uint64_t)bytes > q->bytes)
-			return -EDQUOT;
-	}
-	return 0;
+	if (!limit || delta <= 0)
+		return 0;
+	rc = db_get_u64(s, k, key_counter(k, which), &used);
+	if (rc)
+		return rc;
+	return used + (uint64_t)delta > limit ? -EDQUOT : 0;
+}
+
+/* Whether usage plus what a batch adds stays within q. */
+static int within(struct ns_store *s, const struct ns_quota *q, int64_t inodes, int64_t bytes)
+{
+	int rc = past_limit(s, C_INODES, q->files, inodes);
+
+	return rc ? rc : past_limit(s, C_BYTES, q->bytes, bytes);
 }
 
 static bool grows(const struct usage_delta *d)

@@ -1,7 +1,8 @@
 /* POSIX permission checks on attributes the caller already has: the FSAL's
  * test_access, and the sticky-directory rule for removes and renames.
  * Mode bits only; ACLs are the FSAL's business.  And the set-id bits a
- * write clears, which the store applies in the write's own batch. */
+ * write clears, which the store applies in the write's own batch; and who
+ * may read a user's or group's quota. */
 #include "ns_internal.h"
 
 static bool in_group(const struct ns_cred *c, uint32_t gid)
@@ -68,4 +69,13 @@ bool inode_kill_setid(struct ns_inode *r, const struct ns_cred *c)
 	bits = ns_setid_cleared(&a, c);
 	r->mode &= ~bits;
 	return bits != 0;
+}
+
+int ns_owner_quota_may_read(const struct ns_owner *o, const struct ns_cred *c)
+{
+	if (c->uid == 0)
+		return 0;
+	if (o->kind == NS_OWNER_USER)
+		return c->uid == o->id ? 0 : -EPERM;
+	return in_group(c, o->id) ? 0 : -EPERM;
 }

@@ -479,6 +479,9 @@ int ns_sticky_allows(const struct ns_attr *dir, const struct ns_attr *victim,
  * a regular file or for root (CAP_FSETID); else set-uid, and set-gid
  * where group execute is set or c is not in the file's group. */
 uint32_t ns_setid_cleared(const struct ns_attr *a, const struct ns_cred *c);
+/* 0 if c may read o's quota, as Linux's quotactl has it: root any, anyone
+ * else their own user's and their groups'; else -EPERM. */
+int ns_owner_quota_may_read(const struct ns_owner *o, const struct ns_cred *c);
 
 /* ns_check.c: the consistency check pando-fsck builds on.  Walks the
  * whole store; run it on a quiet store.  Returns 0 (problems counted in

@@ -2,7 +2,8 @@
  * writes, links, chown and removes; a quota refuses what would pass it,
  * for that owner only, and a chown onto an owner past it; the quotas are
  * listed; a store from before the counters has them counted at open;
- * ns_check finds a wrong counter and ns_repair sets it right. */
+ * ns_check finds a wrong counter and ns_repair sets it right; root reads
+ * any quota, anyone else their own and their groups'. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -269,6 +270,25 @@ static void test_check_finds_a_wrong_owner_counter_and_repair_sets_it(void)
 	ns_close(s);
 }
 
+static void test_root_reads_any_quota_others_their_own_and_their_groups(void)
+{
+	const uint32_t groups[] = { 200, 300 };
+	struct ns_cred root = { 0 },
+		       user = { .uid = 1000, .gid = 100, .groups = groups, .ngroups = 2 };
+	struct ns_owner self = { NS_OWNER_USER, 1000 }, other = { NS_OWNER_USER, 1001 };
+	struct ns_owner primary = { NS_OWNER_GROUP, 100 }, supplementary = { NS_OWNER_GROUP, 300 };
+	struct ns_owner foreign = { NS_OWNER_GROUP, 1000 };
+
+	CHECK_EQ(ns_owner_quota_may_read(&other, &root), 0);
+	CHECK_EQ(ns_owner_quota_may_read(&foreign, &root), 0);
+	CHECK_EQ(ns_owner_quota_may_read(&self, &user), 0);
+	CHECK_EQ(ns_owner_quota_may_read(&other, &user), -EPERM);
+	CHECK_EQ(ns_owner_quota_may_read(&primary, &user), 0);
+	CHECK_EQ(ns_owner_quota_may_read(&supplementary, &user), 0);
+	/* A group whose id is the user's uid is still another group. */
+	CHECK_EQ(ns_owner_quota_may_read(&foreign, &user), -EPERM);
+}
+
 int main(void)
 {
 	test_dir_init("owners");
@@ -280,6 +300,7 @@ int main(void)
 	test_the_quotas_are_listed_groups_then_users_by_id();
 	test_a_store_without_owner_counters_has_them_counted_at_open();
 	test_check_finds_a_wrong_owner_counter_and_repair_sets_it();
+	test_root_reads_any_quota_others_their_own_and_their_groups();
 	test_dir_done();
 	CHECK_DONE();
 }

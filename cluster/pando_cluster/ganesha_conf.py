@@ -138,6 +138,7 @@ class GaneshaSettings:
     fsal: PandoFsal | tuple[str, ...]
     nfs_port: int = 2049
     mnt_port: int = 20048
+    rquota_port: int = 875
     bind: str | None = "127.0.0.1"
     export_path: str = EXPORT_PATH
     pseudo: str = EXPORT_PATH
@@ -208,7 +209,11 @@ def render(s: GaneshaSettings) -> str:
             f"NFS_Protocols = {_numbers(s.protocols)};",
             # NFSv3 locking: NLM, with the rpc.statd started beside Ganesha
             # (statd.py) monitoring the hosts that lock.
-            "Enable_NLM = true;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+            "Enable_NLM = true;",
+            # Users' and groups' quotas for Linux's quota tools (rquota);
+            # they call it over UDP alone, so UDP listens for RQUOTA and
+            # MOUNT (patches/0151); NFS itself stays TCP only.
+            "Enable_RQUOTA = true;", f"Rquota_Port = {s.rquota_port};", "Enable_UDP = mount;",
             *([f'NSM_Notify_Dir = "{s.nsm_notify_dir}";',
                f"NSM_Reclaim_Window = {NSM_RECLAIM_WINDOW_S};"] if s.nsm_notify_dir else []),
             *([f"Bind_Addr = {s.bind};"] if s.bind else []),

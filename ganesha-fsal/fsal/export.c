@@ -247,6 +247,7 @@ static void export_ops_init(struct export_ops *ops)
 	ops->alloc_state = pando_alloc_state;
 	ops->get_write_verifier = pando_write_verifier;
 	pando_mds_export_ops_init(ops);
+	pando_rquota_ops_init(ops);
 }
 
 /* The address clients mount, for presence: Bind_Addr when it names one

@@ -161,6 +161,9 @@ void pando_mds_export_ops_init(struct export_ops *ops);
 void pando_mds_module_ops_init(struct fsal_ops *ops);
 void pando_mds_ops_init(struct fsal_obj_ops *ops);
 
+/* rquota_ops.c: get_quota and set_quota, for Ganesha's RQUOTA service */
+void pando_rquota_ops_init(struct export_ops *ops);
+
 /* dbus.c */
 void pando_dbus_start(void);
 

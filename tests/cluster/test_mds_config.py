@@ -30,7 +30,8 @@ def test_ganesha_conf_serves_pando_on_loopback() -> None:
                                Path("/repo/build/ganesha-fsal/fsal"), mirrors=2)
     lines = [x.strip() for x in conf.splitlines()]
     for want in ("NFS_Port = 2049;", "MNT_Port = 20048;", "NFS_Protocols = 3, 4;",
-                 "Enable_NLM = true;", "Enable_RQUOTA = false;", "Enable_UDP = false;",
+                 "Enable_NLM = true;", "Enable_RQUOTA = true;", "Rquota_Port = 875;",
+                 "Enable_UDP = mount;",
                  "Bind_Addr = 127.0.0.1;", 'Plugins_Dir = "/repo/build/ganesha-fsal/fsal";',
                  "Minor_Versions = 1, 2;", "PNFS_MDS = true;", "Lease_Lifetime = 30;",
                  "Grace_Period = 45;", "Graceless = false;", 'RecoveryRoot = "/c/mds/recovery";',

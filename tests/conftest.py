@@ -69,18 +69,19 @@ def mds_factory(request: pytest.FixtureRequest, pod: Pod, tmp_path: Path,
                 osd_factory: Callable[..., OsdProcess]) -> Iterator[Callable[..., PandoMds]]:
     """Makes a Pando metadata manager (Ganesha + libfsalpando.so) over
     `osds` new targets (ids 1..osds, started with `osd_args`, a list or a
-    function of the OSD id, and the environment `osd_env(id)` adds); keyword
-    arguments go to PandoMds.  At
+    function of the OSD id, and the environment `osd_env(id)` adds, listening
+    on `osd_host`); keyword arguments go to PandoMds.  At
     teardown Ganesha must stop cleanly on SIGTERM unless the test killed it."""
     made: list[PandoMds] = []
 
     def make(osds: int = 4, start: bool = True,
              osd_args: list[str] | Callable[[int], list[str]] | None = None,
              osd_env: Callable[[int], dict[str, str]] | None = None,
-             **kw: object) -> PandoMds:
+             osd_host: str = "127.0.0.1", **kw: object) -> PandoMds:
         def args(i: int) -> list[str]:
             return osd_args(i) if callable(osd_args) else list(osd_args or [])
-        targets = [osd_factory(i, extra_args=args(i), env=osd_env(i) if osd_env else {})
+        targets = [osd_factory(i, extra_args=args(i), env=osd_env(i) if osd_env else {},
+                               host=osd_host)
                    for i in range(1, osds + 1)]
         m = PandoMds(pod, tmp_path / f"mds{len(made)}", osds=targets, key=cluster_key,
                      **kw)  # type: ignore[arg-type]

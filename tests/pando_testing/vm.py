@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 from .guest_gss import GuestKerberos, gss_archive
 from .guest_nsm import nsm_archive
+from .guest_quota import quota_archive
 from .initramfs import build_initrd
 from .kernels import Kernel, cache_dir, get_kernel
 from .pod import Pod, build_dir, repo_root
@@ -314,7 +315,8 @@ class Vm:
                  timeout: float = 300.0, memory_mib: int = 1024, smp: int = 1,
                  accel: str | None = None, params: dict[str, str] | None = None,
                  retries: int = 1, network: bool = True, qemu: str = QEMU,
-                 nfs3_locks: bool = False, kerberos: GuestKerberos | None = None) -> None:
+                 nfs3_locks: bool = False, kerberos: GuestKerberos | None = None,
+                 quota_tools: bool = False) -> None:
         self.pod, self.kernel, self.name = pod, kernel, name
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -333,6 +335,8 @@ class Vm:
         self.kerberos = kerberos
         if kerberos:
             self.params["PANDO_GSS"] = "1"
+        # Linux's quota and setquota (guest_quota.py), for RQUOTA.
+        self.quota_tools = quota_tools
         self.proc: subprocess.Popen[bytes] | None = None
         self.attempts = 0
         self._t0 = 0.0
@@ -382,7 +386,8 @@ class Vm:
         }
         self._path("scenario.sh").write_text(self.scenario.script())
         layers = [*([nsm_archive()] if self.nfs3_locks else []),
-                  *([gss_archive()] if self.kerberos else [])]
+                  *([gss_archive()] if self.kerberos else []),
+                  *([quota_archive()] if self.quota_tools else [])]
         return build_initrd(self.kernel, self._path("initrd"), files, layers=layers)
 
     def argv(self) -> list[str]:

@@ -23,6 +23,10 @@ class GaneshaError(Exception):
     """Ganesha answered, but the call failed or was refused."""
 
 
+class GaneshaMissingMethod(GaneshaError):
+    """This Ganesha's FSAL has no such method: it is older than `pando`."""
+
+
 # ---- dbus-send --print-reply output ----------------------------------------
 _SCALAR = re.compile(r'(boolean|u?int(?:16|32|64)|byte|double|object path|signature|string)'
                      r'[ \t]+')
@@ -156,7 +160,8 @@ def call(method: str, *args: str, address: str | None = None,
             raise GaneshaUnreachable(why)
         first = (cp.stderr.strip().splitlines() or [f"exit {cp.returncode}"])[0]
         if "UnknownMethod" in cp.stderr:
-            first = f"this Ganesha has no {method} method (an older FSAL?): {first}"
+            raise GaneshaMissingMethod(f"{method}: this Ganesha has no {method} method "
+                                       f"(an older FSAL?): {first}")
         raise GaneshaError(f"{method}: {first}")
     try:
         return parse_print_reply(cp.stdout)

@@ -56,8 +56,13 @@ def owner_table(owners: list[dict[str, Any]]) -> Table:
 
 
 def export(con: Console, q: dict[str, Any]) -> None:
-    """The export's quota, then the owners' (q["owners"]) as a table."""
+    """The export's quota, then the owners' (q["owners"]) as a table;
+    owners None: the manager has no user and group quotas."""
     _limits(con, q)
+    if "owners" in q and q["owners"] is None:
+        con.print("users and groups: this manager has no user or group quotas "
+                  "(its FSAL is older than pando)")
+        return
     owners = [o for o in q.get("owners") or [] if isinstance(o, dict)]
     if owners:
         con.print()

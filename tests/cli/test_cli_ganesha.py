@@ -110,3 +110,37 @@ def test_the_dbus_flag_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch
     assert ganesha.bus_env("unix:path=/flag")["DBUS_SYSTEM_BUS_ADDRESS"] == "unix:path=/flag"
     assert ganesha.bus_env(None)["DBUS_SYSTEM_BUS_ADDRESS"] == "unix:path=/env"
     assert os.environ["DBUS_SYSTEM_BUS_ADDRESS"] == "unix:path=/env"
+
+
+def fake_dbus_send(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> None:
+    """A dbus-send first on PATH that runs `script` (sh) with the call's arguments."""
+    exe = tmp_path / "bin" / "dbus-send"
+    exe.parent.mkdir()
+    exe.write_text(f"#!/bin/sh\n{script}\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{exe.parent}:{os.environ['PATH']}")
+
+
+def test_a_method_this_ganesha_lacks_is_told_apart(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_dbus_send(tmp_path, monkeypatch,
+                   'echo "Error org.freedesktop.DBus.Error.UnknownMethod: No such method" >&2\n'
+                   "exit 1")
+    with pytest.raises(ganesha.GaneshaMissingMethod, match="no owner_quota_list method"):
+        ganesha.owner_quota_list(address="unix:path=/x")
+
+
+def test_pando_quota_shows_the_export_quota_of_a_manager_without_owner_quotas(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    answer = json.dumps({"bytes": 1 << 20, "files": 0, "used_bytes": 1 << 19, "used_files": 3})
+    reply = tmp_path / "quota_get.reply"
+    reply.write_text(f'method return\n   boolean true\n   string "ok"\n   string "{answer}"\n')
+    fake_dbus_send(tmp_path, monkeypatch, f"""case "$*" in
+*.quota_get*) cat {reply} ;;
+*) echo "Error org.freedesktop.DBus.Error.UnknownMethod: No such method" >&2; exit 1 ;;
+esac""")
+    code = run(["quota", "--dbus", "unix:path=/x"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), err
+    assert "bytes: 512 KiB used of 1.0 MiB" in out, out
+    assert "this manager has no user or group quotas" in out, out

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .guest_userland import userland_archive
+from .guest_userland import NAME_SERVICE_ETC, userland_archive
 
 BINARIES = {"sbin/rpcbind": Path("/usr/sbin/rpcbind"),
             "sbin/rpc.statd": Path("/usr/sbin/rpc.statd")}
@@ -25,12 +25,9 @@ BINARIES = {"sbin/rpcbind": Path("/usr/sbin/rpcbind"),
 ETC = {
     "etc/passwd": "root:x:0:0:root:/root:/bin/sh\n_rpc:x:100:65534::/run/rpcbind:/bin/false\n",
     "etc/group": "root:x:0:\nnogroup:x:65534:\n",
-    # No DNS in the guest: names resolve from /etc/hosts alone, at once.
-    "etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
-    "etc/hosts": "127.0.0.1 localhost\n",
-    # rpcbind looks its port up by service name; without this it listens on
-    # its unix socket alone, and the kernel's lockd finds no statd.
-    "etc/services": "sunrpc 111/tcp portmapper\nsunrpc 111/udp portmapper\n",
+    # Without etc/services rpcbind listens on its unix socket alone, and
+    # the kernel's lockd finds no statd.
+    **NAME_SERVICE_ETC,
 }
 DIRS = ("run/rpcbind", "var/lib/nfs/sm", "var/lib/nfs/sm.bak")
 # libtirpc registers with rpcbind through /var/run/rpcbind.sock; rpcbind

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .guest_userland import userland_archive
+from .guest_userland import NAME_SERVICE_ETC, userland_archive
 
 BINARIES = {"bin/quota": Path("/usr/bin/quota"),
             "sbin/setquota": Path("/usr/sbin/setquota")}
@@ -17,12 +17,7 @@ BINARIES = {"bin/quota": Path("/usr/bin/quota"),
 ETC = {
     "etc/passwd": "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:100::/tmp:/bin/sh\n",
     "etc/group": "root:x:0:\nusers:x:100:\nnogroup:x:65534:\n",
-    # No DNS in the guest: names resolve from /etc/hosts alone, at once.
-    "etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
-    "etc/hosts": "127.0.0.1 localhost\n",
-    # libtirpc finds the server's rpcbind by service name: without this,
-    # every server is "Unknown host".
-    "etc/services": "sunrpc 111/tcp portmapper\nsunrpc 111/udp portmapper\n",
+    **NAME_SERVICE_ETC,
 }
 # quota-tools reads the mounts from /etc/mtab.
 SYMLINKS = {"etc/mtab": "../proc/self/mounts"}

@@ -21,6 +21,16 @@ from .pod import build_dir
 
 NETCONFIG = Path("/etc/netconfig")   # libtirpc's transports (udp, tcp, udp6, tcp6)
 
+# What RPC programs in a guest need to resolve names: files alone (there
+# is no DNS), and rpcbind's port by service name, which both rpcbind and
+# libtirpc's clients look up (without it a client finds no server:
+# "Unknown host", even for an address).
+NAME_SERVICE_ETC = {
+    "etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+    "etc/hosts": "127.0.0.1 localhost\n",
+    "etc/services": "sunrpc 111/tcp portmapper\nsunrpc 111/udp portmapper\n",
+}
+
 _LDD_LINE = re.compile(r"^\s*(?:\S+ => )?(/\S+) \(0x[0-9a-f]+\)$")
 
 

@@ -40,6 +40,7 @@ GANESHA_ROOT = Path(os.environ.get("PANDO_GANESHA_ROOT", "/"))
 GANESHA = str(GANESHA_ROOT / "usr/bin/ganesha.nfsd")
 GANESHA_LIB_DIR = GANESHA_ROOT / "usr/lib/ganesha"
 RPCBIND = "/usr/sbin/rpcbind"
+RQUOTA_BELOW_NFS = 2049 - 875
 STATD = "/usr/sbin/rpc.statd"
 SM_NOTIFY = "/usr/sbin/sm-notify"
 VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
@@ -112,6 +113,12 @@ class GaneshaServer(GaneshaFiles):
         """The export's FSAL block."""
         raise NotImplementedError
 
+    @property
+    def rquota_port(self) -> int:
+        """RQUOTA's port: as far below the NFS port as production's 875 is
+        below 2049, so that servers sharing a pod have one each."""
+        return self.nfs_port - RQUOTA_BELOW_NFS
+
     def pnfs_mds(self) -> bool:
         """Whether the server hands out layouts (PNFS_MDS)."""
         return False
@@ -120,7 +127,8 @@ class GaneshaServer(GaneshaFiles):
         """Production's settings with this test's overrides."""
         s = GaneshaSettings(
             plugins_dir=Path(self.plugins_dir), recovery_root=self.workdir / "recovery",
-            fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port, bind=None,
+            fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port,
+            rquota_port=self.rquota_port, bind=None,
             export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
             graceless=self.graceless, access_type=self.access_type,
             clients=(ExportClient(self.trusted_clients),) if self.trusted_clients else (),

@@ -14,12 +14,12 @@ manager and the OSDs listen on the tap address too.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
+from pando_testing.cluster_map import dbus_json
 from pando_testing.e2e import KernelClient
 from pando_testing.mds import PandoMds
 from pando_testing.mountstats import parse_mountstats
@@ -59,11 +59,9 @@ def quota_row(out: str, after: str, server: str) -> list[str]:
     return rows[0]
 
 
-def used_bytes(pod: Pod, m: PandoMds, uid: int) -> int:
-    cp = pod.run(["dbus-send", "--system", "--print-reply=literal", "--dest=org.ganesha.nfsd",
-                  "/org/ganesha/nfsd/pando", "org.ganesha.nfsd.pando.owner_quota_get",
-                  "string:user", f"uint32:{uid}"], env=m.dbus_env(), timeout=30)
-    j = json.loads(cp.stdout[cp.stdout.index("{"):cp.stdout.rindex("}") + 1])
+def used_bytes(m: PandoMds, uid: int) -> int:
+    ok, msg, j = dbus_json(m, "owner_quota_get", "string:user", f"uint32:{uid}")
+    assert ok, msg
     assert (j["bytes"], j["files"]) == (LIMIT_KIB * KIB, LIMIT_FILES), j
     return int(j["used_bytes"])
 
@@ -101,4 +99,4 @@ def test_setquota_and_quota_work_through_rquota_and_the_limit_holds(
         after = quota_row(step.output, "quota-after", tap.host_addr)
         assert int(after[1].rstrip("*")) <= LIMIT_KIB, (vers, after)
         assert after[5] == "2", (vers, after)
-        assert used_bytes(pod, m, uid) <= LIMIT_KIB * KIB, vers
+        assert used_bytes(m, uid) <= LIMIT_KIB * KIB, vers

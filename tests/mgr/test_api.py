@@ -32,8 +32,10 @@ def _cluster(mgr_factory: Factory, presence: Factory, tmp_path: Path,
 def test_status_says_health_ok_with_every_osd_up(mgr_factory: Factory, presence: Factory,
                                                  tmp_path: Path) -> None:
     _, api, _ = _cluster(mgr_factory, presence, tmp_path)
-    s = api.wait_for(lambda a: (st := a.status())["etcd"]["members"] and st, timeout=15,
-                     what="etcd members known")
+    # The mgr serves status from its first snapshot, before its election
+    # ends: wait for both the etcd members and the leader to be known.
+    s = api.wait_for(lambda a: (st := a.status())["etcd"]["members"] and st["leader"] and st,
+                     timeout=15, what="etcd members and the leader known")
     assert s["health"] == "HEALTH_OK", s["checks"]
     assert s["osds"] == {"total": 3, "up": 3, "in": 3}
     assert s["leader"] == "mgr-a"

@@ -357,9 +357,11 @@ static int check_extras(struct checker *c, const struct ns_inode *r)
 		rc = has_key(c, K_MAP, r->ino, -1);
 	else if (r->type == NS_REG && r->inline_len)
 		rc = has_key(c, K_DATA, r->ino, r->inline_len);
+	else if (r->type == NS_DIR && (r->flags & IF_JUNCTION))
+		rc = has_key(c, K_JUNCTION, r->ino, -1);
 	if (rc == 0)
 		problem(c, &c->res->bad_records,
-			"inode %llu: target, map or inline data "
+			"inode %llu: target, map, inline data or junction "
 			"missing or of the wrong length",
 			ino);
 	if (r->type == NS_REG && r->inline_len > r->size)
@@ -446,6 +448,8 @@ bool inode_owns_key(const struct ns_inode *r, uint8_t type)
 	/* Any inode may have a policy; a missing inode's is an orphan. */
 	if (type == K_POLICY)
 		return true;
+	if (type == K_JUNCTION)
+		return r->type == NS_DIR && (r->flags & IF_JUNCTION);
 	if (type == K_SYMLINK)
 		return r->type == NS_LNK;
 	if (type == K_MAP || type == K_DAMAGE)
@@ -582,6 +586,8 @@ int ns_check(struct ns_store *s, ns_check_say_fn say, void *arg, struct ns_check
 		rc = scan_prefix(&c, K_SYMLINK, visit_owned);
 	if (!rc)
 		rc = scan_prefix(&c, K_POLICY, visit_owned);
+	if (!rc)
+		rc = scan_prefix(&c, K_JUNCTION, visit_owned);
 	if (!rc)
 		rc = scan_prefix(&c, K_DAMAGE, visit_damage);
 	if (!rc)

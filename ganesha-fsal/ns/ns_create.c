@@ -1,7 +1,8 @@
 /* Making new names for new inodes: create (with NFS's create modes), mkdir,
- * mknod, symlink.  Each is one durable batch: the inode, its entry and
- * index keys, the directory's new record, for a symlink its target, and
- * the directory's storage policy, if it has one (ns_policy.c). */
+ * mknod, symlink, and junctions.  Each is one durable batch: the inode,
+ * its entry and index keys, the directory's new record, for a symlink its
+ * target, for a junction its blob (ns_junction.c), and the directory's
+ * storage policy, if it has one (ns_policy.c). */
 #include "ns_internal.h"
 
 #include <string.h>
@@ -12,7 +13,9 @@ struct make {
 	const struct ns_new *in;
 	const char *target; /* NS_LNK */
 	size_t tlen;
-	const uint8_t *verf; /* exclusive create */
+	const uint8_t *verf;  /* exclusive create */
+	const void *junction; /* ns_mkjunction: the blob */
+	size_t jlen;
 };
 
 static void make_extras(struct txn *t, struct ns_inode *r, const struct make *m, uint64_t dir)
@@ -25,6 +28,8 @@ static void make_extras(struct txn *t, struct ns_inode *r, const struct make *m,
 		memcpy(r->verf, m->verf, NS_VERF_LEN);
 		r->flags |= IF_VERF;
 	}
+	if (m->junction)
+		junction_put(t, r, m->junction, m->jlen);
 	if (r->type == NS_LNK) {
 		rocksdb_writebatch_put(t->b, (const char *)k, key_id(k, K_SYMLINK, r->ino),
 				       m->target, m->tlen);
@@ -46,7 +51,7 @@ static int make_entry(struct ns_store *s, uint64_t dir, const char *name, const 
 		return rc;
 	txn_begin(&t, s);
 	txn_lock(&t, &dir, 1);
-	rc = txn_dir(&t, dir, &d);
+	rc = txn_dir_open(&t, dir, &d);
 	if (!rc)
 		rc = dirent_absent(s, dir, name, len);
 	if (rc) {
@@ -144,4 +149,14 @@ int ns_symlink(struct ns_store *s, uint64_t dir, const char *name, const char *t
 	if (m.tlen > NS_SYMLINK_MAX)
 		return -ENAMETOOLONG;
 	return make_entry(s, dir, name, &m, out);
+}
+
+int ns_mkjunction(struct ns_store *s, const char *name, const struct ns_new *in, const void *blob,
+		  size_t len, struct ns_attr *out)
+{
+	struct make m = { .type = NS_DIR, .in = in, .junction = blob, .jlen = len };
+
+	if (!blob || !len || len > NS_JUNCTION_MAX)
+		return -EINVAL;
+	return make_entry(s, NS_ROOT_INO, name, &m, out);
 }

@@ -42,6 +42,7 @@ void inode_to_attr(const struct ns_inode *r, struct ns_attr *a)
 	a->inline_len = r->inline_len;
 	a->objects = r->flags & IF_OBJECTS;
 	a->has_verf = r->flags & IF_VERF;
+	a->junction = r->flags & IF_JUNCTION;
 	memcpy(a->verf, r->verf, NS_VERF_LEN);
 	a->atime = r->atime;
 	a->mtime = r->mtime;
@@ -117,6 +118,7 @@ int inode_drop(struct txn *t, struct ns_inode *r, uint32_t old_inline)
 
 	rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_INODE, r->ino));
 	policy_drop(t, r->ino);
+	junction_drop(t, r);
 	if (r->type == NS_LNK)
 		rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_SYMLINK, r->ino));
 	if (old_inline || r->inline_len)

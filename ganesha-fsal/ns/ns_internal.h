@@ -34,6 +34,7 @@ enum {
 	K_WLAYOUT = 'W',
 	K_INTENT = 'X',
 	K_POLICY = 'Y',
+	K_JUNCTION = 'J',
 	K_QUOTA = 'Q',
 };
 
@@ -57,8 +58,9 @@ enum { C_INODES = 'i', C_BYTES = 'b', C_INLINE = 'l', C_OWNERS = 'o' };
 #define FORMAT_VERSION 1
 
 /* Inode record flags. */
-#define IF_OBJECTS 0x1u /* data in objects; 'M' holds the map */
-#define IF_VERF 0x2u    /* made by an exclusive create */
+#define IF_OBJECTS 0x1u  /* data in objects; 'M' holds the map */
+#define IF_VERF 0x2u     /* made by an exclusive create */
+#define IF_JUNCTION 0x4u /* a junction: 'J' holds its blob (ns_junction.c) */
 
 #define LOCK_STRIPES 1024
 #define TXN_INODES 4
@@ -354,6 +356,13 @@ int damage_decode(const uint8_t *k, size_t klen, const uint8_t *v, size_t vlen,
  * inode's blob goes with it. */
 int policy_inherit(struct txn *t, uint64_t dir, uint64_t ino);
 void policy_drop(struct txn *t, uint64_t ino);
+
+/* ns_junction.c: a new directory's blob and flag; txn_dir for a
+ * directory that is to take a new entry (-EROFS for a junction); the
+ * inode's blob goes with it. */
+void junction_put(struct txn *t, struct ns_inode *r, const void *blob, size_t len);
+int txn_dir_open(struct txn *t, uint64_t ino, struct ns_inode **out);
+void junction_drop(struct txn *t, const struct ns_inode *r);
 
 /* ns_txn.c */
 void txn_begin(struct txn *t, struct ns_store *s);

@@ -13,6 +13,7 @@
  *   'M' ino(8)                   storage map (opaque, from the layout library)
  *   'X' id(8)                    removal intent: version(1) kind(1) ino(8) blob
  *   'Y' ino(8)                   storage policy (opaque, from the layout library)
+ *   'J' ino(8)                   junction (opaque, from the manager: ns_junction.c)
  *   'A'                          seq (and term) of the last journaled batch held (ns_apply.c)
  *   'Q'                          the store's quota (ns_quota.c)
  *

@@ -24,7 +24,7 @@ int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name, st
 		return rc;
 	txn_begin(&t, s);
 	txn_lock(&t, inos, 2);
-	rc = txn_dir(&t, dir, &d);
+	rc = txn_dir_open(&t, dir, &d);
 	if (!rc)
 		rc = txn_inode(&t, ino, &r);
 	if (!rc && r->type == NS_DIR)

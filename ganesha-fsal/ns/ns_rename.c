@@ -34,7 +34,7 @@ static int load_dirs(struct txn *t, const struct rename_args *a, struct rename_s
 {
 	int rc = txn_dir(t, a->sdir, &st->sd);
 
-	return rc ? rc : txn_dir(t, a->ddir, &st->dd);
+	return rc ? rc : txn_dir_open(t, a->ddir, &st->dd);
 }
 
 /* Both names as the lookups before the lock saw them, or RETRY. */
@@ -66,6 +66,10 @@ static int load_entries(struct txn *t, const struct rename_args *a, uint64_t src
 
 static int check_kinds(const struct ns_inode *src, const struct ns_inode *dst)
 {
+	/* A junction is another volume, whose name is in its blob (the path
+	 * clients are referred from): it stays where it is. */
+	if ((src->flags & IF_JUNCTION) || (dst && (dst->flags & IF_JUNCTION)))
+		return -EXDEV;
 	if (!dst)
 		return 0;
 	if (src->type == NS_DIR && dst->type != NS_DIR)

@@ -125,6 +125,23 @@ static int fix_file(struct repairer *r, struct ns_inode *rec)
 	return !rc && changed ? repair_put_inode(r, rec) : rc;
 }
 
+/* A junction flag without its blob sends clients nowhere: the directory
+ * becomes a plain (empty) one again. */
+static int fix_junction(struct repairer *r, struct ns_inode *rec)
+{
+	size_t len;
+	bool found;
+	int rc = repair_value_len(r, K_JUNCTION, rec->ino, &len, &found);
+
+	if (rc || found)
+		return rc;
+	repaired(r, &r->res->bad_records,
+		 "dir %llu: a junction without its target: now a plain directory",
+		 (unsigned long long)rec->ino);
+	rec->flags &= ~IF_JUNCTION;
+	return repair_put_inode(r, rec);
+}
+
 static int visit_inode(struct repairer *r, const uint8_t *k, size_t klen, const uint8_t *v,
 		       size_t vlen)
 {
@@ -141,6 +158,8 @@ static int visit_inode(struct repairer *r, const uint8_t *k, size_t klen, const 
 		return fix_target(r, &rec);
 	if (rec.type == NS_REG)
 		return fix_file(r, &rec);
+	if (rec.type == NS_DIR && (rec.flags & IF_JUNCTION))
+		return fix_junction(r, &rec);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* Repair pass 2: keys an inode owns ('F' data, 'L' target, 'M' map,
- * 'Y' policy, 'P' damage records) whose inode is gone or should not have
+ * 'Y' policy, 'J' junction, 'P' damage records) whose inode is gone or should not have
  * them.  They are deleted, except a map: its objects still exist on the
  * OSDs, so it is handed to a removal intent rather than leaked. */
 #include "ns_repair.h"
@@ -80,5 +80,7 @@ int repair_strays(struct repairer *r)
 		rc = repair_walk(r, K_SYMLINK, visit_owned);
 	if (!rc)
 		rc = repair_walk(r, K_POLICY, visit_owned);
+	if (!rc)
+		rc = repair_walk(r, K_JUNCTION, visit_owned);
 	return rc ? rc : repair_walk(r, K_MAP, visit_owned);
 }

@@ -125,6 +125,7 @@ struct ns_attr {
 	uint32_t inline_len; /* bytes of data stored inline */
 	bool objects;        /* data in OSD objects, see ns_map_get */
 	bool has_verf;       /* made by an exclusive create: verf is its verifier */
+	bool junction;       /* directories: a junction, see ns_junction_get */
 	uint8_t verf[NS_VERF_LEN];
 	struct timespec atime;
 	struct timespec mtime;
@@ -294,6 +295,10 @@ int ns_mknod(struct ns_store *s, uint64_t dir, const char *name, enum ns_type ty
 	     const struct ns_new *in, struct ns_attr *out);
 int ns_symlink(struct ns_store *s, uint64_t dir, const char *name, const char *target,
 	       const struct ns_new *in, struct ns_attr *out);
+/* mkdir in the root of a junction with its blob (ns_junction.c), in one
+ * batch.  -EINVAL: no blob, or one over NS_JUNCTION_MAX. */
+int ns_mkjunction(struct ns_store *s, const char *name, const struct ns_new *in, const void *blob,
+		  size_t len, struct ns_attr *out);
 
 /* ns_link.c */
 int ns_link(struct ns_store *s, uint64_t ino, uint64_t dir, const char *name, struct ns_attr *out);
@@ -416,6 +421,19 @@ int ns_write_hole_list(struct ns_store *s, ns_ino_fn fn, void *arg);
 int ns_policy_set(struct ns_store *s, uint64_t ino, const void *blob, size_t len);
 /* *blob malloc'd, the caller frees it.  -ENOENT: the inode has none. */
 int ns_policy_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len);
+
+/* ns_junction.c: a junction, a directory in the root that stands for a
+ * volume another manager serves, holds an opaque blob (the manager's
+ * encoding, mds/junction.h) from the batch that makes it
+ * (ns_mkjunction) to the one that removes it; nothing can be made in it,
+ * moved into it or linked into it (-EROFS), and it is neither renamed nor
+ * renamed over (-EXDEV). */
+#define NS_JUNCTION_MAX 2048
+/* *blob malloc'd, the caller frees it.  -ENOENT: not a junction. */
+int ns_junction_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len);
+/* fn for each junction's inode, by id; a non-zero return stops the walk.
+ * -EIO if a malformed key was skipped. */
+int ns_junction_list(struct ns_store *s, ns_ino_fn fn, void *arg);
 
 /* ns_quota.c.  The store's quota: at most `bytes` of regular files'
  * sizes (ns_statfs's bytes) and `files` inodes (every type, the root's

@@ -1,0 +1,82 @@
+/* Junctions: a directory in the root that stands for a volume another
+ * manager group serves.  It is made a junction (ns_mkjunction, in
+ * ns_create.c) and stays one until removed, so no handle a server has
+ * cached ever sees a directory turn into one.  It holds one opaque blob
+ * ('J' ino(8)), which the manager makes and reads (../mds/junction.h),
+ * and IF_JUNCTION in its inode flags, so that creates, links and renames
+ * into it are refused from the record they already load: a client that
+ * crosses it is sent on (a referral), and one that cannot follow must not
+ * leave files here that no client of the volume would see.  It is never
+ * renamed, nor replaced by a rename (EXDEV: it is another volume): the
+ * blob names the path clients are referred from.  The blob goes in the batch
+ * that frees the inode. */
+#include "ns_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+
+int ns_junction_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len)
+{
+	uint8_t k[ID_KEY_LEN];
+	char *v;
+	int rc = db_get(s, k, key_id(k, K_JUNCTION, ino), &v, len);
+
+	if (rc)
+		return rc;
+	if (!v)
+		return -ENOENT;
+	*blob = malloc(*len ? *len : 1);
+	if (*blob)
+		memcpy(*blob, v, *len);
+	rocksdb_free(v);
+	return *blob ? 0 : -ENOMEM;
+}
+
+int ns_junction_list(struct ns_store *s, ns_ino_fn fn, void *arg)
+{
+	uint8_t prefix[1] = { K_JUNCTION };
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(s, &i, prefix, sizeof(prefix));
+	for (; iter_valid(&i); iter_next(&i)) {
+		size_t klen;
+		const uint8_t *k = iter_key(&i, &klen);
+
+		if (klen != ID_KEY_LEN) {
+			db_say(s, "bad junction key: skipped");
+			rc = -EIO;
+			continue;
+		}
+		if (fn(arg, get_be64(k + 1)))
+			break;
+	}
+	if (iter_close(s, &i))
+		rc = -EIO;
+	return rc;
+}
+
+void junction_put(struct txn *t, struct ns_inode *r, const void *blob, size_t len)
+{
+	uint8_t k[ID_KEY_LEN];
+
+	rocksdb_writebatch_put(t->b, (const char *)k, key_id(k, K_JUNCTION, r->ino), blob, len);
+	r->flags |= IF_JUNCTION;
+}
+
+int txn_dir_open(struct txn *t, uint64_t ino, struct ns_inode **out)
+{
+	int rc = txn_dir(t, ino, out);
+
+	return !rc && ((*out)->flags & IF_JUNCTION) ? -EROFS : rc;
+}
+
+void junction_drop(struct txn *t, const struct ns_inode *r)
+{
+	uint8_t k[ID_KEY_LEN];
+
+	if (r->flags & IF_JUNCTION)
+		rocksdb_writebatch_delete(t->b, (const char *)k, key_id(k, K_JUNCTION, r->ino));
+}

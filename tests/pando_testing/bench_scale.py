@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bench_dirsync import dirsync_fs
+from .cpu_cap import CpuCap
 from .daemons import OsdProcess
 from .ganesha import GaneshaServer, GaneshaVfs
 from .keys import ClusterKey
@@ -117,21 +119,45 @@ def cpu_seconds(pid: int) -> float:
     return total / 1e9
 
 
+@dataclass
+class ClientLoad:
+    """`clients` pnfsload clients on one client machine, against `server`;
+    their client numbers (and so their names) start at `client_base`."""
+
+    server: GaneshaServer
+    node: RackNode
+    clients: int
+    client_base: int = 0
+
+    def start(self, start_at: float, argv: Sequence[str],
+              progress: bool = False) -> subprocess.Popen[str]:
+        cmd = [str(pnfsload_binary()), "--mds", self.server.nfs_addr,
+               "--export", self.server.pseudo, "--clients", str(self.clients),
+               "--client-base", str(self.client_base), "--start-at", f"{start_at:.3f}", *argv]
+        if progress:
+            cmd.append("--progress")
+        return self.node.pod.popen(cmd, stdout=subprocess.PIPE,
+                                   stderr=None if progress else subprocess.PIPE, text=True)
+
+
 class ScaleRack:
-    """The rack of one benchmark run: a manager machine, a VFS baseline
-    machine, `osds` OSD machines and `clients` client machines, every NIC
-    capped at `nic_mbit`."""
+    """The rack of one benchmark run: `managers` manager machines, a VFS
+    baseline machine, `osds` OSD machines and `clients` client machines,
+    every NIC capped at `nic_mbit`."""
 
     def __init__(self, workdir: Path, key: ClusterKey, osds: int, clients: int,
-                 nic_mbit: int, osd_args: Sequence[str] = ()) -> None:
+                 nic_mbit: int, osd_args: Sequence[str] = (), managers: int = 1) -> None:
         self.workdir = workdir
         self.key = key
         self.osd_args = list(osd_args)
         self.rack = Rack(nic_mbit=nic_mbit).start()
         self.mds_node = self.rack.node("mds")
+        self.mds_nodes = [self.mds_node,
+                          *(self.rack.node(f"mds{i}") for i in range(2, managers + 1))]
         self.vfs_node = self.rack.node("vfs")
         self.osd_nodes = [self.rack.node(f"osd{i}") for i in range(1, osds + 1)]
         self.client_nodes = [self.rack.node(f"client{i}") for i in range(1, clients + 1)]
+        self.caps: list[CpuCap] = []    # of the servers running now
         self._runs = 0
 
     def stop(self) -> None:
@@ -143,18 +169,29 @@ class ScaleRack:
         path.mkdir(parents=True)
         return path
 
-    @contextmanager
-    def pando(self, osds: int, mirrors: int, width: int,
-              inline_max: int = 65536) -> Iterator[PandoMds]:
-        """A fresh Pando cluster on the first `osds` OSD machines: files of
-        `width` columns per mirror, striped layouts for every client."""
-        wd = self._fresh_dir(f"pando{osds}")
+    def _targets(self, wd: Path, osds: int) -> list[OsdProcess]:
         targets = [OsdProcess(node.pod, wd / "osds", self.key, osd_id=i, host=node.addr,
                               extra_args=list(self.osd_args))
                    for i, node in enumerate(self.osd_nodes[:osds], start=1)]
         for t in targets:
             t.format()
             t.start()
+        return targets
+
+    @staticmethod
+    def _stop_all(managers: Sequence[GaneshaServer], targets: Sequence[OsdProcess]) -> None:
+        codes = [m.stop() for m in managers]
+        osd_codes = [t.stop() for t in targets]
+        if any(codes) or any(osd_codes):
+            say(f"warning: unclean exit: ganesha {codes}, OSDs {osd_codes}")
+
+    @contextmanager
+    def pando(self, osds: int, mirrors: int, width: int,
+              inline_max: int = 65536) -> Iterator[PandoMds]:
+        """A fresh Pando cluster on the first `osds` OSD machines: files of
+        `width` columns per mirror, striped layouts for every client."""
+        wd = self._fresh_dir(f"pando{osds}")
+        targets = self._targets(wd, osds)
         extra = f'Stripe_Width = {width};\nStriped_Clients = "*";'
         mds = PandoMds(self.mds_node.pod, wd / "mds", osds=targets, key=self.key,
                        host=self.mds_node.addr, protocols=(3, 4), pnfs=True,
@@ -164,39 +201,82 @@ class ScaleRack:
             mds.start()
             yield mds
         finally:
-            code = mds.stop()
-            codes = [t.stop() for t in targets]
-            if code != 0 or any(codes):
-                say(f"warning: unclean exit: ganesha {code}, OSDs {codes}")
+            self._stop_all([mds], targets)
 
     @contextmanager
-    def vfs(self) -> Iterator[GaneshaVfs]:
-        wd = self._fresh_dir("vfs")
-        server = GaneshaVfs(self.vfs_node.pod, wd, host=self.vfs_node.addr, protocols=(3, 4),
-                            log_level="EVENT")
+    def managers(self, count: int, osds: int, cores: float) -> Iterator[list[PandoMds]]:
+        """`count` managers over the same fresh OSDs, each on a machine of
+        its own and serving a namespace of its own: its own store and OSD
+        partition (what a volume is to its manager group); each capped at
+        `cores` CPUs (cpu_cap.py)."""
+        wd = self._fresh_dir(f"managers{count}")
+        targets = self._targets(wd, osds)
+        started: list[PandoMds] = []
+        try:
+            for i, node in enumerate(self.mds_nodes[:count], start=1):
+                mds = PandoMds(node.pod, wd / f"mds{i}", osds=targets, key=self.key,
+                               host=node.addr, protocols=(3, 4), pnfs=True, partition=i,
+                               log_level="EVENT")
+                mds.start()
+                started.append(mds)
+                self._cap(f"mds{i}", mds, cores)
+            yield started
+        finally:
+            self._stop_all(started, targets)
+            self._uncap()
+
+    def _cap(self, name: str, server: GaneshaServer, cores: float) -> None:
+        assert server.proc is not None
+        cap = CpuCap(name, cores)
+        self.caps.append(cap)
+        cap.add(server.proc.pid)
+
+    def _uncap(self) -> None:
+        for cap in self.caps:
+            cap.close()
+        self.caps.clear()
+
+    def throttled_s(self) -> float:
+        """Seconds the capped servers running now were held back so far."""
+        return sum(cap.throttled_s() for cap in self.caps)
+
+    @contextmanager
+    def vfs(self, cores: float | None = None, dirsync: bool = False) -> Iterator[GaneshaVfs]:
+        """Ganesha VFS on the baseline machine, capped at `cores` CPUs if
+        given; with `dirsync`, over an ext4 of its own mounted dirsync
+        (bench_dirsync.py)."""
+        wd = self._fresh_dir("vfs-dirsync" if dirsync else "vfs")
+        pod = self.vfs_node.pod
+        mnt = dirsync_fs(pod, wd, "dirsync") if dirsync else None
+        server = GaneshaVfs(pod, wd / "ganesha", host=self.vfs_node.addr, protocols=(3, 4),
+                            log_level="EVENT", export_dir=mnt / "export" if mnt else None)
         try:
             server.start()
+            if cores is not None:
+                self._cap("vfs", server, cores)
             yield server
         finally:
             server.stop()
+            self._uncap()
+            if mnt is not None:
+                pod.run(["umount", mnt], check=False)
 
     def run(self, server: GaneshaServer, name: str, clients: int, argv: Sequence[str],
             per_node: int = 1, timeout: float = 900.0) -> Phase:
         """One phase: `clients` pnfsload clients, `per_node` of them on each
         client machine (one process per machine), started together."""
         nodes = self.client_nodes[:(clients + per_node - 1) // per_node]
+        loads = [ClientLoad(server, node, min(per_node, clients - i * per_node), i * per_node)
+                 for i, node in enumerate(nodes)]
+        return self.run_loads(name, loads, argv, timeout)
+
+    def run_loads(self, name: str, loads: Sequence["ClientLoad"], argv: Sequence[str],
+                  timeout: float = 900.0) -> Phase:
+        """One phase of every load together: one pnfsload process each, all
+        starting their timed part at the same moment; summed."""
         before = {n.name: self.rack.link_bytes(n) for n in self._all_nodes()}
-        start_at = time.time() + max(SETUP_S_MIN, SETUP_S_PER_PROCESS * len(nodes))
-        procs = []
-        for i, node in enumerate(nodes):
-            n = min(per_node, clients - i * per_node)
-            cmd = [str(pnfsload_binary()), "--mds", server.nfs_addr, "--export", server.pseudo,
-                   "--clients", str(n), "--client-base", str(i * per_node),
-                   "--start-at", f"{start_at:.3f}", *argv]
-            if i == 0:
-                cmd.append("--progress")
-            procs.append(node.pod.popen(cmd, stdout=subprocess.PIPE,
-                                        stderr=None if i == 0 else subprocess.PIPE, text=True))
+        start_at = time.time() + max(SETUP_S_MIN, SETUP_S_PER_PROCESS * len(loads))
+        procs = [load.start(start_at, argv, progress=i == 0) for i, load in enumerate(loads)]
         ticks0 = machine_ticks()
         results = [self._result(p, name, timeout) for p in procs]
         ticks1 = machine_ticks()
@@ -209,7 +289,7 @@ class ScaleRack:
         return phase
 
     def _all_nodes(self) -> list[RackNode]:
-        return [self.mds_node, self.vfs_node, *self.osd_nodes, *self.client_nodes]
+        return [*self.mds_nodes, self.vfs_node, *self.osd_nodes, *self.client_nodes]
 
     @staticmethod
     def _result(proc: subprocess.Popen[str], name: str, timeout: float) -> dict[str, object]:

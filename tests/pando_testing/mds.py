@@ -56,6 +56,7 @@ class PandoMds(GaneshaServer):
     extra_fsal: str = ""                  # more FSAL option lines
     mds_group: str = ""                   # the FSAL's Mds_Group
     osd_pools: Mapping[int, str] = field(default_factory=dict)  # cluster.conf's pool=, by OSD id
+    partition: int = 1                    # the OSD partition of its objects (cluster.conf)
     # pNFS: flexfiles layouts naming the OSDs at `advertise_host` (or
     # their listen address); off by default (the FSAL's Pnfs = false) so
     # plain gateway tests see no layouts.
@@ -131,7 +132,7 @@ class PandoMds(GaneshaServer):
     def write_config(self) -> None:
         assert self.key is not None, "PandoMds needs the cluster key"
         write_cluster_conf(self.cluster_conf, self.key, self.osds, self.advertise_host,
-                           pools=self.osd_pools)
+                           partition=self.partition, pools=self.osd_pools)
         super().write_config()
 
     def fsck(self, *args: str, check: bool = False) -> tuple[int, str]:

@@ -15,6 +15,7 @@
 #include "journal_record.h"
 #include "journal_segment.h"
 #include "handover.h"
+#include "junction.h"
 #include "reclaim.h"
 #include "snapshot_pack.h"
 #include "nfs3.h"
@@ -626,6 +627,26 @@ static void seeds_held(void)
 		seed("fuzz_held_record", values[i][0], values[i][1], strlen(values[i][1]));
 }
 
+/* fuzz_junction: a volume on one server and one on a group of three. */
+static void seeds_junction(void)
+{
+	const struct pando_junction one = {
+		.volume = "vol1", .path = "/pando", .servers = 1, .server = { "10.77.0.3" }
+	};
+	const struct pando_junction group = { .volume = "scratch",
+					      .path = "/pando/scratch",
+					      .servers = 3,
+					      .server = { "10.77.200.1", "mds-b.example.org",
+							  "fd00::7" } };
+	char buf[PANDO_JUNCTION_BLOB_MAX];
+	size_t len;
+
+	must(pando_junction_encode(&one, buf, sizeof(buf), &len), "pando_junction_encode");
+	seed("fuzz_junction", "one_server", buf, len);
+	must(pando_junction_encode(&group, buf, sizeof(buf), &len), "pando_junction_encode");
+	seed("fuzz_junction", "group", buf, len);
+}
+
 /* fuzz_group_values: a segment and a snapshot listing as the journal
  * and the active write them. */
 static void seeds_group_values(void)
@@ -674,5 +695,6 @@ int main(int argc, char **argv)
 	seeds_handover();
 	seeds_held();
 	seeds_group_values();
+	seeds_junction();
 	return 0;
 }

@@ -366,6 +366,9 @@ static struct gsh_dbus_method *pando_methods[] = { &cluster_status_method,
 						   &pando_owner_quota_set_method,
 						   &pando_owner_quota_get_method,
 						   &pando_owner_quota_list_method,
+						   &pando_junction_add_method,
+						   &pando_junction_remove_method,
+						   &pando_junction_list_method,
 						   NULL };
 
 static struct gsh_dbus_interface pando_interface = {

@@ -44,6 +44,9 @@ extern struct gsh_dbus_method pando_quota_get_method;
 extern struct gsh_dbus_method pando_owner_quota_set_method;
 extern struct gsh_dbus_method pando_owner_quota_get_method;
 extern struct gsh_dbus_method pando_owner_quota_list_method;
+extern struct gsh_dbus_method pando_junction_add_method; /* dbus_junction.c */
+extern struct gsh_dbus_method pando_junction_remove_method;
+extern struct gsh_dbus_method pando_junction_list_method;
 
 /* dbus.c: the export dbus methods act on, or NULL. */
 struct pando_export *pando_dbus_first_export(void);

@@ -77,10 +77,16 @@ static object_file_type_t fsal_type(enum ns_type t)
 	return NO_FILE_TYPE;
 }
 
-static fsal_fsid_t export_fsid(const struct pando_export *exp)
+/* The store's uuid; a junction's differs from it in the minor number, by
+ * its inode (never 0), so each junction is a file system of its own to
+ * clients (referral.c). */
+static fsal_fsid_t pando_fsid(const struct pando_export *exp, const struct ns_attr *a)
 {
-	return (fsal_fsid_t){ .major = get_be64(exp->mds.uuid),
-			      .minor = get_be64(exp->mds.uuid + 8) };
+	uint64_t minor = get_be64(exp->mds.uuid + 8);
+
+	if (a->junction)
+		minor ^= a->ino * 0x9e3779b97f4a7c15ull;
+	return (fsal_fsid_t){ .major = get_be64(exp->mds.uuid), .minor = minor };
 }
 
 void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
@@ -88,7 +94,7 @@ void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
 {
 	out->type = fsal_type(a->type);
 	out->filesize = a->size;
-	out->fsid = export_fsid(exp);
+	out->fsid = pando_fsid(exp, a);
 	out->fileid = a->ino;
 	out->mode = a->mode;
 	out->numlinks = a->nlink;
@@ -112,9 +118,13 @@ void pando_attr_to_fsal(const struct pando_export *exp, const struct ns_attr *a,
 fsal_status_t pando_fill_attrs(struct pando_handle *h, const struct ns_attr *a,
 			       struct fsal_attrlist *out)
 {
+	int rc = 0;
+
 	if (out)
 		pando_attr_to_fsal(h->exp, a, out);
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (out && a->junction && (out->request_mask & ATTR4_FS_LOCATIONS))
+		rc = pando_referral_attrs(h, out);
+	return pando_status(rc);
 }
 
 struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_attr *a)
@@ -129,7 +139,7 @@ struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_
 	pthread_rwlock_init(&h->rows_lock, NULL);
 	fsal_obj_handle_init(&h->obj, &exp->export, fsal_type(a->type));
 	h->obj.obj_ops = &PandoFSAL.handle_ops;
-	h->obj.fsid = export_fsid(exp);
+	h->obj.fsid = pando_fsid(exp, a);
 	h->obj.fileid = a->ino;
 	return h;
 }
@@ -390,6 +400,7 @@ void pando_handle_ops_init(struct fsal_obj_ops *ops)
 	ops->handle_to_wire = pando_handle_to_wire;
 	ops->handle_to_key = pando_handle_to_key;
 	pando_dir_ops_init(ops);
+	pando_referral_ops_init(ops);
 	pando_file_ops_init(ops);
 	pando_io_ops_init(ops);
 	pando_sparse_ops_init(ops);

@@ -42,7 +42,7 @@
 #define PANDO_FH_VERSION 1
 #define PANDO_FH_LEN 24
 
-#define PANDO_SUPPORTED_ATTRS (ATTRS_POSIX | ATTR_CREATION | ATTR_GENERATION)
+#define PANDO_SUPPORTED_ATTRS (ATTRS_POSIX | ATTR_CREATION | ATTR_GENERATION | ATTR4_FS_LOCATIONS)
 
 struct pando_fsal_module {
 	struct fsal_module fsal;
@@ -112,6 +112,10 @@ int pando_may_rename(struct pando_handle *from, const char *old_name, struct pan
 
 /* dir.c */
 void pando_dir_ops_init(struct fsal_obj_ops *ops);
+
+/* referral.c: a junction's fs_locations into out (0 or -errno) */
+int pando_referral_attrs(struct pando_handle *h, struct fsal_attrlist *out);
+void pando_referral_ops_init(struct fsal_obj_ops *ops);
 
 /* setid.c: set-id bits and the writes the manager does not see */
 nfsstat4 pando_setid_layoutget(struct pando_handle *h);

@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from rich.console import Console
 
-from . import config, ganesha, layout_view, policy, quota_view, rebuild_view, render, watch
+from . import (config, ganesha, junction_view, layout_view, policy, quota_view, rebuild_view,
+               render, watch)
 from .mgrapi import MgrClient
 
 EXIT_OK = 0
@@ -232,6 +233,23 @@ def cmd_quota_set(c: Ctx) -> int:
                       lambda: ganesha.owner_quota_set(*owner, bytes_, files, address=c.args.dbus),
                       lambda ans: c.out.print(ans["message"]))
     return c.show(ASK_GANESHA, lambda: ganesha.quota_set(bytes_, files, address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
+
+
+def cmd_junction(c: Ctx) -> int:
+    return c.show(ASK_GANESHA, lambda: ganesha.junction_list(address=c.args.dbus),
+                  lambda js: junction_view.junctions(c.out, js))
+
+
+def cmd_junction_add(c: Ctx) -> int:
+    return c.show(ASK_GANESHA,
+                  lambda: ganesha.junction_add(c.args.volume, c.args.path, c.args.server,
+                                               address=c.args.dbus),
+                  lambda ans: c.out.print(ans["message"]))
+
+
+def cmd_junction_rm(c: Ctx) -> int:
+    return c.show(ASK_GANESHA, lambda: ganesha.junction_remove(c.args.volume, address=c.args.dbus),
                   lambda ans: c.out.print(ans["message"]))
 
 

@@ -259,6 +259,37 @@ def owner_quota_list(address: str | None = None) -> list[dict[str, Any]]:
     return owners
 
 
+def junction_add(volume: str, path: str, servers: list[str],
+                 address: str | None = None) -> dict[str, Any]:
+    """Makes /VOLUME a junction referring NFSv4 clients to PATH on the
+    servers (junction_add(s, s, as) -> (b, s))."""
+    ok, msg = _status(call("junction_add", f"string:{volume}", f"string:{path}",
+                           f"array:string:{','.join(servers)}", address=address),
+                      "junction_add")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"ok": ok, "message": msg, "volume": volume, "path": path, "servers": servers}
+
+
+def junction_remove(volume: str, address: str | None = None) -> dict[str, Any]:
+    """Removes the junction /VOLUME (junction_remove(s) -> (b, s))."""
+    ok, msg = _status(call("junction_remove", f"string:{volume}", address=address),
+                      "junction_remove")
+    if not ok:
+        raise GaneshaError(msg)
+    return {"ok": ok, "message": msg, "volume": volume}
+
+
+def junction_list(address: str | None = None) -> list[dict[str, Any]]:
+    """Every junction in the export's root, in the order they were made
+    (junction_list() -> (b, s, s json {"junctions": [...]}))."""
+    found = _json_answer(call("junction_list", address=address),
+                         "junction_list").get("junctions")
+    if not isinstance(found, list):
+        raise GaneshaError("junction_list: no list of junctions in the answer")
+    return found
+
+
 def reload_key(address: str | None = None) -> dict[str, Any]:
     """The manager reads its cluster key file again: a key rotation's
     second step, without a restart (reload_key() -> (b, s))."""

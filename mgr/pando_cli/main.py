@@ -21,7 +21,8 @@ from pando_mgr.osdmap import POOL_NAME_RULE, pool_name_ok
 from rich.console import Console
 
 from . import config, ganesha, units
-from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_layout_get, cmd_layout_set,
+from .commands import (BadAnswer, Ctx, cmd_df, cmd_file, cmd_junction, cmd_junction_add,
+                       cmd_junction_rm, cmd_layout_get, cmd_layout_set,
                        cmd_mds_failover, cmd_mds_ls, cmd_mds_reload_key, cmd_osd_add, cmd_osd_ls,
                        cmd_osd_mark, cmd_osd_rm, cmd_quota, cmd_quota_set, cmd_rebuild,
                        cmd_rebuild_start, cmd_recall, cmd_scrub, cmd_scrub_action, cmd_status,
@@ -240,6 +241,29 @@ def _quota_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     st.set_defaults(fn=cmd_quota_set)
 
 
+def _junction_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    j = sub.add_parser("junction", help="the volumes other manager groups serve, as "
+                       "directories in the root that refer NFSv4 clients there, through Ganesha",
+                       parents=[common])
+    j.set_defaults(fn=cmd_junction)
+    jsub = j.add_subparsers(dest="junction_cmd", metavar="{ls,add,rm}")
+    jsub.add_parser("ls", help="every junction, where it refers to",
+                    parents=[common]).set_defaults(fn=cmd_junction)
+    a = jsub.add_parser("add", help="make /VOLUME refer to PATH on the volume's servers",
+                        parents=[common])
+    a.add_argument("volume", metavar="VOLUME", help="the volume, also the junction's name")
+    a.add_argument("--server", action="append", required=True, metavar="HOST",
+                   help="its manager group's service address, then its members (1 to 4; "
+                   "they serve NFS on port 2049)")
+    a.add_argument("--path", default="/pando", metavar="PATH",
+                   help="the volume's export path on its servers (default /pando)")
+    a.set_defaults(fn=cmd_junction_add)
+    rm = jsub.add_parser("rm", help="remove the junction /VOLUME (the volume is untouched)",
+                         parents=[common])
+    rm.add_argument("volume", metavar="VOLUME")
+    rm.set_defaults(fn=cmd_junction_rm)
+
+
 def parser() -> argparse.ArgumentParser:
     common = _common(sub=True)
     p = argparse.ArgumentParser(
@@ -278,6 +302,7 @@ def parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=cmd_recall)
     _layout_parsers(sub, common)
     _quota_parsers(sub, common)
+    _junction_parsers(sub, common)
     return p
 
 

@@ -30,7 +30,8 @@ TEST_OVERRIDES: Mapping[str, str] = {
     "NFS_CORE_PARAM.NFS_Port": "each test's own ports",
     "NFS_CORE_PARAM.MNT_Port": "each test's own ports",
     "NFS_CORE_PARAM.Rquota_Port": "each test's own ports",
-    "NFS_CORE_PARAM.Bind_Addr": "none in a test pod: its network holds only loopback",
+    "NFS_CORE_PARAM.Bind_Addr": "none in a test pod (its network holds only loopback), or one "
+                                "of two servers sharing a port in a pod",
     "NFS_CORE_PARAM.Plugins_Dir": "the build tree under test (the VFS baseline: Debian's)",
     "NFSV4.RecoveryRoot": "each test's own directory",
     "NFS_CORE_PARAM.NSM_Notify_Dir": "each test's own rpc.statd directory",

@@ -67,6 +67,9 @@ class GaneshaServer(GaneshaFiles):
     workdir: Path
     export_dir: Path | None = None
     host: str = "127.0.0.1"
+    # The one address it listens on (Bind_Addr), for two servers on one
+    # port in a pod; None: every address of its pod.
+    bind: str | None = None
     nfs_port: int = 2049
     mnt_port: int = 20048
     # Overrides of production's settings; None keeps production's.
@@ -128,7 +131,7 @@ class GaneshaServer(GaneshaFiles):
         s = GaneshaSettings(
             plugins_dir=Path(self.plugins_dir), recovery_root=self.workdir / "recovery",
             fsal=self.fsal(), nfs_port=self.nfs_port, mnt_port=self.mnt_port,
-            rquota_port=self.rquota_port, bind=None,
+            rquota_port=self.rquota_port, bind=self.bind,
             export_path=str(self.export_dir), pseudo=self.pseudo, pnfs=self.pnfs_mds(),
             graceless=self.graceless, access_type=self.access_type,
             clients=(ExportClient(self.trusted_clients),) if self.trusted_clients else (),

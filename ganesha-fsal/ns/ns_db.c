@@ -145,6 +145,25 @@ int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const
 	return rc;
 }
 
+/* The opaque value of an id's key (maps, policies, junctions) in *blob,
+ * malloc'd (the caller frees it); -ENOENT when absent. */
+int db_get_blob(struct ns_store *s, uint8_t type, uint64_t id, void **blob, size_t *len)
+{
+	uint8_t k[ID_KEY_LEN];
+	char *v;
+	int rc = db_get(s, k, key_id(k, type, id), &v, len);
+
+	if (rc)
+		return rc;
+	if (!v)
+		return -ENOENT;
+	*blob = malloc(*len ? *len : 1);
+	if (*blob)
+		memcpy(*blob, v, *len);
+	rocksdb_free(v);
+	return *blob ? 0 : -ENOMEM;
+}
+
 /* A u64 value, 0 when absent. */
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
 {

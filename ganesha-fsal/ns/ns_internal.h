@@ -237,6 +237,7 @@ void db_free(struct ns_store *s);
 int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *vlen);
 int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const size_t *klens,
 		 char **vals, size_t *vlens);
+int db_get_blob(struct ns_store *s, uint8_t type, uint64_t id, void **blob, size_t *len);
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
 int db_write_local(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);

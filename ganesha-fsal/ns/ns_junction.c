@@ -12,26 +12,11 @@
  * that frees the inode. */
 #include "ns_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "byteorder.h"
 
 int ns_junction_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len)
 {
-	uint8_t k[ID_KEY_LEN];
-	char *v;
-	int rc = db_get(s, k, key_id(k, K_JUNCTION, ino), &v, len);
-
-	if (rc)
-		return rc;
-	if (!v)
-		return -ENOENT;
-	*blob = malloc(*len ? *len : 1);
-	if (*blob)
-		memcpy(*blob, v, *len);
-	rocksdb_free(v);
-	return *blob ? 0 : -ENOMEM;
+	return db_get_blob(s, K_JUNCTION, ino, blob, len);
 }
 
 int ns_junction_list(struct ns_store *s, ns_ino_fn fn, void *arg)

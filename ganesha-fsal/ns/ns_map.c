@@ -3,9 +3,6 @@
  * with the inode and hands orphaned objects to removal intents. */
 #include "ns_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "byteorder.h"
 
 /* Why a file has no map. */
@@ -21,19 +18,9 @@ static int no_map(struct ns_store *s, uint64_t ino)
 
 int ns_map_get(struct ns_store *s, uint64_t ino, void **map, size_t *len)
 {
-	uint8_t k[ID_KEY_LEN];
-	char *v;
-	int rc = db_get(s, k, key_id(k, K_MAP, ino), &v, len);
+	int rc = db_get_blob(s, K_MAP, ino, map, len);
 
-	if (rc)
-		return rc;
-	if (!v)
-		return no_map(s, ino);
-	*map = malloc(*len ? *len : 1);
-	if (*map)
-		memcpy(*map, v, *len);
-	rocksdb_free(v);
-	return *map ? 0 : -ENOMEM;
+	return rc == -ENOENT ? no_map(s, ino) : rc;
 }
 
 static int map_target_ok(const struct ns_inode *r, uint64_t expect_change)

@@ -5,9 +5,6 @@
  * that frees its inode. */
 #include "ns_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 int ns_policy_set(struct ns_store *s, uint64_t ino, const void *blob, size_t len)
 {
 	uint8_t k[ID_KEY_LEN];
@@ -40,19 +37,7 @@ int ns_policy_set(struct ns_store *s, uint64_t ino, const void *blob, size_t len
 
 int ns_policy_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len)
 {
-	uint8_t k[ID_KEY_LEN];
-	char *v;
-	int rc = db_get(s, k, key_id(k, K_POLICY, ino), &v, len);
-
-	if (rc)
-		return rc;
-	if (!v)
-		return -ENOENT;
-	*blob = malloc(*len ? *len : 1);
-	if (*blob)
-		memcpy(*blob, v, *len);
-	rocksdb_free(v);
-	return *blob ? 0 : -ENOMEM;
+	return db_get_blob(s, K_POLICY, ino, blob, len);
 }
 
 /* The caller holds dir's lock, so the blob cannot change under it. */

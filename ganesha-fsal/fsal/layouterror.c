@@ -28,7 +28,7 @@ fsal_status_t pando_layouterror(struct fsal_obj_handle *o, layouttype4 type,
 		const struct fsal_device_error *e = &arg->errors[i];
 
 		if (!pando_osd_devid(&e->deviceid)) {
-			if (pando_layouts_client_may_log())
+			if (pando_client_may_log())
 				LogInfo(COMPONENT_PNFS,
 					"pando: LAYOUTERROR on inode %" PRIu64
 					" names device %u/%" PRIu64 ", not one of ours; ignored",

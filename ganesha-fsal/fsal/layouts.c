@@ -14,7 +14,7 @@ static bool osd_answers(struct pando_export *exp, uint32_t id)
 	return osd_conns_ping(exp->mds.conns, id) == 0;
 }
 
-bool pando_layouts_client_may_log(void)
+bool pando_client_may_log(void)
 {
 	unsigned dropped;
 	bool pass = ratelimit_pass_now(&client_log, &dropped);
@@ -42,7 +42,7 @@ void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_
 	/* Only an OSD of the file's own layout: any other id would put a
 	 * damage record (one per id, durable) on components it never saw. */
 	if (!pando_map_uses_osd(&exp->mds, ino, osd_id)) {
-		if (pando_layouts_client_may_log())
+		if (pando_client_may_log())
 			LogInfo(COMPONENT_PNFS,
 				"pando: a client reported an error from OSD %u, which holds no "
 				"component of inode %" PRIu64 ": ignored",
@@ -53,7 +53,7 @@ void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_
 	/* Linux reports a data server it could not use as NXIO, whether the
 	 * OSD refused the handle or could not be reached: the manager asks. */
 	if (refused || (status == NFS4ERR_NXIO && answers)) {
-		if (pando_layouts_client_may_log())
+		if (pando_client_may_log())
 			LogInfo(COMPONENT_PNFS,
 				"pando: OSD %u refused a client's handle for inode %" PRIu64
 				" (nfsstat4 %d, op %u): a recalled or fenced layout, not damage",
@@ -62,7 +62,7 @@ void pando_layouts_note_io_error(struct pando_export *exp, uint64_t ino, uint32_
 	}
 	stale = (opnum == NFS4_OP_WRITE || opnum == NFS4_OP_COMMIT) && !answers;
 	rc = ns_damage_add(exp->mds.ns, ino, osd_id, status, opnum, stale);
-	if (pando_layouts_client_may_log())
+	if (pando_client_may_log())
 		LogWarn(COMPONENT_PNFS,
 			"pando: a client reported nfsstat4 %d (op %u) from OSD %u on inode %" PRIu64
 			": component %s, %s",

@@ -20,8 +20,6 @@
 #include "grants.h"
 #include "pando_fsal.h"
 
-/* Whether a log line a client caused may go out: at most 10 per 5 s. */
-bool pando_layouts_client_may_log(void);
 /* An error a client reported on an OSD (LAYOUTRETURN body, LAYOUTERROR):
  * ignored unless the OSD holds a component of the file, else a refused
  * handle (a recall, a fence) or damage, recorded. */

@@ -25,7 +25,6 @@
 
 #include "etcd_client.h"
 #include "gsh_config.h"
-#include "layouts.h"
 #include "log.h"
 #include "nfs_core.h"
 #include "reclaim.h"
@@ -58,13 +57,13 @@ bool pando_nsm_monitor(const char *mon_name)
 
 	/* The name is the client's own words: logged only once checked. */
 	if (!pando_reclaim_host_name_ok(mon_name)) {
-		if (pando_layouts_client_may_log())
+		if (pando_client_may_log())
 			LogWarn(COMPONENT_NLM, "pando: an NFSv3 host whose name statd could not "
 					       "file is refused its locks");
 		return false;
 	}
 	rc = hosts ? pando_reclaim_add(hosts, pando_reclaim_host_id(mon_name), mon_name) : -ENOENT;
-	if (rc && pando_layouts_client_may_log())
+	if (rc && pando_client_may_log())
 		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %s: no record (%s): its locks refused",
 			mon_name, etcd_strerror(rc));
 	return rc == 0;
@@ -75,7 +74,7 @@ void pando_nsm_unmonitor(const char *mon_name)
 	int rc = hosts ? pando_reclaim_remove(hosts, pando_reclaim_host_id(mon_name)) : -ENOENT;
 
 	/* Only a name checked at monitor time was recorded, so logged. */
-	if (rc && pando_reclaim_host_name_ok(mon_name) && pando_layouts_client_may_log())
+	if (rc && pando_reclaim_host_name_ok(mon_name) && pando_client_may_log())
 		LogWarn(COMPONENT_NLM, "pando: NFSv3 host %s: its record stays (%s)", mon_name,
 			etcd_strerror(rc));
 }

@@ -110,6 +110,11 @@ int pando_may_remove(struct pando_handle *dir, const char *name);
 int pando_may_rename(struct pando_handle *from, const char *old_name, struct pando_handle *to,
 		     const char *new_name);
 
+/* layouts.c: whether a log line a client caused (an error it reported,
+ * a malformed record, a refused request) may go out: at most 10 per 5 s
+ * for all clients together. */
+bool pando_client_may_log(void);
+
 /* dir.c */
 void pando_dir_ops_init(struct fsal_obj_ops *ops);
 

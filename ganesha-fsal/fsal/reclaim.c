@@ -16,7 +16,6 @@
 #include "bsd-base64.h"
 #include "etcd_client.h"
 #include "gsh_config.h"
-#include "layouts.h"
 #include "log.h"
 #include "nfs_core.h"
 #include "reclaim.h"
@@ -111,7 +110,7 @@ static void records_add(nfs_client_id_t *clientid)
 	char *tag = tag_of(clientid);
 	int rc = records ? pando_reclaim_add(records, clientid->cid_clientid, tag) : -ENOENT;
 
-	if (rc && pando_layouts_client_may_log())
+	if (rc && pando_client_may_log())
 		LogWarn(COMPONENT_CLIENTID,
 			"pando: client %" PRIx64 " (%s): no reclaim record (%s): it cannot "
 			"reclaim on the next active",
@@ -128,7 +127,7 @@ static void records_rm(nfs_client_id_t *clientid)
 	gsh_free(clientid->cid_recov_tag);
 	clientid->cid_recov_tag = NULL;
 	rc = records ? pando_reclaim_remove(records, clientid->cid_clientid) : -ENOENT;
-	if (rc && pando_layouts_client_may_log())
+	if (rc && pando_client_may_log())
 		LogWarn(COMPONENT_CLIENTID,
 			"pando: client %" PRIx64 ": its reclaim record stays (%s)",
 			clientid->cid_clientid, etcd_strerror(rc));
@@ -144,7 +143,7 @@ static void records_revoke(nfs_client_id_t *clientid, nfs_fh4 *fh)
 		rc = -ENAMETOOLONG;
 	else if (records)
 		rc = pando_reclaim_revoke(records, clientid->cid_clientid, handle);
-	if (rc && pando_layouts_client_may_log())
+	if (rc && pando_client_may_log())
 		LogWarn(COMPONENT_CLIENTID,
 			"pando: client %" PRIx64 ": a revoked delegation is not recorded (%s)",
 			clientid->cid_clientid, etcd_strerror(rc));

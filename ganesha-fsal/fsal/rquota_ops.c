@@ -11,7 +11,6 @@
 
 #include "nfs_exports.h"
 
-#include "layouts.h"
 #include "rquota.h"
 
 static int owner_of(int quota_type, int quota_id, struct ns_owner *o)
@@ -85,7 +84,7 @@ static void log_set(const struct ns_owner *o, const struct ns_quota *q, int rc)
 {
 	const char *from = op_ctx->client ? op_ctx->client->hostaddr_str : "?";
 
-	if (!pando_layouts_client_may_log())
+	if (!pando_client_may_log())
 		return;
 	if (rc == -EINVAL)
 		LogEvent(COMPONENT_FSAL,

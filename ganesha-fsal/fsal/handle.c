@@ -141,6 +141,7 @@ struct pando_handle *pando_handle_new(struct pando_export *exp, const struct ns_
 	h->obj.obj_ops = &PandoFSAL.handle_ops;
 	h->obj.fsid = pando_fsid(exp, a);
 	h->obj.fileid = a->ino;
+	h->junction = a->junction;
 	return h;
 }
 

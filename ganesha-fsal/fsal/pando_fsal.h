@@ -75,6 +75,8 @@ struct pando_handle {
 	/* RS files: a row update reads, encodes and writes, so writes go one
 	 * at a time, and reads (which may decode) not during one. */
 	pthread_rwlock_t rows_lock;
+	/* A junction (referral.c): one from its making to its removal. */
+	bool junction;
 	bool rows_marked;   /* the store marks the file (write_hole.c) */
 	bool rows_unstable; /* an UNSTABLE row update since the last COMMIT */
 };

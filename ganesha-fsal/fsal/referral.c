@@ -49,8 +49,9 @@ int pando_referral_attrs(struct pando_handle *h, struct fsal_attrlist *out)
 		rc = pando_junction_decode(blob, len, &j);
 	free(blob);
 	if (rc) {
-		LogEvent(COMPONENT_FSAL, "pando: junction %" PRIu64 " unreadable: %s", h->ino,
-			 strerror(-rc));
+		if (pando_client_may_log())
+			LogCrit(COMPONENT_FSAL, "pando: junction %" PRIu64 " unreadable: %s",
+				h->ino, strerror(-rc));
 		return rc;
 	}
 	loc = locations_new(&j);
@@ -62,15 +63,12 @@ int pando_referral_attrs(struct pando_handle *h, struct fsal_attrlist *out)
 	return 0;
 }
 
+/* Asked on every GETFH and GETATTR, and for each entry READDIR returns:
+ * the handle's flag, which cannot change (ns_junction.c), costs no read. */
 static bool pando_is_referral(struct fsal_obj_handle *o, struct fsal_attrlist *attrs,
 			      bool cache_attrs)
 {
-	struct pando_handle *h = container_of(o, struct pando_handle, obj);
-	struct ns_attr a;
-
-	if (o->type != DIRECTORY || h->ino == NS_ROOT_INO)
-		return false;
-	return ns_getattr_handle(h->exp->mds.ns, h->ino, h->gen, &a) == 0 && a.junction;
+	return container_of(o, struct pando_handle, obj)->junction;
 }
 
 void pando_referral_ops_init(struct fsal_obj_ops *ops)

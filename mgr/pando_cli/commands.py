@@ -242,6 +242,10 @@ def cmd_junction(c: Ctx) -> int:
 
 
 def cmd_junction_add(c: Ctx) -> int:
+    # dbus-send splits an array's elements at commas.
+    if any("," in s for s in c.args.server):
+        raise policy.UsageError("a server is one host name or address: give --server "
+                                "once for each")
     return c.show(ASK_GANESHA,
                   lambda: ganesha.junction_add(c.args.volume, c.args.path, c.args.server,
                                                address=c.args.dbus),

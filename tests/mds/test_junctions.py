@@ -130,6 +130,12 @@ def test_a_junction_with_a_bad_field_is_refused_and_says_why(
     assert connect(mds).lookup(mds.root_handle(), args[0]).status != nfs3.NFS3_OK
 
 
+def test_servers_joined_by_a_comma_are_a_usage_error(mds: PandoMds) -> None:
+    cp = pando(mds, "junction", "add", "v", "--server", "10.77.0.3,10.77.0.4")
+    assert cp.returncode == 2 and "--server" in cp.stderr
+    assert connect(mds).lookup(mds.root_handle(), "v").status != nfs3.NFS3_OK
+
+
 def test_a_junction_that_exists_is_not_made_again(mds: PandoMds) -> None:
     add(mds, "vol1", "--server", "10.77.0.3")
     cp = pando(mds, "junction", "add", "vol1", "--server", "10.77.0.9")

@@ -40,7 +40,11 @@ GANESHA_ROOT = Path(os.environ.get("PANDO_GANESHA_ROOT", "/"))
 GANESHA = str(GANESHA_ROOT / "usr/bin/ganesha.nfsd")
 GANESHA_LIB_DIR = GANESHA_ROOT / "usr/lib/ganesha"
 RPCBIND = "/usr/sbin/rpcbind"
-RQUOTA_BELOW_NFS = 2049 - 875
+# RQUOTA's port beside NFS's: production's 875 on 2049; another NFS port's
+# RQUOTA this far above it, out of the reserved ports rpc.statd takes
+# (ci/install-deps keeps 875 from them) and below the ephemeral ones.
+RQUOTA_PORT = 875
+RQUOTA_ABOVE_NFS = 20000
 STATD = "/usr/sbin/rpc.statd"
 SM_NOTIFY = "/usr/sbin/sm-notify"
 VFS_PLUGINS_DIR = str(GANESHA_ROOT / "usr/lib/x86_64-linux-gnu/ganesha")
@@ -118,9 +122,9 @@ class GaneshaServer(GaneshaFiles):
 
     @property
     def rquota_port(self) -> int:
-        """RQUOTA's port: as far below the NFS port as production's 875 is
-        below 2049, so that servers sharing a pod have one each."""
-        return self.nfs_port - RQUOTA_BELOW_NFS
+        """RQUOTA's port: production's beside 2049, else one of its own
+        beside the NFS port, so that servers sharing a pod have one each."""
+        return RQUOTA_PORT if self.nfs_port == 2049 else self.nfs_port + RQUOTA_ABOVE_NFS
 
     def pnfs_mds(self) -> bool:
         """Whether the server hands out layouts (PNFS_MDS)."""

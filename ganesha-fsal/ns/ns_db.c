@@ -164,6 +164,31 @@ int db_get_blob(struct ns_store *s, uint8_t type, uint64_t id, void **blob, size
 	return *blob ? 0 : -ENOMEM;
 }
 
+int db_list_ids(struct ns_store *s, uint8_t type, bool (*value_ok)(const uint8_t *v, size_t len),
+		ns_ino_fn fn, void *arg)
+{
+	uint8_t prefix[1] = { type };
+	struct db_iter i;
+	int rc = 0;
+
+	iter_open_prefix(s, &i, prefix, sizeof(prefix));
+	for (; iter_valid(&i); iter_next(&i)) {
+		size_t klen, vlen;
+		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
+
+		if (klen != ID_KEY_LEN || (value_ok && !value_ok(v, vlen))) {
+			db_say(s, "bad '%c' record: skipped", type);
+			rc = -EIO;
+			continue;
+		}
+		if (fn(arg, get_be64(k + 1)))
+			break;
+	}
+	if (iter_close(s, &i))
+		rc = -EIO;
+	return rc;
+}
+
 /* A u64 value, 0 when absent. */
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val)
 {

@@ -238,6 +238,11 @@ int db_get(struct ns_store *s, const uint8_t *k, size_t klen, char **v, size_t *
 int db_multi_get(struct ns_store *s, size_t n, const uint8_t *const *keys, const size_t *klens,
 		 char **vals, size_t *vlens);
 int db_get_blob(struct ns_store *s, uint8_t type, uint64_t id, void **blob, size_t *len);
+/* fn for the id of each key of `type` (one byte and an id), in id order; a
+ * key of another length, or whose value value_ok (may be NULL) refuses, is
+ * skipped and logged, and makes the result -EIO. */
+int db_list_ids(struct ns_store *s, uint8_t type, bool (*value_ok)(const uint8_t *v, size_t len),
+		ns_ino_fn fn, void *arg);
 int db_get_u64(struct ns_store *s, const uint8_t *k, size_t klen, uint64_t *val);
 int db_write(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);
 int db_write_local(struct ns_store *s, rocksdb_writebatch_t *b, uint64_t *seq);

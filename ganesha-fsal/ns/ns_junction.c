@@ -12,8 +12,6 @@
  * that frees the inode. */
 #include "ns_internal.h"
 
-#include "byteorder.h"
-
 int ns_junction_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len)
 {
 	return db_get_blob(s, K_JUNCTION, ino, blob, len);
@@ -21,26 +19,7 @@ int ns_junction_get(struct ns_store *s, uint64_t ino, void **blob, size_t *len)
 
 int ns_junction_list(struct ns_store *s, ns_ino_fn fn, void *arg)
 {
-	uint8_t prefix[1] = { K_JUNCTION };
-	struct db_iter i;
-	int rc = 0;
-
-	iter_open_prefix(s, &i, prefix, sizeof(prefix));
-	for (; iter_valid(&i); iter_next(&i)) {
-		size_t klen;
-		const uint8_t *k = iter_key(&i, &klen);
-
-		if (klen != ID_KEY_LEN) {
-			db_say(s, "bad junction key: skipped");
-			rc = -EIO;
-			continue;
-		}
-		if (fn(arg, get_be64(k + 1)))
-			break;
-	}
-	if (iter_close(s, &i))
-		rc = -EIO;
-	return rc;
+	return db_list_ids(s, K_JUNCTION, NULL, fn, arg);
 }
 
 void junction_put(struct txn *t, struct ns_inode *r, const void *blob, size_t len)

@@ -5,8 +5,6 @@
  * Value: version u8 (1). */
 #include "ns_internal.h"
 
-#include "byteorder.h"
-
 #define MARK_REC_VERSION 1
 
 static int mark_add(struct ns_store *s, uint8_t kind, uint64_t ino)
@@ -28,28 +26,14 @@ static int mark_del(struct ns_store *s, uint8_t kind, uint64_t ino)
 	return db_delete(s, k, key_id(k, kind, ino));
 }
 
+static bool mark_value_ok(const uint8_t *v, size_t len)
+{
+	return len == 1 && v[0] == MARK_REC_VERSION;
+}
+
 static int mark_list(struct ns_store *s, uint8_t kind, ns_ino_fn fn, void *arg)
 {
-	uint8_t prefix[1] = { kind };
-	struct db_iter i;
-	int rc = 0;
-
-	iter_open_prefix(s, &i, prefix, sizeof(prefix));
-	for (; iter_valid(&i); iter_next(&i)) {
-		size_t klen, vlen;
-		const uint8_t *k = iter_key(&i, &klen), *v = iter_value(&i, &vlen);
-
-		if (klen != ID_KEY_LEN || vlen != 1 || v[0] != MARK_REC_VERSION) {
-			db_say(s, "bad file mark record: skipped");
-			rc = -EIO;
-			continue;
-		}
-		if (fn(arg, get_be64(k + 1)))
-			break;
-	}
-	if (iter_close(s, &i))
-		rc = -EIO;
-	return rc;
+	return db_list_ids(s, kind, mark_value_ok, fn, arg);
 }
 
 int ns_wlayout_add(struct ns_store *s, uint64_t ino)
